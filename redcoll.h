@@ -859,6 +859,625 @@ static redcoll_result redcoll__barrier_dissemination(redcoll__ctx *c, const redc
     return c->err;
 }
 
+/* ---- Rabenseifner & Traeff 2005: reductions for non-power-of-two p ----------
+   The generic reduction of Fig. 1. A *plan* factorises p = 2^n q1 ... qk E:
+   butterfly steps (r = 2) for 2^n, ring steps (section 3.4) for the odd
+   factors qi, and one elimination stage (3-2 and 2-1 steps, sections
+   3.1-3.3) for the odd rest E. Ranks are digits of a mixed radix: step j
+   combines r units of w_j consecutive ranks into one, so every partial result
+   covers a contiguous rank range and every element is reduced in canonical
+   order with the same bracketing (requirements 1-3 of section 1).
+   Reduction phase: level i halves the chunk (m' -> m'/r) while the nominal
+   m' > b, exchanges whole chunks once m' <= b; each exchange is pushed on a
+   stack. Routing phase: the stack is popped and every step reversed, as an
+   allgather (allreduce) or as a gather toward the root (reduce). */
+
+#define REDCOLL__RT_MAXF     40 /* mixed-radix factors (each >= 2) */
+#define REDCOLL__RT_MAXSTEPS 80 /* factors + elimination levels + the 2-1 step */
+
+enum { REDCOLL__RT_RING, REDCOLL__RT_E32, REDCOLL__RT_E21 };
+
+/* The protocol every rank derives identically from (p, n, options). */
+typedef struct redcoll__rt_plan {
+    int nf, f[REDCOLL__RT_MAXF]; /* radices: the 2s first, then ring factors */
+    int E;                       /* odd rest for the elimination stage (1: none) */
+    int overlap;                 /* 1: section 3.2 (Fig. 4), 0: section 3.3 (Fig. 5) */
+    int levels;                  /* nf + floor(lg E): the halving candidates */
+    int halve;                   /* levels 0 .. halve-1 halve (m' > b) */
+} redcoll__rt_plan;
+
+static int redcoll__floor_lg(int x) { int k = 0; while (x >> (k + 1)) ++k; return k; }
+
+/* Alpha-beta-gamma time of a plan whose first h levels halve (section 3.5's
+   formulas per step): ring/butterfly halving = pairwise reduce-scatter plus a
+   Bruck allgather, whole-chunk ring = Bruck allgather plus the postponed
+   reductions, elimination stage as t_elim of section 3.3. */
+static double redcoll__rt_cost(const redcoll__rt_plan *pl, double m, const redcoll_cost_model *mo,
+                               int h) {
+    double a = mo->alpha, b = mo->beta, g = mo->gamma, t = 0, m0;
+    int i, lv = 0, N, k;
+    for (i = 0; i < pl->nf; ++i, ++lv) {
+        double r = pl->f[i];
+        int lg = redcoll__ceil_lg(pl->f[i]);
+        if (lv < h) {
+            t += (r - 1) * (a + m / r * b) + (r - 1) / r * m * g + lg * a + (r - 1) / r * m * b;
+            m /= r;
+        } else {
+            t += lg * a + (r - 1) * m * (b + g);
+        }
+    }
+    if (pl->E <= 1) return t;
+    N = redcoll__floor_lg(pl->E);
+    k = h - pl->nf < 0 ? 0 : (h - pl->nf > N ? N : h - pl->nf);
+    for (m0 = m, i = 0; i < N; ++i) {
+        if (i < k) { t += 2 * a + m * b + m / 2 * g; m /= 2; }
+        else t += a + m * (b + g);
+    }
+    return t + (k ? 2 * a + m0 * b + m0 / 2 * g : 2 * a + 2 * m0 * b + m0 * g);
+}
+
+/* Radix of level lv (elimination levels halve by 2). */
+static int redcoll__rt_radix(const redcoll__rt_plan *pl, int lv) {
+    return lv < pl->nf ? pl->f[lv] : 2;
+}
+
+/* Threshold b -> number of halving levels: level i halves while the nominal
+   (largest) chunk m' exceeds b bytes; b = 0 asks the cost model for the best
+   number of halving levels. */
+static void redcoll__rt_threshold(redcoll__rt_plan *pl, const redcoll__ctx *c, size_t n) {
+    size_t b = c->o.threshold_bytes, m = n;
+    int h, best = 0;
+    double bt = 0;
+    pl->levels = pl->nf + (pl->E > 1 ? redcoll__floor_lg(pl->E) : 0);
+    if (b == 0) {
+        for (h = 0; h <= pl->levels; ++h) {
+            double t = redcoll__rt_cost(pl, (double)(n * c->esize), &c->o.model, h);
+            if (h == 0 || t < bt) { bt = t; best = h; }
+        }
+        pl->halve = best;
+        return;
+    }
+    if (b == REDCOLL_THRESHOLD_ZERO) b = 0;
+    for (h = 0; h < pl->levels && m * c->esize > b; ++h) {
+        size_t r = (size_t)redcoll__rt_radix(pl, h);
+        m = (m + r - 1) / r;
+    }
+    pl->halve = h;
+}
+
+/* The plan of one algorithm: `elimination(_nonoverlap)` take every odd factor
+   into the elimination stage; `factor_ring` tries the k smallest odd prime
+   factors as rings and the rest as elimination, and keeps the k the cost
+   model likes best (section 3.6 with Table 1's formulas); `butterfly` runs
+   on p' = 2^floor(lg p) (the caller folds the excess ranks in). */
+static void redcoll__rt_make_plan(redcoll__rt_plan *pl, const redcoll__ctx *c, size_t n) {
+    int p = c->size, q, odd[REDCOLL__RT_MAXF], nodd = 0, n2 = 0, k, best = 0;
+    double bt = 0;
+    memset(pl, 0, sizeof *pl);
+    pl->overlap = c->algo != REDCOLL_ALGO_ELIMINATION_NONOVERLAP;
+    if (c->algo == REDCOLL_ALGO_BUTTERFLY) p = redcoll__pof2_floor(p);
+    while (p % 2 == 0) { p /= 2; pl->f[n2++] = 2; }
+    pl->nf = n2;
+    pl->E = p;
+    if (c->algo != REDCOLL_ALGO_FACTOR_RING) { redcoll__rt_threshold(pl, c, n); return; }
+    for (q = 3; p > 1; q += 2) {
+        if ((long)q * q > p) q = p;
+        while (p % q == 0) { p /= q; odd[nodd++] = q; }
+    }
+    for (k = 0; k <= nodd; ++k) { /* k smallest primes as rings */
+        int i;
+        pl->nf = n2 + k; pl->E = 1;
+        for (i = 0; i < nodd; ++i) {
+            if (i < k) pl->f[n2 + i] = odd[i];
+            else pl->E *= odd[i];
+        }
+        redcoll__rt_threshold(pl, c, n);
+        {
+            double t = redcoll__rt_cost(pl, (double)(n * c->esize), &c->o.model, pl->halve);
+            if (k == 0 || t < bt) { bt = t; best = k; }
+        }
+    }
+    pl->nf = n2 + best; pl->E = 1;
+    for (k = best; k < nodd; ++k) pl->E *= odd[k];
+    redcoll__rt_threshold(pl, c, n);
+}
+
+/* One exchange step, as pushed on the stack of Fig. 1. */
+typedef struct redcoll__rt_step {
+    int    kind;
+    int    r, d;          /* members and this rank's member index (E32: role 0-2, E21: 0 A, 1 B) */
+    int    base, stride;  /* RING: member k is virtual rank base + k stride */
+    int    peer[3];       /* E32/E21: ranks of the roles */
+    int    halved;
+    int    tgt;           /* reduce: member toward the root (-2: root elsewhere); allreduce: -1 */
+    size_t off, len;      /* this rank's chunk before the step */
+} redcoll__rt_step;
+
+/* The state of one rank running a plan. */
+typedef struct redcoll__rt {
+    redcoll__ctx        *c;
+    char                *buf;           /* the working vector (n elements) */
+    char                *tmp;           /* scratch, grown on demand */
+    size_t               tmpn, off, len;/* scratch size; this rank's current chunk */
+    const redcoll__fold *fold;          /* virtual ranks of the butterfly; NULL: identity */
+    int                  root_v;        /* reduce: the root's virtual rank; -1: allreduce */
+    int                  level, alive, nst;
+    int                  size_w;        /* ranks per elimination unit: the product of pl.f */
+    redcoll__rt_plan     pl;
+    redcoll__rt_step     st[REDCOLL__RT_MAXSTEPS];
+} redcoll__rt;
+
+static int redcoll__rt_rank(const redcoll__rt *rt, int v) {
+    return rt->fold ? redcoll__fold_oldrank(rt->fold, v) : v;
+}
+
+static char *redcoll__rt_need(redcoll__rt *rt, size_t n) {
+    if (!rt->tmp || n > rt->tmpn) {
+        redcoll__free(rt->c, rt->tmp, rt->tmpn);
+        rt->tmp = (char *)redcoll__alloc(rt->c, n);
+        rt->tmpn = rt->tmp ? n : 0;
+    }
+    return rt->tmp;
+}
+
+static char *redcoll__rt_at(const redcoll__rt *rt, size_t off) { return redcoll__at(rt->c, rt->buf, off); }
+
+static int redcoll__rt_member(const redcoll__rt *rt, const redcoll__rt_step *s, int k) {
+    return redcoll__rt_rank(rt, s->base + k * s->stride);
+}
+
+/* ---- building block: Bruck allgather of r blocks ------------------------
+   Bruck et al. 1997 (the paper's [6]): ceil(lg r) rounds. `rot` holds this
+   member's block at position 0 and ends with block (d + i) mod r at
+   position i; blocks are redcoll__block(total, r, .). */
+static size_t redcoll__bruck_off(size_t total, int r, int d, int i) {
+    size_t od, oe, l;
+    redcoll__block(total, r, d, &od, &l);
+    if (d + i < r) { redcoll__block(total, r, d + i, &oe, &l); return oe - od; }
+    if (d + i == r) return total - od;
+    redcoll__block(total, r, d + i - r, &oe, &l);
+    return total - od + oe;
+}
+
+static void redcoll__rt_bruck(redcoll__rt *rt, const redcoll__rt_step *s, char *rot, size_t total) {
+    int r = s->r, d = s->d, dist;
+    for (dist = 1; dist < r; dist <<= 1) {
+        int cnt = dist < r - dist ? dist : r - dist;
+        size_t at = redcoll__bruck_off(total, r, d, dist);
+        redcoll__sendrecv(rt->c, redcoll__rt_member(rt, s, (d - dist + r) % r), rot,
+                          redcoll__bruck_off(total, r, d, cnt),
+                          redcoll__rt_member(rt, s, (d + dist) % r), redcoll__at(rt->c, rot, at),
+                          redcoll__bruck_off(total, r, d, dist + cnt) - at);
+    }
+}
+
+/* Operand k of a ring step in scratch: pairwise order (slots skip d) or
+   Bruck's rotated order (position (k - d) mod r). */
+static char *redcoll__rt_slot(const redcoll__ctx *c, char *base, int rotated, int r, int d, int k,
+                              size_t len) {
+    int i = rotated ? (k - d + r) % r : (k < d ? k : k - 1);
+    return redcoll__at(c, base, (size_t)i * len);
+}
+
+/* Canonical fold of the r operands of a ring step, x_d in `own`, which ends
+   with ((x_0 op x_1) op ...) op x_(r-1): the same bracketing on every member
+   and for every block. */
+static void redcoll__rt_fold_ring(redcoll__rt *rt, char *base, int rotated, int r, int d,
+                                  char *own, size_t len) {
+    redcoll__ctx *c = rt->c;
+    int k;
+    for (k = 1; k < d; ++k)
+        redcoll__reduce(c, redcoll__rt_slot(c, base, rotated, r, d, k - 1, len),
+                        redcoll__rt_slot(c, base, rotated, r, d, k, len), len);
+    if (d > 0) redcoll__reduce(c, redcoll__rt_slot(c, base, rotated, r, d, d - 1, len), own, len);
+    for (k = d + 1; k < r; ++k)
+        redcoll__reduce_lo(c, own, redcoll__rt_slot(c, base, rotated, r, d, k, len), len);
+}
+
+/* ---- exchange step: ring over r members (r = 2: the butterfly) ------------
+   Section 3.4 with the local reductions postponed until all r operands are
+   present. Halving: r-1 pairwise rounds (round s: to d+s, from d-s) of m'/r,
+   member d keeps block d. Whole chunks: a Bruck allgather of the r chunks
+   (r-1 pairwise rounds for r <= 3, same count, no copy). Scratch (r-1)m'/r,
+   resp. (r-1)m' (r m' for Bruck). */
+static void redcoll__rt_ring(redcoll__rt *rt, redcoll__rt_step *s) {
+    redcoll__ctx *c = rt->c;
+    int r = s->r, d = s->d, sh;
+    char *own;
+    size_t lend, offd, po, pl;
+    if (s->halved) redcoll__block(s->len, r, d, &offd, &lend);
+    else { offd = 0; lend = s->len; }
+    own = redcoll__rt_at(rt, s->off + offd);
+    if (!s->halved && r > 3) {
+        char *rot = redcoll__rt_need(rt, (size_t)r * lend);
+        if (c->err) return;
+        redcoll__copy(c, rot, own, lend);
+        redcoll__rt_bruck(rt, s, rot, (size_t)r * lend);
+        redcoll__rt_fold_ring(rt, rot, 1, r, d, own, lend);
+    } else {
+        char *tmp = redcoll__rt_need(rt, (size_t)(r - 1) * lend);
+        if (c->err) return;
+        for (sh = 1; sh < r; ++sh) {
+            int to = (d + sh) % r, from = (d - sh + r) % r;
+            if (s->halved) redcoll__block(s->len, r, to, &po, &pl);
+            else { po = 0; pl = s->len; }
+            redcoll__sendrecv(c, redcoll__rt_member(rt, s, to), redcoll__rt_at(rt, s->off + po), pl,
+                              redcoll__rt_member(rt, s, from),
+                              redcoll__rt_slot(c, tmp, 0, r, d, from, lend), lend);
+        }
+        redcoll__rt_fold_ring(rt, tmp, 0, r, d, own, lend);
+    }
+    rt->off = s->off + offd;
+    rt->len = lend;
+}
+
+/* Reverse of a halving ring step: allgather of the r blocks (r = 2: one
+   exchange in place; else Bruck through scratch), or the blocks sent to the
+   member toward the root. */
+static void redcoll__rt_ring_back(redcoll__rt *rt, const redcoll__rt_step *s, int *done) {
+    redcoll__ctx *c = rt->c;
+    int r = s->r, d = s->d, k;
+    size_t po, pl, offd, lend;
+    if (!s->halved) { if (s->tgt >= 0 && s->tgt != d) *done = 1; return; }
+    redcoll__block(s->len, r, d, &offd, &lend);
+    if (s->tgt >= 0) { /* gather toward the root */
+        if (s->tgt != d) {
+            redcoll__send(c, redcoll__rt_member(rt, s, s->tgt), redcoll__rt_at(rt, s->off + offd), lend);
+            *done = 1;
+            return;
+        }
+        for (k = 0; k < r; ++k) {
+            if (k == d) continue;
+            redcoll__block(s->len, r, k, &po, &pl);
+            redcoll__recv(c, redcoll__rt_member(rt, s, k), redcoll__rt_at(rt, s->off + po), pl);
+        }
+    } else if (r == 2) {
+        redcoll__block(s->len, 2, 1 - d, &po, &pl);
+        redcoll__sendrecv(c, redcoll__rt_member(rt, s, 1 - d), redcoll__rt_at(rt, s->off + offd), lend,
+                          redcoll__rt_member(rt, s, 1 - d), redcoll__rt_at(rt, s->off + po), pl);
+    } else {
+        char *rot = redcoll__rt_need(rt, s->len);
+        if (c->err) return;
+        redcoll__copy(c, rot, redcoll__rt_at(rt, s->off + offd), lend);
+        redcoll__rt_bruck(rt, s, rot, s->len);
+        for (k = 1; k < r; ++k) {
+            int b = (d + k) % r;
+            redcoll__block(s->len, r, b, &po, &pl);
+            redcoll__copy(c, redcoll__rt_at(rt, s->off + po),
+                          redcoll__at(c, rot, redcoll__bruck_off(s->len, r, d, k)), pl);
+        }
+    }
+    rt->off = s->off;
+    rt->len = s->len;
+}
+
+/* ---- exchange step: 3-2 elimination (section 3.1) -------------------------
+   Round 1: p1 and p2 swap halves (p1 keeps the upper, p2 the lower) and
+   reduce m1 + m2; round 2: p2 sends its half to p0, p0 sends its upper half
+   to p1, and both survivors hold half of m0 + (m1 + m2). Whole chunks when
+   m' <= b: the same two rounds with the full chunk. p0/p1: 2 alpha + m' beta
+   + m' gamma (halving). p2 is eliminated. */
+static void redcoll__rt_e32(redcoll__rt *rt, redcoll__rt_step *s) {
+    redcoll__ctx *c = rt->c;
+    size_t lo, lol, hio, hil;
+    char *tmp;
+    if (s->halved) { redcoll__block(s->len, 2, 0, &lo, &lol); redcoll__block(s->len, 2, 1, &hio, &hil); }
+    else { lo = hio = 0; lol = hil = s->len; }
+    tmp = redcoll__rt_need(rt, s->len);
+    if (c->err) return;
+    if (s->d == 1) {
+        char *mine = redcoll__rt_at(rt, s->off + hio);
+        redcoll__sendrecv(c, s->peer[2], redcoll__rt_at(rt, s->off + lo), lol, s->peer[2], tmp, hil);
+        redcoll__reduce_lo(c, mine, tmp, hil);             /* m1 + m2 */
+        redcoll__recv(c, s->peer[0], tmp, hil);
+        redcoll__reduce(c, tmp, mine, hil);                /* m0 + (m1 + m2) */
+        rt->off = s->off + hio; rt->len = hil;
+    } else if (s->d == 2) {
+        char *mine = redcoll__rt_at(rt, s->off + lo);
+        redcoll__sendrecv(c, s->peer[1], redcoll__rt_at(rt, s->off + hio), hil, s->peer[1], tmp, lol);
+        redcoll__reduce(c, tmp, mine, lol);                /* m1 + m2 */
+        redcoll__send(c, s->peer[0], mine, lol);
+        rt->alive = 0;
+    } else {
+        char *mine = redcoll__rt_at(rt, s->off + lo);
+        redcoll__sendrecv(c, s->peer[1], redcoll__rt_at(rt, s->off + hio), hil, s->peer[2], tmp, lol);
+        redcoll__reduce_lo(c, mine, tmp, lol);             /* m0 + (m1 + m2) */
+        rt->off = s->off + lo; rt->len = lol;
+    }
+}
+
+/* Reverse: halving: p1 -> p0 upper while p0 -> p2 lower, then p1 and p2 swap
+   (2 rounds of m'/2); whole chunks: p1 sends the result to p2 (the extra
+   round of section 3.3). Gather: the halves go to the role toward the root. */
+static void redcoll__rt_e32_back(redcoll__rt *rt, const redcoll__rt_step *s, int *done) {
+    redcoll__ctx *c = rt->c;
+    int d = s->d, t = s->tgt;
+    size_t lo, lol, hio, hil;
+    char *blo, *bhi;
+    if (s->halved) { redcoll__block(s->len, 2, 0, &lo, &lol); redcoll__block(s->len, 2, 1, &hio, &hil); }
+    else { lo = hio = 0; lol = hil = s->len; }
+    blo = redcoll__rt_at(rt, s->off + lo);
+    bhi = redcoll__rt_at(rt, s->off + hio);
+    rt->off = s->off; rt->len = s->len;
+    if (!s->halved) {
+        if (t < 0 || t == 2) {
+            if (d == 1) redcoll__send(c, s->peer[2], bhi, hil);
+            if (d == 2) redcoll__recv(c, s->peer[1], blo, lol);
+        }
+        if (t >= 0 && t != d) *done = 1;
+        return;
+    }
+    if (t < 0) {
+        if (d == 0) redcoll__sendrecv(c, s->peer[2], blo, lol, s->peer[1], bhi, hil);
+        if (d == 1) {
+            redcoll__send(c, s->peer[0], bhi, hil);
+            redcoll__sendrecv(c, s->peer[2], bhi, hil, s->peer[2], blo, lol);
+        }
+        if (d == 2) {
+            redcoll__recv(c, s->peer[0], blo, lol);
+            redcoll__sendrecv(c, s->peer[1], blo, lol, s->peer[1], bhi, hil);
+        }
+        return;
+    }
+    if (d == t) {
+        if (d != 0) redcoll__recv(c, s->peer[0], blo, lol);
+        if (d != 1) redcoll__recv(c, s->peer[1], bhi, hil);
+        return;
+    }
+    if (d == 0) redcoll__send(c, s->peer[t], blo, lol);
+    if (d == 1) redcoll__send(c, s->peer[t], bhi, hil);
+    *done = 1;
+}
+
+/* ---- exchange step: 2-1 elimination (section 3.3) -------------------------
+   B (the higher unit) sends its chunk to A, which reduces A + B; B is
+   eliminated. Reverse: A sends the result chunk back. */
+static void redcoll__rt_e21(redcoll__rt *rt, redcoll__rt_step *s) {
+    redcoll__ctx *c = rt->c;
+    char *mine = redcoll__rt_at(rt, s->off);
+    if (s->d == 1) { redcoll__send(c, s->peer[0], mine, s->len); rt->alive = 0; return; }
+    if (!redcoll__rt_need(rt, s->len)) return;
+    redcoll__recv(c, s->peer[1], rt->tmp, s->len);
+    redcoll__reduce_lo(c, mine, rt->tmp, s->len);
+}
+
+static void redcoll__rt_e21_back(redcoll__rt *rt, const redcoll__rt_step *s, int *done) {
+    char *mine = redcoll__rt_at(rt, s->off);
+    if (s->tgt < 0 || s->tgt == 1) {
+        if (s->d == 0) redcoll__send(rt->c, s->peer[1], mine, s->len);
+        else redcoll__recv(rt->c, s->peer[0], mine, s->len);
+    }
+    if (s->tgt >= 0 && s->tgt != s->d) *done = 1;
+}
+
+/* Pushes and runs one step. */
+static redcoll__rt_step *redcoll__rt_push(redcoll__rt *rt, int kind, int d, int tgt) {
+    redcoll__rt_step *s = &rt->st[rt->nst++];
+    REDCOLL_ASSERT(rt->nst <= REDCOLL__RT_MAXSTEPS);
+    memset(s, 0, sizeof *s);
+    s->kind = kind; s->d = d; s->r = 2;
+    s->tgt = rt->root_v < 0 ? -1 : tgt;
+    s->off = rt->off; s->len = rt->len;
+    s->halved = kind != REDCOLL__RT_E21 && rt->level < rt->pl.halve;
+    return s;
+}
+
+static void redcoll__rt_run_step(redcoll__rt *rt, redcoll__rt_step *s) {
+    if (s->kind == REDCOLL__RT_RING) redcoll__rt_ring(rt, s);
+    else if (s->kind == REDCOLL__RT_E32) redcoll__rt_e32(rt, s);
+    else redcoll__rt_e21(rt, s);
+}
+
+/* A butterfly step between two units whose members are ranks lo and hi. */
+static void redcoll__rt_pair(redcoll__rt *rt, int d, int lo, int hi, int tgt) {
+    redcoll__rt_step *s = redcoll__rt_push(rt, REDCOLL__RT_RING, d, tgt);
+    s->base = lo; s->stride = hi - lo;
+    redcoll__rt_run_step(rt, s);
+}
+
+/* Original elimination unit of the overlapping protocol's unit j at level z,
+   slot t (section 3.2): units j >= 1 are plain butterfly units starting at
+   j 2^z + (E mod 2^z); unit 0 absorbed the 3-2 steps, its slot t (highest
+   bit h) comes from unit (E mod 2^h) + t. O(1) but the lg of t. */
+static int redcoll__rt_ounit(int E, int z, int j, int t) {
+    if (j >= 1) return (j << z) + (E & ((1 << z) - 1)) + t;
+    if (t == 0) return 0;
+    return (E & ((1 << redcoll__floor_lg(t)) - 1)) + t;
+}
+
+/* Section 3.2, Fig. 4: in level z (U = E >> z units of 2^z W ranks) a 3-2
+   step on units 0, 1, 2 when bit z of E is set, butterflies on the other
+   pairs. Unit 0 (late by one round after a 3-2 step) is only needed in the
+   3-2 step's second round, so the delays never add up: floor(lg E) + 1
+   rounds. Each rank tracks its unit j and slot t (the halves it kept). */
+static void redcoll__rt_overlap(redcoll__rt *rt, int v) {
+    int E = rt->pl.E, W = rt->size_w, u = v / W, pos = v % W, z, j = u, t = 0;
+    int jr = rt->root_v >= 0 ? rt->root_v / W : 0;
+    for (z = 0; (E >> z) > 1 && rt->alive; ++z, ++rt->level) {
+        int e = (E >> z) & 1, bit, k;
+        if (e && j < 3) {
+            redcoll__rt_step *s = redcoll__rt_push(rt, REDCOLL__RT_E32, j, jr < 3 ? jr : -2);
+            for (k = 0; k < 3; ++k) s->peer[k] = redcoll__rt_rank(rt, redcoll__rt_ounit(E, z, k, t) * W + pos);
+            redcoll__rt_run_step(rt, s);
+            bit = j == 1;
+            j = 0;
+        } else {
+            int jl = e ? j - ((j - 3) & 1) : j & ~1;
+            bit = j - jl;
+            redcoll__rt_pair(rt, bit, redcoll__rt_rank(rt, redcoll__rt_ounit(E, z, jl, t) * W + pos),
+                             redcoll__rt_rank(rt, redcoll__rt_ounit(E, z, jl + 1, t) * W + pos),
+                             jr == jl || jr == jl + 1 ? jr - jl : -2);
+            j = (j - e) >> 1;
+        }
+        t |= bit << z;
+        jr = e && jr < 3 ? 0 : (jr - e) >> 1;
+    }
+}
+
+/* Section 3.3, Fig. 5: level 0 runs one 3-2 step (units 0-2) and butterflies
+   on the pairs (3,4), (5,6), ...; in its second round (Q-1)/2 pairs of
+   pair-units do 2-1 steps (m'/2 each when halving), leaving 2^(N-1) units of
+   2W ranks for N-1 plain butterfly levels. */
+static int redcoll__rt_nounit(int k2, int jj, int bit0) {
+    if (jj == 0) return bit0;
+    return jj <= k2 ? 4 * jj - 1 + bit0 : 2 * (jj + k2) + 1 + bit0;
+}
+
+static void redcoll__rt_nonoverlap(redcoll__rt *rt, int v) {
+    int E = rt->pl.E, W = rt->size_w, u = v / W, pos = v % W, N = redcoll__floor_lg(E);
+    int k2 = (E - (1 << N) - 1) / 2, ur = rt->root_v >= 0 ? rt->root_v / W : 0;
+    int bit0, j1, j1r, jj, jjr, i, k;
+    if (u < 3) {
+        redcoll__rt_step *s = redcoll__rt_push(rt, REDCOLL__RT_E32, u, ur < 3 ? ur : -2);
+        for (k = 0; k < 3; ++k) s->peer[k] = redcoll__rt_rank(rt, k * W + pos);
+        redcoll__rt_run_step(rt, s);
+        bit0 = u == 1;
+    } else {
+        int ul = u - ((u - 3) & 1);
+        bit0 = u - ul;
+        redcoll__rt_pair(rt, bit0, redcoll__rt_rank(rt, ul * W + pos),
+                         redcoll__rt_rank(rt, (ul + 1) * W + pos),
+                         ur == ul || ur == ul + 1 ? ur - ul : -2);
+    }
+    rt->level++;
+    if (!rt->alive) return;
+    j1 = u < 3 ? 0 : (u - 1) >> 1;
+    j1r = ur < 3 ? 0 : (ur - 1) >> 1;
+    if (j1 >= 1 && j1 <= 2 * k2) { /* 2-1 elimination of unit 2i into unit 2i-1 */
+        int a = j1 - !(j1 & 1);
+        redcoll__rt_step *s = redcoll__rt_push(rt, REDCOLL__RT_E21, j1 - a,
+                                               j1r == a || j1r == a + 1 ? j1r - a : -2);
+        s->peer[0] = redcoll__rt_rank(rt, (2 * a + 1 + bit0) * W + pos);
+        s->peer[1] = redcoll__rt_rank(rt, (2 * a + 3 + bit0) * W + pos);
+        redcoll__rt_run_step(rt, s);
+        if (!rt->alive) return;
+    }
+    jj = j1 == 0 ? 0 : (j1 <= 2 * k2 ? (j1 + 1) / 2 : j1 - k2);
+    jjr = j1r == 0 ? 0 : (j1r <= 2 * k2 ? (j1r + 1) / 2 : j1r - k2);
+    for (i = 0; i < N - 1; ++i, ++rt->level) {
+        int lo = jj & ~(1 << i), d = (jj >> i) & 1;
+        redcoll__rt_pair(rt, d, redcoll__rt_rank(rt, redcoll__rt_nounit(k2, lo, bit0) * W + pos),
+                         redcoll__rt_rank(rt, redcoll__rt_nounit(k2, lo | (1 << i), bit0) * W + pos),
+                         (jjr >> (i + 1)) == (jj >> (i + 1)) ? (jjr >> i) & 1 : -2);
+    }
+}
+
+/* The whole of Fig. 1 on virtual rank v: reduction phase (mixed-radix rings
+   and butterflies, then the elimination stage), routing phase (the stack
+   popped). `buf` holds this rank's vector and ends with the result
+   (allreduce: everywhere; reduce: at the root). */
+static void redcoll__rt_reduce_all(redcoll__rt *rt, int v, size_t n) {
+    int j, w = 1, done = 0;
+    rt->off = 0; rt->len = n; rt->alive = 1;
+    for (j = 0; j < rt->pl.nf; ++j, ++rt->level) {
+        int r = rt->pl.f[j], digit = (v / w) % r, R = rt->root_v;
+        redcoll__rt_step *s = redcoll__rt_push(rt, REDCOLL__RT_RING, digit,
+                                               R >= 0 && R / (w * r) == v / (w * r) ? (R / w) % r : -2);
+        s->r = r; s->base = v - digit * w; s->stride = w;
+        redcoll__rt_run_step(rt, s);
+        w *= r;
+    }
+    rt->size_w = w;
+    if (rt->pl.E > 1) {
+        if (rt->pl.overlap) redcoll__rt_overlap(rt, v);
+        else redcoll__rt_nonoverlap(rt, v);
+    }
+    while (rt->nst > 0 && !done) { /* routing phase */
+        redcoll__rt_step *s = &rt->st[--rt->nst];
+        if (s->tgt == -2) break;
+        if (s->kind == REDCOLL__RT_RING) redcoll__rt_ring_back(rt, s, &done);
+        else if (s->kind == REDCOLL__RT_E32) redcoll__rt_e32_back(rt, s, &done);
+        else redcoll__rt_e21_back(rt, s, &done);
+    }
+}
+
+/* Shared driver of the four algorithms: the butterfly folds the excess ranks
+   in first (2-1 elimination before round 0, Rabenseifner 2004 section 3.5). */
+static redcoll_result redcoll__rt_schedule(redcoll__ctx *c, const redcoll__args *a, int reduce) {
+    size_t n = a->count;
+    int is_root = reduce && c->rank == a->root, v = c->rank;
+    redcoll__fold f;
+    redcoll__rt state, *rt = &state;
+    if (c->size == 1) {
+        if (reduce) redcoll__copy(c, a->rbuf, a->sbuf, n);
+        return c->err;
+    }
+    memset(rt, 0, sizeof *rt);
+    rt->c = c;
+    rt->root_v = reduce ? a->root : -1;
+    redcoll__rt_make_plan(&rt->pl, c, n);
+    if (!reduce || is_root) rt->buf = (char *)a->rbuf;
+    else rt->buf = (char *)redcoll__alloc(c, n);
+    if (rt->buf) redcoll__copy(c, rt->buf, a->sbuf, n);
+    if (c->algo == REDCOLL_ALGO_BUTTERFLY) {
+        f = redcoll__fold_plan(c->rank, c->size);
+        rt->fold = &f;
+        v = f.newrank;
+        if (reduce) rt->root_v = redcoll__fold_plan(a->root + (a->root < 2 * f.rem && a->root % 2 == 0),
+                                                    c->size).newrank;
+        if (rt->buf && redcoll__rt_need(rt, n)) redcoll__fold_in(c, &f, rt->buf, rt->tmp, n);
+    }
+    if (rt->buf && v >= 0 && !c->err) redcoll__rt_reduce_all(rt, v, n);
+    if (c->algo == REDCOLL_ALGO_BUTTERFLY && rt->buf) {
+        if (!reduce) redcoll__fold_out(c, &f, rt->buf, n);
+        else if (a->root < 2 * f.rem && a->root % 2 == 0) { /* the root sat out */
+            if (c->rank == a->root + 1) redcoll__send(c, a->root, rt->buf, n);
+            if (is_root) redcoll__recv(c, a->root + 1, rt->buf, n);
+        }
+    }
+    redcoll__free(c, rt->tmp, rt->tmpn);
+    if (reduce && !is_root) redcoll__free(c, rt->buf, n);
+    return c->err;
+}
+
+/* Butterfly with threshold b (section 2, Fig. 2/3) on p' = 2^floor(lg p), the
+   excess ranks folded in and out (2-1 elimination of whole vectors).
+   Cost, all halving: 2 lg p' alpha + 2(1 - 1/p') n beta + (1 - 1/p') n gamma,
+   + 2(alpha + n beta) + n gamma for non-power-of-two p. Canonical order. */
+static redcoll_result redcoll__allreduce_butterfly(redcoll__ctx *c, const redcoll__args *a) {
+    return redcoll__rt_schedule(c, a, 0);
+}
+
+/* Overlapping 3-2 elimination (section 3.2, Fig. 4) after the butterfly
+   steps of p's factor 2^k. Cost, all halving: 2 ceil(lg p) alpha
+   + 2(1.5 - 1/p') n beta + (1.5 - 1/p') n gamma; whole buffers:
+   (ceil(lg p) + 1)(alpha + n beta) + ceil(lg p) n gamma. Any p; canonical order. */
+static redcoll_result redcoll__allreduce_elimination(redcoll__ctx *c, const redcoll__args *a) {
+    return redcoll__rt_schedule(c, a, 0);
+}
+
+/* Non-overlapping elimination (section 3.3, Fig. 5): one 3-2 step and (Q-1)/2
+   pairs of 2-1 steps in rounds 0-1, then butterflies. Same cost as the
+   overlapping protocol. Any p; canonical order. */
+static redcoll_result redcoll__allreduce_elimination_nonoverlap(redcoll__ctx *c,
+                                                               const redcoll__args *a) {
+    return redcoll__rt_schedule(c, a, 0);
+}
+
+/* Sections 3.4 and 3.6: butterfly for 2^k, rings for the small odd factors,
+   elimination for the rest, the split chosen by the cost model (Table 1's
+   formulas). p = 3 2^k, 9 2^k with m <= b: ceil(lg p) rounds. Canonical order. */
+static redcoll_result redcoll__allreduce_factor_ring(redcoll__ctx *c, const redcoll__args *a) {
+    return redcoll__rt_schedule(c, a, 0);
+}
+
+/* Reduce variants: the same reduction phase; the routing phase gathers the
+   chunks toward the root instead of allgathering them (section 2: "only a
+   different routing phase"). Cost, all halving: the allreduce's with the
+   routing phase's beta term halved on the root's path. Canonical order. */
+static redcoll_result redcoll__reduce_butterfly(redcoll__ctx *c, const redcoll__args *a) {
+    return redcoll__rt_schedule(c, a, 1);
+}
+static redcoll_result redcoll__reduce_elimination(redcoll__ctx *c, const redcoll__args *a) {
+    return redcoll__rt_schedule(c, a, 1);
+}
+static redcoll_result redcoll__reduce_elimination_nonoverlap(redcoll__ctx *c, const redcoll__args *a) {
+    return redcoll__rt_schedule(c, a, 1);
+}
+static redcoll_result redcoll__reduce_factor_ring(redcoll__ctx *c, const redcoll__args *a) {
+    return redcoll__rt_schedule(c, a, 1);
+}
+
 /* ==== 7. Argument checks, registry and dispatch ========================== */
 
 typedef redcoll_result (*redcoll__schedule)(redcoll__ctx *c, const redcoll__args *a);
@@ -880,6 +1499,14 @@ static const redcoll__entry redcoll__registry[] = {
     { REDCOLL_COLL_GATHER,    REDCOLL_ALGO_BINOMIAL,           redcoll__gather_binomial,              1 },
     { REDCOLL_COLL_SCATTER,   REDCOLL_ALGO_BINOMIAL,           redcoll__scatter_binomial,             1 },
     { REDCOLL_COLL_BARRIER,   REDCOLL_ALGO_DISSEMINATION,      redcoll__barrier_dissemination,        1 },
+    { REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_BUTTERFLY,           redcoll__allreduce_butterfly,          1 },
+    { REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_ELIMINATION,         redcoll__allreduce_elimination,        1 },
+    { REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_ELIMINATION_NONOVERLAP, redcoll__allreduce_elimination_nonoverlap, 1 },
+    { REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_FACTOR_RING,         redcoll__allreduce_factor_ring,        1 },
+    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_BUTTERFLY,           redcoll__reduce_butterfly,             1 },
+    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_ELIMINATION,         redcoll__reduce_elimination,           1 },
+    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_ELIMINATION_NONOVERLAP, redcoll__reduce_elimination_nonoverlap, 1 },
+    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_FACTOR_RING,         redcoll__reduce_factor_ring,           1 },
 };
 
 static const redcoll__entry *redcoll__find(redcoll_coll coll, redcoll_algo algo) {
