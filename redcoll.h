@@ -1112,15 +1112,16 @@ static void redcoll__rt_ring(redcoll__rt *rt, redcoll__rt_step *s) {
 }
 
 /* Reverse of a halving ring step: allgather of the r blocks (r = 2: one
-   exchange in place; else Bruck through scratch), or the blocks sent to the
-   member toward the root. */
+   exchange in place; else Bruck through scratch). Reduce: r <= 3 send their
+   blocks to the member toward the root; larger rings allgather too (Bruck's
+   ceil(lg r) rounds beat r-1 receives at the target). */
 static void redcoll__rt_ring_back(redcoll__rt *rt, const redcoll__rt_step *s, int *done) {
     redcoll__ctx *c = rt->c;
     int r = s->r, d = s->d, k;
     size_t po, pl, offd, lend;
     if (!s->halved) { if (s->tgt >= 0 && s->tgt != d) *done = 1; return; }
     redcoll__block(s->len, r, d, &offd, &lend);
-    if (s->tgt >= 0) { /* gather toward the root */
+    if (s->tgt >= 0 && r <= 3) { /* gather toward the root (larger r: Bruck is faster) */
         if (s->tgt != d) {
             redcoll__send(c, redcoll__rt_member(rt, s, s->tgt), redcoll__rt_at(rt, s->off + offd), lend);
             *done = 1;
@@ -1146,6 +1147,7 @@ static void redcoll__rt_ring_back(redcoll__rt *rt, const redcoll__rt_step *s, in
             redcoll__copy(c, redcoll__rt_at(rt, s->off + po),
                           redcoll__at(c, rot, redcoll__bruck_off(s->len, r, d, k)), pl);
         }
+        if (s->tgt >= 0 && s->tgt != d) *done = 1;
     }
     rt->off = s->off;
     rt->len = s->len;
@@ -1391,9 +1393,12 @@ static void redcoll__rt_reduce_all(redcoll__rt *rt, int v, size_t n) {
     }
 }
 
-/* Shared driver of the four algorithms: the butterfly folds the excess ranks
-   in first (2-1 elimination before round 0, Rabenseifner 2004 section 3.5). */
-static redcoll_result redcoll__rt_schedule(redcoll__ctx *c, const redcoll__args *a, int reduce) {
+/* Runs a plan (the schedules below make it from the cost model; tests may
+   pass their own, e.g. one ring over all p for Table 1). The butterfly folds
+   the excess ranks in first (2-1 elimination of whole vectors before round
+   0, Rabenseifner 2004 section 3.5). */
+static redcoll_result redcoll__rt_execute(redcoll__ctx *c, const redcoll__args *a, int reduce,
+                                          const redcoll__rt_plan *pl) {
     size_t n = a->count;
     int is_root = reduce && c->rank == a->root, v = c->rank;
     redcoll__fold f;
@@ -1405,7 +1410,7 @@ static redcoll_result redcoll__rt_schedule(redcoll__ctx *c, const redcoll__args 
     memset(rt, 0, sizeof *rt);
     rt->c = c;
     rt->root_v = reduce ? a->root : -1;
-    redcoll__rt_make_plan(&rt->pl, c, n);
+    rt->pl = *pl;
     if (!reduce || is_root) rt->buf = (char *)a->rbuf;
     else rt->buf = (char *)redcoll__alloc(c, n);
     if (rt->buf) redcoll__copy(c, rt->buf, a->sbuf, n);
@@ -1428,6 +1433,12 @@ static redcoll_result redcoll__rt_schedule(redcoll__ctx *c, const redcoll__args 
     redcoll__free(c, rt->tmp, rt->tmpn);
     if (reduce && !is_root) redcoll__free(c, rt->buf, n);
     return c->err;
+}
+
+static redcoll_result redcoll__rt_schedule(redcoll__ctx *c, const redcoll__args *a, int reduce) {
+    redcoll__rt_plan pl;
+    redcoll__rt_make_plan(&pl, c, a->count);
+    return redcoll__rt_execute(c, a, reduce, &pl);
 }
 
 /* Butterfly with threshold b (section 2, Fig. 2/3) on p' = 2^floor(lg p), the
