@@ -278,6 +278,29 @@ static const te_row te_table1[] = {
     { 63, 'X', { 6826, 667., 275., 321. } },
 };
 
+/* What factor_ring chooses for a Table 1 cell, e.g. "ring 3, ring 5, h 1/2"
+   (h: levels that halve, of all levels). */
+static const char *te_plan_name(int p, double bm) {
+    static char buf[128];
+    redcoll__ctx c;
+    redcoll__rt_plan pl;
+    redcoll_options o;
+    int i, len = 0;
+    memset(&c, 0, sizeof c);
+    memset(&o, 0, sizeof o);
+    o.model.alpha = 1;
+    o.model.beta = bm / (8.0 * 3013920);
+    o.model.gamma = bm / 10 / (8.0 * 3013920);
+    c.size = p; c.esize = 8; c.algo = REDCOLL_ALGO_FACTOR_RING;
+    c.o = redcoll_options_resolved(&o);
+    redcoll__rt_make_plan(&pl, &c, 3013920);
+    buf[0] = 0;
+    for (i = 0; i < pl.nf; ++i) len += snprintf(buf + len, sizeof buf - (size_t)len, "ring %d, ", pl.f[i]);
+    if (pl.E > 1) len += snprintf(buf + len, sizeof buf - (size_t)len, "elim %d, ", pl.E);
+    snprintf(buf + len, sizeof buf - (size_t)len, "h %d/%d", pl.halve, pl.levels);
+    return buf;
+}
+
 /* Section 3.5's formulas (p' = 2^floor(lg p), as the table's numbers use). */
 static double te_formula(int p, double bm, double gm, int proto) {
     double lg = tf_ceil_lg(p), pp = te_pof2_floor(p);
@@ -302,7 +325,7 @@ static int te_agrees(double ours, double paper) { return fabs(ours - paper) <= 0
 static void test_te_table1(void) {
     int i, k;
     if (tf_verbose)
-        printf("\n| p | m | ring, lat-opt | elim., lat-opt | ring, bw-opt | elim., bw-opt | factor_ring, b from the model |\n"
+        printf("\n| p | m | ring, lat-opt | elim., lat-opt | ring, bw-opt | elim., bw-opt | factor_ring, b from the model: its plan |\n"
                "|---|---|---|---|---|---|---|\n");
     for (i = 0; i < (int)(sizeof te_table1 / sizeof te_table1[0]); ++i) {
         const te_row *row = &te_table1[i];
@@ -330,7 +353,7 @@ static void test_te_table1(void) {
             for (k = 0; k < 4; ++k)
                 printf(" %s%.4g%s (%.4g%s) |", k == best ? "**" : "", ours[k], k == best ? "**" : "",
                        row->paper[k], te_paper_slip(row->p, row->size, k) ? "!" : "");
-            printf(" %.4g |\n", ours[4]);
+            printf(" %.4g %s |\n", ours[4], te_plan_name(row->p, bm));
         }
     }
 }
