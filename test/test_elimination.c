@@ -220,8 +220,8 @@ static redcoll_result te_plan_rank(const redcoll_transport *t, void *arg) {
     const redcoll__entry *e;
     redcoll__args a;
     redcoll_op op = REDCOLL_SUM;
-    redcoll_result r = redcoll__prepare(&c, &e, REDCOLL_COLL_ALLREDUCE, t, REDCOLL_DOUBLE, &op,
-                                        x->count * 8, &x->opts);
+    redcoll_result r = redcoll__prepare(&c, &e, REDCOLL_COLL_ALLREDUCE, t, REDCOLL_UINT8, &op,
+                                        x->count, &x->opts);
     if (r) return r;
     memset(&a, 0, sizeof a);
     a.sbuf = a.rbuf = x->buf;
@@ -242,8 +242,8 @@ static double te_table_cell(int p, double bm, double gm, int proto, long *rounds
     x.count = 3013920; /* 2^5 3^2 5 7 13 23: every split is even */
     cfg.no_data = 1;
     cfg.model.alpha = 1;
-    cfg.model.beta = bm / (8.0 * (double)x.count);
-    cfg.model.gamma = gm / (8.0 * (double)x.count);
+    cfg.model.beta = bm / (double)x.count; /* one-byte elements: scratch stays small */
+    cfg.model.gamma = gm / (double)x.count;
     cfg.model.f_alpha = cfg.model.f_beta = 1;
     x.opts.model = cfg.model;
     x.opts.algo = proto == 4 ? REDCOLL_ALGO_FACTOR_RING : REDCOLL_ALGO_ELIMINATION;
@@ -251,7 +251,7 @@ static double te_table_cell(int p, double bm, double gm, int proto, long *rounds
     if (proto == 0 || proto == 2) { x.pl.nf = 1; x.pl.f[0] = p; x.pl.E = 1; x.pl.levels = 1; }
     else { x.pl.E = p; x.pl.overlap = 1; x.pl.levels = tf_ceil_lg(p) - 1; }
     x.pl.halve = proto >= 2 ? x.pl.levels : 0;
-    x.buf = (char *)calloc(x.count, 8);
+    x.buf = (char *)calloc(x.count, 1);
     if (x.buf && redcoll_mock_run(&cfg, te_plan_rank, &x, &rep) == REDCOLL_OK) {
         if (redcoll_mock_first_error(&rep) == REDCOLL_OK) { t = rep.time; *rounds = rep.rounds; }
         redcoll_mock_report_free(&rep);
@@ -289,9 +289,9 @@ static const char *te_plan_name(int p, double bm) {
     memset(&c, 0, sizeof c);
     memset(&o, 0, sizeof o);
     o.model.alpha = 1;
-    o.model.beta = bm / (8.0 * 3013920);
-    o.model.gamma = bm / 10 / (8.0 * 3013920);
-    c.size = p; c.esize = 8; c.algo = REDCOLL_ALGO_FACTOR_RING;
+    o.model.beta = bm / 3013920.0;
+    o.model.gamma = bm / 10 / 3013920.0;
+    c.size = p; c.esize = 1; c.algo = REDCOLL_ALGO_FACTOR_RING;
     c.o = redcoll_options_resolved(&o);
     redcoll__rt_make_plan(&pl, &c, 3013920);
     buf[0] = 0;
