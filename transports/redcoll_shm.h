@@ -40,8 +40,10 @@
    - Thread safety: one thread per rank transport at a time; distinct ranks
      are meant to be used concurrently. Thread-sanitizer clean.
 
-   Configuration macro: REDCOLL_SHM_SPIN (default spin iterations before
-   sleeping when the team fits on the CPUs; default 4000). */
+   Configuration macro: REDCOLL_SHM_SPIN, the default number of polls before
+   sleeping when the team fits on the CPUs (2000). The first 64 polls spin
+   with a pause instruction, the rest call sched_yield, so a waiting thread
+   hands its core to a runnable peer at once. */
 #ifndef REDCOLL_SHM_H
 #define REDCOLL_SHM_H
 
@@ -105,7 +107,7 @@ REDCOLL_API redcoll_result redcoll_shm_run_config(const redcoll_shm_config *cfg,
 #include <unistd.h>
 
 #ifndef REDCOLL_SHM_SPIN
-#define REDCOLL_SHM_SPIN 4000
+#define REDCOLL_SHM_SPIN 2000
 #endif
 
 /* Atomic int access: GNU builtins (gcc, clang, also in C++), else C11
@@ -362,7 +364,7 @@ static redcoll_result redcoll__shm_wait(redcoll__shm_rank *r, redcoll__shm_end *
         if (redcoll__shm_all_done(ends, n)) break;
         for (k = 0; k < team->spin && why == REDCOLL_OK; ++k) {
             if (redcoll__shm_load(&r->events) != seen || redcoll__shm_aborted(team)) break;
-            redcoll__shm_pause();
+            if (k < 64) redcoll__shm_pause(); else sched_yield();
         }
         if (timeout > 0 && !have_deadline && why == REDCOLL_OK) {
             deadline = redcoll__shm_deadline(timeout);
