@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The MPI suite: builds test/mpi/test_mpi.c with MPICC and runs it under
-# MPIEXEC -n 1..5, then prints one combined "N passed, N failed" line.
+# MPIEXEC -n 1..5 (through test/run_all.sh: one combined "N passed, N failed" line).
 # Without an MPI compiler the suite is skipped with a message (0 tests);
 # .ci/run installs MPICH first.
 # Usage: test/mpi/run.sh BUILD_DIR MPICC MPIEXEC [extra compiler flags...]
@@ -20,21 +20,6 @@ if ! "$mpicc" -std=c11 -Wall -Wextra -pedantic -Werror -Wmissing-prototypes -Wst
     echo "0 passed, 1 failed"
     exit 1
 fi
-pass=0 fail=0
-for n in 1 2 3 4 5; do
-    out=$(timeout 600 "$mpiexec" -n "$n" "$bin" 2>&1)
-    status=$?
-    echo "$out" | grep -v -E '^[0-9]+ passed, [0-9]+ failed'
-    line=$(echo "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -n 1)
-    if [ -z "$line" ]; then
-        echo "FAIL  mpi/p=$n: no result line (exit $status)"
-        fail=$((fail + 1)); continue
-    fi
-    p=${line%% passed*}; f=${line#*, }; f=${f%% failed*}
-    pass=$((pass + p)); fail=$((fail + f))
-    if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then
-        echo "FAIL  mpi/p=$n: exit $status"; fail=$((fail + 1))
-    fi
-done
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+runs=()
+for n in 1 2 3 4 5; do runs+=("n$n=timeout 600 $mpiexec -n $n $bin"); done
+exec test/run_all.sh "${runs[@]}"

@@ -17,6 +17,7 @@
 #include "redcoll.h"
 #include "transports/redcoll_mpi.h"
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -391,6 +392,17 @@ static void test_helpers(void) {
     MCHECK(redcoll_mpi_result(MPI_SUCCESS) == REDCOLL_OK, "MPI_SUCCESS");
     MCHECK(redcoll_mpi_result(MPI_ERR_TRUNCATE) == REDCOLL_ERR_TRANSPORT, "MPI_ERR_TRUNCATE");
     MCHECK(redcoll_mpi_result(MPI_ERR_NO_MEM) == REDCOLL_ERR_OUT_OF_MEMORY, "MPI_ERR_NO_MEM");
+    {   /* the real limit: a 5 GB message is INT_MAX, INT_MAX and the rest */
+        size_t five = (size_t)5000000000ULL, im = (size_t)INT_MAX;
+        MCHECK(g_m.max_chunk == im, "default limit INT_MAX");
+        MCHECK(redcoll__mpi_nchunks(&g_m, five) == 3 && redcoll__mpi_chunk(&g_m, five, 0) == INT_MAX &&
+                   redcoll__mpi_chunk(&g_m, five, 1) == INT_MAX &&
+                   (size_t)redcoll__mpi_chunk(&g_m, five, 2) == five - 2 * im,
+               "5 GB in three chunks");
+        MCHECK(redcoll__mpi_nchunks(&g_m, im) == 1 && redcoll__mpi_nchunks(&g_m, im + 1) == 2 &&
+                   redcoll__mpi_chunk(&g_m, im + 1, 1) == 1 && redcoll__mpi_nchunks(&g_m, 0) == 1,
+               "INT_MAX is one chunk, INT_MAX + 1 two; an empty message is one");
+    }
     /* node_of agrees with an independent split */
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, g_rank, MPI_INFO_NULL, &node);
     MPI_Comm_rank(node, &in_node_rank);
