@@ -6,7 +6,7 @@
        static redcoll_result work(const redcoll_transport *t, void *arg) {
            ... redcoll_allreduce(t, sbuf, rbuf, n, REDCOLL_DOUBLE, REDCOLL_SUM, NULL);
        }
-       redcoll_shm_run(8, work, &arg, NULL);        starts 8 threads, joins them
+       redcoll_shm_run(8, work, &arg, NULL);        8 ranks on 8 threads, joined
 
    or, with threads you already have (a pool, OpenMP):
 
@@ -58,7 +58,7 @@ typedef struct redcoll_shm_config {
     double timeout_seconds; /* > 0: a blocking call waiting longer fails with TIMEOUT */
     int    spin;            /* polls before sleeping; 0 = default (REDCOLL_SHM_SPIN if the
                                team fits on the online CPUs, else none); < 0 = never spin */
-    size_t stack_bytes;     /* redcoll_shm_run's threads; 0 = the system default */
+    size_t stack_bytes;     /* threads redcoll_shm_run starts; 0 = the system default */
 } redcoll_shm_config;
 
 typedef struct redcoll_shm_team redcoll_shm_team;
@@ -77,12 +77,14 @@ REDCOLL_API const redcoll_transport *redcoll_shm_transport(redcoll_shm_team *tea
 /* REDCOLL_OK, or the reason the team was aborted (the result passed to abort). */
 REDCOLL_API redcoll_result redcoll_shm_team_status(const redcoll_shm_team *team);
 
-/* Starts `size` threads, runs fn(t, arg) on each with its rank's transport,
-   joins them. results (optional, `size` entries) receives each rank's
-   return value. Returns the first rank's error in rank order, REDCOLL_OK if
-   every rank returned OK, or an error when the team or a thread could not
-   be created (then no rank function ran... or the started ones were
-   released with ABORTED). */
+/* Runs fn(t, arg) for every rank of a new team of `size`: ranks 1..size-1
+   on new threads, rank 0 on the calling thread; joins them and frees the
+   team. results (optional, `size` entries) receives each rank's return
+   value. Returns REDCOLL_OK if every rank returned OK, else the first
+   rank's error in rank order; INVALID_ARG for size < 1 or no fn;
+   OUT_OF_MEMORY when the team or a thread could not be created (the
+   threads already started are released with ABORTED, and rank 0 does not
+   run). */
 REDCOLL_API redcoll_result redcoll_shm_run(int size, redcoll_shm_rank_fn fn, void *arg,
                                            redcoll_result *results);
 /* As redcoll_shm_run with a configuration (cfg may be NULL). */
