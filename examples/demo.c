@@ -8,7 +8,8 @@
    Usage: demo [-p threads] [--max-bytes N] [--seconds S]
      -p N           threads (ranks), default 4
      --max-bytes N  largest vector in bytes, default 4 MiB (sizes grow x16 from 64 B)
-     --seconds S    time budget per (size, algorithm) measurement, default 0.1
+     --seconds S    time budget per (size, algorithm): sizing, then 5 timed batches
+                    of about S/5 each, reported as the median; default 0.1
    Exits 1 if any result is wrong or any call fails. */
 #define _POSIX_C_SOURCE 200809L
 #define REDCOLL_IMPLEMENTATION
@@ -27,8 +28,8 @@ static double now(void) {
 }
 
 /* One measurement: every rank runs allreduces of `count` doubles with
-   `algo` for about `budget` seconds; rank 0 times them, and every rank
-   checks its last result element by element. */
+   `algo` for about twice `budget` seconds; rank 0 times them, and every
+   rank checks its last result element by element. */
 typedef struct bench {
     redcoll_algo algo;
     size_t       count;
@@ -47,9 +48,9 @@ static double input(int r, size_t i) { return (double)(r + 1) * (double)(i % 64 
 static redcoll_result bench_rank(const redcoll_transport *t, void *arg) {
     bench *b = (bench *)arg;
     size_t n = b->count, i;
-    int p = t->size, k, batch, iters = 0;
+    int p = t->size, k, batch, iters = 0, nsamples = 0;
     double *x = (double *)malloc((n ? n : 1) * sizeof *x), *y = (double *)malloc((n ? n : 1) * sizeof *y);
-    double t0 = 0, total = 0, want_scale = (double)p * (p + 1) / 2;
+    double t0 = 0, sample[5], want_scale = (double)p * (p + 1) / 2;
     redcoll_options o;
     redcoll_result r = REDCOLL_OK;
     int32_t go[1];
@@ -57,23 +58,33 @@ static redcoll_result bench_rank(const redcoll_transport *t, void *arg) {
     memset(&o, 0, sizeof o);
     o.algo = b->algo;
     for (i = 0; i < n; ++i) x[i] = input(t->rank, i);
-    /* one warm-up call, then batches of 1, 2, 4, ... calls, each timed by
-       rank 0 between barriers, until the time budget is spent */
+    /* one warm-up call; batches of 1, 2, 4, ... calls until one lasts a
+       fifth of the budget; then five batches of that size, each timed by
+       rank 0 between barriers: the median is robust to a busy machine */
     r = redcoll_allreduce(t, x, y, n, REDCOLL_DOUBLE, REDCOLL_SUM, &o);
-    for (batch = 1, go[0] = 1; go[0] && r == REDCOLL_OK; batch *= 2) {
+    for (batch = 1, go[0] = 1; go[0] && r == REDCOLL_OK;) {
+        double dt = 0;
         if (r == REDCOLL_OK) r = redcoll_barrier(t, NULL);
         if (t->rank == 0) t0 = now();
-        for (k = 0; k < batch && r == REDCOLL_OK; ++k)
+        for (k = 0; k < go[0] && r == REDCOLL_OK; ++k)
             r = redcoll_allreduce(t, x, y, n, REDCOLL_DOUBLE, REDCOLL_SUM, &o);
         if (r == REDCOLL_OK) r = redcoll_barrier(t, NULL);
         if (t->rank == 0) {
-            total += now() - t0;
-            iters += batch;
-            go[0] = total < b->budget && iters < 100000;
+            dt = now() - t0;
+            if (nsamples == 0 && dt < b->budget / 5 && batch < 65536) batch *= 2; /* still sizing */
+            else { sample[nsamples++] = dt / batch; iters += batch; }
+            go[0] = nsamples < 5 ? batch : 0;
         }
         if (r == REDCOLL_OK) r = redcoll_bcast(t, go, 1, REDCOLL_INT32, 0, NULL);
     }
-    if (t->rank == 0) { b->seconds = total / iters; b->iters = iters; }
+    if (t->rank == 0 && nsamples == 5) { /* the median of five */
+        int u, v;
+        for (u = 0; u < 5; ++u)
+            for (v = u + 1; v < 5; ++v)
+                if (sample[v] < sample[u]) { double w = sample[u]; sample[u] = sample[v]; sample[v] = w; }
+        b->seconds = sample[2];
+        b->iters = iters;
+    }
     for (i = 0; r == REDCOLL_OK && i < n; ++i)
         b->wrong_by_rank[t->rank] += y[i] != want_scale * (double)(i % 64 + 1);
     free(x);
