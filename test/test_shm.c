@@ -390,6 +390,29 @@ static redcoll_result tshm_timeout_rank(const redcoll_transport *t, void *arg) {
     return t->recv(t->user, 1, &x, sizeof x, 1);
 }
 
+/* Non-blocking requests nobody matches: waitall times out and withdraws
+   them (no dangling request left in a queue: the sanitizers would see it);
+   then rank 1, told by a flag, sends a message rank 0 receives normally. */
+static int tshm_timed_out;
+static redcoll_result tshm_waitall_timeout_rank(const redcoll_transport *t, void *arg) {
+    int a = 1, b = 0, c = 0;
+    redcoll_request q[2];
+    redcoll_result r;
+    (void)arg;
+    if (t->rank == 0) {
+        if (t->irecv(t->user, 1, &b, sizeof b, 40, &q[0]) || t->isend(t->user, 1, &a, sizeof a, 41, &q[1]))
+            return REDCOLL_ERR_INVALID_ARG;
+        r = t->waitall(t->user, 2, q);
+        __atomic_store_n(&tshm_timed_out, 1, __ATOMIC_SEQ_CST);
+        if (r != REDCOLL_ERR_TIMEOUT || q[0].ptr || q[1].ptr) return REDCOLL_ERR_INVALID_ARG;
+        r = t->recv(t->user, 1, &c, sizeof c, 42);
+        return r == REDCOLL_OK && c == 7 ? REDCOLL_OK : REDCOLL_ERR_INVALID_ARG;
+    }
+    c = 7;
+    while (!__atomic_load_n(&tshm_timed_out, __ATOMIC_SEQ_CST)) sched_yield();
+    return t->send(t->user, 0, &c, sizeof c, 42);
+}
+
 /* Rank p-1 skips the collective; the others must not hang. */
 static redcoll_result tshm_absent_rank(const redcoll_transport *t, void *arg) {
     int32_t buf[16] = { 0 };
@@ -414,6 +437,13 @@ static void test_shm_abort_timeout(void) {
     redcoll_shm_run_config(&cfg, 2, tshm_timeout_rank, NULL, res);
     CHECK(res[0] == REDCOLL_ERR_TIMEOUT, "a receive nobody serves times out: %s",
           redcoll_result_string(res[0]));
+    cfg.timeout_seconds = 1;
+    tshm_timed_out = 0;
+    redcoll_shm_run_config(&cfg, 2, tshm_waitall_timeout_rank, NULL, res);
+    CHECK(res[0] == REDCOLL_OK && res[1] == REDCOLL_OK,
+          "waitall times out, withdraws its requests, the team goes on: %s / %s",
+          redcoll_result_string(res[0]), redcoll_result_string(res[1]));
+    cfg.timeout_seconds = 0.05;
 
     /* a missing rank inside a collective: TIMEOUT where it is noticed, the
        library's abort releases every other rank with ABORTED */
