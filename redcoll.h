@@ -848,7 +848,7 @@ static void redcoll__scatter_blocks(redcoll__ctx *c, void *sub, const redcoll__l
    sends block v - s to v + 1 and receives block v - s - 1 from v - 1.
    On entry block v of `buf` (layout L) is v's own; on return every block is.
    Cost: (p-1) alpha + (p-1)/p n beta. Any p. */
-static void redcoll__ring_allgather(redcoll__ctx *c, void *buf, const redcoll__layout *L,
+static void redcoll__ring_allgather_rooted(redcoll__ctx *c, void *buf, const redcoll__layout *L,
                                     int base) {
     int p = c->size, v = redcoll__vrank(c->rank, base, p), s;
     int right = redcoll__unvrank((v + 1) % p, base, p), left = redcoll__unvrank((v + p - 1) % p, base, p);
@@ -1030,7 +1030,7 @@ static redcoll_result redcoll__bcast_scatter_ring(redcoll__ctx *c, const redcoll
     redcoll__layout L = redcoll__layout_even(a->count, c->size);
     int v = redcoll__vrank(c->rank, a->root, c->size);
     redcoll__scatter_blocks(c, redcoll__at(c, a->rbuf, redcoll__lstart(&L, v)), &L, a->root);
-    redcoll__ring_allgather(c, a->rbuf, &L, a->root);
+    redcoll__ring_allgather_rooted(c, a->rbuf, &L, a->root);
     return c->err;
 }
 
@@ -1152,7 +1152,7 @@ static redcoll_result redcoll__barrier_dissemination(redcoll__ctx *c, const redc
    gathered total. Any p. */
 static redcoll_result redcoll__allgather_ring(redcoll__ctx *c, const redcoll__args *a) {
     redcoll__layout L = redcoll__layout_of(c, a);
-    redcoll__ring_allgather(c, a->rbuf, &L, 0);
+    redcoll__ring_allgather_rooted(c, a->rbuf, &L, 0);
     return c->err;
 }
 
