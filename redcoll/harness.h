@@ -398,7 +398,7 @@ static int rc_setup(rc_state *st) {
         if (s->in_place && root && s->coll == REDCOLL_COLL_GATHER)
             rc_fill(st->dtype, st->op.kind, r, st->rbuf[r] + in_off * es, n);
         if (s->coll == REDCOLL_COLL_BCAST && root) rc_fill(st->dtype, st->op.kind, r, st->rbuf[r], n);
-        else if (s->coll == REDCOLL_COLL_BCAST) memset(st->rbuf[r], 0xA5, n * es);
+        else if (s->coll == REDCOLL_COLL_BCAST && n) memset(st->rbuf[r], 0xA5, n * es);
     }
     return 1;
 }
