@@ -1762,14 +1762,21 @@ static int redcoll__sum_counts(const size_t *counts, int p, size_t *total) {
     return 1;
 }
 
-/* The p + 1 prefix sums of counts, as scratch; NULL latches out-of-memory. */
-static size_t *redcoll__displs(redcoll__ctx *c, const size_t *counts) {
-    size_t *d = (size_t *)redcoll__alloc_bytes(c, sizeof *d * (size_t)(c->size + 1));
+/* Runs the schedule of an irregular collective (a->counts set) with the
+   p + 1 prefix sums of its counts, held as scratch around the call. */
+static redcoll_result redcoll__run_irregular(redcoll__ctx *c, const redcoll__entry *e,
+                                             redcoll__args *a) {
+    size_t bytes = sizeof(size_t) * (size_t)(c->size + 1);
+    size_t *d = (size_t *)redcoll__alloc_bytes(c, bytes);
+    redcoll_result r;
     int i;
-    if (!d) return NULL;
+    if (!d) return c->err;
     d[0] = 0;
-    for (i = 0; i < c->size; ++i) d[i + 1] = d[i] + counts[i];
-    return d;
+    for (i = 0; i < c->size; ++i) d[i + 1] = d[i] + a->counts[i];
+    a->displs = d;
+    r = e->run(c, a);
+    redcoll__free_bytes(c, d, bytes);
+    return r;
 }
 
 REDCOLL_API redcoll_result redcoll_reduce_scatter(const redcoll_transport *t, const void *sbuf,
@@ -1797,11 +1804,7 @@ REDCOLL_API redcoll_result redcoll_reduce_scatter(const redcoll_transport *t, co
     a.sbuf = a.in_place ? rbuf : sbuf;
     a.rbuf = rbuf;
     a.counts = recvcounts;
-    a.displs = redcoll__displs(&c, recvcounts);
-    if (!a.displs) return c.err;
-    r = e->run(&c, &a);
-    redcoll__free_bytes(&c, (void *)a.displs, sizeof *a.displs * (size_t)(c.size + 1));
-    return r;
+    return redcoll__run_irregular(&c, e, &a);
 }
 
 REDCOLL_API redcoll_result redcoll_reduce_scatter_block(const redcoll_transport *t,
@@ -1853,7 +1856,7 @@ REDCOLL_API redcoll_result redcoll_allgatherv(const redcoll_transport *t, const 
     redcoll__ctx c;
     const redcoll__entry *e;
     redcoll__args a;
-    size_t total, mine;
+    size_t total, mine, before;
     redcoll_result r;
     if (!t || t->size < 1 || !counts || !redcoll__sum_counts(counts, t->size, &total))
         return REDCOLL_ERR_INVALID_ARG;
@@ -1866,16 +1869,13 @@ REDCOLL_API redcoll_result redcoll_allgatherv(const redcoll_transport *t, const 
     if (mine && !sbuf) return REDCOLL_ERR_INVALID_ARG;
     if (total == 0) return REDCOLL_OK;
     memset(&a, 0, sizeof a);
-    a.displs = redcoll__displs(&c, counts);
-    if (!a.displs) return c.err;
+    redcoll__sum_counts(counts, c.rank, &before);
     a.in_place = sbuf == REDCOLL_IN_PLACE;
     a.rbuf = rbuf;
-    a.sbuf = redcoll__at(&c, rbuf, a.displs[c.rank]);
-    if (!a.in_place) redcoll__copy(&c, redcoll__at(&c, rbuf, a.displs[c.rank]), sbuf, mine);
+    a.sbuf = redcoll__at(&c, rbuf, before);
+    if (!a.in_place) redcoll__copy(&c, redcoll__at(&c, rbuf, before), sbuf, mine);
     a.counts = counts;
-    r = e->run(&c, &a);
-    redcoll__free_bytes(&c, (void *)a.displs, sizeof *a.displs * (size_t)(c.size + 1));
-    return r;
+    return redcoll__run_irregular(&c, e, &a);
 }
 
 REDCOLL_API redcoll_result redcoll_bcast(const redcoll_transport *t, void *buf, size_t count,
