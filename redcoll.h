@@ -1375,7 +1375,7 @@ static redcoll_result redcoll__reduce_scatter_recursive_doubling(redcoll__ctx *c
         from = redcoll__lstart(&L, s.theirs_end);
         rn = n - redcoll__lrange(&L, s.theirs, s.theirs_end);
         if (s.dst < p) {
-            redcoll__sendrecv(c, s.dst, acc + (sfrom - rot) * c->esize, sn, s.dst, recv, rn);
+            redcoll__sendrecv(c, s.dst, redcoll__at(c, acc, sfrom - rot), sn, s.dst, recv, rn);
             got = 1;
         }
         got |= redcoll__rd_fixup(c, &s, r, 0, recv, rn);
