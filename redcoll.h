@@ -306,8 +306,8 @@ REDCOLL_API redcoll_options redcoll_options_resolved(const redcoll_options *opts
 
 /* The algorithm AUTO picks for `coll` on p ranks with `bytes` per rank
    (the whole vector for (all)reduce, bcast; one block for allgather and
-   alltoall; the total for reduce_scatter) and an op that is or is not
-   commutative. */
+   alltoall; the total for allgatherv, reduce_scatter and
+   reduce_scatter_block) and an op that is or is not commutative. */
 REDCOLL_API redcoll_algo redcoll_select(redcoll_coll coll, int p, size_t bytes,
                                         int commutative, const redcoll_options *opts);
 
@@ -422,6 +422,7 @@ typedef struct redcoll__args {
     void         *rbuf;
     size_t        count;   /* the vector, or one block (gather, scatter, allgather, alltoall) */
     const size_t *counts;  /* irregular collectives: per-rank element counts */
+    const size_t *displs;  /* irregular collectives: their p + 1 prefix sums */
     int           root;
     int           in_place;
 } redcoll__args;
@@ -458,9 +459,40 @@ static void redcoll__copy(const redcoll__ctx *c, void *dst, const void *src, siz
     REDCOLL_MEMCPY(dst, src, n * c->esize);
 }
 
-/* Scratch of n elements from the user's allocator; NULL latches out-of-memory. */
-static void *redcoll__alloc(redcoll__ctx *c, size_t n) {
-    size_t bytes = n * c->esize;
+/* As redcoll__copy, for ranges that may overlap. */
+static void redcoll__move(const redcoll__ctx *c, void *dst, const void *src, size_t n) {
+    if (c->dry || dst == src || n == 0) return;
+    memmove(dst, src, n * c->esize);
+}
+
+static void redcoll__reverse_bytes(unsigned char *b, size_t len) {
+    size_t i = 0, j = len;
+    while (j > i + 1) { unsigned char x = b[i]; b[i++] = b[--j]; b[j] = x; }
+}
+
+/* Rotates n elements left by k in place (three reversals, no scratch):
+   element k moves to the front. */
+static void redcoll__rotate(const redcoll__ctx *c, void *buf, size_t n, size_t k) {
+    unsigned char *b = (unsigned char *)buf;
+    size_t es = c->esize;
+    if (c->dry || n == 0 || k % n == 0) return;
+    k %= n;
+    redcoll__reverse_bytes(b, k * es);
+    redcoll__reverse_bytes(b + k * es, (n - k) * es);
+    redcoll__reverse_bytes(b, n * es);
+}
+
+/* Exchanges n elements of x and y (disjoint) in place. */
+static void redcoll__swap(const redcoll__ctx *c, void *x, void *y, size_t n) {
+    unsigned char *a = (unsigned char *)x, *b = (unsigned char *)y;
+    size_t i;
+    if (c->dry) return;
+    for (i = 0; i < n * c->esize; ++i) { unsigned char t = a[i]; a[i] = b[i]; b[i] = t; }
+}
+
+/* Scratch of `bytes` from the user's allocator; NULL latches out-of-memory.
+   Index arrays and request lists use it directly, vectors via redcoll__alloc. */
+static void *redcoll__alloc_bytes(redcoll__ctx *c, size_t bytes) {
     const redcoll_allocator *a = &c->o.allocator;
     void *p;
     if (c->err) return NULL;
@@ -471,13 +503,32 @@ static void *redcoll__alloc(redcoll__ctx *c, size_t n) {
     return p;
 }
 
-static void redcoll__free(redcoll__ctx *c, void *p, size_t n) {
-    size_t bytes = n * c->esize;
+static void redcoll__free_bytes(redcoll__ctx *c, void *p, size_t bytes) {
     const redcoll_allocator *a = &c->o.allocator;
     if (!p) return;
     if (bytes == 0) bytes = 1;
     if (c->t->on_scratch) c->t->on_scratch(c->t->user, -(long long)bytes);
     if (a->free_fn) a->free_fn(p, a->user_data); else REDCOLL_FREE(p);
+}
+
+/* Scratch of n elements. */
+static void *redcoll__alloc(redcoll__ctx *c, size_t n) { return redcoll__alloc_bytes(c, n * c->esize); }
+static void redcoll__free(redcoll__ctx *c, void *p, size_t n) { redcoll__free_bytes(c, p, n * c->esize); }
+
+/* Non-blocking transfers (optional vtable entries; callers check t->isend).
+   A request is kept only when posting worked; redcoll__waitall waits for
+   the posted ones even after an error, so the transport can release them. */
+static void redcoll__ipost(redcoll__ctx *c, int is_send, int peer, void *buf, size_t n,
+                           redcoll_request *reqs, int *nreq) {
+    redcoll_result r;
+    if (c->err) return;
+    r = is_send ? c->t->isend(c->t->user, peer, buf, n * c->esize, c->tag, &reqs[*nreq])
+                : c->t->irecv(c->t->user, peer, buf, n * c->esize, c->tag, &reqs[*nreq]);
+    if (r == REDCOLL_OK) ++*nreq; else redcoll__fail(c, r);
+}
+
+static void redcoll__waitall(redcoll__ctx *c, redcoll_request *reqs, int nreq) {
+    if (nreq > 0) redcoll__fail(c, c->t->waitall(c->t->user, nreq, reqs));
 }
 
 static void redcoll__account(redcoll__ctx *c, size_t n) {
@@ -723,6 +774,220 @@ static void redcoll__binomial_bcast(redcoll__ctx *c, void *buf, size_t n, int ro
         if (v + mask < p) redcoll__send(c, redcoll__unvrank(v + mask, root, p), buf, n);
 }
 
+/* ---- building block: block layouts --------------------------------------------
+   A vector of `total` elements split into `parts` consecutive blocks; block i
+   is elements [start(i), start(i+1)). Irregular collectives give the p + 1
+   prefix sums (displs); otherwise it is the standard uneven split of total
+   (redcoll__block), which for total = parts * count is count each. The
+   allgather, scatter and reduce-scatter building blocks below take one, so a
+   schedule for a regular collective also serves its "v" variant. */
+typedef struct redcoll__layout {
+    const size_t *displs; /* parts + 1 prefix sums, or NULL: the even split */
+    size_t        total;
+    int           parts;
+} redcoll__layout;
+
+static redcoll__layout redcoll__layout_even(size_t total, int parts) {
+    redcoll__layout L;
+    L.displs = NULL; L.total = total; L.parts = parts;
+    return L;
+}
+
+/* The layout of a schedule's blocks: the irregular counts, else p blocks of count. */
+static redcoll__layout redcoll__layout_of(const redcoll__ctx *c, const redcoll__args *a) {
+    redcoll__layout L = redcoll__layout_even(a->count * (size_t)c->size, c->size);
+    if (a->displs) { L.displs = a->displs; L.total = a->displs[c->size]; }
+    return L;
+}
+
+/* First element of block i, 0 <= i <= parts. */
+static size_t redcoll__lstart(const redcoll__layout *L, int i) {
+    size_t off, len;
+    if (L->displs) return L->displs[i];
+    if (i >= L->parts) return L->total;
+    redcoll__block(L->total, L->parts, i, &off, &len);
+    return off;
+}
+
+/* Elements of blocks [lo, hi), 0 <= lo <= hi <= parts. */
+static size_t redcoll__lrange(const redcoll__layout *L, int lo, int hi) {
+    return redcoll__lstart(L, hi) - redcoll__lstart(L, lo);
+}
+
+/* Elements of the m blocks first, first+1, ... taken cyclically (m <= parts). */
+static size_t redcoll__lspan(const redcoll__layout *L, int first, int m) {
+    int end = first + m;
+    if (end <= L->parts) return redcoll__lrange(L, first, end);
+    return redcoll__lrange(L, first, L->parts) + redcoll__lrange(L, 0, end - L->parts);
+}
+
+/* ---- building block: binomial scatter of blocks ------------------------------
+   MPICH paper 4.2's first half: virtual rank v = (rank - root) mod p receives
+   the blocks [v, v + subtree(v)) of layout L from its parent and hands each
+   child w its blocks [w, w + subtree(w)). `sub` holds v's subtree, starting
+   with block v (on the root: the whole vector). Root: ceil(lg p) alpha_uni +
+   (p-1)/p n beta_uni. */
+static void redcoll__scatter_blocks(redcoll__ctx *c, void *sub, const redcoll__layout *L,
+                                    int root) {
+    int p = c->size, v = redcoll__vrank(c->rank, root, p), low = redcoll__lowbit(v, p), mask;
+    size_t base = redcoll__lstart(L, v);
+    if (v != 0)
+        redcoll__recv(c, redcoll__unvrank(v - low, root, p), sub,
+                      redcoll__lrange(L, v, v + redcoll__subtree(v, p)));
+    for (mask = low >> 1; mask > 0; mask >>= 1) {
+        int w = v + mask;
+        if (w < p)
+            redcoll__send(c, redcoll__unvrank(w, root, p),
+                          redcoll__at(c, sub, redcoll__lstart(L, w) - base),
+                          redcoll__lrange(L, w, w + redcoll__subtree(w, p)));
+    }
+}
+
+/* ---- building block: ring allgather --------------------------------------------
+   MPICH paper 4.1: p-1 steps; in step s, virtual rank v = (rank - base) mod p
+   sends block v - s to v + 1 and receives block v - s - 1 from v - 1.
+   On entry block v of `buf` (layout L) is v's own; on return every block is.
+   Cost: (p-1) alpha + (p-1)/p n beta. Any p. */
+static void redcoll__ring_allgather_rooted(redcoll__ctx *c, void *buf, const redcoll__layout *L,
+                                    int base) {
+    int p = c->size, v = redcoll__vrank(c->rank, base, p), s;
+    int right = redcoll__unvrank((v + 1) % p, base, p), left = redcoll__unvrank((v + p - 1) % p, base, p);
+    for (s = 0; s < p - 1; ++s) {
+        int out = (v - s + p) % p, in = (v - s - 1 + p) % p;
+        redcoll__sendrecv(c, right, redcoll__at(c, buf, redcoll__lstart(L, out)),
+                          redcoll__lrange(L, out, out + 1), left,
+                          redcoll__at(c, buf, redcoll__lstart(L, in)), redcoll__lrange(L, in, in + 1));
+    }
+}
+
+/* ---- building block: recursive-doubling subtree exchange ---------------------
+   Both recursive-doubling schedules of MPICH paper 4.1.1/4.4 pair v with
+   v ^ 2^k in step k; the subtrees are the aligned ranges of 2^k vranks. When
+   p cuts the partner subtree short, only the first `have` = p - theirs ranks
+   of this subtree had a partner. MPICH's non-power-of-two step: they pass
+   what they received on to the others of the subtree by distance halving
+   (within every aligned half, the first `have` ranks hold it), which keeps
+   the total at most 2 ceil(lg p) rounds. Returns 1 if this rank receives. */
+typedef struct redcoll__rdstep {
+    int mask, dst;      /* distance 2^k and partner vrank (may be >= p) */
+    int mine, theirs;   /* first vranks of both subtrees */
+    int mine_end, theirs_end; /* clipped to p */
+} redcoll__rdstep;
+
+static redcoll__rdstep redcoll__rd_step(int v, int mask, int p) {
+    redcoll__rdstep s;
+    s.mask = mask; s.dst = v ^ mask;
+    s.mine = v & ~(mask - 1); s.theirs = s.dst & ~(mask - 1);
+    s.mine_end = s.mine + mask < p ? s.mine + mask : p;
+    s.theirs_end = s.theirs + mask < p ? s.theirs + mask : p;
+    if (s.theirs_end < s.theirs) s.theirs_end = s.theirs;
+    return s;
+}
+
+/* The non-power-of-two fix-up after the exchange of step s: forwards the n
+   elements at buf (what the partner subtree sent) inside this subtree. */
+static int redcoll__rd_fixup(redcoll__ctx *c, const redcoll__rdstep *s, int v, int base,
+                             void *buf, size_t n) {
+    int p = c->size, have = p - s->theirs, got = 0, m;
+    if (s->theirs + s->mask <= p || have <= 0) return 0;
+    for (m = s->mask >> 1; m > 0; m >>= 1) {
+        int peer = v ^ m, root = v & ~(2 * m - 1);
+        if (peer > v && v < root + have && peer >= root + have)
+            redcoll__send(c, redcoll__unvrank(peer, base, p), buf, n);
+        else if (peer < v && peer < root + have && v >= root + have) {
+            redcoll__recv(c, redcoll__unvrank(peer, base, p), buf, n);
+            got = 1;
+        }
+    }
+    return got;
+}
+
+/* ---- building block: recursive-doubling allgather ------------------------------
+   MPICH paper 4.1.1: in step k, v exchanges all blocks of its subtree for
+   those of the partner's (layout L in buf, block v being v's own on entry).
+   Cost: lg p alpha + (p-1)/p n beta for power-of-two p; otherwise at most
+   2 ceil(lg p) rounds (redcoll__rd_fixup). Vranks relative to `base`. */
+static void redcoll__rd_allgather(redcoll__ctx *c, void *buf, const redcoll__layout *L, int base) {
+    int p = c->size, v = redcoll__vrank(c->rank, base, p), mask;
+    for (mask = 1; mask < p; mask <<= 1) {
+        redcoll__rdstep s = redcoll__rd_step(v, mask, p);
+        void *theirs;
+        size_t tn;
+        if (s.theirs >= p) continue; /* nothing beyond p to fetch */
+        theirs = redcoll__at(c, buf, redcoll__lstart(L, s.theirs));
+        tn = redcoll__lrange(L, s.theirs, s.theirs_end);
+        if (s.dst < p)
+            redcoll__sendrecv(c, redcoll__unvrank(s.dst, base, p),
+                              redcoll__at(c, buf, redcoll__lstart(L, s.mine)),
+                              redcoll__lrange(L, s.mine, s.mine_end),
+                              redcoll__unvrank(s.dst, base, p), theirs, tn);
+        redcoll__rd_fixup(c, &s, v, base, theirs, tn);
+    }
+}
+
+/* ---- building block: recursive vector halving reduce-scatter --------------------
+   MPICH paper 4.4 (Fig. 9) and 5.1: the p' survivors of fold f (newrank
+   order) split their current range of segments in two at every step; the
+   lower partner keeps the lower half, sends the upper, and reduces what it
+   gets (lower partner's data as left operand). Segment j is survivor j's
+   share: L has f->pof2 parts (segment j = block j), or p parts where
+   survivor j stands for the blocks of the ranks it folded in (2j, 2j+1 for
+   j < rem, else j + rem). `distance_doubling` 0: partners at p'/2, ..., 1;
+   survivor j ends with segment j (commutative ops only). 1: partners at
+   1, ..., p'/2; canonical order is kept and survivor j ends with segment
+   bitreverse(j). Returns the segment kept. Cost: lg p' alpha +
+   (p'-1)/p' n (beta + gamma). tmp: half the vector. */
+static size_t redcoll__seg_start(const redcoll__fold *f, const redcoll__layout *L, int j) {
+    if (L->parts == f->pof2) return redcoll__lstart(L, j);
+    return redcoll__lstart(L, j < f->rem ? 2 * j : j + f->rem);
+}
+
+static int redcoll__halving_rs(redcoll__ctx *c, const redcoll__fold *f, const redcoll__layout *L,
+                               int distance_doubling, void *buf, void *tmp) {
+    int lo = 0, hi = f->pof2, mask;
+    for (mask = distance_doubling ? 1 : f->pof2 / 2; mask > 0 && mask < f->pof2;
+         mask = distance_doubling ? mask * 2 : mask / 2) {
+        int peer = f->newrank ^ mask, mid = lo + (hi - lo) / 2, upper = (f->newrank & mask) != 0;
+        int keep_lo = upper ? mid : lo, keep_hi = upper ? hi : mid;
+        int send_lo = upper ? lo : mid, send_hi = upper ? mid : hi;
+        size_t keep = redcoll__seg_start(f, L, keep_lo), kn = redcoll__seg_start(f, L, keep_hi) - keep;
+        size_t send = redcoll__seg_start(f, L, send_lo), sn = redcoll__seg_start(f, L, send_hi) - send;
+        int peer_rank = redcoll__fold_oldrank(f, peer);
+        redcoll__sendrecv(c, peer_rank, redcoll__at(c, buf, send), sn, peer_rank, tmp, kn);
+        if (upper) redcoll__reduce(c, tmp, redcoll__at(c, buf, keep), kn);
+        else redcoll__reduce_lo(c, redcoll__at(c, buf, keep), tmp, kn);
+        lo = keep_lo; hi = keep_hi;
+    }
+    return lo;
+}
+
+/* ---- building block: pairwise reduce-scatter -----------------------------------
+   MPICH paper 4.4 (long messages) and the first half of the ring allreduce
+   (5.3): in step i = 1..p-1, send block rank+i of `in` straight to its owner
+   and receive rank-i's contribution to block `rank`. Arrivals rank-1, ..., 0
+   are folded in from the left, then p-1, ..., rank+1 into a second
+   accumulator joined at the end: canonical order for any op. `in`: this
+   rank's whole input (layout L); `acc`: where block rank's result goes (may
+   be in's own block). Cost: (p-1)(alpha + n/p (beta + gamma)). Scratch: two blocks. */
+static void redcoll__pairwise_rs(redcoll__ctx *c, const void *in, const redcoll__layout *L,
+                                 void *acc) {
+    int p = c->size, r = c->rank, i;
+    size_t cnt = redcoll__lrange(L, r, r + 1);
+    void *tmp = p > 1 ? redcoll__alloc(c, cnt) : NULL;
+    void *hi = r < p - 1 ? redcoll__alloc(c, cnt) : NULL;
+    redcoll__copy(c, acc, redcoll__at(c, in, redcoll__lstart(L, r)), cnt);
+    for (i = 1; i < p; ++i) {
+        int dst = (r + i) % p, src = (r - i + p) % p;
+        redcoll__sendrecv(c, dst, redcoll__at(c, in, redcoll__lstart(L, dst)),
+                          redcoll__lrange(L, dst, dst + 1), src, src == p - 1 && src > r ? hi : tmp, cnt);
+        if (src < r) redcoll__reduce(c, tmp, acc, cnt);            /* acc = x_src op acc */
+        else if (src < p - 1) redcoll__reduce(c, tmp, hi, cnt);    /* hi = x_src op hi */
+    }
+    if (hi) redcoll__reduce_lo(c, acc, hi, cnt);                    /* acc = acc op hi */
+    redcoll__free(c, tmp, cnt);
+    redcoll__free(c, hi, cnt);
+}
+
 /* ---- reduce ---------------------------------------------------------------- */
 
 /* Binomial tree (MPICH paper 4.5, the classical reduce).
@@ -741,6 +1006,31 @@ static redcoll_result redcoll__reduce_binomial(redcoll__ctx *c, const redcoll__a
    on the deepest path. Any p: an incomplete tree. */
 static redcoll_result redcoll__bcast_binomial(redcoll__ctx *c, const redcoll__args *a) {
     redcoll__binomial_bcast(c, a->rbuf, a->count, a->root);
+    return c->err;
+}
+
+/* Scatter + recursive-doubling allgather (van de Geijn; MPICH paper 4.2,
+   medium messages). The vector is split into p blocks (the first n mod p one
+   element longer), scattered over a binomial tree in root-relative order and
+   gathered back. Cost: 2 lg p alpha + 2 (p-1)/p n beta for power-of-two p;
+   otherwise the allgather takes at most 2 ceil(lg p) rounds. No scratch. */
+static redcoll_result redcoll__bcast_scatter_recursive_doubling(redcoll__ctx *c,
+                                                                const redcoll__args *a) {
+    redcoll__layout L = redcoll__layout_even(a->count, c->size);
+    int v = redcoll__vrank(c->rank, a->root, c->size);
+    redcoll__scatter_blocks(c, redcoll__at(c, a->rbuf, redcoll__lstart(&L, v)), &L, a->root);
+    redcoll__rd_allgather(c, a->rbuf, &L, a->root);
+    return c->err;
+}
+
+/* Scatter + ring allgather (van de Geijn; MPICH paper 4.2, long messages):
+   as above with the ring. Cost: (lg p + p - 1) alpha + 2 (p-1)/p n beta.
+   Any p (blocks as above; ceil(lg p) scatter steps). No scratch. */
+static redcoll_result redcoll__bcast_scatter_ring(redcoll__ctx *c, const redcoll__args *a) {
+    redcoll__layout L = redcoll__layout_even(a->count, c->size);
+    int v = redcoll__vrank(c->rank, a->root, c->size);
+    redcoll__scatter_blocks(c, redcoll__at(c, a->rbuf, redcoll__lstart(&L, v)), &L, a->root);
+    redcoll__ring_allgather_rooted(c, a->rbuf, &L, a->root);
     return c->err;
 }
 
@@ -821,8 +1111,8 @@ static redcoll_result redcoll__gather_binomial(redcoll__ctx *c, const redcoll__a
    half). Cost: ceil(lg p) alpha_uni + (p-1)/p n beta_uni at the root. */
 static redcoll_result redcoll__scatter_binomial(redcoll__ctx *c, const redcoll__args *a) {
     int p = c->size, root = a->root, v = redcoll__vrank(c->rank, root, p);
-    int low = redcoll__lowbit(v, p), mask;
     size_t n = a->count, have = redcoll__subtree(v, p);
+    redcoll__layout L = redcoll__layout_even(n * (size_t)p, p);
     char *tmp = NULL;
     const void *src;
 
@@ -834,12 +1124,7 @@ static redcoll_result redcoll__scatter_binomial(redcoll__ctx *c, const redcoll__
         redcoll__copy(c, tmp, redcoll__at(c, a->sbuf, (size_t)root * n), (size_t)(p - root) * n);
         redcoll__copy(c, redcoll__at(c, tmp, (size_t)(p - root) * n), a->sbuf, (size_t)root * n);
     }
-    if (v != 0) redcoll__recv(c, redcoll__unvrank(v - low, root, p), have == 1 ? a->rbuf : tmp,
-                              have * n);
-    for (mask = low >> 1; mask > 0; mask >>= 1)
-        if (v + mask < p)
-            redcoll__send(c, redcoll__unvrank(v + mask, root, p), redcoll__at(c, src, mask * n),
-                          (size_t)redcoll__subtree(v + mask, p) * n);
+    redcoll__scatter_blocks(c, (void *)src, &L, root); /* only the root's src is const, never written */
     if (!a->in_place) redcoll__copy(c, a->rbuf, src, n);
     redcoll__free(c, tmp, have * n);
     return c->err;
@@ -856,6 +1141,263 @@ static redcoll_result redcoll__barrier_dissemination(redcoll__ctx *c, const redc
     (void)a;
     for (d = 1; d < p; d <<= 1)
         redcoll__sendrecv(c, (c->rank + d) % p, &token, 0, (c->rank - d + p) % p, &token, 0);
+    return c->err;
+}
+
+/* ---- allgather ------------------------------------------------------------- */
+/* Allgather and allgatherv share these schedules: the layout carries the
+   counts. The entry point has put this rank's block in place in rbuf. */
+
+/* Ring (MPICH paper 4.1, long messages): (p-1) alpha + (p-1)/p n beta, n the
+   gathered total. Any p. */
+static redcoll_result redcoll__allgather_ring(redcoll__ctx *c, const redcoll__args *a) {
+    redcoll__layout L = redcoll__layout_of(c, a);
+    redcoll__ring_allgather_rooted(c, a->rbuf, &L, 0);
+    return c->err;
+}
+
+/* Recursive doubling (MPICH paper 4.1.1, short and medium messages,
+   power-of-two p): lg p alpha + (p-1)/p n beta. Other p: MPICH's extra
+   exchanges inside cut subtrees, at most 2 ceil(lg p) rounds. */
+static redcoll_result redcoll__allgather_recursive_doubling(redcoll__ctx *c,
+                                                            const redcoll__args *a) {
+    redcoll__layout L = redcoll__layout_of(c, a);
+    redcoll__rd_allgather(c, a->rbuf, &L, 0);
+    return c->err;
+}
+
+/* Bruck, "concatenation" (MPICH paper 4.1.2, short messages): rbuf collects
+   blocks rank, rank+1, ... from its top; in step k the first
+   min(2^k, p - 2^k) of them go to rank - 2^k and as many arrive from
+   rank + 2^k; a final rotation by the own block's offset puts them in place.
+   Cost: ceil(lg p) alpha + (p-1)/p n beta, plus moving n elements locally.
+   Any p: the last step is the short one. No scratch (in-place rotation). */
+static redcoll_result redcoll__allgather_bruck(redcoll__ctx *c, const redcoll__args *a) {
+    redcoll__layout L = redcoll__layout_of(c, a);
+    int p = c->size, r = c->rank, d;
+    size_t mine = redcoll__lstart(&L, r);
+    redcoll__move(c, a->rbuf, redcoll__at(c, a->rbuf, mine), redcoll__lrange(&L, r, r + 1));
+    for (d = 1; d < p; d <<= 1) {
+        int m = d < p - d ? d : p - d;
+        redcoll__sendrecv(c, (r - d + p) % p, a->rbuf, redcoll__lspan(&L, r, m), (r + d) % p,
+                          redcoll__at(c, a->rbuf, redcoll__lspan(&L, r, d)),
+                          redcoll__lspan(&L, (r + d) % p, m));
+    }
+    if (!c->err) redcoll__rotate(c, a->rbuf, L.total, L.total - mine);
+    return c->err;
+}
+
+/* ---- alltoall -------------------------------------------------------------- */
+/* sbuf is the resolved input (for REDCOLL_IN_PLACE, rbuf itself); block j of
+   count elements is for rank j. n below is p blocks, what each rank sends. */
+
+/* p-1 exchanges with the block for the peer going straight to it: rank ^ k
+   for power-of-two p when `by_xor`, else to rank + k, from rank - k.
+   `src` must not be rbuf. */
+static void redcoll__alltoall_direct(redcoll__ctx *c, const void *src, void *rbuf, size_t count,
+                                     int by_xor) {
+    int p = c->size, r = c->rank, k;
+    redcoll__copy(c, redcoll__at(c, rbuf, (size_t)r * count), redcoll__at(c, src, (size_t)r * count), count);
+    for (k = 1; k < p; ++k) {
+        int dst = by_xor ? r ^ k : (r + k) % p, from = by_xor ? dst : (r - k + p) % p;
+        redcoll__sendrecv(c, dst, redcoll__at(c, src, (size_t)dst * count), count, from,
+                          redcoll__at(c, rbuf, (size_t)from * count), count);
+    }
+}
+
+/* In place, the input is copied aside first (one vector of scratch). */
+static const void *redcoll__alltoall_source(redcoll__ctx *c, const redcoll__args *a, void **copy) {
+    size_t n = a->count * (size_t)c->size;
+    *copy = NULL;
+    if (!a->in_place) return a->sbuf;
+    *copy = redcoll__alloc(c, n);
+    if (*copy) redcoll__copy(c, *copy, a->rbuf, n);
+    return *copy;
+}
+
+/* Pairwise exchange (MPICH paper 4.3, long messages): p-1 steps, partner
+   rank ^ k for power-of-two p, else send to rank + k and receive from
+   rank - k. Cost: (p-1) alpha + (p-1)/p n beta. */
+static redcoll_result redcoll__alltoall_pairwise(redcoll__ctx *c, const redcoll__args *a) {
+    void *copy;
+    const void *src = redcoll__alltoall_source(c, a, &copy);
+    redcoll__alltoall_direct(c, src, a->rbuf, a->count, redcoll__pof2_floor(c->size) == c->size);
+    redcoll__free(c, copy, a->count * (size_t)c->size);
+    return c->err;
+}
+
+/* Scattered isend/irecv (MPICH paper 4.3, medium messages): all p-1 receives
+   (from rank + i) and sends (to rank - i) posted at once, then one wait.
+   Cost: (p-1) alpha + (p-1)/p n beta with every transfer in flight together.
+   A transport without isend/irecv/waitall gets the same peers as p-1
+   sendrecv steps (the non-power-of-two pairwise schedule). */
+static redcoll_result redcoll__alltoall_scattered(redcoll__ctx *c, const redcoll__args *a) {
+    int p = c->size, r = c->rank, i, nreq = 0;
+    size_t count = a->count;
+    void *copy;
+    const void *src = redcoll__alltoall_source(c, a, &copy);
+    redcoll_request *reqs;
+    if (!c->t->isend) {
+        redcoll__alltoall_direct(c, src, a->rbuf, count, 0);
+        redcoll__free(c, copy, count * (size_t)p);
+        return c->err;
+    }
+    reqs = (redcoll_request *)redcoll__alloc_bytes(c, sizeof *reqs * 2 * (size_t)p);
+    if (reqs) memset(reqs, 0, sizeof *reqs * 2 * (size_t)p);
+    redcoll__copy(c, redcoll__at(c, a->rbuf, (size_t)r * count), redcoll__at(c, src, (size_t)r * count), count);
+    for (i = 1; i < p; ++i) {
+        int from = (r + i) % p;
+        redcoll__ipost(c, 0, from, redcoll__at(c, a->rbuf, (size_t)from * count), count, reqs, &nreq);
+    }
+    for (i = 1; i < p; ++i) {
+        int dst = (r - i + p) % p;
+        redcoll__ipost(c, 1, dst, redcoll__at(c, src, (size_t)dst * count), count, reqs, &nreq);
+    }
+    redcoll__waitall(c, reqs, nreq);
+    redcoll__free_bytes(c, reqs, sizeof *reqs * 2 * (size_t)p);
+    redcoll__free(c, copy, count * (size_t)p);
+    return c->err;
+}
+
+/* Bruck's index algorithm (MPICH paper 4.3, short messages, Fig. 7): rotate
+   the blocks up by rank (block j is for rank + j); in step k send the blocks
+   whose index has bit k set to rank + 2^k and receive the same blocks from
+   rank - 2^k; then block j came from rank - j, and swapping j with
+   (rank - j) mod p puts everything in place. Cost: ceil(lg p) alpha +
+   (n/2) lg p beta for power-of-two p, plus (n/p)(p - 2^floor(lg p)) beta
+   otherwise. Scratch: two packs of floor(p/2) blocks (at most n). */
+static redcoll_result redcoll__alltoall_bruck(redcoll__ctx *c, const redcoll__args *a) {
+    int p = c->size, r = c->rank, d, j;
+    size_t count = a->count, n = count * (size_t)p, half = count * (size_t)(p / 2);
+    char *out = (char *)a->rbuf, *spack = NULL, *rpack = NULL;
+    if (a->in_place) redcoll__rotate(c, out, n, (size_t)r * count);
+    else {
+        redcoll__copy(c, out, redcoll__at(c, a->sbuf, (size_t)r * count), (size_t)(p - r) * count);
+        redcoll__copy(c, redcoll__at(c, out, (size_t)(p - r) * count), a->sbuf, (size_t)r * count);
+    }
+    if (p > 1) { spack = (char *)redcoll__alloc(c, half); rpack = (char *)redcoll__alloc(c, half); }
+    for (d = 1; d < p && !c->err; d <<= 1) {
+        size_t m = 0;
+        for (j = d; j < p; ++j)
+            if (j & d) redcoll__copy(c, redcoll__at(c, spack, count * m++), redcoll__at(c, out, (size_t)j * count), count);
+        redcoll__sendrecv(c, (r + d) % p, spack, m * count, (r - d + p) % p, rpack, m * count);
+        for (j = d, m = 0; j < p; ++j)
+            if (j & d) redcoll__copy(c, redcoll__at(c, out, (size_t)j * count), redcoll__at(c, rpack, count * m++), count);
+    }
+    for (j = 0; j < p && !c->err; ++j) {
+        int s = (r - j + p) % p;
+        if (j < s) redcoll__swap(c, redcoll__at(c, out, (size_t)j * count), redcoll__at(c, out, (size_t)s * count), count);
+    }
+    redcoll__free(c, spack, half);
+    redcoll__free(c, rpack, half);
+    return c->err;
+}
+
+/* ---- reduce_scatter -------------------------------------------------------- */
+/* reduce_scatter and reduce_scatter_block share these schedules (the layout
+   carries the counts). sbuf is the whole input (for REDCOLL_IN_PLACE, rbuf
+   itself, which then receives the result at its front). */
+
+/* Recursive halving (MPICH paper 4.4, Fig. 9; commutative ops): lg p steps
+   with partners p/2, p/4, ..., 1, each sending the half the other side
+   keeps. Cost: lg p alpha + (p-1)/p n (beta + gamma) for power-of-two p.
+   Other p: the first 2r ranks fold in pairwise (even hands its vector to
+   the odd one, which computes both results and sends the even one its block
+   at the end): (floor(lg p) + 2) alpha + 2n beta + n (1 + (p-1)/p) gamma.
+   Scratch: one vector, two out of place. */
+static redcoll_result redcoll__reduce_scatter_recursive_halving(redcoll__ctx *c,
+                                                                const redcoll__args *a) {
+    redcoll__layout L = redcoll__layout_of(c, a);
+    int r = c->rank;
+    size_t n = L.total, mine = redcoll__lstart(&L, r), cnt = redcoll__lrange(&L, r, r + 1);
+    redcoll__fold f = redcoll__fold_plan(r, c->size);
+    void *acc = a->in_place ? a->rbuf : redcoll__alloc(c, n), *tmp = redcoll__alloc(c, n);
+    if (c->err) { redcoll__free(c, tmp, n); if (!a->in_place) redcoll__free(c, acc, n); return c->err; }
+    redcoll__copy(c, acc, a->sbuf, n);
+    redcoll__fold_in(c, &f, acc, tmp, n);
+    if (f.newrank < 0) {
+        redcoll__recv(c, r + 1, a->rbuf, cnt);
+    } else {
+        redcoll__halving_rs(c, &f, &L, 0, acc, tmp);
+        if (r < 2 * f.rem) /* serve the even partner its block */
+            redcoll__send(c, r - 1, redcoll__at(c, acc, redcoll__lstart(&L, r - 1)),
+                          redcoll__lrange(&L, r - 1, r));
+        redcoll__move(c, a->rbuf, redcoll__at(c, acc, mine), cnt);
+    }
+    redcoll__free(c, tmp, n);
+    if (!a->in_place) redcoll__free(c, acc, n);
+    return c->err;
+}
+
+/* len elements: acc op= the data received in recv, which holds the cyclic
+   range of the n-element vector that starts at element `first`; acc holds
+   the vector rotated so that element `rot` comes first. */
+static void redcoll__reduce_cyclic(redcoll__ctx *c, void *recv, void *acc, size_t n, size_t first,
+                                   size_t len, size_t rot, int recv_is_lower) {
+    size_t off = (first + n - rot) % n, done = 0;
+    while (done < len) {
+        size_t seg = len - done < n - off ? len - done : n - off;
+        char *x = redcoll__at(c, recv, done), *y = redcoll__at(c, acc, off);
+        if (recv_is_lower) redcoll__reduce(c, x, y, seg); else redcoll__reduce_lo(c, y, x, seg);
+        done += seg;
+        off = 0;
+    }
+}
+
+/* Recursive doubling (MPICH paper 4.4, short messages, any op): in step k,
+   v exchanges with v ^ 2^k everything but the blocks of its own subtree of
+   2^k ranks and reduces what it receives, the lower subtree's data as left
+   operand, so canonical order is kept. Cost for power-of-two p:
+   lg p alpha + n (lg p - (p-1)/p)(beta + gamma). Other p: the subtree
+   fix-up of the allgather (redcoll__rd_fixup) forwards the partner
+   subtree's data before it is reduced. The vector is held rotated so that
+   this rank's block comes first, which makes "all but my subtree" one
+   contiguous message. Scratch: one vector, two out of place. */
+static redcoll_result redcoll__reduce_scatter_recursive_doubling(redcoll__ctx *c,
+                                                                 const redcoll__args *a) {
+    redcoll__layout L = redcoll__layout_of(c, a);
+    int p = c->size, r = c->rank, mask;
+    size_t n = L.total, rot = redcoll__lstart(&L, r), cnt = redcoll__lrange(&L, r, r + 1);
+    char *acc = (char *)(a->in_place ? a->rbuf : redcoll__alloc(c, n));
+    char *recv = (char *)redcoll__alloc(c, n);
+    if (c->err) { redcoll__free(c, recv, n); if (!a->in_place) redcoll__free(c, acc, n); return c->err; }
+    if (a->in_place) redcoll__rotate(c, acc, n, rot);
+    else {
+        redcoll__copy(c, acc, redcoll__at(c, a->sbuf, rot), n - rot);
+        redcoll__copy(c, redcoll__at(c, acc, n - rot), a->sbuf, rot);
+    }
+    for (mask = 1; mask < p; mask <<= 1) {
+        redcoll__rdstep s = redcoll__rd_step(r, mask, p);
+        size_t from, rn, sfrom = redcoll__lstart(&L, s.mine_end);
+        size_t sn = n - redcoll__lrange(&L, s.mine, s.mine_end);
+        int got = 0;
+        if (s.theirs >= p) continue;
+        from = redcoll__lstart(&L, s.theirs_end);
+        rn = n - redcoll__lrange(&L, s.theirs, s.theirs_end);
+        if (s.dst < p) {
+            redcoll__sendrecv(c, s.dst, redcoll__at(c, acc, sfrom - rot), sn, s.dst, recv, rn);
+            got = 1;
+        }
+        got |= redcoll__rd_fixup(c, &s, r, 0, recv, rn);
+        if (got) redcoll__reduce_cyclic(c, recv, acc, n, from, rn, rot, s.theirs < s.mine);
+    }
+    if (!a->in_place) redcoll__copy(c, a->rbuf, acc, cnt);
+    redcoll__free(c, recv, n);
+    if (!a->in_place) redcoll__free(c, acc, n);
+    return c->err;
+}
+
+/* Pairwise exchange (MPICH paper 4.4, long messages): p-1 steps, in step i
+   send block rank+i to its owner, receive rank-i's contribution and reduce
+   (redcoll__pairwise_rs; canonical order for any op). Cost: (p-1) alpha +
+   (p-1)/p n (beta + gamma). Any p. Scratch: two blocks. */
+static redcoll_result redcoll__reduce_scatter_pairwise(redcoll__ctx *c, const redcoll__args *a) {
+    redcoll__layout L = redcoll__layout_of(c, a);
+    int r = c->rank;
+    size_t cnt = redcoll__lrange(&L, r, r + 1);
+    void *acc = a->in_place ? redcoll__at(c, a->rbuf, redcoll__lstart(&L, r)) : a->rbuf;
+    redcoll__pairwise_rs(c, a->sbuf, &L, acc);
+    redcoll__move(c, a->rbuf, acc, cnt);
     return c->err;
 }
 
@@ -880,6 +1422,24 @@ static const redcoll__entry redcoll__registry[] = {
     { REDCOLL_COLL_GATHER,    REDCOLL_ALGO_BINOMIAL,           redcoll__gather_binomial,              1 },
     { REDCOLL_COLL_SCATTER,   REDCOLL_ALGO_BINOMIAL,           redcoll__scatter_binomial,             1 },
     { REDCOLL_COLL_BARRIER,   REDCOLL_ALGO_DISSEMINATION,      redcoll__barrier_dissemination,        1 },
+    /* MPICH paper section 4 */
+    { REDCOLL_COLL_ALLGATHER,  REDCOLL_ALGO_RING,               redcoll__allgather_ring,               1 },
+    { REDCOLL_COLL_ALLGATHER,  REDCOLL_ALGO_RECURSIVE_DOUBLING, redcoll__allgather_recursive_doubling, 1 },
+    { REDCOLL_COLL_ALLGATHER,  REDCOLL_ALGO_BRUCK,              redcoll__allgather_bruck,              1 },
+    { REDCOLL_COLL_ALLGATHERV, REDCOLL_ALGO_RING,               redcoll__allgather_ring,               1 },
+    { REDCOLL_COLL_ALLGATHERV, REDCOLL_ALGO_RECURSIVE_DOUBLING, redcoll__allgather_recursive_doubling, 1 },
+    { REDCOLL_COLL_ALLGATHERV, REDCOLL_ALGO_BRUCK,              redcoll__allgather_bruck,              1 },
+    { REDCOLL_COLL_BCAST,      REDCOLL_ALGO_SCATTER_RECURSIVE_DOUBLING, redcoll__bcast_scatter_recursive_doubling, 1 },
+    { REDCOLL_COLL_BCAST,      REDCOLL_ALGO_SCATTER_RING,       redcoll__bcast_scatter_ring,           1 },
+    { REDCOLL_COLL_ALLTOALL,   REDCOLL_ALGO_BRUCK,              redcoll__alltoall_bruck,               1 },
+    { REDCOLL_COLL_ALLTOALL,   REDCOLL_ALGO_SCATTERED,          redcoll__alltoall_scattered,           1 },
+    { REDCOLL_COLL_ALLTOALL,   REDCOLL_ALGO_PAIRWISE,           redcoll__alltoall_pairwise,            1 },
+    { REDCOLL_COLL_REDUCE_SCATTER, REDCOLL_ALGO_RECURSIVE_HALVING,  redcoll__reduce_scatter_recursive_halving,  0 },
+    { REDCOLL_COLL_REDUCE_SCATTER, REDCOLL_ALGO_RECURSIVE_DOUBLING, redcoll__reduce_scatter_recursive_doubling, 1 },
+    { REDCOLL_COLL_REDUCE_SCATTER, REDCOLL_ALGO_PAIRWISE,           redcoll__reduce_scatter_pairwise,           1 },
+    { REDCOLL_COLL_REDUCE_SCATTER_BLOCK, REDCOLL_ALGO_RECURSIVE_HALVING,  redcoll__reduce_scatter_recursive_halving,  0 },
+    { REDCOLL_COLL_REDUCE_SCATTER_BLOCK, REDCOLL_ALGO_RECURSIVE_DOUBLING, redcoll__reduce_scatter_recursive_doubling, 1 },
+    { REDCOLL_COLL_REDUCE_SCATTER_BLOCK, REDCOLL_ALGO_PAIRWISE,           redcoll__reduce_scatter_pairwise,           1 },
 };
 
 static const redcoll__entry *redcoll__find(redcoll_coll coll, redcoll_algo algo) {
@@ -1025,16 +1585,69 @@ REDCOLL_API redcoll_options redcoll_options_resolved(const redcoll_options *opts
    section 4 and are refined as schedules arrive. */
 #define REDCOLL_SELECT_RD_MAX_BYTES ((size_t)2048) /* MPICH paper 4.5: recursive doubling up to 2 KB */
 
+/* MPICH's cutoffs (Thakur, Rabenseifner & Gropp 2005, section 4; the same
+   values as MPICH's MPIR_CVAR_*_MSG_SIZE defaults). */
+#define REDCOLL_MPICH_ALLGATHER_SHORT   ((size_t)81920)  /* 4.1: Bruck below 80 KB total, p not 2^k */
+#define REDCOLL_MPICH_ALLGATHER_LONG    ((size_t)524288) /* 4.1: recursive doubling below 512 KB, p = 2^k */
+#define REDCOLL_MPICH_BCAST_SHORT       ((size_t)12288)  /* 4.2: binomial below 12 KB ... */
+#define REDCOLL_MPICH_BCAST_MIN_PROCS   8                /* ... or below 8 ranks */
+#define REDCOLL_MPICH_BCAST_LONG        ((size_t)524288) /* 4.2: scatter + ring allgather from 512 KB */
+#define REDCOLL_MPICH_ALLTOALL_SHORT    ((size_t)256)    /* 4.3: Bruck up to 256 B per block */
+#define REDCOLL_MPICH_ALLTOALL_MEDIUM   ((size_t)32768)  /* 4.3: scattered up to 32 KB per block */
+#define REDCOLL_MPICH_REDSCAT_COMM_LONG ((size_t)524288) /* 4.4: recursive halving below 512 KB */
+#define REDCOLL_MPICH_REDSCAT_NONCOMM_SHORT ((size_t)512) /* 4.4: recursive doubling below 512 B */
+#define REDCOLL_MPICH_REDUCE_SHORT      ((size_t)2048)   /* 4.5: binomial reduce up to 2 KB */
+#define REDCOLL_MPICH_ALLREDUCE_SHORT   ((size_t)2048)   /* 4.5: recursive doubling up to 2 KB */
+
+/* MPICH paper 4.5, for REDCOLL_SELECTOR_MPICH: reduce is binomial up to 2 KB
+   and for user ops, Rabenseifner's reduce-scatter + gather above; allreduce
+   is recursive doubling up to 2 KB and for user ops, Rabenseifner's
+   reduce-scatter + allgather above. The selector sees only commutativity,
+   so it takes non-commutative ops for the user ops (every predefined op is
+   commutative) and treats commutative user ops as predefined. */
+static redcoll_algo redcoll__select_mpich_reductions(redcoll_coll coll, size_t bytes,
+                                                     int commutative) {
+    if (coll == REDCOLL_COLL_REDUCE)
+        return bytes > REDCOLL_MPICH_REDUCE_SHORT && commutative ? REDCOLL_ALGO_HALVING_DOUBLING
+                                                                : REDCOLL_ALGO_BINOMIAL;
+    return bytes > REDCOLL_MPICH_ALLREDUCE_SHORT && commutative ? REDCOLL_ALGO_HALVING_DOUBLING
+                                                               : REDCOLL_ALGO_RECURSIVE_DOUBLING;
+}
+
 REDCOLL_API redcoll_algo redcoll_select(redcoll_coll coll, int p, size_t bytes,
                                         int commutative, const redcoll_options *opts) {
-    (void)p; (void)commutative; (void)opts;
+    int pof2 = p >= 1 && redcoll__pof2_floor(p) == p;
+    if (opts && opts->selector == REDCOLL_SELECTOR_MPICH &&
+        (coll == REDCOLL_COLL_ALLREDUCE || coll == REDCOLL_COLL_REDUCE))
+        return redcoll__select_mpich_reductions(coll, bytes, commutative);
     switch (coll) {
     case REDCOLL_COLL_ALLREDUCE:
         return bytes <= REDCOLL_SELECT_RD_MAX_BYTES ? REDCOLL_ALGO_RECURSIVE_DOUBLING
                                                    : REDCOLL_ALGO_REDUCE_BCAST;
-    case REDCOLL_COLL_REDUCE: case REDCOLL_COLL_BCAST:
+    case REDCOLL_COLL_REDUCE:
     case REDCOLL_COLL_GATHER: case REDCOLL_COLL_SCATTER:
         return REDCOLL_ALGO_BINOMIAL;
+    case REDCOLL_COLL_ALLGATHER: case REDCOLL_COLL_ALLGATHERV: {
+        size_t total = coll == REDCOLL_COLL_ALLGATHER ? bytes * (size_t)(p > 0 ? p : 1) : bytes;
+        if (pof2 && total < REDCOLL_MPICH_ALLGATHER_LONG) return REDCOLL_ALGO_RECURSIVE_DOUBLING;
+        if (!pof2 && total < REDCOLL_MPICH_ALLGATHER_SHORT) return REDCOLL_ALGO_BRUCK;
+        return REDCOLL_ALGO_RING;
+    }
+    case REDCOLL_COLL_BCAST: /* MPICH also asks for p = 2^k before recursive doubling */
+        if (bytes < REDCOLL_MPICH_BCAST_SHORT || p < REDCOLL_MPICH_BCAST_MIN_PROCS)
+            return REDCOLL_ALGO_BINOMIAL;
+        return pof2 && bytes < REDCOLL_MPICH_BCAST_LONG ? REDCOLL_ALGO_SCATTER_RECURSIVE_DOUBLING
+                                                        : REDCOLL_ALGO_SCATTER_RING;
+    case REDCOLL_COLL_ALLTOALL:
+        if (bytes <= REDCOLL_MPICH_ALLTOALL_SHORT) return REDCOLL_ALGO_BRUCK;
+        return bytes <= REDCOLL_MPICH_ALLTOALL_MEDIUM ? REDCOLL_ALGO_SCATTERED
+                                                      : REDCOLL_ALGO_PAIRWISE;
+    case REDCOLL_COLL_REDUCE_SCATTER: case REDCOLL_COLL_REDUCE_SCATTER_BLOCK:
+        if (commutative)
+            return bytes < REDCOLL_MPICH_REDSCAT_COMM_LONG ? REDCOLL_ALGO_RECURSIVE_HALVING
+                                                           : REDCOLL_ALGO_PAIRWISE;
+        return bytes < REDCOLL_MPICH_REDSCAT_NONCOMM_SHORT ? REDCOLL_ALGO_RECURSIVE_DOUBLING
+                                                           : REDCOLL_ALGO_PAIRWISE;
     case REDCOLL_COLL_BARRIER: return REDCOLL_ALGO_DISSEMINATION;
     default: return REDCOLL_ALGO_AUTO;
     }
@@ -1138,6 +1751,133 @@ REDCOLL_API redcoll_result redcoll_reduce(const redcoll_transport *t, const void
     return e->run(&c, &a);
 }
 
+/* Sum of the p counts of an irregular collective; 0 on overflow. */
+static int redcoll__sum_counts(const size_t *counts, int p, size_t *total) {
+    int i;
+    *total = 0;
+    for (i = 0; i < p; ++i) {
+        if (counts[i] > (size_t)-1 - *total) return 0;
+        *total += counts[i];
+    }
+    return 1;
+}
+
+/* Runs the schedule of an irregular collective (a->counts set) with the
+   p + 1 prefix sums of its counts, held as scratch around the call. */
+static redcoll_result redcoll__run_irregular(redcoll__ctx *c, const redcoll__entry *e,
+                                             redcoll__args *a) {
+    size_t bytes = sizeof(size_t) * (size_t)(c->size + 1);
+    size_t *d = (size_t *)redcoll__alloc_bytes(c, bytes);
+    redcoll_result r;
+    int i;
+    if (!d) return c->err;
+    d[0] = 0;
+    for (i = 0; i < c->size; ++i) d[i + 1] = d[i] + a->counts[i];
+    a->displs = d;
+    r = e->run(c, a);
+    redcoll__free_bytes(c, d, bytes);
+    return r;
+}
+
+REDCOLL_API redcoll_result redcoll_reduce_scatter(const redcoll_transport *t, const void *sbuf,
+                                                  void *rbuf, const size_t *recvcounts,
+                                                  redcoll_dtype dtype, redcoll_op op,
+                                                  const redcoll_options *opts) {
+    redcoll__ctx c;
+    const redcoll__entry *e;
+    redcoll__args a;
+    size_t total, mine;
+    redcoll_result r;
+    if (!t || t->size < 1 || !recvcounts || !redcoll__sum_counts(recvcounts, t->size, &total))
+        return REDCOLL_ERR_INVALID_ARG;
+    r = redcoll__prepare(&c, &e, REDCOLL_COLL_REDUCE_SCATTER, t, dtype, &op,
+                         total * redcoll_dtype_size(dtype), opts);
+    if (r) return r;
+    if (!redcoll__mul_ok(total, c.esize)) return REDCOLL_ERR_INVALID_ARG;
+    mine = recvcounts[c.rank];
+    if (total && !sbuf) return REDCOLL_ERR_INVALID_ARG;
+    if ((mine || sbuf == REDCOLL_IN_PLACE) && (!rbuf || rbuf == REDCOLL_IN_PLACE))
+        return REDCOLL_ERR_INVALID_ARG;
+    if (total == 0) return REDCOLL_OK;
+    memset(&a, 0, sizeof a);
+    a.in_place = sbuf == REDCOLL_IN_PLACE;
+    a.sbuf = a.in_place ? rbuf : sbuf;
+    a.rbuf = rbuf;
+    a.counts = recvcounts;
+    return redcoll__run_irregular(&c, e, &a);
+}
+
+REDCOLL_API redcoll_result redcoll_reduce_scatter_block(const redcoll_transport *t,
+                                                        const void *sbuf, void *rbuf,
+                                                        size_t recvcount, redcoll_dtype dtype,
+                                                        redcoll_op op, const redcoll_options *opts) {
+    redcoll__ctx c;
+    const redcoll__entry *e;
+    redcoll__args a;
+    size_t p = t && t->size > 0 ? (size_t)t->size : 1;
+    redcoll_result r = redcoll__prepare(&c, &e, REDCOLL_COLL_REDUCE_SCATTER_BLOCK, t, dtype, &op,
+                                        recvcount * p * redcoll_dtype_size(dtype), opts);
+    if (r) return r;
+    if (!redcoll__mul_ok(recvcount, c.esize * p)) return REDCOLL_ERR_INVALID_ARG;
+    if (recvcount && (!sbuf || !rbuf || rbuf == REDCOLL_IN_PLACE)) return REDCOLL_ERR_INVALID_ARG;
+    if (recvcount == 0) return REDCOLL_OK;
+    memset(&a, 0, sizeof a);
+    a.in_place = sbuf == REDCOLL_IN_PLACE;
+    a.sbuf = a.in_place ? rbuf : sbuf;
+    a.rbuf = rbuf;
+    a.count = recvcount;
+    return e->run(&c, &a);
+}
+
+REDCOLL_API redcoll_result redcoll_allgather(const redcoll_transport *t, const void *sbuf,
+                                             void *rbuf, size_t count, redcoll_dtype dtype,
+                                             const redcoll_options *opts) {
+    redcoll__ctx c;
+    const redcoll__entry *e;
+    redcoll__args a;
+    redcoll_result r = redcoll__prepare(&c, &e, REDCOLL_COLL_ALLGATHER, t, dtype, NULL,
+                                        count * redcoll_dtype_size(dtype), opts);
+    if (r) return r;
+    if (!redcoll__mul_ok(count, c.esize * (size_t)c.size)) return REDCOLL_ERR_INVALID_ARG;
+    if (count && (!sbuf || !rbuf || rbuf == REDCOLL_IN_PLACE)) return REDCOLL_ERR_INVALID_ARG;
+    if (count == 0) return REDCOLL_OK;
+    memset(&a, 0, sizeof a);
+    a.in_place = sbuf == REDCOLL_IN_PLACE;
+    a.rbuf = rbuf;
+    a.sbuf = redcoll__at(&c, rbuf, (size_t)c.rank * count);
+    if (!a.in_place) redcoll__copy(&c, redcoll__at(&c, rbuf, (size_t)c.rank * count), sbuf, count);
+    a.count = count;
+    return e->run(&c, &a);
+}
+
+REDCOLL_API redcoll_result redcoll_allgatherv(const redcoll_transport *t, const void *sbuf,
+                                              void *rbuf, const size_t *counts,
+                                              redcoll_dtype dtype, const redcoll_options *opts) {
+    redcoll__ctx c;
+    const redcoll__entry *e;
+    redcoll__args a;
+    size_t total, mine, before;
+    redcoll_result r;
+    if (!t || t->size < 1 || !counts || !redcoll__sum_counts(counts, t->size, &total))
+        return REDCOLL_ERR_INVALID_ARG;
+    r = redcoll__prepare(&c, &e, REDCOLL_COLL_ALLGATHERV, t, dtype, NULL,
+                         total * redcoll_dtype_size(dtype), opts);
+    if (r) return r;
+    if (!redcoll__mul_ok(total, c.esize)) return REDCOLL_ERR_INVALID_ARG;
+    mine = counts[c.rank];
+    if (total && (!rbuf || rbuf == REDCOLL_IN_PLACE)) return REDCOLL_ERR_INVALID_ARG;
+    if (mine && !sbuf) return REDCOLL_ERR_INVALID_ARG;
+    if (total == 0) return REDCOLL_OK;
+    memset(&a, 0, sizeof a);
+    redcoll__sum_counts(counts, c.rank, &before);
+    a.in_place = sbuf == REDCOLL_IN_PLACE;
+    a.rbuf = rbuf;
+    a.sbuf = redcoll__at(&c, rbuf, before);
+    if (!a.in_place) redcoll__copy(&c, redcoll__at(&c, rbuf, before), sbuf, mine);
+    a.counts = counts;
+    return redcoll__run_irregular(&c, e, &a);
+}
+
 REDCOLL_API redcoll_result redcoll_bcast(const redcoll_transport *t, void *buf, size_t count,
                                          redcoll_dtype dtype, int root,
                                          const redcoll_options *opts) {
@@ -1152,6 +1892,26 @@ REDCOLL_API redcoll_result redcoll_bcast(const redcoll_transport *t, void *buf, 
     if (count == 0) return REDCOLL_OK;
     memset(&a, 0, sizeof a);
     a.sbuf = buf; a.rbuf = buf; a.count = count; a.root = root;
+    return e->run(&c, &a);
+}
+
+REDCOLL_API redcoll_result redcoll_alltoall(const redcoll_transport *t, const void *sbuf,
+                                            void *rbuf, size_t count, redcoll_dtype dtype,
+                                            const redcoll_options *opts) {
+    redcoll__ctx c;
+    const redcoll__entry *e;
+    redcoll__args a;
+    redcoll_result r = redcoll__prepare(&c, &e, REDCOLL_COLL_ALLTOALL, t, dtype, NULL,
+                                        count * redcoll_dtype_size(dtype), opts);
+    if (r) return r;
+    if (!redcoll__mul_ok(count, c.esize * (size_t)c.size)) return REDCOLL_ERR_INVALID_ARG;
+    if (count && (!sbuf || !rbuf || rbuf == REDCOLL_IN_PLACE)) return REDCOLL_ERR_INVALID_ARG;
+    if (count == 0) return REDCOLL_OK;
+    memset(&a, 0, sizeof a);
+    a.in_place = sbuf == REDCOLL_IN_PLACE;
+    a.sbuf = a.in_place ? rbuf : sbuf;
+    a.rbuf = rbuf;
+    a.count = count;
     return e->run(&c, &a);
 }
 

@@ -41,7 +41,10 @@ static void cli_usage(FILE *f) {
         "  --coll C          allreduce (default), reduce, bcast, gather, scatter, barrier, ...\n"
         "  --algo A          algorithm name, `auto` (default: the selector) or `list`\n"
         "  -p P              number of ranks (default 8)\n"
-        "  --count N         elements per rank (per block for gather/scatter; default 1024)\n"
+        "  --count N         elements per rank (per block for gather/scatter/allgather/\n"
+        "                    alltoall/reduce_scatter_block; the total for allgatherv and\n"
+        "                    reduce_scatter, spread unevenly, some ranks getting none:\n"
+        "                    \"counts\" in --json; default 1024)\n"
         "  --dtype D         int8..uint64, float, double (default), long_double, float_int,\n"
         "                    double_int, long_int, 2int, short_int, long_double_int\n"
         "  --op O            sum (default), prod, min, max, land, lor, lxor, band, bor, bxor,\n"
@@ -209,7 +212,8 @@ static int cli_parse(cli *c, int argc, char **argv) {
 static double cli_footprint(const rc_spec *s) {
     double per = (double)s->count * (double)redcoll_dtype_size(s->dtype);
     int gathers = s->coll == REDCOLL_COLL_GATHER || s->coll == REDCOLL_COLL_SCATTER ||
-                  s->coll == REDCOLL_COLL_ALLGATHER || s->coll == REDCOLL_COLL_ALLTOALL;
+                  s->coll == REDCOLL_COLL_ALLGATHER || s->coll == REDCOLL_COLL_ALLTOALL ||
+                  s->coll == REDCOLL_COLL_REDUCE_SCATTER_BLOCK;
     return (double)s->p * 3.0 * per * (gathers ? (double)s->p : 1.0);
 }
 
@@ -264,6 +268,14 @@ static void cli_print_json(const cli *c, const rc_outcome *o, redcoll_result run
     printf(",\"time\":%.12g,\"rounds\":%ld,\"deadlocked\":%s,\"aborted\":%s,\"log\":", o->rep.time,
            o->rep.rounds, o->rep.deadlocked ? "true" : "false", o->rep.aborted ? "true" : "false");
     if (o->rep.log) cli_json_string(o->rep.log); else printf("null");
+    if (rc_irregular(s->coll)) { /* --count is the total; how the harness spread it */
+        size_t *counts = (size_t *)calloc((size_t)s->p, sizeof *counts);
+        printf(",\"counts\":[");
+        if (counts) rc_counts(s->p, s->count, counts);
+        for (r = 0; counts && r < s->p; ++r) printf("%s%zu", r ? "," : "", counts[r]);
+        printf("]");
+        free(counts);
+    }
     printf(",\"ranks\":[");
     for (r = 0; o->rep.stats && r < s->p; ++r) {
         const redcoll_mock_stats *st = &o->rep.stats[r];

@@ -12,6 +12,7 @@
 #include "test_sim.c"
 #include "test_foundation.c"
 #include "test_shm.c"
+#include "test_mpich.c"
 
 int main(int argc, char **argv) {
     int i;
@@ -23,6 +24,7 @@ int main(int argc, char **argv) {
     suite_sim();
     suite_foundation();
     suite_shm();
+    suite_mpich();
     printf("%ld passed, %ld failed\n", tf_passed, tf_failed);
     return tf_failed ? 1 : 0;
 }

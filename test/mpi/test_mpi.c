@@ -8,11 +8,7 @@
    chunking of messages above the size limit with a test-only limit of a few
    hundred bytes; the MPI datatype/op/IN_PLACE helpers, node_of, the error
    mapping and the abort flag. Rank 0 prints one line per test and
-   "N passed, N failed" (failures are summed over ranks).
-
-   Collectives whose entry points are not in redcoll.h yet are left out
-   while RCMPI_PENDING_ISSUE5 is defined (the Makefile sets it until the
-   MPICH suite of issue 5 lands). */
+   "N passed, N failed" (failures are summed over ranks). */
 #define REDCOLL_IMPLEMENTATION
 #include "redcoll.h"
 #include "transports/redcoll_mpi.h"
@@ -191,7 +187,6 @@ static void mrun(const mcase *c) {
     case REDCOLL_COLL_BARRIER:
         res = redcoll_barrier(&c->m->t, &o);
         break;
-#ifndef RCMPI_PENDING_ISSUE5
     case REDCOLL_COLL_REDUCE_SCATTER:
         res = redcoll_reduce_scatter(&c->m->t, in, got, counts, dt, op, &o);
         MPI_Reduce_scatter(in, want, icounts, mdt, mop, MPI_COMM_WORLD);
@@ -217,7 +212,6 @@ static void mrun(const mcase *c) {
         MPI_Alltoall(in, (int)n, mdt, want, (int)n, mdt, MPI_COMM_WORLD);
         cmp = pn;
         break;
-#endif
     default:
         pn_ok = 0;
         break;
@@ -247,13 +241,8 @@ static int mhas_in_place(redcoll_coll c) {
 }
 
 static int mdriven(redcoll_coll c) {
-#ifdef RCMPI_PENDING_ISSUE5
-    return c == REDCOLL_COLL_ALLREDUCE || c == REDCOLL_COLL_REDUCE || c == REDCOLL_COLL_BCAST ||
-           c == REDCOLL_COLL_GATHER || c == REDCOLL_COLL_SCATTER || c == REDCOLL_COLL_BARRIER;
-#else
     (void)c;
     return 1;
-#endif
 }
 
 /* Every collective and algorithm over m with the given counts, roots 0 and
