@@ -1521,14 +1521,67 @@ REDCOLL_API redcoll_options redcoll_options_resolved(const redcoll_options *opts
    section 4 and are refined as schedules arrive. */
 #define REDCOLL_SELECT_RD_MAX_BYTES ((size_t)2048) /* MPICH paper 4.5: recursive doubling up to 2 KB */
 
+/* Allreduce / reduce, Rabenseifner 2004 section 4 (Cray T3E, Fig. 4 and 5),
+   MPICH paper 5.4. */
+#define REDCOLL_SELECT_TINY_BYTES     ((size_t)32)    /* <= : recursive doubling (allreduce) */
+#define REDCOLL_SELECT_SHORT_BYTES    ((size_t)1024)  /* <= : binary tree off powers of two */
+#define REDCOLL_SELECT_RING_MAX_P     32              /* <  : ring for long vectors, p not 2^k */
+#define REDCOLL_SELECT_RING_MIN_BYTES ((size_t)65536) /* >= : "for 15 processes, ring if >= 64 KB" */
+#define REDCOLL_SELECT_BB_MIN_P       32              /* >  : binary blocks may pay off */
+#define REDCOLL_SELECT_BB_MIN_BYTES   ((size_t)16384) /* >= : binary blocks may pay off */
+
+/* delta_expo_max: the largest gap between consecutive exponents of p's
+   binary representation (Rabenseifner 2004 footnote 2; 100 = 2^6+2^5+2^2: 3). */
+static int redcoll__delta_expo_max(int p) {
+    int bit, last = -1, d = 0;
+    for (bit = 30; bit >= 0; --bit)
+        if (p & (1 << bit)) {
+            if (last >= 0 && last - bit > d) d = last - bit;
+            last = bit;
+        }
+    return d;
+}
+
+/* The paper's rule for binary blocks: delta_expo_max < lg(bytes)/2 - 2.5,
+   i.e. bytes > 2^(2 delta + 5), with >= 16 KB and more than 32 ranks. */
+static int redcoll__binary_blocks_pay(int p, size_t bytes) {
+    int shift = 2 * redcoll__delta_expo_max(p) + 5;
+    if (p <= REDCOLL_SELECT_BB_MIN_P || bytes < REDCOLL_SELECT_BB_MIN_BYTES) return 0;
+    return shift < (int)(8 * sizeof(size_t)) - 1 && bytes > ((size_t)1 << shift);
+}
+
+/* Allreduce and reduce on the paper path: recursive doubling for the
+   shortest vectors, binary tree for short ones off powers of two, ring for
+   long vectors on small non-power-of-two p, binary blocks where its block
+   imbalance is small enough, else halving_doubling (the paper's long-vector
+   algorithm; for p = 2^k it is what binary blocks would do). */
+static redcoll_algo redcoll__select_rabenseifner(redcoll_coll coll, int p, size_t bytes) {
+    int pof2 = (p & (p - 1)) == 0;
+    if (bytes <= REDCOLL_SELECT_TINY_BYTES)
+        return coll == REDCOLL_COLL_ALLREDUCE ? REDCOLL_ALGO_RECURSIVE_DOUBLING
+                                              : REDCOLL_ALGO_BINARY_TREE;
+    if (bytes <= REDCOLL_SELECT_SHORT_BYTES) {
+        if (!pof2) return REDCOLL_ALGO_BINARY_TREE;
+        return coll == REDCOLL_COLL_ALLREDUCE ? REDCOLL_ALGO_RECURSIVE_DOUBLING
+                                              : REDCOLL_ALGO_BINARY_TREE;
+    }
+    if (!pof2 && p < REDCOLL_SELECT_RING_MAX_P && bytes >= REDCOLL_SELECT_RING_MIN_BYTES)
+        return REDCOLL_ALGO_RING;
+    if (!pof2 && redcoll__binary_blocks_pay(p, bytes)) return REDCOLL_ALGO_BINARY_BLOCKS;
+    return REDCOLL_ALGO_HALVING_DOUBLING;
+}
+
 REDCOLL_API redcoll_algo redcoll_select(redcoll_coll coll, int p, size_t bytes,
                                         int commutative, const redcoll_options *opts) {
-    (void)p; (void)commutative; (void)opts;
+    redcoll_algo algo;
+    (void)opts;
     switch (coll) {
-    case REDCOLL_COLL_ALLREDUCE:
-        return bytes <= REDCOLL_SELECT_RD_MAX_BYTES ? REDCOLL_ALGO_RECURSIVE_DOUBLING
-                                                   : REDCOLL_ALGO_REDUCE_BCAST;
-    case REDCOLL_COLL_REDUCE: case REDCOLL_COLL_BCAST:
+    case REDCOLL_COLL_ALLREDUCE: case REDCOLL_COLL_REDUCE:
+        algo = redcoll__select_rabenseifner(coll, p, bytes);
+        /* never an order-breaking schedule for a non-commutative op */
+        if (!commutative && !redcoll_algo_keeps_order(coll, algo)) algo = REDCOLL_ALGO_BINARY_TREE;
+        return algo;
+    case REDCOLL_COLL_BCAST:
     case REDCOLL_COLL_GATHER: case REDCOLL_COLL_SCATTER:
         return REDCOLL_ALGO_BINOMIAL;
     case REDCOLL_COLL_BARRIER: return REDCOLL_ALGO_DISSEMINATION;
