@@ -782,13 +782,36 @@ static redcoll__group redcoll__group_make(int rank, int base, int size, int pair
 typedef struct redcoll__segs {
     size_t        n;      /* elements of the whole vector */
     int           parts;
-    const size_t *displs; /* parts + 1 element offsets, or NULL: redcoll__block(n, parts, .) */
+    const size_t *displs; /* parts + 1 element offsets, or NULL: ... */
+    int           bitrev; /* 0: redcoll__block(n, parts, .); 1 (parts = 2^k): the n % parts
+                             longer segments are those whose bit-reversed index is
+                             below n % parts, so every halving splits within one element */
 } redcoll__segs;
 
 static redcoll__segs redcoll__segs_make(size_t n, int parts, const size_t *displs) {
     redcoll__segs s;
-    s.n = n; s.parts = parts; s.displs = displs;
+    s.n = n; s.parts = parts; s.displs = displs; s.bitrev = 0;
     return s;
+}
+
+/* The layout for recursive halving over parts = 2^k segments: balanced halves. */
+static redcoll__segs redcoll__segs_halving(size_t n, int parts) {
+    redcoll__segs s = redcoll__segs_make(n, parts, NULL);
+    s.bitrev = 1;
+    return s;
+}
+
+/* Of the segments start .. start + 2^m - 1 (start a multiple of 2^m) of
+   the bit-reversed layout over 2^k parts, how many are longer: i = start + t
+   reverses to rev_m(t) 2^(k-m) + rev_(k-m)(start >> m), and rev_m(t) takes
+   every value below 2^m once. */
+static size_t redcoll__bitrev_longer(int start, int m, int k, size_t rem) {
+    size_t low = 0, step = (size_t)1 << (k - m), need;
+    int b, x = start >> m;
+    for (b = 0; b < k - m; ++b) low = low << 1 | (size_t)(x >> b & 1);
+    if (rem <= low) return 0;
+    need = (rem - low + step - 1) / step;
+    return need < ((size_t)1 << m) ? need : (size_t)1 << m;
 }
 
 /* Element offset of segment j (j == parts: the end of the vector). */
@@ -796,6 +819,17 @@ static size_t redcoll__seg_off(const redcoll__segs *s, int j) {
     size_t off, len;
     if (s->displs) return s->displs[j];
     if (j >= s->parts) return s->n;
+    if (s->bitrev) { /* [0, j) as aligned blocks, one per set bit of j */
+        int k = 0, m, start = 0;
+        size_t q = s->n / (size_t)s->parts, longer = 0;
+        while ((1 << k) < s->parts) ++k;
+        for (m = k - 1; m >= 0; --m)
+            if (j >> m & 1) {
+                longer += redcoll__bitrev_longer(start, m, k, s->n % (size_t)s->parts);
+                start += 1 << m;
+            }
+        return (size_t)j * q + longer;
+    }
     redcoll__block(s->n, s->parts, j, &off, &len);
     return off;
 }
@@ -932,26 +966,29 @@ static void redcoll__unfold_halves(redcoll__ctx *c, const redcoll__group *g, voi
    segment v of member v-i's input. Canonical order with two accumulators:
    `mine` = x_0..x_v grows to the left as v-1, ..., 0 arrive, a second one
    x_(v+1)..x_(size-1) likewise as size-1, ..., v+1 arrive; one reduction
-   joins them. `in`: the whole input; `mine`: where segment v's result goes
-   (may be in's own segment); tmp: twice the largest segment.
-   Cost: (size-1)(alpha + n/size beta + n/size gamma). */
+   joins them (commutative ops use one accumulator: the join would sit on
+   the critical path, n/size gamma more). `in`: the whole input; `mine`:
+   where segment v's result goes (may be in's own segment); tmp: twice the
+   largest segment. Cost: (size-1)(alpha + n/size beta + n/size gamma). */
 static void redcoll__ring_reduce_scatter(redcoll__ctx *c, const redcoll__group *g,
                                          const redcoll__segs *s, const void *in, void *mine,
                                          void *tmp) {
     int v = g->me, p = g->size, i;
     size_t len = v >= 0 ? redcoll__seg_len(s, v, v + 1) : 0;
     char *hi = (char *)tmp, *rcv = redcoll__at(c, tmp, len);
+    int two = !c->op.commutative; /* a commutative op needs one accumulator */
     if (v < 0) return;
     redcoll__copy(c, mine, redcoll__at(c, in, redcoll__seg_off(s, v)), len);
     for (i = 1; i < p; ++i) {
         int to = (v + i) % p, from = (v - i + p) % p;
         redcoll__sendrecv(c, redcoll__group_rank(g, to),
                           redcoll__at(c, in, redcoll__seg_off(s, to)), redcoll__seg_len(s, to, to + 1),
-                          redcoll__group_rank(g, from), from == p - 1 ? hi : rcv, len);
+                          redcoll__group_rank(g, from), two && from == p - 1 ? hi : rcv, len);
         if (from < v) redcoll__reduce(c, rcv, mine, len);
+        else if (!two) redcoll__reduce_lo(c, mine, rcv, len);
         else if (from != p - 1) redcoll__reduce(c, rcv, hi, len);
     }
-    if (v < p - 1) redcoll__reduce_lo(c, mine, hi, len);
+    if (two && v < p - 1) redcoll__reduce_lo(c, mine, hi, len);
 }
 
 /* Ring allgather (Rabenseifner 2004 3.2, MPICH paper 4.1): member v holds
@@ -1082,7 +1119,7 @@ static void redcoll__reduce_freebuf(redcoll__ctx *c, const redcoll__args *a, voi
 static redcoll_result redcoll__reduce_halving_doubling(redcoll__ctx *c, const redcoll__args *a) {
     int p = c->size, pof2 = redcoll__pof2_floor(p), r = p - pof2, root = a->root;
     int swap = root < 2 * r && root % 2 == 1;
-    redcoll__segs s = redcoll__segs_make(a->count, pof2, NULL);
+    redcoll__segs s = redcoll__segs_halving(a->count, pof2);
     redcoll__group g = redcoll__group_make(c->rank, 0, pof2, r, 0, swap ? root / 2 : -1,
                                            swap ? root : -1);
     void *buf = redcoll__reduce_workbuf(c, a);
@@ -1113,7 +1150,7 @@ static redcoll_result redcoll__reduce_binary_blocks(redcoll__ctx *c, const redco
     void *buf, *tmp;
     size_t off, len;
     redcoll__blocks_plan(&b, c->rank, c->size);
-    s = redcoll__segs_make(a->count, b.size[0], NULL);
+    s = redcoll__segs_halving(a->count, b.size[0]);
     outside = root >= b.size[0];
     top = redcoll__group_make(c->rank, 0, b.size[0], 0, 0, outside ? 0 : -1, outside ? root : -1);
     buf = redcoll__reduce_workbuf(c, a);
@@ -1213,7 +1250,7 @@ static redcoll_result redcoll__allreduce_recursive_doubling(redcoll__ctx *c,
 static redcoll_result redcoll__allreduce_halving_doubling(redcoll__ctx *c,
                                                           const redcoll__args *a) {
     int p = c->size, pof2 = redcoll__pof2_floor(p);
-    redcoll__segs s = redcoll__segs_make(a->count, pof2, NULL);
+    redcoll__segs s = redcoll__segs_halving(a->count, pof2);
     redcoll__group g = redcoll__group_make(c->rank, 0, pof2, p - pof2, 0, -1, -1);
     size_t half = redcoll__seg_len(&s, 0, pof2 / 2);
     void *tmp;
@@ -1243,7 +1280,7 @@ static redcoll_result redcoll__allreduce_binary_blocks(redcoll__ctx *c, const re
     void *tmp;
     if (c->size == 1) return REDCOLL_OK;
     redcoll__blocks_plan(&b, c->rank, c->size);
-    s = redcoll__segs_make(a->count, b.size[0], NULL);
+    s = redcoll__segs_halving(a->count, b.size[0]);
     half = redcoll__seg_len(&s, 0, b.size[0] / 2);
     tmp = redcoll__alloc(c, half);
     if (!c->err) {
