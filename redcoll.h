@@ -885,33 +885,16 @@ static void redcoll__rs_halving(redcoll__ctx *c, const redcoll__group *g, const 
     }
 }
 
-/* Allgather by recursive vector doubling, the inverse of redcoll__rs_halving
-   (same group, segments and direction): each member starts with its final
-   range in buf and ends with the whole vector. Cost: lg size alpha +
-   (1 - 1/size) n beta. */
-static void redcoll__ag_doubling(redcoll__ctx *c, const redcoll__group *g, const redcoll__segs *s,
-                                 void *buf, int doubling) {
-    redcoll__halving h;
-    int k;
-    if (g->me < 0) return;
-    redcoll__halving_plan(&h, g->size, g->me, s->parts, doubling);
-    for (k = h.steps - 1; k >= 0; --k) {
-        int peer = redcoll__group_rank(g, g->me ^ h.mask[k]), upper = (g->me & h.mask[k]) != 0;
-        int olo = upper ? h.lo[k] : h.hi[k + 1], ohi = upper ? h.lo[k + 1] : h.hi[k];
-        redcoll__sendrecv(c, peer, redcoll__at(c, buf, redcoll__seg_off(s, h.lo[k + 1])),
-                          redcoll__seg_len(s, h.lo[k + 1], h.hi[k + 1]),
-                          peer, redcoll__at(c, buf, redcoll__seg_off(s, olo)),
-                          redcoll__seg_len(s, olo, ohi));
-    }
-}
-
-/* Gather of the final ranges to member vroot along the same tree, one-way
-   (Rabenseifner 2004 3.5, reduce): in the step of bit m the member whose bit
-   m differs from vroot's sends all it holds and leaves. buf of vroot ends
-   with the whole vector. Cost at the root: lg size alpha_uni +
+/* Recursive vector doubling, the inverse of redcoll__rs_halving (same
+   group, segments and direction): each member starts with its final range
+   in buf. vroot < 0: allgather, every member ends with the whole vector
+   (exchanges; cost lg size alpha + (1 - 1/size) n beta). vroot >= 0: gather
+   to member vroot along the same tree, one-way (Rabenseifner 2004 3.5,
+   reduce): in the step of bit m the member whose bit m differs from vroot's
+   sends all it holds and leaves; cost at the root lg size alpha_uni +
    (1 - 1/size) n beta_uni. */
-static void redcoll__gather_halving(redcoll__ctx *c, const redcoll__group *g,
-                                    const redcoll__segs *s, void *buf, int vroot, int doubling) {
+static void redcoll__ag_doubling(redcoll__ctx *c, const redcoll__group *g, const redcoll__segs *s,
+                                 void *buf, int vroot, int doubling) {
     redcoll__halving h;
     int k;
     if (g->me < 0) return;
@@ -919,13 +902,17 @@ static void redcoll__gather_halving(redcoll__ctx *c, const redcoll__group *g,
     for (k = h.steps - 1; k >= 0; --k) {
         int peer = redcoll__group_rank(g, g->me ^ h.mask[k]), upper = (g->me & h.mask[k]) != 0;
         int olo = upper ? h.lo[k] : h.hi[k + 1], ohi = upper ? h.lo[k + 1] : h.hi[k];
-        if ((g->me ^ vroot) & h.mask[k]) {
-            redcoll__send(c, peer, redcoll__at(c, buf, redcoll__seg_off(s, h.lo[k + 1])),
-                          redcoll__seg_len(s, h.lo[k + 1], h.hi[k + 1]));
+        char *mine = redcoll__at(c, buf, redcoll__seg_off(s, h.lo[k + 1]));
+        char *other = redcoll__at(c, buf, redcoll__seg_off(s, olo));
+        size_t mn = redcoll__seg_len(s, h.lo[k + 1], h.hi[k + 1]), on = redcoll__seg_len(s, olo, ohi);
+        if (vroot < 0) {
+            redcoll__sendrecv(c, peer, mine, mn, peer, other, on);
+        } else if ((g->me ^ vroot) & h.mask[k]) {
+            redcoll__send(c, peer, mine, mn);
             return;
+        } else {
+            redcoll__recv(c, peer, other, on);
         }
-        redcoll__recv(c, peer, redcoll__at(c, buf, redcoll__seg_off(s, olo)),
-                      redcoll__seg_len(s, olo, ohi));
     }
 }
 
@@ -1078,7 +1065,7 @@ static void redcoll__blocks_allgather(redcoll__ctx *c, const redcoll__blocks *b,
         redcoll__blocks_range(b, s, k, me, &off, &len);
         redcoll__send(c, b->start[k + 1] + me % b->size[k + 1], redcoll__at(c, buf, off), len);
     }
-    redcoll__ag_doubling(c, &b->g, s, buf, 1);
+    redcoll__ag_doubling(c, &b->g, s, buf, -1, 1);
 }
 
 /* ---- reduce ---------------------------------------------------------------- */
@@ -1127,7 +1114,7 @@ static redcoll_result redcoll__reduce_halving_doubling(redcoll__ctx *c, const re
     if (!c->err) {
         redcoll__fold_halves(c, &g, &s, buf, tmp);
         redcoll__rs_halving(c, &g, &s, buf, tmp, 1);
-        redcoll__gather_halving(c, &g, &s, buf, redcoll__group_vrank(&g, root), 1);
+        redcoll__ag_doubling(c, &g, &s, buf, redcoll__group_vrank(&g, root), 1);
     }
     redcoll__free(c, tmp, redcoll__seg_len(&s, 0, pof2 / 2));
     redcoll__reduce_freebuf(c, a, buf);
@@ -1161,7 +1148,7 @@ static redcoll_result redcoll__reduce_binary_blocks(redcoll__ctx *c, const redco
         redcoll__blocks_range(&b, &s, 0, 0, &off, &len);
         if (outside && c->rank == 0) redcoll__send(c, root, redcoll__at(c, buf, off), len);
         if (outside && c->rank == root) redcoll__recv(c, 0, redcoll__at(c, buf, off), len);
-        redcoll__gather_halving(c, &top, &s, buf, outside ? 0 : root, 1);
+        redcoll__ag_doubling(c, &top, &s, buf, outside ? 0 : root, 1);
     }
     redcoll__free(c, tmp, redcoll__seg_len(&s, 0, b.size[0] / 2));
     redcoll__reduce_freebuf(c, a, buf);
@@ -1259,7 +1246,7 @@ static redcoll_result redcoll__allreduce_halving_doubling(redcoll__ctx *c,
     if (!c->err) {
         redcoll__fold_halves(c, &g, &s, a->rbuf, tmp);
         redcoll__rs_halving(c, &g, &s, a->rbuf, tmp, 1);
-        redcoll__ag_doubling(c, &g, &s, a->rbuf, 1);
+        redcoll__ag_doubling(c, &g, &s, a->rbuf, -1, 1);
         redcoll__unfold_halves(c, &g, a->rbuf, a->count);
     }
     redcoll__free(c, tmp, half);

@@ -44,18 +44,8 @@ static void test_sweep_rab_reduce_every_root(void) {
 
 /* ---- counters ---------------------------------------------------------------- */
 
-/* Distinct one-way factors, so a formula can tell one-way from exchange messages. */
-static rc_spec trb_spec(redcoll_coll coll, redcoll_algo algo, int p, size_t count) {
-    rc_spec s = tf_spec(coll, algo, p, count);
-    s.dtype = REDCOLL_DOUBLE;
-    s.use_model = 1;
-    s.sim.model.alpha = 1e-6;
-    s.sim.model.beta = 1e-9;
-    s.sim.model.gamma = 3e-10;
-    s.sim.model.f_alpha = 0.5;
-    s.sim.model.f_beta = 0.75;
-    return s;
-}
+/* Specs come from test_foundation.c's tfo_spec: its cost model has distinct
+   one-way factors, so a formula can tell one-way from exchange messages. */
 
 static int trb_lg(int p) { int k = 0; while ((2 << k) <= p) ++k; return k; } /* floor */
 
@@ -73,7 +63,7 @@ static void test_counters_rab_allreduce_halving_doubling_pof2(void) {
         int p = trb_pof2[i], lg = trb_lg(p);
         size_t count = (size_t)p * 96;
         double n = (double)count * 8;
-        rc_spec s = trb_spec(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_HALVING_DOUBLING, p, count);
+        rc_spec s = tfo_spec(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_HALVING_DOUBLING, p, count);
         const redcoll_cost_model *m = &s.sim.model;
         double want = 2 * lg * m->alpha + 2 * n * m->beta + n * m->gamma -
                       (2 * n * m->beta + n * m->gamma) / p;
@@ -116,7 +106,7 @@ static void test_counters_rab_allreduce_halving_doubling_npof2(void) {
             int p = trb_npof2[i], lg = trb_lg(p), pof2 = 1 << lg, rem = p - pof2;
             size_t count = (size_t)pof2 * 40;
             double n = (double)count * 8, want;
-            rc_spec s = trb_spec(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_HALVING_DOUBLING, p, count);
+            rc_spec s = tfo_spec(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_HALVING_DOUBLING, p, count);
             const redcoll_cost_model *m = &s.sim.model;
             rc_outcome o;
             if (pass) s.sim.model.f_alpha = s.sim.model.f_beta = 1.0;
@@ -157,7 +147,7 @@ static void test_counters_rab_reduce_halving_doubling(void) {
         for (root = 0; root < p; root += p < 8 ? 1 : 3) {
             size_t count = (size_t)pof2 * 40;
             double n = (double)count * 8, want;
-            rc_spec s = trb_spec(REDCOLL_COLL_REDUCE, REDCOLL_ALGO_HALVING_DOUBLING, p, count);
+            rc_spec s = tfo_spec(REDCOLL_COLL_REDUCE, REDCOLL_ALGO_HALVING_DOUBLING, p, count);
             const redcoll_cost_model *m = &s.sim.model;
             rc_outcome o;
             s.root = root;
@@ -181,6 +171,11 @@ static void test_counters_rab_reduce_halving_doubling(void) {
    - (1/p)(2 n beta + n gamma); the reduce's root finishes at T_red,ring =
    (p-1)(alpha + alpha_uni) + n(beta + beta_uni) + n gamma
    - (1/p)(n(beta + beta_uni) + n gamma). */
+/* T_all,ring (Rabenseifner 2004 section 3.7). */
+static double trb_t_all_ring(const redcoll_cost_model *m, int p, double n) {
+    return 2 * (p - 1) * m->alpha + 2 * n * m->beta + n * m->gamma - (2 * n * m->beta + n * m->gamma) / p;
+}
+
 /* A non-commutative op keeps canonical order with two accumulators per
    segment (x_0..x_v and x_(v+1)..x_(p-1)) joined after the last step: the
    same p-1 reductions, but the join sits on the critical path, so the
@@ -192,10 +187,9 @@ static void test_counters_rab_ring_noncommutative(void) {
         int p = i < 6 ? trb_pof2[i] : trb_npof2[i - 6];
         size_t count = (size_t)p * 6;
         double n = (double)count * 16;
-        rc_spec s = trb_spec(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_RING, p, count);
+        rc_spec s = tfo_spec(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_RING, p, count);
         const redcoll_cost_model *m = &s.sim.model;
-        double want = 2 * (p - 1) * m->alpha + 2 * n * m->beta + n * m->gamma -
-                      (2 * n * m->beta + n * m->gamma) / p;
+        double want = trb_t_all_ring(m, p, n);
         rc_outcome o;
         s.op = "matmul";
         if (tf_measure(&s, &o)) {
@@ -214,10 +208,9 @@ static void test_counters_rab_ring(void) {
         int p = i < 6 ? trb_pof2[i] : trb_npof2[i - 6];
         size_t count = (size_t)p * 24;
         double n = (double)count * 8;
-        rc_spec s = trb_spec(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_RING, p, count);
+        rc_spec s = tfo_spec(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_RING, p, count);
         const redcoll_cost_model *m = &s.sim.model;
-        double want = 2 * (p - 1) * m->alpha + 2 * n * m->beta + n * m->gamma -
-                      (2 * n * m->beta + n * m->gamma) / p;
+        double want = trb_t_all_ring(m, p, n);
         double bu = m->f_beta * m->beta, au = m->f_alpha * m->alpha;
         rc_outcome o;
         if (tf_measure(&s, &o)) {
@@ -258,7 +251,7 @@ static void test_counters_rab_binary_blocks_is_hd_for_pof2(void) {
                 int p = trb_pof2[i], coll;
                 for (coll = 0; coll < 2; ++coll) {
                     redcoll_coll cl = coll ? REDCOLL_COLL_REDUCE : REDCOLL_COLL_ALLREDUCE;
-                    rc_spec hd = trb_spec(cl, REDCOLL_ALGO_HALVING_DOUBLING, p, c ? 1000 : (size_t)p * 8);
+                    rc_spec hd = tfo_spec(cl, REDCOLL_ALGO_HALVING_DOUBLING, p, c ? 1000 : (size_t)p * 8);
                     rc_spec bb = hd;
                     rc_outcome a, b;
                     bb.opts.algo = REDCOLL_ALGO_BINARY_BLOCKS;
@@ -285,7 +278,7 @@ static void test_counters_rab_binary_blocks_is_hd_for_pof2(void) {
    A-B on P8) on top of its own half-and-quarter reduce-scatter; the 2^3
    block reduces one more segment each. */
 static void test_counters_rab_binary_blocks_fig3(void) {
-    rc_spec s = trb_spec(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_BINARY_BLOCKS, 13, 800);
+    rc_spec s = tfo_spec(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_BINARY_BLOCKS, 13, 800);
     rc_outcome o;
     int r;
     if (tf_measure(&s, &o)) {
@@ -317,7 +310,7 @@ static void test_counters_rab_total_work(void) {
             for (k = 0; k < 4; ++k)
                 for (coll = 0; coll < 2; ++coll) {
                     int p = trb_npof2[i];
-                    rc_spec s = trb_spec(coll ? REDCOLL_COLL_REDUCE : REDCOLL_COLL_ALLREDUCE, algos[a], p,
+                    rc_spec s = tfo_spec(coll ? REDCOLL_COLL_REDUCE : REDCOLL_COLL_ALLREDUCE, algos[a], p,
                                          counts[k]);
                     rc_outcome o;
                     unsigned long long total = 0;
@@ -342,7 +335,7 @@ static void test_counters_rab_binary_tree(void) {
     int i;
     for (i = 0; i < TRB_NPOF2; ++i) {
         int p = trb_npof2[i], k = tf_ceil_lg(p);
-        rc_spec s = trb_spec(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_BINARY_TREE, p, 100);
+        rc_spec s = tfo_spec(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_BINARY_TREE, p, 100);
         const redcoll_cost_model *m = &s.sim.model;
         double n = 800, au = m->f_alpha * m->alpha, bu = m->f_beta * m->beta;
         rc_outcome o;
