@@ -110,7 +110,7 @@ static void sch_letters(char *out, int lo, int hi) {
 static void sch_ranks(char *out, uint64_t m) {
     int b = 0, first = 1;
     out[0] = 0;
-    while (m >> b) {
+    while (b < 64 && (m >> b)) {
         int e;
         if (!(m >> b & 1)) { ++b; continue; }
         for (e = b; e + 1 < 64 && (m >> (e + 1) & 1); ++e) {}
