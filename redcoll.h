@@ -988,6 +988,351 @@ static void redcoll__pairwise_rs(redcoll__ctx *c, const void *in, const redcoll_
     redcoll__free(c, hi, cnt);
 }
 
+/* ---- building blocks: vector halving / doubling, ring steps -----------------
+   Rabenseifner 2004 sections 3.2 and 3.5-3.7 (MPICH paper 4.4, 5.1-5.3).
+   Two small descriptions make them reusable by every family:
+
+   redcoll__group  maps virtual ranks 0..size-1 of a subset onto real ranks:
+                   a contiguous block (base, size), or a folded set where the
+                   first `pairs` virtual ranks each stand for a pair of real
+                   ranks (Rabenseifner's even survivor: odd = 0; MPICH's odd
+                   survivor: odd = 1), plus one alias (a virtual rank played by
+                   another real rank: the reduce root swapping roles).
+   redcoll__segs   cuts the n-element vector into `parts` contiguous segments:
+                   explicit offsets (irregular counts) or the standard split.
+
+   Vector halving with distance doubling (doubling = 1) starts with the
+   partner at distance 1 and the segment range [0, parts); in each step the
+   member whose distance bit is 0 keeps the lower half of its range. After
+   lg size steps member v holds the segments of the leaf of v's bits read
+   from the lowest: canonical order is kept (the partner holds the lower or
+   the higher contiguous rank range, and the operand order follows), and the
+   ranges of a smaller block are unions of those of a larger one (binary
+   blocks). Distance halving (doubling = 0) leaves member v with segment
+   range v (rank-ordered, as MPICH's reduce_scatter needs) but combines
+   non-contiguous rank sets: commutative ops only. */
+typedef struct redcoll__group {
+    int size;       /* members: virtual ranks 0..size-1 */
+    int base;       /* real rank of virtual rank 0 */
+    int pairs;      /* v < pairs stands for (base + 2v, base + 2v + 1); v >= pairs is base + pairs + v */
+    int odd;        /* which member of a pair plays it: 0 the even one, 1 the odd one */
+    int alias_v;    /* virtual rank played by real rank alias_rank instead (-1: none) */
+    int alias_rank;
+    int me;         /* this rank's virtual rank, -1 outside the group */
+} redcoll__group;
+
+static int redcoll__group_rank(const redcoll__group *g, int v) {
+    if (v == g->alias_v) return g->alias_rank;
+    return v < g->pairs ? g->base + 2 * v + g->odd : g->base + g->pairs + v;
+}
+
+static int redcoll__group_vrank(const redcoll__group *g, int rank) {
+    int off = rank - g->base, v;
+    if (g->alias_v >= 0 && rank == g->alias_rank) return g->alias_v;
+    if (off < 0) return -1;
+    if (off < 2 * g->pairs) v = off % 2 == g->odd ? off / 2 : -1;
+    else v = off - g->pairs;
+    return v >= g->size || v == g->alias_v ? -1 : v;
+}
+
+static redcoll__group redcoll__group_make(int rank, int base, int size, int pairs, int odd,
+                                          int alias_v, int alias_rank) {
+    redcoll__group g;
+    g.size = size; g.base = base; g.pairs = pairs; g.odd = odd;
+    g.alias_v = alias_v; g.alias_rank = alias_rank;
+    g.me = redcoll__group_vrank(&g, rank);
+    return g;
+}
+
+typedef struct redcoll__segs {
+    size_t        n;      /* elements of the whole vector */
+    int           parts;
+    const size_t *displs; /* parts + 1 element offsets, or NULL: ... */
+    int           bitrev; /* 0: redcoll__block(n, parts, .); 1 (parts = 2^k): the n % parts
+                             longer segments are those whose bit-reversed index is
+                             below n % parts, so every halving splits within one element */
+} redcoll__segs;
+
+static redcoll__segs redcoll__segs_make(size_t n, int parts, const size_t *displs) {
+    redcoll__segs s;
+    s.n = n; s.parts = parts; s.displs = displs; s.bitrev = 0;
+    return s;
+}
+
+/* The layout for recursive halving over parts = 2^k segments: balanced halves. */
+static redcoll__segs redcoll__segs_halving(size_t n, int parts) {
+    redcoll__segs s = redcoll__segs_make(n, parts, NULL);
+    s.bitrev = 1;
+    return s;
+}
+
+/* Of the segments start .. start + 2^m - 1 (start a multiple of 2^m) of
+   the bit-reversed layout over 2^k parts, how many are longer: i = start + t
+   reverses to rev_m(t) 2^(k-m) + rev_(k-m)(start >> m), and rev_m(t) takes
+   every value below 2^m once. */
+static size_t redcoll__bitrev_longer(int start, int m, int k, size_t rem) {
+    size_t low = 0, step = (size_t)1 << (k - m), need;
+    int b, x = start >> m;
+    for (b = 0; b < k - m; ++b) low = low << 1 | (size_t)(x >> b & 1);
+    if (rem <= low) return 0;
+    need = (rem - low + step - 1) / step;
+    return need < ((size_t)1 << m) ? need : (size_t)1 << m;
+}
+
+/* Element offset of segment j (j == parts: the end of the vector). */
+static size_t redcoll__seg_off(const redcoll__segs *s, int j) {
+    size_t off, len;
+    if (s->displs) return s->displs[j];
+    if (j >= s->parts) return s->n;
+    if (s->bitrev) { /* [0, j) as aligned blocks, one per set bit of j */
+        int k = 0, m, start = 0;
+        size_t q = s->n / (size_t)s->parts, longer = 0;
+        while ((1 << k) < s->parts) ++k;
+        for (m = k - 1; m >= 0; --m)
+            if (j >> m & 1) {
+                longer += redcoll__bitrev_longer(start, m, k, s->n % (size_t)s->parts);
+                start += 1 << m;
+            }
+        return (size_t)j * q + longer;
+    }
+    redcoll__block(s->n, s->parts, j, &off, &len);
+    return off;
+}
+
+/* Elements of the segments lo..hi-1. */
+static size_t redcoll__seg_len(const redcoll__segs *s, int lo, int hi) {
+    return redcoll__seg_off(s, hi) - redcoll__seg_off(s, lo);
+}
+
+/* The segment ranges member v holds while halving [0, parts) over `size`
+   members: [lo[k], hi[k]) before step k, [lo[steps], hi[steps]) at the end;
+   step k's partner is v ^ mask[k]. */
+typedef struct redcoll__halving {
+    int steps;
+    int mask[31];
+    int lo[32], hi[32];
+} redcoll__halving;
+
+static void redcoll__halving_plan(redcoll__halving *h, int size, int v, int parts, int doubling) {
+    int k = 0, m = doubling ? 1 : size / 2;
+    h->lo[0] = 0; h->hi[0] = parts;
+    for (; m >= 1 && m < size; m = doubling ? m * 2 : m / 2, ++k) {
+        int mid = h->lo[k] + (h->hi[k] - h->lo[k]) / 2;
+        h->mask[k] = m;
+        h->lo[k + 1] = (v & m) ? mid : h->lo[k];
+        h->hi[k + 1] = (v & m) ? h->hi[k] : mid;
+    }
+    h->steps = k;
+}
+
+/* Reduce-scatter by recursive vector halving (Rabenseifner 2004 3.2/3.5):
+   every member of g starts with the whole vector in buf and ends with its
+   final range (redcoll__halving_plan) reduced over the group; the rest of
+   buf is scratch. tmp: the larger half, seg_len(s, 0, parts / 2) elements.
+   Cost: lg size (alpha) + (1 - 1/size)(n beta + n gamma). */
+static void redcoll__rs_halving(redcoll__ctx *c, const redcoll__group *g, const redcoll__segs *s,
+                                void *buf, void *tmp, int doubling) {
+    redcoll__halving h;
+    int k;
+    if (g->me < 0) return;
+    redcoll__halving_plan(&h, g->size, g->me, s->parts, doubling);
+    for (k = 0; k < h.steps; ++k) {
+        int vpeer = g->me ^ h.mask[k], peer = redcoll__group_rank(g, vpeer);
+        int upper = (g->me & h.mask[k]) != 0;
+        int keep = h.lo[k + 1], give = upper ? h.lo[k] : h.hi[k + 1];
+        size_t kn = redcoll__seg_len(s, keep, h.hi[k + 1]);
+        size_t gn = redcoll__seg_len(s, give, upper ? h.lo[k + 1] : h.hi[k]);
+        char *mine = redcoll__at(c, buf, redcoll__seg_off(s, keep));
+        redcoll__sendrecv(c, peer, redcoll__at(c, buf, redcoll__seg_off(s, give)), gn,
+                          peer, tmp, kn);
+        if (vpeer < g->me) redcoll__reduce(c, tmp, mine, kn);
+        else redcoll__reduce_lo(c, mine, tmp, kn);
+    }
+}
+
+/* Recursive vector doubling, the inverse of redcoll__rs_halving (same
+   group, segments and direction): each member starts with its final range
+   in buf. vroot < 0: allgather, every member ends with the whole vector
+   (exchanges; cost lg size alpha + (1 - 1/size) n beta). vroot >= 0: gather
+   to member vroot along the same tree, one-way (Rabenseifner 2004 3.5,
+   reduce): in the step of bit m the member whose bit m differs from vroot's
+   sends all it holds and leaves; cost at the root lg size alpha_uni +
+   (1 - 1/size) n beta_uni. */
+static void redcoll__ag_doubling(redcoll__ctx *c, const redcoll__group *g, const redcoll__segs *s,
+                                 void *buf, int vroot, int doubling) {
+    redcoll__halving h;
+    int k;
+    if (g->me < 0) return;
+    redcoll__halving_plan(&h, g->size, g->me, s->parts, doubling);
+    for (k = h.steps - 1; k >= 0; --k) {
+        int peer = redcoll__group_rank(g, g->me ^ h.mask[k]), upper = (g->me & h.mask[k]) != 0;
+        int olo = upper ? h.lo[k] : h.hi[k + 1], ohi = upper ? h.lo[k + 1] : h.hi[k];
+        char *mine = redcoll__at(c, buf, redcoll__seg_off(s, h.lo[k + 1]));
+        char *other = redcoll__at(c, buf, redcoll__seg_off(s, olo));
+        size_t mn = redcoll__seg_len(s, h.lo[k + 1], h.hi[k + 1]), on = redcoll__seg_len(s, olo, ohi);
+        if (vroot < 0) {
+            redcoll__sendrecv(c, peer, mine, mn, peer, other, on);
+        } else if ((g->me ^ vroot) & h.mask[k]) {
+            redcoll__send(c, peer, mine, mn);
+            return;
+        } else {
+            redcoll__recv(c, peer, other, on);
+        }
+    }
+}
+
+/* Rabenseifner's removal of excess ranks (2004 section 3.5): the pairs of g
+   (2i, 2i+1 above g->base) exchange halves, the even member reducing the
+   first half of the segments, the odd one the second; then the member that
+   leaves hands its reduced half to the one that plays virtual rank i.
+   Cost: (1 + f_alpha) alpha + (1 + f_beta)/2 n beta + n/2 gamma.
+   tmp: seg_len(s, 0, parts / 2) elements. */
+static void redcoll__fold_halves(redcoll__ctx *c, const redcoll__group *g, const redcoll__segs *s,
+                                 void *buf, void *tmp) {
+    int off = c->rank - g->base, even = off % 2 == 0, partner = c->rank + (even ? 1 : -1);
+    int mid = s->parts / 2, klo = even ? 0 : mid, khi = even ? mid : s->parts;
+    int glo = even ? mid : 0, ghi = even ? s->parts : mid;
+    size_t kn = redcoll__seg_len(s, klo, khi), gn = redcoll__seg_len(s, glo, ghi);
+    char *keep = redcoll__at(c, buf, redcoll__seg_off(s, klo));
+    char *give = redcoll__at(c, buf, redcoll__seg_off(s, glo));
+    if (off < 0 || off >= 2 * g->pairs) return;
+    redcoll__sendrecv(c, partner, give, gn, partner, tmp, kn);
+    if (even) redcoll__reduce_lo(c, keep, tmp, kn);
+    else redcoll__reduce(c, tmp, keep, kn);
+    if (redcoll__group_rank(g, off / 2) == c->rank) redcoll__recv(c, partner, give, gn);
+    else redcoll__send(c, partner, keep, kn);
+}
+
+/* After redcoll__fold_halves: the member that stayed sends the whole result
+   (n elements) to its partner. Cost: alpha_uni + n beta_uni. */
+static void redcoll__unfold_halves(redcoll__ctx *c, const redcoll__group *g, void *buf, size_t n) {
+    int off = c->rank - g->base, partner = c->rank + (off % 2 == 0 ? 1 : -1);
+    if (off < 0 || off >= 2 * g->pairs) return;
+    if (redcoll__group_rank(g, off / 2) == c->rank) redcoll__send(c, partner, buf, n);
+    else redcoll__recv(c, partner, buf, n);
+}
+
+/* Pairwise-exchange reduce-scatter (Rabenseifner 2004 3.2/3.7, MPICH paper
+   4.4): segment j belongs to member j (s->parts == g->size); in step
+   i = 1..size-1 member v sends its input segment v+i to v+i and receives
+   segment v of member v-i's input. Canonical order with two accumulators:
+   `mine` = x_0..x_v grows to the left as v-1, ..., 0 arrive, a second one
+   x_(v+1)..x_(size-1) likewise as size-1, ..., v+1 arrive; one reduction
+   joins them (commutative ops use one accumulator: the join would sit on
+   the critical path, n/size gamma more). `in`: the whole input; `mine`:
+   where segment v's result goes (may be in's own segment); tmp: twice the
+   largest segment. Cost: (size-1)(alpha + n/size beta + n/size gamma). */
+static void redcoll__ring_reduce_scatter(redcoll__ctx *c, const redcoll__group *g,
+                                         const redcoll__segs *s, const void *in, void *mine,
+                                         void *tmp) {
+    int v = g->me, p = g->size, i;
+    size_t len = v >= 0 ? redcoll__seg_len(s, v, v + 1) : 0;
+    char *hi = (char *)tmp, *rcv = redcoll__at(c, tmp, len);
+    int two = !c->op.commutative; /* a commutative op needs one accumulator */
+    if (v < 0) return;
+    redcoll__copy(c, mine, redcoll__at(c, in, redcoll__seg_off(s, v)), len);
+    for (i = 1; i < p; ++i) {
+        int to = (v + i) % p, from = (v - i + p) % p;
+        redcoll__sendrecv(c, redcoll__group_rank(g, to),
+                          redcoll__at(c, in, redcoll__seg_off(s, to)), redcoll__seg_len(s, to, to + 1),
+                          redcoll__group_rank(g, from), two && from == p - 1 ? hi : rcv, len);
+        if (from < v) redcoll__reduce(c, rcv, mine, len);
+        else if (!two) redcoll__reduce_lo(c, mine, rcv, len);
+        else if (from != p - 1) redcoll__reduce(c, rcv, hi, len);
+    }
+    if (two && v < p - 1) redcoll__reduce_lo(c, mine, hi, len);
+}
+
+/* Ring allgather (Rabenseifner 2004 3.2, MPICH paper 4.1): member v holds
+   segment v of buf; in size-1 steps every member passes the segment it got
+   last to v+1. Cost: (size-1)(alpha + n/size beta). */
+static void redcoll__ring_allgather(redcoll__ctx *c, const redcoll__group *g,
+                                    const redcoll__segs *s, void *buf) {
+    int v = g->me, p = g->size, i;
+    if (v < 0) return;
+    for (i = 0; i < p - 1; ++i) {
+        int sj = (v - i + p) % p, rj = (v - i - 1 + p) % p;
+        redcoll__sendrecv(c, redcoll__group_rank(g, (v + 1) % p),
+                          redcoll__at(c, buf, redcoll__seg_off(s, sj)), redcoll__seg_len(s, sj, sj + 1),
+                          redcoll__group_rank(g, (v - 1 + p) % p),
+                          redcoll__at(c, buf, redcoll__seg_off(s, rj)), redcoll__seg_len(s, rj, rj + 1));
+    }
+}
+
+/* Binary blocks (Rabenseifner 2004 section 3.6): p = 2^e0 + 2^e1 + ...,
+   e0 > e1 > ..., block k holds ranks start[k] .. start[k] + size[k] - 1,
+   the largest block first, so every block holds lower ranks than the next
+   ones and canonical order is kept. Segments: parts = size[0]; block k's
+   member v holds the halving range of v over size[k] members, a union of
+   block k-1's ranges (the members u of block k-1 with u mod size[k] == v). */
+typedef struct redcoll__blocks {
+    int count, start[32], size[32];
+    int mine;                 /* this rank's block */
+    redcoll__group g;         /* this rank's block as a group */
+} redcoll__blocks;
+
+static void redcoll__blocks_plan(redcoll__blocks *b, int rank, int p) {
+    int bit, k = 0, start = 0;
+    for (bit = 30; bit >= 0; --bit)
+        if (p & (1 << bit)) {
+            b->start[k] = start; b->size[k] = 1 << bit;
+            if (rank >= start && rank < start + b->size[k]) b->mine = k;
+            start += b->size[k++];
+        }
+    b->count = k;
+    b->g = redcoll__group_make(rank, b->start[b->mine], b->size[b->mine], 0, 0, -1, -1);
+}
+
+/* Member v's final segment range in block k. */
+static void redcoll__blocks_range(const redcoll__blocks *b, const redcoll__segs *s, int k, int v,
+                                  size_t *off, size_t *len) {
+    redcoll__halving h;
+    redcoll__halving_plan(&h, b->size[k], v, s->parts, 1);
+    *off = redcoll__seg_off(s, h.lo[h.steps]);
+    *len = redcoll__seg_len(s, h.lo[h.steps], h.hi[h.steps]);
+}
+
+/* Part 1 after the per-block reduce-scatter: from the smallest block up,
+   block k splits its ranges into block k-1's and sends the pieces there,
+   where they are reduced as the higher operand. Block 0 ends with the whole
+   reduction, scattered. tmp: one range of block 0 or 1 (half a vector). */
+static void redcoll__blocks_combine(redcoll__ctx *c, const redcoll__blocks *b,
+                                    const redcoll__segs *s, void *buf, void *tmp) {
+    int k, u, me = b->g.me;
+    size_t off, len;
+    for (k = b->count - 1; k > 0; --k) {
+        if (b->mine == k) {
+            for (u = me; u < b->size[k - 1]; u += b->size[k]) {
+                redcoll__blocks_range(b, s, k - 1, u, &off, &len);
+                redcoll__send(c, b->start[k - 1] + u, redcoll__at(c, buf, off), len);
+            }
+        } else if (b->mine == k - 1) {
+            redcoll__blocks_range(b, s, k - 1, me, &off, &len);
+            redcoll__recv(c, b->start[k] + me % b->size[k], tmp, len);
+            redcoll__reduce_lo(c, redcoll__at(c, buf, off), tmp, len);
+        }
+    }
+}
+
+/* Part 2 of the allreduce: block k's final ranges go down to block k+1 (one
+   message per member of block k, size[k]/size[k+1] arriving at each member
+   of block k+1), then every block runs its own allgather. */
+static void redcoll__blocks_allgather(redcoll__ctx *c, const redcoll__blocks *b,
+                                      const redcoll__segs *s, void *buf) {
+    int k = b->mine, u, me = b->g.me;
+    size_t off, len;
+    if (k > 0)
+        for (u = me; u < b->size[k - 1]; u += b->size[k]) {
+            redcoll__blocks_range(b, s, k - 1, u, &off, &len);
+            redcoll__recv(c, b->start[k - 1] + u, redcoll__at(c, buf, off), len);
+        }
+    if (k + 1 < b->count) {
+        redcoll__blocks_range(b, s, k, me, &off, &len);
+        redcoll__send(c, b->start[k + 1] + me % b->size[k + 1], redcoll__at(c, buf, off), len);
+    }
+    redcoll__ag_doubling(c, &b->g, s, buf, -1, 1);
+}
+
 /* ---- reduce ---------------------------------------------------------------- */
 
 /* Binomial tree (MPICH paper 4.5, the classical reduce).
@@ -997,6 +1342,107 @@ static void redcoll__pairwise_rs(redcoll__ctx *c, const void *in, const redcoll_
 static redcoll_result redcoll__reduce_binomial(redcoll__ctx *c, const redcoll__args *a) {
     redcoll__binomial_reduce(c, a->sbuf, c->rank == a->root ? a->rbuf : NULL, a->count,
                              a->root);
+    return c->err;
+}
+
+/* The binary tree of Rabenseifner 2004 section 3.3 is the binomial tree
+   above (recursive distance doubling, full vectors); it is registered under
+   both names, so the selector and the tools speak the paper's vocabulary. */
+
+/* The buffer a reduce works in: root's rbuf, elsewhere n elements of scratch;
+   it starts as a copy of the input. NULL after an allocation failure. */
+static void *redcoll__reduce_workbuf(redcoll__ctx *c, const redcoll__args *a) {
+    void *buf = c->rank == a->root ? a->rbuf : redcoll__alloc(c, a->count);
+    if (buf) redcoll__copy(c, buf, a->sbuf, a->count);
+    return buf;
+}
+
+static void redcoll__reduce_freebuf(redcoll__ctx *c, const redcoll__args *a, void *buf) {
+    if (c->rank != a->root) redcoll__free(c, buf, a->count);
+}
+
+/* Recursive halving and doubling (Rabenseifner 2004 section 3.5, MPICH paper
+   5.1): reduce-scatter by vector halving and distance doubling, then a
+   binomial gather of the segments to root.
+   Cost (p = 2^k): lg p (1 + f_alpha) alpha + (1 + f_beta)(1 - 1/p) n beta
+   + (1 - 1/p) n gamma. Non-power-of-two: the first 2r ranks fold halves
+   (+ (1 + f_alpha) alpha + (1 + f_beta)/2 n beta + n/2 gamma); a removed
+   root swaps roles with its partner, at no cost. Canonical order kept. */
+static redcoll_result redcoll__reduce_halving_doubling(redcoll__ctx *c, const redcoll__args *a) {
+    int p = c->size, pof2 = redcoll__pof2_floor(p), r = p - pof2, root = a->root;
+    int swap = root < 2 * r && root % 2 == 1;
+    redcoll__segs s = redcoll__segs_halving(a->count, pof2);
+    redcoll__group g = redcoll__group_make(c->rank, 0, pof2, r, 0, swap ? root / 2 : -1,
+                                           swap ? root : -1);
+    void *buf = redcoll__reduce_workbuf(c, a);
+    void *tmp = p > 1 ? redcoll__alloc(c, redcoll__seg_len(&s, 0, pof2 / 2)) : NULL;
+    if (!c->err) {
+        redcoll__fold_halves(c, &g, &s, buf, tmp);
+        redcoll__rs_halving(c, &g, &s, buf, tmp, 1);
+        redcoll__ag_doubling(c, &g, &s, buf, redcoll__group_vrank(&g, root), 1);
+    }
+    redcoll__free(c, tmp, redcoll__seg_len(&s, 0, pof2 / 2));
+    redcoll__reduce_freebuf(c, a, buf);
+    return c->err;
+}
+
+/* Binary blocks (Rabenseifner 2004 section 3.6, MPICH paper 5.2): reduce-
+   scatter in every power-of-two block, combination from the smallest block
+   up, binomial gather in the largest block; a root outside it gets rank 0's
+   segment first and plays rank 0. For p = 2^k identical to halving_doubling.
+   Cost: as halving_doubling per block, plus per block boundary
+   (size[k-1]/size[k]) messages of n/size[k-1] from the smaller block, and
+   alpha_uni + n/2^e0 beta_uni when the root is outside the largest block.
+   Canonical order kept (larger blocks hold lower ranks). */
+static redcoll_result redcoll__reduce_binary_blocks(redcoll__ctx *c, const redcoll__args *a) {
+    redcoll__blocks b;
+    redcoll__segs s;
+    redcoll__group top;
+    int root = a->root, outside;
+    void *buf, *tmp;
+    size_t off, len;
+    redcoll__blocks_plan(&b, c->rank, c->size);
+    s = redcoll__segs_halving(a->count, b.size[0]);
+    outside = root >= b.size[0];
+    top = redcoll__group_make(c->rank, 0, b.size[0], 0, 0, outside ? 0 : -1, outside ? root : -1);
+    buf = redcoll__reduce_workbuf(c, a);
+    tmp = c->size > 1 ? redcoll__alloc(c, redcoll__seg_len(&s, 0, b.size[0] / 2)) : NULL;
+    if (!c->err) {
+        redcoll__rs_halving(c, &b.g, &s, buf, tmp, 1);
+        redcoll__blocks_combine(c, &b, &s, buf, tmp);
+        redcoll__blocks_range(&b, &s, 0, 0, &off, &len);
+        if (outside && c->rank == 0) redcoll__send(c, root, redcoll__at(c, buf, off), len);
+        if (outside && c->rank == root) redcoll__recv(c, 0, redcoll__at(c, buf, off), len);
+        redcoll__ag_doubling(c, &top, &s, buf, outside ? 0 : root, 1);
+    }
+    redcoll__free(c, tmp, redcoll__seg_len(&s, 0, b.size[0] / 2));
+    redcoll__reduce_freebuf(c, a, buf);
+    return c->err;
+}
+
+/* Ring (Rabenseifner 2004 section 3.7, MPICH paper 5.3): pairwise-exchange
+   reduce-scatter, then every rank sends its segment straight to root.
+   Cost: (p-1)(alpha + alpha_uni) + (1 - 1/p) n (beta + beta_uni)
+   + (1 - 1/p) n gamma, for any p. Canonical order kept (two accumulators).
+   Scratch: three segments off the root. */
+static redcoll_result redcoll__reduce_ring(redcoll__ctx *c, const redcoll__args *a) {
+    int p = c->size, j;
+    redcoll__segs s = redcoll__segs_make(a->count, p, NULL);
+    redcoll__group g = redcoll__group_make(c->rank, 0, p, 0, 0, -1, -1);
+    size_t big = redcoll__seg_len(&s, 0, 1), len = redcoll__seg_len(&s, c->rank, c->rank + 1);
+    void *tmp = redcoll__alloc(c, 2 * big);
+    void *mine = c->rank == a->root ? redcoll__at(c, a->rbuf, redcoll__seg_off(&s, c->rank))
+                                    : redcoll__alloc(c, len);
+    if (!c->err) {
+        redcoll__ring_reduce_scatter(c, &g, &s, a->sbuf, mine, tmp);
+        if (c->rank != a->root) redcoll__send(c, a->root, mine, len);
+        else for (j = 0; j < p; ++j)
+            if (j != a->root)
+                redcoll__recv(c, j, redcoll__at(c, a->rbuf, redcoll__seg_off(&s, j)),
+                              redcoll__seg_len(&s, j, j + 1));
+    }
+    redcoll__free(c, tmp, 2 * big);
+    if (c->rank != a->root) redcoll__free(c, mine, len);
     return c->err;
 }
 
@@ -1068,6 +1514,76 @@ static redcoll_result redcoll__allreduce_recursive_doubling(redcoll__ctx *c,
     }
     redcoll__fold_out(c, &f, a->rbuf, n);
     redcoll__free(c, tmp, n);
+    return c->err;
+}
+
+/* Recursive halving and doubling (Rabenseifner 2004 section 3.5, MPICH paper
+   5.1): reduce-scatter by vector halving and distance doubling, allgather by
+   vector doubling and distance halving.
+   Cost (p = 2^k): 2 lg p alpha + 2(1 - 1/p) n beta + (1 - 1/p) n gamma.
+   Non-power-of-two: the first 2r ranks fold halves before (+ (1 + f_alpha)
+   alpha + (1 + f_beta)/2 n beta + n/2 gamma) and the removed ranks get the
+   result after (+ alpha_uni + n beta_uni). Canonical order kept. */
+static redcoll_result redcoll__allreduce_halving_doubling(redcoll__ctx *c,
+                                                          const redcoll__args *a) {
+    int p = c->size, pof2 = redcoll__pof2_floor(p);
+    redcoll__segs s = redcoll__segs_halving(a->count, pof2);
+    redcoll__group g = redcoll__group_make(c->rank, 0, pof2, p - pof2, 0, -1, -1);
+    size_t half = redcoll__seg_len(&s, 0, pof2 / 2);
+    void *tmp;
+    if (p == 1) return REDCOLL_OK;
+    tmp = redcoll__alloc(c, half);
+    if (!c->err) {
+        redcoll__fold_halves(c, &g, &s, a->rbuf, tmp);
+        redcoll__rs_halving(c, &g, &s, a->rbuf, tmp, 1);
+        redcoll__ag_doubling(c, &g, &s, a->rbuf, -1, 1);
+        redcoll__unfold_halves(c, &g, a->rbuf, a->count);
+    }
+    redcoll__free(c, tmp, half);
+    return c->err;
+}
+
+/* Binary blocks (Rabenseifner 2004 section 3.6, MPICH paper 5.2): reduce-
+   scatter in every power-of-two block, combination from the smallest block
+   up, then the blocks' ranges are fed back down (size[k]/size[k+1] messages
+   per member of block k+1) and every block runs its own allgather.
+   Cost: that of halving_doubling on the largest block, plus the imbalance
+   of the block boundaries (grows with delta_expo_max). Identical to
+   halving_doubling for p = 2^k. Canonical order kept. */
+static redcoll_result redcoll__allreduce_binary_blocks(redcoll__ctx *c, const redcoll__args *a) {
+    redcoll__blocks b;
+    redcoll__segs s;
+    size_t half;
+    void *tmp;
+    if (c->size == 1) return REDCOLL_OK;
+    redcoll__blocks_plan(&b, c->rank, c->size);
+    s = redcoll__segs_halving(a->count, b.size[0]);
+    half = redcoll__seg_len(&s, 0, b.size[0] / 2);
+    tmp = redcoll__alloc(c, half);
+    if (!c->err) {
+        redcoll__rs_halving(c, &b.g, &s, a->rbuf, tmp, 1);
+        redcoll__blocks_combine(c, &b, &s, a->rbuf, tmp);
+        redcoll__blocks_allgather(c, &b, &s, a->rbuf);
+    }
+    redcoll__free(c, tmp, half);
+    return c->err;
+}
+
+/* Ring (Rabenseifner 2004 section 3.7, MPICH paper 5.3): pairwise-exchange
+   reduce-scatter, then ring allgather.
+   Cost: 2(p-1) alpha + 2(1 - 1/p) n beta + (1 - 1/p) n gamma, for any p.
+   Canonical order kept (two accumulators); scratch: two segments. */
+static redcoll_result redcoll__allreduce_ring(redcoll__ctx *c, const redcoll__args *a) {
+    redcoll__segs s = redcoll__segs_make(a->count, c->size, NULL);
+    redcoll__group g = redcoll__group_make(c->rank, 0, c->size, 0, 0, -1, -1);
+    size_t big = redcoll__seg_len(&s, 0, 1);
+    void *tmp = redcoll__alloc(c, 2 * big);
+    if (!c->err) {
+        redcoll__ring_reduce_scatter(c, &g, &s, a->rbuf,
+                                     redcoll__at(c, a->rbuf, redcoll__seg_off(&s, c->rank)), tmp);
+        redcoll__ring_allgather(c, &g, &s, a->rbuf);
+    }
+    redcoll__free(c, tmp, 2 * big);
     return c->err;
 }
 
@@ -1417,7 +1933,15 @@ typedef struct redcoll__entry {
 static const redcoll__entry redcoll__registry[] = {
     { REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_REDUCE_BCAST,       redcoll__allreduce_reduce_bcast,       1 },
     { REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_RECURSIVE_DOUBLING, redcoll__allreduce_recursive_doubling, 1 },
+    { REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_BINARY_TREE,       redcoll__allreduce_reduce_bcast,       1 },
+    { REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_HALVING_DOUBLING,  redcoll__allreduce_halving_doubling,   1 },
+    { REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_BINARY_BLOCKS,     redcoll__allreduce_binary_blocks,      1 },
+    { REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_RING,              redcoll__allreduce_ring,               1 },
     { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_BINOMIAL,           redcoll__reduce_binomial,              1 },
+    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_BINARY_TREE,       redcoll__reduce_binomial,              1 },
+    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_HALVING_DOUBLING,  redcoll__reduce_halving_doubling,      1 },
+    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_BINARY_BLOCKS,     redcoll__reduce_binary_blocks,         1 },
+    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_RING,              redcoll__reduce_ring,                  1 },
     { REDCOLL_COLL_BCAST,     REDCOLL_ALGO_BINOMIAL,           redcoll__bcast_binomial,               1 },
     { REDCOLL_COLL_GATHER,    REDCOLL_ALGO_BINOMIAL,           redcoll__gather_binomial,              1 },
     { REDCOLL_COLL_SCATTER,   REDCOLL_ALGO_BINOMIAL,           redcoll__scatter_binomial,             1 },
@@ -1583,7 +2107,6 @@ REDCOLL_API redcoll_options redcoll_options_resolved(const redcoll_options *opts
 /* ---- selection --------------------------------------------------------------
    Short vectors favour few rounds; the rules per collective follow the papers'
    section 4 and are refined as schedules arrive. */
-#define REDCOLL_SELECT_RD_MAX_BYTES ((size_t)2048) /* MPICH paper 4.5: recursive doubling up to 2 KB */
 
 /* MPICH's cutoffs (Thakur, Rabenseifner & Gropp 2005, section 4; the same
    values as MPICH's MPIR_CVAR_*_MSG_SIZE defaults). */
@@ -1614,17 +2137,69 @@ static redcoll_algo redcoll__select_mpich_reductions(redcoll_coll coll, size_t b
                                                                : REDCOLL_ALGO_RECURSIVE_DOUBLING;
 }
 
+/* Allreduce / reduce, Rabenseifner 2004 section 4 (Cray T3E, Fig. 4 and 5),
+   MPICH paper 5.4. */
+#define REDCOLL_SELECT_TINY_BYTES     ((size_t)32)    /* <= : recursive doubling (allreduce) */
+#define REDCOLL_SELECT_SHORT_BYTES    ((size_t)1024)  /* <= : binary tree off powers of two */
+#define REDCOLL_SELECT_RING_MAX_P     32              /* <  : ring for long vectors, p not 2^k */
+#define REDCOLL_SELECT_RING_MIN_BYTES ((size_t)65536) /* >= : "for 15 processes, ring if >= 64 KB" */
+#define REDCOLL_SELECT_BB_MIN_P       32              /* >  : binary blocks may pay off */
+#define REDCOLL_SELECT_BB_MIN_BYTES   ((size_t)16384) /* >= : binary blocks may pay off */
+
+/* delta_expo_max: the largest gap between consecutive exponents of p's
+   binary representation (Rabenseifner 2004 footnote 2; 100 = 2^6+2^5+2^2: 3). */
+static int redcoll__delta_expo_max(int p) {
+    int bit, last = -1, d = 0;
+    for (bit = 30; bit >= 0; --bit)
+        if (p & (1 << bit)) {
+            if (last >= 0 && last - bit > d) d = last - bit;
+            last = bit;
+        }
+    return d;
+}
+
+/* The paper's rule for binary blocks: delta_expo_max < lg(bytes)/2 - 2.5,
+   i.e. bytes > 2^(2 delta + 5), with >= 16 KB and more than 32 ranks. */
+static int redcoll__binary_blocks_pay(int p, size_t bytes) {
+    int shift = 2 * redcoll__delta_expo_max(p) + 5;
+    if (p <= REDCOLL_SELECT_BB_MIN_P || bytes < REDCOLL_SELECT_BB_MIN_BYTES) return 0;
+    return shift < (int)(8 * sizeof(size_t)) - 1 && bytes > ((size_t)1 << shift);
+}
+
+/* Allreduce and reduce on the paper path: recursive doubling for the
+   shortest vectors, binary tree for short ones off powers of two, ring for
+   long vectors on small non-power-of-two p, binary blocks where its block
+   imbalance is small enough, else halving_doubling (the paper's long-vector
+   algorithm; for p = 2^k it is what binary blocks would do). */
+static redcoll_algo redcoll__select_rabenseifner(redcoll_coll coll, int p, size_t bytes) {
+    int pof2 = (p & (p - 1)) == 0;
+    if (bytes <= REDCOLL_SELECT_TINY_BYTES)
+        return coll == REDCOLL_COLL_ALLREDUCE ? REDCOLL_ALGO_RECURSIVE_DOUBLING
+                                              : REDCOLL_ALGO_BINARY_TREE;
+    if (bytes <= REDCOLL_SELECT_SHORT_BYTES) {
+        if (!pof2) return REDCOLL_ALGO_BINARY_TREE;
+        return coll == REDCOLL_COLL_ALLREDUCE ? REDCOLL_ALGO_RECURSIVE_DOUBLING
+                                              : REDCOLL_ALGO_BINARY_TREE;
+    }
+    if (!pof2 && p < REDCOLL_SELECT_RING_MAX_P && bytes >= REDCOLL_SELECT_RING_MIN_BYTES)
+        return REDCOLL_ALGO_RING;
+    if (!pof2 && redcoll__binary_blocks_pay(p, bytes)) return REDCOLL_ALGO_BINARY_BLOCKS;
+    return REDCOLL_ALGO_HALVING_DOUBLING;
+}
+
 REDCOLL_API redcoll_algo redcoll_select(redcoll_coll coll, int p, size_t bytes,
                                         int commutative, const redcoll_options *opts) {
     int pof2 = p >= 1 && redcoll__pof2_floor(p) == p;
+    redcoll_algo algo;
     if (opts && opts->selector == REDCOLL_SELECTOR_MPICH &&
         (coll == REDCOLL_COLL_ALLREDUCE || coll == REDCOLL_COLL_REDUCE))
         return redcoll__select_mpich_reductions(coll, bytes, commutative);
     switch (coll) {
-    case REDCOLL_COLL_ALLREDUCE:
-        return bytes <= REDCOLL_SELECT_RD_MAX_BYTES ? REDCOLL_ALGO_RECURSIVE_DOUBLING
-                                                   : REDCOLL_ALGO_REDUCE_BCAST;
-    case REDCOLL_COLL_REDUCE:
+    case REDCOLL_COLL_ALLREDUCE: case REDCOLL_COLL_REDUCE:
+        algo = redcoll__select_rabenseifner(coll, p, bytes);
+        /* never an order-breaking schedule for a non-commutative op */
+        if (!commutative && !redcoll_algo_keeps_order(coll, algo)) algo = REDCOLL_ALGO_BINARY_TREE;
+        return algo;
     case REDCOLL_COLL_GATHER: case REDCOLL_COLL_SCATTER:
         return REDCOLL_ALGO_BINOMIAL;
     case REDCOLL_COLL_ALLGATHER: case REDCOLL_COLL_ALLGATHERV: {

@@ -2,6 +2,7 @@
 
    redcoll simulate   run a collective on the simulator, verify, print counters
    redcoll select     what the selector picks, and every candidate's modeled time
+   redcoll schedule   draw an allreduce / reduce protocol round by round
 
    One translation unit: the subcommands live in redcoll/cmd_*.c files
    included below, sharing the option parser of this file. */
@@ -36,6 +37,10 @@ static void cli_usage(FILE *f) {
         "             counters and the modeled time\n"
         "  select     show what the selector picks for p and count, and the modeled\n"
         "             time of every candidate algorithm\n"
+        "  schedule   draw an allreduce or reduce protocol round by round, as the\n"
+        "             papers' figures do: which elements (A, B, ...) each rank holds\n"
+        "             and over which ranks they are reduced (p <= 64, count <= 52,\n"
+        "             default count: the largest power of two <= p)\n"
         "\n"
         "flags:\n"
         "  --coll C          allreduce (default), reduce, bcast, gather, scatter, barrier, ...\n"
@@ -363,6 +368,8 @@ static int cmd_select(cli *c) {
     return 0;
 }
 
+#include "cmd_schedule.c"
+
 int main(int argc, char **argv) {
     cli c;
     int bad;
@@ -377,6 +384,7 @@ int main(int argc, char **argv) {
     if (c.list) { cli_list(); return 0; }
     if (strcmp(argv[1], "simulate") == 0) return cmd_simulate(&c);
     if (strcmp(argv[1], "select") == 0) return cmd_select(&c);
+    if (strcmp(argv[1], "schedule") == 0) return cmd_schedule(&c, argc, argv);
     fprintf(stderr, "redcoll: unknown command '%s'\n(see redcoll --help)\n", argv[1]);
     return 2;
 }

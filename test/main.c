@@ -13,6 +13,7 @@
 #include "test_foundation.c"
 #include "test_shm.c"
 #include "test_mpich.c"
+#include "test_rabenseifner.c"
 
 int main(int argc, char **argv) {
     int i;
@@ -25,6 +26,7 @@ int main(int argc, char **argv) {
     suite_foundation();
     suite_shm();
     suite_mpich();
+    suite_rabenseifner();
     printf("%ld passed, %ld failed\n", tf_passed, tf_failed);
     return tf_failed ? 1 : 0;
 }
