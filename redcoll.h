@@ -197,6 +197,47 @@ typedef struct redcoll_transport {
     unsigned        flags;
 } redcoll_transport;
 
+/* ---- Group views -----------------------------------------------------------
+   A group view is a transport made of a subset of another transport's ranks,
+   what MPI_Comm_split makes, but built locally without communication: every
+   member builds the same view from the same rank list. View rank i is parent
+   rank ranks[i]; the view has its own tag space (chosen by `id`), so its
+   traffic never matches the parent's or that of a view with another id.
+   Every optional entry of the parent is forwarded (abort, isend/irecv/waitall,
+   node_of with rank translation, on_compute, on_scratch, flags), so any
+   collective runs on a view exactly as on a whole transport, and the
+   simulator still counts all of it. A view of a view works the same way.
+   The hierarchical schedules build their groups with these views, at no cost
+   per call beyond filling a struct. */
+#define REDCOLL_GROUP_MAX_ID 31 /* ids 0..31 */
+
+typedef struct redcoll_group {
+    redcoll_transport        t;         /* the view: pass &g.t to any collective */
+    /* private */
+    const redcoll_transport *parent;    /* borrowed */
+    const int               *ranks;     /* borrowed; NULL: parent ranks first, first + 1, ... */
+    int                      first;
+    int                      tag_shift;
+} redcoll_group;
+
+/* Makes g a view of the n parent ranks ranks[0..n-1].
+   Parameters: parent - any valid transport (may itself be a view);
+     ranks - n distinct ranks of parent, in the order that defines view ranks
+     (ascending order keeps the canonical reduction order of the parent);
+     the caller (parent->rank) must be one of them; id - 0..REDCOLL_GROUP_MAX_ID,
+     the tag space: views over the same parent used at the same time by the
+     same ranks need distinct ids.
+   Returns REDCOLL_OK, or REDCOLL_ERR_INVALID_ARG with g untouched.
+   Remarks: no communication and no allocation. g, parent and ranks are
+   borrowed and must stay valid (and g at its address) while the view is used;
+   nothing to release. Thread safety: as the parent transport. */
+REDCOLL_API redcoll_result redcoll_group_init(redcoll_group *g, const redcoll_transport *parent,
+                                              const int *ranks, int n, int id);
+/* As redcoll_group_init for the consecutive parent ranks first .. first+n-1,
+   without a rank list. */
+REDCOLL_API redcoll_result redcoll_group_range(redcoll_group *g, const redcoll_transport *parent,
+                                               int first, int n, int id);
+
 /* ==== 3. Options, algorithms and selection ============================= */
 
 typedef enum redcoll_coll {
@@ -422,6 +463,20 @@ typedef struct redcoll__args {
     int           in_place;
 } redcoll__args;
 
+typedef redcoll_result (*redcoll__schedule)(redcoll__ctx *c, const redcoll__args *a);
+
+/* Every (collective, algorithm) pair that exists, and whether it keeps the
+   canonical order x0 op x1 op ... op x(p-1) for non-commutative ops. */
+typedef struct redcoll__entry {
+    redcoll_coll      coll;
+    redcoll_algo      algo;
+    redcoll__schedule run;
+    int               keeps_order;
+} redcoll__entry;
+
+static const redcoll__entry *redcoll__find(redcoll_coll coll, redcoll_algo algo);
+static int redcoll__transport_ok(const redcoll_transport *t);
+
 static char *redcoll__at(const redcoll__ctx *c, const void *buf, size_t elem) {
     return (char *)buf + elem * c->esize;
 }
@@ -454,9 +509,8 @@ static void redcoll__copy(const redcoll__ctx *c, void *dst, const void *src, siz
     REDCOLL_MEMCPY(dst, src, n * c->esize);
 }
 
-/* Scratch of n elements from the user's allocator; NULL latches out-of-memory. */
-static void *redcoll__alloc(redcoll__ctx *c, size_t n) {
-    size_t bytes = n * c->esize;
+/* Scratch bytes from the user's allocator; NULL latches out-of-memory. */
+static void *redcoll__alloc_bytes(redcoll__ctx *c, size_t bytes) {
     const redcoll_allocator *a = &c->o.allocator;
     void *p;
     if (c->err) return NULL;
@@ -467,14 +521,17 @@ static void *redcoll__alloc(redcoll__ctx *c, size_t n) {
     return p;
 }
 
-static void redcoll__free(redcoll__ctx *c, void *p, size_t n) {
-    size_t bytes = n * c->esize;
+static void redcoll__free_bytes(redcoll__ctx *c, void *p, size_t bytes) {
     const redcoll_allocator *a = &c->o.allocator;
     if (!p) return;
     if (bytes == 0) bytes = 1;
     if (c->t->on_scratch) c->t->on_scratch(c->t->user, -(long long)bytes);
     if (a->free_fn) a->free_fn(p, a->user_data); else REDCOLL_FREE(p);
 }
+
+/* Scratch of n elements. */
+static void *redcoll__alloc(redcoll__ctx *c, size_t n) { return redcoll__alloc_bytes(c, n * c->esize); }
+static void redcoll__free(redcoll__ctx *c, void *p, size_t n) { redcoll__free_bytes(c, p, n * c->esize); }
 
 static void redcoll__account(redcoll__ctx *c, size_t n) {
     if (c->t->on_compute) c->t->on_compute(c->t->user, n, n * c->esize);
@@ -517,6 +574,128 @@ REDCOLL__SHARED static void redcoll__block(size_t n, int parts, int i, size_t *o
     size_t q = n / (size_t)parts, r = n % (size_t)parts, ui = (size_t)i;
     *off = ui * q + (ui < r ? ui : r);
     *len = q + (ui < r ? 1 : 0);
+}
+
+/* ---- group views ------------------------------------------------------------
+   Each entry translates view ranks to parent ranks, shifts the tag into the
+   view's space and calls the parent. A rank outside the view fails the call
+   as the simulator fails a rank outside the transport. */
+#define REDCOLL__GROUP_TAG_STRIDE 16 /* > the number of collectives: one tag each */
+
+static int redcoll__gparent(const redcoll_group *g, int r) {
+    if (r < 0 || r >= g->t.size) return -1;
+    return g->ranks ? g->ranks[r] : g->first + r;
+}
+
+static redcoll_result redcoll__gsend(void *u, int dst, const void *buf, size_t bytes, int tag) {
+    const redcoll_group *g = (const redcoll_group *)u;
+    int d = redcoll__gparent(g, dst);
+    if (d < 0) return REDCOLL_ERR_TRANSPORT;
+    return g->parent->send(g->parent->user, d, buf, bytes, tag + g->tag_shift);
+}
+
+static redcoll_result redcoll__grecv(void *u, int src, void *buf, size_t bytes, int tag) {
+    const redcoll_group *g = (const redcoll_group *)u;
+    int s = redcoll__gparent(g, src);
+    if (s < 0) return REDCOLL_ERR_TRANSPORT;
+    return g->parent->recv(g->parent->user, s, buf, bytes, tag + g->tag_shift);
+}
+
+static redcoll_result redcoll__gsendrecv(void *u, int dst, const void *sbuf, size_t sbytes,
+                                         int src, void *rbuf, size_t rbytes, int tag) {
+    const redcoll_group *g = (const redcoll_group *)u;
+    int d = redcoll__gparent(g, dst), s = redcoll__gparent(g, src);
+    if (d < 0 || s < 0) return REDCOLL_ERR_TRANSPORT;
+    return g->parent->sendrecv(g->parent->user, d, sbuf, sbytes, s, rbuf, rbytes,
+                               tag + g->tag_shift);
+}
+
+static void redcoll__gabort(void *u, redcoll_result why) {
+    const redcoll_group *g = (const redcoll_group *)u;
+    g->parent->abort(g->parent->user, why);
+}
+
+static redcoll_result redcoll__gisend(void *u, int dst, const void *buf, size_t bytes, int tag,
+                                      redcoll_request *req) {
+    const redcoll_group *g = (const redcoll_group *)u;
+    int d = redcoll__gparent(g, dst);
+    if (d < 0) return REDCOLL_ERR_TRANSPORT;
+    return g->parent->isend(g->parent->user, d, buf, bytes, tag + g->tag_shift, req);
+}
+
+static redcoll_result redcoll__girecv(void *u, int src, void *buf, size_t bytes, int tag,
+                                      redcoll_request *req) {
+    const redcoll_group *g = (const redcoll_group *)u;
+    int s = redcoll__gparent(g, src);
+    if (s < 0) return REDCOLL_ERR_TRANSPORT;
+    return g->parent->irecv(g->parent->user, s, buf, bytes, tag + g->tag_shift, req);
+}
+
+static redcoll_result redcoll__gwaitall(void *u, int count, redcoll_request *reqs) {
+    const redcoll_group *g = (const redcoll_group *)u;
+    return g->parent->waitall(g->parent->user, count, reqs);
+}
+
+static int redcoll__gnode_of(void *u, int rank) {
+    const redcoll_group *g = (const redcoll_group *)u;
+    int r = redcoll__gparent(g, rank);
+    return r < 0 ? -1 : g->parent->node_of(g->parent->user, r);
+}
+
+static void redcoll__gon_compute(void *u, size_t elems, size_t bytes) {
+    const redcoll_group *g = (const redcoll_group *)u;
+    g->parent->on_compute(g->parent->user, elems, bytes);
+}
+
+static void redcoll__gon_scratch(void *u, long long delta) {
+    const redcoll_group *g = (const redcoll_group *)u;
+    g->parent->on_scratch(g->parent->user, delta);
+}
+
+/* Fills the view (arguments already checked); `me` is the caller's view rank. */
+static void redcoll__group_make(redcoll_group *g, const redcoll_transport *parent,
+                                const int *ranks, int first, int n, int id, int me) {
+    const redcoll_transport *P = parent;
+    redcoll_transport *t = &g->t;
+    memset(g, 0, sizeof *g);
+    g->parent = parent; g->ranks = ranks; g->first = first;
+    g->tag_shift = (id + 1) * REDCOLL__GROUP_TAG_STRIDE;
+    t->user = g; t->rank = me; t->size = n;
+    t->send = redcoll__gsend; t->recv = redcoll__grecv; t->sendrecv = redcoll__gsendrecv;
+    t->abort = P->abort ? redcoll__gabort : NULL;
+    t->isend = P->isend ? redcoll__gisend : NULL;
+    t->irecv = P->irecv ? redcoll__girecv : NULL;
+    t->waitall = P->waitall ? redcoll__gwaitall : NULL;
+    t->node_of = P->node_of ? redcoll__gnode_of : NULL;
+    t->on_compute = P->on_compute ? redcoll__gon_compute : NULL;
+    t->on_scratch = P->on_scratch ? redcoll__gon_scratch : NULL;
+    t->flags = P->flags;
+}
+
+REDCOLL_API redcoll_result redcoll_group_init(redcoll_group *g, const redcoll_transport *parent,
+                                              const int *ranks, int n, int id) {
+    int i, j, me = -1;
+    if (!g || !redcoll__transport_ok(parent) || !ranks || n < 1 || n > parent->size) return REDCOLL_ERR_INVALID_ARG;
+    if (id < 0 || id > REDCOLL_GROUP_MAX_ID) return REDCOLL_ERR_INVALID_ARG;
+    for (i = 0; i < n; ++i) {
+        if (ranks[i] < 0 || ranks[i] >= parent->size) return REDCOLL_ERR_INVALID_ARG;
+        if (ranks[i] == parent->rank) me = i;
+        for (j = 0; j < i; ++j)
+            if (ranks[j] == ranks[i]) return REDCOLL_ERR_INVALID_ARG;
+    }
+    if (me < 0) return REDCOLL_ERR_INVALID_ARG;
+    redcoll__group_make(g, parent, ranks, 0, n, id, me);
+    return REDCOLL_OK;
+}
+
+REDCOLL_API redcoll_result redcoll_group_range(redcoll_group *g, const redcoll_transport *parent,
+                                               int first, int n, int id) {
+    if (!g || !redcoll__transport_ok(parent) || n < 1 || first < 0 || first > parent->size - n)
+        return REDCOLL_ERR_INVALID_ARG;
+    if (id < 0 || id > REDCOLL_GROUP_MAX_ID) return REDCOLL_ERR_INVALID_ARG;
+    if (parent->rank < first || parent->rank >= first + n) return REDCOLL_ERR_INVALID_ARG;
+    redcoll__group_make(g, parent, NULL, first, n, id, parent->rank - first);
+    return REDCOLL_OK;
 }
 
 /* ==== 6. Reduction kernels ============================================== */
@@ -857,16 +1036,8 @@ static redcoll_result redcoll__barrier_dissemination(redcoll__ctx *c, const redc
 
 /* ==== 7. Argument checks, registry and dispatch ========================== */
 
-typedef redcoll_result (*redcoll__schedule)(redcoll__ctx *c, const redcoll__args *a);
-
-/* Every (collective, algorithm) pair that exists, and whether it keeps the
-   canonical order x0 op x1 op ... op x(p-1) for non-commutative ops. */
-typedef struct redcoll__entry {
-    redcoll_coll      coll;
-    redcoll_algo      algo;
-    redcoll__schedule run;
-    int               keeps_order;
-} redcoll__entry;
+/* The schedule type and registry entry are declared in section 5, so that
+   schedules that compose other schedules (hierarchical) can look them up. */
 
 static const redcoll__entry redcoll__registry[] = {
     { REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_REDUCE_BCAST,       redcoll__allreduce_reduce_bcast,       1 },
