@@ -1034,6 +1034,428 @@ static redcoll_result redcoll__barrier_dissemination(redcoll__ctx *c, const redc
     return c->err;
 }
 
+/* ---- Hasanov & Lastovetsky: reduce algorithms and the hierarchical transformation ----
+   Hasanov & Lastovetsky, "Hierarchical optimization of MPI reduce algorithms"
+   (PaCT 2015): the Open MPI reduce algorithms of section 2.1 and the two-level
+   transformation of section 3 (Algorithm 1), generalised to allreduce and
+   bcast as section 5 proposes. Costs use the paper's Hockney model: m bytes
+   per rank, X segments of m/X bytes, one step = alpha + m/X beta + m/X gamma
+   (the simulator's one-way message with f_alpha = f_beta = 1). */
+
+/* Segment of pipelined schedules: opts.segment_bytes in whole elements, at
+   least one, at most n (n > 0). */
+static size_t redcoll__seg_elems(const redcoll__ctx *c, size_t n) {
+    size_t s = c->o.segment_bytes / c->esize;
+    if (s == 0) s = 1;
+    return s < n ? s : n;
+}
+
+/* Length of the segment starting at element off. */
+static size_t redcoll__seg_len(size_t n, size_t seg, size_t off) {
+    return n - off < seg ? n - off : seg;
+}
+
+/* ---- building block: chain (linear array) reduce, optionally pipelined ----
+   Virtual ranks v = (rank - base) mod p form the array p-1 -> p-2 -> ... -> 0;
+   each segment of `seg` elements enters at v = p-1, every rank prepends its
+   own operand (x_v op received) and passes it on while the next segment
+   arrives (sendrecv), so X = ceil(n/seg) segments take p + X - 2 steps.
+   Commutative ops rotate the array to end at root (base = root); otherwise
+   the array is in rank order, ends at rank 0, which sends the whole result
+   to root when root != 0. `out`: the result buffer on root (may equal `in`),
+   NULL elsewhere. Scratch: one vector on ranks that receive, none at a
+   non-in-place tail root. */
+static void redcoll__chain_reduce(redcoll__ctx *c, const void *in, void *out, size_t n,
+                                  int root, size_t seg) {
+    int p = c->size, base = c->op.commutative ? root : 0;
+    int v = redcoll__vrank(c->rank, base, p);
+    int up = v + 1 < p ? redcoll__unvrank(v + 1, base, p) : -1;
+    int down = v > 0 ? redcoll__unvrank(v - 1, base, p) : -1;
+    int tail_root = v == 0 && c->rank == root;
+    size_t off, len, prev = 0, plen = 0;
+    void *acc = (void *)in, *own = NULL;
+
+    if (up >= 0) { /* receives: accumulate into out (tail root) or scratch */
+        acc = tail_root && out != in ? out : (own = redcoll__alloc(c, n));
+        for (off = 0; off < n && !c->err; off += seg) {
+            len = redcoll__seg_len(n, seg, off);
+            if (off > 0 && down >= 0) /* pass segment k-1 on while segment k arrives */
+                redcoll__sendrecv(c, down, redcoll__at(c, acc, prev), plen,
+                                  up, redcoll__at(c, acc, off), len);
+            else
+                redcoll__recv(c, up, redcoll__at(c, acc, off), len);
+            redcoll__reduce(c, redcoll__at(c, in, off), redcoll__at(c, acc, off), len);
+            prev = off; plen = len;
+        }
+        if (down >= 0) redcoll__send(c, down, redcoll__at(c, acc, prev), plen);
+    } else if (down >= 0) { /* head: its own segments */
+        for (off = 0; off < n; off += seg)
+            redcoll__send(c, down, redcoll__at(c, in, off), redcoll__seg_len(n, seg, off));
+    }
+    if (base != root) { /* non-commutative op, root != 0 */
+        if (v == 0) redcoll__send(c, root, acc, n);
+        else if (c->rank == root) redcoll__recv(c, 0, out, n);
+    } else if (tail_root) {
+        redcoll__copy(c, out, acc, n);
+    }
+    redcoll__free(c, own, n);
+}
+
+/* ---- building block: segmented binary-tree reduce ---------------------------
+   Open MPI's generic tree reduce: per segment a node receives the partial
+   result of its left child (lower ranks), then of its right child (higher
+   ranks), forms left op own op right and sends it to its parent, which works
+   on segment k while the children produce k + 1. `out`: result on the tree
+   root (may equal `in`). Scratch: two segments on inner nodes, one at the root. */
+static void redcoll__tree_reduce(redcoll__ctx *c, const void *in, void *out, size_t n,
+                                 size_t seg, int parent, int left, int right) {
+    void *acc = NULL, *tmp = NULL;
+    size_t off, len;
+
+    if (left < 0 && right < 0) { /* leaf */
+        if (parent < 0) redcoll__copy(c, out, in, n);
+        else for (off = 0; off < n; off += seg)
+            redcoll__send(c, parent, redcoll__at(c, in, off), redcoll__seg_len(n, seg, off));
+        return;
+    }
+    tmp = redcoll__alloc(c, seg);
+    if (parent >= 0) acc = redcoll__alloc(c, seg);
+    for (off = 0; off < n && !c->err; off += seg) {
+        void *a = parent < 0 ? redcoll__at(c, out, off) : acc;
+        len = redcoll__seg_len(n, seg, off);
+        redcoll__copy(c, a, redcoll__at(c, in, off), len);
+        if (left >= 0) {
+            redcoll__recv(c, left, tmp, len);
+            redcoll__reduce(c, tmp, a, len);      /* a = left op own */
+        }
+        if (right >= 0) {
+            redcoll__recv(c, right, tmp, len);
+            redcoll__reduce_lo(c, a, tmp, len);   /* a = a op right */
+        }
+        if (parent >= 0) redcoll__send(c, parent, a, len);
+    }
+    redcoll__free(c, acc, seg);
+    redcoll__free(c, tmp, seg);
+}
+
+/* In-order binary tree over ranks 0..p-1 rooted at `root`: every subtree is
+   a contiguous rank range [lo, hi) whose node is its middle rank (the top
+   node is `root`), the left subtree holding the lower ranks. Height at most
+   ceil(lg(p+1)) + 1. Found by descending from the top: O(lg p). */
+static void redcoll__inorder_links(int rank, int p, int root, int *parent, int *left, int *right) {
+    int lo = 0, hi = p, node = root, par = -1;
+    while (node != rank) {
+        par = node;
+        if (rank < node) hi = node; else lo = node + 1;
+        node = lo + (hi - lo) / 2;
+    }
+    *parent = par;
+    *left = node > lo ? lo + (node - lo) / 2 : -1;
+    *right = hi > node + 1 ? node + 1 + (hi - node - 1) / 2 : -1;
+}
+
+/* Flat tree (section 2.1, formula (1); Open MPI "linear"): the root receives
+   every vector and reduces it. Cost: (p-1)(alpha + m beta + m gamma) at the
+   root; unsegmented (formula (2) only adds (X-1)(p-1) alpha). Any p, any root.
+   Canonical order: the root starts from its own vector, appends ranks
+   root+1 .. p-1, then prepends root-1 .. 0. Scratch: one vector at the root. */
+static redcoll_result redcoll__reduce_flat(redcoll__ctx *c, const redcoll__args *a) {
+    int p = c->size, root = a->root, i;
+    size_t n = a->count;
+    void *tmp;
+    if (c->rank != root) {
+        redcoll__send(c, root, a->sbuf, n);
+        return c->err;
+    }
+    tmp = p > 1 ? redcoll__alloc(c, n) : NULL;
+    redcoll__copy(c, a->rbuf, a->sbuf, n);
+    for (i = root + 1; i < p; ++i) {
+        redcoll__recv(c, i, tmp, n);
+        redcoll__reduce_lo(c, a->rbuf, tmp, n);
+    }
+    for (i = root - 1; i >= 0; --i) {
+        redcoll__recv(c, i, tmp, n);
+        redcoll__reduce(c, tmp, a->rbuf, n);
+    }
+    redcoll__free(c, tmp, n);
+    return c->err;
+}
+
+/* Chain (section 2.1, formula (3); Open MPI "chain" with fanout 1): each rank
+   receives and sends at most one message. Cost: (p-1)(alpha + m beta + m gamma).
+   Any p. Non-commutative ops: array in rank order ending at rank 0, plus one
+   message of m bytes to root when root != 0. */
+static redcoll_result redcoll__reduce_chain(redcoll__ctx *c, const redcoll__args *a) {
+    redcoll__chain_reduce(c, a->sbuf, a->rbuf, a->count, a->root, a->count);
+    return c->err;
+}
+
+/* Pipeline (section 2.1, formula (4)): the chain in X segments of
+   opts.segment_bytes. Cost: (p + X - 2)(alpha + m/X beta + m/X gamma).
+   Any p. Non-commutative ops: as chain (one extra m-byte message when root != 0). */
+static redcoll_result redcoll__reduce_pipeline(redcoll__ctx *c, const redcoll__args *a) {
+    redcoll__chain_reduce(c, a->sbuf, a->rbuf, a->count, a->root, redcoll__seg_elems(c, a->count));
+    return c->err;
+}
+
+/* Binary tree (section 2.1, formula (5)): a heap-shaped tree rotated to root
+   (children of v: 2v+1, 2v+2), segmented. Cost: about 2(lg(p+1) + X - 2) steps
+   of alpha + m/X (beta + gamma) plus one segment send per level and segment
+   (sends do not overlap receives). Any p: an incomplete tree. Commutative only. */
+static redcoll_result redcoll__reduce_binary(redcoll__ctx *c, const redcoll__args *a) {
+    int p = c->size, v = redcoll__vrank(c->rank, a->root, p);
+    int parent = v > 0 ? redcoll__unvrank((v - 1) / 2, a->root, p) : -1;
+    int left = 2 * v + 1 < p ? redcoll__unvrank(2 * v + 1, a->root, p) : -1;
+    int right = 2 * v + 2 < p ? redcoll__unvrank(2 * v + 2, a->root, p) : -1;
+    redcoll__tree_reduce(c, a->sbuf, a->rbuf, a->count, redcoll__seg_elems(c, a->count),
+                         parent, left, right);
+    return c->err;
+}
+
+/* In-order binary tree (section 2.1, Open MPI's choice for non-commutative
+   ops): every subtree is a contiguous rank range, so left op own op right is
+   canonical; the tree is rooted at root itself (no extra message), at most
+   one level deeper than the balanced tree. Cost as binary. Any p, any op. */
+static redcoll_result redcoll__reduce_in_order_binary(redcoll__ctx *c, const redcoll__args *a) {
+    int parent, left, right;
+    redcoll__inorder_links(c->rank, c->size, a->root, &parent, &left, &right);
+    redcoll__tree_reduce(c, a->sbuf, a->rbuf, a->count, redcoll__seg_elems(c, a->count),
+                         parent, left, right);
+    return c->err;
+}
+
+/* ---- the hierarchical transformation ----------------------------------------
+   Algorithm 1: G groups of consecutive ranks (sizes differ by at most one;
+   with opts.by_node, the runs of consecutive ranks on one node), a collective
+   inside every group and one among the group leaders, each run unchanged on a
+   group view (redcoll_group). The requested root leads its own group, the
+   other groups are led by their first rank, and the leaders' view is in group
+   order, so contiguous groups with order-keeping algorithms keep canonical order. */
+#define REDCOLL__GROUP_ID_INNER 0
+#define REDCOLL__GROUP_ID_OUTER 1
+
+typedef struct redcoll__hier {
+    int  G, mine;    /* groups; this rank's group */
+    int *start;      /* G + 1 entries: group g is ranks start[g] .. start[g+1]-1 */
+    int *leader;     /* G entries: the parent rank leading each group */
+    size_t bytes;    /* of the two arrays */
+} redcoll__hier;
+
+/* Flat-shaped reduce algorithms: the ones sections 3.1-3.2 show to gain. */
+static int redcoll__linear_algo(redcoll_algo algo) {
+    return algo == REDCOLL_ALGO_FLAT || algo == REDCOLL_ALGO_CHAIN || algo == REDCOLL_ALGO_PIPELINE;
+}
+
+/* The G minimising G + ceil(p/G), the step count of formulas (8) and (10):
+   sqrt(p) when it divides p (first of equals). */
+static int redcoll__sqrt_groups(int p) {
+    int g, best = 1, cost = 1 + p;
+    for (g = 2; g <= p && g * g <= 4 * p; ++g) {
+        int k = g + (p + g - 1) / g;
+        if (k < cost) { cost = k; best = g; }
+    }
+    return best;
+}
+
+/* The algorithm of one level: `want`, else `other` (the paper uses one
+   algorithm at both levels) when `coll` has it, else the selector's choice
+   (never hierarchical: binomial then). Returns AUTO when `want` is invalid. */
+static redcoll_algo redcoll__level_algo(const redcoll__ctx *c, redcoll_coll coll, redcoll_algo want,
+                                        redcoll_algo other, int p, size_t bytes) {
+    if (want == REDCOLL_ALGO_AUTO && other != REDCOLL_ALGO_HIERARCHICAL && redcoll__find(coll, other))
+        want = other;
+    if (want == REDCOLL_ALGO_AUTO) {
+        want = redcoll_select(coll, p, bytes, c->op.commutative, &c->o);
+        if (want == REDCOLL_ALGO_HIERARCHICAL || !redcoll__find(coll, want)) want = REDCOLL_ALGO_BINOMIAL;
+    }
+    if (want == REDCOLL_ALGO_HIERARCHICAL || !redcoll__find(coll, want)) return REDCOLL_ALGO_AUTO;
+    return want;
+}
+
+/* Checks a level's algorithm: invalid, or refuses a non-commutative op it cannot order. */
+static redcoll_result redcoll__level_ok(const redcoll__ctx *c, redcoll_coll coll, redcoll_algo algo) {
+    if (algo == REDCOLL_ALGO_AUTO) return REDCOLL_ERR_INVALID_ARG;
+    if (!c->op.commutative && !redcoll_algo_keeps_order(coll, algo)) return REDCOLL_ERR_UNSUPPORTED;
+    return REDCOLL_OK;
+}
+
+/* Plans the groups; G defaults to sqrt(p) when `linear` (both levels flat-shaped),
+   else 1. The leader of root's group is root. Arrays from the user's allocator. */
+static redcoll_result redcoll__hier_plan(redcoll__ctx *c, redcoll__hier *h, int root, int linear) {
+    const redcoll_transport *t = c->t;
+    int p = c->size, G, g, r;
+    memset(h, 0, sizeof *h);
+    if (c->o.by_node && t->node_of) {
+        for (G = 1, r = 1; r < p; ++r) G += t->node_of(t->user, r) != t->node_of(t->user, r - 1);
+    } else {
+        G = c->o.groups ? c->o.groups : linear ? redcoll__sqrt_groups(p) : 1;
+        if (G > p) G = p;
+    }
+    h->G = G;
+    h->bytes = (size_t)(2 * G + 1) * sizeof(int);
+    h->start = (int *)redcoll__alloc_bytes(c, h->bytes);
+    if (!h->start) return c->err;
+    h->leader = h->start + G + 1;
+    if (c->o.by_node && t->node_of) {
+        for (g = 0, r = 0; r < p; ++r)
+            if (r == 0 || t->node_of(t->user, r) != t->node_of(t->user, r - 1)) h->start[g++] = r;
+    } else {
+        for (g = 0; g < G; ++g) h->start[g] = g * (p / G) + (g < p % G ? g : p % G);
+    }
+    h->start[G] = p;
+    for (g = 0; g < G; ++g) {
+        h->leader[g] = h->start[g] <= root && root < h->start[g + 1] ? root : h->start[g];
+        if (h->start[g] <= c->rank && c->rank < h->start[g + 1]) h->mine = g;
+    }
+    return REDCOLL_OK;
+}
+
+static void redcoll__hier_free(redcoll__ctx *c, redcoll__hier *h) {
+    redcoll__free_bytes(c, h->start, h->bytes);
+}
+
+/* Index of the group holding `rank`. */
+static int redcoll__hier_group_of(const redcoll__hier *h, int rank) {
+    int g = 0;
+    while (rank >= h->start[g + 1]) ++g;
+    return g;
+}
+
+/* Runs schedule `algo` of `coll` unchanged on the view `v` (same op, dtype,
+   options); its failure is latched in c (the view's abort has released the peers). */
+static void redcoll__run_on(redcoll__ctx *c, const redcoll_transport *v, redcoll_coll coll,
+                            redcoll_algo algo, const redcoll__args *a) {
+    redcoll__ctx sub;
+    if (c->err) return;
+    sub = *c;
+    sub.t = v; sub.rank = v->rank; sub.size = v->size; sub.algo = algo;
+    c->err = redcoll__find(coll, algo)->run(&sub, a);
+}
+
+/* This rank's group view. */
+static void redcoll__hier_inner(const redcoll__ctx *c, const redcoll__hier *h, redcoll_group *g) {
+    int lo = h->start[h->mine];
+    redcoll__group_make(g, c->t, NULL, lo, h->start[h->mine + 1] - lo, REDCOLL__GROUP_ID_INNER,
+                        c->rank - lo);
+}
+
+/* The leaders' view (call on leaders only). */
+static void redcoll__hier_outer(const redcoll__ctx *c, const redcoll__hier *h, redcoll_group *g) {
+    redcoll__group_make(g, c->t, h->leader, 0, h->G, REDCOLL__GROUP_ID_OUTER, h->mine);
+}
+
+/* Hierarchical reduce (Algorithm 1): reduce inside the groups to their
+   leaders with opts.inner_algo, then among the leaders to root with
+   opts.outer_algo. Cost: inner(p/G) + outer(G); flat and chain:
+   (G + p/G - 2)(alpha + m beta + m gamma), formula (8), least at G = sqrt(p),
+   formula (9); pipeline: (2X + G + p/G - 4) steps, formula (10); binary,
+   binomial and Rabenseifner gain nothing (sections 3.3-3.5), so G defaults
+   to 1 for them. Any p: groups differ by at most one rank. Scratch: one
+   vector on the leaders besides what the level algorithms use. */
+static redcoll_result redcoll__reduce_hierarchical(redcoll__ctx *c, const redcoll__args *a) {
+    size_t n = a->count, bytes = n * c->esize;
+    redcoll_algo inner = redcoll__level_algo(c, REDCOLL_COLL_REDUCE, c->o.inner_algo, c->o.outer_algo, c->size, bytes);
+    redcoll_algo outer = redcoll__level_algo(c, REDCOLL_COLL_REDUCE, c->o.outer_algo, c->o.inner_algo, c->size, bytes);
+    redcoll_result r = redcoll__level_ok(c, REDCOLL_COLL_REDUCE, inner);
+    redcoll__hier h;
+    redcoll_group gv;
+    redcoll__args ia, oa;
+    void *part = NULL;
+    int lead, is_root = c->rank == a->root;
+
+    if (r == REDCOLL_OK) r = redcoll__level_ok(c, REDCOLL_COLL_REDUCE, outer);
+    if (r != REDCOLL_OK) return r;
+    if (redcoll__hier_plan(c, &h, a->root, redcoll__linear_algo(inner) && redcoll__linear_algo(outer)))
+        return c->err;
+    lead = c->rank == h.leader[h.mine];
+    ia = *a;
+    ia.root = h.leader[h.mine] - h.start[h.mine];
+    ia.rbuf = !lead ? NULL : is_root ? a->rbuf : (part = redcoll__alloc(c, n));
+    redcoll__hier_inner(c, &h, &gv);
+    redcoll__run_on(c, &gv.t, REDCOLL_COLL_REDUCE, inner, &ia);
+    if (lead && h.G > 1) {
+        oa = *a;
+        oa.sbuf = ia.rbuf;
+        oa.rbuf = is_root ? a->rbuf : NULL;
+        oa.root = redcoll__hier_group_of(&h, a->root);
+        oa.in_place = is_root;
+        redcoll__hier_outer(c, &h, &gv);
+        redcoll__run_on(c, &gv.t, REDCOLL_COLL_REDUCE, outer, &oa);
+    }
+    redcoll__free(c, part, n);
+    redcoll__hier_free(c, &h);
+    return c->err;
+}
+
+/* Hierarchical allreduce (section 5's generalisation): reduce inside the
+   groups to their first rank (opts.inner_algo, a reduce algorithm), allreduce
+   among the leaders (opts.outer_algo, an allreduce algorithm), bcast inside
+   the groups (the inner algorithm's bcast when there is one, else the
+   selector's). Cost: reduce(p/G) + allreduce(G) + bcast(p/G). Any p. Every
+   rank gets the leaders' bitwise-identical result; canonical order when both
+   levels keep it. */
+static redcoll_result redcoll__allreduce_hierarchical(redcoll__ctx *c, const redcoll__args *a) {
+    size_t n = a->count, bytes = n * c->esize;
+    redcoll_algo inner = redcoll__level_algo(c, REDCOLL_COLL_REDUCE, c->o.inner_algo, c->o.outer_algo, c->size, bytes);
+    redcoll_algo outer = redcoll__level_algo(c, REDCOLL_COLL_ALLREDUCE, c->o.outer_algo, c->o.inner_algo, c->size, bytes);
+    redcoll_algo down = redcoll__level_algo(c, REDCOLL_COLL_BCAST, inner, REDCOLL_ALGO_AUTO, c->size, bytes);
+    redcoll_result r = redcoll__level_ok(c, REDCOLL_COLL_REDUCE, inner);
+    redcoll__hier h;
+    redcoll_group gv;
+    redcoll__args ia;
+
+    if (down == REDCOLL_ALGO_AUTO)
+        down = redcoll__level_algo(c, REDCOLL_COLL_BCAST, REDCOLL_ALGO_AUTO, REDCOLL_ALGO_AUTO, c->size, bytes);
+    if (r == REDCOLL_OK) r = redcoll__level_ok(c, REDCOLL_COLL_ALLREDUCE, outer);
+    if (r != REDCOLL_OK) return r;
+    if (redcoll__hier_plan(c, &h, 0, redcoll__linear_algo(inner) && redcoll__linear_algo(outer)))
+        return c->err;
+    ia = *a;
+    ia.root = 0;
+    ia.sbuf = a->rbuf;
+    ia.rbuf = c->rank == h.leader[h.mine] ? a->rbuf : NULL;
+    ia.in_place = 1;
+    redcoll__hier_inner(c, &h, &gv);
+    redcoll__run_on(c, &gv.t, REDCOLL_COLL_REDUCE, inner, &ia);
+    if (c->rank == h.leader[h.mine] && h.G > 1) {
+        redcoll_group ov;
+        redcoll__hier_outer(c, &h, &ov);
+        redcoll__run_on(c, &ov.t, REDCOLL_COLL_ALLREDUCE, outer, a);
+    }
+    ia.rbuf = a->rbuf;
+    redcoll__run_on(c, &gv.t, REDCOLL_COLL_BCAST, down, &ia);
+    redcoll__hier_free(c, &h);
+    return c->err;
+}
+
+/* Hierarchical bcast (Hasanov, Quintin & Lastovetsky, Euro-Par 2014, the
+   transformation this paper applies to reduce): bcast among the leaders
+   from root (opts.outer_algo), then inside every group from its leader
+   (opts.inner_algo). Cost: bcast(G) + bcast(p/G). Any p, any root. */
+static redcoll_result redcoll__bcast_hierarchical(redcoll__ctx *c, const redcoll__args *a) {
+    size_t bytes = a->count * c->esize;
+    redcoll_algo inner = redcoll__level_algo(c, REDCOLL_COLL_BCAST, c->o.inner_algo, c->o.outer_algo, c->size, bytes);
+    redcoll_algo outer = redcoll__level_algo(c, REDCOLL_COLL_BCAST, c->o.outer_algo, c->o.inner_algo, c->size, bytes);
+    redcoll__hier h;
+    redcoll_group gv;
+    redcoll__args la;
+
+    if (inner == REDCOLL_ALGO_AUTO || outer == REDCOLL_ALGO_AUTO) return REDCOLL_ERR_INVALID_ARG;
+    if (redcoll__hier_plan(c, &h, a->root, redcoll__linear_algo(inner) && redcoll__linear_algo(outer)))
+        return c->err;
+    la = *a;
+    if (c->rank == h.leader[h.mine] && h.G > 1) {
+        la.root = redcoll__hier_group_of(&h, a->root);
+        redcoll__hier_outer(c, &h, &gv);
+        redcoll__run_on(c, &gv.t, REDCOLL_COLL_BCAST, outer, &la);
+    }
+    la.root = h.leader[h.mine] - h.start[h.mine];
+    redcoll__hier_inner(c, &h, &gv);
+    redcoll__run_on(c, &gv.t, REDCOLL_COLL_BCAST, inner, &la);
+    redcoll__hier_free(c, &h);
+    return c->err;
+}
+
 /* ==== 7. Argument checks, registry and dispatch ========================== */
 
 /* The schedule type and registry entry are declared in section 5, so that
@@ -1042,8 +1464,16 @@ static redcoll_result redcoll__barrier_dissemination(redcoll__ctx *c, const redc
 static const redcoll__entry redcoll__registry[] = {
     { REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_REDUCE_BCAST,       redcoll__allreduce_reduce_bcast,       1 },
     { REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_RECURSIVE_DOUBLING, redcoll__allreduce_recursive_doubling, 1 },
+    { REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_HIERARCHICAL,       redcoll__allreduce_hierarchical,       1 },
     { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_BINOMIAL,           redcoll__reduce_binomial,              1 },
+    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_FLAT,               redcoll__reduce_flat,                  1 },
+    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_CHAIN,              redcoll__reduce_chain,                 1 },
+    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_PIPELINE,           redcoll__reduce_pipeline,              1 },
+    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_BINARY,             redcoll__reduce_binary,                0 },
+    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_IN_ORDER_BINARY,    redcoll__reduce_in_order_binary,       1 },
+    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_HIERARCHICAL,       redcoll__reduce_hierarchical,          1 },
     { REDCOLL_COLL_BCAST,     REDCOLL_ALGO_BINOMIAL,           redcoll__bcast_binomial,               1 },
+    { REDCOLL_COLL_BCAST,     REDCOLL_ALGO_HIERARCHICAL,       redcoll__bcast_hierarchical,           1 },
     { REDCOLL_COLL_GATHER,    REDCOLL_ALGO_BINOMIAL,           redcoll__gather_binomial,              1 },
     { REDCOLL_COLL_SCATTER,   REDCOLL_ALGO_BINOMIAL,           redcoll__scatter_binomial,             1 },
     { REDCOLL_COLL_BARRIER,   REDCOLL_ALGO_DISSEMINATION,      redcoll__barrier_dissemination,        1 },
