@@ -1104,15 +1104,18 @@ static void redcoll__chain_reduce(redcoll__ctx *c, const void *in, void *out, si
 /* ---- building block: segmented binary-tree reduce ---------------------------
    Open MPI's generic tree reduce: per segment a node receives the partial
    result of its left child (lower ranks), then of its right child (higher
-   ranks), forms left op own op right and sends it to its parent, which works
-   on segment k while the children produce k + 1. `out`: result on the tree
-   root (may equal `in`). Scratch: two segments on inner nodes, one at the root. */
+   ranks), and forms left op own op right; the first receive of segment k
+   overlaps the send of segment k-1 to the parent (sendrecv), so a level
+   costs two steps per segment, as in formula (5). `out`: the result on the
+   tree root (may equal `in`). Scratch: two segments on inner nodes, one at
+   the tree root. */
 static void redcoll__tree_reduce(redcoll__ctx *c, const void *in, void *out, size_t n,
                                  size_t seg, int parent, int left, int right) {
-    void *acc = NULL, *tmp = NULL;
-    size_t off, len;
+    int first = left >= 0 ? left : right, second = left >= 0 ? right : -1;
+    void *acc = NULL, *tmp = NULL, *a = NULL;
+    size_t off, len = 0;
 
-    if (left < 0 && right < 0) { /* leaf */
+    if (first < 0) { /* leaf */
         if (parent < 0) redcoll__copy(c, out, in, n);
         else for (off = 0; off < n; off += seg)
             redcoll__send(c, parent, redcoll__at(c, in, off), redcoll__seg_len(n, seg, off));
@@ -1121,19 +1124,20 @@ static void redcoll__tree_reduce(redcoll__ctx *c, const void *in, void *out, siz
     tmp = redcoll__alloc(c, seg);
     if (parent >= 0) acc = redcoll__alloc(c, seg);
     for (off = 0; off < n && !c->err; off += seg) {
-        void *a = parent < 0 ? redcoll__at(c, out, off) : acc;
+        if (parent >= 0 && off > 0) /* segment k-1 up while segment k comes in */
+            redcoll__sendrecv(c, parent, acc, len, first, tmp, redcoll__seg_len(n, seg, off));
         len = redcoll__seg_len(n, seg, off);
+        if (parent < 0 || off == 0) redcoll__recv(c, first, tmp, len);
+        a = parent < 0 ? redcoll__at(c, out, off) : acc;
         redcoll__copy(c, a, redcoll__at(c, in, off), len);
-        if (left >= 0) {
-            redcoll__recv(c, left, tmp, len);
-            redcoll__reduce(c, tmp, a, len);      /* a = left op own */
+        if (first == left) redcoll__reduce(c, tmp, a, len);   /* a = left op own */
+        else redcoll__reduce_lo(c, a, tmp, len);              /* a = own op right */
+        if (second >= 0) {
+            redcoll__recv(c, second, tmp, len);
+            redcoll__reduce_lo(c, a, tmp, len);               /* a = a op right */
         }
-        if (right >= 0) {
-            redcoll__recv(c, right, tmp, len);
-            redcoll__reduce_lo(c, a, tmp, len);   /* a = a op right */
-        }
-        if (parent >= 0) redcoll__send(c, parent, a, len);
     }
+    if (parent >= 0) redcoll__send(c, parent, acc, len);
     redcoll__free(c, acc, seg);
     redcoll__free(c, tmp, seg);
 }
@@ -1199,9 +1203,9 @@ static redcoll_result redcoll__reduce_pipeline(redcoll__ctx *c, const redcoll__a
 }
 
 /* Binary tree (section 2.1, formula (5)): a heap-shaped tree rotated to root
-   (children of v: 2v+1, 2v+2), segmented. Cost: about 2(lg(p+1) + X - 2) steps
-   of alpha + m/X (beta + gamma) plus one segment send per level and segment
-   (sends do not overlap receives). Any p: an incomplete tree. Commutative only. */
+   (children of v: 2v+1, 2v+2), segmented. Cost: 2(lg(p+1) + X - 2) steps of
+   alpha + m/X (beta + gamma) for a complete tree. Any p: an incomplete tree.
+   Commutative ops only (the heap order mixes rank ranges). */
 static redcoll_result redcoll__reduce_binary(redcoll__ctx *c, const redcoll__args *a) {
     int p = c->size, v = redcoll__vrank(c->rank, a->root, p);
     int parent = v > 0 ? redcoll__unvrank((v - 1) / 2, a->root, p) : -1;
