@@ -43,7 +43,11 @@
 #define REDCOLL_VERSION_STRING "0.1.0"
 
 #ifdef REDCOLL_STATIC
+#if defined(__GNUC__) || defined(__clang__)
+#define REDCOLL_API static __attribute__((unused)) /* a program uses only some */
+#else
 #define REDCOLL_API static
+#endif
 #else
 #define REDCOLL_API extern
 #endif
@@ -940,7 +944,7 @@ static redcoll_result redcoll__allreduce_recursive_doubling(redcoll__ctx *c,
                                                             const redcoll__args *a) {
     size_t n = a->count;
     redcoll__fold f = redcoll__fold_plan(c->rank, c->size);
-    void *tmp = c->size > 1 ? redcoll__alloc(c, n) : NULL;
+    void *tmp = f.newrank >= 0 && c->size > 1 ? redcoll__alloc(c, n) : NULL;
     int mask;
 
     redcoll__fold_in(c, &f, a->rbuf, tmp, n);

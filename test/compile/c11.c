@@ -1,0 +1,9 @@
+/* The header compiles as C11 with every warning as an error, declarations and implementation. */
+#include "redcoll.h"
+#include "redcoll.h" /* include-once */
+#define REDCOLL_IMPLEMENTATION
+#include "redcoll.h"
+#include "transports/redcoll_mock.h"
+
+int redcoll_compile_c11(void);
+int redcoll_compile_c11(void) { return (int)redcoll_dtype_size(REDCOLL_DOUBLE); }

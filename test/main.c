@@ -1,0 +1,26 @@
+/* main.c - the redcoll test runner: one translation unit with every suite.
+
+   Usage: test_runner [-v] [FILTER]   runs the tests whose name contains FILTER.
+   The last line is "N passed, N failed"; the exit status is 1 on any failure. */
+#define REDCOLL_IMPLEMENTATION
+#include "redcoll.h"
+#include "transports/redcoll_mock.h"
+#include "redcoll/harness.h"
+#include "test.h"
+
+#include "test_core.c"
+#include "test_sim.c"
+#include "test_foundation.c"
+
+int main(int argc, char **argv) {
+    int i;
+    for (i = 1; i < argc; ++i) {
+        if (strcmp(argv[i], "-v") == 0) tf_verbose = 1;
+        else tf_filter = argv[i];
+    }
+    suite_core();
+    suite_sim();
+    suite_foundation();
+    printf("%ld passed, %ld failed\n", tf_passed, tf_failed);
+    return tf_failed ? 1 : 0;
+}

@@ -1,0 +1,277 @@
+/* test_core.c - kernels, argument checks, names: everything that needs no peers. */
+
+/* ---- kernels against hand-computed values ---- */
+
+static void test_kernels_integer(void) {
+    int8_t a8[2] = { 100, -7 }, b8[2] = { 100, 3 };
+    int32_t a[4] = { 5, -3, 0, 7 }, b[4] = { 2, 4, 0, 7 };
+    uint16_t u[2] = { 0xF0F0, 0x00FF }, v[2] = { 0x0FF0, 0xFFFF };
+    int64_t big[1] = { INT64_MAX }, one[1] = { 1 };
+
+    CHECK(redcoll_reduce_local(a8, b8, 2, REDCOLL_INT8, REDCOLL_SUM) == REDCOLL_OK, "sum int8");
+    CHECK(b8[0] == (int8_t)-56 && b8[1] == -4, "int8 sum wraps: %d %d", b8[0], b8[1]);
+    { int32_t t[4]; memcpy(t, b, sizeof t);
+      redcoll_reduce_local(a, t, 4, REDCOLL_INT32, REDCOLL_PROD);
+      CHECK(t[0] == 10 && t[1] == -12 && t[2] == 0 && t[3] == 49, "prod int32"); }
+    { int32_t t[4]; memcpy(t, b, sizeof t);
+      redcoll_reduce_local(a, t, 4, REDCOLL_INT32, REDCOLL_MIN);
+      CHECK(t[0] == 2 && t[1] == -3 && t[2] == 0 && t[3] == 7, "min int32"); }
+    { int32_t t[4]; memcpy(t, b, sizeof t);
+      redcoll_reduce_local(a, t, 4, REDCOLL_INT32, REDCOLL_MAX);
+      CHECK(t[0] == 5 && t[1] == 4 && t[2] == 0 && t[3] == 7, "max int32"); }
+    { int32_t t[4]; memcpy(t, b, sizeof t);
+      redcoll_reduce_local(a, t, 4, REDCOLL_INT32, REDCOLL_LAND);
+      CHECK(t[0] == 1 && t[1] == 1 && t[2] == 0 && t[3] == 1, "land"); }
+    { int32_t x[3] = { 0, 3, 0 }, y[3] = { 0, 0, -1 };
+      redcoll_reduce_local(x, y, 3, REDCOLL_INT32, REDCOLL_LOR);
+      CHECK(y[0] == 0 && y[1] == 1 && y[2] == 1, "lor"); }
+    { int32_t x[3] = { 0, 3, 5 }, y[3] = { 0, 0, -1 };
+      redcoll_reduce_local(x, y, 3, REDCOLL_INT32, REDCOLL_LXOR);
+      CHECK(y[0] == 0 && y[1] == 1 && y[2] == 0, "lxor"); }
+    { uint16_t t[2]; memcpy(t, v, sizeof t);
+      redcoll_reduce_local(u, t, 2, REDCOLL_UINT16, REDCOLL_BAND);
+      CHECK(t[0] == 0x00F0 && t[1] == 0x00FF, "band"); }
+    { uint16_t t[2]; memcpy(t, v, sizeof t);
+      redcoll_reduce_local(u, t, 2, REDCOLL_UINT16, REDCOLL_BOR);
+      CHECK(t[0] == 0xFFF0 && t[1] == 0xFFFF, "bor"); }
+    { uint16_t t[2]; memcpy(t, v, sizeof t);
+      redcoll_reduce_local(u, t, 2, REDCOLL_UINT16, REDCOLL_BXOR);
+      CHECK(t[0] == 0xFF00 && t[1] == 0xFF00, "bxor"); }
+    { uint16_t x[1] = { 65535 }, y[1] = { 65535 };
+      redcoll_reduce_local(x, y, 1, REDCOLL_UINT16, REDCOLL_PROD);
+      CHECK(y[0] == 1, "uint16 prod wraps without overflowing int: %u", y[0]); }
+    redcoll_reduce_local(big, one, 1, REDCOLL_INT64, REDCOLL_SUM);
+    CHECK(one[0] == INT64_MIN, "int64 sum wraps");
+}
+
+static void test_kernels_float_and_pairs(void) {
+    double x[3] = { 1.5, -2.0, 0.25 }, y[3] = { 2.5, 8.0, 4.0 };
+    long double lx[1] = { 3.0L }, ly[1] = { 0.5L };
+    float fx[2] = { -1.0f, 3.0f }, fy[2] = { 2.0f, 1.0f };
+    redcoll_double_int pa[3] = { { 1.0, 5 }, { 2.0, 1 }, { 3.0, 9 } };
+    redcoll_double_int pb[3] = { { 1.0, 2 }, { 1.0, 7 }, { 3.0, 4 } };
+    redcoll_2int ia[1] = { { 4, 3 } }, ib[1] = { { 9, 8 } };
+
+    redcoll_reduce_local(x, y, 3, REDCOLL_DOUBLE, REDCOLL_SUM);
+    CHECK(y[0] == 4.0 && y[1] == 6.0 && y[2] == 4.25, "double sum");
+    redcoll_reduce_local(lx, ly, 1, REDCOLL_LONG_DOUBLE, REDCOLL_PROD);
+    CHECK(ly[0] == 1.5L, "long double prod");
+    redcoll_reduce_local(fx, fy, 2, REDCOLL_FLOAT, REDCOLL_MIN);
+    CHECK(fy[0] == -1.0f && fy[1] == 1.0f, "float min");
+    redcoll_reduce_local(pa, pb, 3, REDCOLL_DOUBLE_INT, REDCOLL_MINLOC);
+    CHECK(pb[0].v == 1.0 && pb[0].i == 2, "minloc tie keeps smaller index: %d", pb[0].i);
+    CHECK(pb[1].v == 1.0 && pb[1].i == 7, "minloc smaller value wins");
+    CHECK(pb[2].v == 3.0 && pb[2].i == 4, "minloc tie, other side");
+    redcoll_reduce_local(ia, ib, 1, REDCOLL_2INT, REDCOLL_MAXLOC);
+    CHECK(ib[0].v == 9 && ib[0].i == 8, "maxloc larger value wins");
+    { redcoll_2int ta[1] = { { 9, 3 } }, tb[1] = { { 9, 8 } };
+      redcoll_reduce_local(ta, tb, 1, REDCOLL_2INT, REDCOLL_MAXLOC);
+      CHECK(tb[0].v == 9 && tb[0].i == 3, "maxloc tie keeps smaller index"); }
+}
+
+static void test_kernels_user_op(void) {
+    uint32_t a[4] = { 1, 2, 3, 4 }, b[4] = { 0, 1, 1, 0 };
+    redcoll_op op = redcoll_op_user(rc_matmul_fn, NULL, 0);
+    CHECK(redcoll_reduce_local(a, b, 1, REDCOLL_OPAQUE(16), op) == REDCOLL_OK, "user op runs");
+    /* [1 2;3 4] * [0 1;1 0] = [2 1;4 3]: in op inout, in on the left */
+    CHECK(b[0] == 2 && b[1] == 1 && b[2] == 4 && b[3] == 3, "user op order: in op inout");
+}
+
+static void test_op_validity(void) {
+    int d, k, valid = 0;
+    CHECK(redcoll_op_valid_for(REDCOLL_OP_SUM, REDCOLL_DOUBLE), "sum on double");
+    CHECK(!redcoll_op_valid_for(REDCOLL_OP_SUM, REDCOLL_DOUBLE_INT), "no sum on pairs");
+    CHECK(!redcoll_op_valid_for(REDCOLL_OP_BAND, REDCOLL_FLOAT), "no band on float");
+    CHECK(!redcoll_op_valid_for(REDCOLL_OP_MINLOC, REDCOLL_INT32), "no minloc on int");
+    CHECK(!redcoll_op_valid_for(REDCOLL_OP_SUM, REDCOLL_OPAQUE(8)), "no predefined op on opaque");
+    CHECK(redcoll_op_valid_for(REDCOLL_OP_USER, REDCOLL_OPAQUE(8)), "user op on opaque");
+    for (d = 0; d < REDCOLL_DTYPE_COUNT; ++d)
+        for (k = 0; k < REDCOLL_OP_USER; ++k) valid += redcoll_op_valid_for((redcoll_op_kind)k, (redcoll_dtype)d);
+    /* 8 ints x 10 ops + 3 floats x 4 ops + 6 pairs x 2 ops */
+    CHECK(valid == 80 + 12 + 12, "valid (op, dtype) pairs: %d", valid);
+    CHECK(redcoll_dtype_size(REDCOLL_OPAQUE(24)) == 24, "opaque size");
+    CHECK(redcoll_dtype_size(REDCOLL_LONG_DOUBLE_INT) == sizeof(redcoll_long_double_int), "pair size");
+}
+
+static void test_names(void) {
+    int a, c;
+    redcoll_algo algo;
+    redcoll_coll coll;
+    for (a = 0; a < REDCOLL_ALGO_COUNT; ++a) {
+        CHECK(redcoll_algo_from_name(redcoll_algo_name((redcoll_algo)a), &algo) && (int)algo == a,
+              "algo name round trip %d", a);
+    }
+    for (c = 0; c < REDCOLL_COLL_COUNT; ++c)
+        CHECK(redcoll_coll_from_name(redcoll_coll_name((redcoll_coll)c), &coll) && (int)coll == c,
+              "coll name round trip %d", c);
+    CHECK(!redcoll_algo_from_name("no_such_algo", &algo), "unknown algorithm name");
+    CHECK(strcmp(redcoll_result_string(REDCOLL_ERR_UNSUPPORTED), "unsupported combination") == 0,
+          "result string");
+    CHECK(strcmp(REDCOLL_VERSION_STRING, "0.1.0") == 0, "version string");
+}
+
+/* ---- bad calls: documented error, nothing sent, buffers untouched ---- */
+
+static int tb_calls;
+static redcoll_result tb_send(void *u, int d, const void *b, size_t n, int t) {
+    (void)u; (void)d; (void)b; (void)n; (void)t; tb_calls++; return REDCOLL_OK;
+}
+static redcoll_result tb_recv(void *u, int s, void *b, size_t n, int t) {
+    (void)u; (void)s; (void)b; (void)n; (void)t; tb_calls++; return REDCOLL_OK;
+}
+static redcoll_result tb_sendrecv(void *u, int d, const void *sb, size_t sn, int s, void *rb,
+                                  size_t rn, int t) {
+    (void)u; (void)d; (void)sb; (void)sn; (void)s; (void)rb; (void)rn; (void)t; tb_calls++;
+    return REDCOLL_OK;
+}
+static redcoll_result tb_isend(void *u, int d, const void *b, size_t n, int t, redcoll_request *r) {
+    (void)u; (void)d; (void)b; (void)n; (void)t; (void)r; tb_calls++; return REDCOLL_OK;
+}
+static void *tb_alloc(size_t n, void *u) { (void)u; return malloc(n); }
+
+typedef struct tb_case {
+    const char *what;
+    redcoll_result want;
+} tb_case;
+
+static void test_bad_calls(void) {
+    enum { N = 64 };
+    double sbuf[N], rbuf[N], sref[N], rref[N];
+    redcoll_transport good, t;
+    redcoll_options o;
+    int i, cases = 0;
+    memset(&good, 0, sizeof good);
+    good.rank = 1; good.size = 4;
+    good.send = tb_send; good.recv = tb_recv; good.sendrecv = tb_sendrecv;
+    for (i = 0; i < N; ++i) { sref[i] = i + 0.5; rref[i] = -i - 0.25; }
+
+#define TB(desc, expected, call)                                                              \
+    do {                                                                                      \
+        redcoll_result got_;                                                                  \
+        memcpy(sbuf, sref, sizeof sbuf); memcpy(rbuf, rref, sizeof rbuf);                     \
+        tb_calls = 0;                                                                         \
+        got_ = (call);                                                                        \
+        cases++;                                                                              \
+        CHECK(got_ == (expected), "%s: got \"%s\", want \"%s\"", desc,                        \
+              redcoll_result_string(got_), redcoll_result_string(expected));                 \
+        CHECK(tb_calls == 0, "%s: %d transport calls", desc, tb_calls);                      \
+        CHECK(!memcmp(sbuf, sref, sizeof sbuf) && !memcmp(rbuf, rref, sizeof rbuf),          \
+              "%s: a buffer was touched", desc);                                             \
+        t = good; memset(&o, 0, sizeof o);                                                    \
+    } while (0)
+
+    t = good; memset(&o, 0, sizeof o);
+    TB("NULL transport", REDCOLL_ERR_INVALID_ARG,
+       redcoll_allreduce(NULL, sbuf, rbuf, N, REDCOLL_DOUBLE, REDCOLL_SUM, NULL));
+    t.send = NULL;
+    TB("transport without send", REDCOLL_ERR_INVALID_ARG,
+       redcoll_allreduce(&t, sbuf, rbuf, N, REDCOLL_DOUBLE, REDCOLL_SUM, NULL));
+    t.size = 0;
+    TB("size 0", REDCOLL_ERR_INVALID_ARG,
+       redcoll_allreduce(&t, sbuf, rbuf, N, REDCOLL_DOUBLE, REDCOLL_SUM, NULL));
+    t.rank = 4;
+    TB("rank >= size", REDCOLL_ERR_INVALID_ARG,
+       redcoll_allreduce(&t, sbuf, rbuf, N, REDCOLL_DOUBLE, REDCOLL_SUM, NULL));
+    t.isend = tb_isend;
+    TB("isend without irecv/waitall", REDCOLL_ERR_INVALID_ARG,
+       redcoll_allreduce(&t, sbuf, rbuf, N, REDCOLL_DOUBLE, REDCOLL_SUM, NULL));
+    TB("unknown dtype", REDCOLL_ERR_INVALID_ARG,
+       redcoll_allreduce(&t, sbuf, rbuf, N, REDCOLL_DTYPE_COUNT, REDCOLL_SUM, NULL));
+    TB("zero-size opaque dtype", REDCOLL_ERR_INVALID_ARG,
+       redcoll_allreduce(&t, sbuf, rbuf, N, REDCOLL_OPAQUE(0), redcoll_op_user(rc_matmul_fn, NULL, 1), NULL));
+    TB("unknown op", REDCOLL_ERR_INVALID_ARG,
+       redcoll_allreduce(&t, sbuf, rbuf, N, REDCOLL_DOUBLE, redcoll_op_predefined(REDCOLL_OP_KIND_COUNT), NULL));
+    TB("user op without function", REDCOLL_ERR_INVALID_ARG,
+       redcoll_allreduce(&t, sbuf, rbuf, N, REDCOLL_DOUBLE, redcoll_op_user(NULL, NULL, 1), NULL));
+    TB("sum on a pair type", REDCOLL_ERR_INVALID_ARG,
+       redcoll_allreduce(&t, sbuf, rbuf, N / 2, REDCOLL_DOUBLE_INT, REDCOLL_SUM, NULL));
+    TB("minloc on double", REDCOLL_ERR_INVALID_ARG,
+       redcoll_allreduce(&t, sbuf, rbuf, N, REDCOLL_DOUBLE, REDCOLL_MINLOC, NULL));
+    TB("band on double", REDCOLL_ERR_INVALID_ARG,
+       redcoll_allreduce(&t, sbuf, rbuf, N, REDCOLL_DOUBLE, REDCOLL_BAND, NULL));
+    TB("predefined op on opaque", REDCOLL_ERR_INVALID_ARG,
+       redcoll_allreduce(&t, sbuf, rbuf, N, REDCOLL_OPAQUE(8), REDCOLL_SUM, NULL));
+    TB("NULL send buffer", REDCOLL_ERR_INVALID_ARG,
+       redcoll_allreduce(&t, NULL, rbuf, N, REDCOLL_DOUBLE, REDCOLL_SUM, NULL));
+    TB("NULL receive buffer", REDCOLL_ERR_INVALID_ARG,
+       redcoll_allreduce(&t, sbuf, NULL, N, REDCOLL_DOUBLE, REDCOLL_SUM, NULL));
+    TB("IN_PLACE as receive buffer", REDCOLL_ERR_INVALID_ARG,
+       redcoll_allreduce(&t, sbuf, REDCOLL_IN_PLACE, N, REDCOLL_DOUBLE, REDCOLL_SUM, NULL));
+    TB("count * size overflows", REDCOLL_ERR_INVALID_ARG,
+       redcoll_allreduce(&t, sbuf, rbuf, ((size_t)-1) / 4, REDCOLL_DOUBLE, REDCOLL_SUM, NULL));
+    TB("negative root", REDCOLL_ERR_INVALID_ARG,
+       redcoll_reduce(&t, sbuf, rbuf, N, REDCOLL_DOUBLE, REDCOLL_SUM, -1, NULL));
+    TB("root == size", REDCOLL_ERR_INVALID_ARG,
+       redcoll_reduce(&t, sbuf, rbuf, N, REDCOLL_DOUBLE, REDCOLL_SUM, 4, NULL));
+    TB("IN_PLACE on a non-root", REDCOLL_ERR_INVALID_ARG,
+       redcoll_reduce(&t, REDCOLL_IN_PLACE, rbuf, N, REDCOLL_DOUBLE, REDCOLL_SUM, 0, NULL));
+    TB("root without receive buffer", REDCOLL_ERR_INVALID_ARG,
+       redcoll_reduce(&t, sbuf, NULL, N, REDCOLL_DOUBLE, REDCOLL_SUM, 1, NULL));
+    o.allocator.alloc_fn = tb_alloc;
+    TB("allocator with alloc but no free", REDCOLL_ERR_INVALID_ARG,
+       redcoll_allreduce(&t, sbuf, rbuf, N, REDCOLL_DOUBLE, REDCOLL_SUM, &o));
+    o.algo = REDCOLL_ALGO_DISSEMINATION;
+    TB("algorithm of another collective", REDCOLL_ERR_INVALID_ARG,
+       redcoll_allreduce(&t, sbuf, rbuf, N, REDCOLL_DOUBLE, REDCOLL_SUM, &o));
+    o.algo = REDCOLL_ALGO_COUNT;
+    TB("algorithm out of range", REDCOLL_ERR_INVALID_ARG,
+       redcoll_allreduce(&t, sbuf, rbuf, N, REDCOLL_DOUBLE, REDCOLL_SUM, &o));
+    o.groups = -2;
+    TB("negative group count", REDCOLL_ERR_INVALID_ARG,
+       redcoll_reduce(&t, sbuf, rbuf, N, REDCOLL_DOUBLE, REDCOLL_SUM, 0, &o));
+    o.model.alpha = -1.0;
+    TB("negative alpha", REDCOLL_ERR_INVALID_ARG,
+       redcoll_allreduce(&t, sbuf, rbuf, N, REDCOLL_DOUBLE, REDCOLL_SUM, &o));
+    o.selector = (redcoll_selector)7;
+    TB("unknown selector", REDCOLL_ERR_INVALID_ARG,
+       redcoll_allreduce(&t, sbuf, rbuf, N, REDCOLL_DOUBLE, REDCOLL_SUM, &o));
+    TB("bcast without buffer", REDCOLL_ERR_INVALID_ARG,
+       redcoll_bcast(&t, NULL, N, REDCOLL_DOUBLE, 0, NULL));
+    TB("bcast root out of range", REDCOLL_ERR_INVALID_ARG,
+       redcoll_bcast(&t, rbuf, N, REDCOLL_DOUBLE, 9, NULL));
+    TB("scatter IN_PLACE on a non-root", REDCOLL_ERR_INVALID_ARG,
+       redcoll_scatter(&t, sbuf, REDCOLL_IN_PLACE, 4, REDCOLL_DOUBLE, 0, NULL));
+    TB("gather count * p overflows", REDCOLL_ERR_INVALID_ARG,
+       redcoll_gather(&t, sbuf, rbuf, ((size_t)-1) / 16, REDCOLL_DOUBLE, 1, NULL));
+    TB("barrier on a NULL transport", REDCOLL_ERR_INVALID_ARG, redcoll_barrier(NULL, NULL));
+    TB("local reduce with invalid op", REDCOLL_ERR_INVALID_ARG,
+       redcoll_reduce_local(sbuf, rbuf, N, REDCOLL_DOUBLE, REDCOLL_BXOR));
+    CHECK(cases >= 20, "the table has %d bad calls", cases);
+    /* An algorithm that cannot keep canonical order refuses a non-commutative op. */
+    {
+        int a, refusals = 0;
+        for (a = 1; a < REDCOLL_ALGO_COUNT; ++a) {
+            if (!redcoll_algo_supported(REDCOLL_COLL_ALLREDUCE, (redcoll_algo)a) ||
+                redcoll_algo_keeps_order(REDCOLL_COLL_ALLREDUCE, (redcoll_algo)a)) continue;
+            o.algo = (redcoll_algo)a;
+            TB("order-breaking algorithm with a non-commutative op", REDCOLL_ERR_UNSUPPORTED,
+               redcoll_allreduce(&t, sbuf, rbuf, N / 2, REDCOLL_OPAQUE(16),
+                                 redcoll_op_user(rc_matmul_fn, NULL, 0), &o));
+            refusals++;
+        }
+        (void)refusals; /* zero while every allreduce schedule keeps order */
+    }
+#undef TB
+}
+
+static void test_count_zero_is_a_no_op(void) {
+    redcoll_transport t;
+    double x = 1.0, y = 2.0;
+    memset(&t, 0, sizeof t);
+    t.rank = 0; t.size = 3; t.send = tb_send; t.recv = tb_recv; t.sendrecv = tb_sendrecv;
+    tb_calls = 0;
+    CHECK(redcoll_allreduce(&t, &x, &y, 0, REDCOLL_DOUBLE, REDCOLL_SUM, NULL) == REDCOLL_OK, "allreduce 0");
+    CHECK(redcoll_reduce(&t, &x, &y, 0, REDCOLL_DOUBLE, REDCOLL_SUM, 2, NULL) == REDCOLL_OK, "reduce 0");
+    CHECK(redcoll_bcast(&t, &y, 0, REDCOLL_DOUBLE, 1, NULL) == REDCOLL_OK, "bcast 0");
+    CHECK(tb_calls == 0 && x == 1.0 && y == 2.0, "count 0 sends nothing and touches nothing");
+}
+
+static void suite_core(void) {
+    tf_test("core/kernels integer", test_kernels_integer);
+    tf_test("core/kernels float and pairs", test_kernels_float_and_pairs);
+    tf_test("core/kernels user op", test_kernels_user_op);
+    tf_test("core/op validity", test_op_validity);
+    tf_test("core/names", test_names);
+    tf_test("core/bad calls", test_bad_calls);
+    tf_test("core/count zero", test_count_zero_is_a_no_op);
+}
