@@ -1105,6 +1105,27 @@ static void redcoll__chain_reduce(redcoll__ctx *c, const void *in, void *out, si
     redcoll__free(c, own, n);
 }
 
+/* ---- building block: chain (linear array) bcast, optionally pipelined -----
+   The reverse of the chain reduce: vranks 0 (root) -> 1 -> ... -> p-1; every
+   rank forwards segment k-1 while segment k arrives (sendrecv), so X
+   segments take p + X - 2 steps of alpha + m/X beta. */
+static void redcoll__chain_bcast(redcoll__ctx *c, void *buf, size_t n, int root, size_t seg) {
+    int p = c->size, v = redcoll__vrank(c->rank, root, p);
+    int up = v > 0 ? redcoll__unvrank(v - 1, root, p) : -1;
+    int down = v + 1 < p ? redcoll__unvrank(v + 1, root, p) : -1;
+    size_t off, prev = 0, plen = 0;
+    if (p == 1) return;
+    for (off = 0; off < n; off += seg) {
+        size_t len = redcoll__seg_len(n, seg, off);
+        if (up < 0) redcoll__send(c, down, redcoll__at(c, buf, off), len);
+        else if (down >= 0 && off > 0)
+            redcoll__sendrecv(c, down, redcoll__at(c, buf, prev), plen, up, redcoll__at(c, buf, off), len);
+        else redcoll__recv(c, up, redcoll__at(c, buf, off), len);
+        prev = off; plen = len;
+    }
+    if (up >= 0 && down >= 0) redcoll__send(c, down, redcoll__at(c, buf, prev), plen);
+}
+
 /* ---- building block: segmented binary-tree reduce ---------------------------
    Open MPI's generic tree reduce: per segment a node receives the partial
    result of its left child (lower ranks), then of its right child (higher
@@ -1229,6 +1250,31 @@ static redcoll_result redcoll__reduce_in_order_binary(redcoll__ctx *c, const red
     redcoll__inorder_links(c->rank, c->size, a->root, &parent, &left, &right);
     redcoll__tree_reduce(c, a->sbuf, a->rbuf, a->count, redcoll__seg_elems(c, a->count),
                          parent, left, right);
+    return c->err;
+}
+
+/* Flat bcast (the inverse of formula (1); Open MPI "linear"): the root sends
+   the vector to every rank in turn. Cost: (p-1)(alpha + m beta) at the root. Any p. */
+static redcoll_result redcoll__bcast_flat(redcoll__ctx *c, const redcoll__args *a) {
+    int p = c->size, i;
+    if (c->rank != a->root) {
+        redcoll__recv(c, a->root, a->rbuf, a->count);
+        return c->err;
+    }
+    for (i = 1; i < p; ++i) redcoll__send(c, (a->root + i) % p, a->rbuf, a->count);
+    return c->err;
+}
+
+/* Chain bcast (Open MPI "chain" with fanout 1): (p-1)(alpha + m beta). Any p. */
+static redcoll_result redcoll__bcast_chain(redcoll__ctx *c, const redcoll__args *a) {
+    redcoll__chain_bcast(c, a->rbuf, a->count, a->root, a->count);
+    return c->err;
+}
+
+/* Pipeline bcast (Open MPI "pipeline"; the inverse of formula (4)):
+   (p + X - 2)(alpha + m/X beta), X segments of opts.segment_bytes. Any p. */
+static redcoll_result redcoll__bcast_pipeline(redcoll__ctx *c, const redcoll__args *a) {
+    redcoll__chain_bcast(c, a->rbuf, a->count, a->root, redcoll__seg_elems(c, a->count));
     return c->err;
 }
 
@@ -1439,7 +1485,9 @@ static redcoll_result redcoll__allreduce_hierarchical(redcoll__ctx *c, const red
 /* Hierarchical bcast (Hasanov, Quintin & Lastovetsky, Euro-Par 2014, the
    transformation this paper applies to reduce): bcast among the leaders
    from root (opts.outer_algo), then inside every group from its leader
-   (opts.inner_algo). Cost: bcast(G) + bcast(p/G). Any p, any root. */
+   (opts.inner_algo). Cost: bcast(G) + bcast(p/G): flat and chain
+   (G + p/G - 2)(alpha + m beta), pipeline (2X + G + p/G - 4) steps, so G
+   defaults to sqrt(p) for them, to 1 for trees. Any p, any root. */
 static redcoll_result redcoll__bcast_hierarchical(redcoll__ctx *c, const redcoll__args *a) {
     size_t bytes = a->count * c->esize;
     redcoll_algo inner = redcoll__level_algo(c, REDCOLL_COLL_BCAST, c->o.inner_algo, c->o.outer_algo, c->size, bytes);
@@ -1481,6 +1529,9 @@ static const redcoll__entry redcoll__registry[] = {
     { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_IN_ORDER_BINARY,    redcoll__reduce_in_order_binary,       1 },
     { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_HIERARCHICAL,       redcoll__reduce_hierarchical,          1 },
     { REDCOLL_COLL_BCAST,     REDCOLL_ALGO_BINOMIAL,           redcoll__bcast_binomial,               1 },
+    { REDCOLL_COLL_BCAST,     REDCOLL_ALGO_FLAT,               redcoll__bcast_flat,                   1 },
+    { REDCOLL_COLL_BCAST,     REDCOLL_ALGO_CHAIN,              redcoll__bcast_chain,                  1 },
+    { REDCOLL_COLL_BCAST,     REDCOLL_ALGO_PIPELINE,           redcoll__bcast_pipeline,               1 },
     { REDCOLL_COLL_BCAST,     REDCOLL_ALGO_HIERARCHICAL,       redcoll__bcast_hierarchical,           1 },
     { REDCOLL_COLL_GATHER,    REDCOLL_ALGO_BINOMIAL,           redcoll__gather_binomial,              1 },
     { REDCOLL_COLL_SCATTER,   REDCOLL_ALGO_BINOMIAL,           redcoll__scatter_binomial,             1 },

@@ -11,6 +11,7 @@
 #include "test_core.c"
 #include "test_sim.c"
 #include "test_foundation.c"
+#include "test_hierarchical.c"
 
 int main(int argc, char **argv) {
     int i;
@@ -21,6 +22,7 @@ int main(int argc, char **argv) {
     suite_core();
     suite_sim();
     suite_foundation();
+    suite_hierarchical();
     printf("%ld passed, %ld failed\n", tf_passed, tf_failed);
     return tf_failed ? 1 : 0;
 }
