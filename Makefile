@@ -49,10 +49,16 @@ test-compile: | $(BUILD)
 test-sim: $(BUILD)/test_runner
 	$(BUILD)/test_runner
 
-test: test-compile $(BUILD)/redcoll test-sim
+# Every suite, ending with one combined "N passed, N failed" line.
+SUITES := "simulator=$(BUILD)/test_runner" "cli=test/cli.sh $(BUILD)/redcoll"
 
+test: test-compile $(BUILD)/test_runner $(BUILD)/redcoll
+	@test/run_all.sh $(SUITES)
+
+# Until the threads demo lands: every allreduce schedule's modeled cost.
 demo: $(BUILD)/redcoll
-	$(BUILD)/redcoll demo
+	@for p in 8 13 24; do for n in 16 131072; do \
+	    $(BUILD)/redcoll select -p $$p --count $$n; echo; done; done
 
 asan: | $(BUILD)
 	$(CC) $(CFLAGS_) -O1 $(SAN) -Itest test/main.c -o $(BUILD)/test_runner_asan $(LIBS)

@@ -306,7 +306,7 @@ static int rc_setup(rc_state *st) {
                 rc_fill(st->dtype, st->op.kind, r, st->rbuf[r], n);
         }
         if (s->coll == REDCOLL_COLL_BCAST && root) rc_fill(st->dtype, st->op.kind, r, st->rbuf[r], n);
-        else if (s->coll == REDCOLL_COLL_BCAST) memset(st->rbuf[r], 0xA5, n * es);
+        else if (s->coll == REDCOLL_COLL_BCAST && n) memset(st->rbuf[r], 0xA5, n * es);
     }
     return 1;
 }
