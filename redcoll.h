@@ -1067,42 +1067,43 @@ static size_t redcoll__seg_len(size_t n, size_t seg, size_t off) {
    Commutative ops rotate the array to end at root (base = root); otherwise
    the array is in rank order, ends at rank 0, which sends the whole result
    to root when root != 0. `out`: the result buffer on root (may equal `in`),
-   NULL elsewhere. Scratch: one vector on ranks that receive, none at a
-   non-in-place tail root. */
+   NULL elsewhere. Scratch on receiving ranks: two segments (one vector when
+   X <= 2, and at rank 0 when it forwards the whole result); none at a
+   non-in-place tail root, which accumulates in `out`. */
 static void redcoll__chain_reduce(redcoll__ctx *c, const void *in, void *out, size_t n,
                                   int root, size_t seg) {
     int p = c->size, base = c->op.commutative ? root : 0;
     int v = redcoll__vrank(c->rank, base, p);
     int up = v + 1 < p ? redcoll__unvrank(v + 1, base, p) : -1;
     int down = v > 0 ? redcoll__unvrank(v - 1, base, p) : -1;
-    int tail_root = v == 0 && c->rank == root;
-    size_t off, len, prev = 0, plen = 0;
-    void *acc = (void *)in, *own = NULL;
+    int tail_root = v == 0 && c->rank == root, forward = v == 0 && base != root;
+    int full = forward || (tail_root && out != in) || n <= 2 * seg; /* segment k at offset k*seg */
+    size_t off, len, plen = 0, cap = full ? n : 2 * seg;
+    void *acc = (void *)in, *own = NULL, *prev = NULL, *cur;
 
     if (up >= 0) { /* receives: accumulate into out (tail root) or scratch */
-        acc = tail_root && out != in ? out : (own = redcoll__alloc(c, n));
+        acc = tail_root && out != in ? out : (own = redcoll__alloc(c, cap));
         for (off = 0; off < n && !c->err; off += seg) {
             len = redcoll__seg_len(n, seg, off);
-            if (off > 0 && down >= 0) /* pass segment k-1 on while segment k arrives */
-                redcoll__sendrecv(c, down, redcoll__at(c, acc, prev), plen,
-                                  up, redcoll__at(c, acc, off), len);
+            cur = redcoll__at(c, acc, full ? off : (off / seg % 2) * seg);
+            if (prev && down >= 0) /* pass segment k-1 on while segment k arrives */
+                redcoll__sendrecv(c, down, prev, plen, up, cur, len);
             else
-                redcoll__recv(c, up, redcoll__at(c, acc, off), len);
-            redcoll__reduce(c, redcoll__at(c, in, off), redcoll__at(c, acc, off), len);
-            prev = off; plen = len;
+                redcoll__recv(c, up, cur, len);
+            redcoll__reduce(c, redcoll__at(c, in, off), cur, len);
+            if (tail_root && acc != out) redcoll__copy(c, redcoll__at(c, out, off), cur, len);
+            prev = cur; plen = len;
         }
-        if (down >= 0) redcoll__send(c, down, redcoll__at(c, acc, prev), plen);
+        if (down >= 0) redcoll__send(c, down, prev, plen);
     } else if (down >= 0) { /* head: its own segments */
         for (off = 0; off < n; off += seg)
             redcoll__send(c, down, redcoll__at(c, in, off), redcoll__seg_len(n, seg, off));
+    } else if (out) {
+        redcoll__copy(c, out, in, n); /* p == 1 */
     }
-    if (base != root) { /* non-commutative op, root != 0 */
-        if (v == 0) redcoll__send(c, root, acc, n);
-        else if (c->rank == root) redcoll__recv(c, 0, out, n);
-    } else if (tail_root) {
-        redcoll__copy(c, out, acc, n);
-    }
-    redcoll__free(c, own, n);
+    if (forward) redcoll__send(c, root, acc, n); /* non-commutative op, root != 0 */
+    else if (base != root && c->rank == root) redcoll__recv(c, 0, out, n);
+    redcoll__free(c, own, cap);
 }
 
 /* ---- building block: chain (linear array) bcast, optionally pipelined -----

@@ -311,12 +311,7 @@ static void test_group_view_bad_args(void) {
    one step = alpha + s beta + s gamma for s bytes. */
 
 static rc_spec th_model_spec(redcoll_algo algo, int p, size_t bytes, int no_data) {
-    rc_spec s = tf_spec(REDCOLL_COLL_REDUCE, algo, p, bytes / 8);
-    s.dtype = REDCOLL_DOUBLE;
-    s.use_model = 1;
-    s.sim.model.alpha = 1e-6;
-    s.sim.model.beta = 1e-9;
-    s.sim.model.gamma = 3e-10;
+    rc_spec s = tfo_spec(REDCOLL_COLL_REDUCE, algo, p, bytes / 8); /* doubles */
     s.sim.model.f_alpha = 1;
     s.sim.model.f_beta = 1;
     s.sim.no_data = no_data;
@@ -385,6 +380,43 @@ static void test_formula_pipeline(void) {
             CHECK(tf_close(t, want), "p=%d X=%g: time %.9g want %.9g", p, X, t, want);
             CHECK(rounds == (long)(p + X - 2), "p=%d X=%g: %ld rounds, want p + X - 2", p, X, rounds);
         }
+}
+
+/* Scratch: the pipeline holds two segments per rank (a vector when X <= 2),
+   the trees two segments; the flat root one vector; plain sum and the
+   non-commutative path (rank 0 forwards the whole result: one vector there). */
+static void test_scratch_bounds(void) {
+    static const redcoll_algo algos[] = { REDCOLL_ALGO_PIPELINE, REDCOLL_ALGO_BINARY, REDCOLL_ALGO_IN_ORDER_BINARY };
+    int i, r, k;
+    for (i = 0; i < 3; ++i)
+        for (k = 0; k < 2; ++k) {
+            rc_spec s = th_model_spec(algos[i], 9, 80000, 0);
+            rc_outcome o;
+            s.opts.segment_bytes = 4000;
+            s.root = 4;
+            s.in_place = k;
+            if (tf_measure(&s, &o))
+                for (r = 0; r < 9; ++r)
+                    CHECK(o.rep.stats[r].scratch_bytes <= 8000, "%s rank %d: scratch %llu > two segments",
+                          redcoll_algo_name(algos[i]), r, o.rep.stats[r].scratch_bytes);
+            rc_outcome_free(&o);
+        }
+    {
+        rc_spec s = th_model_spec(REDCOLL_ALGO_PIPELINE, 9, 800, 0);
+        rc_outcome o;
+        s.dtype = REDCOLL_OPAQUE(16);
+        s.op = "matmul";
+        s.count = 50;
+        s.opts.segment_bytes = 160;
+        s.root = 4;
+        if (tf_measure(&s, &o)) {
+            CHECK(o.rep.stats[0].scratch_bytes <= 800, "rank 0 forwards one vector");
+            CHECK(o.rep.stats[2].scratch_bytes <= 320, "middle ranks: two segments");
+            CHECK(o.rep.stats[0].msgs_sent == 1 && o.rep.stats[4].msgs_recv == 5 + 1,
+                  "rank 0 ends the chain and sends the result once; root 4 gets 5 segments and the result");
+        }
+        rc_outcome_free(&o);
+    }
 }
 
 /* The bcast counterparts: flat and chain (p-1)(alpha + m beta), pipeline
@@ -594,6 +626,7 @@ static void suite_hierarchical(void) {
     tf_test("formula/(1) flat and (3) chain", test_formula_flat_chain);
     tf_test("formula/(4) pipeline", test_formula_pipeline);
     tf_test("formula/(5) binary", test_formula_binary);
+    tf_test("hierarchical/scratch bounds", test_scratch_bounds);
     tf_test("formula/bcast flat chain pipeline, hierarchical", test_formula_bcast_linear);
     tf_test("formula/(8) (10) hierarchical flat chain pipeline", test_formula_hierarchical);
     tf_test("formula/(9) (11) G sweep minimum at sqrt(p)", test_sweep_groups_minimum);
