@@ -307,7 +307,6 @@ static int cmd_simulate(cli *c) {
     redcoll_result run;
     if (c->no_data < 0) c->no_data = cli_footprint(&c->spec) > 2.0 * (1u << 30);
     c->spec.sim.no_data = c->no_data;
-    if (c->spec.p > 1024) c->spec.sim.stack_bytes = 128 << 10;
     run = rc_run(&c->spec, &o);
     if (c->json) cli_print_json(c, &o, run); else cli_print_text(c, &o, run);
     rc_outcome_free(&o);
@@ -320,7 +319,6 @@ static int cmd_select(cli *c) {
     redcoll_algo chosen = cli_selected(&c->spec);
     int a, printed = 0;
     s.sim.no_data = 1;
-    if (s.p > 1024) s.sim.stack_bytes = 128 << 10;
     if (!c->json)
         printf("%s, p=%d, %zu x %s = %zu bytes: the selector picks %s\n\n%-26s %14s %8s %14s\n",
                redcoll_coll_name(s.coll), s.p, s.count, redcoll_dtype_name(s.dtype),
