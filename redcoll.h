@@ -22,7 +22,7 @@
 
    CONTENTS
        1. Results, data types and operations
-       2. Transport vtable
+       2. Transport vtable and group views
        3. Options, algorithms and selection
        4. Collectives
        --- implementation ---
