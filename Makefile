@@ -17,7 +17,7 @@ HEADERS  := redcoll.h $(wildcard transports/*.h) redcoll/harness.h
 TEST_SRC := $(wildcard test/*.c) test/test.h
 EXAMPLES := $(BUILD)/allreduce_threads $(BUILD)/custom_transport $(BUILD)/demo
 
-.PHONY: all demo test test-sim test-compile asan tsan examples install clean
+.PHONY: all demo test test-sim test-compile asan tsan examples install clean docs
 
 all: $(BUILD)/test_runner $(BUILD)/redcoll
 
@@ -29,6 +29,16 @@ $(BUILD)/test_runner: $(TEST_SRC) $(HEADERS) | $(BUILD)
 
 $(BUILD)/redcoll: $(wildcard redcoll/*.c) $(HEADERS) | $(BUILD)
 	$(CC) $(CFLAGS_) redcoll/main.c -o $@ $(LIBS)
+
+# docs/hierarchical.md: the G sweep of the hierarchical transformation (about 30 s).
+$(BUILD)/hierarchical_sweep: bench/hierarchical_sweep.c $(HEADERS) | $(BUILD)
+	$(CC) $(CFLAGS_) bench/hierarchical_sweep.c -o $@ $(LIBS)
+
+docs/hierarchical.md: $(BUILD)/hierarchical_sweep
+	@mkdir -p docs
+	$(BUILD)/hierarchical_sweep > $@
+
+docs: docs/hierarchical.md
 
 # The header as C11, as C++ and with REDCOLL_STATIC, warnings as errors.
 test-compile: | $(BUILD)

@@ -22,7 +22,7 @@
 
    CONTENTS
        1. Results, data types and operations
-       2. Transport vtable
+       2. Transport vtable and group views
        3. Options, algorithms and selection
        4. Collectives
        --- implementation ---
@@ -200,6 +200,47 @@ typedef struct redcoll_transport {
     void           (*on_scratch)(void *user, long long delta_bytes);
     unsigned        flags;
 } redcoll_transport;
+
+/* ---- Group views -----------------------------------------------------------
+   A group view is a transport made of a subset of another transport's ranks,
+   what MPI_Comm_split makes, but built locally without communication: every
+   member builds the same view from the same rank list. View rank i is parent
+   rank ranks[i]; the view has its own tag space (chosen by `id`), so its
+   traffic never matches the parent's or that of a view with another id.
+   Every optional entry of the parent is forwarded (abort, isend/irecv/waitall,
+   node_of with rank translation, on_compute, on_scratch, flags), so any
+   collective runs on a view exactly as on a whole transport, and the
+   simulator still counts all of it. A view of a view works the same way.
+   The hierarchical schedules build their groups with these views, at no cost
+   per call beyond filling a struct. */
+#define REDCOLL_GROUP_MAX_ID 31 /* ids 0..31 */
+
+typedef struct redcoll_group {
+    redcoll_transport        t;         /* the view: pass &g.t to any collective */
+    /* private */
+    const redcoll_transport *parent;    /* borrowed */
+    const int               *ranks;     /* borrowed; NULL: parent ranks first, first + 1, ... */
+    int                      first;
+    int                      tag_shift;
+} redcoll_group;
+
+/* Makes g a view of the n parent ranks ranks[0..n-1].
+   Parameters: parent - any valid transport (may itself be a view);
+     ranks - n distinct ranks of parent, in the order that defines view ranks
+     (ascending order keeps the canonical reduction order of the parent);
+     the caller (parent->rank) must be one of them; id - 0..REDCOLL_GROUP_MAX_ID,
+     the tag space: views over the same parent used at the same time by the
+     same ranks need distinct ids.
+   Returns REDCOLL_OK, or REDCOLL_ERR_INVALID_ARG with g untouched.
+   Remarks: no communication and no allocation. g, parent and ranks are
+   borrowed and must stay valid (and g at its address) while the view is used;
+   nothing to release. Thread safety: as the parent transport. */
+REDCOLL_API redcoll_result redcoll_group_init(redcoll_group *g, const redcoll_transport *parent,
+                                              const int *ranks, int n, int id);
+/* As redcoll_group_init for the consecutive parent ranks first .. first+n-1,
+   without a rank list. */
+REDCOLL_API redcoll_result redcoll_group_range(redcoll_group *g, const redcoll_transport *parent,
+                                               int first, int n, int id);
 
 /* ==== 3. Options, algorithms and selection ============================= */
 
@@ -427,6 +468,20 @@ typedef struct redcoll__args {
     int           in_place;
 } redcoll__args;
 
+typedef redcoll_result (*redcoll__schedule)(redcoll__ctx *c, const redcoll__args *a);
+
+/* Every (collective, algorithm) pair that exists, and whether it keeps the
+   canonical order x0 op x1 op ... op x(p-1) for non-commutative ops. */
+typedef struct redcoll__entry {
+    redcoll_coll      coll;
+    redcoll_algo      algo;
+    redcoll__schedule run;
+    int               keeps_order;
+} redcoll__entry;
+
+static const redcoll__entry *redcoll__find(redcoll_coll coll, redcoll_algo algo);
+static int redcoll__transport_ok(const redcoll_transport *t);
+
 static char *redcoll__at(const redcoll__ctx *c, const void *buf, size_t elem) {
     return (char *)buf + elem * c->esize;
 }
@@ -572,6 +627,128 @@ REDCOLL__SHARED static void redcoll__block(size_t n, int parts, int i, size_t *o
     size_t q = n / (size_t)parts, r = n % (size_t)parts, ui = (size_t)i;
     *off = ui * q + (ui < r ? ui : r);
     *len = q + (ui < r ? 1 : 0);
+}
+
+/* ---- group views ------------------------------------------------------------
+   Each entry translates view ranks to parent ranks, shifts the tag into the
+   view's space and calls the parent. A rank outside the view fails the call
+   as the simulator fails a rank outside the transport. */
+#define REDCOLL__GROUP_TAG_STRIDE 16 /* > the number of collectives: one tag each */
+
+static int redcoll__gparent(const redcoll_group *g, int r) {
+    if (r < 0 || r >= g->t.size) return -1;
+    return g->ranks ? g->ranks[r] : g->first + r;
+}
+
+static redcoll_result redcoll__gsend(void *u, int dst, const void *buf, size_t bytes, int tag) {
+    const redcoll_group *g = (const redcoll_group *)u;
+    int d = redcoll__gparent(g, dst);
+    if (d < 0) return REDCOLL_ERR_TRANSPORT;
+    return g->parent->send(g->parent->user, d, buf, bytes, tag + g->tag_shift);
+}
+
+static redcoll_result redcoll__grecv(void *u, int src, void *buf, size_t bytes, int tag) {
+    const redcoll_group *g = (const redcoll_group *)u;
+    int s = redcoll__gparent(g, src);
+    if (s < 0) return REDCOLL_ERR_TRANSPORT;
+    return g->parent->recv(g->parent->user, s, buf, bytes, tag + g->tag_shift);
+}
+
+static redcoll_result redcoll__gsendrecv(void *u, int dst, const void *sbuf, size_t sbytes,
+                                         int src, void *rbuf, size_t rbytes, int tag) {
+    const redcoll_group *g = (const redcoll_group *)u;
+    int d = redcoll__gparent(g, dst), s = redcoll__gparent(g, src);
+    if (d < 0 || s < 0) return REDCOLL_ERR_TRANSPORT;
+    return g->parent->sendrecv(g->parent->user, d, sbuf, sbytes, s, rbuf, rbytes,
+                               tag + g->tag_shift);
+}
+
+static void redcoll__gabort(void *u, redcoll_result why) {
+    const redcoll_group *g = (const redcoll_group *)u;
+    g->parent->abort(g->parent->user, why);
+}
+
+static redcoll_result redcoll__gisend(void *u, int dst, const void *buf, size_t bytes, int tag,
+                                      redcoll_request *req) {
+    const redcoll_group *g = (const redcoll_group *)u;
+    int d = redcoll__gparent(g, dst);
+    if (d < 0) return REDCOLL_ERR_TRANSPORT;
+    return g->parent->isend(g->parent->user, d, buf, bytes, tag + g->tag_shift, req);
+}
+
+static redcoll_result redcoll__girecv(void *u, int src, void *buf, size_t bytes, int tag,
+                                      redcoll_request *req) {
+    const redcoll_group *g = (const redcoll_group *)u;
+    int s = redcoll__gparent(g, src);
+    if (s < 0) return REDCOLL_ERR_TRANSPORT;
+    return g->parent->irecv(g->parent->user, s, buf, bytes, tag + g->tag_shift, req);
+}
+
+static redcoll_result redcoll__gwaitall(void *u, int count, redcoll_request *reqs) {
+    const redcoll_group *g = (const redcoll_group *)u;
+    return g->parent->waitall(g->parent->user, count, reqs);
+}
+
+static int redcoll__gnode_of(void *u, int rank) {
+    const redcoll_group *g = (const redcoll_group *)u;
+    int r = redcoll__gparent(g, rank);
+    return r < 0 ? -1 : g->parent->node_of(g->parent->user, r);
+}
+
+static void redcoll__gon_compute(void *u, size_t elems, size_t bytes) {
+    const redcoll_group *g = (const redcoll_group *)u;
+    g->parent->on_compute(g->parent->user, elems, bytes);
+}
+
+static void redcoll__gon_scratch(void *u, long long delta) {
+    const redcoll_group *g = (const redcoll_group *)u;
+    g->parent->on_scratch(g->parent->user, delta);
+}
+
+/* Fills the view (arguments already checked); `me` is the caller's view rank. */
+static void redcoll__group_make(redcoll_group *g, const redcoll_transport *parent,
+                                const int *ranks, int first, int n, int id, int me) {
+    const redcoll_transport *P = parent;
+    redcoll_transport *t = &g->t;
+    memset(g, 0, sizeof *g);
+    g->parent = parent; g->ranks = ranks; g->first = first;
+    g->tag_shift = (id + 1) * REDCOLL__GROUP_TAG_STRIDE;
+    t->user = g; t->rank = me; t->size = n;
+    t->send = redcoll__gsend; t->recv = redcoll__grecv; t->sendrecv = redcoll__gsendrecv;
+    t->abort = P->abort ? redcoll__gabort : NULL;
+    t->isend = P->isend ? redcoll__gisend : NULL;
+    t->irecv = P->irecv ? redcoll__girecv : NULL;
+    t->waitall = P->waitall ? redcoll__gwaitall : NULL;
+    t->node_of = P->node_of ? redcoll__gnode_of : NULL;
+    t->on_compute = P->on_compute ? redcoll__gon_compute : NULL;
+    t->on_scratch = P->on_scratch ? redcoll__gon_scratch : NULL;
+    t->flags = P->flags;
+}
+
+REDCOLL_API redcoll_result redcoll_group_init(redcoll_group *g, const redcoll_transport *parent,
+                                              const int *ranks, int n, int id) {
+    int i, j, me = -1;
+    if (!g || !redcoll__transport_ok(parent) || !ranks || n < 1 || n > parent->size) return REDCOLL_ERR_INVALID_ARG;
+    if (id < 0 || id > REDCOLL_GROUP_MAX_ID) return REDCOLL_ERR_INVALID_ARG;
+    for (i = 0; i < n; ++i) {
+        if (ranks[i] < 0 || ranks[i] >= parent->size) return REDCOLL_ERR_INVALID_ARG;
+        if (ranks[i] == parent->rank) me = i;
+        for (j = 0; j < i; ++j)
+            if (ranks[j] == ranks[i]) return REDCOLL_ERR_INVALID_ARG;
+    }
+    if (me < 0) return REDCOLL_ERR_INVALID_ARG;
+    redcoll__group_make(g, parent, ranks, 0, n, id, me);
+    return REDCOLL_OK;
+}
+
+REDCOLL_API redcoll_result redcoll_group_range(redcoll_group *g, const redcoll_transport *parent,
+                                               int first, int n, int id) {
+    if (!g || !redcoll__transport_ok(parent) || n < 1 || first < 0 || first > parent->size - n)
+        return REDCOLL_ERR_INVALID_ARG;
+    if (id < 0 || id > REDCOLL_GROUP_MAX_ID) return REDCOLL_ERR_INVALID_ARG;
+    if (parent->rank < first || parent->rank >= first + n) return REDCOLL_ERR_INVALID_ARG;
+    redcoll__group_make(g, parent, NULL, first, n, id, parent->rank - first);
+    return REDCOLL_OK;
 }
 
 /* ==== 6. Reduction kernels ============================================== */
@@ -992,7 +1169,7 @@ static void redcoll__pairwise_rs(redcoll__ctx *c, const void *in, const redcoll_
    Rabenseifner 2004 sections 3.2 and 3.5-3.7 (MPICH paper 4.4, 5.1-5.3).
    Two small descriptions make them reusable by every family:
 
-   redcoll__group  maps virtual ranks 0..size-1 of a subset onto real ranks:
+   redcoll__vmap  maps virtual ranks 0..size-1 of a subset onto real ranks:
                    a contiguous block (base, size), or a folded set where the
                    first `pairs` virtual ranks each stand for a pair of real
                    ranks (Rabenseifner's even survivor: odd = 0; MPICH's odd
@@ -1011,7 +1188,7 @@ static void redcoll__pairwise_rs(redcoll__ctx *c, const void *in, const redcoll_
    blocks). Distance halving (doubling = 0) leaves member v with segment
    range v (rank-ordered, as MPICH's reduce_scatter needs) but combines
    non-contiguous rank sets: commutative ops only. */
-typedef struct redcoll__group {
+typedef struct redcoll__vmap {
     int size;       /* members: virtual ranks 0..size-1 */
     int base;       /* real rank of virtual rank 0 */
     int pairs;      /* v < pairs stands for (base + 2v, base + 2v + 1); v >= pairs is base + pairs + v */
@@ -1019,14 +1196,14 @@ typedef struct redcoll__group {
     int alias_v;    /* virtual rank played by real rank alias_rank instead (-1: none) */
     int alias_rank;
     int me;         /* this rank's virtual rank, -1 outside the group */
-} redcoll__group;
+} redcoll__vmap;
 
-static int redcoll__group_rank(const redcoll__group *g, int v) {
+static int redcoll__vmap_rank(const redcoll__vmap *g, int v) {
     if (v == g->alias_v) return g->alias_rank;
     return v < g->pairs ? g->base + 2 * v + g->odd : g->base + g->pairs + v;
 }
 
-static int redcoll__group_vrank(const redcoll__group *g, int rank) {
+static int redcoll__vmap_vrank(const redcoll__vmap *g, int rank) {
     int off = rank - g->base, v;
     if (g->alias_v >= 0 && rank == g->alias_rank) return g->alias_v;
     if (off < 0) return -1;
@@ -1035,12 +1212,12 @@ static int redcoll__group_vrank(const redcoll__group *g, int rank) {
     return v >= g->size || v == g->alias_v ? -1 : v;
 }
 
-static redcoll__group redcoll__group_make(int rank, int base, int size, int pairs, int odd,
+static redcoll__vmap redcoll__vmap_make(int rank, int base, int size, int pairs, int odd,
                                           int alias_v, int alias_rank) {
-    redcoll__group g;
+    redcoll__vmap g;
     g.size = size; g.base = base; g.pairs = pairs; g.odd = odd;
     g.alias_v = alias_v; g.alias_rank = alias_rank;
-    g.me = redcoll__group_vrank(&g, rank);
+    g.me = redcoll__vmap_vrank(&g, rank);
     return g;
 }
 
@@ -1130,14 +1307,14 @@ static void redcoll__halving_plan(redcoll__halving *h, int size, int v, int part
    final range (redcoll__halving_plan) reduced over the group; the rest of
    buf is scratch. tmp: the larger half, seg_len(s, 0, parts / 2) elements.
    Cost: lg size (alpha) + (1 - 1/size)(n beta + n gamma). */
-static void redcoll__rs_halving(redcoll__ctx *c, const redcoll__group *g, const redcoll__segs *s,
+static void redcoll__rs_halving(redcoll__ctx *c, const redcoll__vmap *g, const redcoll__segs *s,
                                 void *buf, void *tmp, int doubling) {
     redcoll__halving h;
     int k;
     if (g->me < 0) return;
     redcoll__halving_plan(&h, g->size, g->me, s->parts, doubling);
     for (k = 0; k < h.steps; ++k) {
-        int vpeer = g->me ^ h.mask[k], peer = redcoll__group_rank(g, vpeer);
+        int vpeer = g->me ^ h.mask[k], peer = redcoll__vmap_rank(g, vpeer);
         int upper = (g->me & h.mask[k]) != 0;
         int keep = h.lo[k + 1], give = upper ? h.lo[k] : h.hi[k + 1];
         size_t kn = redcoll__seg_len(s, keep, h.hi[k + 1]);
@@ -1158,14 +1335,14 @@ static void redcoll__rs_halving(redcoll__ctx *c, const redcoll__group *g, const 
    reduce): in the step of bit m the member whose bit m differs from vroot's
    sends all it holds and leaves; cost at the root lg size alpha_uni +
    (1 - 1/size) n beta_uni. */
-static void redcoll__ag_doubling(redcoll__ctx *c, const redcoll__group *g, const redcoll__segs *s,
+static void redcoll__ag_doubling(redcoll__ctx *c, const redcoll__vmap *g, const redcoll__segs *s,
                                  void *buf, int vroot, int doubling) {
     redcoll__halving h;
     int k;
     if (g->me < 0) return;
     redcoll__halving_plan(&h, g->size, g->me, s->parts, doubling);
     for (k = h.steps - 1; k >= 0; --k) {
-        int peer = redcoll__group_rank(g, g->me ^ h.mask[k]), upper = (g->me & h.mask[k]) != 0;
+        int peer = redcoll__vmap_rank(g, g->me ^ h.mask[k]), upper = (g->me & h.mask[k]) != 0;
         int olo = upper ? h.lo[k] : h.hi[k + 1], ohi = upper ? h.lo[k + 1] : h.hi[k];
         char *mine = redcoll__at(c, buf, redcoll__seg_off(s, h.lo[k + 1]));
         char *other = redcoll__at(c, buf, redcoll__seg_off(s, olo));
@@ -1187,7 +1364,7 @@ static void redcoll__ag_doubling(redcoll__ctx *c, const redcoll__group *g, const
    leaves hands its reduced half to the one that plays virtual rank i.
    Cost: (1 + f_alpha) alpha + (1 + f_beta)/2 n beta + n/2 gamma.
    tmp: seg_len(s, 0, parts / 2) elements. */
-static void redcoll__fold_halves(redcoll__ctx *c, const redcoll__group *g, const redcoll__segs *s,
+static void redcoll__fold_halves(redcoll__ctx *c, const redcoll__vmap *g, const redcoll__segs *s,
                                  void *buf, void *tmp) {
     int off = c->rank - g->base, even = off % 2 == 0, partner = c->rank + (even ? 1 : -1);
     int mid = s->parts / 2, klo = even ? 0 : mid, khi = even ? mid : s->parts;
@@ -1199,16 +1376,16 @@ static void redcoll__fold_halves(redcoll__ctx *c, const redcoll__group *g, const
     redcoll__sendrecv(c, partner, give, gn, partner, tmp, kn);
     if (even) redcoll__reduce_lo(c, keep, tmp, kn);
     else redcoll__reduce(c, tmp, keep, kn);
-    if (redcoll__group_rank(g, off / 2) == c->rank) redcoll__recv(c, partner, give, gn);
+    if (redcoll__vmap_rank(g, off / 2) == c->rank) redcoll__recv(c, partner, give, gn);
     else redcoll__send(c, partner, keep, kn);
 }
 
 /* After redcoll__fold_halves: the member that stayed sends the whole result
    (n elements) to its partner. Cost: alpha_uni + n beta_uni. */
-static void redcoll__unfold_halves(redcoll__ctx *c, const redcoll__group *g, void *buf, size_t n) {
+static void redcoll__unfold_halves(redcoll__ctx *c, const redcoll__vmap *g, void *buf, size_t n) {
     int off = c->rank - g->base, partner = c->rank + (off % 2 == 0 ? 1 : -1);
     if (off < 0 || off >= 2 * g->pairs) return;
-    if (redcoll__group_rank(g, off / 2) == c->rank) redcoll__send(c, partner, buf, n);
+    if (redcoll__vmap_rank(g, off / 2) == c->rank) redcoll__send(c, partner, buf, n);
     else redcoll__recv(c, partner, buf, n);
 }
 
@@ -1222,7 +1399,7 @@ static void redcoll__unfold_halves(redcoll__ctx *c, const redcoll__group *g, voi
    the critical path, n/size gamma more). `in`: the whole input; `mine`:
    where segment v's result goes (may be in's own segment); tmp: twice the
    largest segment. Cost: (size-1)(alpha + n/size beta + n/size gamma). */
-static void redcoll__ring_reduce_scatter(redcoll__ctx *c, const redcoll__group *g,
+static void redcoll__ring_reduce_scatter(redcoll__ctx *c, const redcoll__vmap *g,
                                          const redcoll__segs *s, const void *in, void *mine,
                                          void *tmp) {
     int v = g->me, p = g->size, i;
@@ -1233,9 +1410,9 @@ static void redcoll__ring_reduce_scatter(redcoll__ctx *c, const redcoll__group *
     redcoll__copy(c, mine, redcoll__at(c, in, redcoll__seg_off(s, v)), len);
     for (i = 1; i < p; ++i) {
         int to = (v + i) % p, from = (v - i + p) % p;
-        redcoll__sendrecv(c, redcoll__group_rank(g, to),
+        redcoll__sendrecv(c, redcoll__vmap_rank(g, to),
                           redcoll__at(c, in, redcoll__seg_off(s, to)), redcoll__seg_len(s, to, to + 1),
-                          redcoll__group_rank(g, from), two && from == p - 1 ? hi : rcv, len);
+                          redcoll__vmap_rank(g, from), two && from == p - 1 ? hi : rcv, len);
         if (from < v) redcoll__reduce(c, rcv, mine, len);
         else if (!two) redcoll__reduce_lo(c, mine, rcv, len);
         else if (from != p - 1) redcoll__reduce(c, rcv, hi, len);
@@ -1246,15 +1423,15 @@ static void redcoll__ring_reduce_scatter(redcoll__ctx *c, const redcoll__group *
 /* Ring allgather (Rabenseifner 2004 3.2, MPICH paper 4.1): member v holds
    segment v of buf; in size-1 steps every member passes the segment it got
    last to v+1. Cost: (size-1)(alpha + n/size beta). */
-static void redcoll__ring_allgather(redcoll__ctx *c, const redcoll__group *g,
+static void redcoll__ring_allgather(redcoll__ctx *c, const redcoll__vmap *g,
                                     const redcoll__segs *s, void *buf) {
     int v = g->me, p = g->size, i;
     if (v < 0) return;
     for (i = 0; i < p - 1; ++i) {
         int sj = (v - i + p) % p, rj = (v - i - 1 + p) % p;
-        redcoll__sendrecv(c, redcoll__group_rank(g, (v + 1) % p),
+        redcoll__sendrecv(c, redcoll__vmap_rank(g, (v + 1) % p),
                           redcoll__at(c, buf, redcoll__seg_off(s, sj)), redcoll__seg_len(s, sj, sj + 1),
-                          redcoll__group_rank(g, (v - 1 + p) % p),
+                          redcoll__vmap_rank(g, (v - 1 + p) % p),
                           redcoll__at(c, buf, redcoll__seg_off(s, rj)), redcoll__seg_len(s, rj, rj + 1));
     }
 }
@@ -1268,7 +1445,7 @@ static void redcoll__ring_allgather(redcoll__ctx *c, const redcoll__group *g,
 typedef struct redcoll__blocks {
     int count, start[32], size[32];
     int mine;                 /* this rank's block */
-    redcoll__group g;         /* this rank's block as a group */
+    redcoll__vmap g;         /* this rank's block as a group */
 } redcoll__blocks;
 
 static void redcoll__blocks_plan(redcoll__blocks *b, int rank, int p) {
@@ -1280,7 +1457,7 @@ static void redcoll__blocks_plan(redcoll__blocks *b, int rank, int p) {
             start += b->size[k++];
         }
     b->count = k;
-    b->g = redcoll__group_make(rank, b->start[b->mine], b->size[b->mine], 0, 0, -1, -1);
+    b->g = redcoll__vmap_make(rank, b->start[b->mine], b->size[b->mine], 0, 0, -1, -1);
 }
 
 /* Member v's final segment range in block k. */
@@ -1372,14 +1549,14 @@ static redcoll_result redcoll__reduce_halving_doubling(redcoll__ctx *c, const re
     int p = c->size, pof2 = redcoll__pof2_floor(p), r = p - pof2, root = a->root;
     int swap = root < 2 * r && root % 2 == 1;
     redcoll__segs s = redcoll__segs_halving(a->count, pof2);
-    redcoll__group g = redcoll__group_make(c->rank, 0, pof2, r, 0, swap ? root / 2 : -1,
+    redcoll__vmap g = redcoll__vmap_make(c->rank, 0, pof2, r, 0, swap ? root / 2 : -1,
                                            swap ? root : -1);
     void *buf = redcoll__reduce_workbuf(c, a);
     void *tmp = p > 1 ? redcoll__alloc(c, redcoll__seg_len(&s, 0, pof2 / 2)) : NULL;
     if (!c->err) {
         redcoll__fold_halves(c, &g, &s, buf, tmp);
         redcoll__rs_halving(c, &g, &s, buf, tmp, 1);
-        redcoll__ag_doubling(c, &g, &s, buf, redcoll__group_vrank(&g, root), 1);
+        redcoll__ag_doubling(c, &g, &s, buf, redcoll__vmap_vrank(&g, root), 1);
     }
     redcoll__free(c, tmp, redcoll__seg_len(&s, 0, pof2 / 2));
     redcoll__reduce_freebuf(c, a, buf);
@@ -1397,14 +1574,14 @@ static redcoll_result redcoll__reduce_halving_doubling(redcoll__ctx *c, const re
 static redcoll_result redcoll__reduce_binary_blocks(redcoll__ctx *c, const redcoll__args *a) {
     redcoll__blocks b;
     redcoll__segs s;
-    redcoll__group top;
+    redcoll__vmap top;
     int root = a->root, outside;
     void *buf, *tmp;
     size_t off, len;
     redcoll__blocks_plan(&b, c->rank, c->size);
     s = redcoll__segs_halving(a->count, b.size[0]);
     outside = root >= b.size[0];
-    top = redcoll__group_make(c->rank, 0, b.size[0], 0, 0, outside ? 0 : -1, outside ? root : -1);
+    top = redcoll__vmap_make(c->rank, 0, b.size[0], 0, 0, outside ? 0 : -1, outside ? root : -1);
     buf = redcoll__reduce_workbuf(c, a);
     tmp = c->size > 1 ? redcoll__alloc(c, redcoll__seg_len(&s, 0, b.size[0] / 2)) : NULL;
     if (!c->err) {
@@ -1428,7 +1605,7 @@ static redcoll_result redcoll__reduce_binary_blocks(redcoll__ctx *c, const redco
 static redcoll_result redcoll__reduce_ring(redcoll__ctx *c, const redcoll__args *a) {
     int p = c->size, j;
     redcoll__segs s = redcoll__segs_make(a->count, p, NULL);
-    redcoll__group g = redcoll__group_make(c->rank, 0, p, 0, 0, -1, -1);
+    redcoll__vmap g = redcoll__vmap_make(c->rank, 0, p, 0, 0, -1, -1);
     size_t big = redcoll__seg_len(&s, 0, 1), len = redcoll__seg_len(&s, c->rank, c->rank + 1);
     void *tmp = redcoll__alloc(c, 2 * big);
     void *mine = c->rank == a->root ? redcoll__at(c, a->rbuf, redcoll__seg_off(&s, c->rank))
@@ -1528,7 +1705,7 @@ static redcoll_result redcoll__allreduce_halving_doubling(redcoll__ctx *c,
                                                           const redcoll__args *a) {
     int p = c->size, pof2 = redcoll__pof2_floor(p);
     redcoll__segs s = redcoll__segs_halving(a->count, pof2);
-    redcoll__group g = redcoll__group_make(c->rank, 0, pof2, p - pof2, 0, -1, -1);
+    redcoll__vmap g = redcoll__vmap_make(c->rank, 0, pof2, p - pof2, 0, -1, -1);
     size_t half = redcoll__seg_len(&s, 0, pof2 / 2);
     void *tmp;
     if (p == 1) return REDCOLL_OK;
@@ -1575,7 +1752,7 @@ static redcoll_result redcoll__allreduce_binary_blocks(redcoll__ctx *c, const re
    Canonical order kept (two accumulators); scratch: two segments. */
 static redcoll_result redcoll__allreduce_ring(redcoll__ctx *c, const redcoll__args *a) {
     redcoll__segs s = redcoll__segs_make(a->count, c->size, NULL);
-    redcoll__group g = redcoll__group_make(c->rank, 0, c->size, 0, 0, -1, -1);
+    redcoll__vmap g = redcoll__vmap_make(c->rank, 0, c->size, 0, 0, -1, -1);
     size_t big = redcoll__seg_len(&s, 0, 1);
     void *tmp = redcoll__alloc(c, 2 * big);
     if (!c->err) {
@@ -1917,18 +2094,485 @@ static redcoll_result redcoll__reduce_scatter_pairwise(redcoll__ctx *c, const re
     return c->err;
 }
 
+/* ---- Hasanov & Lastovetsky: reduce algorithms and the hierarchical transformation ----
+   Hasanov & Lastovetsky, "Hierarchical optimization of MPI reduce algorithms"
+   (PaCT 2015): the Open MPI reduce algorithms of section 2.1 and the two-level
+   transformation of section 3 (Algorithm 1), generalised to allreduce and
+   bcast as section 5 proposes. Costs use the paper's Hockney model: m bytes
+   per rank, X segments of m/X bytes, one step = alpha + m/X beta + m/X gamma
+   (the simulator's one-way message with f_alpha = f_beta = 1). */
+
+/* Segment of pipelined schedules: opts.segment_bytes in whole elements, at
+   least one, at most n (n > 0). */
+static size_t redcoll__seg_elems(const redcoll__ctx *c, size_t n) {
+    size_t s = c->o.segment_bytes / c->esize;
+    if (s == 0) s = 1;
+    return s < n ? s : n;
+}
+
+/* Length of the segment starting at element off. */
+static size_t redcoll__segment_len(size_t n, size_t seg, size_t off) {
+    return n - off < seg ? n - off : seg;
+}
+
+/* ---- building block: chain (linear array) reduce, optionally pipelined ----
+   Virtual ranks v = (rank - base) mod p form the array p-1 -> p-2 -> ... -> 0;
+   each segment of `seg` elements enters at v = p-1, every rank prepends its
+   own operand (x_v op received) and passes it on while the next segment
+   arrives (sendrecv), so X = ceil(n/seg) segments take p + X - 2 steps.
+   Commutative ops rotate the array to end at root (base = root); otherwise
+   the array is in rank order, ends at rank 0, which sends the whole result
+   to root when root != 0. `out`: the result buffer on root (may equal `in`),
+   NULL elsewhere. Scratch on receiving ranks: two segments (one vector when
+   X <= 2, and at rank 0 when it forwards the whole result); none at a
+   non-in-place tail root, which accumulates in `out`. */
+static void redcoll__chain_reduce(redcoll__ctx *c, const void *in, void *out, size_t n,
+                                  int root, size_t seg) {
+    int p = c->size, base = c->op.commutative ? root : 0;
+    int v = redcoll__vrank(c->rank, base, p);
+    int up = v + 1 < p ? redcoll__unvrank(v + 1, base, p) : -1;
+    int down = v > 0 ? redcoll__unvrank(v - 1, base, p) : -1;
+    int tail_root = v == 0 && c->rank == root, forward = v == 0 && base != root;
+    int full = forward || (tail_root && out != in) || n <= 2 * seg; /* segment k at offset k*seg */
+    size_t off, len, plen = 0, cap = full ? n : 2 * seg;
+    void *acc = (void *)in, *own = NULL, *prev = NULL, *cur;
+
+    if (up >= 0) { /* receives: accumulate into out (tail root) or scratch */
+        acc = tail_root && out != in ? out : (own = redcoll__alloc(c, cap));
+        for (off = 0; off < n && !c->err; off += seg) {
+            len = redcoll__segment_len(n, seg, off);
+            cur = redcoll__at(c, acc, full ? off : (off / seg % 2) * seg);
+            if (prev && down >= 0) /* pass segment k-1 on while segment k arrives */
+                redcoll__sendrecv(c, down, prev, plen, up, cur, len);
+            else
+                redcoll__recv(c, up, cur, len);
+            redcoll__reduce(c, redcoll__at(c, in, off), cur, len);
+            if (tail_root && acc != out) redcoll__copy(c, redcoll__at(c, out, off), cur, len);
+            prev = cur; plen = len;
+        }
+        if (down >= 0) redcoll__send(c, down, prev, plen);
+    } else if (down >= 0) { /* head: its own segments */
+        for (off = 0; off < n; off += seg)
+            redcoll__send(c, down, redcoll__at(c, in, off), redcoll__segment_len(n, seg, off));
+    } else if (out) {
+        redcoll__copy(c, out, in, n); /* p == 1 */
+    }
+    if (forward) redcoll__send(c, root, acc, n); /* non-commutative op, root != 0 */
+    else if (base != root && c->rank == root) redcoll__recv(c, 0, out, n);
+    redcoll__free(c, own, cap);
+}
+
+/* ---- building block: chain (linear array) bcast, optionally pipelined -----
+   The reverse of the chain reduce: vranks 0 (root) -> 1 -> ... -> p-1; every
+   rank forwards segment k-1 while segment k arrives (sendrecv), so X
+   segments take p + X - 2 steps of alpha + m/X beta. */
+static void redcoll__chain_bcast(redcoll__ctx *c, void *buf, size_t n, int root, size_t seg) {
+    int p = c->size, v = redcoll__vrank(c->rank, root, p);
+    int up = v > 0 ? redcoll__unvrank(v - 1, root, p) : -1;
+    int down = v + 1 < p ? redcoll__unvrank(v + 1, root, p) : -1;
+    size_t off, prev = 0, plen = 0;
+    if (p == 1) return;
+    for (off = 0; off < n; off += seg) {
+        size_t len = redcoll__segment_len(n, seg, off);
+        if (up < 0) redcoll__send(c, down, redcoll__at(c, buf, off), len);
+        else if (down >= 0 && off > 0)
+            redcoll__sendrecv(c, down, redcoll__at(c, buf, prev), plen, up, redcoll__at(c, buf, off), len);
+        else redcoll__recv(c, up, redcoll__at(c, buf, off), len);
+        prev = off; plen = len;
+    }
+    if (up >= 0 && down >= 0) redcoll__send(c, down, redcoll__at(c, buf, prev), plen);
+}
+
+/* ---- building block: segmented binary-tree reduce ---------------------------
+   Open MPI's generic tree reduce: per segment a node receives the partial
+   result of its left child (lower ranks), then of its right child (higher
+   ranks), and forms left op own op right; the first receive of segment k
+   overlaps the send of segment k-1 to the parent (sendrecv), so a level
+   costs two steps per segment, as in formula (5). `out`: the result on the
+   tree root (may equal `in`). Scratch: two segments on inner nodes, one at
+   the tree root. */
+static void redcoll__tree_reduce(redcoll__ctx *c, const void *in, void *out, size_t n,
+                                 size_t seg, int parent, int left, int right) {
+    int first = left >= 0 ? left : right, second = left >= 0 ? right : -1;
+    void *acc = NULL, *tmp = NULL, *a = NULL;
+    size_t off, len = 0;
+
+    if (first < 0) { /* leaf */
+        if (parent < 0) redcoll__copy(c, out, in, n);
+        else for (off = 0; off < n; off += seg)
+            redcoll__send(c, parent, redcoll__at(c, in, off), redcoll__segment_len(n, seg, off));
+        return;
+    }
+    tmp = redcoll__alloc(c, seg);
+    if (parent >= 0) acc = redcoll__alloc(c, seg);
+    for (off = 0; off < n && !c->err; off += seg) {
+        if (parent >= 0 && off > 0) /* segment k-1 up while segment k comes in */
+            redcoll__sendrecv(c, parent, acc, len, first, tmp, redcoll__segment_len(n, seg, off));
+        len = redcoll__segment_len(n, seg, off);
+        if (parent < 0 || off == 0) redcoll__recv(c, first, tmp, len);
+        a = parent < 0 ? redcoll__at(c, out, off) : acc;
+        redcoll__copy(c, a, redcoll__at(c, in, off), len);
+        if (first == left) redcoll__reduce(c, tmp, a, len);   /* a = left op own */
+        else redcoll__reduce_lo(c, a, tmp, len);              /* a = own op right */
+        if (second >= 0) {
+            redcoll__recv(c, second, tmp, len);
+            redcoll__reduce_lo(c, a, tmp, len);               /* a = a op right */
+        }
+    }
+    if (parent >= 0) redcoll__send(c, parent, acc, len);
+    redcoll__free(c, acc, seg);
+    redcoll__free(c, tmp, seg);
+}
+
+/* In-order binary tree over ranks 0..p-1 rooted at `root`: every subtree is
+   a contiguous rank range [lo, hi) whose node is its middle rank (the top
+   node is `root`), the left subtree holding the lower ranks. Height at most
+   ceil(lg(p+1)) + 1. Found by descending from the top: O(lg p). */
+static void redcoll__inorder_links(int rank, int p, int root, int *parent, int *left, int *right) {
+    int lo = 0, hi = p, node = root, par = -1;
+    while (node != rank) {
+        par = node;
+        if (rank < node) hi = node; else lo = node + 1;
+        node = lo + (hi - lo) / 2;
+    }
+    *parent = par;
+    *left = node > lo ? lo + (node - lo) / 2 : -1;
+    *right = hi > node + 1 ? node + 1 + (hi - node - 1) / 2 : -1;
+}
+
+/* Flat tree (section 2.1, formula (1); Open MPI "linear"): the root receives
+   every vector and reduces it. Cost: (p-1)(alpha + m beta + m gamma) at the
+   root; unsegmented (formula (2) only adds (X-1)(p-1) alpha). Any p, any root.
+   Canonical order: the root starts from its own vector, appends ranks
+   root+1 .. p-1, then prepends root-1 .. 0. Scratch: one vector at the root. */
+static redcoll_result redcoll__reduce_flat(redcoll__ctx *c, const redcoll__args *a) {
+    int p = c->size, root = a->root, i;
+    size_t n = a->count;
+    void *tmp;
+    if (c->rank != root) {
+        redcoll__send(c, root, a->sbuf, n);
+        return c->err;
+    }
+    tmp = p > 1 ? redcoll__alloc(c, n) : NULL;
+    redcoll__copy(c, a->rbuf, a->sbuf, n);
+    for (i = root + 1; i < p; ++i) {
+        redcoll__recv(c, i, tmp, n);
+        redcoll__reduce_lo(c, a->rbuf, tmp, n);
+    }
+    for (i = root - 1; i >= 0; --i) {
+        redcoll__recv(c, i, tmp, n);
+        redcoll__reduce(c, tmp, a->rbuf, n);
+    }
+    redcoll__free(c, tmp, n);
+    return c->err;
+}
+
+/* Chain (section 2.1, formula (3); Open MPI "chain" with fanout 1): each rank
+   receives and sends at most one message. Cost: (p-1)(alpha + m beta + m gamma).
+   Any p. Non-commutative ops: array in rank order ending at rank 0, plus one
+   message of m bytes to root when root != 0. */
+static redcoll_result redcoll__reduce_chain(redcoll__ctx *c, const redcoll__args *a) {
+    redcoll__chain_reduce(c, a->sbuf, a->rbuf, a->count, a->root, a->count);
+    return c->err;
+}
+
+/* Pipeline (section 2.1, formula (4)): the chain in X segments of
+   opts.segment_bytes. Cost: (p + X - 2)(alpha + m/X beta + m/X gamma).
+   Any p. Non-commutative ops: as chain (one extra m-byte message when root != 0). */
+static redcoll_result redcoll__reduce_pipeline(redcoll__ctx *c, const redcoll__args *a) {
+    redcoll__chain_reduce(c, a->sbuf, a->rbuf, a->count, a->root, redcoll__seg_elems(c, a->count));
+    return c->err;
+}
+
+/* Binary tree (section 2.1, formula (5)): a heap-shaped tree rotated to root
+   (children of v: 2v+1, 2v+2), segmented. Cost: 2(lg(p+1) + X - 2) steps of
+   alpha + m/X (beta + gamma) for a complete tree. Any p: an incomplete tree.
+   Commutative ops only (the heap order mixes rank ranges). */
+static redcoll_result redcoll__reduce_binary(redcoll__ctx *c, const redcoll__args *a) {
+    int p = c->size, v = redcoll__vrank(c->rank, a->root, p);
+    int parent = v > 0 ? redcoll__unvrank((v - 1) / 2, a->root, p) : -1;
+    int left = 2 * v + 1 < p ? redcoll__unvrank(2 * v + 1, a->root, p) : -1;
+    int right = 2 * v + 2 < p ? redcoll__unvrank(2 * v + 2, a->root, p) : -1;
+    redcoll__tree_reduce(c, a->sbuf, a->rbuf, a->count, redcoll__seg_elems(c, a->count),
+                         parent, left, right);
+    return c->err;
+}
+
+/* In-order binary tree (section 2.1, Open MPI's choice for non-commutative
+   ops): every subtree is a contiguous rank range, so left op own op right is
+   canonical; the tree is rooted at root itself (no extra message), at most
+   one level deeper than the balanced tree. Cost as binary. Any p, any op. */
+static redcoll_result redcoll__reduce_in_order_binary(redcoll__ctx *c, const redcoll__args *a) {
+    int parent, left, right;
+    redcoll__inorder_links(c->rank, c->size, a->root, &parent, &left, &right);
+    redcoll__tree_reduce(c, a->sbuf, a->rbuf, a->count, redcoll__seg_elems(c, a->count),
+                         parent, left, right);
+    return c->err;
+}
+
+/* Flat bcast (the inverse of formula (1); Open MPI "linear"): the root sends
+   the vector to every rank in turn. Cost: (p-1)(alpha + m beta) at the root. Any p. */
+static redcoll_result redcoll__bcast_flat(redcoll__ctx *c, const redcoll__args *a) {
+    int p = c->size, i;
+    if (c->rank != a->root) {
+        redcoll__recv(c, a->root, a->rbuf, a->count);
+        return c->err;
+    }
+    for (i = 1; i < p; ++i) redcoll__send(c, (a->root + i) % p, a->rbuf, a->count);
+    return c->err;
+}
+
+/* Chain bcast (Open MPI "chain" with fanout 1): (p-1)(alpha + m beta). Any p. */
+static redcoll_result redcoll__bcast_chain(redcoll__ctx *c, const redcoll__args *a) {
+    redcoll__chain_bcast(c, a->rbuf, a->count, a->root, a->count);
+    return c->err;
+}
+
+/* Pipeline bcast (Open MPI "pipeline"; the inverse of formula (4)):
+   (p + X - 2)(alpha + m/X beta), X segments of opts.segment_bytes. Any p. */
+static redcoll_result redcoll__bcast_pipeline(redcoll__ctx *c, const redcoll__args *a) {
+    redcoll__chain_bcast(c, a->rbuf, a->count, a->root, redcoll__seg_elems(c, a->count));
+    return c->err;
+}
+
+/* ---- the hierarchical transformation ----------------------------------------
+   Algorithm 1: G groups of consecutive ranks (sizes differ by at most one;
+   with opts.by_node, the runs of consecutive ranks on one node), a collective
+   inside every group and one among the group leaders, each run unchanged on a
+   group view (redcoll_group). The requested root leads its own group, the
+   other groups are led by their first rank, and the leaders' view is in group
+   order, so contiguous groups with order-keeping algorithms keep canonical order. */
+#define REDCOLL__GROUP_ID_INNER 0
+#define REDCOLL__GROUP_ID_OUTER 1
+
+typedef struct redcoll__hier {
+    int  G, mine;    /* groups; this rank's group */
+    int *start;      /* G + 1 entries: group g is ranks start[g] .. start[g+1]-1 */
+    int *leader;     /* G entries: the parent rank leading each group */
+    size_t bytes;    /* of the two arrays */
+} redcoll__hier;
+
+/* Flat-shaped reduce algorithms: the ones sections 3.1-3.2 show to gain. */
+static int redcoll__linear_algo(redcoll_algo algo) {
+    return algo == REDCOLL_ALGO_FLAT || algo == REDCOLL_ALGO_CHAIN || algo == REDCOLL_ALGO_PIPELINE;
+}
+
+/* The G minimising G + ceil(p/G), the step count of formulas (8) and (10):
+   sqrt(p) when it divides p (first of equals). */
+static int redcoll__sqrt_groups(int p) {
+    int g, best = 1, cost = 1 + p;
+    for (g = 2; g <= p && g * g <= 4 * p; ++g) {
+        int k = g + (p + g - 1) / g;
+        if (k < cost) { cost = k; best = g; }
+    }
+    return best;
+}
+
+/* The algorithm of one level: `want`, else `other` (the paper uses one
+   algorithm at both levels) when `coll` has it, else the selector's choice
+   (never hierarchical: binomial then). Returns AUTO when `want` is invalid. */
+static redcoll_algo redcoll__level_algo(const redcoll__ctx *c, redcoll_coll coll, redcoll_algo want,
+                                        redcoll_algo other, int p, size_t bytes) {
+    if (want == REDCOLL_ALGO_AUTO && other != REDCOLL_ALGO_HIERARCHICAL && redcoll__find(coll, other))
+        want = other;
+    if (want == REDCOLL_ALGO_AUTO) {
+        want = redcoll_select(coll, p, bytes, c->op.commutative, &c->o);
+        if (want == REDCOLL_ALGO_HIERARCHICAL || !redcoll__find(coll, want)) want = REDCOLL_ALGO_BINOMIAL;
+    }
+    if (want == REDCOLL_ALGO_HIERARCHICAL || !redcoll__find(coll, want)) return REDCOLL_ALGO_AUTO;
+    return want;
+}
+
+/* Checks a level's algorithm: invalid, or refuses a non-commutative op it cannot order. */
+static redcoll_result redcoll__level_ok(const redcoll__ctx *c, redcoll_coll coll, redcoll_algo algo) {
+    if (algo == REDCOLL_ALGO_AUTO) return REDCOLL_ERR_INVALID_ARG;
+    if (!c->op.commutative && !redcoll_algo_keeps_order(coll, algo)) return REDCOLL_ERR_UNSUPPORTED;
+    return REDCOLL_OK;
+}
+
+/* Plans the groups; G defaults to sqrt(p) when `linear` (both levels flat-shaped),
+   else 1. The leader of root's group is root. Arrays from the user's allocator. */
+static redcoll_result redcoll__hier_plan(redcoll__ctx *c, redcoll__hier *h, int root, int linear) {
+    const redcoll_transport *t = c->t;
+    int p = c->size, G, g, r;
+    memset(h, 0, sizeof *h);
+    if (c->o.by_node && t->node_of) {
+        for (G = 1, r = 1; r < p; ++r) G += t->node_of(t->user, r) != t->node_of(t->user, r - 1);
+    } else {
+        G = c->o.groups ? c->o.groups : linear ? redcoll__sqrt_groups(p) : 1;
+        if (G > p) G = p;
+    }
+    h->G = G;
+    h->bytes = (size_t)(2 * G + 1) * sizeof(int);
+    h->start = (int *)redcoll__alloc_bytes(c, h->bytes);
+    if (!h->start) return c->err;
+    h->leader = h->start + G + 1;
+    if (c->o.by_node && t->node_of) {
+        for (g = 0, r = 0; r < p; ++r)
+            if (r == 0 || t->node_of(t->user, r) != t->node_of(t->user, r - 1)) h->start[g++] = r;
+    } else {
+        for (g = 0; g < G; ++g) h->start[g] = g * (p / G) + (g < p % G ? g : p % G);
+    }
+    h->start[G] = p;
+    for (g = 0; g < G; ++g) {
+        h->leader[g] = h->start[g] <= root && root < h->start[g + 1] ? root : h->start[g];
+        if (h->start[g] <= c->rank && c->rank < h->start[g + 1]) h->mine = g;
+    }
+    return REDCOLL_OK;
+}
+
+static void redcoll__hier_free(redcoll__ctx *c, redcoll__hier *h) {
+    redcoll__free_bytes(c, h->start, h->bytes);
+}
+
+/* Index of the group holding `rank`. */
+static int redcoll__hier_group_of(const redcoll__hier *h, int rank) {
+    int g = 0;
+    while (rank >= h->start[g + 1]) ++g;
+    return g;
+}
+
+/* Runs schedule `algo` of `coll` unchanged on the view `v` (same op, dtype,
+   options); its failure is latched in c (the view's abort has released the peers). */
+static void redcoll__run_on(redcoll__ctx *c, const redcoll_transport *v, redcoll_coll coll,
+                            redcoll_algo algo, const redcoll__args *a) {
+    redcoll__ctx sub;
+    if (c->err) return;
+    sub = *c;
+    sub.t = v; sub.rank = v->rank; sub.size = v->size; sub.algo = algo;
+    c->err = redcoll__find(coll, algo)->run(&sub, a);
+}
+
+/* This rank's group view. */
+static void redcoll__hier_inner(const redcoll__ctx *c, const redcoll__hier *h, redcoll_group *g) {
+    int lo = h->start[h->mine];
+    redcoll__group_make(g, c->t, NULL, lo, h->start[h->mine + 1] - lo, REDCOLL__GROUP_ID_INNER,
+                        c->rank - lo);
+}
+
+/* The leaders' view (call on leaders only). */
+static void redcoll__hier_outer(const redcoll__ctx *c, const redcoll__hier *h, redcoll_group *g) {
+    redcoll__group_make(g, c->t, h->leader, 0, h->G, REDCOLL__GROUP_ID_OUTER, h->mine);
+}
+
+/* Hierarchical reduce (Algorithm 1): reduce inside the groups to their
+   leaders with opts.inner_algo, then among the leaders to root with
+   opts.outer_algo. Cost: inner(p/G) + outer(G); flat and chain:
+   (G + p/G - 2)(alpha + m beta + m gamma), formula (8), least at G = sqrt(p),
+   formula (9); pipeline: (2X + G + p/G - 4) steps, formula (10); binary,
+   binomial and Rabenseifner gain nothing (sections 3.3-3.5), so G defaults
+   to 1 for them. Any p: groups differ by at most one rank. Scratch: one
+   vector on the leaders besides what the level algorithms use. */
+static redcoll_result redcoll__reduce_hierarchical(redcoll__ctx *c, const redcoll__args *a) {
+    size_t n = a->count, bytes = n * c->esize;
+    redcoll_algo inner = redcoll__level_algo(c, REDCOLL_COLL_REDUCE, c->o.inner_algo, c->o.outer_algo, c->size, bytes);
+    redcoll_algo outer = redcoll__level_algo(c, REDCOLL_COLL_REDUCE, c->o.outer_algo, c->o.inner_algo, c->size, bytes);
+    redcoll_result r = redcoll__level_ok(c, REDCOLL_COLL_REDUCE, inner);
+    redcoll__hier h;
+    redcoll_group gv;
+    redcoll__args ia, oa;
+    void *part = NULL;
+    int lead, is_root = c->rank == a->root;
+
+    if (r == REDCOLL_OK) r = redcoll__level_ok(c, REDCOLL_COLL_REDUCE, outer);
+    if (r != REDCOLL_OK) return r;
+    if (redcoll__hier_plan(c, &h, a->root, redcoll__linear_algo(inner) && redcoll__linear_algo(outer)))
+        return c->err;
+    lead = c->rank == h.leader[h.mine];
+    ia = *a;
+    ia.root = h.leader[h.mine] - h.start[h.mine];
+    ia.rbuf = !lead ? NULL : is_root ? a->rbuf : (part = redcoll__alloc(c, n));
+    redcoll__hier_inner(c, &h, &gv);
+    redcoll__run_on(c, &gv.t, REDCOLL_COLL_REDUCE, inner, &ia);
+    if (lead && h.G > 1) {
+        oa = *a;
+        oa.sbuf = ia.rbuf;
+        oa.rbuf = is_root ? a->rbuf : NULL;
+        oa.root = redcoll__hier_group_of(&h, a->root);
+        oa.in_place = is_root;
+        redcoll__hier_outer(c, &h, &gv);
+        redcoll__run_on(c, &gv.t, REDCOLL_COLL_REDUCE, outer, &oa);
+    }
+    redcoll__free(c, part, n);
+    redcoll__hier_free(c, &h);
+    return c->err;
+}
+
+/* Hierarchical allreduce (section 5's generalisation): reduce inside the
+   groups to their first rank (opts.inner_algo, a reduce algorithm), allreduce
+   among the leaders (opts.outer_algo, an allreduce algorithm), bcast inside
+   the groups (the inner algorithm's bcast when there is one, else the
+   selector's). Cost: reduce(p/G) + allreduce(G) + bcast(p/G). Any p. Every
+   rank gets the leaders' bitwise-identical result; canonical order when both
+   levels keep it. */
+static redcoll_result redcoll__allreduce_hierarchical(redcoll__ctx *c, const redcoll__args *a) {
+    size_t n = a->count, bytes = n * c->esize;
+    redcoll_algo inner = redcoll__level_algo(c, REDCOLL_COLL_REDUCE, c->o.inner_algo, c->o.outer_algo, c->size, bytes);
+    redcoll_algo outer = redcoll__level_algo(c, REDCOLL_COLL_ALLREDUCE, c->o.outer_algo, c->o.inner_algo, c->size, bytes);
+    redcoll_algo down = redcoll__level_algo(c, REDCOLL_COLL_BCAST, inner, REDCOLL_ALGO_AUTO, c->size, bytes);
+    redcoll_result r = redcoll__level_ok(c, REDCOLL_COLL_REDUCE, inner);
+    redcoll__hier h;
+    redcoll_group gv;
+    redcoll__args ia;
+
+    if (down == REDCOLL_ALGO_AUTO)
+        down = redcoll__level_algo(c, REDCOLL_COLL_BCAST, REDCOLL_ALGO_AUTO, REDCOLL_ALGO_AUTO, c->size, bytes);
+    if (r == REDCOLL_OK) r = redcoll__level_ok(c, REDCOLL_COLL_ALLREDUCE, outer);
+    if (r != REDCOLL_OK) return r;
+    if (redcoll__hier_plan(c, &h, 0, redcoll__linear_algo(inner) && redcoll__linear_algo(outer)))
+        return c->err;
+    ia = *a;
+    ia.root = 0;
+    ia.sbuf = a->rbuf;
+    ia.rbuf = c->rank == h.leader[h.mine] ? a->rbuf : NULL;
+    ia.in_place = 1;
+    redcoll__hier_inner(c, &h, &gv);
+    redcoll__run_on(c, &gv.t, REDCOLL_COLL_REDUCE, inner, &ia);
+    if (c->rank == h.leader[h.mine] && h.G > 1) {
+        redcoll_group ov;
+        redcoll__hier_outer(c, &h, &ov);
+        redcoll__run_on(c, &ov.t, REDCOLL_COLL_ALLREDUCE, outer, a);
+    }
+    ia.rbuf = a->rbuf;
+    redcoll__run_on(c, &gv.t, REDCOLL_COLL_BCAST, down, &ia);
+    redcoll__hier_free(c, &h);
+    return c->err;
+}
+
+/* Hierarchical bcast (Hasanov, Quintin & Lastovetsky, Euro-Par 2014, the
+   transformation this paper applies to reduce): bcast among the leaders
+   from root (opts.outer_algo), then inside every group from its leader
+   (opts.inner_algo). Cost: bcast(G) + bcast(p/G): flat and chain
+   (G + p/G - 2)(alpha + m beta), pipeline (2X + G + p/G - 4) steps, so G
+   defaults to sqrt(p) for them, to 1 for trees. Any p, any root. */
+static redcoll_result redcoll__bcast_hierarchical(redcoll__ctx *c, const redcoll__args *a) {
+    size_t bytes = a->count * c->esize;
+    redcoll_algo inner = redcoll__level_algo(c, REDCOLL_COLL_BCAST, c->o.inner_algo, c->o.outer_algo, c->size, bytes);
+    redcoll_algo outer = redcoll__level_algo(c, REDCOLL_COLL_BCAST, c->o.outer_algo, c->o.inner_algo, c->size, bytes);
+    redcoll__hier h;
+    redcoll_group gv;
+    redcoll__args la;
+
+    if (inner == REDCOLL_ALGO_AUTO || outer == REDCOLL_ALGO_AUTO) return REDCOLL_ERR_INVALID_ARG;
+    if (redcoll__hier_plan(c, &h, a->root, redcoll__linear_algo(inner) && redcoll__linear_algo(outer)))
+        return c->err;
+    la = *a;
+    if (c->rank == h.leader[h.mine] && h.G > 1) {
+        la.root = redcoll__hier_group_of(&h, a->root);
+        redcoll__hier_outer(c, &h, &gv);
+        redcoll__run_on(c, &gv.t, REDCOLL_COLL_BCAST, outer, &la);
+    }
+    la.root = h.leader[h.mine] - h.start[h.mine];
+    redcoll__hier_inner(c, &h, &gv);
+    redcoll__run_on(c, &gv.t, REDCOLL_COLL_BCAST, inner, &la);
+    redcoll__hier_free(c, &h);
+    return c->err;
+}
+
 /* ==== 7. Argument checks, registry and dispatch ========================== */
 
-typedef redcoll_result (*redcoll__schedule)(redcoll__ctx *c, const redcoll__args *a);
-
-/* Every (collective, algorithm) pair that exists, and whether it keeps the
-   canonical order x0 op x1 op ... op x(p-1) for non-commutative ops. */
-typedef struct redcoll__entry {
-    redcoll_coll      coll;
-    redcoll_algo      algo;
-    redcoll__schedule run;
-    int               keeps_order;
-} redcoll__entry;
+/* The schedule type and registry entry are declared in section 5, so that
+   schedules that compose other schedules (hierarchical) can look them up. */
 
 static const redcoll__entry redcoll__registry[] = {
     { REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_REDUCE_BCAST,       redcoll__allreduce_reduce_bcast,       1 },
@@ -1942,7 +2586,19 @@ static const redcoll__entry redcoll__registry[] = {
     { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_HALVING_DOUBLING,  redcoll__reduce_halving_doubling,      1 },
     { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_BINARY_BLOCKS,     redcoll__reduce_binary_blocks,         1 },
     { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_RING,              redcoll__reduce_ring,                  1 },
+    { REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_HIERARCHICAL,       redcoll__allreduce_hierarchical,       1 },
+    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_BINOMIAL,           redcoll__reduce_binomial,              1 },
+    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_FLAT,               redcoll__reduce_flat,                  1 },
+    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_CHAIN,              redcoll__reduce_chain,                 1 },
+    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_PIPELINE,           redcoll__reduce_pipeline,              1 },
+    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_BINARY,             redcoll__reduce_binary,                0 },
+    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_IN_ORDER_BINARY,    redcoll__reduce_in_order_binary,       1 },
+    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_HIERARCHICAL,       redcoll__reduce_hierarchical,          1 },
     { REDCOLL_COLL_BCAST,     REDCOLL_ALGO_BINOMIAL,           redcoll__bcast_binomial,               1 },
+    { REDCOLL_COLL_BCAST,     REDCOLL_ALGO_FLAT,               redcoll__bcast_flat,                   1 },
+    { REDCOLL_COLL_BCAST,     REDCOLL_ALGO_CHAIN,              redcoll__bcast_chain,                  1 },
+    { REDCOLL_COLL_BCAST,     REDCOLL_ALGO_PIPELINE,           redcoll__bcast_pipeline,               1 },
+    { REDCOLL_COLL_BCAST,     REDCOLL_ALGO_HIERARCHICAL,       redcoll__bcast_hierarchical,           1 },
     { REDCOLL_COLL_GATHER,    REDCOLL_ALGO_BINOMIAL,           redcoll__gather_binomial,              1 },
     { REDCOLL_COLL_SCATTER,   REDCOLL_ALGO_BINOMIAL,           redcoll__scatter_binomial,             1 },
     { REDCOLL_COLL_BARRIER,   REDCOLL_ALGO_DISSEMINATION,      redcoll__barrier_dissemination,        1 },

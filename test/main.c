@@ -14,6 +14,7 @@
 #include "test_shm.c"
 #include "test_mpich.c"
 #include "test_rabenseifner.c"
+#include "test_hierarchical.c"
 
 int main(int argc, char **argv) {
     int i;
@@ -27,6 +28,7 @@ int main(int argc, char **argv) {
     suite_shm();
     suite_mpich();
     suite_rabenseifner();
+    suite_hierarchical();
     printf("%ld passed, %ld failed\n", tf_passed, tf_failed);
     return tf_failed ? 1 : 0;
 }
