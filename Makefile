@@ -8,15 +8,16 @@ CFLAGS_  := -std=c11 $(WARN) -Wmissing-prototypes -Wstrict-prototypes -O2 -g -I.
 CXXFLAGS_:= -std=c++11 $(WARN) -O2 -I. $(CXXFLAGS)
 LIBS     := -lpthread -lm
 SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-
-# TEMPORARY: allgather/alltoall/reduce_scatter entry points are declared but
-# land with the MPICH suite; remove this once they are defined.
-STATIC_PENDING := -Wno-unused-function
+TSAN     := -fsanitize=thread -fno-omit-frame-pointer
+# MPICH is the reference MPI; `mpicc` may be Open MPI's, so prefer the .mpich names.
+MPICC    ?= mpicc.mpich
+MPIEXEC  ?= mpiexec.mpich
 
 HEADERS  := redcoll.h $(wildcard transports/*.h) redcoll/harness.h
 TEST_SRC := $(wildcard test/*.c) test/test.h
+EXAMPLES := $(BUILD)/allreduce_threads $(BUILD)/custom_transport $(BUILD)/demo
 
-.PHONY: all demo test test-sim test-compile asan tsan examples install clean
+.PHONY: all demo test test-sim test-compile asan tsan examples install clean docs
 
 all: $(BUILD)/test_runner $(BUILD)/redcoll
 
@@ -29,24 +30,61 @@ $(BUILD)/test_runner: $(TEST_SRC) $(HEADERS) | $(BUILD)
 $(BUILD)/redcoll: $(wildcard redcoll/*.c) $(HEADERS) | $(BUILD)
 	$(CC) $(CFLAGS_) redcoll/main.c -o $@ $(LIBS)
 
+# docs/hierarchical.md: the G sweep of the hierarchical transformation (about 30 s).
+$(BUILD)/hierarchical_sweep: bench/hierarchical_sweep.c $(HEADERS) | $(BUILD)
+	$(CC) $(CFLAGS_) bench/hierarchical_sweep.c -o $@ $(LIBS)
+
+docs/hierarchical.md: $(BUILD)/hierarchical_sweep
+	@mkdir -p docs
+	$(BUILD)/hierarchical_sweep > $@
+
+docs: docs/hierarchical.md
+
 # The header as C11, as C++ and with REDCOLL_STATIC, warnings as errors.
 test-compile: | $(BUILD)
 	$(CC) $(CFLAGS_) -c test/compile/c11.c -o $(BUILD)/compile_c11.o
-	$(CC) $(CFLAGS_) $(STATIC_PENDING) -c test/compile/static.c -o $(BUILD)/compile_static.o
+	$(CC) $(CFLAGS_) -c test/compile/static.c -o $(BUILD)/compile_static.o
 	$(CXX) $(CXXFLAGS_) -c test/compile/cpp.cpp -o $(BUILD)/compile_cpp.o
 	@echo "compile tests: C11, C++ and REDCOLL_STATIC build cleanly"
 
 test-sim: $(BUILD)/test_runner
 	$(BUILD)/test_runner
 
-test: test-compile $(BUILD)/redcoll test-sim
+# Every suite, ending with one combined "N passed, N failed" line.
+# The MPI suite runs under $(MPIEXEC) -n 1..5; without $(MPICC) it says so and is skipped.
+SUITES := "simulator=$(BUILD)/test_runner" "cli=test/cli.sh $(BUILD)/redcoll" \
+          "mpi=test/mpi/run.sh $(BUILD) $(MPICC) $(MPIEXEC)" \
+          "examples=test/examples.sh $(BUILD) $(MPIEXEC)"
 
-demo: $(BUILD)/redcoll
-	$(BUILD)/redcoll demo
+test: test-compile $(BUILD)/test_runner $(BUILD)/redcoll examples
+	@test/run_all.sh $(SUITES)
+
+# The main job on real threads: every allreduce algorithm on 4 threads (DEMO_FLAGS=-p 8 for more).
+demo: $(BUILD)/demo
+	$(BUILD)/demo $(DEMO_FLAGS)
+
+$(BUILD)/demo: examples/demo.c $(HEADERS) | $(BUILD)
+	$(CC) $(CFLAGS_) $< -o $@ $(LIBS)
+
+$(BUILD)/allreduce_threads $(BUILD)/custom_transport: $(BUILD)/%: examples/%.c $(HEADERS) | $(BUILD)
+	$(CC) $(CFLAGS_) $< -o $@ $(LIBS)
+
+# Every example; allreduce_mpi only where an MPI compiler is installed.
+examples: $(EXAMPLES)
+	@if command -v $(MPICC) >/dev/null 2>&1; then \
+	    echo "$(MPICC) ... examples/allreduce_mpi.c -o $(BUILD)/allreduce_mpi"; \
+	    $(MPICC) $(CFLAGS_) examples/allreduce_mpi.c -o $(BUILD)/allreduce_mpi; \
+	else echo "examples: $(MPICC) not found, allreduce_mpi skipped (apt-get install -y mpich libmpich-dev)"; fi
 
 asan: | $(BUILD)
 	$(CC) $(CFLAGS_) -O1 $(SAN) -Itest test/main.c -o $(BUILD)/test_runner_asan $(LIBS)
 	ASAN_OPTIONS=detect_leaks=1 $(BUILD)/test_runner_asan
+
+# The thread sanitizer over the shared-memory transport's suite (every
+# schedule on real threads, abort, timeout, faults).
+tsan: | $(BUILD)
+	$(CC) $(CFLAGS_) -O1 $(TSAN) -Itest test/main.c -o $(BUILD)/test_runner_tsan $(LIBS)
+	TSAN_OPTIONS="halt_on_error=1 exitcode=66" $(BUILD)/test_runner_tsan shm/
 
 install:
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin

@@ -22,7 +22,7 @@
 
    CONTENTS
        1. Results, data types and operations
-       2. Transport vtable
+       2. Transport vtable and group views
        3. Options, algorithms and selection
        4. Collectives
        --- implementation ---
@@ -201,6 +201,47 @@ typedef struct redcoll_transport {
     unsigned        flags;
 } redcoll_transport;
 
+/* ---- Group views -----------------------------------------------------------
+   A group view is a transport made of a subset of another transport's ranks,
+   what MPI_Comm_split makes, but built locally without communication: every
+   member builds the same view from the same rank list. View rank i is parent
+   rank ranks[i]; the view has its own tag space (chosen by `id`), so its
+   traffic never matches the parent's or that of a view with another id.
+   Every optional entry of the parent is forwarded (abort, isend/irecv/waitall,
+   node_of with rank translation, on_compute, on_scratch, flags), so any
+   collective runs on a view exactly as on a whole transport, and the
+   simulator still counts all of it. A view of a view works the same way.
+   The hierarchical schedules build their groups with these views, at no cost
+   per call beyond filling a struct. */
+#define REDCOLL_GROUP_MAX_ID 31 /* ids 0..31 */
+
+typedef struct redcoll_group {
+    redcoll_transport        t;         /* the view: pass &g.t to any collective */
+    /* private */
+    const redcoll_transport *parent;    /* borrowed */
+    const int               *ranks;     /* borrowed; NULL: parent ranks first, first + 1, ... */
+    int                      first;
+    int                      tag_shift;
+} redcoll_group;
+
+/* Makes g a view of the n parent ranks ranks[0..n-1].
+   Parameters: parent - any valid transport (may itself be a view);
+     ranks - n distinct ranks of parent, in the order that defines view ranks
+     (ascending order keeps the canonical reduction order of the parent);
+     the caller (parent->rank) must be one of them; id - 0..REDCOLL_GROUP_MAX_ID,
+     the tag space: views over the same parent used at the same time by the
+     same ranks need distinct ids.
+   Returns REDCOLL_OK, or REDCOLL_ERR_INVALID_ARG with g untouched.
+   Remarks: no communication and no allocation. g, parent and ranks are
+   borrowed and must stay valid (and g at its address) while the view is used;
+   nothing to release. Thread safety: as the parent transport. */
+REDCOLL_API redcoll_result redcoll_group_init(redcoll_group *g, const redcoll_transport *parent,
+                                              const int *ranks, int n, int id);
+/* As redcoll_group_init for the consecutive parent ranks first .. first+n-1,
+   without a rank list. */
+REDCOLL_API redcoll_result redcoll_group_range(redcoll_group *g, const redcoll_transport *parent,
+                                               int first, int n, int id);
+
 /* ==== 3. Options, algorithms and selection ============================= */
 
 typedef enum redcoll_coll {
@@ -306,8 +347,8 @@ REDCOLL_API redcoll_options redcoll_options_resolved(const redcoll_options *opts
 
 /* The algorithm AUTO picks for `coll` on p ranks with `bytes` per rank
    (the whole vector for (all)reduce, bcast; one block for allgather and
-   alltoall; the total for reduce_scatter) and an op that is or is not
-   commutative. */
+   alltoall; the total for allgatherv, reduce_scatter and
+   reduce_scatter_block) and an op that is or is not commutative. */
 REDCOLL_API redcoll_algo redcoll_select(redcoll_coll coll, int p, size_t bytes,
                                         int commutative, const redcoll_options *opts);
 
@@ -422,9 +463,24 @@ typedef struct redcoll__args {
     void         *rbuf;
     size_t        count;   /* the vector, or one block (gather, scatter, allgather, alltoall) */
     const size_t *counts;  /* irregular collectives: per-rank element counts */
+    const size_t *displs;  /* irregular collectives: their p + 1 prefix sums */
     int           root;
     int           in_place;
 } redcoll__args;
+
+typedef redcoll_result (*redcoll__schedule)(redcoll__ctx *c, const redcoll__args *a);
+
+/* Every (collective, algorithm) pair that exists, and whether it keeps the
+   canonical order x0 op x1 op ... op x(p-1) for non-commutative ops. */
+typedef struct redcoll__entry {
+    redcoll_coll      coll;
+    redcoll_algo      algo;
+    redcoll__schedule run;
+    int               keeps_order;
+} redcoll__entry;
+
+static const redcoll__entry *redcoll__find(redcoll_coll coll, redcoll_algo algo);
+static int redcoll__transport_ok(const redcoll_transport *t);
 
 static char *redcoll__at(const redcoll__ctx *c, const void *buf, size_t elem) {
     return (char *)buf + elem * c->esize;
@@ -458,9 +514,40 @@ static void redcoll__copy(const redcoll__ctx *c, void *dst, const void *src, siz
     REDCOLL_MEMCPY(dst, src, n * c->esize);
 }
 
-/* Scratch of n elements from the user's allocator; NULL latches out-of-memory. */
-static void *redcoll__alloc(redcoll__ctx *c, size_t n) {
-    size_t bytes = n * c->esize;
+/* As redcoll__copy, for ranges that may overlap. */
+static void redcoll__move(const redcoll__ctx *c, void *dst, const void *src, size_t n) {
+    if (c->dry || dst == src || n == 0) return;
+    memmove(dst, src, n * c->esize);
+}
+
+static void redcoll__reverse_bytes(unsigned char *b, size_t len) {
+    size_t i = 0, j = len;
+    while (j > i + 1) { unsigned char x = b[i]; b[i++] = b[--j]; b[j] = x; }
+}
+
+/* Rotates n elements left by k in place (three reversals, no scratch):
+   element k moves to the front. */
+static void redcoll__rotate(const redcoll__ctx *c, void *buf, size_t n, size_t k) {
+    unsigned char *b = (unsigned char *)buf;
+    size_t es = c->esize;
+    if (c->dry || n == 0 || k % n == 0) return;
+    k %= n;
+    redcoll__reverse_bytes(b, k * es);
+    redcoll__reverse_bytes(b + k * es, (n - k) * es);
+    redcoll__reverse_bytes(b, n * es);
+}
+
+/* Exchanges n elements of x and y (disjoint) in place. */
+static void redcoll__swap(const redcoll__ctx *c, void *x, void *y, size_t n) {
+    unsigned char *a = (unsigned char *)x, *b = (unsigned char *)y;
+    size_t i;
+    if (c->dry) return;
+    for (i = 0; i < n * c->esize; ++i) { unsigned char t = a[i]; a[i] = b[i]; b[i] = t; }
+}
+
+/* Scratch of `bytes` from the user's allocator; NULL latches out-of-memory.
+   Index arrays and request lists use it directly, vectors via redcoll__alloc. */
+static void *redcoll__alloc_bytes(redcoll__ctx *c, size_t bytes) {
     const redcoll_allocator *a = &c->o.allocator;
     void *p;
     if (c->err) return NULL;
@@ -471,13 +558,32 @@ static void *redcoll__alloc(redcoll__ctx *c, size_t n) {
     return p;
 }
 
-static void redcoll__free(redcoll__ctx *c, void *p, size_t n) {
-    size_t bytes = n * c->esize;
+static void redcoll__free_bytes(redcoll__ctx *c, void *p, size_t bytes) {
     const redcoll_allocator *a = &c->o.allocator;
     if (!p) return;
     if (bytes == 0) bytes = 1;
     if (c->t->on_scratch) c->t->on_scratch(c->t->user, -(long long)bytes);
     if (a->free_fn) a->free_fn(p, a->user_data); else REDCOLL_FREE(p);
+}
+
+/* Scratch of n elements. */
+static void *redcoll__alloc(redcoll__ctx *c, size_t n) { return redcoll__alloc_bytes(c, n * c->esize); }
+static void redcoll__free(redcoll__ctx *c, void *p, size_t n) { redcoll__free_bytes(c, p, n * c->esize); }
+
+/* Non-blocking transfers (optional vtable entries; callers check t->isend).
+   A request is kept only when posting worked; redcoll__waitall waits for
+   the posted ones even after an error, so the transport can release them. */
+static void redcoll__ipost(redcoll__ctx *c, int is_send, int peer, void *buf, size_t n,
+                           redcoll_request *reqs, int *nreq) {
+    redcoll_result r;
+    if (c->err) return;
+    r = is_send ? c->t->isend(c->t->user, peer, buf, n * c->esize, c->tag, &reqs[*nreq])
+                : c->t->irecv(c->t->user, peer, buf, n * c->esize, c->tag, &reqs[*nreq]);
+    if (r == REDCOLL_OK) ++*nreq; else redcoll__fail(c, r);
+}
+
+static void redcoll__waitall(redcoll__ctx *c, redcoll_request *reqs, int nreq) {
+    if (nreq > 0) redcoll__fail(c, c->t->waitall(c->t->user, nreq, reqs));
 }
 
 static void redcoll__account(redcoll__ctx *c, size_t n) {
@@ -521,6 +627,128 @@ REDCOLL__SHARED static void redcoll__block(size_t n, int parts, int i, size_t *o
     size_t q = n / (size_t)parts, r = n % (size_t)parts, ui = (size_t)i;
     *off = ui * q + (ui < r ? ui : r);
     *len = q + (ui < r ? 1 : 0);
+}
+
+/* ---- group views ------------------------------------------------------------
+   Each entry translates view ranks to parent ranks, shifts the tag into the
+   view's space and calls the parent. A rank outside the view fails the call
+   as the simulator fails a rank outside the transport. */
+#define REDCOLL__GROUP_TAG_STRIDE 16 /* > the number of collectives: one tag each */
+
+static int redcoll__gparent(const redcoll_group *g, int r) {
+    if (r < 0 || r >= g->t.size) return -1;
+    return g->ranks ? g->ranks[r] : g->first + r;
+}
+
+static redcoll_result redcoll__gsend(void *u, int dst, const void *buf, size_t bytes, int tag) {
+    const redcoll_group *g = (const redcoll_group *)u;
+    int d = redcoll__gparent(g, dst);
+    if (d < 0) return REDCOLL_ERR_TRANSPORT;
+    return g->parent->send(g->parent->user, d, buf, bytes, tag + g->tag_shift);
+}
+
+static redcoll_result redcoll__grecv(void *u, int src, void *buf, size_t bytes, int tag) {
+    const redcoll_group *g = (const redcoll_group *)u;
+    int s = redcoll__gparent(g, src);
+    if (s < 0) return REDCOLL_ERR_TRANSPORT;
+    return g->parent->recv(g->parent->user, s, buf, bytes, tag + g->tag_shift);
+}
+
+static redcoll_result redcoll__gsendrecv(void *u, int dst, const void *sbuf, size_t sbytes,
+                                         int src, void *rbuf, size_t rbytes, int tag) {
+    const redcoll_group *g = (const redcoll_group *)u;
+    int d = redcoll__gparent(g, dst), s = redcoll__gparent(g, src);
+    if (d < 0 || s < 0) return REDCOLL_ERR_TRANSPORT;
+    return g->parent->sendrecv(g->parent->user, d, sbuf, sbytes, s, rbuf, rbytes,
+                               tag + g->tag_shift);
+}
+
+static void redcoll__gabort(void *u, redcoll_result why) {
+    const redcoll_group *g = (const redcoll_group *)u;
+    g->parent->abort(g->parent->user, why);
+}
+
+static redcoll_result redcoll__gisend(void *u, int dst, const void *buf, size_t bytes, int tag,
+                                      redcoll_request *req) {
+    const redcoll_group *g = (const redcoll_group *)u;
+    int d = redcoll__gparent(g, dst);
+    if (d < 0) return REDCOLL_ERR_TRANSPORT;
+    return g->parent->isend(g->parent->user, d, buf, bytes, tag + g->tag_shift, req);
+}
+
+static redcoll_result redcoll__girecv(void *u, int src, void *buf, size_t bytes, int tag,
+                                      redcoll_request *req) {
+    const redcoll_group *g = (const redcoll_group *)u;
+    int s = redcoll__gparent(g, src);
+    if (s < 0) return REDCOLL_ERR_TRANSPORT;
+    return g->parent->irecv(g->parent->user, s, buf, bytes, tag + g->tag_shift, req);
+}
+
+static redcoll_result redcoll__gwaitall(void *u, int count, redcoll_request *reqs) {
+    const redcoll_group *g = (const redcoll_group *)u;
+    return g->parent->waitall(g->parent->user, count, reqs);
+}
+
+static int redcoll__gnode_of(void *u, int rank) {
+    const redcoll_group *g = (const redcoll_group *)u;
+    int r = redcoll__gparent(g, rank);
+    return r < 0 ? -1 : g->parent->node_of(g->parent->user, r);
+}
+
+static void redcoll__gon_compute(void *u, size_t elems, size_t bytes) {
+    const redcoll_group *g = (const redcoll_group *)u;
+    g->parent->on_compute(g->parent->user, elems, bytes);
+}
+
+static void redcoll__gon_scratch(void *u, long long delta) {
+    const redcoll_group *g = (const redcoll_group *)u;
+    g->parent->on_scratch(g->parent->user, delta);
+}
+
+/* Fills the view (arguments already checked); `me` is the caller's view rank. */
+static void redcoll__group_make(redcoll_group *g, const redcoll_transport *parent,
+                                const int *ranks, int first, int n, int id, int me) {
+    const redcoll_transport *P = parent;
+    redcoll_transport *t = &g->t;
+    memset(g, 0, sizeof *g);
+    g->parent = parent; g->ranks = ranks; g->first = first;
+    g->tag_shift = (id + 1) * REDCOLL__GROUP_TAG_STRIDE;
+    t->user = g; t->rank = me; t->size = n;
+    t->send = redcoll__gsend; t->recv = redcoll__grecv; t->sendrecv = redcoll__gsendrecv;
+    t->abort = P->abort ? redcoll__gabort : NULL;
+    t->isend = P->isend ? redcoll__gisend : NULL;
+    t->irecv = P->irecv ? redcoll__girecv : NULL;
+    t->waitall = P->waitall ? redcoll__gwaitall : NULL;
+    t->node_of = P->node_of ? redcoll__gnode_of : NULL;
+    t->on_compute = P->on_compute ? redcoll__gon_compute : NULL;
+    t->on_scratch = P->on_scratch ? redcoll__gon_scratch : NULL;
+    t->flags = P->flags;
+}
+
+REDCOLL_API redcoll_result redcoll_group_init(redcoll_group *g, const redcoll_transport *parent,
+                                              const int *ranks, int n, int id) {
+    int i, j, me = -1;
+    if (!g || !redcoll__transport_ok(parent) || !ranks || n < 1 || n > parent->size) return REDCOLL_ERR_INVALID_ARG;
+    if (id < 0 || id > REDCOLL_GROUP_MAX_ID) return REDCOLL_ERR_INVALID_ARG;
+    for (i = 0; i < n; ++i) {
+        if (ranks[i] < 0 || ranks[i] >= parent->size) return REDCOLL_ERR_INVALID_ARG;
+        if (ranks[i] == parent->rank) me = i;
+        for (j = 0; j < i; ++j)
+            if (ranks[j] == ranks[i]) return REDCOLL_ERR_INVALID_ARG;
+    }
+    if (me < 0) return REDCOLL_ERR_INVALID_ARG;
+    redcoll__group_make(g, parent, ranks, 0, n, id, me);
+    return REDCOLL_OK;
+}
+
+REDCOLL_API redcoll_result redcoll_group_range(redcoll_group *g, const redcoll_transport *parent,
+                                               int first, int n, int id) {
+    if (!g || !redcoll__transport_ok(parent) || n < 1 || first < 0 || first > parent->size - n)
+        return REDCOLL_ERR_INVALID_ARG;
+    if (id < 0 || id > REDCOLL_GROUP_MAX_ID) return REDCOLL_ERR_INVALID_ARG;
+    if (parent->rank < first || parent->rank >= first + n) return REDCOLL_ERR_INVALID_ARG;
+    redcoll__group_make(g, parent, NULL, first, n, id, parent->rank - first);
+    return REDCOLL_OK;
 }
 
 /* ==== 6. Reduction kernels ============================================== */
@@ -723,6 +951,565 @@ static void redcoll__binomial_bcast(redcoll__ctx *c, void *buf, size_t n, int ro
         if (v + mask < p) redcoll__send(c, redcoll__unvrank(v + mask, root, p), buf, n);
 }
 
+/* ---- building block: block layouts --------------------------------------------
+   A vector of `total` elements split into `parts` consecutive blocks; block i
+   is elements [start(i), start(i+1)). Irregular collectives give the p + 1
+   prefix sums (displs); otherwise it is the standard uneven split of total
+   (redcoll__block), which for total = parts * count is count each. The
+   allgather, scatter and reduce-scatter building blocks below take one, so a
+   schedule for a regular collective also serves its "v" variant. */
+typedef struct redcoll__layout {
+    const size_t *displs; /* parts + 1 prefix sums, or NULL: the even split */
+    size_t        total;
+    int           parts;
+} redcoll__layout;
+
+static redcoll__layout redcoll__layout_even(size_t total, int parts) {
+    redcoll__layout L;
+    L.displs = NULL; L.total = total; L.parts = parts;
+    return L;
+}
+
+/* The layout of a schedule's blocks: the irregular counts, else p blocks of count. */
+static redcoll__layout redcoll__layout_of(const redcoll__ctx *c, const redcoll__args *a) {
+    redcoll__layout L = redcoll__layout_even(a->count * (size_t)c->size, c->size);
+    if (a->displs) { L.displs = a->displs; L.total = a->displs[c->size]; }
+    return L;
+}
+
+/* First element of block i, 0 <= i <= parts. */
+static size_t redcoll__lstart(const redcoll__layout *L, int i) {
+    size_t off, len;
+    if (L->displs) return L->displs[i];
+    if (i >= L->parts) return L->total;
+    redcoll__block(L->total, L->parts, i, &off, &len);
+    return off;
+}
+
+/* Elements of blocks [lo, hi), 0 <= lo <= hi <= parts. */
+static size_t redcoll__lrange(const redcoll__layout *L, int lo, int hi) {
+    return redcoll__lstart(L, hi) - redcoll__lstart(L, lo);
+}
+
+/* Elements of the m blocks first, first+1, ... taken cyclically (m <= parts). */
+static size_t redcoll__lspan(const redcoll__layout *L, int first, int m) {
+    int end = first + m;
+    if (end <= L->parts) return redcoll__lrange(L, first, end);
+    return redcoll__lrange(L, first, L->parts) + redcoll__lrange(L, 0, end - L->parts);
+}
+
+/* ---- building block: binomial scatter of blocks ------------------------------
+   MPICH paper 4.2's first half: virtual rank v = (rank - root) mod p receives
+   the blocks [v, v + subtree(v)) of layout L from its parent and hands each
+   child w its blocks [w, w + subtree(w)). `sub` holds v's subtree, starting
+   with block v (on the root: the whole vector). Root: ceil(lg p) alpha_uni +
+   (p-1)/p n beta_uni. */
+static void redcoll__scatter_blocks(redcoll__ctx *c, void *sub, const redcoll__layout *L,
+                                    int root) {
+    int p = c->size, v = redcoll__vrank(c->rank, root, p), low = redcoll__lowbit(v, p), mask;
+    size_t base = redcoll__lstart(L, v);
+    if (v != 0)
+        redcoll__recv(c, redcoll__unvrank(v - low, root, p), sub,
+                      redcoll__lrange(L, v, v + redcoll__subtree(v, p)));
+    for (mask = low >> 1; mask > 0; mask >>= 1) {
+        int w = v + mask;
+        if (w < p)
+            redcoll__send(c, redcoll__unvrank(w, root, p),
+                          redcoll__at(c, sub, redcoll__lstart(L, w) - base),
+                          redcoll__lrange(L, w, w + redcoll__subtree(w, p)));
+    }
+}
+
+/* ---- building block: ring allgather --------------------------------------------
+   MPICH paper 4.1: p-1 steps; in step s, virtual rank v = (rank - base) mod p
+   sends block v - s to v + 1 and receives block v - s - 1 from v - 1.
+   On entry block v of `buf` (layout L) is v's own; on return every block is.
+   Cost: (p-1) alpha + (p-1)/p n beta. Any p. */
+static void redcoll__ring_allgather_rooted(redcoll__ctx *c, void *buf, const redcoll__layout *L,
+                                    int base) {
+    int p = c->size, v = redcoll__vrank(c->rank, base, p), s;
+    int right = redcoll__unvrank((v + 1) % p, base, p), left = redcoll__unvrank((v + p - 1) % p, base, p);
+    for (s = 0; s < p - 1; ++s) {
+        int out = (v - s + p) % p, in = (v - s - 1 + p) % p;
+        redcoll__sendrecv(c, right, redcoll__at(c, buf, redcoll__lstart(L, out)),
+                          redcoll__lrange(L, out, out + 1), left,
+                          redcoll__at(c, buf, redcoll__lstart(L, in)), redcoll__lrange(L, in, in + 1));
+    }
+}
+
+/* ---- building block: recursive-doubling subtree exchange ---------------------
+   Both recursive-doubling schedules of MPICH paper 4.1.1/4.4 pair v with
+   v ^ 2^k in step k; the subtrees are the aligned ranges of 2^k vranks. When
+   p cuts the partner subtree short, only the first `have` = p - theirs ranks
+   of this subtree had a partner. MPICH's non-power-of-two step: they pass
+   what they received on to the others of the subtree by distance halving
+   (within every aligned half, the first `have` ranks hold it), which keeps
+   the total at most 2 ceil(lg p) rounds. Returns 1 if this rank receives. */
+typedef struct redcoll__rdstep {
+    int mask, dst;      /* distance 2^k and partner vrank (may be >= p) */
+    int mine, theirs;   /* first vranks of both subtrees */
+    int mine_end, theirs_end; /* clipped to p */
+} redcoll__rdstep;
+
+static redcoll__rdstep redcoll__rd_step(int v, int mask, int p) {
+    redcoll__rdstep s;
+    s.mask = mask; s.dst = v ^ mask;
+    s.mine = v & ~(mask - 1); s.theirs = s.dst & ~(mask - 1);
+    s.mine_end = s.mine + mask < p ? s.mine + mask : p;
+    s.theirs_end = s.theirs + mask < p ? s.theirs + mask : p;
+    if (s.theirs_end < s.theirs) s.theirs_end = s.theirs;
+    return s;
+}
+
+/* The non-power-of-two fix-up after the exchange of step s: forwards the n
+   elements at buf (what the partner subtree sent) inside this subtree. */
+static int redcoll__rd_fixup(redcoll__ctx *c, const redcoll__rdstep *s, int v, int base,
+                             void *buf, size_t n) {
+    int p = c->size, have = p - s->theirs, got = 0, m;
+    if (s->theirs + s->mask <= p || have <= 0) return 0;
+    for (m = s->mask >> 1; m > 0; m >>= 1) {
+        int peer = v ^ m, root = v & ~(2 * m - 1);
+        if (peer > v && v < root + have && peer >= root + have)
+            redcoll__send(c, redcoll__unvrank(peer, base, p), buf, n);
+        else if (peer < v && peer < root + have && v >= root + have) {
+            redcoll__recv(c, redcoll__unvrank(peer, base, p), buf, n);
+            got = 1;
+        }
+    }
+    return got;
+}
+
+/* ---- building block: recursive-doubling allgather ------------------------------
+   MPICH paper 4.1.1: in step k, v exchanges all blocks of its subtree for
+   those of the partner's (layout L in buf, block v being v's own on entry).
+   Cost: lg p alpha + (p-1)/p n beta for power-of-two p; otherwise at most
+   2 ceil(lg p) rounds (redcoll__rd_fixup). Vranks relative to `base`. */
+static void redcoll__rd_allgather(redcoll__ctx *c, void *buf, const redcoll__layout *L, int base) {
+    int p = c->size, v = redcoll__vrank(c->rank, base, p), mask;
+    for (mask = 1; mask < p; mask <<= 1) {
+        redcoll__rdstep s = redcoll__rd_step(v, mask, p);
+        void *theirs;
+        size_t tn;
+        if (s.theirs >= p) continue; /* nothing beyond p to fetch */
+        theirs = redcoll__at(c, buf, redcoll__lstart(L, s.theirs));
+        tn = redcoll__lrange(L, s.theirs, s.theirs_end);
+        if (s.dst < p)
+            redcoll__sendrecv(c, redcoll__unvrank(s.dst, base, p),
+                              redcoll__at(c, buf, redcoll__lstart(L, s.mine)),
+                              redcoll__lrange(L, s.mine, s.mine_end),
+                              redcoll__unvrank(s.dst, base, p), theirs, tn);
+        redcoll__rd_fixup(c, &s, v, base, theirs, tn);
+    }
+}
+
+/* ---- building block: recursive vector halving reduce-scatter --------------------
+   MPICH paper 4.4 (Fig. 9) and 5.1: the p' survivors of fold f (newrank
+   order) split their current range of segments in two at every step; the
+   lower partner keeps the lower half, sends the upper, and reduces what it
+   gets (lower partner's data as left operand). Segment j is survivor j's
+   share: L has f->pof2 parts (segment j = block j), or p parts where
+   survivor j stands for the blocks of the ranks it folded in (2j, 2j+1 for
+   j < rem, else j + rem). `distance_doubling` 0: partners at p'/2, ..., 1;
+   survivor j ends with segment j (commutative ops only). 1: partners at
+   1, ..., p'/2; canonical order is kept and survivor j ends with segment
+   bitreverse(j). Returns the segment kept. Cost: lg p' alpha +
+   (p'-1)/p' n (beta + gamma). tmp: half the vector. */
+static size_t redcoll__seg_start(const redcoll__fold *f, const redcoll__layout *L, int j) {
+    if (L->parts == f->pof2) return redcoll__lstart(L, j);
+    return redcoll__lstart(L, j < f->rem ? 2 * j : j + f->rem);
+}
+
+static int redcoll__halving_rs(redcoll__ctx *c, const redcoll__fold *f, const redcoll__layout *L,
+                               int distance_doubling, void *buf, void *tmp) {
+    int lo = 0, hi = f->pof2, mask;
+    for (mask = distance_doubling ? 1 : f->pof2 / 2; mask > 0 && mask < f->pof2;
+         mask = distance_doubling ? mask * 2 : mask / 2) {
+        int peer = f->newrank ^ mask, mid = lo + (hi - lo) / 2, upper = (f->newrank & mask) != 0;
+        int keep_lo = upper ? mid : lo, keep_hi = upper ? hi : mid;
+        int send_lo = upper ? lo : mid, send_hi = upper ? mid : hi;
+        size_t keep = redcoll__seg_start(f, L, keep_lo), kn = redcoll__seg_start(f, L, keep_hi) - keep;
+        size_t send = redcoll__seg_start(f, L, send_lo), sn = redcoll__seg_start(f, L, send_hi) - send;
+        int peer_rank = redcoll__fold_oldrank(f, peer);
+        redcoll__sendrecv(c, peer_rank, redcoll__at(c, buf, send), sn, peer_rank, tmp, kn);
+        if (upper) redcoll__reduce(c, tmp, redcoll__at(c, buf, keep), kn);
+        else redcoll__reduce_lo(c, redcoll__at(c, buf, keep), tmp, kn);
+        lo = keep_lo; hi = keep_hi;
+    }
+    return lo;
+}
+
+/* ---- building block: pairwise reduce-scatter -----------------------------------
+   MPICH paper 4.4 (long messages) and the first half of the ring allreduce
+   (5.3): in step i = 1..p-1, send block rank+i of `in` straight to its owner
+   and receive rank-i's contribution to block `rank`. Arrivals rank-1, ..., 0
+   are folded in from the left, then p-1, ..., rank+1 into a second
+   accumulator joined at the end: canonical order for any op. `in`: this
+   rank's whole input (layout L); `acc`: where block rank's result goes (may
+   be in's own block). Cost: (p-1)(alpha + n/p (beta + gamma)). Scratch: two blocks. */
+static void redcoll__pairwise_rs(redcoll__ctx *c, const void *in, const redcoll__layout *L,
+                                 void *acc) {
+    int p = c->size, r = c->rank, i;
+    size_t cnt = redcoll__lrange(L, r, r + 1);
+    void *tmp = p > 1 ? redcoll__alloc(c, cnt) : NULL;
+    void *hi = r < p - 1 ? redcoll__alloc(c, cnt) : NULL;
+    redcoll__copy(c, acc, redcoll__at(c, in, redcoll__lstart(L, r)), cnt);
+    for (i = 1; i < p; ++i) {
+        int dst = (r + i) % p, src = (r - i + p) % p;
+        redcoll__sendrecv(c, dst, redcoll__at(c, in, redcoll__lstart(L, dst)),
+                          redcoll__lrange(L, dst, dst + 1), src, src == p - 1 && src > r ? hi : tmp, cnt);
+        if (src < r) redcoll__reduce(c, tmp, acc, cnt);            /* acc = x_src op acc */
+        else if (src < p - 1) redcoll__reduce(c, tmp, hi, cnt);    /* hi = x_src op hi */
+    }
+    if (hi) redcoll__reduce_lo(c, acc, hi, cnt);                    /* acc = acc op hi */
+    redcoll__free(c, tmp, cnt);
+    redcoll__free(c, hi, cnt);
+}
+
+/* ---- building blocks: vector halving / doubling, ring steps -----------------
+   Rabenseifner 2004 sections 3.2 and 3.5-3.7 (MPICH paper 4.4, 5.1-5.3).
+   Two small descriptions make them reusable by every family:
+
+   redcoll__vmap  maps virtual ranks 0..size-1 of a subset onto real ranks:
+                   a contiguous block (base, size), or a folded set where the
+                   first `pairs` virtual ranks each stand for a pair of real
+                   ranks (Rabenseifner's even survivor: odd = 0; MPICH's odd
+                   survivor: odd = 1), plus one alias (a virtual rank played by
+                   another real rank: the reduce root swapping roles).
+   redcoll__segs   cuts the n-element vector into `parts` contiguous segments:
+                   explicit offsets (irregular counts) or the standard split.
+
+   Vector halving with distance doubling (doubling = 1) starts with the
+   partner at distance 1 and the segment range [0, parts); in each step the
+   member whose distance bit is 0 keeps the lower half of its range. After
+   lg size steps member v holds the segments of the leaf of v's bits read
+   from the lowest: canonical order is kept (the partner holds the lower or
+   the higher contiguous rank range, and the operand order follows), and the
+   ranges of a smaller block are unions of those of a larger one (binary
+   blocks). Distance halving (doubling = 0) leaves member v with segment
+   range v (rank-ordered, as MPICH's reduce_scatter needs) but combines
+   non-contiguous rank sets: commutative ops only. */
+typedef struct redcoll__vmap {
+    int size;       /* members: virtual ranks 0..size-1 */
+    int base;       /* real rank of virtual rank 0 */
+    int pairs;      /* v < pairs stands for (base + 2v, base + 2v + 1); v >= pairs is base + pairs + v */
+    int odd;        /* which member of a pair plays it: 0 the even one, 1 the odd one */
+    int alias_v;    /* virtual rank played by real rank alias_rank instead (-1: none) */
+    int alias_rank;
+    int me;         /* this rank's virtual rank, -1 outside the group */
+} redcoll__vmap;
+
+static int redcoll__vmap_rank(const redcoll__vmap *g, int v) {
+    if (v == g->alias_v) return g->alias_rank;
+    return v < g->pairs ? g->base + 2 * v + g->odd : g->base + g->pairs + v;
+}
+
+static int redcoll__vmap_vrank(const redcoll__vmap *g, int rank) {
+    int off = rank - g->base, v;
+    if (g->alias_v >= 0 && rank == g->alias_rank) return g->alias_v;
+    if (off < 0) return -1;
+    if (off < 2 * g->pairs) v = off % 2 == g->odd ? off / 2 : -1;
+    else v = off - g->pairs;
+    return v >= g->size || v == g->alias_v ? -1 : v;
+}
+
+static redcoll__vmap redcoll__vmap_make(int rank, int base, int size, int pairs, int odd,
+                                          int alias_v, int alias_rank) {
+    redcoll__vmap g;
+    g.size = size; g.base = base; g.pairs = pairs; g.odd = odd;
+    g.alias_v = alias_v; g.alias_rank = alias_rank;
+    g.me = redcoll__vmap_vrank(&g, rank);
+    return g;
+}
+
+typedef struct redcoll__segs {
+    size_t        n;      /* elements of the whole vector */
+    int           parts;
+    const size_t *displs; /* parts + 1 element offsets, or NULL: ... */
+    int           bitrev; /* 0: redcoll__block(n, parts, .); 1 (parts = 2^k): the n % parts
+                             longer segments are those whose bit-reversed index is
+                             below n % parts, so every halving splits within one element */
+} redcoll__segs;
+
+static redcoll__segs redcoll__segs_make(size_t n, int parts, const size_t *displs) {
+    redcoll__segs s;
+    s.n = n; s.parts = parts; s.displs = displs; s.bitrev = 0;
+    return s;
+}
+
+/* The layout for recursive halving over parts = 2^k segments: balanced halves. */
+static redcoll__segs redcoll__segs_halving(size_t n, int parts) {
+    redcoll__segs s = redcoll__segs_make(n, parts, NULL);
+    s.bitrev = 1;
+    return s;
+}
+
+/* Of the segments start .. start + 2^m - 1 (start a multiple of 2^m) of
+   the bit-reversed layout over 2^k parts, how many are longer: i = start + t
+   reverses to rev_m(t) 2^(k-m) + rev_(k-m)(start >> m), and rev_m(t) takes
+   every value below 2^m once. */
+static size_t redcoll__bitrev_longer(int start, int m, int k, size_t rem) {
+    size_t low = 0, step = (size_t)1 << (k - m), need;
+    int b, x = start >> m;
+    for (b = 0; b < k - m; ++b) low = low << 1 | (size_t)(x >> b & 1);
+    if (rem <= low) return 0;
+    need = (rem - low + step - 1) / step;
+    return need < ((size_t)1 << m) ? need : (size_t)1 << m;
+}
+
+/* Element offset of segment j (j == parts: the end of the vector). */
+static size_t redcoll__seg_off(const redcoll__segs *s, int j) {
+    size_t off, len;
+    if (s->displs) return s->displs[j];
+    if (j >= s->parts) return s->n;
+    if (s->bitrev) { /* [0, j) as aligned blocks, one per set bit of j */
+        int k = 0, m, start = 0;
+        size_t q = s->n / (size_t)s->parts, longer = 0;
+        while ((1 << k) < s->parts) ++k;
+        for (m = k - 1; m >= 0; --m)
+            if (j >> m & 1) {
+                longer += redcoll__bitrev_longer(start, m, k, s->n % (size_t)s->parts);
+                start += 1 << m;
+            }
+        return (size_t)j * q + longer;
+    }
+    redcoll__block(s->n, s->parts, j, &off, &len);
+    return off;
+}
+
+/* Elements of the segments lo..hi-1. */
+static size_t redcoll__seg_len(const redcoll__segs *s, int lo, int hi) {
+    return redcoll__seg_off(s, hi) - redcoll__seg_off(s, lo);
+}
+
+/* The segment ranges member v holds while halving [0, parts) over `size`
+   members: [lo[k], hi[k]) before step k, [lo[steps], hi[steps]) at the end;
+   step k's partner is v ^ mask[k]. */
+typedef struct redcoll__halving {
+    int steps;
+    int mask[31];
+    int lo[32], hi[32];
+} redcoll__halving;
+
+static void redcoll__halving_plan(redcoll__halving *h, int size, int v, int parts, int doubling) {
+    int k = 0, m = doubling ? 1 : size / 2;
+    h->lo[0] = 0; h->hi[0] = parts;
+    for (; m >= 1 && m < size; m = doubling ? m * 2 : m / 2, ++k) {
+        int mid = h->lo[k] + (h->hi[k] - h->lo[k]) / 2;
+        h->mask[k] = m;
+        h->lo[k + 1] = (v & m) ? mid : h->lo[k];
+        h->hi[k + 1] = (v & m) ? h->hi[k] : mid;
+    }
+    h->steps = k;
+}
+
+/* Reduce-scatter by recursive vector halving (Rabenseifner 2004 3.2/3.5):
+   every member of g starts with the whole vector in buf and ends with its
+   final range (redcoll__halving_plan) reduced over the group; the rest of
+   buf is scratch. tmp: the larger half, seg_len(s, 0, parts / 2) elements.
+   Cost: lg size (alpha) + (1 - 1/size)(n beta + n gamma). */
+static void redcoll__rs_halving(redcoll__ctx *c, const redcoll__vmap *g, const redcoll__segs *s,
+                                void *buf, void *tmp, int doubling) {
+    redcoll__halving h;
+    int k;
+    if (g->me < 0) return;
+    redcoll__halving_plan(&h, g->size, g->me, s->parts, doubling);
+    for (k = 0; k < h.steps; ++k) {
+        int vpeer = g->me ^ h.mask[k], peer = redcoll__vmap_rank(g, vpeer);
+        int upper = (g->me & h.mask[k]) != 0;
+        int keep = h.lo[k + 1], give = upper ? h.lo[k] : h.hi[k + 1];
+        size_t kn = redcoll__seg_len(s, keep, h.hi[k + 1]);
+        size_t gn = redcoll__seg_len(s, give, upper ? h.lo[k + 1] : h.hi[k]);
+        char *mine = redcoll__at(c, buf, redcoll__seg_off(s, keep));
+        redcoll__sendrecv(c, peer, redcoll__at(c, buf, redcoll__seg_off(s, give)), gn,
+                          peer, tmp, kn);
+        if (vpeer < g->me) redcoll__reduce(c, tmp, mine, kn);
+        else redcoll__reduce_lo(c, mine, tmp, kn);
+    }
+}
+
+/* Recursive vector doubling, the inverse of redcoll__rs_halving (same
+   group, segments and direction): each member starts with its final range
+   in buf. vroot < 0: allgather, every member ends with the whole vector
+   (exchanges; cost lg size alpha + (1 - 1/size) n beta). vroot >= 0: gather
+   to member vroot along the same tree, one-way (Rabenseifner 2004 3.5,
+   reduce): in the step of bit m the member whose bit m differs from vroot's
+   sends all it holds and leaves; cost at the root lg size alpha_uni +
+   (1 - 1/size) n beta_uni. */
+static void redcoll__ag_doubling(redcoll__ctx *c, const redcoll__vmap *g, const redcoll__segs *s,
+                                 void *buf, int vroot, int doubling) {
+    redcoll__halving h;
+    int k;
+    if (g->me < 0) return;
+    redcoll__halving_plan(&h, g->size, g->me, s->parts, doubling);
+    for (k = h.steps - 1; k >= 0; --k) {
+        int peer = redcoll__vmap_rank(g, g->me ^ h.mask[k]), upper = (g->me & h.mask[k]) != 0;
+        int olo = upper ? h.lo[k] : h.hi[k + 1], ohi = upper ? h.lo[k + 1] : h.hi[k];
+        char *mine = redcoll__at(c, buf, redcoll__seg_off(s, h.lo[k + 1]));
+        char *other = redcoll__at(c, buf, redcoll__seg_off(s, olo));
+        size_t mn = redcoll__seg_len(s, h.lo[k + 1], h.hi[k + 1]), on = redcoll__seg_len(s, olo, ohi);
+        if (vroot < 0) {
+            redcoll__sendrecv(c, peer, mine, mn, peer, other, on);
+        } else if ((g->me ^ vroot) & h.mask[k]) {
+            redcoll__send(c, peer, mine, mn);
+            return;
+        } else {
+            redcoll__recv(c, peer, other, on);
+        }
+    }
+}
+
+/* Rabenseifner's removal of excess ranks (2004 section 3.5): the pairs of g
+   (2i, 2i+1 above g->base) exchange halves, the even member reducing the
+   first half of the segments, the odd one the second; then the member that
+   leaves hands its reduced half to the one that plays virtual rank i.
+   Cost: (1 + f_alpha) alpha + (1 + f_beta)/2 n beta + n/2 gamma.
+   tmp: seg_len(s, 0, parts / 2) elements. */
+static void redcoll__fold_halves(redcoll__ctx *c, const redcoll__vmap *g, const redcoll__segs *s,
+                                 void *buf, void *tmp) {
+    int off = c->rank - g->base, even = off % 2 == 0, partner = c->rank + (even ? 1 : -1);
+    int mid = s->parts / 2, klo = even ? 0 : mid, khi = even ? mid : s->parts;
+    int glo = even ? mid : 0, ghi = even ? s->parts : mid;
+    size_t kn = redcoll__seg_len(s, klo, khi), gn = redcoll__seg_len(s, glo, ghi);
+    char *keep = redcoll__at(c, buf, redcoll__seg_off(s, klo));
+    char *give = redcoll__at(c, buf, redcoll__seg_off(s, glo));
+    if (off < 0 || off >= 2 * g->pairs) return;
+    redcoll__sendrecv(c, partner, give, gn, partner, tmp, kn);
+    if (even) redcoll__reduce_lo(c, keep, tmp, kn);
+    else redcoll__reduce(c, tmp, keep, kn);
+    if (redcoll__vmap_rank(g, off / 2) == c->rank) redcoll__recv(c, partner, give, gn);
+    else redcoll__send(c, partner, keep, kn);
+}
+
+/* After redcoll__fold_halves: the member that stayed sends the whole result
+   (n elements) to its partner. Cost: alpha_uni + n beta_uni. */
+static void redcoll__unfold_halves(redcoll__ctx *c, const redcoll__vmap *g, void *buf, size_t n) {
+    int off = c->rank - g->base, partner = c->rank + (off % 2 == 0 ? 1 : -1);
+    if (off < 0 || off >= 2 * g->pairs) return;
+    if (redcoll__vmap_rank(g, off / 2) == c->rank) redcoll__send(c, partner, buf, n);
+    else redcoll__recv(c, partner, buf, n);
+}
+
+/* Pairwise-exchange reduce-scatter (Rabenseifner 2004 3.2/3.7, MPICH paper
+   4.4): segment j belongs to member j (s->parts == g->size); in step
+   i = 1..size-1 member v sends its input segment v+i to v+i and receives
+   segment v of member v-i's input. Canonical order with two accumulators:
+   `mine` = x_0..x_v grows to the left as v-1, ..., 0 arrive, a second one
+   x_(v+1)..x_(size-1) likewise as size-1, ..., v+1 arrive; one reduction
+   joins them (commutative ops use one accumulator: the join would sit on
+   the critical path, n/size gamma more). `in`: the whole input; `mine`:
+   where segment v's result goes (may be in's own segment); tmp: twice the
+   largest segment. Cost: (size-1)(alpha + n/size beta + n/size gamma). */
+static void redcoll__ring_reduce_scatter(redcoll__ctx *c, const redcoll__vmap *g,
+                                         const redcoll__segs *s, const void *in, void *mine,
+                                         void *tmp) {
+    int v = g->me, p = g->size, i;
+    size_t len = v >= 0 ? redcoll__seg_len(s, v, v + 1) : 0;
+    char *hi = (char *)tmp, *rcv = redcoll__at(c, tmp, len);
+    int two = !c->op.commutative; /* a commutative op needs one accumulator */
+    if (v < 0) return;
+    redcoll__copy(c, mine, redcoll__at(c, in, redcoll__seg_off(s, v)), len);
+    for (i = 1; i < p; ++i) {
+        int to = (v + i) % p, from = (v - i + p) % p;
+        redcoll__sendrecv(c, redcoll__vmap_rank(g, to),
+                          redcoll__at(c, in, redcoll__seg_off(s, to)), redcoll__seg_len(s, to, to + 1),
+                          redcoll__vmap_rank(g, from), two && from == p - 1 ? hi : rcv, len);
+        if (from < v) redcoll__reduce(c, rcv, mine, len);
+        else if (!two) redcoll__reduce_lo(c, mine, rcv, len);
+        else if (from != p - 1) redcoll__reduce(c, rcv, hi, len);
+    }
+    if (two && v < p - 1) redcoll__reduce_lo(c, mine, hi, len);
+}
+
+/* Ring allgather (Rabenseifner 2004 3.2, MPICH paper 4.1): member v holds
+   segment v of buf; in size-1 steps every member passes the segment it got
+   last to v+1. Cost: (size-1)(alpha + n/size beta). */
+static void redcoll__ring_allgather(redcoll__ctx *c, const redcoll__vmap *g,
+                                    const redcoll__segs *s, void *buf) {
+    int v = g->me, p = g->size, i;
+    if (v < 0) return;
+    for (i = 0; i < p - 1; ++i) {
+        int sj = (v - i + p) % p, rj = (v - i - 1 + p) % p;
+        redcoll__sendrecv(c, redcoll__vmap_rank(g, (v + 1) % p),
+                          redcoll__at(c, buf, redcoll__seg_off(s, sj)), redcoll__seg_len(s, sj, sj + 1),
+                          redcoll__vmap_rank(g, (v - 1 + p) % p),
+                          redcoll__at(c, buf, redcoll__seg_off(s, rj)), redcoll__seg_len(s, rj, rj + 1));
+    }
+}
+
+/* Binary blocks (Rabenseifner 2004 section 3.6): p = 2^e0 + 2^e1 + ...,
+   e0 > e1 > ..., block k holds ranks start[k] .. start[k] + size[k] - 1,
+   the largest block first, so every block holds lower ranks than the next
+   ones and canonical order is kept. Segments: parts = size[0]; block k's
+   member v holds the halving range of v over size[k] members, a union of
+   block k-1's ranges (the members u of block k-1 with u mod size[k] == v). */
+typedef struct redcoll__blocks {
+    int count, start[32], size[32];
+    int mine;                 /* this rank's block */
+    redcoll__vmap g;         /* this rank's block as a group */
+} redcoll__blocks;
+
+static void redcoll__blocks_plan(redcoll__blocks *b, int rank, int p) {
+    int bit, k = 0, start = 0;
+    for (bit = 30; bit >= 0; --bit)
+        if (p & (1 << bit)) {
+            b->start[k] = start; b->size[k] = 1 << bit;
+            if (rank >= start && rank < start + b->size[k]) b->mine = k;
+            start += b->size[k++];
+        }
+    b->count = k;
+    b->g = redcoll__vmap_make(rank, b->start[b->mine], b->size[b->mine], 0, 0, -1, -1);
+}
+
+/* Member v's final segment range in block k. */
+static void redcoll__blocks_range(const redcoll__blocks *b, const redcoll__segs *s, int k, int v,
+                                  size_t *off, size_t *len) {
+    redcoll__halving h;
+    redcoll__halving_plan(&h, b->size[k], v, s->parts, 1);
+    *off = redcoll__seg_off(s, h.lo[h.steps]);
+    *len = redcoll__seg_len(s, h.lo[h.steps], h.hi[h.steps]);
+}
+
+/* Part 1 after the per-block reduce-scatter: from the smallest block up,
+   block k splits its ranges into block k-1's and sends the pieces there,
+   where they are reduced as the higher operand. Block 0 ends with the whole
+   reduction, scattered. tmp: one range of block 0 or 1 (half a vector). */
+static void redcoll__blocks_combine(redcoll__ctx *c, const redcoll__blocks *b,
+                                    const redcoll__segs *s, void *buf, void *tmp) {
+    int k, u, me = b->g.me;
+    size_t off, len;
+    for (k = b->count - 1; k > 0; --k) {
+        if (b->mine == k) {
+            for (u = me; u < b->size[k - 1]; u += b->size[k]) {
+                redcoll__blocks_range(b, s, k - 1, u, &off, &len);
+                redcoll__send(c, b->start[k - 1] + u, redcoll__at(c, buf, off), len);
+            }
+        } else if (b->mine == k - 1) {
+            redcoll__blocks_range(b, s, k - 1, me, &off, &len);
+            redcoll__recv(c, b->start[k] + me % b->size[k], tmp, len);
+            redcoll__reduce_lo(c, redcoll__at(c, buf, off), tmp, len);
+        }
+    }
+}
+
+/* Part 2 of the allreduce: block k's final ranges go down to block k+1 (one
+   message per member of block k, size[k]/size[k+1] arriving at each member
+   of block k+1), then every block runs its own allgather. */
+static void redcoll__blocks_allgather(redcoll__ctx *c, const redcoll__blocks *b,
+                                      const redcoll__segs *s, void *buf) {
+    int k = b->mine, u, me = b->g.me;
+    size_t off, len;
+    if (k > 0)
+        for (u = me; u < b->size[k - 1]; u += b->size[k]) {
+            redcoll__blocks_range(b, s, k - 1, u, &off, &len);
+            redcoll__recv(c, b->start[k - 1] + u, redcoll__at(c, buf, off), len);
+        }
+    if (k + 1 < b->count) {
+        redcoll__blocks_range(b, s, k, me, &off, &len);
+        redcoll__send(c, b->start[k + 1] + me % b->size[k + 1], redcoll__at(c, buf, off), len);
+    }
+    redcoll__ag_doubling(c, &b->g, s, buf, -1, 1);
+}
+
 /* ---- reduce ---------------------------------------------------------------- */
 
 /* Binomial tree (MPICH paper 4.5, the classical reduce).
@@ -735,12 +1522,138 @@ static redcoll_result redcoll__reduce_binomial(redcoll__ctx *c, const redcoll__a
     return c->err;
 }
 
+/* The binary tree of Rabenseifner 2004 section 3.3 is the binomial tree
+   above (recursive distance doubling, full vectors); it is registered under
+   both names, so the selector and the tools speak the paper's vocabulary. */
+
+/* The buffer a reduce works in: root's rbuf, elsewhere n elements of scratch;
+   it starts as a copy of the input. NULL after an allocation failure. */
+static void *redcoll__reduce_workbuf(redcoll__ctx *c, const redcoll__args *a) {
+    void *buf = c->rank == a->root ? a->rbuf : redcoll__alloc(c, a->count);
+    if (buf) redcoll__copy(c, buf, a->sbuf, a->count);
+    return buf;
+}
+
+static void redcoll__reduce_freebuf(redcoll__ctx *c, const redcoll__args *a, void *buf) {
+    if (c->rank != a->root) redcoll__free(c, buf, a->count);
+}
+
+/* Recursive halving and doubling (Rabenseifner 2004 section 3.5, MPICH paper
+   5.1): reduce-scatter by vector halving and distance doubling, then a
+   binomial gather of the segments to root.
+   Cost (p = 2^k): lg p (1 + f_alpha) alpha + (1 + f_beta)(1 - 1/p) n beta
+   + (1 - 1/p) n gamma. Non-power-of-two: the first 2r ranks fold halves
+   (+ (1 + f_alpha) alpha + (1 + f_beta)/2 n beta + n/2 gamma); a removed
+   root swaps roles with its partner, at no cost. Canonical order kept. */
+static redcoll_result redcoll__reduce_halving_doubling(redcoll__ctx *c, const redcoll__args *a) {
+    int p = c->size, pof2 = redcoll__pof2_floor(p), r = p - pof2, root = a->root;
+    int swap = root < 2 * r && root % 2 == 1;
+    redcoll__segs s = redcoll__segs_halving(a->count, pof2);
+    redcoll__vmap g = redcoll__vmap_make(c->rank, 0, pof2, r, 0, swap ? root / 2 : -1,
+                                           swap ? root : -1);
+    void *buf = redcoll__reduce_workbuf(c, a);
+    void *tmp = p > 1 ? redcoll__alloc(c, redcoll__seg_len(&s, 0, pof2 / 2)) : NULL;
+    if (!c->err) {
+        redcoll__fold_halves(c, &g, &s, buf, tmp);
+        redcoll__rs_halving(c, &g, &s, buf, tmp, 1);
+        redcoll__ag_doubling(c, &g, &s, buf, redcoll__vmap_vrank(&g, root), 1);
+    }
+    redcoll__free(c, tmp, redcoll__seg_len(&s, 0, pof2 / 2));
+    redcoll__reduce_freebuf(c, a, buf);
+    return c->err;
+}
+
+/* Binary blocks (Rabenseifner 2004 section 3.6, MPICH paper 5.2): reduce-
+   scatter in every power-of-two block, combination from the smallest block
+   up, binomial gather in the largest block; a root outside it gets rank 0's
+   segment first and plays rank 0. For p = 2^k identical to halving_doubling.
+   Cost: as halving_doubling per block, plus per block boundary
+   (size[k-1]/size[k]) messages of n/size[k-1] from the smaller block, and
+   alpha_uni + n/2^e0 beta_uni when the root is outside the largest block.
+   Canonical order kept (larger blocks hold lower ranks). */
+static redcoll_result redcoll__reduce_binary_blocks(redcoll__ctx *c, const redcoll__args *a) {
+    redcoll__blocks b;
+    redcoll__segs s;
+    redcoll__vmap top;
+    int root = a->root, outside;
+    void *buf, *tmp;
+    size_t off, len;
+    redcoll__blocks_plan(&b, c->rank, c->size);
+    s = redcoll__segs_halving(a->count, b.size[0]);
+    outside = root >= b.size[0];
+    top = redcoll__vmap_make(c->rank, 0, b.size[0], 0, 0, outside ? 0 : -1, outside ? root : -1);
+    buf = redcoll__reduce_workbuf(c, a);
+    tmp = c->size > 1 ? redcoll__alloc(c, redcoll__seg_len(&s, 0, b.size[0] / 2)) : NULL;
+    if (!c->err) {
+        redcoll__rs_halving(c, &b.g, &s, buf, tmp, 1);
+        redcoll__blocks_combine(c, &b, &s, buf, tmp);
+        redcoll__blocks_range(&b, &s, 0, 0, &off, &len);
+        if (outside && c->rank == 0) redcoll__send(c, root, redcoll__at(c, buf, off), len);
+        if (outside && c->rank == root) redcoll__recv(c, 0, redcoll__at(c, buf, off), len);
+        redcoll__ag_doubling(c, &top, &s, buf, outside ? 0 : root, 1);
+    }
+    redcoll__free(c, tmp, redcoll__seg_len(&s, 0, b.size[0] / 2));
+    redcoll__reduce_freebuf(c, a, buf);
+    return c->err;
+}
+
+/* Ring (Rabenseifner 2004 section 3.7, MPICH paper 5.3): pairwise-exchange
+   reduce-scatter, then every rank sends its segment straight to root.
+   Cost: (p-1)(alpha + alpha_uni) + (1 - 1/p) n (beta + beta_uni)
+   + (1 - 1/p) n gamma, for any p. Canonical order kept (two accumulators).
+   Scratch: three segments off the root. */
+static redcoll_result redcoll__reduce_ring(redcoll__ctx *c, const redcoll__args *a) {
+    int p = c->size, j;
+    redcoll__segs s = redcoll__segs_make(a->count, p, NULL);
+    redcoll__vmap g = redcoll__vmap_make(c->rank, 0, p, 0, 0, -1, -1);
+    size_t big = redcoll__seg_len(&s, 0, 1), len = redcoll__seg_len(&s, c->rank, c->rank + 1);
+    void *tmp = redcoll__alloc(c, 2 * big);
+    void *mine = c->rank == a->root ? redcoll__at(c, a->rbuf, redcoll__seg_off(&s, c->rank))
+                                    : redcoll__alloc(c, len);
+    if (!c->err) {
+        redcoll__ring_reduce_scatter(c, &g, &s, a->sbuf, mine, tmp);
+        if (c->rank != a->root) redcoll__send(c, a->root, mine, len);
+        else for (j = 0; j < p; ++j)
+            if (j != a->root)
+                redcoll__recv(c, j, redcoll__at(c, a->rbuf, redcoll__seg_off(&s, j)),
+                              redcoll__seg_len(&s, j, j + 1));
+    }
+    redcoll__free(c, tmp, 2 * big);
+    if (c->rank != a->root) redcoll__free(c, mine, len);
+    return c->err;
+}
+
 /* ---- bcast ----------------------------------------------------------------- */
 
 /* Binomial tree (MPICH paper 4.2). Cost: ceil(lg p)(alpha_uni + n beta_uni)
    on the deepest path. Any p: an incomplete tree. */
 static redcoll_result redcoll__bcast_binomial(redcoll__ctx *c, const redcoll__args *a) {
     redcoll__binomial_bcast(c, a->rbuf, a->count, a->root);
+    return c->err;
+}
+
+/* Scatter + recursive-doubling allgather (van de Geijn; MPICH paper 4.2,
+   medium messages). The vector is split into p blocks (the first n mod p one
+   element longer), scattered over a binomial tree in root-relative order and
+   gathered back. Cost: 2 lg p alpha + 2 (p-1)/p n beta for power-of-two p;
+   otherwise the allgather takes at most 2 ceil(lg p) rounds. No scratch. */
+static redcoll_result redcoll__bcast_scatter_recursive_doubling(redcoll__ctx *c,
+                                                                const redcoll__args *a) {
+    redcoll__layout L = redcoll__layout_even(a->count, c->size);
+    int v = redcoll__vrank(c->rank, a->root, c->size);
+    redcoll__scatter_blocks(c, redcoll__at(c, a->rbuf, redcoll__lstart(&L, v)), &L, a->root);
+    redcoll__rd_allgather(c, a->rbuf, &L, a->root);
+    return c->err;
+}
+
+/* Scatter + ring allgather (van de Geijn; MPICH paper 4.2, long messages):
+   as above with the ring. Cost: (lg p + p - 1) alpha + 2 (p-1)/p n beta.
+   Any p (blocks as above; ceil(lg p) scatter steps). No scratch. */
+static redcoll_result redcoll__bcast_scatter_ring(redcoll__ctx *c, const redcoll__args *a) {
+    redcoll__layout L = redcoll__layout_even(a->count, c->size);
+    int v = redcoll__vrank(c->rank, a->root, c->size);
+    redcoll__scatter_blocks(c, redcoll__at(c, a->rbuf, redcoll__lstart(&L, v)), &L, a->root);
+    redcoll__ring_allgather_rooted(c, a->rbuf, &L, a->root);
     return c->err;
 }
 
@@ -778,6 +1691,76 @@ static redcoll_result redcoll__allreduce_recursive_doubling(redcoll__ctx *c,
     }
     redcoll__fold_out(c, &f, a->rbuf, n);
     redcoll__free(c, tmp, n);
+    return c->err;
+}
+
+/* Recursive halving and doubling (Rabenseifner 2004 section 3.5, MPICH paper
+   5.1): reduce-scatter by vector halving and distance doubling, allgather by
+   vector doubling and distance halving.
+   Cost (p = 2^k): 2 lg p alpha + 2(1 - 1/p) n beta + (1 - 1/p) n gamma.
+   Non-power-of-two: the first 2r ranks fold halves before (+ (1 + f_alpha)
+   alpha + (1 + f_beta)/2 n beta + n/2 gamma) and the removed ranks get the
+   result after (+ alpha_uni + n beta_uni). Canonical order kept. */
+static redcoll_result redcoll__allreduce_halving_doubling(redcoll__ctx *c,
+                                                          const redcoll__args *a) {
+    int p = c->size, pof2 = redcoll__pof2_floor(p);
+    redcoll__segs s = redcoll__segs_halving(a->count, pof2);
+    redcoll__vmap g = redcoll__vmap_make(c->rank, 0, pof2, p - pof2, 0, -1, -1);
+    size_t half = redcoll__seg_len(&s, 0, pof2 / 2);
+    void *tmp;
+    if (p == 1) return REDCOLL_OK;
+    tmp = redcoll__alloc(c, half);
+    if (!c->err) {
+        redcoll__fold_halves(c, &g, &s, a->rbuf, tmp);
+        redcoll__rs_halving(c, &g, &s, a->rbuf, tmp, 1);
+        redcoll__ag_doubling(c, &g, &s, a->rbuf, -1, 1);
+        redcoll__unfold_halves(c, &g, a->rbuf, a->count);
+    }
+    redcoll__free(c, tmp, half);
+    return c->err;
+}
+
+/* Binary blocks (Rabenseifner 2004 section 3.6, MPICH paper 5.2): reduce-
+   scatter in every power-of-two block, combination from the smallest block
+   up, then the blocks' ranges are fed back down (size[k]/size[k+1] messages
+   per member of block k+1) and every block runs its own allgather.
+   Cost: that of halving_doubling on the largest block, plus the imbalance
+   of the block boundaries (grows with delta_expo_max). Identical to
+   halving_doubling for p = 2^k. Canonical order kept. */
+static redcoll_result redcoll__allreduce_binary_blocks(redcoll__ctx *c, const redcoll__args *a) {
+    redcoll__blocks b;
+    redcoll__segs s;
+    size_t half;
+    void *tmp;
+    if (c->size == 1) return REDCOLL_OK;
+    redcoll__blocks_plan(&b, c->rank, c->size);
+    s = redcoll__segs_halving(a->count, b.size[0]);
+    half = redcoll__seg_len(&s, 0, b.size[0] / 2);
+    tmp = redcoll__alloc(c, half);
+    if (!c->err) {
+        redcoll__rs_halving(c, &b.g, &s, a->rbuf, tmp, 1);
+        redcoll__blocks_combine(c, &b, &s, a->rbuf, tmp);
+        redcoll__blocks_allgather(c, &b, &s, a->rbuf);
+    }
+    redcoll__free(c, tmp, half);
+    return c->err;
+}
+
+/* Ring (Rabenseifner 2004 section 3.7, MPICH paper 5.3): pairwise-exchange
+   reduce-scatter, then ring allgather.
+   Cost: 2(p-1) alpha + 2(1 - 1/p) n beta + (1 - 1/p) n gamma, for any p.
+   Canonical order kept (two accumulators); scratch: two segments. */
+static redcoll_result redcoll__allreduce_ring(redcoll__ctx *c, const redcoll__args *a) {
+    redcoll__segs s = redcoll__segs_make(a->count, c->size, NULL);
+    redcoll__vmap g = redcoll__vmap_make(c->rank, 0, c->size, 0, 0, -1, -1);
+    size_t big = redcoll__seg_len(&s, 0, 1);
+    void *tmp = redcoll__alloc(c, 2 * big);
+    if (!c->err) {
+        redcoll__ring_reduce_scatter(c, &g, &s, a->rbuf,
+                                     redcoll__at(c, a->rbuf, redcoll__seg_off(&s, c->rank)), tmp);
+        redcoll__ring_allgather(c, &g, &s, a->rbuf);
+    }
+    redcoll__free(c, tmp, 2 * big);
     return c->err;
 }
 
@@ -821,8 +1804,8 @@ static redcoll_result redcoll__gather_binomial(redcoll__ctx *c, const redcoll__a
    half). Cost: ceil(lg p) alpha_uni + (p-1)/p n beta_uni at the root. */
 static redcoll_result redcoll__scatter_binomial(redcoll__ctx *c, const redcoll__args *a) {
     int p = c->size, root = a->root, v = redcoll__vrank(c->rank, root, p);
-    int low = redcoll__lowbit(v, p), mask;
     size_t n = a->count, have = redcoll__subtree(v, p);
+    redcoll__layout L = redcoll__layout_even(n * (size_t)p, p);
     char *tmp = NULL;
     const void *src;
 
@@ -834,12 +1817,7 @@ static redcoll_result redcoll__scatter_binomial(redcoll__ctx *c, const redcoll__
         redcoll__copy(c, tmp, redcoll__at(c, a->sbuf, (size_t)root * n), (size_t)(p - root) * n);
         redcoll__copy(c, redcoll__at(c, tmp, (size_t)(p - root) * n), a->sbuf, (size_t)root * n);
     }
-    if (v != 0) redcoll__recv(c, redcoll__unvrank(v - low, root, p), have == 1 ? a->rbuf : tmp,
-                              have * n);
-    for (mask = low >> 1; mask > 0; mask >>= 1)
-        if (v + mask < p)
-            redcoll__send(c, redcoll__unvrank(v + mask, root, p), redcoll__at(c, src, mask * n),
-                          (size_t)redcoll__subtree(v + mask, p) * n);
+    redcoll__scatter_blocks(c, (void *)src, &L, root); /* only the root's src is const, never written */
     if (!a->in_place) redcoll__copy(c, a->rbuf, src, n);
     redcoll__free(c, tmp, have * n);
     return c->err;
@@ -856,6 +1834,738 @@ static redcoll_result redcoll__barrier_dissemination(redcoll__ctx *c, const redc
     (void)a;
     for (d = 1; d < p; d <<= 1)
         redcoll__sendrecv(c, (c->rank + d) % p, &token, 0, (c->rank - d + p) % p, &token, 0);
+    return c->err;
+}
+
+/* ---- allgather ------------------------------------------------------------- */
+/* Allgather and allgatherv share these schedules: the layout carries the
+   counts. The entry point has put this rank's block in place in rbuf. */
+
+/* Ring (MPICH paper 4.1, long messages): (p-1) alpha + (p-1)/p n beta, n the
+   gathered total. Any p. */
+static redcoll_result redcoll__allgather_ring(redcoll__ctx *c, const redcoll__args *a) {
+    redcoll__layout L = redcoll__layout_of(c, a);
+    redcoll__ring_allgather_rooted(c, a->rbuf, &L, 0);
+    return c->err;
+}
+
+/* Recursive doubling (MPICH paper 4.1.1, short and medium messages,
+   power-of-two p): lg p alpha + (p-1)/p n beta. Other p: MPICH's extra
+   exchanges inside cut subtrees, at most 2 ceil(lg p) rounds. */
+static redcoll_result redcoll__allgather_recursive_doubling(redcoll__ctx *c,
+                                                            const redcoll__args *a) {
+    redcoll__layout L = redcoll__layout_of(c, a);
+    redcoll__rd_allgather(c, a->rbuf, &L, 0);
+    return c->err;
+}
+
+/* Bruck, "concatenation" (MPICH paper 4.1.2, short messages): rbuf collects
+   blocks rank, rank+1, ... from its top; in step k the first
+   min(2^k, p - 2^k) of them go to rank - 2^k and as many arrive from
+   rank + 2^k; a final rotation by the own block's offset puts them in place.
+   Cost: ceil(lg p) alpha + (p-1)/p n beta, plus moving n elements locally.
+   Any p: the last step is the short one. No scratch (in-place rotation). */
+static redcoll_result redcoll__allgather_bruck(redcoll__ctx *c, const redcoll__args *a) {
+    redcoll__layout L = redcoll__layout_of(c, a);
+    int p = c->size, r = c->rank, d;
+    size_t mine = redcoll__lstart(&L, r);
+    redcoll__move(c, a->rbuf, redcoll__at(c, a->rbuf, mine), redcoll__lrange(&L, r, r + 1));
+    for (d = 1; d < p; d <<= 1) {
+        int m = d < p - d ? d : p - d;
+        redcoll__sendrecv(c, (r - d + p) % p, a->rbuf, redcoll__lspan(&L, r, m), (r + d) % p,
+                          redcoll__at(c, a->rbuf, redcoll__lspan(&L, r, d)),
+                          redcoll__lspan(&L, (r + d) % p, m));
+    }
+    if (!c->err) redcoll__rotate(c, a->rbuf, L.total, L.total - mine);
+    return c->err;
+}
+
+/* ---- alltoall -------------------------------------------------------------- */
+/* sbuf is the resolved input (for REDCOLL_IN_PLACE, rbuf itself); block j of
+   count elements is for rank j. n below is p blocks, what each rank sends. */
+
+/* p-1 exchanges with the block for the peer going straight to it: rank ^ k
+   for power-of-two p when `by_xor`, else to rank + k, from rank - k.
+   `src` must not be rbuf. */
+static void redcoll__alltoall_direct(redcoll__ctx *c, const void *src, void *rbuf, size_t count,
+                                     int by_xor) {
+    int p = c->size, r = c->rank, k;
+    redcoll__copy(c, redcoll__at(c, rbuf, (size_t)r * count), redcoll__at(c, src, (size_t)r * count), count);
+    for (k = 1; k < p; ++k) {
+        int dst = by_xor ? r ^ k : (r + k) % p, from = by_xor ? dst : (r - k + p) % p;
+        redcoll__sendrecv(c, dst, redcoll__at(c, src, (size_t)dst * count), count, from,
+                          redcoll__at(c, rbuf, (size_t)from * count), count);
+    }
+}
+
+/* In place, the input is copied aside first (one vector of scratch). */
+static const void *redcoll__alltoall_source(redcoll__ctx *c, const redcoll__args *a, void **copy) {
+    size_t n = a->count * (size_t)c->size;
+    *copy = NULL;
+    if (!a->in_place) return a->sbuf;
+    *copy = redcoll__alloc(c, n);
+    if (*copy) redcoll__copy(c, *copy, a->rbuf, n);
+    return *copy;
+}
+
+/* Pairwise exchange (MPICH paper 4.3, long messages): p-1 steps, partner
+   rank ^ k for power-of-two p, else send to rank + k and receive from
+   rank - k. Cost: (p-1) alpha + (p-1)/p n beta. */
+static redcoll_result redcoll__alltoall_pairwise(redcoll__ctx *c, const redcoll__args *a) {
+    void *copy;
+    const void *src = redcoll__alltoall_source(c, a, &copy);
+    redcoll__alltoall_direct(c, src, a->rbuf, a->count, redcoll__pof2_floor(c->size) == c->size);
+    redcoll__free(c, copy, a->count * (size_t)c->size);
+    return c->err;
+}
+
+/* Scattered isend/irecv (MPICH paper 4.3, medium messages): all p-1 receives
+   (from rank + i) and sends (to rank - i) posted at once, then one wait.
+   Cost: (p-1) alpha + (p-1)/p n beta with every transfer in flight together.
+   A transport without isend/irecv/waitall gets the same peers as p-1
+   sendrecv steps (the non-power-of-two pairwise schedule). */
+static redcoll_result redcoll__alltoall_scattered(redcoll__ctx *c, const redcoll__args *a) {
+    int p = c->size, r = c->rank, i, nreq = 0;
+    size_t count = a->count;
+    void *copy;
+    const void *src = redcoll__alltoall_source(c, a, &copy);
+    redcoll_request *reqs;
+    if (!c->t->isend) {
+        redcoll__alltoall_direct(c, src, a->rbuf, count, 0);
+        redcoll__free(c, copy, count * (size_t)p);
+        return c->err;
+    }
+    reqs = (redcoll_request *)redcoll__alloc_bytes(c, sizeof *reqs * 2 * (size_t)p);
+    if (reqs) memset(reqs, 0, sizeof *reqs * 2 * (size_t)p);
+    redcoll__copy(c, redcoll__at(c, a->rbuf, (size_t)r * count), redcoll__at(c, src, (size_t)r * count), count);
+    for (i = 1; i < p; ++i) {
+        int from = (r + i) % p;
+        redcoll__ipost(c, 0, from, redcoll__at(c, a->rbuf, (size_t)from * count), count, reqs, &nreq);
+    }
+    for (i = 1; i < p; ++i) {
+        int dst = (r - i + p) % p;
+        redcoll__ipost(c, 1, dst, redcoll__at(c, src, (size_t)dst * count), count, reqs, &nreq);
+    }
+    redcoll__waitall(c, reqs, nreq);
+    redcoll__free_bytes(c, reqs, sizeof *reqs * 2 * (size_t)p);
+    redcoll__free(c, copy, count * (size_t)p);
+    return c->err;
+}
+
+/* Bruck's index algorithm (MPICH paper 4.3, short messages, Fig. 7): rotate
+   the blocks up by rank (block j is for rank + j); in step k send the blocks
+   whose index has bit k set to rank + 2^k and receive the same blocks from
+   rank - 2^k; then block j came from rank - j, and swapping j with
+   (rank - j) mod p puts everything in place. Cost: ceil(lg p) alpha +
+   (n/2) lg p beta for power-of-two p, plus (n/p)(p - 2^floor(lg p)) beta
+   otherwise. Scratch: two packs of floor(p/2) blocks (at most n). */
+static redcoll_result redcoll__alltoall_bruck(redcoll__ctx *c, const redcoll__args *a) {
+    int p = c->size, r = c->rank, d, j;
+    size_t count = a->count, n = count * (size_t)p, half = count * (size_t)(p / 2);
+    char *out = (char *)a->rbuf, *spack = NULL, *rpack = NULL;
+    if (a->in_place) redcoll__rotate(c, out, n, (size_t)r * count);
+    else {
+        redcoll__copy(c, out, redcoll__at(c, a->sbuf, (size_t)r * count), (size_t)(p - r) * count);
+        redcoll__copy(c, redcoll__at(c, out, (size_t)(p - r) * count), a->sbuf, (size_t)r * count);
+    }
+    if (p > 1) { spack = (char *)redcoll__alloc(c, half); rpack = (char *)redcoll__alloc(c, half); }
+    for (d = 1; d < p && !c->err; d <<= 1) {
+        size_t m = 0;
+        for (j = d; j < p; ++j)
+            if (j & d) redcoll__copy(c, redcoll__at(c, spack, count * m++), redcoll__at(c, out, (size_t)j * count), count);
+        redcoll__sendrecv(c, (r + d) % p, spack, m * count, (r - d + p) % p, rpack, m * count);
+        for (j = d, m = 0; j < p; ++j)
+            if (j & d) redcoll__copy(c, redcoll__at(c, out, (size_t)j * count), redcoll__at(c, rpack, count * m++), count);
+    }
+    for (j = 0; j < p && !c->err; ++j) {
+        int s = (r - j + p) % p;
+        if (j < s) redcoll__swap(c, redcoll__at(c, out, (size_t)j * count), redcoll__at(c, out, (size_t)s * count), count);
+    }
+    redcoll__free(c, spack, half);
+    redcoll__free(c, rpack, half);
+    return c->err;
+}
+
+/* ---- reduce_scatter -------------------------------------------------------- */
+/* reduce_scatter and reduce_scatter_block share these schedules (the layout
+   carries the counts). sbuf is the whole input (for REDCOLL_IN_PLACE, rbuf
+   itself, which then receives the result at its front). */
+
+/* Recursive halving (MPICH paper 4.4, Fig. 9; commutative ops): lg p steps
+   with partners p/2, p/4, ..., 1, each sending the half the other side
+   keeps. Cost: lg p alpha + (p-1)/p n (beta + gamma) for power-of-two p.
+   Other p: the first 2r ranks fold in pairwise (even hands its vector to
+   the odd one, which computes both results and sends the even one its block
+   at the end): (floor(lg p) + 2) alpha + 2n beta + n (1 + (p-1)/p) gamma.
+   Scratch: one vector, two out of place. */
+static redcoll_result redcoll__reduce_scatter_recursive_halving(redcoll__ctx *c,
+                                                                const redcoll__args *a) {
+    redcoll__layout L = redcoll__layout_of(c, a);
+    int r = c->rank;
+    size_t n = L.total, mine = redcoll__lstart(&L, r), cnt = redcoll__lrange(&L, r, r + 1);
+    redcoll__fold f = redcoll__fold_plan(r, c->size);
+    void *acc = a->in_place ? a->rbuf : redcoll__alloc(c, n), *tmp = redcoll__alloc(c, n);
+    if (c->err) { redcoll__free(c, tmp, n); if (!a->in_place) redcoll__free(c, acc, n); return c->err; }
+    redcoll__copy(c, acc, a->sbuf, n);
+    redcoll__fold_in(c, &f, acc, tmp, n);
+    if (f.newrank < 0) {
+        redcoll__recv(c, r + 1, a->rbuf, cnt);
+    } else {
+        redcoll__halving_rs(c, &f, &L, 0, acc, tmp);
+        if (r < 2 * f.rem) /* serve the even partner its block */
+            redcoll__send(c, r - 1, redcoll__at(c, acc, redcoll__lstart(&L, r - 1)),
+                          redcoll__lrange(&L, r - 1, r));
+        redcoll__move(c, a->rbuf, redcoll__at(c, acc, mine), cnt);
+    }
+    redcoll__free(c, tmp, n);
+    if (!a->in_place) redcoll__free(c, acc, n);
+    return c->err;
+}
+
+/* len elements: acc op= the data received in recv, which holds the cyclic
+   range of the n-element vector that starts at element `first`; acc holds
+   the vector rotated so that element `rot` comes first. */
+static void redcoll__reduce_cyclic(redcoll__ctx *c, void *recv, void *acc, size_t n, size_t first,
+                                   size_t len, size_t rot, int recv_is_lower) {
+    size_t off = (first + n - rot) % n, done = 0;
+    while (done < len) {
+        size_t seg = len - done < n - off ? len - done : n - off;
+        char *x = redcoll__at(c, recv, done), *y = redcoll__at(c, acc, off);
+        if (recv_is_lower) redcoll__reduce(c, x, y, seg); else redcoll__reduce_lo(c, y, x, seg);
+        done += seg;
+        off = 0;
+    }
+}
+
+/* Recursive doubling (MPICH paper 4.4, short messages, any op): in step k,
+   v exchanges with v ^ 2^k everything but the blocks of its own subtree of
+   2^k ranks and reduces what it receives, the lower subtree's data as left
+   operand, so canonical order is kept. Cost for power-of-two p:
+   lg p alpha + n (lg p - (p-1)/p)(beta + gamma). Other p: the subtree
+   fix-up of the allgather (redcoll__rd_fixup) forwards the partner
+   subtree's data before it is reduced. The vector is held rotated so that
+   this rank's block comes first, which makes "all but my subtree" one
+   contiguous message. Scratch: one vector, two out of place. */
+static redcoll_result redcoll__reduce_scatter_recursive_doubling(redcoll__ctx *c,
+                                                                 const redcoll__args *a) {
+    redcoll__layout L = redcoll__layout_of(c, a);
+    int p = c->size, r = c->rank, mask;
+    size_t n = L.total, rot = redcoll__lstart(&L, r), cnt = redcoll__lrange(&L, r, r + 1);
+    char *acc = (char *)(a->in_place ? a->rbuf : redcoll__alloc(c, n));
+    char *recv = (char *)redcoll__alloc(c, n);
+    if (c->err) { redcoll__free(c, recv, n); if (!a->in_place) redcoll__free(c, acc, n); return c->err; }
+    if (a->in_place) redcoll__rotate(c, acc, n, rot);
+    else {
+        redcoll__copy(c, acc, redcoll__at(c, a->sbuf, rot), n - rot);
+        redcoll__copy(c, redcoll__at(c, acc, n - rot), a->sbuf, rot);
+    }
+    for (mask = 1; mask < p; mask <<= 1) {
+        redcoll__rdstep s = redcoll__rd_step(r, mask, p);
+        size_t from, rn, sfrom = redcoll__lstart(&L, s.mine_end);
+        size_t sn = n - redcoll__lrange(&L, s.mine, s.mine_end);
+        int got = 0;
+        if (s.theirs >= p) continue;
+        from = redcoll__lstart(&L, s.theirs_end);
+        rn = n - redcoll__lrange(&L, s.theirs, s.theirs_end);
+        if (s.dst < p) {
+            redcoll__sendrecv(c, s.dst, redcoll__at(c, acc, sfrom - rot), sn, s.dst, recv, rn);
+            got = 1;
+        }
+        got |= redcoll__rd_fixup(c, &s, r, 0, recv, rn);
+        if (got) redcoll__reduce_cyclic(c, recv, acc, n, from, rn, rot, s.theirs < s.mine);
+    }
+    if (!a->in_place) redcoll__copy(c, a->rbuf, acc, cnt);
+    redcoll__free(c, recv, n);
+    if (!a->in_place) redcoll__free(c, acc, n);
+    return c->err;
+}
+
+/* Pairwise exchange (MPICH paper 4.4, long messages): p-1 steps, in step i
+   send block rank+i to its owner, receive rank-i's contribution and reduce
+   (redcoll__pairwise_rs; canonical order for any op). Cost: (p-1) alpha +
+   (p-1)/p n (beta + gamma). Any p. Scratch: two blocks. */
+static redcoll_result redcoll__reduce_scatter_pairwise(redcoll__ctx *c, const redcoll__args *a) {
+    redcoll__layout L = redcoll__layout_of(c, a);
+    int r = c->rank;
+    size_t cnt = redcoll__lrange(&L, r, r + 1);
+    void *acc = a->in_place ? redcoll__at(c, a->rbuf, redcoll__lstart(&L, r)) : a->rbuf;
+    redcoll__pairwise_rs(c, a->sbuf, &L, acc);
+    redcoll__move(c, a->rbuf, acc, cnt);
+    return c->err;
+}
+
+/* ---- Hasanov & Lastovetsky: reduce algorithms and the hierarchical transformation ----
+   Hasanov & Lastovetsky, "Hierarchical optimization of MPI reduce algorithms"
+   (PaCT 2015): the Open MPI reduce algorithms of section 2.1 and the two-level
+   transformation of section 3 (Algorithm 1), generalised to allreduce and
+   bcast as section 5 proposes. Costs use the paper's Hockney model: m bytes
+   per rank, X segments of m/X bytes, one step = alpha + m/X beta + m/X gamma
+   (the simulator's one-way message with f_alpha = f_beta = 1). */
+
+/* Segment of pipelined schedules: opts.segment_bytes in whole elements, at
+   least one, at most n (n > 0). */
+static size_t redcoll__seg_elems(const redcoll__ctx *c, size_t n) {
+    size_t s = c->o.segment_bytes / c->esize;
+    if (s == 0) s = 1;
+    return s < n ? s : n;
+}
+
+/* Length of the segment starting at element off. */
+static size_t redcoll__segment_len(size_t n, size_t seg, size_t off) {
+    return n - off < seg ? n - off : seg;
+}
+
+/* ---- building block: chain (linear array) reduce, optionally pipelined ----
+   Virtual ranks v = (rank - base) mod p form the array p-1 -> p-2 -> ... -> 0;
+   each segment of `seg` elements enters at v = p-1, every rank prepends its
+   own operand (x_v op received) and passes it on while the next segment
+   arrives (sendrecv), so X = ceil(n/seg) segments take p + X - 2 steps.
+   Commutative ops rotate the array to end at root (base = root); otherwise
+   the array is in rank order, ends at rank 0, which sends the whole result
+   to root when root != 0. `out`: the result buffer on root (may equal `in`),
+   NULL elsewhere. Scratch on receiving ranks: two segments (one vector when
+   X <= 2, and at rank 0 when it forwards the whole result); none at a
+   non-in-place tail root, which accumulates in `out`. */
+static void redcoll__chain_reduce(redcoll__ctx *c, const void *in, void *out, size_t n,
+                                  int root, size_t seg) {
+    int p = c->size, base = c->op.commutative ? root : 0;
+    int v = redcoll__vrank(c->rank, base, p);
+    int up = v + 1 < p ? redcoll__unvrank(v + 1, base, p) : -1;
+    int down = v > 0 ? redcoll__unvrank(v - 1, base, p) : -1;
+    int tail_root = v == 0 && c->rank == root, forward = v == 0 && base != root;
+    int full = forward || (tail_root && out != in) || n <= 2 * seg; /* segment k at offset k*seg */
+    size_t off, len, plen = 0, cap = full ? n : 2 * seg;
+    void *acc = (void *)in, *own = NULL, *prev = NULL, *cur;
+
+    if (up >= 0) { /* receives: accumulate into out (tail root) or scratch */
+        acc = tail_root && out != in ? out : (own = redcoll__alloc(c, cap));
+        for (off = 0; off < n && !c->err; off += seg) {
+            len = redcoll__segment_len(n, seg, off);
+            cur = redcoll__at(c, acc, full ? off : (off / seg % 2) * seg);
+            if (prev && down >= 0) /* pass segment k-1 on while segment k arrives */
+                redcoll__sendrecv(c, down, prev, plen, up, cur, len);
+            else
+                redcoll__recv(c, up, cur, len);
+            redcoll__reduce(c, redcoll__at(c, in, off), cur, len);
+            if (tail_root && acc != out) redcoll__copy(c, redcoll__at(c, out, off), cur, len);
+            prev = cur; plen = len;
+        }
+        if (down >= 0) redcoll__send(c, down, prev, plen);
+    } else if (down >= 0) { /* head: its own segments */
+        for (off = 0; off < n; off += seg)
+            redcoll__send(c, down, redcoll__at(c, in, off), redcoll__segment_len(n, seg, off));
+    } else if (out) {
+        redcoll__copy(c, out, in, n); /* p == 1 */
+    }
+    if (forward) redcoll__send(c, root, acc, n); /* non-commutative op, root != 0 */
+    else if (base != root && c->rank == root) redcoll__recv(c, 0, out, n);
+    redcoll__free(c, own, cap);
+}
+
+/* ---- building block: chain (linear array) bcast, optionally pipelined -----
+   The reverse of the chain reduce: vranks 0 (root) -> 1 -> ... -> p-1; every
+   rank forwards segment k-1 while segment k arrives (sendrecv), so X
+   segments take p + X - 2 steps of alpha + m/X beta. */
+static void redcoll__chain_bcast(redcoll__ctx *c, void *buf, size_t n, int root, size_t seg) {
+    int p = c->size, v = redcoll__vrank(c->rank, root, p);
+    int up = v > 0 ? redcoll__unvrank(v - 1, root, p) : -1;
+    int down = v + 1 < p ? redcoll__unvrank(v + 1, root, p) : -1;
+    size_t off, prev = 0, plen = 0;
+    if (p == 1) return;
+    for (off = 0; off < n; off += seg) {
+        size_t len = redcoll__segment_len(n, seg, off);
+        if (up < 0) redcoll__send(c, down, redcoll__at(c, buf, off), len);
+        else if (down >= 0 && off > 0)
+            redcoll__sendrecv(c, down, redcoll__at(c, buf, prev), plen, up, redcoll__at(c, buf, off), len);
+        else redcoll__recv(c, up, redcoll__at(c, buf, off), len);
+        prev = off; plen = len;
+    }
+    if (up >= 0 && down >= 0) redcoll__send(c, down, redcoll__at(c, buf, prev), plen);
+}
+
+/* ---- building block: segmented binary-tree reduce ---------------------------
+   Open MPI's generic tree reduce: per segment a node receives the partial
+   result of its left child (lower ranks), then of its right child (higher
+   ranks), and forms left op own op right; the first receive of segment k
+   overlaps the send of segment k-1 to the parent (sendrecv), so a level
+   costs two steps per segment, as in formula (5). `out`: the result on the
+   tree root (may equal `in`). Scratch: two segments on inner nodes, one at
+   the tree root. */
+static void redcoll__tree_reduce(redcoll__ctx *c, const void *in, void *out, size_t n,
+                                 size_t seg, int parent, int left, int right) {
+    int first = left >= 0 ? left : right, second = left >= 0 ? right : -1;
+    void *acc = NULL, *tmp = NULL, *a = NULL;
+    size_t off, len = 0;
+
+    if (first < 0) { /* leaf */
+        if (parent < 0) redcoll__copy(c, out, in, n);
+        else for (off = 0; off < n; off += seg)
+            redcoll__send(c, parent, redcoll__at(c, in, off), redcoll__segment_len(n, seg, off));
+        return;
+    }
+    tmp = redcoll__alloc(c, seg);
+    if (parent >= 0) acc = redcoll__alloc(c, seg);
+    for (off = 0; off < n && !c->err; off += seg) {
+        if (parent >= 0 && off > 0) /* segment k-1 up while segment k comes in */
+            redcoll__sendrecv(c, parent, acc, len, first, tmp, redcoll__segment_len(n, seg, off));
+        len = redcoll__segment_len(n, seg, off);
+        if (parent < 0 || off == 0) redcoll__recv(c, first, tmp, len);
+        a = parent < 0 ? redcoll__at(c, out, off) : acc;
+        redcoll__copy(c, a, redcoll__at(c, in, off), len);
+        if (first == left) redcoll__reduce(c, tmp, a, len);   /* a = left op own */
+        else redcoll__reduce_lo(c, a, tmp, len);              /* a = own op right */
+        if (second >= 0) {
+            redcoll__recv(c, second, tmp, len);
+            redcoll__reduce_lo(c, a, tmp, len);               /* a = a op right */
+        }
+    }
+    if (parent >= 0) redcoll__send(c, parent, acc, len);
+    redcoll__free(c, acc, seg);
+    redcoll__free(c, tmp, seg);
+}
+
+/* In-order binary tree over ranks 0..p-1 rooted at `root`: every subtree is
+   a contiguous rank range [lo, hi) whose node is its middle rank (the top
+   node is `root`), the left subtree holding the lower ranks. Height at most
+   ceil(lg(p+1)) + 1. Found by descending from the top: O(lg p). */
+static void redcoll__inorder_links(int rank, int p, int root, int *parent, int *left, int *right) {
+    int lo = 0, hi = p, node = root, par = -1;
+    while (node != rank) {
+        par = node;
+        if (rank < node) hi = node; else lo = node + 1;
+        node = lo + (hi - lo) / 2;
+    }
+    *parent = par;
+    *left = node > lo ? lo + (node - lo) / 2 : -1;
+    *right = hi > node + 1 ? node + 1 + (hi - node - 1) / 2 : -1;
+}
+
+/* Flat tree (section 2.1, formula (1); Open MPI "linear"): the root receives
+   every vector and reduces it. Cost: (p-1)(alpha + m beta + m gamma) at the
+   root; unsegmented (formula (2) only adds (X-1)(p-1) alpha). Any p, any root.
+   Canonical order: the root starts from its own vector, appends ranks
+   root+1 .. p-1, then prepends root-1 .. 0. Scratch: one vector at the root. */
+static redcoll_result redcoll__reduce_flat(redcoll__ctx *c, const redcoll__args *a) {
+    int p = c->size, root = a->root, i;
+    size_t n = a->count;
+    void *tmp;
+    if (c->rank != root) {
+        redcoll__send(c, root, a->sbuf, n);
+        return c->err;
+    }
+    tmp = p > 1 ? redcoll__alloc(c, n) : NULL;
+    redcoll__copy(c, a->rbuf, a->sbuf, n);
+    for (i = root + 1; i < p; ++i) {
+        redcoll__recv(c, i, tmp, n);
+        redcoll__reduce_lo(c, a->rbuf, tmp, n);
+    }
+    for (i = root - 1; i >= 0; --i) {
+        redcoll__recv(c, i, tmp, n);
+        redcoll__reduce(c, tmp, a->rbuf, n);
+    }
+    redcoll__free(c, tmp, n);
+    return c->err;
+}
+
+/* Chain (section 2.1, formula (3); Open MPI "chain" with fanout 1): each rank
+   receives and sends at most one message. Cost: (p-1)(alpha + m beta + m gamma).
+   Any p. Non-commutative ops: array in rank order ending at rank 0, plus one
+   message of m bytes to root when root != 0. */
+static redcoll_result redcoll__reduce_chain(redcoll__ctx *c, const redcoll__args *a) {
+    redcoll__chain_reduce(c, a->sbuf, a->rbuf, a->count, a->root, a->count);
+    return c->err;
+}
+
+/* Pipeline (section 2.1, formula (4)): the chain in X segments of
+   opts.segment_bytes. Cost: (p + X - 2)(alpha + m/X beta + m/X gamma).
+   Any p. Non-commutative ops: as chain (one extra m-byte message when root != 0). */
+static redcoll_result redcoll__reduce_pipeline(redcoll__ctx *c, const redcoll__args *a) {
+    redcoll__chain_reduce(c, a->sbuf, a->rbuf, a->count, a->root, redcoll__seg_elems(c, a->count));
+    return c->err;
+}
+
+/* Binary tree (section 2.1, formula (5)): a heap-shaped tree rotated to root
+   (children of v: 2v+1, 2v+2), segmented. Cost: 2(lg(p+1) + X - 2) steps of
+   alpha + m/X (beta + gamma) for a complete tree. Any p: an incomplete tree.
+   Commutative ops only (the heap order mixes rank ranges). */
+static redcoll_result redcoll__reduce_binary(redcoll__ctx *c, const redcoll__args *a) {
+    int p = c->size, v = redcoll__vrank(c->rank, a->root, p);
+    int parent = v > 0 ? redcoll__unvrank((v - 1) / 2, a->root, p) : -1;
+    int left = 2 * v + 1 < p ? redcoll__unvrank(2 * v + 1, a->root, p) : -1;
+    int right = 2 * v + 2 < p ? redcoll__unvrank(2 * v + 2, a->root, p) : -1;
+    redcoll__tree_reduce(c, a->sbuf, a->rbuf, a->count, redcoll__seg_elems(c, a->count),
+                         parent, left, right);
+    return c->err;
+}
+
+/* In-order binary tree (section 2.1, Open MPI's choice for non-commutative
+   ops): every subtree is a contiguous rank range, so left op own op right is
+   canonical; the tree is rooted at root itself (no extra message), at most
+   one level deeper than the balanced tree. Cost as binary. Any p, any op. */
+static redcoll_result redcoll__reduce_in_order_binary(redcoll__ctx *c, const redcoll__args *a) {
+    int parent, left, right;
+    redcoll__inorder_links(c->rank, c->size, a->root, &parent, &left, &right);
+    redcoll__tree_reduce(c, a->sbuf, a->rbuf, a->count, redcoll__seg_elems(c, a->count),
+                         parent, left, right);
+    return c->err;
+}
+
+/* Flat bcast (the inverse of formula (1); Open MPI "linear"): the root sends
+   the vector to every rank in turn. Cost: (p-1)(alpha + m beta) at the root. Any p. */
+static redcoll_result redcoll__bcast_flat(redcoll__ctx *c, const redcoll__args *a) {
+    int p = c->size, i;
+    if (c->rank != a->root) {
+        redcoll__recv(c, a->root, a->rbuf, a->count);
+        return c->err;
+    }
+    for (i = 1; i < p; ++i) redcoll__send(c, (a->root + i) % p, a->rbuf, a->count);
+    return c->err;
+}
+
+/* Chain bcast (Open MPI "chain" with fanout 1): (p-1)(alpha + m beta). Any p. */
+static redcoll_result redcoll__bcast_chain(redcoll__ctx *c, const redcoll__args *a) {
+    redcoll__chain_bcast(c, a->rbuf, a->count, a->root, a->count);
+    return c->err;
+}
+
+/* Pipeline bcast (Open MPI "pipeline"; the inverse of formula (4)):
+   (p + X - 2)(alpha + m/X beta), X segments of opts.segment_bytes. Any p. */
+static redcoll_result redcoll__bcast_pipeline(redcoll__ctx *c, const redcoll__args *a) {
+    redcoll__chain_bcast(c, a->rbuf, a->count, a->root, redcoll__seg_elems(c, a->count));
+    return c->err;
+}
+
+/* ---- the hierarchical transformation ----------------------------------------
+   Algorithm 1: G groups of consecutive ranks (sizes differ by at most one;
+   with opts.by_node, the runs of consecutive ranks on one node), a collective
+   inside every group and one among the group leaders, each run unchanged on a
+   group view (redcoll_group). The requested root leads its own group, the
+   other groups are led by their first rank, and the leaders' view is in group
+   order, so contiguous groups with order-keeping algorithms keep canonical order. */
+#define REDCOLL__GROUP_ID_INNER 0
+#define REDCOLL__GROUP_ID_OUTER 1
+
+typedef struct redcoll__hier {
+    int  G, mine;    /* groups; this rank's group */
+    int *start;      /* G + 1 entries: group g is ranks start[g] .. start[g+1]-1 */
+    int *leader;     /* G entries: the parent rank leading each group */
+    size_t bytes;    /* of the two arrays */
+} redcoll__hier;
+
+/* Flat-shaped reduce algorithms: the ones sections 3.1-3.2 show to gain. */
+static int redcoll__linear_algo(redcoll_algo algo) {
+    return algo == REDCOLL_ALGO_FLAT || algo == REDCOLL_ALGO_CHAIN || algo == REDCOLL_ALGO_PIPELINE;
+}
+
+/* The G minimising G + ceil(p/G), the step count of formulas (8) and (10):
+   sqrt(p) when it divides p (first of equals). */
+static int redcoll__sqrt_groups(int p) {
+    int g, best = 1, cost = 1 + p;
+    for (g = 2; g <= p && g * g <= 4 * p; ++g) {
+        int k = g + (p + g - 1) / g;
+        if (k < cost) { cost = k; best = g; }
+    }
+    return best;
+}
+
+/* The algorithm of one level: `want`, else `other` (the paper uses one
+   algorithm at both levels) when `coll` has it, else the selector's choice
+   (never hierarchical: binomial then). Returns AUTO when `want` is invalid. */
+static redcoll_algo redcoll__level_algo(const redcoll__ctx *c, redcoll_coll coll, redcoll_algo want,
+                                        redcoll_algo other, int p, size_t bytes) {
+    if (want == REDCOLL_ALGO_AUTO && other != REDCOLL_ALGO_HIERARCHICAL && redcoll__find(coll, other))
+        want = other;
+    if (want == REDCOLL_ALGO_AUTO) {
+        want = redcoll_select(coll, p, bytes, c->op.commutative, &c->o);
+        if (want == REDCOLL_ALGO_HIERARCHICAL || !redcoll__find(coll, want)) want = REDCOLL_ALGO_BINOMIAL;
+    }
+    if (want == REDCOLL_ALGO_HIERARCHICAL || !redcoll__find(coll, want)) return REDCOLL_ALGO_AUTO;
+    return want;
+}
+
+/* Checks a level's algorithm: invalid, or refuses a non-commutative op it cannot order. */
+static redcoll_result redcoll__level_ok(const redcoll__ctx *c, redcoll_coll coll, redcoll_algo algo) {
+    if (algo == REDCOLL_ALGO_AUTO) return REDCOLL_ERR_INVALID_ARG;
+    if (!c->op.commutative && !redcoll_algo_keeps_order(coll, algo)) return REDCOLL_ERR_UNSUPPORTED;
+    return REDCOLL_OK;
+}
+
+/* Plans the groups; G defaults to sqrt(p) when `linear` (both levels flat-shaped),
+   else 1. The leader of root's group is root. Arrays from the user's allocator. */
+static redcoll_result redcoll__hier_plan(redcoll__ctx *c, redcoll__hier *h, int root, int linear) {
+    const redcoll_transport *t = c->t;
+    int p = c->size, G, g, r;
+    memset(h, 0, sizeof *h);
+    if (c->o.by_node && t->node_of) {
+        for (G = 1, r = 1; r < p; ++r) G += t->node_of(t->user, r) != t->node_of(t->user, r - 1);
+    } else {
+        G = c->o.groups ? c->o.groups : linear ? redcoll__sqrt_groups(p) : 1;
+        if (G > p) G = p;
+    }
+    h->G = G;
+    h->bytes = (size_t)(2 * G + 1) * sizeof(int);
+    h->start = (int *)redcoll__alloc_bytes(c, h->bytes);
+    if (!h->start) return c->err;
+    h->leader = h->start + G + 1;
+    if (c->o.by_node && t->node_of) {
+        for (g = 0, r = 0; r < p; ++r)
+            if (r == 0 || t->node_of(t->user, r) != t->node_of(t->user, r - 1)) h->start[g++] = r;
+    } else {
+        for (g = 0; g < G; ++g) h->start[g] = g * (p / G) + (g < p % G ? g : p % G);
+    }
+    h->start[G] = p;
+    for (g = 0; g < G; ++g) {
+        h->leader[g] = h->start[g] <= root && root < h->start[g + 1] ? root : h->start[g];
+        if (h->start[g] <= c->rank && c->rank < h->start[g + 1]) h->mine = g;
+    }
+    return REDCOLL_OK;
+}
+
+static void redcoll__hier_free(redcoll__ctx *c, redcoll__hier *h) {
+    redcoll__free_bytes(c, h->start, h->bytes);
+}
+
+/* Index of the group holding `rank`. */
+static int redcoll__hier_group_of(const redcoll__hier *h, int rank) {
+    int g = 0;
+    while (rank >= h->start[g + 1]) ++g;
+    return g;
+}
+
+/* Runs schedule `algo` of `coll` unchanged on the view `v` (same op, dtype,
+   options); its failure is latched in c (the view's abort has released the peers). */
+static void redcoll__run_on(redcoll__ctx *c, const redcoll_transport *v, redcoll_coll coll,
+                            redcoll_algo algo, const redcoll__args *a) {
+    redcoll__ctx sub;
+    if (c->err) return;
+    sub = *c;
+    sub.t = v; sub.rank = v->rank; sub.size = v->size; sub.algo = algo;
+    c->err = redcoll__find(coll, algo)->run(&sub, a);
+}
+
+/* This rank's group view. */
+static void redcoll__hier_inner(const redcoll__ctx *c, const redcoll__hier *h, redcoll_group *g) {
+    int lo = h->start[h->mine];
+    redcoll__group_make(g, c->t, NULL, lo, h->start[h->mine + 1] - lo, REDCOLL__GROUP_ID_INNER,
+                        c->rank - lo);
+}
+
+/* The leaders' view (call on leaders only). */
+static void redcoll__hier_outer(const redcoll__ctx *c, const redcoll__hier *h, redcoll_group *g) {
+    redcoll__group_make(g, c->t, h->leader, 0, h->G, REDCOLL__GROUP_ID_OUTER, h->mine);
+}
+
+/* Hierarchical reduce (Algorithm 1): reduce inside the groups to their
+   leaders with opts.inner_algo, then among the leaders to root with
+   opts.outer_algo. Cost: inner(p/G) + outer(G); flat and chain:
+   (G + p/G - 2)(alpha + m beta + m gamma), formula (8), least at G = sqrt(p),
+   formula (9); pipeline: (2X + G + p/G - 4) steps, formula (10); binary,
+   binomial and Rabenseifner gain nothing (sections 3.3-3.5), so G defaults
+   to 1 for them. Any p: groups differ by at most one rank. Scratch: one
+   vector on the leaders besides what the level algorithms use. */
+static redcoll_result redcoll__reduce_hierarchical(redcoll__ctx *c, const redcoll__args *a) {
+    size_t n = a->count, bytes = n * c->esize;
+    redcoll_algo inner = redcoll__level_algo(c, REDCOLL_COLL_REDUCE, c->o.inner_algo, c->o.outer_algo, c->size, bytes);
+    redcoll_algo outer = redcoll__level_algo(c, REDCOLL_COLL_REDUCE, c->o.outer_algo, c->o.inner_algo, c->size, bytes);
+    redcoll_result r = redcoll__level_ok(c, REDCOLL_COLL_REDUCE, inner);
+    redcoll__hier h;
+    redcoll_group gv;
+    redcoll__args ia, oa;
+    void *part = NULL;
+    int lead, is_root = c->rank == a->root;
+
+    if (r == REDCOLL_OK) r = redcoll__level_ok(c, REDCOLL_COLL_REDUCE, outer);
+    if (r != REDCOLL_OK) return r;
+    if (redcoll__hier_plan(c, &h, a->root, redcoll__linear_algo(inner) && redcoll__linear_algo(outer)))
+        return c->err;
+    lead = c->rank == h.leader[h.mine];
+    ia = *a;
+    ia.root = h.leader[h.mine] - h.start[h.mine];
+    ia.rbuf = !lead ? NULL : is_root ? a->rbuf : (part = redcoll__alloc(c, n));
+    redcoll__hier_inner(c, &h, &gv);
+    redcoll__run_on(c, &gv.t, REDCOLL_COLL_REDUCE, inner, &ia);
+    if (lead && h.G > 1) {
+        oa = *a;
+        oa.sbuf = ia.rbuf;
+        oa.rbuf = is_root ? a->rbuf : NULL;
+        oa.root = redcoll__hier_group_of(&h, a->root);
+        oa.in_place = is_root;
+        redcoll__hier_outer(c, &h, &gv);
+        redcoll__run_on(c, &gv.t, REDCOLL_COLL_REDUCE, outer, &oa);
+    }
+    redcoll__free(c, part, n);
+    redcoll__hier_free(c, &h);
+    return c->err;
+}
+
+/* Hierarchical allreduce (section 5's generalisation): reduce inside the
+   groups to their first rank (opts.inner_algo, a reduce algorithm), allreduce
+   among the leaders (opts.outer_algo, an allreduce algorithm), bcast inside
+   the groups (the inner algorithm's bcast when there is one, else the
+   selector's). Cost: reduce(p/G) + allreduce(G) + bcast(p/G). Any p. Every
+   rank gets the leaders' bitwise-identical result; canonical order when both
+   levels keep it. */
+static redcoll_result redcoll__allreduce_hierarchical(redcoll__ctx *c, const redcoll__args *a) {
+    size_t n = a->count, bytes = n * c->esize;
+    redcoll_algo inner = redcoll__level_algo(c, REDCOLL_COLL_REDUCE, c->o.inner_algo, c->o.outer_algo, c->size, bytes);
+    redcoll_algo outer = redcoll__level_algo(c, REDCOLL_COLL_ALLREDUCE, c->o.outer_algo, c->o.inner_algo, c->size, bytes);
+    redcoll_algo down = redcoll__level_algo(c, REDCOLL_COLL_BCAST, inner, REDCOLL_ALGO_AUTO, c->size, bytes);
+    redcoll_result r = redcoll__level_ok(c, REDCOLL_COLL_REDUCE, inner);
+    redcoll__hier h;
+    redcoll_group gv;
+    redcoll__args ia;
+
+    if (down == REDCOLL_ALGO_AUTO)
+        down = redcoll__level_algo(c, REDCOLL_COLL_BCAST, REDCOLL_ALGO_AUTO, REDCOLL_ALGO_AUTO, c->size, bytes);
+    if (r == REDCOLL_OK) r = redcoll__level_ok(c, REDCOLL_COLL_ALLREDUCE, outer);
+    if (r != REDCOLL_OK) return r;
+    if (redcoll__hier_plan(c, &h, 0, redcoll__linear_algo(inner) && redcoll__linear_algo(outer)))
+        return c->err;
+    ia = *a;
+    ia.root = 0;
+    ia.sbuf = a->rbuf;
+    ia.rbuf = c->rank == h.leader[h.mine] ? a->rbuf : NULL;
+    ia.in_place = 1;
+    redcoll__hier_inner(c, &h, &gv);
+    redcoll__run_on(c, &gv.t, REDCOLL_COLL_REDUCE, inner, &ia);
+    if (c->rank == h.leader[h.mine] && h.G > 1) {
+        redcoll_group ov;
+        redcoll__hier_outer(c, &h, &ov);
+        redcoll__run_on(c, &ov.t, REDCOLL_COLL_ALLREDUCE, outer, a);
+    }
+    ia.rbuf = a->rbuf;
+    redcoll__run_on(c, &gv.t, REDCOLL_COLL_BCAST, down, &ia);
+    redcoll__hier_free(c, &h);
+    return c->err;
+}
+
+/* Hierarchical bcast (Hasanov, Quintin & Lastovetsky, Euro-Par 2014, the
+   transformation this paper applies to reduce): bcast among the leaders
+   from root (opts.outer_algo), then inside every group from its leader
+   (opts.inner_algo). Cost: bcast(G) + bcast(p/G): flat and chain
+   (G + p/G - 2)(alpha + m beta), pipeline (2X + G + p/G - 4) steps, so G
+   defaults to sqrt(p) for them, to 1 for trees. Any p, any root. */
+static redcoll_result redcoll__bcast_hierarchical(redcoll__ctx *c, const redcoll__args *a) {
+    size_t bytes = a->count * c->esize;
+    redcoll_algo inner = redcoll__level_algo(c, REDCOLL_COLL_BCAST, c->o.inner_algo, c->o.outer_algo, c->size, bytes);
+    redcoll_algo outer = redcoll__level_algo(c, REDCOLL_COLL_BCAST, c->o.outer_algo, c->o.inner_algo, c->size, bytes);
+    redcoll__hier h;
+    redcoll_group gv;
+    redcoll__args la;
+
+    if (inner == REDCOLL_ALGO_AUTO || outer == REDCOLL_ALGO_AUTO) return REDCOLL_ERR_INVALID_ARG;
+    if (redcoll__hier_plan(c, &h, a->root, redcoll__linear_algo(inner) && redcoll__linear_algo(outer)))
+        return c->err;
+    la = *a;
+    if (c->rank == h.leader[h.mine] && h.G > 1) {
+        la.root = redcoll__hier_group_of(&h, a->root);
+        redcoll__hier_outer(c, &h, &gv);
+        redcoll__run_on(c, &gv.t, REDCOLL_COLL_BCAST, outer, &la);
+    }
+    la.root = h.leader[h.mine] - h.start[h.mine];
+    redcoll__hier_inner(c, &h, &gv);
+    redcoll__run_on(c, &gv.t, REDCOLL_COLL_BCAST, inner, &la);
+    redcoll__hier_free(c, &h);
     return c->err;
 }
 
@@ -1491,25 +3201,30 @@ static redcoll_result redcoll__reduce_factor_ring(redcoll__ctx *c, const redcoll
 
 /* ==== 7. Argument checks, registry and dispatch ========================== */
 
-typedef redcoll_result (*redcoll__schedule)(redcoll__ctx *c, const redcoll__args *a);
-
-/* Every (collective, algorithm) pair that exists, and whether it keeps the
-   canonical order x0 op x1 op ... op x(p-1) for non-commutative ops. */
-typedef struct redcoll__entry {
-    redcoll_coll      coll;
-    redcoll_algo      algo;
-    redcoll__schedule run;
-    int               keeps_order;
-} redcoll__entry;
+/* The schedule type and registry entry are declared in section 5, so that
+   schedules that compose other schedules (hierarchical) can look them up. */
 
 static const redcoll__entry redcoll__registry[] = {
     { REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_REDUCE_BCAST,       redcoll__allreduce_reduce_bcast,       1 },
     { REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_RECURSIVE_DOUBLING, redcoll__allreduce_recursive_doubling, 1 },
+    { REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_BINARY_TREE,       redcoll__allreduce_reduce_bcast,       1 },
+    { REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_HALVING_DOUBLING,  redcoll__allreduce_halving_doubling,   1 },
+    { REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_BINARY_BLOCKS,     redcoll__allreduce_binary_blocks,      1 },
+    { REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_RING,              redcoll__allreduce_ring,               1 },
     { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_BINOMIAL,           redcoll__reduce_binomial,              1 },
-    { REDCOLL_COLL_BCAST,     REDCOLL_ALGO_BINOMIAL,           redcoll__bcast_binomial,               1 },
-    { REDCOLL_COLL_GATHER,    REDCOLL_ALGO_BINOMIAL,           redcoll__gather_binomial,              1 },
-    { REDCOLL_COLL_SCATTER,   REDCOLL_ALGO_BINOMIAL,           redcoll__scatter_binomial,             1 },
-    { REDCOLL_COLL_BARRIER,   REDCOLL_ALGO_DISSEMINATION,      redcoll__barrier_dissemination,        1 },
+    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_BINARY_TREE,       redcoll__reduce_binomial,              1 },
+    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_HALVING_DOUBLING,  redcoll__reduce_halving_doubling,      1 },
+    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_BINARY_BLOCKS,     redcoll__reduce_binary_blocks,         1 },
+    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_RING,              redcoll__reduce_ring,                  1 },
+    { REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_HIERARCHICAL,       redcoll__allreduce_hierarchical,       1 },
+    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_BINOMIAL,           redcoll__reduce_binomial,              1 },
+    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_FLAT,               redcoll__reduce_flat,                  1 },
+    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_CHAIN,              redcoll__reduce_chain,                 1 },
+    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_PIPELINE,           redcoll__reduce_pipeline,              1 },
+    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_BINARY,             redcoll__reduce_binary,                0 },
+    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_IN_ORDER_BINARY,    redcoll__reduce_in_order_binary,       1 },
+    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_HIERARCHICAL,       redcoll__reduce_hierarchical,          1 },
+    /* Rabenseifner & Traeff 2005 */
     { REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_BUTTERFLY,           redcoll__allreduce_butterfly,          1 },
     { REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_ELIMINATION,         redcoll__allreduce_elimination,        1 },
     { REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_ELIMINATION_NONOVERLAP, redcoll__allreduce_elimination_nonoverlap, 1 },
@@ -1518,6 +3233,32 @@ static const redcoll__entry redcoll__registry[] = {
     { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_ELIMINATION,         redcoll__reduce_elimination,           1 },
     { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_ELIMINATION_NONOVERLAP, redcoll__reduce_elimination_nonoverlap, 1 },
     { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_FACTOR_RING,         redcoll__reduce_factor_ring,           1 },
+    { REDCOLL_COLL_BCAST,     REDCOLL_ALGO_BINOMIAL,           redcoll__bcast_binomial,               1 },
+    { REDCOLL_COLL_BCAST,     REDCOLL_ALGO_FLAT,               redcoll__bcast_flat,                   1 },
+    { REDCOLL_COLL_BCAST,     REDCOLL_ALGO_CHAIN,              redcoll__bcast_chain,                  1 },
+    { REDCOLL_COLL_BCAST,     REDCOLL_ALGO_PIPELINE,           redcoll__bcast_pipeline,               1 },
+    { REDCOLL_COLL_BCAST,     REDCOLL_ALGO_HIERARCHICAL,       redcoll__bcast_hierarchical,           1 },
+    { REDCOLL_COLL_GATHER,    REDCOLL_ALGO_BINOMIAL,           redcoll__gather_binomial,              1 },
+    { REDCOLL_COLL_SCATTER,   REDCOLL_ALGO_BINOMIAL,           redcoll__scatter_binomial,             1 },
+    { REDCOLL_COLL_BARRIER,   REDCOLL_ALGO_DISSEMINATION,      redcoll__barrier_dissemination,        1 },
+    /* MPICH paper section 4 */
+    { REDCOLL_COLL_ALLGATHER,  REDCOLL_ALGO_RING,               redcoll__allgather_ring,               1 },
+    { REDCOLL_COLL_ALLGATHER,  REDCOLL_ALGO_RECURSIVE_DOUBLING, redcoll__allgather_recursive_doubling, 1 },
+    { REDCOLL_COLL_ALLGATHER,  REDCOLL_ALGO_BRUCK,              redcoll__allgather_bruck,              1 },
+    { REDCOLL_COLL_ALLGATHERV, REDCOLL_ALGO_RING,               redcoll__allgather_ring,               1 },
+    { REDCOLL_COLL_ALLGATHERV, REDCOLL_ALGO_RECURSIVE_DOUBLING, redcoll__allgather_recursive_doubling, 1 },
+    { REDCOLL_COLL_ALLGATHERV, REDCOLL_ALGO_BRUCK,              redcoll__allgather_bruck,              1 },
+    { REDCOLL_COLL_BCAST,      REDCOLL_ALGO_SCATTER_RECURSIVE_DOUBLING, redcoll__bcast_scatter_recursive_doubling, 1 },
+    { REDCOLL_COLL_BCAST,      REDCOLL_ALGO_SCATTER_RING,       redcoll__bcast_scatter_ring,           1 },
+    { REDCOLL_COLL_ALLTOALL,   REDCOLL_ALGO_BRUCK,              redcoll__alltoall_bruck,               1 },
+    { REDCOLL_COLL_ALLTOALL,   REDCOLL_ALGO_SCATTERED,          redcoll__alltoall_scattered,           1 },
+    { REDCOLL_COLL_ALLTOALL,   REDCOLL_ALGO_PAIRWISE,           redcoll__alltoall_pairwise,            1 },
+    { REDCOLL_COLL_REDUCE_SCATTER, REDCOLL_ALGO_RECURSIVE_HALVING,  redcoll__reduce_scatter_recursive_halving,  0 },
+    { REDCOLL_COLL_REDUCE_SCATTER, REDCOLL_ALGO_RECURSIVE_DOUBLING, redcoll__reduce_scatter_recursive_doubling, 1 },
+    { REDCOLL_COLL_REDUCE_SCATTER, REDCOLL_ALGO_PAIRWISE,           redcoll__reduce_scatter_pairwise,           1 },
+    { REDCOLL_COLL_REDUCE_SCATTER_BLOCK, REDCOLL_ALGO_RECURSIVE_HALVING,  redcoll__reduce_scatter_recursive_halving,  0 },
+    { REDCOLL_COLL_REDUCE_SCATTER_BLOCK, REDCOLL_ALGO_RECURSIVE_DOUBLING, redcoll__reduce_scatter_recursive_doubling, 1 },
+    { REDCOLL_COLL_REDUCE_SCATTER_BLOCK, REDCOLL_ALGO_PAIRWISE,           redcoll__reduce_scatter_pairwise,           1 },
 };
 
 static const redcoll__entry *redcoll__find(redcoll_coll coll, redcoll_algo algo) {
@@ -1661,18 +3402,122 @@ REDCOLL_API redcoll_options redcoll_options_resolved(const redcoll_options *opts
 /* ---- selection --------------------------------------------------------------
    Short vectors favour few rounds; the rules per collective follow the papers'
    section 4 and are refined as schedules arrive. */
-#define REDCOLL_SELECT_RD_MAX_BYTES ((size_t)2048) /* MPICH paper 4.5: recursive doubling up to 2 KB */
+
+/* MPICH's cutoffs (Thakur, Rabenseifner & Gropp 2005, section 4; the same
+   values as MPICH's MPIR_CVAR_*_MSG_SIZE defaults). */
+#define REDCOLL_MPICH_ALLGATHER_SHORT   ((size_t)81920)  /* 4.1: Bruck below 80 KB total, p not 2^k */
+#define REDCOLL_MPICH_ALLGATHER_LONG    ((size_t)524288) /* 4.1: recursive doubling below 512 KB, p = 2^k */
+#define REDCOLL_MPICH_BCAST_SHORT       ((size_t)12288)  /* 4.2: binomial below 12 KB ... */
+#define REDCOLL_MPICH_BCAST_MIN_PROCS   8                /* ... or below 8 ranks */
+#define REDCOLL_MPICH_BCAST_LONG        ((size_t)524288) /* 4.2: scatter + ring allgather from 512 KB */
+#define REDCOLL_MPICH_ALLTOALL_SHORT    ((size_t)256)    /* 4.3: Bruck up to 256 B per block */
+#define REDCOLL_MPICH_ALLTOALL_MEDIUM   ((size_t)32768)  /* 4.3: scattered up to 32 KB per block */
+#define REDCOLL_MPICH_REDSCAT_COMM_LONG ((size_t)524288) /* 4.4: recursive halving below 512 KB */
+#define REDCOLL_MPICH_REDSCAT_NONCOMM_SHORT ((size_t)512) /* 4.4: recursive doubling below 512 B */
+#define REDCOLL_MPICH_REDUCE_SHORT      ((size_t)2048)   /* 4.5: binomial reduce up to 2 KB */
+#define REDCOLL_MPICH_ALLREDUCE_SHORT   ((size_t)2048)   /* 4.5: recursive doubling up to 2 KB */
+
+/* MPICH paper 4.5, for REDCOLL_SELECTOR_MPICH: reduce is binomial up to 2 KB
+   and for user ops, Rabenseifner's reduce-scatter + gather above; allreduce
+   is recursive doubling up to 2 KB and for user ops, Rabenseifner's
+   reduce-scatter + allgather above. The selector sees only commutativity,
+   so it takes non-commutative ops for the user ops (every predefined op is
+   commutative) and treats commutative user ops as predefined. */
+static redcoll_algo redcoll__select_mpich_reductions(redcoll_coll coll, size_t bytes,
+                                                     int commutative) {
+    if (coll == REDCOLL_COLL_REDUCE)
+        return bytes > REDCOLL_MPICH_REDUCE_SHORT && commutative ? REDCOLL_ALGO_HALVING_DOUBLING
+                                                                : REDCOLL_ALGO_BINOMIAL;
+    return bytes > REDCOLL_MPICH_ALLREDUCE_SHORT && commutative ? REDCOLL_ALGO_HALVING_DOUBLING
+                                                               : REDCOLL_ALGO_RECURSIVE_DOUBLING;
+}
+
+/* Allreduce / reduce, Rabenseifner 2004 section 4 (Cray T3E, Fig. 4 and 5),
+   MPICH paper 5.4. */
+#define REDCOLL_SELECT_TINY_BYTES     ((size_t)32)    /* <= : recursive doubling (allreduce) */
+#define REDCOLL_SELECT_SHORT_BYTES    ((size_t)1024)  /* <= : binary tree off powers of two */
+#define REDCOLL_SELECT_RING_MAX_P     32              /* <  : ring for long vectors, p not 2^k */
+#define REDCOLL_SELECT_RING_MIN_BYTES ((size_t)65536) /* >= : "for 15 processes, ring if >= 64 KB" */
+#define REDCOLL_SELECT_BB_MIN_P       32              /* >  : binary blocks may pay off */
+#define REDCOLL_SELECT_BB_MIN_BYTES   ((size_t)16384) /* >= : binary blocks may pay off */
+
+/* delta_expo_max: the largest gap between consecutive exponents of p's
+   binary representation (Rabenseifner 2004 footnote 2; 100 = 2^6+2^5+2^2: 3). */
+static int redcoll__delta_expo_max(int p) {
+    int bit, last = -1, d = 0;
+    for (bit = 30; bit >= 0; --bit)
+        if (p & (1 << bit)) {
+            if (last >= 0 && last - bit > d) d = last - bit;
+            last = bit;
+        }
+    return d;
+}
+
+/* The paper's rule for binary blocks: delta_expo_max < lg(bytes)/2 - 2.5,
+   i.e. bytes > 2^(2 delta + 5), with >= 16 KB and more than 32 ranks. */
+static int redcoll__binary_blocks_pay(int p, size_t bytes) {
+    int shift = 2 * redcoll__delta_expo_max(p) + 5;
+    if (p <= REDCOLL_SELECT_BB_MIN_P || bytes < REDCOLL_SELECT_BB_MIN_BYTES) return 0;
+    return shift < (int)(8 * sizeof(size_t)) - 1 && bytes > ((size_t)1 << shift);
+}
+
+/* Allreduce and reduce on the paper path: recursive doubling for the
+   shortest vectors, binary tree for short ones off powers of two, ring for
+   long vectors on small non-power-of-two p, binary blocks where its block
+   imbalance is small enough, else halving_doubling (the paper's long-vector
+   algorithm; for p = 2^k it is what binary blocks would do). */
+static redcoll_algo redcoll__select_rabenseifner(redcoll_coll coll, int p, size_t bytes) {
+    int pof2 = (p & (p - 1)) == 0;
+    if (bytes <= REDCOLL_SELECT_TINY_BYTES)
+        return coll == REDCOLL_COLL_ALLREDUCE ? REDCOLL_ALGO_RECURSIVE_DOUBLING
+                                              : REDCOLL_ALGO_BINARY_TREE;
+    if (bytes <= REDCOLL_SELECT_SHORT_BYTES) {
+        if (!pof2) return REDCOLL_ALGO_BINARY_TREE;
+        return coll == REDCOLL_COLL_ALLREDUCE ? REDCOLL_ALGO_RECURSIVE_DOUBLING
+                                              : REDCOLL_ALGO_BINARY_TREE;
+    }
+    if (!pof2 && p < REDCOLL_SELECT_RING_MAX_P && bytes >= REDCOLL_SELECT_RING_MIN_BYTES)
+        return REDCOLL_ALGO_RING;
+    if (!pof2 && redcoll__binary_blocks_pay(p, bytes)) return REDCOLL_ALGO_BINARY_BLOCKS;
+    return REDCOLL_ALGO_HALVING_DOUBLING;
+}
 
 REDCOLL_API redcoll_algo redcoll_select(redcoll_coll coll, int p, size_t bytes,
                                         int commutative, const redcoll_options *opts) {
-    (void)p; (void)commutative; (void)opts;
+    int pof2 = p >= 1 && redcoll__pof2_floor(p) == p;
+    redcoll_algo algo;
+    if (opts && opts->selector == REDCOLL_SELECTOR_MPICH &&
+        (coll == REDCOLL_COLL_ALLREDUCE || coll == REDCOLL_COLL_REDUCE))
+        return redcoll__select_mpich_reductions(coll, bytes, commutative);
     switch (coll) {
-    case REDCOLL_COLL_ALLREDUCE:
-        return bytes <= REDCOLL_SELECT_RD_MAX_BYTES ? REDCOLL_ALGO_RECURSIVE_DOUBLING
-                                                   : REDCOLL_ALGO_REDUCE_BCAST;
-    case REDCOLL_COLL_REDUCE: case REDCOLL_COLL_BCAST:
+    case REDCOLL_COLL_ALLREDUCE: case REDCOLL_COLL_REDUCE:
+        algo = redcoll__select_rabenseifner(coll, p, bytes);
+        /* never an order-breaking schedule for a non-commutative op */
+        if (!commutative && !redcoll_algo_keeps_order(coll, algo)) algo = REDCOLL_ALGO_BINARY_TREE;
+        return algo;
     case REDCOLL_COLL_GATHER: case REDCOLL_COLL_SCATTER:
         return REDCOLL_ALGO_BINOMIAL;
+    case REDCOLL_COLL_ALLGATHER: case REDCOLL_COLL_ALLGATHERV: {
+        size_t total = coll == REDCOLL_COLL_ALLGATHER ? bytes * (size_t)(p > 0 ? p : 1) : bytes;
+        if (pof2 && total < REDCOLL_MPICH_ALLGATHER_LONG) return REDCOLL_ALGO_RECURSIVE_DOUBLING;
+        if (!pof2 && total < REDCOLL_MPICH_ALLGATHER_SHORT) return REDCOLL_ALGO_BRUCK;
+        return REDCOLL_ALGO_RING;
+    }
+    case REDCOLL_COLL_BCAST: /* MPICH also asks for p = 2^k before recursive doubling */
+        if (bytes < REDCOLL_MPICH_BCAST_SHORT || p < REDCOLL_MPICH_BCAST_MIN_PROCS)
+            return REDCOLL_ALGO_BINOMIAL;
+        return pof2 && bytes < REDCOLL_MPICH_BCAST_LONG ? REDCOLL_ALGO_SCATTER_RECURSIVE_DOUBLING
+                                                        : REDCOLL_ALGO_SCATTER_RING;
+    case REDCOLL_COLL_ALLTOALL:
+        if (bytes <= REDCOLL_MPICH_ALLTOALL_SHORT) return REDCOLL_ALGO_BRUCK;
+        return bytes <= REDCOLL_MPICH_ALLTOALL_MEDIUM ? REDCOLL_ALGO_SCATTERED
+                                                      : REDCOLL_ALGO_PAIRWISE;
+    case REDCOLL_COLL_REDUCE_SCATTER: case REDCOLL_COLL_REDUCE_SCATTER_BLOCK:
+        if (commutative)
+            return bytes < REDCOLL_MPICH_REDSCAT_COMM_LONG ? REDCOLL_ALGO_RECURSIVE_HALVING
+                                                           : REDCOLL_ALGO_PAIRWISE;
+        return bytes < REDCOLL_MPICH_REDSCAT_NONCOMM_SHORT ? REDCOLL_ALGO_RECURSIVE_DOUBLING
+                                                           : REDCOLL_ALGO_PAIRWISE;
     case REDCOLL_COLL_BARRIER: return REDCOLL_ALGO_DISSEMINATION;
     default: return REDCOLL_ALGO_AUTO;
     }
@@ -1776,6 +3621,133 @@ REDCOLL_API redcoll_result redcoll_reduce(const redcoll_transport *t, const void
     return e->run(&c, &a);
 }
 
+/* Sum of the p counts of an irregular collective; 0 on overflow. */
+static int redcoll__sum_counts(const size_t *counts, int p, size_t *total) {
+    int i;
+    *total = 0;
+    for (i = 0; i < p; ++i) {
+        if (counts[i] > (size_t)-1 - *total) return 0;
+        *total += counts[i];
+    }
+    return 1;
+}
+
+/* Runs the schedule of an irregular collective (a->counts set) with the
+   p + 1 prefix sums of its counts, held as scratch around the call. */
+static redcoll_result redcoll__run_irregular(redcoll__ctx *c, const redcoll__entry *e,
+                                             redcoll__args *a) {
+    size_t bytes = sizeof(size_t) * (size_t)(c->size + 1);
+    size_t *d = (size_t *)redcoll__alloc_bytes(c, bytes);
+    redcoll_result r;
+    int i;
+    if (!d) return c->err;
+    d[0] = 0;
+    for (i = 0; i < c->size; ++i) d[i + 1] = d[i] + a->counts[i];
+    a->displs = d;
+    r = e->run(c, a);
+    redcoll__free_bytes(c, d, bytes);
+    return r;
+}
+
+REDCOLL_API redcoll_result redcoll_reduce_scatter(const redcoll_transport *t, const void *sbuf,
+                                                  void *rbuf, const size_t *recvcounts,
+                                                  redcoll_dtype dtype, redcoll_op op,
+                                                  const redcoll_options *opts) {
+    redcoll__ctx c;
+    const redcoll__entry *e;
+    redcoll__args a;
+    size_t total, mine;
+    redcoll_result r;
+    if (!t || t->size < 1 || !recvcounts || !redcoll__sum_counts(recvcounts, t->size, &total))
+        return REDCOLL_ERR_INVALID_ARG;
+    r = redcoll__prepare(&c, &e, REDCOLL_COLL_REDUCE_SCATTER, t, dtype, &op,
+                         total * redcoll_dtype_size(dtype), opts);
+    if (r) return r;
+    if (!redcoll__mul_ok(total, c.esize)) return REDCOLL_ERR_INVALID_ARG;
+    mine = recvcounts[c.rank];
+    if (total && !sbuf) return REDCOLL_ERR_INVALID_ARG;
+    if ((mine || sbuf == REDCOLL_IN_PLACE) && (!rbuf || rbuf == REDCOLL_IN_PLACE))
+        return REDCOLL_ERR_INVALID_ARG;
+    if (total == 0) return REDCOLL_OK;
+    memset(&a, 0, sizeof a);
+    a.in_place = sbuf == REDCOLL_IN_PLACE;
+    a.sbuf = a.in_place ? rbuf : sbuf;
+    a.rbuf = rbuf;
+    a.counts = recvcounts;
+    return redcoll__run_irregular(&c, e, &a);
+}
+
+REDCOLL_API redcoll_result redcoll_reduce_scatter_block(const redcoll_transport *t,
+                                                        const void *sbuf, void *rbuf,
+                                                        size_t recvcount, redcoll_dtype dtype,
+                                                        redcoll_op op, const redcoll_options *opts) {
+    redcoll__ctx c;
+    const redcoll__entry *e;
+    redcoll__args a;
+    size_t p = t && t->size > 0 ? (size_t)t->size : 1;
+    redcoll_result r = redcoll__prepare(&c, &e, REDCOLL_COLL_REDUCE_SCATTER_BLOCK, t, dtype, &op,
+                                        recvcount * p * redcoll_dtype_size(dtype), opts);
+    if (r) return r;
+    if (!redcoll__mul_ok(recvcount, c.esize * p)) return REDCOLL_ERR_INVALID_ARG;
+    if (recvcount && (!sbuf || !rbuf || rbuf == REDCOLL_IN_PLACE)) return REDCOLL_ERR_INVALID_ARG;
+    if (recvcount == 0) return REDCOLL_OK;
+    memset(&a, 0, sizeof a);
+    a.in_place = sbuf == REDCOLL_IN_PLACE;
+    a.sbuf = a.in_place ? rbuf : sbuf;
+    a.rbuf = rbuf;
+    a.count = recvcount;
+    return e->run(&c, &a);
+}
+
+REDCOLL_API redcoll_result redcoll_allgather(const redcoll_transport *t, const void *sbuf,
+                                             void *rbuf, size_t count, redcoll_dtype dtype,
+                                             const redcoll_options *opts) {
+    redcoll__ctx c;
+    const redcoll__entry *e;
+    redcoll__args a;
+    redcoll_result r = redcoll__prepare(&c, &e, REDCOLL_COLL_ALLGATHER, t, dtype, NULL,
+                                        count * redcoll_dtype_size(dtype), opts);
+    if (r) return r;
+    if (!redcoll__mul_ok(count, c.esize * (size_t)c.size)) return REDCOLL_ERR_INVALID_ARG;
+    if (count && (!sbuf || !rbuf || rbuf == REDCOLL_IN_PLACE)) return REDCOLL_ERR_INVALID_ARG;
+    if (count == 0) return REDCOLL_OK;
+    memset(&a, 0, sizeof a);
+    a.in_place = sbuf == REDCOLL_IN_PLACE;
+    a.rbuf = rbuf;
+    a.sbuf = redcoll__at(&c, rbuf, (size_t)c.rank * count);
+    if (!a.in_place) redcoll__copy(&c, redcoll__at(&c, rbuf, (size_t)c.rank * count), sbuf, count);
+    a.count = count;
+    return e->run(&c, &a);
+}
+
+REDCOLL_API redcoll_result redcoll_allgatherv(const redcoll_transport *t, const void *sbuf,
+                                              void *rbuf, const size_t *counts,
+                                              redcoll_dtype dtype, const redcoll_options *opts) {
+    redcoll__ctx c;
+    const redcoll__entry *e;
+    redcoll__args a;
+    size_t total, mine, before;
+    redcoll_result r;
+    if (!t || t->size < 1 || !counts || !redcoll__sum_counts(counts, t->size, &total))
+        return REDCOLL_ERR_INVALID_ARG;
+    r = redcoll__prepare(&c, &e, REDCOLL_COLL_ALLGATHERV, t, dtype, NULL,
+                         total * redcoll_dtype_size(dtype), opts);
+    if (r) return r;
+    if (!redcoll__mul_ok(total, c.esize)) return REDCOLL_ERR_INVALID_ARG;
+    mine = counts[c.rank];
+    if (total && (!rbuf || rbuf == REDCOLL_IN_PLACE)) return REDCOLL_ERR_INVALID_ARG;
+    if (mine && !sbuf) return REDCOLL_ERR_INVALID_ARG;
+    if (total == 0) return REDCOLL_OK;
+    memset(&a, 0, sizeof a);
+    redcoll__sum_counts(counts, c.rank, &before);
+    a.in_place = sbuf == REDCOLL_IN_PLACE;
+    a.rbuf = rbuf;
+    a.sbuf = redcoll__at(&c, rbuf, before);
+    if (!a.in_place) redcoll__copy(&c, redcoll__at(&c, rbuf, before), sbuf, mine);
+    a.counts = counts;
+    return redcoll__run_irregular(&c, e, &a);
+}
+
 REDCOLL_API redcoll_result redcoll_bcast(const redcoll_transport *t, void *buf, size_t count,
                                          redcoll_dtype dtype, int root,
                                          const redcoll_options *opts) {
@@ -1790,6 +3762,26 @@ REDCOLL_API redcoll_result redcoll_bcast(const redcoll_transport *t, void *buf, 
     if (count == 0) return REDCOLL_OK;
     memset(&a, 0, sizeof a);
     a.sbuf = buf; a.rbuf = buf; a.count = count; a.root = root;
+    return e->run(&c, &a);
+}
+
+REDCOLL_API redcoll_result redcoll_alltoall(const redcoll_transport *t, const void *sbuf,
+                                            void *rbuf, size_t count, redcoll_dtype dtype,
+                                            const redcoll_options *opts) {
+    redcoll__ctx c;
+    const redcoll__entry *e;
+    redcoll__args a;
+    redcoll_result r = redcoll__prepare(&c, &e, REDCOLL_COLL_ALLTOALL, t, dtype, NULL,
+                                        count * redcoll_dtype_size(dtype), opts);
+    if (r) return r;
+    if (!redcoll__mul_ok(count, c.esize * (size_t)c.size)) return REDCOLL_ERR_INVALID_ARG;
+    if (count && (!sbuf || !rbuf || rbuf == REDCOLL_IN_PLACE)) return REDCOLL_ERR_INVALID_ARG;
+    if (count == 0) return REDCOLL_OK;
+    memset(&a, 0, sizeof a);
+    a.in_place = sbuf == REDCOLL_IN_PLACE;
+    a.sbuf = a.in_place ? rbuf : sbuf;
+    a.rbuf = rbuf;
+    a.count = count;
     return e->run(&c, &a);
 }
 

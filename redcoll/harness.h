@@ -22,7 +22,9 @@
 typedef struct rc_spec {
     redcoll_coll        coll;
     int                 p;
-    size_t              count;    /* elements per rank (per block for gather/scatter/allgather/alltoall) */
+    size_t              count;    /* elements per rank (per block for gather/scatter/allgather/alltoall
+                                     and reduce_scatter_block); for allgatherv and
+                                     reduce_scatter the total, spread by rc_counts */
     redcoll_dtype       dtype;
     const char         *op;       /* NULL = "sum" */
     int                 root;
@@ -148,6 +150,30 @@ static void rc_fill(redcoll_dtype d, redcoll_op_kind op, int r, void *buf, size_
     for (i = 0; i < count; ++i) rc_input_elem(d, op, r, i, (char *)buf + i * sz);
 }
 
+/* ---- irregular counts ---------------------------------------------------------- */
+
+/* 1 if spec.count of `coll` is a total that rc_counts spreads over the ranks. */
+static int rc_irregular(redcoll_coll coll) {
+    return coll == REDCOLL_COLL_ALLGATHERV || coll == REDCOLL_COLL_REDUCE_SCATTER;
+}
+
+/* The per-rank counts of an irregular collective: `total` spread unevenly by
+   weights 1..4, every third rank (1, 4, 7, ...) getting none; they add up to
+   total exactly. `redcoll simulate --json` prints them as "counts". */
+static void rc_counts(int p, size_t total, size_t *counts) {
+    unsigned long long wsum = 0, acc = 0, prev = 0;
+    int r;
+    for (r = 0; r < p; ++r) wsum += r % 3 == 1 ? 0 : 1 + rc_hash((uint32_t)r) % 4;
+    for (r = 0; r < p; ++r) {
+        unsigned long long at;
+        acc += r % 3 == 1 ? 0 : 1 + rc_hash((uint32_t)r) % 4;
+        at = (unsigned long long)((long double)total * (long double)acc / (long double)wsum);
+        if (r == p - 1) at = total;
+        counts[r] = (size_t)(at - prev);
+        prev = at;
+    }
+}
+
 /* ---- running one case --------------------------------------------------------- */
 
 typedef struct rc_state {
@@ -157,6 +183,8 @@ typedef struct rc_state {
     size_t         esize;
     int            no_data;
     char         **sbuf, **rbuf; /* per rank; NULL where the rank passes none */
+    size_t        *counts;       /* irregular collectives: rc_counts, and */
+    size_t        *displs;       /* their p + 1 prefix sums */
 } rc_state;
 
 static redcoll_result rc_rank(const redcoll_transport *t, void *arg) {
@@ -183,6 +211,21 @@ static redcoll_result rc_rank(const redcoll_transport *t, void *arg) {
                                s->count, st->dtype, s->root, &s->opts);
     case REDCOLL_COLL_BARRIER:
         return redcoll_barrier(t, &s->opts);
+    case REDCOLL_COLL_ALLGATHER:
+        return redcoll_allgather(t, s->in_place ? REDCOLL_IN_PLACE : sb, rb, s->count, st->dtype,
+                                 &s->opts);
+    case REDCOLL_COLL_ALLGATHERV:
+        return redcoll_allgatherv(t, s->in_place ? REDCOLL_IN_PLACE : sb, rb, st->counts,
+                                  st->dtype, &s->opts);
+    case REDCOLL_COLL_ALLTOALL:
+        return redcoll_alltoall(t, s->in_place ? REDCOLL_IN_PLACE : sb, rb, s->count, st->dtype,
+                                &s->opts);
+    case REDCOLL_COLL_REDUCE_SCATTER:
+        return redcoll_reduce_scatter(t, s->in_place ? REDCOLL_IN_PLACE : sb, rb, st->counts,
+                                      st->dtype, st->op, &s->opts);
+    case REDCOLL_COLL_REDUCE_SCATTER_BLOCK:
+        return redcoll_reduce_scatter_block(t, s->in_place ? REDCOLL_IN_PLACE : sb, rb, s->count,
+                                            st->dtype, st->op, &s->opts);
     default:
         return REDCOLL_ERR_UNSUPPORTED;
     }
@@ -260,6 +303,39 @@ static void rc_verify(const rc_state *st, rc_outcome *o) {
             o->ok &= rc_same(o, st, r, got, want + (size_t)r * n * es, n);
         }
         break;
+    case REDCOLL_COLL_ALLGATHER: case REDCOLL_COLL_ALLGATHERV: {
+        size_t total = st->displs ? st->displs[p] : n * (size_t)p;
+        want = (char *)calloc(total + 1, es);
+        if (!want) { o->ok = 0; return; }
+        for (r = 0; r < p; ++r)
+            rc_fill(st->dtype, st->op.kind, r, want + (st->displs ? st->displs[r] : (size_t)r * n) * es,
+                    st->counts ? st->counts[r] : n);
+        for (r = 0; r < p; ++r) o->ok &= rc_same(o, st, r, st->rbuf[r], want, total);
+        break;
+    }
+    case REDCOLL_COLL_ALLTOALL: { /* block i of rank j = block j of rank i's input */
+        int j;
+        size_t k;
+        want = (char *)calloc(n * (size_t)p + 1, es);
+        if (!want) { o->ok = 0; return; }
+        for (j = 0; j < p; ++j) {
+            for (r = 0; r < p; ++r)
+                for (k = 0; k < n; ++k)
+                    rc_input_elem(st->dtype, st->op.kind, r, (size_t)j * n + k,
+                                  want + ((size_t)r * n + k) * es);
+            o->ok &= rc_same(o, st, j, st->rbuf[j], want, n * (size_t)p);
+        }
+        break;
+    }
+    case REDCOLL_COLL_REDUCE_SCATTER: case REDCOLL_COLL_REDUCE_SCATTER_BLOCK: {
+        size_t total = st->displs ? st->displs[p] : n * (size_t)p;
+        want = (char *)rc_reference(st, total);
+        if (!want) { rc_why(o, "harness out of memory (rank %d, %lld)", 0, 0); o->ok = 0; return; }
+        for (r = 0; r < p; ++r)
+            o->ok &= rc_same(o, st, r, st->rbuf[r], want + (st->displs ? st->displs[r] : (size_t)r * n) * es,
+                             st->counts ? st->counts[r] : n);
+        break;
+    }
     default:
         break;
     }
@@ -274,6 +350,13 @@ static int rc_setup(rc_state *st) {
     st->sbuf = (char **)calloc((size_t)p, sizeof(char *));
     st->rbuf = (char **)calloc((size_t)p, sizeof(char *));
     if (!st->sbuf || !st->rbuf) return 0;
+    if (rc_irregular(s->coll)) {
+        st->counts = (size_t *)calloc((size_t)p, sizeof(size_t));
+        st->displs = (size_t *)calloc((size_t)p + 1, sizeof(size_t));
+        if (!st->counts || !st->displs) return 0;
+        rc_counts(p, n, st->counts);
+        for (r = 0; r < p; ++r) st->displs[r + 1] = st->displs[r] + st->counts[r];
+    }
     if (st->no_data) { /* every rank shares one untouched buffer, as large as any rank's */
         int whole = s->coll == REDCOLL_COLL_ALLREDUCE || s->coll == REDCOLL_COLL_REDUCE ||
                     s->coll == REDCOLL_COLL_BCAST || s->coll == REDCOLL_COLL_BARRIER;
@@ -284,29 +367,38 @@ static int rc_setup(rc_state *st) {
     }
     for (r = 0; r < p; ++r) {
         size_t sn = n, rn = n;
+        size_t in_off = 0;  /* in place: where in rbuf the input goes */
         int root = r == s->root;
         switch (s->coll) {
         case REDCOLL_COLL_REDUCE: rn = root ? n : 0; break;
         case REDCOLL_COLL_BCAST: sn = 0; break;
-        case REDCOLL_COLL_GATHER: rn = root ? pn : 0; if (root && s->in_place) sn = 0; break;
+        case REDCOLL_COLL_GATHER: rn = root ? pn : 0; if (root && s->in_place) sn = 0; in_off = (size_t)r * n; break;
         case REDCOLL_COLL_SCATTER: sn = root ? pn : 0; break;
         case REDCOLL_COLL_BARRIER: sn = rn = 0; break;
+        case REDCOLL_COLL_ALLGATHER: rn = pn; in_off = (size_t)r * n; break;
+        case REDCOLL_COLL_ALLGATHERV: sn = st->counts[r]; in_off = st->displs[r]; break;
+        case REDCOLL_COLL_ALLTOALL: sn = rn = pn; break;
+        case REDCOLL_COLL_REDUCE_SCATTER: rn = s->in_place ? n : st->counts[r]; break;
+        case REDCOLL_COLL_REDUCE_SCATTER_BLOCK: sn = pn; rn = s->in_place ? pn : n; break;
         default: break;
         }
-        if (s->in_place && (s->coll == REDCOLL_COLL_ALLREDUCE || (root && s->coll == REDCOLL_COLL_REDUCE)))
+        if (s->in_place && s->coll != REDCOLL_COLL_GATHER && s->coll != REDCOLL_COLL_SCATTER &&
+            s->coll != REDCOLL_COLL_BCAST && (s->coll != REDCOLL_COLL_REDUCE || root)) {
+            /* the input lives in rbuf */
+            st->rbuf[r] = rn ? (char *)calloc(rn, es) : NULL;
+            if (rn && !st->rbuf[r]) return 0;
+            if (sn) rc_fill(st->dtype, st->op.kind, r, st->rbuf[r] + in_off * es, sn);
             sn = 0;
+            rn = 0;
+        }
         st->sbuf[r] = sn ? (char *)calloc(sn, es) : NULL;
-        st->rbuf[r] = rn ? (char *)calloc(rn, es) : NULL;
+        if (rn) st->rbuf[r] = (char *)calloc(rn, es);
         if ((sn && !st->sbuf[r]) || (rn && !st->rbuf[r])) return 0;
         if (st->sbuf[r]) rc_fill(st->dtype, st->op.kind, r, st->sbuf[r], sn);
-        if (s->in_place && st->rbuf[r] && sn == 0) { /* the input lives in rbuf */
-            if (s->coll == REDCOLL_COLL_GATHER)
-                rc_fill(st->dtype, st->op.kind, r, st->rbuf[r] + (size_t)r * n * es, n);
-            else
-                rc_fill(st->dtype, st->op.kind, r, st->rbuf[r], n);
-        }
+        if (s->in_place && root && s->coll == REDCOLL_COLL_GATHER)
+            rc_fill(st->dtype, st->op.kind, r, st->rbuf[r] + in_off * es, n);
         if (s->coll == REDCOLL_COLL_BCAST && root) rc_fill(st->dtype, st->op.kind, r, st->rbuf[r], n);
-        else if (s->coll == REDCOLL_COLL_BCAST) memset(st->rbuf[r], 0xA5, n * es);
+        else if (s->coll == REDCOLL_COLL_BCAST && n) memset(st->rbuf[r], 0xA5, n * es);
     }
     return 1;
 }
@@ -317,6 +409,8 @@ static void rc_teardown(rc_state *st) {
     else for (r = 0; st->sbuf && r < st->spec->p; ++r) { free(st->sbuf[r]); free(st->rbuf[r]); }
     free(st->sbuf);
     free(st->rbuf);
+    free(st->counts);
+    free(st->displs);
 }
 
 static redcoll_result rc_run(const rc_spec *spec, rc_outcome *out) {

@@ -2,6 +2,7 @@
 
    redcoll simulate   run a collective on the simulator, verify, print counters
    redcoll select     what the selector picks, and every candidate's modeled time
+   redcoll schedule   draw an allreduce / reduce protocol round by round
 
    One translation unit: the subcommands live in redcoll/cmd_*.c files
    included below, sharing the option parser of this file. */
@@ -36,12 +37,19 @@ static void cli_usage(FILE *f) {
         "             counters and the modeled time\n"
         "  select     show what the selector picks for p and count, and the modeled\n"
         "             time of every candidate algorithm\n"
+        "  schedule   draw an allreduce or reduce protocol round by round, as the\n"
+        "             papers' figures do: which elements (A, B, ...) each rank holds\n"
+        "             and over which ranks they are reduced (p <= 64, count <= 52,\n"
+        "             default count: the largest power of two <= p)\n"
         "\n"
         "flags:\n"
         "  --coll C          allreduce (default), reduce, bcast, gather, scatter, barrier, ...\n"
         "  --algo A          algorithm name, `auto` (default: the selector) or `list`\n"
         "  -p P              number of ranks (default 8)\n"
-        "  --count N         elements per rank (per block for gather/scatter; default 1024)\n"
+        "  --count N         elements per rank (per block for gather/scatter/allgather/\n"
+        "                    alltoall/reduce_scatter_block; the total for allgatherv and\n"
+        "                    reduce_scatter, spread unevenly, some ranks getting none:\n"
+        "                    \"counts\" in --json; default 1024)\n"
         "  --dtype D         int8..uint64, float, double (default), long_double, float_int,\n"
         "                    double_int, long_int, 2int, short_int, long_double_int\n"
         "  --op O            sum (default), prod, min, max, land, lor, lxor, band, bor, bxor,\n"
@@ -209,7 +217,8 @@ static int cli_parse(cli *c, int argc, char **argv) {
 static double cli_footprint(const rc_spec *s) {
     double per = (double)s->count * (double)redcoll_dtype_size(s->dtype);
     int gathers = s->coll == REDCOLL_COLL_GATHER || s->coll == REDCOLL_COLL_SCATTER ||
-                  s->coll == REDCOLL_COLL_ALLGATHER || s->coll == REDCOLL_COLL_ALLTOALL;
+                  s->coll == REDCOLL_COLL_ALLGATHER || s->coll == REDCOLL_COLL_ALLTOALL ||
+                  s->coll == REDCOLL_COLL_REDUCE_SCATTER_BLOCK;
     return (double)s->p * 3.0 * per * (gathers ? (double)s->p : 1.0);
 }
 
@@ -264,6 +273,14 @@ static void cli_print_json(const cli *c, const rc_outcome *o, redcoll_result run
     printf(",\"time\":%.12g,\"rounds\":%ld,\"deadlocked\":%s,\"aborted\":%s,\"log\":", o->rep.time,
            o->rep.rounds, o->rep.deadlocked ? "true" : "false", o->rep.aborted ? "true" : "false");
     if (o->rep.log) cli_json_string(o->rep.log); else printf("null");
+    if (rc_irregular(s->coll)) { /* --count is the total; how the harness spread it */
+        size_t *counts = (size_t *)calloc((size_t)s->p, sizeof *counts);
+        printf(",\"counts\":[");
+        if (counts) rc_counts(s->p, s->count, counts);
+        for (r = 0; counts && r < s->p; ++r) printf("%s%zu", r ? "," : "", counts[r]);
+        printf("]");
+        free(counts);
+    }
     printf(",\"ranks\":[");
     for (r = 0; o->rep.stats && r < s->p; ++r) {
         const redcoll_mock_stats *st = &o->rep.stats[r];
@@ -307,7 +324,6 @@ static int cmd_simulate(cli *c) {
     redcoll_result run;
     if (c->no_data < 0) c->no_data = cli_footprint(&c->spec) > 2.0 * (1u << 30);
     c->spec.sim.no_data = c->no_data;
-    if (c->spec.p > 1024) c->spec.sim.stack_bytes = 128 << 10;
     run = rc_run(&c->spec, &o);
     if (c->json) cli_print_json(c, &o, run); else cli_print_text(c, &o, run);
     rc_outcome_free(&o);
@@ -320,7 +336,6 @@ static int cmd_select(cli *c) {
     redcoll_algo chosen = cli_selected(&c->spec);
     int a, printed = 0;
     s.sim.no_data = 1;
-    if (s.p > 1024) s.sim.stack_bytes = 128 << 10;
     if (!c->json)
         printf("%s, p=%d, %zu x %s = %zu bytes: the selector picks %s\n\n%-26s %14s %8s %14s\n",
                redcoll_coll_name(s.coll), s.p, s.count, redcoll_dtype_name(s.dtype),
@@ -353,6 +368,8 @@ static int cmd_select(cli *c) {
     return 0;
 }
 
+#include "cmd_schedule.c"
+
 int main(int argc, char **argv) {
     cli c;
     int bad;
@@ -367,6 +384,7 @@ int main(int argc, char **argv) {
     if (c.list) { cli_list(); return 0; }
     if (strcmp(argv[1], "simulate") == 0) return cmd_simulate(&c);
     if (strcmp(argv[1], "select") == 0) return cmd_select(&c);
+    if (strcmp(argv[1], "schedule") == 0) return cmd_schedule(&c, argc, argv);
     fprintf(stderr, "redcoll: unknown command '%s'\n(see redcoll --help)\n", argv[1]);
     return 2;
 }

@@ -11,6 +11,10 @@
 #include "test_core.c"
 #include "test_sim.c"
 #include "test_foundation.c"
+#include "test_shm.c"
+#include "test_mpich.c"
+#include "test_rabenseifner.c"
+#include "test_hierarchical.c"
 #include "test_elimination.c"
 
 int main(int argc, char **argv) {
@@ -22,6 +26,10 @@ int main(int argc, char **argv) {
     suite_core();
     suite_sim();
     suite_foundation();
+    suite_shm();
+    suite_mpich();
+    suite_rabenseifner();
+    suite_hierarchical();
     suite_elimination();
     printf("%ld passed, %ld failed\n", tf_passed, tf_failed);
     return tf_failed ? 1 : 0;

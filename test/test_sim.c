@@ -166,7 +166,6 @@ static void test_scale(void) {
         rc_outcome o;
         s.dtype = REDCOLL_DOUBLE;
         s.sim.no_data = 1;
-        s.sim.stack_bytes = 128 << 10;
         rc_run(&s, &o);
         CHECK(o.ok && !o.verified, "p=%d runs in no-data mode: %s", ps[i], o.why);
         CHECK(o.rep.stats && o.rep.stats[0].msgs_sent == (unsigned long long)tf_ceil_lg(ps[i]),

@@ -51,7 +51,8 @@ typedef struct redcoll_mock_config {
     int                fail_rank;   /* with fail_call > 0 */
     long               fail_call;   /* 0: no fault */
     int                node_size;   /* > 0: node_of(rank) = rank / node_size */
-    size_t             stack_bytes; /* per rank thread; 0 = 512 KiB */
+    size_t             stack_bytes; /* per rank thread; 0 = 512 KiB (threads are pooled
+                                       across runs and reused when large enough) */
 } redcoll_mock_config;
 
 typedef struct redcoll_mock_stats {
@@ -142,8 +143,8 @@ typedef struct redcoll__mrank {
 
 typedef struct redcoll__msim {
     pthread_mutex_t       mu;
-    pthread_cond_t        start_cv;
-    int                   started;
+    pthread_cond_t        start_cv, done_cv;
+    int                   started, finished;
     redcoll_mock_config   cfg;
     redcoll__mrank       *ranks;
     int                   live, blocked;
@@ -443,8 +444,8 @@ static void redcoll__mon_scratch(void *user, long long delta) {
         r->st.scratch_bytes = (unsigned long long)r->scratch_now;
 }
 
-static void *redcoll__mthread(void *arg) {
-    redcoll__mrank *r = (redcoll__mrank *)arg;
+/* One simulated rank, run by a pool worker. */
+static void redcoll__mrank_main(redcoll__mrank *r) {
     redcoll__msim *s = r->sim;
     redcoll_result res = REDCOLL_ERR_ABORTED;
     int go;
@@ -456,9 +457,72 @@ static void *redcoll__mthread(void *arg) {
     pthread_mutex_lock(&s->mu);
     r->result = res;
     s->live--;
+    s->finished++;
     if (s->live > 0 && s->blocked == s->live) redcoll__mdeadlock(s);
-    pthread_mutex_unlock(&s->mu);
+    pthread_cond_signal(&s->done_cv);
+    pthread_mutex_unlock(&s->mu); /* the last touch of the run: it may end now */
+}
+
+/* Worker threads persist across runs: starting p threads per run costs far
+   more than most simulated collectives. A run takes p idle workers whose
+   stacks are large enough, creating more when there are too few. */
+typedef struct redcoll__mworker {
+    pthread_cond_t           cv;
+    redcoll__mrank          *job;
+    size_t                   stack;
+    struct redcoll__mworker *next_idle;
+} redcoll__mworker;
+
+static pthread_mutex_t redcoll__mpool_mu = PTHREAD_MUTEX_INITIALIZER;
+static redcoll__mworker *redcoll__mpool_idle;
+
+static void *redcoll__mworker_main(void *arg) {
+    redcoll__mworker *w = (redcoll__mworker *)arg;
+    pthread_mutex_lock(&redcoll__mpool_mu);
+    for (;;) {
+        redcoll__mrank *job;
+        while (!w->job) pthread_cond_wait(&w->cv, &redcoll__mpool_mu);
+        job = w->job;
+        pthread_mutex_unlock(&redcoll__mpool_mu);
+        redcoll__mrank_main(job);
+        pthread_mutex_lock(&redcoll__mpool_mu);
+        w->job = NULL;
+        w->next_idle = redcoll__mpool_idle;
+        redcoll__mpool_idle = w;
+    }
     return NULL;
+}
+
+/* Hands rank r to a pooled worker; 0 if no thread could be had. */
+static int redcoll__mpool_start(redcoll__mrank *r, size_t stack) {
+    redcoll__mworker **pp, *w = NULL;
+    pthread_mutex_lock(&redcoll__mpool_mu);
+    for (pp = &redcoll__mpool_idle; *pp; pp = &(*pp)->next_idle)
+        if ((*pp)->stack >= stack) { w = *pp; *pp = w->next_idle; break; }
+    if (!w) {
+        pthread_attr_t attr;
+        pthread_t thread;
+        int ok;
+        w = (redcoll__mworker *)calloc(1, sizeof *w);
+        if (!w) { pthread_mutex_unlock(&redcoll__mpool_mu); return 0; }
+        pthread_cond_init(&w->cv, NULL);
+        w->stack = stack;
+        pthread_attr_init(&attr);
+        pthread_attr_setstacksize(&attr, stack);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        ok = pthread_create(&thread, &attr, redcoll__mworker_main, w) == 0;
+        pthread_attr_destroy(&attr);
+        if (!ok) {
+            pthread_cond_destroy(&w->cv);
+            free(w);
+            pthread_mutex_unlock(&redcoll__mpool_mu);
+            return 0;
+        }
+    }
+    w->job = r;
+    pthread_cond_signal(&w->cv);
+    pthread_mutex_unlock(&redcoll__mpool_mu);
+    return 1;
 }
 
 REDCOLL_API redcoll_mock_config redcoll_mock_defaults(int size) {
@@ -473,7 +537,6 @@ REDCOLL_API redcoll_result redcoll_mock_run(const redcoll_mock_config *cfg,
                                             redcoll_mock_rank_fn fn, void *arg,
                                             redcoll_mock_report *report) {
     redcoll__msim s;
-    pthread_attr_t attr;
     int i, created = 0;
     if (report) memset(report, 0, sizeof *report);
     if (!cfg || !fn || !report || cfg->size < 1) return REDCOLL_ERR_INVALID_ARG;
@@ -490,8 +553,7 @@ REDCOLL_API redcoll_result redcoll_mock_run(const redcoll_mock_config *cfg,
     }
     pthread_mutex_init(&s.mu, NULL);
     pthread_cond_init(&s.start_cv, NULL);
-    pthread_attr_init(&attr);
-    pthread_attr_setstacksize(&attr, cfg->stack_bytes ? cfg->stack_bytes : (size_t)512 << 10);
+    pthread_cond_init(&s.done_cv, NULL);
     s.live = cfg->size;
     for (i = 0; i < cfg->size; ++i) {
         redcoll__mrank *r = &s.ranks[i];
@@ -514,8 +576,8 @@ REDCOLL_API redcoll_result redcoll_mock_run(const redcoll_mock_config *cfg,
         r->t.flags = cfg->no_data ? REDCOLL_TRANSPORT_NO_DATA : 0u;
     }
     for (i = 0; i < cfg->size; ++i, ++created)
-        if (pthread_create(&s.ranks[i].thread, &attr, redcoll__mthread, &s.ranks[i]) != 0) break;
-    pthread_attr_destroy(&attr);
+        if (!redcoll__mpool_start(&s.ranks[i], cfg->stack_bytes ? cfg->stack_bytes : (size_t)512 << 10))
+            break;
     pthread_mutex_lock(&s.mu);
     if (created < cfg->size) {
         s.aborted = 1;
@@ -524,8 +586,8 @@ REDCOLL_API redcoll_result redcoll_mock_run(const redcoll_mock_config *cfg,
     }
     s.started = 1;
     pthread_cond_broadcast(&s.start_cv);
+    while (s.finished < created) pthread_cond_wait(&s.done_cv, &s.mu);
     pthread_mutex_unlock(&s.mu);
-    for (i = 0; i < created; ++i) pthread_join(s.ranks[i].thread, NULL);
 
     report->size = cfg->size;
     for (i = 0; i < cfg->size; ++i) {
@@ -542,6 +604,7 @@ REDCOLL_API redcoll_result redcoll_mock_run(const redcoll_mock_config *cfg,
     report->aborted = s.aborted;
     report->log = s.log;
     pthread_cond_destroy(&s.start_cv);
+    pthread_cond_destroy(&s.done_cv);
     pthread_mutex_destroy(&s.mu);
     free(s.ranks);
     return created == cfg->size ? REDCOLL_OK : REDCOLL_ERR_OUT_OF_MEMORY;

@@ -4,6 +4,8 @@
 #define REDCOLL_IMPLEMENTATION
 #include "redcoll.h"
 #include "transports/redcoll_mock.h"
+#include "transports/redcoll_shm.h"
+#include "transports/redcoll_shm.h" /* include-once */
 
 int redcoll_compile_c11(void);
 int redcoll_compile_c11(void) { return (int)redcoll_dtype_size(REDCOLL_DOUBLE); }

@@ -2,6 +2,7 @@
 #define REDCOLL_IMPLEMENTATION
 #include "redcoll.h"
 #include "transports/redcoll_mock.h"
+#include "transports/redcoll_shm.h"
 
 int redcoll_compile_cpp();
 int redcoll_compile_cpp() { return static_cast<int>(redcoll_dtype_size(REDCOLL_FLOAT)); }

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The MPI suite: builds test/mpi/test_mpi.c with MPICC and runs it under
+# MPIEXEC -n 1..5 (through test/run_all.sh: one combined "N passed, N failed" line).
+# Without an MPI compiler the suite is skipped with a message (0 tests);
+# .ci/run installs MPICH first.
+# Usage: test/mpi/run.sh BUILD_DIR MPICC MPIEXEC [extra compiler flags...]
+set -u
+build=${1:-build} mpicc=${2:-mpicc.mpich} mpiexec=${3:-mpiexec.mpich}
+shift 3 2>/dev/null || shift $#
+if ! command -v "$mpicc" >/dev/null 2>&1 || ! command -v "$mpiexec" >/dev/null 2>&1; then
+    echo "MPI suite skipped: $mpicc / $mpiexec not found (install MPICH: apt-get install -y mpich libmpich-dev, as .ci/run does)"
+    echo "0 passed, 0 failed"
+    exit 0
+fi
+mkdir -p "$build"
+bin=$build/test_mpi
+if ! "$mpicc" -std=c11 -Wall -Wextra -pedantic -Werror -Wmissing-prototypes -Wstrict-prototypes \
+        -O2 -g -I. "$@" test/mpi/test_mpi.c -o "$bin"; then
+    echo "MPI suite: build failed"
+    echo "0 passed, 1 failed"
+    exit 1
+fi
+runs=()
+for n in 1 2 3 4 5; do runs+=("n$n=timeout 600 $mpiexec -n $n $bin"); done
+exec test/run_all.sh "${runs[@]}"

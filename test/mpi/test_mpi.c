@@ -1,0 +1,458 @@
+/* test_mpi.c - the MPI transport (transports/redcoll_mpi.h) under mpiexec.
+
+   Run under `mpiexec.mpich -n P` for P = 1..5 by test/mpi/run.sh. Every
+   redcoll collective and every algorithm the library registers (found with
+   redcoll_algo_supported, so schedules merged later are covered) is compared
+   with the native MPI collective on integer data, exactly; the
+   non-commutative matrix product with MPI_Op_create(commute = 0); the
+   chunking of messages above the size limit with a test-only limit of a few
+   hundred bytes; the MPI datatype/op/IN_PLACE helpers, node_of, the error
+   mapping and the abort flag. Rank 0 prints one line per test and
+   "N passed, N failed" (failures are summed over ranks). */
+#define REDCOLL_IMPLEMENTATION
+#include "redcoll.h"
+#include "transports/redcoll_mpi.h"
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int g_rank, g_size;
+static long g_checks, g_fails, g_passed, g_failed;
+
+#define MCHECK(cond, ...)                                                       \
+    do {                                                                        \
+        g_checks++;                                                             \
+        if (!(cond)) {                                                          \
+            if (++g_fails <= 10) {                                              \
+                fprintf(stderr, "    [rank %d] %s:%d: ", g_rank, __FILE__, __LINE__); \
+                fprintf(stderr, __VA_ARGS__);                                   \
+                fputc('\n', stderr);                                            \
+            }                                                                   \
+        }                                                                       \
+    } while (0)
+
+/* A test passes when no rank failed a check and some rank made one. */
+static void mtest(const char *name, void (*fn)(void)) {
+    long fails = 0, checks = 0;
+    g_checks = g_fails = 0;
+    fn();
+    MPI_Allreduce(&g_fails, &fails, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(&g_checks, &checks, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (fails == 0 && checks > 0) g_passed++; else g_failed++;
+    if (g_rank == 0) {
+        if (fails == 0 && checks > 0)
+            printf("ok    mpi/p=%d %-44s %8ld checks\n", g_size, name, checks);
+        else
+            printf("FAIL  mpi/p=%d %-44s %ld of %ld checks failed\n", g_size, name, fails, checks);
+        fflush(stdout);
+    }
+}
+
+/* ---- data ------------------------------------------------------------------ */
+
+static uint32_t mhash(uint32_t x) {
+    x ^= x >> 16; x *= 0x7feb352dU; x ^= x >> 15; x *= 0x846ca68bU; x ^= x >> 16;
+    return x;
+}
+
+/* int32 element i of rank r's input (block b for per-block collectives). */
+static int32_t mval(int r, size_t i) {
+    return (int32_t)(mhash((uint32_t)r * 2654435761U ^ (uint32_t)i * 40503U) % 2001) - 1000;
+}
+
+static void mfill(int32_t *buf, size_t n, int r) {
+    size_t i;
+    for (i = 0; i < n; ++i) buf[i] = mval(r, i);
+}
+
+/* 2x2 uint32 matrix product, inout = in * inout (non-commutative). */
+static void mat_apply(const uint32_t *a, uint32_t *b, size_t count) {
+    size_t i;
+    for (i = 0; i < count; ++i, a += 4, b += 4) {
+        uint32_t r0 = a[0] * b[0] + a[1] * b[2], r1 = a[0] * b[1] + a[1] * b[3];
+        uint32_t r2 = a[2] * b[0] + a[3] * b[2], r3 = a[2] * b[1] + a[3] * b[3];
+        b[0] = r0; b[1] = r1; b[2] = r2; b[3] = r3;
+    }
+}
+static void mat_rc(const void *in, void *inout, size_t count, void *user) {
+    (void)user;
+    mat_apply((const uint32_t *)in, (uint32_t *)inout, count);
+}
+static void mat_mpi(void *in, void *inout, int *len, MPI_Datatype *dt) {
+    (void)dt;
+    mat_apply((const uint32_t *)in, (uint32_t *)inout, (size_t)*len);
+}
+
+/* ---- one collective against the native one ---------------------------------- */
+
+typedef struct mcase {
+    redcoll_mpi  *m;
+    redcoll_coll  coll;
+    redcoll_algo  algo;
+    size_t        count;  /* elements per rank, or per block */
+    int           root;
+    int           in_place;
+    int           matmul; /* the non-commutative op on 16-byte elements */
+} mcase;
+
+static const char *mdescribe(const mcase *c) {
+    static char buf[200];
+    snprintf(buf, sizeof buf, "%s/%s p=%d count=%zu root=%d%s%s chunk=%zu",
+             redcoll_coll_name(c->coll), redcoll_algo_name(c->algo), g_size, c->count, c->root,
+             c->in_place ? " in-place" : "", c->matmul ? " matmul" : "", c->m->max_chunk);
+    return buf;
+}
+
+static int mreduces(redcoll_coll c) {
+    return c == REDCOLL_COLL_ALLREDUCE || c == REDCOLL_COLL_REDUCE ||
+           c == REDCOLL_COLL_REDUCE_SCATTER || c == REDCOLL_COLL_REDUCE_SCATTER_BLOCK;
+}
+
+/* Runs c with redcoll and with MPI and compares the results bytewise. */
+static void mrun(const mcase *c) {
+    int p = g_size, r = g_rank, i, pn_ok;
+    size_t n = c->count, es = c->matmul ? 16 : 4, pn = n * (size_t)p;
+    size_t words = pn + n + 8;
+    int32_t *in = (int32_t *)calloc(words, es), *got = (int32_t *)calloc(words, es);
+    int32_t *want = (int32_t *)calloc(words, es);
+    int *icounts = (int *)calloc((size_t)p, sizeof(int)), *idispls = (int *)calloc((size_t)p, sizeof(int));
+    size_t *counts = (size_t *)calloc((size_t)p, sizeof(size_t));
+    redcoll_options o;
+    redcoll_dtype dt = c->matmul ? REDCOLL_OPAQUE(16) : REDCOLL_INT32;
+    redcoll_op op = c->matmul ? redcoll_op_user(mat_rc, NULL, 0) : REDCOLL_SUM;
+    MPI_Datatype mdt = MPI_INT32_T;
+    MPI_Op mop = MPI_SUM;
+    redcoll_result res = REDCOLL_OK;
+    size_t cmp = 0; /* elements of got/want to compare */
+    const void *sb;
+
+    if (!in || !got || !want || !icounts || !idispls || !counts) { MCHECK(0, "out of memory"); goto out; }
+    memset(&o, 0, sizeof o);
+    o.algo = c->algo;
+    if (c->matmul) {
+        MPI_Type_contiguous(4, MPI_UINT32_T, &mdt);
+        MPI_Type_commit(&mdt);
+        MPI_Op_create(mat_mpi, 0, &mop);
+        for (i = 0; (size_t)i < pn * 4; ++i) in[i] = (int32_t)(mhash((uint32_t)(r * 7919 + i)) % 5);
+    } else {
+        mfill(in, pn, r);
+    }
+    for (i = 0; i < p; ++i) { /* irregular counts: rank i gets count + (i % 3) - 1 (>= 0) */
+        size_t ci = n + (size_t)(i % 3);
+        counts[i] = ci > 0 ? ci - 1 : 0;
+        if (n == 0) counts[i] = 0;
+        icounts[i] = (int)counts[i];
+        idispls[i] = i ? idispls[i - 1] + icounts[i - 1] : 0;
+    }
+    pn_ok = 1;
+    sb = c->in_place ? REDCOLL_IN_PLACE : in;
+    switch (c->coll) {
+    case REDCOLL_COLL_ALLREDUCE:
+        if (c->in_place) memcpy(got, in, n * es);
+        res = redcoll_allreduce(&c->m->t, sb, got, n, dt, op, &o);
+        MPI_Allreduce(in, want, (int)n, mdt, mop, MPI_COMM_WORLD);
+        cmp = n;
+        break;
+    case REDCOLL_COLL_REDUCE:
+        if (c->in_place && r == c->root) memcpy(got, in, n * es);
+        else sb = in;
+        res = redcoll_reduce(&c->m->t, sb, got, n, dt, op, c->root, &o);
+        MPI_Reduce(in, want, (int)n, mdt, mop, c->root, MPI_COMM_WORLD);
+        cmp = r == c->root ? n : 0;
+        break;
+    case REDCOLL_COLL_BCAST:
+        if (r == c->root) { memcpy(got, in, n * es); memcpy(want, in, n * es); }
+        res = redcoll_bcast(&c->m->t, got, n, dt, c->root, &o);
+        MPI_Bcast(want, (int)n, mdt, c->root, MPI_COMM_WORLD);
+        cmp = n;
+        break;
+    case REDCOLL_COLL_GATHER:
+        if (c->in_place && r == c->root) memcpy((char *)got + (size_t)r * n * es, in, n * es);
+        else sb = in;
+        res = redcoll_gather(&c->m->t, sb, got, n, dt, c->root, &o);
+        MPI_Gather(in, (int)n, mdt, want, (int)n, mdt, c->root, MPI_COMM_WORLD);
+        cmp = r == c->root ? pn : 0;
+        break;
+    case REDCOLL_COLL_SCATTER: {
+        void *rb = c->in_place && r == c->root ? REDCOLL_IN_PLACE : (void *)got;
+        res = redcoll_scatter(&c->m->t, in, rb, n, dt, c->root, &o);
+        MPI_Scatter(in, (int)n, mdt, want, (int)n, mdt, c->root, MPI_COMM_WORLD);
+        if (rb == REDCOLL_IN_PLACE) memcpy(got, (char *)in + (size_t)r * n * es, n * es);
+        cmp = n;
+        break;
+    }
+    case REDCOLL_COLL_BARRIER:
+        res = redcoll_barrier(&c->m->t, &o);
+        break;
+    case REDCOLL_COLL_REDUCE_SCATTER:
+        res = redcoll_reduce_scatter(&c->m->t, in, got, counts, dt, op, &o);
+        MPI_Reduce_scatter(in, want, icounts, mdt, mop, MPI_COMM_WORLD);
+        cmp = counts[r];
+        break;
+    case REDCOLL_COLL_REDUCE_SCATTER_BLOCK:
+        res = redcoll_reduce_scatter_block(&c->m->t, in, got, n, dt, op, &o);
+        MPI_Reduce_scatter_block(in, want, (int)n, mdt, mop, MPI_COMM_WORLD);
+        cmp = n;
+        break;
+    case REDCOLL_COLL_ALLGATHER:
+        res = redcoll_allgather(&c->m->t, in, got, n, dt, &o);
+        MPI_Allgather(in, (int)n, mdt, want, (int)n, mdt, MPI_COMM_WORLD);
+        cmp = pn;
+        break;
+    case REDCOLL_COLL_ALLGATHERV:
+        res = redcoll_allgatherv(&c->m->t, in, got, counts, dt, &o);
+        MPI_Allgatherv(in, icounts[r], mdt, want, icounts, idispls, mdt, MPI_COMM_WORLD);
+        cmp = (size_t)idispls[p - 1] + counts[p - 1];
+        break;
+    case REDCOLL_COLL_ALLTOALL:
+        res = redcoll_alltoall(&c->m->t, in, got, n, dt, &o);
+        MPI_Alltoall(in, (int)n, mdt, want, (int)n, mdt, MPI_COMM_WORLD);
+        cmp = pn;
+        break;
+    default:
+        pn_ok = 0;
+        break;
+    }
+    MCHECK(pn_ok, "%s: the test does not drive this collective", mdescribe(c));
+    MCHECK(res == REDCOLL_OK, "%s: %s", mdescribe(c), redcoll_result_string(res));
+    if (res == REDCOLL_OK && cmp && memcmp(got, want, cmp * es) != 0) {
+        size_t k;
+        for (k = 0; k < cmp && !memcmp((char *)got + k * es, (char *)want + k * es, es); ++k) {}
+        MCHECK(0, "%s: element %zu differs from MPI", mdescribe(c), k);
+    } else {
+        MCHECK(1, "compared");
+    }
+    if (c->matmul) { MPI_Op_free(&mop); MPI_Type_free(&mdt); }
+out:
+    free(in); free(got); free(want); free(icounts); free(idispls); free(counts);
+}
+
+static int mrooted(redcoll_coll c) {
+    return c == REDCOLL_COLL_REDUCE || c == REDCOLL_COLL_BCAST || c == REDCOLL_COLL_GATHER ||
+           c == REDCOLL_COLL_SCATTER;
+}
+
+static int mhas_in_place(redcoll_coll c) {
+    return c == REDCOLL_COLL_ALLREDUCE || c == REDCOLL_COLL_REDUCE ||
+           c == REDCOLL_COLL_GATHER || c == REDCOLL_COLL_SCATTER;
+}
+
+static int mdriven(redcoll_coll c) {
+    (void)c;
+    return 1;
+}
+
+/* Every collective and algorithm over m with the given counts, roots 0 and
+   p-1, alternating in place, and the matrix product where order is kept. */
+static void msweep(redcoll_mpi *m, const size_t *counts, int ncounts) {
+    int coll, algo, k, j;
+    for (coll = 0; coll < REDCOLL_COLL_COUNT; ++coll) {
+        if (!mdriven((redcoll_coll)coll)) continue;
+        for (algo = 0; algo < REDCOLL_ALGO_COUNT; ++algo) {
+            if (!redcoll_algo_supported((redcoll_coll)coll, (redcoll_algo)algo)) continue;
+            for (k = 0; k < ncounts; ++k) {
+                int nroots = mrooted((redcoll_coll)coll) && g_size > 1 ? 2 : 1;
+                for (j = 0; j < nroots; ++j) {
+                    mcase c;
+                    memset(&c, 0, sizeof c);
+                    c.m = m;
+                    c.coll = (redcoll_coll)coll;
+                    c.algo = (redcoll_algo)algo;
+                    c.count = counts[k];
+                    c.root = j ? g_size - 1 : 0;
+                    c.in_place = mhas_in_place(c.coll) && (k + j) % 2;
+                    mrun(&c);
+                }
+            }
+            if (mreduces((redcoll_coll)coll) &&
+                (algo == 0 || redcoll_algo_keeps_order((redcoll_coll)coll, (redcoll_algo)algo))) {
+                mcase c;
+                memset(&c, 0, sizeof c);
+                c.m = m; c.coll = (redcoll_coll)coll; c.algo = (redcoll_algo)algo;
+                c.count = (size_t)g_size + 3; c.root = g_size / 2; c.matmul = 1;
+                mrun(&c);
+            }
+        }
+    }
+}
+
+/* ---- tests ------------------------------------------------------------------- */
+
+static redcoll_mpi g_m; /* default limits */
+
+/* Counts 0, 1, p+1, 1000 and 20011 (0 and 1000 only up to p = 3: more
+   ranks than the 2 cores of CI make every message slow under MPICH). */
+static void test_collectives(void) {
+    size_t counts[5];
+    int n = 0;
+    if (g_size <= 3) counts[n++] = 0;
+    counts[n++] = 1;
+    counts[n++] = (size_t)g_size + 1;
+    if (g_size <= 3) counts[n++] = 1000;
+    counts[n++] = 20011;
+    msweep(&g_m, counts, n);
+}
+
+/* The chunking path: a limit of 300 bytes makes every message above it a
+   multi-chunk one, as a message above INT_MAX bytes is with the real limit. */
+static void test_chunking(void) {
+    redcoll_mpi m;
+    redcoll_mpi_config cfg;
+    int p = g_size, r = g_rank, nxt = (g_rank + 1) % g_size, prv = (g_rank + g_size - 1) % g_size;
+    size_t sbytes = 1000 + 37 * (size_t)r, rbytes = 1000 + 37 * (size_t)prv, i;
+    unsigned char *sb = (unsigned char *)malloc(sbytes), *rb = (unsigned char *)malloc(rbytes);
+    unsigned char *big = (unsigned char *)malloc(5000), *bigr = (unsigned char *)malloc(5000);
+    redcoll_request q[2];
+    memset(&cfg, 0, sizeof cfg);
+    cfg.max_chunk_bytes = 300;
+    MCHECK(redcoll_mpi_init(&m, MPI_COMM_WORLD, &cfg) == REDCOLL_OK && m.max_chunk == 300, "init");
+    for (i = 0; i < sbytes; ++i) sb[i] = (unsigned char)(r * 31 + i);
+    /* a ring of unequal sizes through sendrecv: chunk counts differ by rank */
+    MCHECK(m.t.sendrecv(m.t.user, nxt, sb, sbytes, prv, rb, rbytes, 11) == REDCOLL_OK, "sendrecv");
+    for (i = 0; i < rbytes && rb[i] == (unsigned char)(prv * 31 + i); ++i) {}
+    MCHECK(i == rbytes, "sendrecv ring: byte %zu of %zu from rank %d", i, rbytes, prv);
+    /* non-blocking, chunked, both directions at once */
+    for (i = 0; i < 5000; ++i) big[i] = (unsigned char)(r + i * 7);
+    MCHECK(m.t.irecv(m.t.user, prv, bigr, 4999, 12, &q[0]) == REDCOLL_OK, "irecv");
+    MCHECK(m.t.isend(m.t.user, nxt, big, 4999, 12, &q[1]) == REDCOLL_OK, "isend");
+    MCHECK(m.t.waitall(m.t.user, 2, q) == REDCOLL_OK && !q[0].ptr && !q[1].ptr, "waitall");
+    for (i = 0; i < 4999 && bigr[i] == (unsigned char)(prv + i * 7); ++i) {}
+    MCHECK(i == 4999, "isend/irecv ring: byte %zu", i);
+    /* blocking send/recv, chunked, and an empty message */
+    if (p > 1) {
+        if (r == 0) {
+            MCHECK(m.t.send(m.t.user, 1, big, 5000, 13) == REDCOLL_OK, "send");
+            MCHECK(m.t.send(m.t.user, 1, big, 0, 14) == REDCOLL_OK, "send 0 bytes");
+        } else if (r == 1) {
+            MCHECK(m.t.recv(m.t.user, 0, bigr, 5000, 13) == REDCOLL_OK && bigr[4999] == (unsigned char)(4999 * 7),
+                   "recv");
+            MCHECK(m.t.recv(m.t.user, 0, bigr, 0, 14) == REDCOLL_OK, "recv 0 bytes");
+        }
+    }
+    {   /* every collective with multi-chunk messages */
+        const size_t counts[1] = { 1001 };
+        msweep(&m, counts, 1);
+    }
+    redcoll_mpi_finalize(&m);
+    free(sb); free(rb); free(big); free(bigr);
+}
+
+static void test_helpers(void) {
+    redcoll_dtype d;
+    redcoll_op o;
+    int in_node_rank = -1, node_leader, i;
+    MPI_Comm node;
+    MPI_Datatype derived;
+    MCHECK(redcoll_mpi_dtype(MPI_INT, &d) && d == REDCOLL_INT32, "MPI_INT");
+    MCHECK(redcoll_mpi_dtype(MPI_UNSIGNED_CHAR, &d) && d == REDCOLL_UINT8, "MPI_UNSIGNED_CHAR");
+    MCHECK(redcoll_mpi_dtype(MPI_LONG, &d) && redcoll_dtype_size(d) == sizeof(long), "MPI_LONG");
+    MCHECK(redcoll_mpi_dtype(MPI_UINT64_T, &d) && d == REDCOLL_UINT64, "MPI_UINT64_T");
+    MCHECK(redcoll_mpi_dtype(MPI_DOUBLE, &d) && d == REDCOLL_DOUBLE, "MPI_DOUBLE");
+    MCHECK(redcoll_mpi_dtype(MPI_LONG_DOUBLE, &d) && d == REDCOLL_LONG_DOUBLE, "MPI_LONG_DOUBLE");
+    MCHECK(redcoll_mpi_dtype(MPI_DOUBLE_INT, &d) && d == REDCOLL_DOUBLE_INT, "MPI_DOUBLE_INT");
+    MCHECK(redcoll_mpi_dtype(MPI_2INT, &d) && d == REDCOLL_2INT, "MPI_2INT");
+    MCHECK(redcoll_mpi_dtype(MPI_SHORT_INT, &d) && d == REDCOLL_SHORT_INT, "MPI_SHORT_INT");
+    MCHECK(redcoll_mpi_dtype(MPI_LONG_DOUBLE_INT, &d) && d == REDCOLL_LONG_DOUBLE_INT, "MPI_LONG_DOUBLE_INT");
+    {   /* every mapped type has MPI's extent (the pair types include padding) */
+        MPI_Datatype all[] = { MPI_CHAR, MPI_SHORT, MPI_INT, MPI_LONG, MPI_LONG_LONG, MPI_FLOAT,
+                               MPI_DOUBLE, MPI_LONG_DOUBLE, MPI_FLOAT_INT, MPI_DOUBLE_INT,
+                               MPI_LONG_INT, MPI_2INT, MPI_SHORT_INT, MPI_LONG_DOUBLE_INT,
+                               MPI_C_BOOL, MPI_AINT, MPI_INT16_T, MPI_UNSIGNED_LONG };
+        for (i = 0; i < (int)(sizeof all / sizeof all[0]); ++i) {
+            MPI_Aint lb = 0, extent = 0;
+            MPI_Type_get_extent(all[i], &lb, &extent);
+            MCHECK(redcoll_mpi_dtype(all[i], &d) && redcoll_dtype_size(d) == (size_t)extent,
+                   "type %d: extent %ld", i, (long)extent);
+        }
+    }
+    MPI_Type_contiguous(2, MPI_INT, &derived);
+    MPI_Type_commit(&derived);
+    MCHECK(!redcoll_mpi_dtype(derived, &d), "a derived type is not mapped");
+    MPI_Type_free(&derived);
+    MCHECK(redcoll_mpi_op(MPI_SUM, &o) && o.kind == REDCOLL_OP_SUM && o.commutative, "MPI_SUM");
+    MCHECK(redcoll_mpi_op(MPI_MAXLOC, &o) && o.kind == REDCOLL_OP_MAXLOC, "MPI_MAXLOC");
+    MCHECK(redcoll_mpi_op(MPI_BXOR, &o) && o.kind == REDCOLL_OP_BXOR, "MPI_BXOR");
+    MCHECK(!redcoll_mpi_op(MPI_REPLACE, &o), "MPI_REPLACE is not a reduction");
+    MCHECK(redcoll_mpi_buf(MPI_IN_PLACE) == REDCOLL_IN_PLACE, "MPI_IN_PLACE");
+    MCHECK(redcoll_mpi_buf(&o) == (void *)&o, "other buffers pass through");
+    MCHECK(redcoll_mpi_result(MPI_SUCCESS) == REDCOLL_OK, "MPI_SUCCESS");
+    MCHECK(redcoll_mpi_result(MPI_ERR_TRUNCATE) == REDCOLL_ERR_TRANSPORT, "MPI_ERR_TRUNCATE");
+    MCHECK(redcoll_mpi_result(MPI_ERR_NO_MEM) == REDCOLL_ERR_OUT_OF_MEMORY, "MPI_ERR_NO_MEM");
+    {   /* the real limit: a 5 GB message is INT_MAX, INT_MAX and the rest */
+        size_t five = (size_t)5000000000ULL, im = (size_t)INT_MAX;
+        MCHECK(g_m.max_chunk == im, "default limit INT_MAX");
+        MCHECK(redcoll__mpi_nchunks(&g_m, five) == 3 && redcoll__mpi_chunk(&g_m, five, 0) == INT_MAX &&
+                   redcoll__mpi_chunk(&g_m, five, 1) == INT_MAX &&
+                   (size_t)redcoll__mpi_chunk(&g_m, five, 2) == five - 2 * im,
+               "5 GB in three chunks");
+        MCHECK(redcoll__mpi_nchunks(&g_m, im) == 1 && redcoll__mpi_nchunks(&g_m, im + 1) == 2 &&
+                   redcoll__mpi_chunk(&g_m, im + 1, 1) == 1 && redcoll__mpi_nchunks(&g_m, 0) == 1,
+               "INT_MAX is one chunk, INT_MAX + 1 two; an empty message is one");
+    }
+    /* node_of agrees with an independent split */
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, g_rank, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &in_node_rank);
+    node_leader = g_rank;
+    MPI_Allreduce(MPI_IN_PLACE, &node_leader, 1, MPI_INT, MPI_MIN, node);
+    MPI_Comm_free(&node);
+    MCHECK(g_m.t.node_of != NULL, "node_of is provided");
+    MCHECK(g_m.t.node_of(g_m.t.user, g_rank) == g_m.t.node_of(g_m.t.user, node_leader),
+           "same node as my node's lowest rank");
+    MCHECK(g_m.t.node_of(g_m.t.user, 0) == 0 && g_m.nodes >= 1, "ids start at 0");
+    for (i = 0; i < g_size; ++i)
+        MCHECK(g_m.t.node_of(g_m.t.user, i) >= 0 && g_m.t.node_of(g_m.t.user, i) < g_m.nodes,
+               "rank %d: id in range", i);
+    {   /* the duplicate: redcoll's messages never meet the application's */
+        int cmp = 0;
+        MPI_Comm_compare(g_m.comm, MPI_COMM_WORLD, &cmp);
+        MCHECK(cmp == MPI_CONGRUENT, "a duplicate of the communicator");
+    }
+}
+
+/* Sizes that do not match become TRANSPORT errors; abort marks the transport
+   failed without ending the job. */
+static void test_errors(void) {
+    redcoll_mpi m;
+    char buf[8] = { 0 };
+    MCHECK(redcoll_mpi_init(&m, MPI_COMM_WORLD, NULL) == REDCOLL_OK, "init");
+    if (g_size > 1 && g_rank < 2) {
+        if (g_rank == 0) {
+            MCHECK(m.t.send(m.t.user, 1, buf, 8, 1) == REDCOLL_OK, "send 8");
+            MCHECK(m.t.send(m.t.user, 1, buf, 4, 2) == REDCOLL_OK, "send 4");
+        } else {
+            MCHECK(m.t.recv(m.t.user, 0, buf, 4, 1) == REDCOLL_ERR_TRANSPORT, "8 bytes into 4: truncation");
+            MCHECK(m.t.recv(m.t.user, 0, buf, 8, 2) == REDCOLL_ERR_TRANSPORT, "4 bytes where 8 were expected");
+            MCHECK(m.last_mpi_error != MPI_SUCCESS, "the MPI error code is kept");
+        }
+    }
+    MCHECK(redcoll_mpi_init(NULL, MPI_COMM_WORLD, NULL) == REDCOLL_ERR_INVALID_ARG, "NULL");
+    m.t.abort(m.t.user, REDCOLL_ERR_TRANSPORT);
+    MCHECK(m.failed, "abort marks the transport failed");
+    MCHECK(m.t.send(m.t.user, 0, buf, 1, 3) == REDCOLL_ERR_ABORTED, "later calls: ABORTED");
+    MCHECK(redcoll_allreduce(&m.t, REDCOLL_IN_PLACE, buf, 2, REDCOLL_INT32, REDCOLL_SUM, NULL) ==
+               (g_size == 1 ? REDCOLL_OK : REDCOLL_ERR_ABORTED),
+           "a collective on an aborted transport fails at once (p = 1 sends nothing)");
+    MPI_Barrier(MPI_COMM_WORLD);
+    redcoll_mpi_finalize(&m);
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+    if (redcoll_mpi_init(&g_m, MPI_COMM_WORLD, NULL) != REDCOLL_OK) {
+        fprintf(stderr, "redcoll_mpi_init failed\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    mtest("helpers, node_of", test_helpers);
+    mtest("every collective and algorithm vs MPI", test_collectives);
+    mtest("chunking (300-byte limit)", test_chunking);
+    mtest("size mismatch and abort", test_errors);
+    redcoll_mpi_finalize(&g_m);
+    if (g_rank == 0) printf("%ld passed, %ld failed\n", g_passed, g_failed);
+    MPI_Finalize();
+    return g_failed ? 1 : 0;
+}

@@ -1,0 +1,513 @@
+/* test_shm.c - the POSIX-threads transport (transports/redcoll_shm.h): every
+   registered schedule on real threads, checked bitwise against the harness's
+   sequential canonical-order reference; the transport's own promises
+   (rendezvous, FIFO per (source, tag), exact sizes, progress of pending
+   receives, self exchange); abort, fault and timeout release. Runs under
+   `make tsan` as well, with smaller vectors. */
+#include "transports/redcoll_shm.h"
+
+#include <sched.h>
+
+#if defined(__SANITIZE_THREAD__)
+#define TSHM_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TSHM_SANITIZED 1
+#endif
+#endif
+#ifndef TSHM_SANITIZED
+#define TSHM_SANITIZED 0
+#endif
+
+/* Largest vector per rank: 4 MiB, or 256 KiB under the thread sanitizer. */
+#define TSHM_BIG_BYTES ((size_t)(TSHM_SANITIZED ? 256 : 4096) << 10)
+
+static const int tshm_ps[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 16 };
+#define TSHM_NP ((int)(sizeof tshm_ps / sizeof tshm_ps[0]))
+
+/* ---- running one harness case on the shm transport ------------------------ */
+
+typedef struct tshm_case {
+    rc_state       *st;
+    long            fail_at;   /* > 0: call fail_at of rank fail_rank fails */
+    int             fail_rank;
+    int            *hit;       /* set when the fault fired */
+} tshm_case;
+
+/* A transport that forwards to another and fails one call: the fault
+   injection of the simulator, for a real transport. */
+typedef struct tshm_faulty {
+    const redcoll_transport *in;
+    redcoll_transport        t;
+    long                     calls, fail_at;
+    int                      hit;
+} tshm_faulty;
+
+static int tshm_fault(tshm_faulty *f) {
+    if (++f->calls != f->fail_at) return 0;
+    f->hit = 1;
+    return 1;
+}
+static redcoll_result tshm_f_send(void *u, int dst, const void *b, size_t n, int tag) {
+    tshm_faulty *f = (tshm_faulty *)u;
+    return tshm_fault(f) ? REDCOLL_ERR_TRANSPORT : f->in->send(f->in->user, dst, b, n, tag);
+}
+static redcoll_result tshm_f_recv(void *u, int src, void *b, size_t n, int tag) {
+    tshm_faulty *f = (tshm_faulty *)u;
+    return tshm_fault(f) ? REDCOLL_ERR_TRANSPORT : f->in->recv(f->in->user, src, b, n, tag);
+}
+static redcoll_result tshm_f_sendrecv(void *u, int dst, const void *sb, size_t sn, int src,
+                                      void *rb, size_t rn, int tag) {
+    tshm_faulty *f = (tshm_faulty *)u;
+    return tshm_fault(f) ? REDCOLL_ERR_TRANSPORT
+                         : f->in->sendrecv(f->in->user, dst, sb, sn, src, rb, rn, tag);
+}
+static redcoll_result tshm_f_isend(void *u, int dst, const void *b, size_t n, int tag,
+                                   redcoll_request *q) {
+    tshm_faulty *f = (tshm_faulty *)u;
+    return tshm_fault(f) ? REDCOLL_ERR_TRANSPORT : f->in->isend(f->in->user, dst, b, n, tag, q);
+}
+static redcoll_result tshm_f_irecv(void *u, int src, void *b, size_t n, int tag,
+                                   redcoll_request *q) {
+    tshm_faulty *f = (tshm_faulty *)u;
+    return tshm_fault(f) ? REDCOLL_ERR_TRANSPORT : f->in->irecv(f->in->user, src, b, n, tag, q);
+}
+static redcoll_result tshm_f_waitall(void *u, int n, redcoll_request *q) {
+    tshm_faulty *f = (tshm_faulty *)u;
+    return f->in->waitall(f->in->user, n, q);
+}
+static void tshm_f_abort(void *u, redcoll_result why) {
+    tshm_faulty *f = (tshm_faulty *)u;
+    f->in->abort(f->in->user, why);
+}
+static int tshm_f_node_of(void *u, int rank) {
+    tshm_faulty *f = (tshm_faulty *)u;
+    return f->in->node_of(f->in->user, rank);
+}
+
+static redcoll_result tshm_case_rank(const redcoll_transport *t, void *arg) {
+    tshm_case *c = (tshm_case *)arg;
+    tshm_faulty f;
+    redcoll_result r;
+    if (c->fail_at <= 0 || t->rank != c->fail_rank) return rc_rank(t, c->st);
+    memset(&f, 0, sizeof f);
+    f.in = t;
+    f.fail_at = c->fail_at;
+    f.t = *t;
+    f.t.user = &f;
+    f.t.send = tshm_f_send; f.t.recv = tshm_f_recv; f.t.sendrecv = tshm_f_sendrecv;
+    f.t.isend = tshm_f_isend; f.t.irecv = tshm_f_irecv; f.t.waitall = tshm_f_waitall;
+    f.t.abort = tshm_f_abort; f.t.node_of = tshm_f_node_of;
+    r = rc_rank(&f.t, c->st);
+    *c->hit = f.hit;
+    return r;
+}
+
+static const char *tshm_describe(const rc_spec *s, const redcoll_shm_config *cfg) {
+    static char buf[320];
+    snprintf(buf, sizeof buf, "shm %s spin=%d", tf_describe(s), cfg ? cfg->spin : 0);
+    return buf;
+}
+
+/* Runs spec on a shm team of spec->p threads. results[] gets each rank's
+   return; *verified whether every result was compared with the reference. */
+static redcoll_result tshm_run(const rc_spec *spec, const redcoll_shm_config *cfg,
+                               long fail_at, int fail_rank, int *hit, redcoll_result *results,
+                               rc_outcome *o) {
+    rc_state st;
+    tshm_case c;
+    redcoll_result r;
+    int k;
+    memset(o, 0, sizeof *o);
+    memset(&st, 0, sizeof st);
+    st.spec = spec;
+    st.dtype = spec->dtype;
+    if (!rc_op_from_name(spec->op, &st.dtype, &st.op)) return REDCOLL_ERR_INVALID_ARG;
+    st.esize = redcoll_dtype_size(st.dtype);
+    if (!rc_setup(&st)) { rc_teardown(&st); return REDCOLL_ERR_OUT_OF_MEMORY; }
+    memset(&c, 0, sizeof c);
+    c.st = &st; c.fail_at = fail_at; c.fail_rank = fail_rank; c.hit = hit;
+    r = redcoll_shm_run_config(cfg, spec->p, tshm_case_rank, &c, results);
+    o->rep.size = spec->p;
+    o->rep.results = results; /* borrowed: the caller's array, never freed here */
+    o->error = r;
+    o->ok = r == REDCOLL_OK;
+    if (!o->ok) {
+        for (k = 0; k < spec->p && results[k] == REDCOLL_OK; ++k) {}
+        snprintf(o->why, sizeof o->why, "rank %d returned \"%s\"", k < spec->p ? k : -1,
+                 redcoll_result_string(r));
+    }
+    { /* ranks that returned OK must be right even when others failed */
+        int ok = o->ok;
+        o->verified = 1;
+        rc_verify(&st, o);
+        o->ok = ok && o->wrong == 0;
+    }
+    rc_teardown(&st);
+    return r;
+}
+
+/* One case that must succeed with the right result on every rank. */
+static void tshm_ok(const rc_spec *s, const redcoll_shm_config *cfg) {
+    rc_outcome o;
+    redcoll_result *res = (redcoll_result *)calloc((size_t)s->p, sizeof *res);
+    if (!res) { CHECK(0, "out of memory"); return; }
+    tshm_run(s, cfg, 0, 0, NULL, res, &o);
+    CHECK(o.ok, "%s: %s", tshm_describe(s, cfg), o.why);
+    free(res);
+}
+
+static int tshm_block_coll(redcoll_coll c) { /* count is per block of p */
+    return c == REDCOLL_COLL_GATHER || c == REDCOLL_COLL_SCATTER || c == REDCOLL_COLL_ALLGATHER ||
+           c == REDCOLL_COLL_ALLGATHERV || c == REDCOLL_COLL_ALLTOALL ||
+           c == REDCOLL_COLL_REDUCE_SCATTER_BLOCK;
+}
+
+/* Whether the harness drives this collective (it grows with the library):
+   its rank function answers UNSUPPORTED for collectives it does not know,
+   and an argument error (an empty transport) for those it does. */
+static int tshm_harness_has(redcoll_coll coll) {
+    static const redcoll_transport none;
+    rc_spec s = tf_spec(coll, REDCOLL_ALGO_AUTO, 1, 0);
+    rc_state st;
+    char *nil[1] = { NULL };
+    memset(&st, 0, sizeof st);
+    st.spec = &s;
+    st.dtype = REDCOLL_INT32;
+    st.op = REDCOLL_SUM;
+    st.esize = 4;
+    st.sbuf = st.rbuf = nil;
+    return rc_rank(&none, &st) != REDCOLL_ERR_UNSUPPORTED;
+}
+
+/* Every schedule of one collective on p = 1..9 and 16 threads: counts 0, 1,
+   p+1, 1000, 65537 and a 4 MiB vector at p = 4 and 7; in place and out;
+   roots 0, p/2, p-1; int32 sum, double sum, 2int MINLOC and the
+   non-commutative matrix product (where the schedule keeps order). Spinning
+   and sleeping waits alternate. (Per-block collectives divide the counts
+   by p, so every case moves about the same bytes.) */
+static void tshm_sweep_coll(redcoll_coll coll) {
+    int algo, pi, k;
+    for (algo = 0; algo < REDCOLL_ALGO_COUNT; ++algo) {
+        if (!redcoll_algo_supported(coll, (redcoll_algo)algo)) continue;
+        for (pi = 0; pi < TSHM_NP; ++pi) {
+            int p = tshm_ps[pi], div = tshm_block_coll(coll) ? p : 1;
+            size_t counts[6];
+            int nc = 5;
+            counts[0] = 0; counts[1] = 1; counts[2] = (size_t)p + 1; counts[3] = 1000;
+            counts[4] = 65537 / (size_t)div;
+            if (p == 4 || p == 7) counts[nc++] = TSHM_BIG_BYTES / 8 / (size_t)div + 3;
+            for (k = 0; k < nc; ++k) {
+                rc_spec s = tf_spec(coll, (redcoll_algo)algo, p, counts[k]);
+                redcoll_shm_config cfg;
+                int roots[3], nroots = 1, j;
+                memset(&cfg, 0, sizeof cfg);
+                cfg.spin = k % 2 ? 300 : -1;
+                cfg.timeout_seconds = 120; /* a hang fails the test instead of the run */
+                s.in_place = tf_has_in_place(coll) && (k % 2 == 1);
+                if (k >= 4) s.dtype = REDCOLL_DOUBLE;
+                roots[0] = 0;
+                if (tf_rooted(coll) && p > 1) { roots[1] = p / 2; roots[2] = p - 1; nroots = 3; }
+                if (k >= 4) { roots[0] = p / 2; nroots = 1; } /* large vectors: one root */
+                for (j = 0; j < nroots; ++j) { s.root = roots[j]; tshm_ok(&s, &cfg); }
+            }
+            if (tf_reduces(coll)) {
+                rc_spec s = tf_spec(coll, (redcoll_algo)algo, p, (size_t)p + 2);
+                s.op = "minloc";
+                s.dtype = REDCOLL_2INT;
+                s.root = p - 1;
+                tshm_ok(&s, NULL);
+                if (algo == REDCOLL_ALGO_AUTO || redcoll_algo_keeps_order(coll, (redcoll_algo)algo)) {
+                    s = tf_spec(coll, (redcoll_algo)algo, p, 3 * (size_t)p + 5);
+                    s.op = "matmul";
+                    s.root = p / 2;
+                    s.in_place = p % 2;
+                    tshm_ok(&s, NULL);
+                }
+            }
+        }
+    }
+}
+
+static void test_shm_sweep(void) {
+    int coll, skipped = 0;
+    for (coll = 0; coll < REDCOLL_COLL_COUNT; ++coll) {
+        if (!tshm_harness_has((redcoll_coll)coll)) { ++skipped; continue; }
+        tshm_sweep_coll((redcoll_coll)coll);
+    }
+    if (skipped && tf_verbose)
+        printf("      (%d collectives not driven by the harness yet)\n", skipped);
+}
+
+/* Many calls back to back on one team: races show up as wrong results. */
+static redcoll_result tshm_repeat_rank(const redcoll_transport *t, void *arg) {
+    int32_t buf[67], want[67];
+    int it, i, p = t->size;
+    (void)arg;
+    for (it = 0; it < 300; ++it) {
+        redcoll_options o;
+        memset(&o, 0, sizeof o);
+        o.algo = it % 2 ? REDCOLL_ALGO_RECURSIVE_DOUBLING : REDCOLL_ALGO_AUTO;
+        for (i = 0; i < 67; ++i) { buf[i] = t->rank * 1000 + i + it; want[i] = (p * (p - 1) / 2) * 1000 + p * (i + it); }
+        if (redcoll_allreduce(t, REDCOLL_IN_PLACE, buf, (size_t)(it % 67) + 1, REDCOLL_INT32,
+                              REDCOLL_SUM, &o) != REDCOLL_OK)
+            return REDCOLL_ERR_TRANSPORT;
+        if (memcmp(buf, want, sizeof(int32_t) * (size_t)(it % 67 + 1)) != 0) return REDCOLL_ERR_INVALID_ARG;
+        if (redcoll_barrier(t, NULL) != REDCOLL_OK) return REDCOLL_ERR_TRANSPORT;
+    }
+    return REDCOLL_OK;
+}
+
+static void test_shm_repeat(void) {
+    static const int ps[] = { 2, 3, 5, 8 };
+    int i;
+    for (i = 0; i < 4; ++i) {
+        redcoll_shm_config cfg;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.spin = i % 2 ? 300 : -1;
+        CHECK(redcoll_shm_run_config(&cfg, ps[i], tshm_repeat_rank, NULL, NULL) == REDCOLL_OK,
+              "p=%d: 300 allreduce+barrier rounds", ps[i]);
+    }
+}
+
+/* ---- the transport's own promises ------------------------------------------ */
+
+/* FIFO per (source, tag), tags kept apart, exact sizes. */
+static redcoll_result tshm_fifo_rank(const redcoll_transport *t, void *arg) {
+    int32_t a[3] = { 1, 2, 3 }, b[2] = { 4, 5 }, c[1] = { 6 }, x[3] = { 0, 0, 0 }, tag7 = 7;
+    redcoll_request q[4];
+    (void)arg;
+    if (t->rank == 0) {
+        if (t->isend(t->user, 1, a, 12, 5, &q[0]) || t->isend(t->user, 1, b, 8, 5, &q[1]) ||
+            t->isend(t->user, 1, c, 4, 5, &q[2]) || t->isend(t->user, 1, &tag7, 4, 6, &q[3]))
+            return REDCOLL_ERR_TRANSPORT;
+        return t->waitall(t->user, 4, q);
+    }
+    if (t->recv(t->user, 0, x, 4, 6) || x[0] != 7) return REDCOLL_ERR_INVALID_ARG; /* other tag first */
+    if (t->recv(t->user, 0, x, 12, 5) || x[0] != 1 || x[2] != 3) return REDCOLL_ERR_INVALID_ARG;
+    if (t->recv(t->user, 0, x, 8, 5) || x[0] != 4 || x[1] != 5) return REDCOLL_ERR_INVALID_ARG;
+    if (t->recv(t->user, 0, x, 4, 5) || x[0] != 6) return REDCOLL_ERR_INVALID_ARG;
+    return REDCOLL_OK;
+}
+
+static redcoll_result tshm_mismatch_rank(const redcoll_transport *t, void *arg) {
+    char buf[8] = { 0 };
+    (void)arg;
+    if (t->rank == 0) return t->send(t->user, 1, buf, 8, 1);
+    return t->recv(t->user, 0, buf, 4, 1);
+}
+
+/* A send must not complete before its receive is posted: rank 1 waits a
+   while before receiving and checks rank 0 is still inside send. */
+static int tshm_flag;
+static redcoll_result tshm_rendezvous_rank(const redcoll_transport *t, void *arg) {
+    int x = 42, y = 0, i, early;
+    (void)arg;
+    if (t->rank == 0) {
+        redcoll_result r = t->send(t->user, 1, &x, sizeof x, 3);
+        __atomic_store_n(&tshm_flag, 1, __ATOMIC_SEQ_CST);
+        return r;
+    }
+    for (i = 0; i < 2000; ++i) sched_yield();
+    early = __atomic_load_n(&tshm_flag, __ATOMIC_SEQ_CST);
+    if (t->recv(t->user, 0, &y, sizeof y, 3) != REDCOLL_OK || y != 42) return REDCOLL_ERR_TRANSPORT;
+    return early ? REDCOLL_ERR_INVALID_ARG : REDCOLL_OK;
+}
+
+/* Progress: rank 1's pending irecv is served while it waits in another call
+   (rank 0's blocking send to it must complete before rank 0 reaches the
+   exchange rank 1 is waiting in). Also an exchange with oneself. */
+static redcoll_result tshm_progress_rank(const redcoll_transport *t, void *arg) {
+    int x = t->rank + 10, y = -1, z = -1;
+    redcoll_request q;
+    redcoll_result r;
+    (void)arg;
+    r = t->sendrecv(t->user, t->rank, &x, sizeof x, t->rank, &z, sizeof z, 9); /* self */
+    if (r || z != x) return REDCOLL_ERR_INVALID_ARG;
+    if (t->rank == 0) {
+        if ((r = t->send(t->user, 1, &x, sizeof x, 1))) return r;
+        return t->sendrecv(t->user, 1, &x, sizeof x, 1, &y, sizeof y, 2);
+    }
+    if ((r = t->irecv(t->user, 0, &z, sizeof z, 1, &q))) return r;
+    if ((r = t->sendrecv(t->user, 0, &x, sizeof x, 0, &y, sizeof y, 2))) return r;
+    if ((r = t->waitall(t->user, 1, &q))) return r;
+    return z == 10 && y == 10 ? REDCOLL_OK : REDCOLL_ERR_INVALID_ARG;
+}
+
+static void test_shm_transport(void) {
+    redcoll_result res[2];
+    redcoll_shm_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.timeout_seconds = 60;
+    CHECK(redcoll_shm_run_config(&cfg, 2, tshm_fifo_rank, NULL, res) == REDCOLL_OK,
+          "FIFO per (source, tag): %s / %s", redcoll_result_string(res[0]), redcoll_result_string(res[1]));
+    redcoll_shm_run_config(&cfg, 2, tshm_mismatch_rank, NULL, res);
+    CHECK(res[0] == REDCOLL_ERR_TRANSPORT && res[1] == REDCOLL_ERR_TRANSPORT,
+          "a size mismatch fails both ends: %s / %s", redcoll_result_string(res[0]),
+          redcoll_result_string(res[1]));
+    tshm_flag = 0;
+    CHECK(redcoll_shm_run_config(&cfg, 2, tshm_rendezvous_rank, NULL, res) == REDCOLL_OK,
+          "send is rendezvous: %s / %s", redcoll_result_string(res[0]), redcoll_result_string(res[1]));
+    CHECK(redcoll_shm_run_config(&cfg, 2, tshm_progress_rank, NULL, res) == REDCOLL_OK,
+          "pending irecv served while waiting elsewhere: %s / %s", redcoll_result_string(res[0]),
+          redcoll_result_string(res[1]));
+    CHECK(redcoll_shm_run(0, tshm_progress_rank, NULL, NULL) == REDCOLL_ERR_INVALID_ARG, "p = 0");
+    {
+        redcoll_shm_team *team = NULL;
+        const redcoll_transport *t;
+        CHECK(redcoll_shm_team_create(NULL, 3, &team) == REDCOLL_OK && team, "create");
+        t = redcoll_shm_transport(team, 2);
+        CHECK(t && t->rank == 2 && t->size == 3 && t->node_of && t->node_of(t->user, 1) == 0,
+              "transport of rank 2 of 3, one node");
+        CHECK(!redcoll_shm_transport(team, 3) && !redcoll_shm_transport(team, -1), "bad ranks");
+        CHECK(t && t->send(t->user, 3, &cfg, 1, 0) == REDCOLL_ERR_TRANSPORT, "peer out of range");
+        CHECK(redcoll_shm_team_status(team) == REDCOLL_OK, "not aborted");
+        redcoll_shm_team_destroy(team);
+    }
+}
+
+/* ---- abort, faults, timeout ---------------------------------------------------- */
+
+/* Rank 0 aborts; ranks 1..p-1 are blocked in (or about to enter) a receive
+   from rank 0 and are all released with ABORTED; later calls fail too. */
+static redcoll_result tshm_abort_rank(const redcoll_transport *t, void *arg) {
+    int x = 0;
+    (void)arg;
+    if (t->rank == 0) {
+        int i;
+        for (i = 0; i < 100; ++i) sched_yield(); /* usually the others block first */
+        t->abort(t->user, REDCOLL_ERR_TRANSPORT);
+        return t->send(t->user, 1, &x, sizeof x, 1) == REDCOLL_ERR_ABORTED ? REDCOLL_OK
+                                                                          : REDCOLL_ERR_INVALID_ARG;
+    }
+    return t->recv(t->user, 0, &x, sizeof x, 1);
+}
+
+static redcoll_result tshm_timeout_rank(const redcoll_transport *t, void *arg) {
+    int x = 0;
+    (void)arg;
+    if (t->rank == 1) return REDCOLL_OK; /* never sends */
+    return t->recv(t->user, 1, &x, sizeof x, 1);
+}
+
+/* Non-blocking requests nobody matches: waitall times out and withdraws
+   them (no dangling request left in a queue: the sanitizers would see it);
+   then rank 1, told by a flag, sends a message rank 0 receives normally. */
+static int tshm_timed_out;
+static redcoll_result tshm_waitall_timeout_rank(const redcoll_transport *t, void *arg) {
+    int a = 1, b = 0, c = 0;
+    redcoll_request q[2];
+    redcoll_result r;
+    (void)arg;
+    if (t->rank == 0) {
+        if (t->irecv(t->user, 1, &b, sizeof b, 40, &q[0]) || t->isend(t->user, 1, &a, sizeof a, 41, &q[1]))
+            return REDCOLL_ERR_INVALID_ARG;
+        r = t->waitall(t->user, 2, q);
+        __atomic_store_n(&tshm_timed_out, 1, __ATOMIC_SEQ_CST);
+        if (r != REDCOLL_ERR_TIMEOUT || q[0].ptr || q[1].ptr) return REDCOLL_ERR_INVALID_ARG;
+        r = t->recv(t->user, 1, &c, sizeof c, 42);
+        return r == REDCOLL_OK && c == 7 ? REDCOLL_OK : REDCOLL_ERR_INVALID_ARG;
+    }
+    c = 7;
+    while (!__atomic_load_n(&tshm_timed_out, __ATOMIC_SEQ_CST)) sched_yield();
+    return t->send(t->user, 0, &c, sizeof c, 42);
+}
+
+/* Rank p-1 skips the collective; the others must not hang. */
+static redcoll_result tshm_absent_rank(const redcoll_transport *t, void *arg) {
+    int32_t buf[16] = { 0 };
+    redcoll_options *o = (redcoll_options *)arg;
+    if (t->rank == t->size - 1) return REDCOLL_OK;
+    return redcoll_allreduce(t, REDCOLL_IN_PLACE, buf, 16, REDCOLL_INT32, REDCOLL_SUM, o);
+}
+
+static void test_shm_abort_timeout(void) {
+    redcoll_result res[6];
+    redcoll_shm_config cfg;
+    int i, algo;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.timeout_seconds = 60;
+    redcoll_shm_run_config(&cfg, 6, tshm_abort_rank, NULL, res);
+    CHECK(res[0] == REDCOLL_OK, "the aborting rank's later calls fail with ABORTED");
+    for (i = 1; i < 6; ++i)
+        CHECK(res[i] == REDCOLL_ERR_ABORTED, "rank %d released with ABORTED, got %s", i,
+              redcoll_result_string(res[i]));
+
+    cfg.timeout_seconds = 0.05;
+    redcoll_shm_run_config(&cfg, 2, tshm_timeout_rank, NULL, res);
+    CHECK(res[0] == REDCOLL_ERR_TIMEOUT, "a receive nobody serves times out: %s",
+          redcoll_result_string(res[0]));
+    cfg.timeout_seconds = 1;
+    tshm_timed_out = 0;
+    redcoll_shm_run_config(&cfg, 2, tshm_waitall_timeout_rank, NULL, res);
+    CHECK(res[0] == REDCOLL_OK && res[1] == REDCOLL_OK,
+          "waitall times out, withdraws its requests, the team goes on: %s / %s",
+          redcoll_result_string(res[0]), redcoll_result_string(res[1]));
+    cfg.timeout_seconds = 0.05;
+
+    /* a missing rank inside a collective: TIMEOUT where it is noticed, the
+       library's abort releases every other rank with ABORTED */
+    for (algo = 1; algo < REDCOLL_ALGO_COUNT; ++algo) {
+        redcoll_options o;
+        int timeouts = 0, ok = 1;
+        if (!redcoll_algo_supported(REDCOLL_COLL_ALLREDUCE, (redcoll_algo)algo)) continue;
+        memset(&o, 0, sizeof o);
+        o.algo = (redcoll_algo)algo;
+        redcoll_shm_run_config(&cfg, 5, tshm_absent_rank, &o, res);
+        for (i = 0; i < 4; ++i) {
+            timeouts += res[i] == REDCOLL_ERR_TIMEOUT;
+            ok &= res[i] == REDCOLL_ERR_TIMEOUT || res[i] == REDCOLL_ERR_ABORTED ||
+                  res[i] == REDCOLL_OK;
+        }
+        CHECK(ok && timeouts >= 1, "allreduce/%s with a rank missing: %d timeouts, results %s %s %s %s",
+              redcoll_algo_name((redcoll_algo)algo), timeouts, redcoll_result_string(res[0]),
+              redcoll_result_string(res[1]), redcoll_result_string(res[2]),
+              redcoll_result_string(res[3]));
+    }
+}
+
+/* Fault injection on real threads: call k of one rank fails; that rank
+   returns the transport error, every other rank returns OK or ABORTED (a
+   rank may finish before the failure, and then its result is right),
+   nobody hangs. Every schedule. */
+static void test_shm_faults(void) {
+    int coll, algo;
+    for (coll = 0; coll < REDCOLL_COLL_COUNT; ++coll) {
+        if (!tshm_harness_has((redcoll_coll)coll)) continue;
+        for (algo = 1; algo < REDCOLL_ALGO_COUNT; ++algo) {
+            int fr, p = 5;
+            long k;
+            if (!redcoll_algo_supported((redcoll_coll)coll, (redcoll_algo)algo)) continue;
+            for (fr = 0; fr < p; fr += 2) {
+                for (k = 1; k <= 12; ++k) {
+                    rc_spec s = tf_spec((redcoll_coll)coll, (redcoll_algo)algo, p, 50);
+                    redcoll_shm_config cfg;
+                    redcoll_result res[5];
+                    rc_outcome o;
+                    int hit = 0, i, others = 1;
+                    memset(&cfg, 0, sizeof cfg);
+                    cfg.timeout_seconds = 30;
+                    s.root = 1;
+                    tshm_run(&s, &cfg, k, fr, &hit, res, &o);
+                    if (!hit) { CHECK(o.ok, "%s without fault: %s", tshm_describe(&s, &cfg), o.why); break; }
+                    for (i = 0; i < p; ++i)
+                        if (i != fr) others &= res[i] == REDCOLL_OK || res[i] == REDCOLL_ERR_ABORTED;
+                    CHECK(res[fr] == REDCOLL_ERR_TRANSPORT && others && o.wrong == 0,
+                          "%s, call %ld of rank %d fails: rank results %s %s %s %s %s (%s)",
+                          tshm_describe(&s, &cfg), k, fr, redcoll_result_string(res[0]),
+                          redcoll_result_string(res[1]), redcoll_result_string(res[2]),
+                          redcoll_result_string(res[3]), redcoll_result_string(res[4]),
+                          o.wrong ? o.why : "finished ranks right");
+                }
+            }
+        }
+    }
+}
+
+static void suite_shm(void) {
+    tf_test("shm/transport semantics", test_shm_transport);
+    tf_test("shm/abort and timeout", test_shm_abort_timeout);
+    tf_test("shm/faults on every schedule", test_shm_faults);
+    tf_test("shm/repeated calls", test_shm_repeat);
+    tf_test("shm/every schedule on threads", test_shm_sweep);
+}

@@ -1,0 +1,449 @@
+/* redcoll_mpi.h - redcoll transport over an MPI communicator - MIT licence (see redcoll.h)
+
+   Runs redcoll's schedules between the processes of an MPI communicator.
+   MPICH is the reference implementation; any MPI-3 library works.
+
+       redcoll_mpi m;
+       redcoll_mpi_init(&m, MPI_COMM_WORLD, NULL);      collective over the comm
+       redcoll_allreduce(&m.t, sbuf, rbuf, n, REDCOLL_DOUBLE, REDCOLL_SUM, NULL);
+       redcoll_mpi_finalize(&m);                        collective, before MPI_Finalize
+
+   Build with mpicc (mpicc.mpich), run with mpiexec (mpiexec.mpich -n 4 ./prog).
+
+   Semantics
+   - init duplicates the communicator: redcoll's tags never meet the
+     application's messages, and the duplicate returns MPI errors instead of
+     aborting (MPI_ERRORS_RETURN), so they become redcoll results:
+     truncation or a size mismatch -> REDCOLL_ERR_TRANSPORT, no memory ->
+     REDCOLL_ERR_OUT_OF_MEMORY, a failed process (ULFM, when the MPI has it)
+     -> REDCOLL_ERR_ABORTED, anything else -> REDCOLL_ERR_TRANSPORT. The MPI
+     error code of the last failure is kept in m.last_mpi_error.
+   - A message larger than INT_MAX bytes (MPI counts are int) is sent as
+     consecutive chunks of at most cfg.max_chunk_bytes (default INT_MAX); MPI's
+     non-overtaking rule keeps the chunks, and consecutive messages, in order.
+     Sizes must match exactly on both ends, as for every redcoll transport.
+   - send is MPI_Send (the schedules never rely on buffering), sendrecv is
+     MPI_Sendrecv, isend/irecv/waitall are MPI_Isend/MPI_Irecv/MPI_Waitall.
+   - abort does NOT call MPI_Abort: an error inside a collective is returned
+     to the caller. abort marks this rank's transport failed (m.failed): every
+     later call on it returns REDCOLL_ERR_ABORTED at once, because the
+     duplicate communicator may hold half a collective's messages and cannot
+     be trusted again. Plain MPI (without ULFM) has no way to wake a peer
+     blocked in MPI_Recv; those peers stay blocked as they would in any MPI
+     collective one rank left. To end the whole job on an error instead, set
+     cfg.abort_job_on_error (abort then calls MPI_Abort on the duplicate).
+   - node_of: processes that share memory (MPI_Comm_split_type with
+     MPI_COMM_TYPE_SHARED) have the same node id; ids are 0, 1, ... in the
+     order of each node's lowest rank. Computed once by init (an allgather).
+   - Helpers map MPI's predefined datatypes and ops and MPI_IN_PLACE to
+     redcoll's, so an MPI call translates one to one:
+         redcoll_dtype d; redcoll_op o;
+         if (redcoll_mpi_dtype(MPI_INT, &d) && redcoll_mpi_op(MPI_SUM, &o))
+             redcoll_allreduce(&m.t, redcoll_mpi_buf(sbuf), rbuf, n, d, o, NULL);
+   - Thread safety: as the MPI library's thread level allows; one thread per
+     redcoll_mpi at a time. */
+#ifndef REDCOLL_MPI_H
+#define REDCOLL_MPI_H
+
+#include <mpi.h>
+#include "redcoll.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Zero-initialisable; NULL means all defaults. */
+typedef struct redcoll_mpi_config {
+    size_t max_chunk_bytes;    /* largest single MPI message; 0 = INT_MAX. Tests
+                                  lower it to drive the chunking path. */
+    int    abort_job_on_error; /* 1: abort calls MPI_Abort(comm, 1) */
+} redcoll_mpi_config;
+
+typedef struct redcoll_mpi {
+    redcoll_transport t;       /* pass &m.t to the collectives */
+    MPI_Comm          comm;    /* redcoll's duplicate of the user's communicator */
+    size_t            max_chunk;
+    int               abort_job;
+    int               failed;  /* set by abort: later calls return ABORTED */
+    int               last_mpi_error; /* MPI error code of the last failed call */
+    int              *node_ids;       /* node_of table, one per rank */
+    int               nodes;          /* distinct node ids */
+} redcoll_mpi;
+
+/* Duplicates comm and fills m (collective over comm; MPI must be
+   initialised). Returns REDCOLL_OK, INVALID_ARG, OUT_OF_MEMORY or the mapped
+   MPI error; on failure m holds nothing to free. */
+REDCOLL_API redcoll_result redcoll_mpi_init(redcoll_mpi *m, MPI_Comm comm,
+                                            const redcoll_mpi_config *cfg);
+/* Frees the duplicate communicator (collective) and the node table. */
+REDCOLL_API void redcoll_mpi_finalize(redcoll_mpi *m);
+
+/* redcoll's type for a predefined MPI datatype; 1 if there is one. */
+REDCOLL_API int redcoll_mpi_dtype(MPI_Datatype type, redcoll_dtype *out);
+/* redcoll's op for a predefined MPI op (not MPI_REPLACE/MPI_NO_OP); 1 if found. */
+REDCOLL_API int redcoll_mpi_op(MPI_Op op, redcoll_op *out);
+/* REDCOLL_IN_PLACE for MPI_IN_PLACE, otherwise buf itself (for a send
+   buffer, or scatter's receive buffer at the root). */
+REDCOLL_API void *redcoll_mpi_buf(const void *buf);
+/* The redcoll result for an MPI error code (MPI_SUCCESS -> REDCOLL_OK). */
+REDCOLL_API redcoll_result redcoll_mpi_result(int mpi_error);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* REDCOLL_MPI_H */
+
+#ifdef REDCOLL_IMPLEMENTATION
+#ifndef REDCOLL_MPI_IMPLEMENTATION_DONE
+#define REDCOLL_MPI_IMPLEMENTATION_DONE
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef __cplusplus
+#define REDCOLL__MPI_BOOL_SIZE sizeof(bool)
+#else
+#define REDCOLL__MPI_BOOL_SIZE sizeof(_Bool)
+#endif
+
+REDCOLL_API redcoll_result redcoll_mpi_result(int mpi_error) {
+    int cls = MPI_ERR_OTHER;
+    if (mpi_error == MPI_SUCCESS) return REDCOLL_OK;
+    MPI_Error_class(mpi_error, &cls);
+    if (cls == MPI_ERR_NO_MEM) return REDCOLL_ERR_OUT_OF_MEMORY;
+#ifdef MPIX_ERR_PROC_FAILED
+    if (cls == MPIX_ERR_PROC_FAILED) return REDCOLL_ERR_ABORTED;
+#endif
+#ifdef MPIX_ERR_REVOKED
+    if (cls == MPIX_ERR_REVOKED) return REDCOLL_ERR_ABORTED;
+#endif
+    return REDCOLL_ERR_TRANSPORT;
+}
+
+/* Latches the MPI error code; returns the redcoll result. */
+static redcoll_result redcoll__mpi_check(redcoll_mpi *m, int err) {
+    if (err == MPI_SUCCESS) return REDCOLL_OK;
+    m->last_mpi_error = err;
+    return redcoll_mpi_result(err);
+}
+
+/* Bytes of chunk i of a `bytes` message (0 past the end; a 0-byte message
+   is one empty chunk). */
+static int redcoll__mpi_chunk(const redcoll_mpi *m, size_t bytes, size_t i) {
+    size_t off = i * m->max_chunk;
+    if (bytes == 0) return 0;
+    if (off >= bytes) return 0;
+    return (int)(bytes - off < m->max_chunk ? bytes - off : m->max_chunk);
+}
+
+static size_t redcoll__mpi_nchunks(const redcoll_mpi *m, size_t bytes) {
+    return bytes == 0 ? 1 : (bytes + m->max_chunk - 1) / m->max_chunk;
+}
+
+/* A received chunk must have exactly the size its receive expected. */
+static redcoll_result redcoll__mpi_got(redcoll_mpi *m, const MPI_Status *st, int want) {
+    int got = -1;
+    MPI_Get_count(st, MPI_BYTE, &got);
+    if (got == want) return REDCOLL_OK;
+    m->last_mpi_error = MPI_ERR_TRUNCATE;
+    return REDCOLL_ERR_TRANSPORT;
+}
+
+static redcoll_result redcoll__mpi_send(void *user, int dst, const void *buf, size_t bytes,
+                                        int tag) {
+    redcoll_mpi *m = (redcoll_mpi *)user;
+    size_t i, n = redcoll__mpi_nchunks(m, bytes);
+    if (m->failed) return REDCOLL_ERR_ABORTED;
+    for (i = 0; i < n; ++i) {
+        redcoll_result r = redcoll__mpi_check(m, MPI_Send((const char *)buf + i * m->max_chunk,
+                                                          redcoll__mpi_chunk(m, bytes, i),
+                                                          MPI_BYTE, dst, tag, m->comm));
+        if (r != REDCOLL_OK) return r;
+    }
+    return REDCOLL_OK;
+}
+
+static redcoll_result redcoll__mpi_recv(void *user, int src, void *buf, size_t bytes, int tag) {
+    redcoll_mpi *m = (redcoll_mpi *)user;
+    size_t i, n = redcoll__mpi_nchunks(m, bytes);
+    if (m->failed) return REDCOLL_ERR_ABORTED;
+    for (i = 0; i < n; ++i) {
+        MPI_Status st;
+        int len = redcoll__mpi_chunk(m, bytes, i);
+        redcoll_result r = redcoll__mpi_check(m, MPI_Recv((char *)buf + i * m->max_chunk, len,
+                                                          MPI_BYTE, src, tag, m->comm, &st));
+        if (r == REDCOLL_OK) r = redcoll__mpi_got(m, &st, len);
+        if (r != REDCOLL_OK) return r;
+    }
+    return REDCOLL_OK;
+}
+
+/* Chunk i of both directions moves in step i: as one MPI_Sendrecv while both
+   directions have a chunk i, then as the plain sends or receives of the
+   longer one. Every rank's step i depends only on its peers' step i, so
+   rings and exchanges of unequal sizes cannot deadlock. */
+static redcoll_result redcoll__mpi_sendrecv(void *user, int dst, const void *sbuf,
+                                            size_t sbytes, int src, void *rbuf, size_t rbytes,
+                                            int tag) {
+    redcoll_mpi *m = (redcoll_mpi *)user;
+    size_t i, ns = redcoll__mpi_nchunks(m, sbytes), nr = redcoll__mpi_nchunks(m, rbytes);
+    if (m->failed) return REDCOLL_ERR_ABORTED;
+    for (i = 0; i < ns || i < nr; ++i) {
+        const char *sp = (const char *)sbuf + i * m->max_chunk;
+        char *rp = (char *)rbuf + i * m->max_chunk;
+        int slen = redcoll__mpi_chunk(m, sbytes, i), rlen = redcoll__mpi_chunk(m, rbytes, i);
+        MPI_Status st;
+        redcoll_result r;
+        if (i < ns && i < nr) {
+            r = redcoll__mpi_check(m, MPI_Sendrecv(sp, slen, MPI_BYTE, dst, tag, rp, rlen,
+                                                   MPI_BYTE, src, tag, m->comm, &st));
+            if (r == REDCOLL_OK) r = redcoll__mpi_got(m, &st, rlen);
+        } else if (i < ns) {
+            r = redcoll__mpi_check(m, MPI_Send(sp, slen, MPI_BYTE, dst, tag, m->comm));
+        } else {
+            r = redcoll__mpi_check(m, MPI_Recv(rp, rlen, MPI_BYTE, src, tag, m->comm, &st));
+            if (r == REDCOLL_OK) r = redcoll__mpi_got(m, &st, rlen);
+        }
+        if (r != REDCOLL_OK) return r;
+    }
+    return REDCOLL_OK;
+}
+
+/* A non-blocking transfer: one MPI request per chunk. */
+typedef struct redcoll__mpi_req {
+    int         n, is_recv;
+    size_t      bytes;
+    MPI_Request reqs[1]; /* n of them */
+} redcoll__mpi_req;
+
+static redcoll_result redcoll__mpi_ipost(redcoll_mpi *m, int is_recv, int peer, void *buf,
+                                         size_t bytes, int tag, redcoll_request *req) {
+    size_t i, n = redcoll__mpi_nchunks(m, bytes);
+    redcoll__mpi_req *q;
+    req->ptr = NULL;
+    if (m->failed) return REDCOLL_ERR_ABORTED;
+    if (n > (size_t)INT_MAX / 2) return REDCOLL_ERR_INVALID_ARG;
+    q = (redcoll__mpi_req *)malloc(sizeof *q + (n - 1) * sizeof(MPI_Request));
+    if (!q) return REDCOLL_ERR_OUT_OF_MEMORY;
+    q->n = (int)n; q->is_recv = is_recv; q->bytes = bytes;
+    for (i = 0; i < n; ++i) {
+        char *p = (char *)buf + i * m->max_chunk;
+        int len = redcoll__mpi_chunk(m, bytes, i), err;
+        err = is_recv ? MPI_Irecv(p, len, MPI_BYTE, peer, tag, m->comm, &q->reqs[i])
+                      : MPI_Isend(p, len, MPI_BYTE, peer, tag, m->comm, &q->reqs[i]);
+        if (err != MPI_SUCCESS) { /* complete what was posted, report the error */
+            size_t j;
+            for (j = 0; j < i; ++j) { MPI_Status st; MPI_Wait(&q->reqs[j], &st); }
+            free(q);
+            return redcoll__mpi_check(m, err);
+        }
+    }
+    req->ptr = q;
+    return REDCOLL_OK;
+}
+
+static redcoll_result redcoll__mpi_isend(void *user, int dst, const void *buf, size_t bytes,
+                                         int tag, redcoll_request *req) {
+    return redcoll__mpi_ipost((redcoll_mpi *)user, 0, dst, (void *)buf, bytes, tag, req);
+}
+
+static redcoll_result redcoll__mpi_irecv(void *user, int src, void *buf, size_t bytes, int tag,
+                                         redcoll_request *req) {
+    return redcoll__mpi_ipost((redcoll_mpi *)user, 1, src, buf, bytes, tag, req);
+}
+
+/* Waits for every chunk of every request with one MPI_Waitall, then checks
+   the received sizes. Frees the requests (NULL ones are skipped). */
+static redcoll_result redcoll__mpi_waitall(void *user, int count, redcoll_request *reqs) {
+    redcoll_mpi *m = (redcoll_mpi *)user;
+    size_t total = 0, k;
+    MPI_Request *all;
+    MPI_Status *st;
+    redcoll_result res = REDCOLL_OK;
+    int i, err;
+    for (i = 0; i < count; ++i)
+        if (reqs[i].ptr) total += (size_t)((redcoll__mpi_req *)reqs[i].ptr)->n;
+    if (total == 0) return m->failed ? REDCOLL_ERR_ABORTED : REDCOLL_OK;
+    if (total > (size_t)INT_MAX) return REDCOLL_ERR_INVALID_ARG;
+    all = (MPI_Request *)malloc(total * sizeof *all);
+    st = (MPI_Status *)malloc(total * sizeof *st);
+    if (!all || !st) { free(all); free(st); return REDCOLL_ERR_OUT_OF_MEMORY; }
+    for (i = 0, k = 0; i < count; ++i) {
+        redcoll__mpi_req *q = (redcoll__mpi_req *)reqs[i].ptr;
+        if (q) { memcpy(all + k, q->reqs, (size_t)q->n * sizeof *all); k += (size_t)q->n; }
+    }
+    err = MPI_Waitall((int)total, all, st);
+    res = redcoll__mpi_check(m, err);
+    for (i = 0, k = 0; i < count; ++i) {
+        redcoll__mpi_req *q = (redcoll__mpi_req *)reqs[i].ptr;
+        int c;
+        if (!q) continue;
+        for (c = 0; c < q->n; ++c, ++k) {
+            if (err == MPI_ERR_IN_STATUS && st[k].MPI_ERROR != MPI_SUCCESS) {
+                if (res == REDCOLL_OK || res == REDCOLL_ERR_TRANSPORT)
+                    res = redcoll__mpi_check(m, st[k].MPI_ERROR);
+            } else if (q->is_recv && err == MPI_SUCCESS && res == REDCOLL_OK) {
+                res = redcoll__mpi_got(m, &st[k], redcoll__mpi_chunk(m, q->bytes, (size_t)c));
+            }
+        }
+        free(q);
+        reqs[i].ptr = NULL;
+    }
+    free(all);
+    free(st);
+    if (res == REDCOLL_OK && m->failed) res = REDCOLL_ERR_ABORTED;
+    return res;
+}
+
+static void redcoll__mpi_abort(void *user, redcoll_result why) {
+    redcoll_mpi *m = (redcoll_mpi *)user;
+    (void)why;
+    m->failed = 1;
+    if (m->abort_job) MPI_Abort(m->comm, 1);
+}
+
+static int redcoll__mpi_node_of(void *user, int rank) {
+    const redcoll_mpi *m = (const redcoll_mpi *)user;
+    return rank >= 0 && rank < m->t.size ? m->node_ids[rank] : -1;
+}
+
+/* Node ids: each rank learns its node's lowest rank (MPI_COMM_TYPE_SHARED),
+   an allgather spreads them, and they are renumbered 0, 1, ... in order of
+   first appearance. */
+static redcoll_result redcoll__mpi_nodes(redcoll_mpi *m) {
+    MPI_Comm node;
+    int leader = m->t.rank, p = m->t.size, i;
+    redcoll_result r;
+    m->node_ids = (int *)malloc(sizeof(int) * (size_t)p);
+    if (!m->node_ids) return REDCOLL_ERR_OUT_OF_MEMORY;
+    r = redcoll__mpi_check(m, MPI_Comm_split_type(m->comm, MPI_COMM_TYPE_SHARED, m->t.rank,
+                                                  MPI_INFO_NULL, &node));
+    if (r == REDCOLL_OK) {
+        r = redcoll__mpi_check(m, MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, node));
+        MPI_Comm_free(&node);
+    }
+    if (r == REDCOLL_OK)
+        r = redcoll__mpi_check(m, MPI_Allgather(&leader, 1, MPI_INT, m->node_ids, 1, MPI_INT,
+                                                m->comm));
+    if (r != REDCOLL_OK) { free(m->node_ids); m->node_ids = NULL; return r; }
+    m->nodes = 0;
+    for (i = 0; i < p; ++i) { /* leaders are ranks, and a leader is its node's lowest */
+        if (m->node_ids[i] == i) { m->node_ids[i] = m->nodes++; continue; }
+        m->node_ids[i] = m->node_ids[m->node_ids[i]]; /* the leader's, renumbered */
+    }
+    return REDCOLL_OK;
+}
+
+REDCOLL_API redcoll_result redcoll_mpi_init(redcoll_mpi *m, MPI_Comm comm,
+                                            const redcoll_mpi_config *cfg) {
+    int rank, size, inited = 0;
+    redcoll_result r;
+    if (!m) return REDCOLL_ERR_INVALID_ARG;
+    memset(m, 0, sizeof *m);
+    m->comm = MPI_COMM_NULL;
+    MPI_Initialized(&inited);
+    if (!inited || comm == MPI_COMM_NULL) return REDCOLL_ERR_INVALID_ARG;
+    m->max_chunk = cfg && cfg->max_chunk_bytes ? cfg->max_chunk_bytes : (size_t)INT_MAX;
+    if (m->max_chunk > (size_t)INT_MAX) m->max_chunk = (size_t)INT_MAX;
+    m->abort_job = cfg ? cfg->abort_job_on_error : 0;
+    r = redcoll__mpi_check(m, MPI_Comm_dup(comm, &m->comm));
+    if (r != REDCOLL_OK) { m->comm = MPI_COMM_NULL; return r; }
+    MPI_Comm_set_errhandler(m->comm, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(m->comm, &rank);
+    MPI_Comm_size(m->comm, &size);
+    m->t.user = m;
+    m->t.rank = rank;
+    m->t.size = size;
+    r = redcoll__mpi_nodes(m);
+    if (r != REDCOLL_OK) { MPI_Comm_free(&m->comm); memset(m, 0, sizeof *m); return r; }
+    m->t.send = redcoll__mpi_send;
+    m->t.recv = redcoll__mpi_recv;
+    m->t.sendrecv = redcoll__mpi_sendrecv;
+    m->t.abort = redcoll__mpi_abort;
+    m->t.isend = redcoll__mpi_isend;
+    m->t.irecv = redcoll__mpi_irecv;
+    m->t.waitall = redcoll__mpi_waitall;
+    m->t.node_of = redcoll__mpi_node_of;
+    return REDCOLL_OK;
+}
+
+REDCOLL_API void redcoll_mpi_finalize(redcoll_mpi *m) {
+    if (!m) return;
+    if (m->comm != MPI_COMM_NULL) MPI_Comm_free(&m->comm);
+    free(m->node_ids);
+    memset(m, 0, sizeof *m);
+    m->comm = MPI_COMM_NULL;
+}
+
+/* Integer types by size: MPI's C types have the platform's widths. */
+static redcoll_dtype redcoll__mpi_int(size_t size, int is_signed) {
+    switch (size) {
+    case 1: return is_signed ? REDCOLL_INT8 : REDCOLL_UINT8;
+    case 2: return is_signed ? REDCOLL_INT16 : REDCOLL_UINT16;
+    case 4: return is_signed ? REDCOLL_INT32 : REDCOLL_UINT32;
+    case 8: return is_signed ? REDCOLL_INT64 : REDCOLL_UINT64;
+    default: return REDCOLL_DTYPE_MAX_;
+    }
+}
+
+REDCOLL_API int redcoll_mpi_dtype(MPI_Datatype type, redcoll_dtype *out) {
+    /* MPI handles are not integer constants in every MPI: compare, not switch */
+    struct { MPI_Datatype mpi; redcoll_dtype rc; } const table[] = {
+        { MPI_INT8_T, REDCOLL_INT8 },     { MPI_UINT8_T, REDCOLL_UINT8 },
+        { MPI_INT16_T, REDCOLL_INT16 },   { MPI_UINT16_T, REDCOLL_UINT16 },
+        { MPI_INT32_T, REDCOLL_INT32 },   { MPI_UINT32_T, REDCOLL_UINT32 },
+        { MPI_INT64_T, REDCOLL_INT64 },   { MPI_UINT64_T, REDCOLL_UINT64 },
+        { MPI_SIGNED_CHAR, REDCOLL_INT8 }, { MPI_UNSIGNED_CHAR, REDCOLL_UINT8 },
+        { MPI_CHAR, (char)-1 < 0 ? REDCOLL_INT8 : REDCOLL_UINT8 },
+        { MPI_BYTE, REDCOLL_UINT8 },
+        { MPI_SHORT, redcoll__mpi_int(sizeof(short), 1) },
+        { MPI_UNSIGNED_SHORT, redcoll__mpi_int(sizeof(unsigned short), 0) },
+        { MPI_INT, redcoll__mpi_int(sizeof(int), 1) },
+        { MPI_UNSIGNED, redcoll__mpi_int(sizeof(unsigned), 0) },
+        { MPI_LONG, redcoll__mpi_int(sizeof(long), 1) },
+        { MPI_UNSIGNED_LONG, redcoll__mpi_int(sizeof(unsigned long), 0) },
+        { MPI_LONG_LONG_INT, redcoll__mpi_int(sizeof(long long), 1) },
+        { MPI_LONG_LONG, redcoll__mpi_int(sizeof(long long), 1) },
+        { MPI_UNSIGNED_LONG_LONG, redcoll__mpi_int(sizeof(unsigned long long), 0) },
+        { MPI_C_BOOL, redcoll__mpi_int(REDCOLL__MPI_BOOL_SIZE, 0) },
+        { MPI_AINT, redcoll__mpi_int(sizeof(MPI_Aint), 1) },
+        { MPI_OFFSET, redcoll__mpi_int(sizeof(MPI_Offset), 1) },
+        { MPI_COUNT, redcoll__mpi_int(sizeof(MPI_Count), 1) },
+        { MPI_FLOAT, REDCOLL_FLOAT },     { MPI_DOUBLE, REDCOLL_DOUBLE },
+        { MPI_LONG_DOUBLE, REDCOLL_LONG_DOUBLE },
+        { MPI_FLOAT_INT, REDCOLL_FLOAT_INT },   { MPI_DOUBLE_INT, REDCOLL_DOUBLE_INT },
+        { MPI_LONG_INT, REDCOLL_LONG_INT },     { MPI_2INT, REDCOLL_2INT },
+        { MPI_SHORT_INT, REDCOLL_SHORT_INT },   { MPI_LONG_DOUBLE_INT, REDCOLL_LONG_DOUBLE_INT }
+    };
+    size_t i;
+    if (!out || type == MPI_DATATYPE_NULL) return 0;
+    for (i = 0; i < sizeof table / sizeof table[0]; ++i)
+        if (table[i].mpi == type && table[i].rc != REDCOLL_DTYPE_MAX_) {
+            *out = table[i].rc;
+            return 1;
+        }
+    return 0;
+}
+
+REDCOLL_API int redcoll_mpi_op(MPI_Op op, redcoll_op *out) {
+    struct { MPI_Op mpi; redcoll_op_kind rc; } const table[] = {
+        { MPI_SUM, REDCOLL_OP_SUM },   { MPI_PROD, REDCOLL_OP_PROD },
+        { MPI_MIN, REDCOLL_OP_MIN },   { MPI_MAX, REDCOLL_OP_MAX },
+        { MPI_LAND, REDCOLL_OP_LAND }, { MPI_LOR, REDCOLL_OP_LOR },   { MPI_LXOR, REDCOLL_OP_LXOR },
+        { MPI_BAND, REDCOLL_OP_BAND }, { MPI_BOR, REDCOLL_OP_BOR },   { MPI_BXOR, REDCOLL_OP_BXOR },
+        { MPI_MINLOC, REDCOLL_OP_MINLOC }, { MPI_MAXLOC, REDCOLL_OP_MAXLOC }
+    };
+    size_t i;
+    if (!out || op == MPI_OP_NULL) return 0;
+    for (i = 0; i < sizeof table / sizeof table[0]; ++i)
+        if (table[i].mpi == op) { *out = redcoll_op_predefined(table[i].rc); return 1; }
+    return 0;
+}
+
+REDCOLL_API void *redcoll_mpi_buf(const void *buf) {
+    return buf == MPI_IN_PLACE ? REDCOLL_IN_PLACE : (void *)buf;
+}
+
+#endif /* REDCOLL_MPI_IMPLEMENTATION_DONE */
+#endif /* REDCOLL_IMPLEMENTATION */
