@@ -951,89 +951,123 @@ static void redcoll__binomial_bcast(redcoll__ctx *c, void *buf, size_t n, int ro
         if (v + mask < p) redcoll__send(c, redcoll__unvrank(v + mask, root, p), buf, n);
 }
 
-/* ---- building block: block layouts --------------------------------------------
-   A vector of `total` elements split into `parts` consecutive blocks; block i
-   is elements [start(i), start(i+1)). Irregular collectives give the p + 1
-   prefix sums (displs); otherwise it is the standard uneven split of total
-   (redcoll__block), which for total = parts * count is count each. The
-   allgather, scatter and reduce-scatter building blocks below take one, so a
-   schedule for a regular collective also serves its "v" variant. */
-typedef struct redcoll__layout {
-    const size_t *displs; /* parts + 1 prefix sums, or NULL: the even split */
-    size_t        total;
+/* ---- building block: segment layouts ------------------------------------------
+   A vector of n elements cut into `parts` consecutive segments; segment j is
+   elements [off(j), off(j+1)). Irregular collectives give the parts + 1
+   prefix sums (displs); otherwise it is the standard uneven split of n
+   (redcoll__block), which for n = parts * count is count each, or the
+   bit-reversed balanced split for recursive halving. The allgather, scatter
+   and reduce-scatter building blocks take one, so a schedule for a regular
+   collective also serves its "v" variant. */
+typedef struct redcoll__segs {
+    size_t        n;      /* elements of the whole vector */
     int           parts;
-} redcoll__layout;
+    const size_t *displs; /* parts + 1 element offsets, or NULL: ... */
+    int           bitrev; /* 0: redcoll__block(n, parts, .); 1 (parts = 2^k): the n % parts
+                             longer segments are those whose bit-reversed index is
+                             below n % parts, so every halving splits within one element */
+} redcoll__segs;
 
-static redcoll__layout redcoll__layout_even(size_t total, int parts) {
-    redcoll__layout L;
-    L.displs = NULL; L.total = total; L.parts = parts;
-    return L;
+static redcoll__segs redcoll__segs_make(size_t n, int parts, const size_t *displs) {
+    redcoll__segs s;
+    s.n = n; s.parts = parts; s.displs = displs; s.bitrev = 0;
+    return s;
 }
 
-/* The layout of a schedule's blocks: the irregular counts, else p blocks of count. */
-static redcoll__layout redcoll__layout_of(const redcoll__ctx *c, const redcoll__args *a) {
-    redcoll__layout L = redcoll__layout_even(a->count * (size_t)c->size, c->size);
-    if (a->displs) { L.displs = a->displs; L.total = a->displs[c->size]; }
-    return L;
+/* The layout for recursive halving over parts = 2^k segments: balanced halves. */
+static redcoll__segs redcoll__segs_halving(size_t n, int parts) {
+    redcoll__segs s = redcoll__segs_make(n, parts, NULL);
+    s.bitrev = 1;
+    return s;
 }
 
-/* First element of block i, 0 <= i <= parts. */
-static size_t redcoll__lstart(const redcoll__layout *L, int i) {
+/* Of the segments start .. start + 2^m - 1 (start a multiple of 2^m) of
+   the bit-reversed layout over 2^k parts, how many are longer: i = start + t
+   reverses to rev_m(t) 2^(k-m) + rev_(k-m)(start >> m), and rev_m(t) takes
+   every value below 2^m once. */
+static size_t redcoll__bitrev_longer(int start, int m, int k, size_t rem) {
+    size_t low = 0, step = (size_t)1 << (k - m), need;
+    int b, x = start >> m;
+    for (b = 0; b < k - m; ++b) low = low << 1 | (size_t)(x >> b & 1);
+    if (rem <= low) return 0;
+    need = (rem - low + step - 1) / step;
+    return need < ((size_t)1 << m) ? need : (size_t)1 << m;
+}
+
+/* Element offset of segment j (j == parts: the end of the vector). */
+static size_t redcoll__seg_off(const redcoll__segs *s, int j) {
     size_t off, len;
-    if (L->displs) return L->displs[i];
-    if (i >= L->parts) return L->total;
-    redcoll__block(L->total, L->parts, i, &off, &len);
+    if (s->displs) return s->displs[j];
+    if (j >= s->parts) return s->n;
+    if (s->bitrev) { /* [0, j) as aligned blocks, one per set bit of j */
+        int k = 0, m, start = 0;
+        size_t q = s->n / (size_t)s->parts, longer = 0;
+        while ((1 << k) < s->parts) ++k;
+        for (m = k - 1; m >= 0; --m)
+            if (j >> m & 1) {
+                longer += redcoll__bitrev_longer(start, m, k, s->n % (size_t)s->parts);
+                start += 1 << m;
+            }
+        return (size_t)j * q + longer;
+    }
+    redcoll__block(s->n, s->parts, j, &off, &len);
     return off;
 }
 
-/* Elements of blocks [lo, hi), 0 <= lo <= hi <= parts. */
-static size_t redcoll__lrange(const redcoll__layout *L, int lo, int hi) {
-    return redcoll__lstart(L, hi) - redcoll__lstart(L, lo);
+/* Elements of the segments lo..hi-1. */
+static size_t redcoll__seg_len(const redcoll__segs *s, int lo, int hi) {
+    return redcoll__seg_off(s, hi) - redcoll__seg_off(s, lo);
 }
 
-/* Elements of the m blocks first, first+1, ... taken cyclically (m <= parts). */
-static size_t redcoll__lspan(const redcoll__layout *L, int first, int m) {
+/* The segments of a schedule's blocks: the irregular counts, else p blocks of count. */
+static redcoll__segs redcoll__segs_of(const redcoll__ctx *c, const redcoll__args *a) {
+    if (a->displs) return redcoll__segs_make(a->displs[c->size], c->size, a->displs);
+    return redcoll__segs_make(a->count * (size_t)c->size, c->size, NULL);
+}
+
+/* Elements of the m segments first, first+1, ... taken cyclically (m <= parts). */
+static size_t redcoll__seg_span(const redcoll__segs *s, int first, int m) {
     int end = first + m;
-    if (end <= L->parts) return redcoll__lrange(L, first, end);
-    return redcoll__lrange(L, first, L->parts) + redcoll__lrange(L, 0, end - L->parts);
+    if (end <= s->parts) return redcoll__seg_len(s, first, end);
+    return redcoll__seg_len(s, first, s->parts) + redcoll__seg_len(s, 0, end - s->parts);
 }
 
 /* ---- building block: binomial scatter of blocks ------------------------------
    MPICH paper 4.2's first half: virtual rank v = (rank - root) mod p receives
-   the blocks [v, v + subtree(v)) of layout L from its parent and hands each
+   the blocks [v, v + subtree(v)) of segments L from its parent and hands each
    child w its blocks [w, w + subtree(w)). `sub` holds v's subtree, starting
    with block v (on the root: the whole vector). Root: ceil(lg p) alpha_uni +
    (p-1)/p n beta_uni. */
-static void redcoll__scatter_blocks(redcoll__ctx *c, void *sub, const redcoll__layout *L,
+static void redcoll__scatter_blocks(redcoll__ctx *c, void *sub, const redcoll__segs *L,
                                     int root) {
     int p = c->size, v = redcoll__vrank(c->rank, root, p), low = redcoll__lowbit(v, p), mask;
-    size_t base = redcoll__lstart(L, v);
+    size_t base = redcoll__seg_off(L, v);
     if (v != 0)
         redcoll__recv(c, redcoll__unvrank(v - low, root, p), sub,
-                      redcoll__lrange(L, v, v + redcoll__subtree(v, p)));
+                      redcoll__seg_len(L, v, v + redcoll__subtree(v, p)));
     for (mask = low >> 1; mask > 0; mask >>= 1) {
         int w = v + mask;
         if (w < p)
             redcoll__send(c, redcoll__unvrank(w, root, p),
-                          redcoll__at(c, sub, redcoll__lstart(L, w) - base),
-                          redcoll__lrange(L, w, w + redcoll__subtree(w, p)));
+                          redcoll__at(c, sub, redcoll__seg_off(L, w) - base),
+                          redcoll__seg_len(L, w, w + redcoll__subtree(w, p)));
     }
 }
 
 /* ---- building block: ring allgather --------------------------------------------
    MPICH paper 4.1: p-1 steps; in step s, virtual rank v = (rank - base) mod p
    sends block v - s to v + 1 and receives block v - s - 1 from v - 1.
-   On entry block v of `buf` (layout L) is v's own; on return every block is.
+   On entry block v of `buf` (segments L) is v's own; on return every block is.
    Cost: (p-1) alpha + (p-1)/p n beta. Any p. */
-static void redcoll__ring_allgather_rooted(redcoll__ctx *c, void *buf, const redcoll__layout *L,
+static void redcoll__ring_allgather_rooted(redcoll__ctx *c, void *buf, const redcoll__segs *L,
                                     int base) {
     int p = c->size, v = redcoll__vrank(c->rank, base, p), s;
     int right = redcoll__unvrank((v + 1) % p, base, p), left = redcoll__unvrank((v + p - 1) % p, base, p);
     for (s = 0; s < p - 1; ++s) {
         int out = (v - s + p) % p, in = (v - s - 1 + p) % p;
-        redcoll__sendrecv(c, right, redcoll__at(c, buf, redcoll__lstart(L, out)),
-                          redcoll__lrange(L, out, out + 1), left,
-                          redcoll__at(c, buf, redcoll__lstart(L, in)), redcoll__lrange(L, in, in + 1));
+        redcoll__sendrecv(c, right, redcoll__at(c, buf, redcoll__seg_off(L, out)),
+                          redcoll__seg_len(L, out, out + 1), left,
+                          redcoll__at(c, buf, redcoll__seg_off(L, in)), redcoll__seg_len(L, in, in + 1));
     }
 }
 
@@ -1081,22 +1115,22 @@ static int redcoll__rd_fixup(redcoll__ctx *c, const redcoll__rdstep *s, int v, i
 
 /* ---- building block: recursive-doubling allgather ------------------------------
    MPICH paper 4.1.1: in step k, v exchanges all blocks of its subtree for
-   those of the partner's (layout L in buf, block v being v's own on entry).
+   those of the partner's (segments L in buf, block v being v's own on entry).
    Cost: lg p alpha + (p-1)/p n beta for power-of-two p; otherwise at most
    2 ceil(lg p) rounds (redcoll__rd_fixup). Vranks relative to `base`. */
-static void redcoll__rd_allgather(redcoll__ctx *c, void *buf, const redcoll__layout *L, int base) {
+static void redcoll__rd_allgather(redcoll__ctx *c, void *buf, const redcoll__segs *L, int base) {
     int p = c->size, v = redcoll__vrank(c->rank, base, p), mask;
     for (mask = 1; mask < p; mask <<= 1) {
         redcoll__rdstep s = redcoll__rd_step(v, mask, p);
         void *theirs;
         size_t tn;
         if (s.theirs >= p) continue; /* nothing beyond p to fetch */
-        theirs = redcoll__at(c, buf, redcoll__lstart(L, s.theirs));
-        tn = redcoll__lrange(L, s.theirs, s.theirs_end);
+        theirs = redcoll__at(c, buf, redcoll__seg_off(L, s.theirs));
+        tn = redcoll__seg_len(L, s.theirs, s.theirs_end);
         if (s.dst < p)
             redcoll__sendrecv(c, redcoll__unvrank(s.dst, base, p),
-                              redcoll__at(c, buf, redcoll__lstart(L, s.mine)),
-                              redcoll__lrange(L, s.mine, s.mine_end),
+                              redcoll__at(c, buf, redcoll__seg_off(L, s.mine)),
+                              redcoll__seg_len(L, s.mine, s.mine_end),
                               redcoll__unvrank(s.dst, base, p), theirs, tn);
         redcoll__rd_fixup(c, &s, v, base, theirs, tn);
     }
@@ -1114,12 +1148,12 @@ static void redcoll__rd_allgather(redcoll__ctx *c, void *buf, const redcoll__lay
    1, ..., p'/2; canonical order is kept and survivor j ends with segment
    bitreverse(j). Returns the segment kept. Cost: lg p' alpha +
    (p'-1)/p' n (beta + gamma). tmp: half the vector. */
-static size_t redcoll__seg_start(const redcoll__fold *f, const redcoll__layout *L, int j) {
-    if (L->parts == f->pof2) return redcoll__lstart(L, j);
-    return redcoll__lstart(L, j < f->rem ? 2 * j : j + f->rem);
+static size_t redcoll__seg_start(const redcoll__fold *f, const redcoll__segs *L, int j) {
+    if (L->parts == f->pof2) return redcoll__seg_off(L, j);
+    return redcoll__seg_off(L, j < f->rem ? 2 * j : j + f->rem);
 }
 
-static int redcoll__halving_rs(redcoll__ctx *c, const redcoll__fold *f, const redcoll__layout *L,
+static int redcoll__halving_rs(redcoll__ctx *c, const redcoll__fold *f, const redcoll__segs *L,
                                int distance_doubling, void *buf, void *tmp) {
     int lo = 0, hi = f->pof2, mask;
     for (mask = distance_doubling ? 1 : f->pof2 / 2; mask > 0 && mask < f->pof2;
@@ -1144,19 +1178,19 @@ static int redcoll__halving_rs(redcoll__ctx *c, const redcoll__fold *f, const re
    and receive rank-i's contribution to block `rank`. Arrivals rank-1, ..., 0
    are folded in from the left, then p-1, ..., rank+1 into a second
    accumulator joined at the end: canonical order for any op. `in`: this
-   rank's whole input (layout L); `acc`: where block rank's result goes (may
+   rank's whole input (segments L); `acc`: where block rank's result goes (may
    be in's own block). Cost: (p-1)(alpha + n/p (beta + gamma)). Scratch: two blocks. */
-static void redcoll__pairwise_rs(redcoll__ctx *c, const void *in, const redcoll__layout *L,
+static void redcoll__pairwise_rs(redcoll__ctx *c, const void *in, const redcoll__segs *L,
                                  void *acc) {
     int p = c->size, r = c->rank, i;
-    size_t cnt = redcoll__lrange(L, r, r + 1);
+    size_t cnt = redcoll__seg_len(L, r, r + 1);
     void *tmp = p > 1 ? redcoll__alloc(c, cnt) : NULL;
     void *hi = r < p - 1 ? redcoll__alloc(c, cnt) : NULL;
-    redcoll__copy(c, acc, redcoll__at(c, in, redcoll__lstart(L, r)), cnt);
+    redcoll__copy(c, acc, redcoll__at(c, in, redcoll__seg_off(L, r)), cnt);
     for (i = 1; i < p; ++i) {
         int dst = (r + i) % p, src = (r - i + p) % p;
-        redcoll__sendrecv(c, dst, redcoll__at(c, in, redcoll__lstart(L, dst)),
-                          redcoll__lrange(L, dst, dst + 1), src, src == p - 1 && src > r ? hi : tmp, cnt);
+        redcoll__sendrecv(c, dst, redcoll__at(c, in, redcoll__seg_off(L, dst)),
+                          redcoll__seg_len(L, dst, dst + 1), src, src == p - 1 && src > r ? hi : tmp, cnt);
         if (src < r) redcoll__reduce(c, tmp, acc, cnt);            /* acc = x_src op acc */
         else if (src < p - 1) redcoll__reduce(c, tmp, hi, cnt);    /* hi = x_src op hi */
     }
@@ -1219,66 +1253,6 @@ static redcoll__vmap redcoll__vmap_make(int rank, int base, int size, int pairs,
     g.alias_v = alias_v; g.alias_rank = alias_rank;
     g.me = redcoll__vmap_vrank(&g, rank);
     return g;
-}
-
-typedef struct redcoll__segs {
-    size_t        n;      /* elements of the whole vector */
-    int           parts;
-    const size_t *displs; /* parts + 1 element offsets, or NULL: ... */
-    int           bitrev; /* 0: redcoll__block(n, parts, .); 1 (parts = 2^k): the n % parts
-                             longer segments are those whose bit-reversed index is
-                             below n % parts, so every halving splits within one element */
-} redcoll__segs;
-
-static redcoll__segs redcoll__segs_make(size_t n, int parts, const size_t *displs) {
-    redcoll__segs s;
-    s.n = n; s.parts = parts; s.displs = displs; s.bitrev = 0;
-    return s;
-}
-
-/* The layout for recursive halving over parts = 2^k segments: balanced halves. */
-static redcoll__segs redcoll__segs_halving(size_t n, int parts) {
-    redcoll__segs s = redcoll__segs_make(n, parts, NULL);
-    s.bitrev = 1;
-    return s;
-}
-
-/* Of the segments start .. start + 2^m - 1 (start a multiple of 2^m) of
-   the bit-reversed layout over 2^k parts, how many are longer: i = start + t
-   reverses to rev_m(t) 2^(k-m) + rev_(k-m)(start >> m), and rev_m(t) takes
-   every value below 2^m once. */
-static size_t redcoll__bitrev_longer(int start, int m, int k, size_t rem) {
-    size_t low = 0, step = (size_t)1 << (k - m), need;
-    int b, x = start >> m;
-    for (b = 0; b < k - m; ++b) low = low << 1 | (size_t)(x >> b & 1);
-    if (rem <= low) return 0;
-    need = (rem - low + step - 1) / step;
-    return need < ((size_t)1 << m) ? need : (size_t)1 << m;
-}
-
-/* Element offset of segment j (j == parts: the end of the vector). */
-static size_t redcoll__seg_off(const redcoll__segs *s, int j) {
-    size_t off, len;
-    if (s->displs) return s->displs[j];
-    if (j >= s->parts) return s->n;
-    if (s->bitrev) { /* [0, j) as aligned blocks, one per set bit of j */
-        int k = 0, m, start = 0;
-        size_t q = s->n / (size_t)s->parts, longer = 0;
-        while ((1 << k) < s->parts) ++k;
-        for (m = k - 1; m >= 0; --m)
-            if (j >> m & 1) {
-                longer += redcoll__bitrev_longer(start, m, k, s->n % (size_t)s->parts);
-                start += 1 << m;
-            }
-        return (size_t)j * q + longer;
-    }
-    redcoll__block(s->n, s->parts, j, &off, &len);
-    return off;
-}
-
-/* Elements of the segments lo..hi-1. */
-static size_t redcoll__seg_len(const redcoll__segs *s, int lo, int hi) {
-    return redcoll__seg_off(s, hi) - redcoll__seg_off(s, lo);
 }
 
 /* The segment ranges member v holds while halving [0, parts) over `size`
@@ -1639,9 +1613,9 @@ static redcoll_result redcoll__bcast_binomial(redcoll__ctx *c, const redcoll__ar
    otherwise the allgather takes at most 2 ceil(lg p) rounds. No scratch. */
 static redcoll_result redcoll__bcast_scatter_recursive_doubling(redcoll__ctx *c,
                                                                 const redcoll__args *a) {
-    redcoll__layout L = redcoll__layout_even(a->count, c->size);
+    redcoll__segs L = redcoll__segs_make(a->count, c->size, NULL);
     int v = redcoll__vrank(c->rank, a->root, c->size);
-    redcoll__scatter_blocks(c, redcoll__at(c, a->rbuf, redcoll__lstart(&L, v)), &L, a->root);
+    redcoll__scatter_blocks(c, redcoll__at(c, a->rbuf, redcoll__seg_off(&L, v)), &L, a->root);
     redcoll__rd_allgather(c, a->rbuf, &L, a->root);
     return c->err;
 }
@@ -1650,9 +1624,9 @@ static redcoll_result redcoll__bcast_scatter_recursive_doubling(redcoll__ctx *c,
    as above with the ring. Cost: (lg p + p - 1) alpha + 2 (p-1)/p n beta.
    Any p (blocks as above; ceil(lg p) scatter steps). No scratch. */
 static redcoll_result redcoll__bcast_scatter_ring(redcoll__ctx *c, const redcoll__args *a) {
-    redcoll__layout L = redcoll__layout_even(a->count, c->size);
+    redcoll__segs L = redcoll__segs_make(a->count, c->size, NULL);
     int v = redcoll__vrank(c->rank, a->root, c->size);
-    redcoll__scatter_blocks(c, redcoll__at(c, a->rbuf, redcoll__lstart(&L, v)), &L, a->root);
+    redcoll__scatter_blocks(c, redcoll__at(c, a->rbuf, redcoll__seg_off(&L, v)), &L, a->root);
     redcoll__ring_allgather_rooted(c, a->rbuf, &L, a->root);
     return c->err;
 }
@@ -1805,7 +1779,7 @@ static redcoll_result redcoll__gather_binomial(redcoll__ctx *c, const redcoll__a
 static redcoll_result redcoll__scatter_binomial(redcoll__ctx *c, const redcoll__args *a) {
     int p = c->size, root = a->root, v = redcoll__vrank(c->rank, root, p);
     size_t n = a->count, have = redcoll__subtree(v, p);
-    redcoll__layout L = redcoll__layout_even(n * (size_t)p, p);
+    redcoll__segs L = redcoll__segs_make(n * (size_t)p, p, NULL);
     char *tmp = NULL;
     const void *src;
 
@@ -1838,13 +1812,13 @@ static redcoll_result redcoll__barrier_dissemination(redcoll__ctx *c, const redc
 }
 
 /* ---- allgather ------------------------------------------------------------- */
-/* Allgather and allgatherv share these schedules: the layout carries the
+/* Allgather and allgatherv share these schedules: the segments carry the
    counts. The entry point has put this rank's block in place in rbuf. */
 
 /* Ring (MPICH paper 4.1, long messages): (p-1) alpha + (p-1)/p n beta, n the
    gathered total. Any p. */
 static redcoll_result redcoll__allgather_ring(redcoll__ctx *c, const redcoll__args *a) {
-    redcoll__layout L = redcoll__layout_of(c, a);
+    redcoll__segs L = redcoll__segs_of(c, a);
     redcoll__ring_allgather_rooted(c, a->rbuf, &L, 0);
     return c->err;
 }
@@ -1854,7 +1828,7 @@ static redcoll_result redcoll__allgather_ring(redcoll__ctx *c, const redcoll__ar
    exchanges inside cut subtrees, at most 2 ceil(lg p) rounds. */
 static redcoll_result redcoll__allgather_recursive_doubling(redcoll__ctx *c,
                                                             const redcoll__args *a) {
-    redcoll__layout L = redcoll__layout_of(c, a);
+    redcoll__segs L = redcoll__segs_of(c, a);
     redcoll__rd_allgather(c, a->rbuf, &L, 0);
     return c->err;
 }
@@ -1866,17 +1840,17 @@ static redcoll_result redcoll__allgather_recursive_doubling(redcoll__ctx *c,
    Cost: ceil(lg p) alpha + (p-1)/p n beta, plus moving n elements locally.
    Any p: the last step is the short one. No scratch (in-place rotation). */
 static redcoll_result redcoll__allgather_bruck(redcoll__ctx *c, const redcoll__args *a) {
-    redcoll__layout L = redcoll__layout_of(c, a);
+    redcoll__segs L = redcoll__segs_of(c, a);
     int p = c->size, r = c->rank, d;
-    size_t mine = redcoll__lstart(&L, r);
-    redcoll__move(c, a->rbuf, redcoll__at(c, a->rbuf, mine), redcoll__lrange(&L, r, r + 1));
+    size_t mine = redcoll__seg_off(&L, r);
+    redcoll__move(c, a->rbuf, redcoll__at(c, a->rbuf, mine), redcoll__seg_len(&L, r, r + 1));
     for (d = 1; d < p; d <<= 1) {
         int m = d < p - d ? d : p - d;
-        redcoll__sendrecv(c, (r - d + p) % p, a->rbuf, redcoll__lspan(&L, r, m), (r + d) % p,
-                          redcoll__at(c, a->rbuf, redcoll__lspan(&L, r, d)),
-                          redcoll__lspan(&L, (r + d) % p, m));
+        redcoll__sendrecv(c, (r - d + p) % p, a->rbuf, redcoll__seg_span(&L, r, m), (r + d) % p,
+                          redcoll__at(c, a->rbuf, redcoll__seg_span(&L, r, d)),
+                          redcoll__seg_span(&L, (r + d) % p, m));
     }
-    if (!c->err) redcoll__rotate(c, a->rbuf, L.total, L.total - mine);
+    if (!c->err) redcoll__rotate(c, a->rbuf, L.n, L.n - mine);
     return c->err;
 }
 
@@ -1987,8 +1961,8 @@ static redcoll_result redcoll__alltoall_bruck(redcoll__ctx *c, const redcoll__ar
 }
 
 /* ---- reduce_scatter -------------------------------------------------------- */
-/* reduce_scatter and reduce_scatter_block share these schedules (the layout
-   carries the counts). sbuf is the whole input (for REDCOLL_IN_PLACE, rbuf
+/* reduce_scatter and reduce_scatter_block share these schedules (the segments
+   carry the counts). sbuf is the whole input (for REDCOLL_IN_PLACE, rbuf
    itself, which then receives the result at its front). */
 
 /* Recursive halving (MPICH paper 4.4, Fig. 9; commutative ops): lg p steps
@@ -2000,9 +1974,9 @@ static redcoll_result redcoll__alltoall_bruck(redcoll__ctx *c, const redcoll__ar
    Scratch: one vector, two out of place. */
 static redcoll_result redcoll__reduce_scatter_recursive_halving(redcoll__ctx *c,
                                                                 const redcoll__args *a) {
-    redcoll__layout L = redcoll__layout_of(c, a);
+    redcoll__segs L = redcoll__segs_of(c, a);
     int r = c->rank;
-    size_t n = L.total, mine = redcoll__lstart(&L, r), cnt = redcoll__lrange(&L, r, r + 1);
+    size_t n = L.n, mine = redcoll__seg_off(&L, r), cnt = redcoll__seg_len(&L, r, r + 1);
     redcoll__fold f = redcoll__fold_plan(r, c->size);
     void *acc = a->in_place ? a->rbuf : redcoll__alloc(c, n), *tmp = redcoll__alloc(c, n);
     if (c->err) { redcoll__free(c, tmp, n); if (!a->in_place) redcoll__free(c, acc, n); return c->err; }
@@ -2013,8 +1987,8 @@ static redcoll_result redcoll__reduce_scatter_recursive_halving(redcoll__ctx *c,
     } else {
         redcoll__halving_rs(c, &f, &L, 0, acc, tmp);
         if (r < 2 * f.rem) /* serve the even partner its block */
-            redcoll__send(c, r - 1, redcoll__at(c, acc, redcoll__lstart(&L, r - 1)),
-                          redcoll__lrange(&L, r - 1, r));
+            redcoll__send(c, r - 1, redcoll__at(c, acc, redcoll__seg_off(&L, r - 1)),
+                          redcoll__seg_len(&L, r - 1, r));
         redcoll__move(c, a->rbuf, redcoll__at(c, acc, mine), cnt);
     }
     redcoll__free(c, tmp, n);
@@ -2048,9 +2022,9 @@ static void redcoll__reduce_cyclic(redcoll__ctx *c, void *recv, void *acc, size_
    contiguous message. Scratch: one vector, two out of place. */
 static redcoll_result redcoll__reduce_scatter_recursive_doubling(redcoll__ctx *c,
                                                                  const redcoll__args *a) {
-    redcoll__layout L = redcoll__layout_of(c, a);
+    redcoll__segs L = redcoll__segs_of(c, a);
     int p = c->size, r = c->rank, mask;
-    size_t n = L.total, rot = redcoll__lstart(&L, r), cnt = redcoll__lrange(&L, r, r + 1);
+    size_t n = L.n, rot = redcoll__seg_off(&L, r), cnt = redcoll__seg_len(&L, r, r + 1);
     char *acc = (char *)(a->in_place ? a->rbuf : redcoll__alloc(c, n));
     char *recv = (char *)redcoll__alloc(c, n);
     if (c->err) { redcoll__free(c, recv, n); if (!a->in_place) redcoll__free(c, acc, n); return c->err; }
@@ -2061,12 +2035,12 @@ static redcoll_result redcoll__reduce_scatter_recursive_doubling(redcoll__ctx *c
     }
     for (mask = 1; mask < p; mask <<= 1) {
         redcoll__rdstep s = redcoll__rd_step(r, mask, p);
-        size_t from, rn, sfrom = redcoll__lstart(&L, s.mine_end);
-        size_t sn = n - redcoll__lrange(&L, s.mine, s.mine_end);
+        size_t from, rn, sfrom = redcoll__seg_off(&L, s.mine_end);
+        size_t sn = n - redcoll__seg_len(&L, s.mine, s.mine_end);
         int got = 0;
         if (s.theirs >= p) continue;
-        from = redcoll__lstart(&L, s.theirs_end);
-        rn = n - redcoll__lrange(&L, s.theirs, s.theirs_end);
+        from = redcoll__seg_off(&L, s.theirs_end);
+        rn = n - redcoll__seg_len(&L, s.theirs, s.theirs_end);
         if (s.dst < p) {
             redcoll__sendrecv(c, s.dst, redcoll__at(c, acc, sfrom - rot), sn, s.dst, recv, rn);
             got = 1;
@@ -2085,10 +2059,10 @@ static redcoll_result redcoll__reduce_scatter_recursive_doubling(redcoll__ctx *c
    (redcoll__pairwise_rs; canonical order for any op). Cost: (p-1) alpha +
    (p-1)/p n (beta + gamma). Any p. Scratch: two blocks. */
 static redcoll_result redcoll__reduce_scatter_pairwise(redcoll__ctx *c, const redcoll__args *a) {
-    redcoll__layout L = redcoll__layout_of(c, a);
+    redcoll__segs L = redcoll__segs_of(c, a);
     int r = c->rank;
-    size_t cnt = redcoll__lrange(&L, r, r + 1);
-    void *acc = a->in_place ? redcoll__at(c, a->rbuf, redcoll__lstart(&L, r)) : a->rbuf;
+    size_t cnt = redcoll__seg_len(&L, r, r + 1);
+    void *acc = a->in_place ? redcoll__at(c, a->rbuf, redcoll__seg_off(&L, r)) : a->rbuf;
     redcoll__pairwise_rs(c, a->sbuf, &L, acc);
     redcoll__move(c, a->rbuf, acc, cnt);
     return c->err;
