@@ -1054,23 +1054,6 @@ static void redcoll__scatter_blocks(redcoll__ctx *c, void *sub, const redcoll__s
     }
 }
 
-/* ---- building block: ring allgather --------------------------------------------
-   MPICH paper 4.1: p-1 steps; in step s, virtual rank v = (rank - base) mod p
-   sends block v - s to v + 1 and receives block v - s - 1 from v - 1.
-   On entry block v of `buf` (segments L) is v's own; on return every block is.
-   Cost: (p-1) alpha + (p-1)/p n beta. Any p. */
-static void redcoll__ring_allgather_rooted(redcoll__ctx *c, void *buf, const redcoll__segs *L,
-                                    int base) {
-    int p = c->size, v = redcoll__vrank(c->rank, base, p), s;
-    int right = redcoll__unvrank((v + 1) % p, base, p), left = redcoll__unvrank((v + p - 1) % p, base, p);
-    for (s = 0; s < p - 1; ++s) {
-        int out = (v - s + p) % p, in = (v - s - 1 + p) % p;
-        redcoll__sendrecv(c, right, redcoll__at(c, buf, redcoll__seg_off(L, out)),
-                          redcoll__seg_len(L, out, out + 1), left,
-                          redcoll__at(c, buf, redcoll__seg_off(L, in)), redcoll__seg_len(L, in, in + 1));
-    }
-}
-
 /* ---- building block: recursive-doubling subtree exchange ---------------------
    Both recursive-doubling schedules of MPICH paper 4.1.1/4.4 pair v with
    v ^ 2^k in step k; the subtrees are the aligned ranges of 2^k vranks. When
@@ -1230,16 +1213,20 @@ typedef struct redcoll__vmap {
     int alias_v;    /* virtual rank played by real rank alias_rank instead (-1: none) */
     int alias_rank;
     int me;         /* this rank's virtual rank, -1 outside the group */
+    int wrap;       /* > 0: real ranks counted modulo wrap (all p ranks from base, wrapping around) */
 } redcoll__vmap;
 
 static int redcoll__vmap_rank(const redcoll__vmap *g, int v) {
+    int rank;
     if (v == g->alias_v) return g->alias_rank;
-    return v < g->pairs ? g->base + 2 * v + g->odd : g->base + g->pairs + v;
+    rank = v < g->pairs ? g->base + 2 * v + g->odd : g->base + g->pairs + v;
+    return g->wrap > 0 ? rank % g->wrap : rank;
 }
 
 static int redcoll__vmap_vrank(const redcoll__vmap *g, int rank) {
     int off = rank - g->base, v;
     if (g->alias_v >= 0 && rank == g->alias_rank) return g->alias_v;
+    if (g->wrap > 0 && off < 0) off += g->wrap;
     if (off < 0) return -1;
     if (off < 2 * g->pairs) v = off % 2 == g->odd ? off / 2 : -1;
     else v = off - g->pairs;
@@ -1250,7 +1237,16 @@ static redcoll__vmap redcoll__vmap_make(int rank, int base, int size, int pairs,
                                           int alias_v, int alias_rank) {
     redcoll__vmap g;
     g.size = size; g.base = base; g.pairs = pairs; g.odd = odd;
-    g.alias_v = alias_v; g.alias_rank = alias_rank;
+    g.alias_v = alias_v; g.alias_rank = alias_rank; g.wrap = 0;
+    g.me = redcoll__vmap_vrank(&g, rank);
+    return g;
+}
+
+/* All p ranks counted from base, wrapping around: virtual rank v is real rank
+   (base + v) mod p (a tree or ring rooted at base). */
+static redcoll__vmap redcoll__vmap_rotated(int rank, int base, int p) {
+    redcoll__vmap g = redcoll__vmap_make(rank, base, p, 0, 0, -1, -1);
+    g.wrap = p;
     g.me = redcoll__vmap_vrank(&g, rank);
     return g;
 }
@@ -1395,8 +1391,10 @@ static void redcoll__ring_reduce_scatter(redcoll__ctx *c, const redcoll__vmap *g
 }
 
 /* Ring allgather (Rabenseifner 2004 3.2, MPICH paper 4.1): member v holds
-   segment v of buf; in size-1 steps every member passes the segment it got
-   last to v+1. Cost: (size-1)(alpha + n/size beta). */
+   segment v of buf; in step i = 0..size-2 it sends segment v - i to v + 1
+   and receives segment v - i - 1 from v - 1; on return every member holds
+   every segment. Cost: (size-1)(alpha + n/size beta). Any size; a ring
+   rooted at r: redcoll__vmap_rotated. */
 static void redcoll__ring_allgather(redcoll__ctx *c, const redcoll__vmap *g,
                                     const redcoll__segs *s, void *buf) {
     int v = g->me, p = g->size, i;
@@ -1625,9 +1623,9 @@ static redcoll_result redcoll__bcast_scatter_recursive_doubling(redcoll__ctx *c,
    Any p (blocks as above; ceil(lg p) scatter steps). No scratch. */
 static redcoll_result redcoll__bcast_scatter_ring(redcoll__ctx *c, const redcoll__args *a) {
     redcoll__segs L = redcoll__segs_make(a->count, c->size, NULL);
-    int v = redcoll__vrank(c->rank, a->root, c->size);
-    redcoll__scatter_blocks(c, redcoll__at(c, a->rbuf, redcoll__seg_off(&L, v)), &L, a->root);
-    redcoll__ring_allgather_rooted(c, a->rbuf, &L, a->root);
+    redcoll__vmap g = redcoll__vmap_rotated(c->rank, a->root, c->size);
+    redcoll__scatter_blocks(c, redcoll__at(c, a->rbuf, redcoll__seg_off(&L, g.me)), &L, a->root);
+    redcoll__ring_allgather(c, &g, &L, a->rbuf);
     return c->err;
 }
 
@@ -1819,7 +1817,8 @@ static redcoll_result redcoll__barrier_dissemination(redcoll__ctx *c, const redc
    gathered total. Any p. */
 static redcoll_result redcoll__allgather_ring(redcoll__ctx *c, const redcoll__args *a) {
     redcoll__segs L = redcoll__segs_of(c, a);
-    redcoll__ring_allgather_rooted(c, a->rbuf, &L, 0);
+    redcoll__vmap g = redcoll__vmap_make(c->rank, 0, c->size, 0, 0, -1, -1);
+    redcoll__ring_allgather(c, &g, &L, a->rbuf);
     return c->err;
 }
 
