@@ -1155,33 +1155,6 @@ static int redcoll__halving_rs(redcoll__ctx *c, const redcoll__fold *f, const re
     return lo;
 }
 
-/* ---- building block: pairwise reduce-scatter -----------------------------------
-   MPICH paper 4.4 (long messages) and the first half of the ring allreduce
-   (5.3): in step i = 1..p-1, send block rank+i of `in` straight to its owner
-   and receive rank-i's contribution to block `rank`. Arrivals rank-1, ..., 0
-   are folded in from the left, then p-1, ..., rank+1 into a second
-   accumulator joined at the end: canonical order for any op. `in`: this
-   rank's whole input (segments L); `acc`: where block rank's result goes (may
-   be in's own block). Cost: (p-1)(alpha + n/p (beta + gamma)). Scratch: two blocks. */
-static void redcoll__pairwise_rs(redcoll__ctx *c, const void *in, const redcoll__segs *L,
-                                 void *acc) {
-    int p = c->size, r = c->rank, i;
-    size_t cnt = redcoll__seg_len(L, r, r + 1);
-    void *tmp = p > 1 ? redcoll__alloc(c, cnt) : NULL;
-    void *hi = r < p - 1 ? redcoll__alloc(c, cnt) : NULL;
-    redcoll__copy(c, acc, redcoll__at(c, in, redcoll__seg_off(L, r)), cnt);
-    for (i = 1; i < p; ++i) {
-        int dst = (r + i) % p, src = (r - i + p) % p;
-        redcoll__sendrecv(c, dst, redcoll__at(c, in, redcoll__seg_off(L, dst)),
-                          redcoll__seg_len(L, dst, dst + 1), src, src == p - 1 && src > r ? hi : tmp, cnt);
-        if (src < r) redcoll__reduce(c, tmp, acc, cnt);            /* acc = x_src op acc */
-        else if (src < p - 1) redcoll__reduce(c, tmp, hi, cnt);    /* hi = x_src op hi */
-    }
-    if (hi) redcoll__reduce_lo(c, acc, hi, cnt);                    /* acc = acc op hi */
-    redcoll__free(c, tmp, cnt);
-    redcoll__free(c, hi, cnt);
-}
-
 /* ---- building blocks: vector halving / doubling, ring steps -----------------
    Rabenseifner 2004 sections 3.2 and 3.5-3.7 (MPICH paper 4.4, 5.1-5.3).
    Two small descriptions make them reusable by every family:
@@ -1365,17 +1338,19 @@ static void redcoll__unfold_halves(redcoll__ctx *c, const redcoll__vmap *g, void
    segment v of member v-i's input. Canonical order with two accumulators:
    `mine` = x_0..x_v grows to the left as v-1, ..., 0 arrive, a second one
    x_(v+1)..x_(size-1) likewise as size-1, ..., v+1 arrive; one reduction
-   joins them (commutative ops use one accumulator: the join would sit on
-   the critical path, n/size gamma more). `in`: the whole input; `mine`:
-   where segment v's result goes (may be in's own segment); tmp: twice the
-   largest segment. Cost: (size-1)(alpha + n/size beta + n/size gamma). */
+   joins them. Commutative ops use one accumulator unless `two_always`
+   (MPICH's pairwise reduce_scatter keeps two: the join sits on the critical
+   path, n/size gamma more). `in`: the whole input; `mine`: where segment v's
+   result goes (may be in's own segment); tmp: two of v's segments (one when
+   only one accumulator is used or v = size-1). Cost: (size-1)(alpha +
+   n/size beta + n/size gamma). */
 static void redcoll__ring_reduce_scatter(redcoll__ctx *c, const redcoll__vmap *g,
                                          const redcoll__segs *s, const void *in, void *mine,
-                                         void *tmp) {
+                                         void *tmp, int two_always) {
     int v = g->me, p = g->size, i;
     size_t len = v >= 0 ? redcoll__seg_len(s, v, v + 1) : 0;
-    char *hi = (char *)tmp, *rcv = redcoll__at(c, tmp, len);
-    int two = !c->op.commutative; /* a commutative op needs one accumulator */
+    char *rcv = (char *)tmp, *hi = redcoll__at(c, tmp, len);
+    int two = two_always || !c->op.commutative; /* two accumulators keep canonical order */
     if (v < 0) return;
     redcoll__copy(c, mine, redcoll__at(c, in, redcoll__seg_off(s, v)), len);
     for (i = 1; i < p; ++i) {
@@ -1583,7 +1558,7 @@ static redcoll_result redcoll__reduce_ring(redcoll__ctx *c, const redcoll__args 
     void *mine = c->rank == a->root ? redcoll__at(c, a->rbuf, redcoll__seg_off(&s, c->rank))
                                     : redcoll__alloc(c, len);
     if (!c->err) {
-        redcoll__ring_reduce_scatter(c, &g, &s, a->sbuf, mine, tmp);
+        redcoll__ring_reduce_scatter(c, &g, &s, a->sbuf, mine, tmp, 0);
         if (c->rank != a->root) redcoll__send(c, a->root, mine, len);
         else for (j = 0; j < p; ++j)
             if (j != a->root)
@@ -1729,7 +1704,7 @@ static redcoll_result redcoll__allreduce_ring(redcoll__ctx *c, const redcoll__ar
     void *tmp = redcoll__alloc(c, 2 * big);
     if (!c->err) {
         redcoll__ring_reduce_scatter(c, &g, &s, a->rbuf,
-                                     redcoll__at(c, a->rbuf, redcoll__seg_off(&s, c->rank)), tmp);
+                                     redcoll__at(c, a->rbuf, redcoll__seg_off(&s, c->rank)), tmp, 0);
         redcoll__ring_allgather(c, &g, &s, a->rbuf);
     }
     redcoll__free(c, tmp, 2 * big);
@@ -2055,14 +2030,18 @@ static redcoll_result redcoll__reduce_scatter_recursive_doubling(redcoll__ctx *c
 
 /* Pairwise exchange (MPICH paper 4.4, long messages): p-1 steps, in step i
    send block rank+i to its owner, receive rank-i's contribution and reduce
-   (redcoll__pairwise_rs; canonical order for any op). Cost: (p-1) alpha +
-   (p-1)/p n (beta + gamma). Any p. Scratch: two blocks. */
+   (redcoll__ring_reduce_scatter with two accumulators: canonical order for
+   any op). Cost: (p-1) alpha + (p-1)/p n (beta + gamma). Any p. Scratch:
+   two blocks (one on rank p-1). */
 static redcoll_result redcoll__reduce_scatter_pairwise(redcoll__ctx *c, const redcoll__args *a) {
     redcoll__segs L = redcoll__segs_of(c, a);
-    int r = c->rank;
-    size_t cnt = redcoll__seg_len(&L, r, r + 1);
+    redcoll__vmap g = redcoll__vmap_make(c->rank, 0, c->size, 0, 0, -1, -1);
+    int p = c->size, r = c->rank;
+    size_t cnt = redcoll__seg_len(&L, r, r + 1), tn = cnt * (size_t)((p > 1) + (r < p - 1));
     void *acc = a->in_place ? redcoll__at(c, a->rbuf, redcoll__seg_off(&L, r)) : a->rbuf;
-    redcoll__pairwise_rs(c, a->sbuf, &L, acc);
+    void *tmp = p > 1 ? redcoll__alloc(c, tn) : NULL;
+    redcoll__ring_reduce_scatter(c, &g, &L, a->sbuf, acc, tmp, 1);
+    redcoll__free(c, tmp, tn);
     redcoll__move(c, a->rbuf, acc, cnt);
     return c->err;
 }
