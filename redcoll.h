@@ -951,276 +951,14 @@ static void redcoll__binomial_bcast(redcoll__ctx *c, void *buf, size_t n, int ro
         if (v + mask < p) redcoll__send(c, redcoll__unvrank(v + mask, root, p), buf, n);
 }
 
-/* ---- building block: block layouts --------------------------------------------
-   A vector of `total` elements split into `parts` consecutive blocks; block i
-   is elements [start(i), start(i+1)). Irregular collectives give the p + 1
-   prefix sums (displs); otherwise it is the standard uneven split of total
-   (redcoll__block), which for total = parts * count is count each. The
-   allgather, scatter and reduce-scatter building blocks below take one, so a
-   schedule for a regular collective also serves its "v" variant. */
-typedef struct redcoll__layout {
-    const size_t *displs; /* parts + 1 prefix sums, or NULL: the even split */
-    size_t        total;
-    int           parts;
-} redcoll__layout;
-
-static redcoll__layout redcoll__layout_even(size_t total, int parts) {
-    redcoll__layout L;
-    L.displs = NULL; L.total = total; L.parts = parts;
-    return L;
-}
-
-/* The layout of a schedule's blocks: the irregular counts, else p blocks of count. */
-static redcoll__layout redcoll__layout_of(const redcoll__ctx *c, const redcoll__args *a) {
-    redcoll__layout L = redcoll__layout_even(a->count * (size_t)c->size, c->size);
-    if (a->displs) { L.displs = a->displs; L.total = a->displs[c->size]; }
-    return L;
-}
-
-/* First element of block i, 0 <= i <= parts. */
-static size_t redcoll__lstart(const redcoll__layout *L, int i) {
-    size_t off, len;
-    if (L->displs) return L->displs[i];
-    if (i >= L->parts) return L->total;
-    redcoll__block(L->total, L->parts, i, &off, &len);
-    return off;
-}
-
-/* Elements of blocks [lo, hi), 0 <= lo <= hi <= parts. */
-static size_t redcoll__lrange(const redcoll__layout *L, int lo, int hi) {
-    return redcoll__lstart(L, hi) - redcoll__lstart(L, lo);
-}
-
-/* Elements of the m blocks first, first+1, ... taken cyclically (m <= parts). */
-static size_t redcoll__lspan(const redcoll__layout *L, int first, int m) {
-    int end = first + m;
-    if (end <= L->parts) return redcoll__lrange(L, first, end);
-    return redcoll__lrange(L, first, L->parts) + redcoll__lrange(L, 0, end - L->parts);
-}
-
-/* ---- building block: binomial scatter of blocks ------------------------------
-   MPICH paper 4.2's first half: virtual rank v = (rank - root) mod p receives
-   the blocks [v, v + subtree(v)) of layout L from its parent and hands each
-   child w its blocks [w, w + subtree(w)). `sub` holds v's subtree, starting
-   with block v (on the root: the whole vector). Root: ceil(lg p) alpha_uni +
-   (p-1)/p n beta_uni. */
-static void redcoll__scatter_blocks(redcoll__ctx *c, void *sub, const redcoll__layout *L,
-                                    int root) {
-    int p = c->size, v = redcoll__vrank(c->rank, root, p), low = redcoll__lowbit(v, p), mask;
-    size_t base = redcoll__lstart(L, v);
-    if (v != 0)
-        redcoll__recv(c, redcoll__unvrank(v - low, root, p), sub,
-                      redcoll__lrange(L, v, v + redcoll__subtree(v, p)));
-    for (mask = low >> 1; mask > 0; mask >>= 1) {
-        int w = v + mask;
-        if (w < p)
-            redcoll__send(c, redcoll__unvrank(w, root, p),
-                          redcoll__at(c, sub, redcoll__lstart(L, w) - base),
-                          redcoll__lrange(L, w, w + redcoll__subtree(w, p)));
-    }
-}
-
-/* ---- building block: ring allgather --------------------------------------------
-   MPICH paper 4.1: p-1 steps; in step s, virtual rank v = (rank - base) mod p
-   sends block v - s to v + 1 and receives block v - s - 1 from v - 1.
-   On entry block v of `buf` (layout L) is v's own; on return every block is.
-   Cost: (p-1) alpha + (p-1)/p n beta. Any p. */
-static void redcoll__ring_allgather_rooted(redcoll__ctx *c, void *buf, const redcoll__layout *L,
-                                    int base) {
-    int p = c->size, v = redcoll__vrank(c->rank, base, p), s;
-    int right = redcoll__unvrank((v + 1) % p, base, p), left = redcoll__unvrank((v + p - 1) % p, base, p);
-    for (s = 0; s < p - 1; ++s) {
-        int out = (v - s + p) % p, in = (v - s - 1 + p) % p;
-        redcoll__sendrecv(c, right, redcoll__at(c, buf, redcoll__lstart(L, out)),
-                          redcoll__lrange(L, out, out + 1), left,
-                          redcoll__at(c, buf, redcoll__lstart(L, in)), redcoll__lrange(L, in, in + 1));
-    }
-}
-
-/* ---- building block: recursive-doubling subtree exchange ---------------------
-   Both recursive-doubling schedules of MPICH paper 4.1.1/4.4 pair v with
-   v ^ 2^k in step k; the subtrees are the aligned ranges of 2^k vranks. When
-   p cuts the partner subtree short, only the first `have` = p - theirs ranks
-   of this subtree had a partner. MPICH's non-power-of-two step: they pass
-   what they received on to the others of the subtree by distance halving
-   (within every aligned half, the first `have` ranks hold it), which keeps
-   the total at most 2 ceil(lg p) rounds. Returns 1 if this rank receives. */
-typedef struct redcoll__rdstep {
-    int mask, dst;      /* distance 2^k and partner vrank (may be >= p) */
-    int mine, theirs;   /* first vranks of both subtrees */
-    int mine_end, theirs_end; /* clipped to p */
-} redcoll__rdstep;
-
-static redcoll__rdstep redcoll__rd_step(int v, int mask, int p) {
-    redcoll__rdstep s;
-    s.mask = mask; s.dst = v ^ mask;
-    s.mine = v & ~(mask - 1); s.theirs = s.dst & ~(mask - 1);
-    s.mine_end = s.mine + mask < p ? s.mine + mask : p;
-    s.theirs_end = s.theirs + mask < p ? s.theirs + mask : p;
-    if (s.theirs_end < s.theirs) s.theirs_end = s.theirs;
-    return s;
-}
-
-/* The non-power-of-two fix-up after the exchange of step s: forwards the n
-   elements at buf (what the partner subtree sent) inside this subtree. */
-static int redcoll__rd_fixup(redcoll__ctx *c, const redcoll__rdstep *s, int v, int base,
-                             void *buf, size_t n) {
-    int p = c->size, have = p - s->theirs, got = 0, m;
-    if (s->theirs + s->mask <= p || have <= 0) return 0;
-    for (m = s->mask >> 1; m > 0; m >>= 1) {
-        int peer = v ^ m, root = v & ~(2 * m - 1);
-        if (peer > v && v < root + have && peer >= root + have)
-            redcoll__send(c, redcoll__unvrank(peer, base, p), buf, n);
-        else if (peer < v && peer < root + have && v >= root + have) {
-            redcoll__recv(c, redcoll__unvrank(peer, base, p), buf, n);
-            got = 1;
-        }
-    }
-    return got;
-}
-
-/* ---- building block: recursive-doubling allgather ------------------------------
-   MPICH paper 4.1.1: in step k, v exchanges all blocks of its subtree for
-   those of the partner's (layout L in buf, block v being v's own on entry).
-   Cost: lg p alpha + (p-1)/p n beta for power-of-two p; otherwise at most
-   2 ceil(lg p) rounds (redcoll__rd_fixup). Vranks relative to `base`. */
-static void redcoll__rd_allgather(redcoll__ctx *c, void *buf, const redcoll__layout *L, int base) {
-    int p = c->size, v = redcoll__vrank(c->rank, base, p), mask;
-    for (mask = 1; mask < p; mask <<= 1) {
-        redcoll__rdstep s = redcoll__rd_step(v, mask, p);
-        void *theirs;
-        size_t tn;
-        if (s.theirs >= p) continue; /* nothing beyond p to fetch */
-        theirs = redcoll__at(c, buf, redcoll__lstart(L, s.theirs));
-        tn = redcoll__lrange(L, s.theirs, s.theirs_end);
-        if (s.dst < p)
-            redcoll__sendrecv(c, redcoll__unvrank(s.dst, base, p),
-                              redcoll__at(c, buf, redcoll__lstart(L, s.mine)),
-                              redcoll__lrange(L, s.mine, s.mine_end),
-                              redcoll__unvrank(s.dst, base, p), theirs, tn);
-        redcoll__rd_fixup(c, &s, v, base, theirs, tn);
-    }
-}
-
-/* ---- building block: recursive vector halving reduce-scatter --------------------
-   MPICH paper 4.4 (Fig. 9) and 5.1: the p' survivors of fold f (newrank
-   order) split their current range of segments in two at every step; the
-   lower partner keeps the lower half, sends the upper, and reduces what it
-   gets (lower partner's data as left operand). Segment j is survivor j's
-   share: L has f->pof2 parts (segment j = block j), or p parts where
-   survivor j stands for the blocks of the ranks it folded in (2j, 2j+1 for
-   j < rem, else j + rem). `distance_doubling` 0: partners at p'/2, ..., 1;
-   survivor j ends with segment j (commutative ops only). 1: partners at
-   1, ..., p'/2; canonical order is kept and survivor j ends with segment
-   bitreverse(j). Returns the segment kept. Cost: lg p' alpha +
-   (p'-1)/p' n (beta + gamma). tmp: half the vector. */
-static size_t redcoll__seg_start(const redcoll__fold *f, const redcoll__layout *L, int j) {
-    if (L->parts == f->pof2) return redcoll__lstart(L, j);
-    return redcoll__lstart(L, j < f->rem ? 2 * j : j + f->rem);
-}
-
-static int redcoll__halving_rs(redcoll__ctx *c, const redcoll__fold *f, const redcoll__layout *L,
-                               int distance_doubling, void *buf, void *tmp) {
-    int lo = 0, hi = f->pof2, mask;
-    for (mask = distance_doubling ? 1 : f->pof2 / 2; mask > 0 && mask < f->pof2;
-         mask = distance_doubling ? mask * 2 : mask / 2) {
-        int peer = f->newrank ^ mask, mid = lo + (hi - lo) / 2, upper = (f->newrank & mask) != 0;
-        int keep_lo = upper ? mid : lo, keep_hi = upper ? hi : mid;
-        int send_lo = upper ? lo : mid, send_hi = upper ? mid : hi;
-        size_t keep = redcoll__seg_start(f, L, keep_lo), kn = redcoll__seg_start(f, L, keep_hi) - keep;
-        size_t send = redcoll__seg_start(f, L, send_lo), sn = redcoll__seg_start(f, L, send_hi) - send;
-        int peer_rank = redcoll__fold_oldrank(f, peer);
-        redcoll__sendrecv(c, peer_rank, redcoll__at(c, buf, send), sn, peer_rank, tmp, kn);
-        if (upper) redcoll__reduce(c, tmp, redcoll__at(c, buf, keep), kn);
-        else redcoll__reduce_lo(c, redcoll__at(c, buf, keep), tmp, kn);
-        lo = keep_lo; hi = keep_hi;
-    }
-    return lo;
-}
-
-/* ---- building block: pairwise reduce-scatter -----------------------------------
-   MPICH paper 4.4 (long messages) and the first half of the ring allreduce
-   (5.3): in step i = 1..p-1, send block rank+i of `in` straight to its owner
-   and receive rank-i's contribution to block `rank`. Arrivals rank-1, ..., 0
-   are folded in from the left, then p-1, ..., rank+1 into a second
-   accumulator joined at the end: canonical order for any op. `in`: this
-   rank's whole input (layout L); `acc`: where block rank's result goes (may
-   be in's own block). Cost: (p-1)(alpha + n/p (beta + gamma)). Scratch: two blocks. */
-static void redcoll__pairwise_rs(redcoll__ctx *c, const void *in, const redcoll__layout *L,
-                                 void *acc) {
-    int p = c->size, r = c->rank, i;
-    size_t cnt = redcoll__lrange(L, r, r + 1);
-    void *tmp = p > 1 ? redcoll__alloc(c, cnt) : NULL;
-    void *hi = r < p - 1 ? redcoll__alloc(c, cnt) : NULL;
-    redcoll__copy(c, acc, redcoll__at(c, in, redcoll__lstart(L, r)), cnt);
-    for (i = 1; i < p; ++i) {
-        int dst = (r + i) % p, src = (r - i + p) % p;
-        redcoll__sendrecv(c, dst, redcoll__at(c, in, redcoll__lstart(L, dst)),
-                          redcoll__lrange(L, dst, dst + 1), src, src == p - 1 && src > r ? hi : tmp, cnt);
-        if (src < r) redcoll__reduce(c, tmp, acc, cnt);            /* acc = x_src op acc */
-        else if (src < p - 1) redcoll__reduce(c, tmp, hi, cnt);    /* hi = x_src op hi */
-    }
-    if (hi) redcoll__reduce_lo(c, acc, hi, cnt);                    /* acc = acc op hi */
-    redcoll__free(c, tmp, cnt);
-    redcoll__free(c, hi, cnt);
-}
-
-/* ---- building blocks: vector halving / doubling, ring steps -----------------
-   Rabenseifner 2004 sections 3.2 and 3.5-3.7 (MPICH paper 4.4, 5.1-5.3).
-   Two small descriptions make them reusable by every family:
-
-   redcoll__vmap  maps virtual ranks 0..size-1 of a subset onto real ranks:
-                   a contiguous block (base, size), or a folded set where the
-                   first `pairs` virtual ranks each stand for a pair of real
-                   ranks (Rabenseifner's even survivor: odd = 0; MPICH's odd
-                   survivor: odd = 1), plus one alias (a virtual rank played by
-                   another real rank: the reduce root swapping roles).
-   redcoll__segs   cuts the n-element vector into `parts` contiguous segments:
-                   explicit offsets (irregular counts) or the standard split.
-
-   Vector halving with distance doubling (doubling = 1) starts with the
-   partner at distance 1 and the segment range [0, parts); in each step the
-   member whose distance bit is 0 keeps the lower half of its range. After
-   lg size steps member v holds the segments of the leaf of v's bits read
-   from the lowest: canonical order is kept (the partner holds the lower or
-   the higher contiguous rank range, and the operand order follows), and the
-   ranges of a smaller block are unions of those of a larger one (binary
-   blocks). Distance halving (doubling = 0) leaves member v with segment
-   range v (rank-ordered, as MPICH's reduce_scatter needs) but combines
-   non-contiguous rank sets: commutative ops only. */
-typedef struct redcoll__vmap {
-    int size;       /* members: virtual ranks 0..size-1 */
-    int base;       /* real rank of virtual rank 0 */
-    int pairs;      /* v < pairs stands for (base + 2v, base + 2v + 1); v >= pairs is base + pairs + v */
-    int odd;        /* which member of a pair plays it: 0 the even one, 1 the odd one */
-    int alias_v;    /* virtual rank played by real rank alias_rank instead (-1: none) */
-    int alias_rank;
-    int me;         /* this rank's virtual rank, -1 outside the group */
-} redcoll__vmap;
-
-static int redcoll__vmap_rank(const redcoll__vmap *g, int v) {
-    if (v == g->alias_v) return g->alias_rank;
-    return v < g->pairs ? g->base + 2 * v + g->odd : g->base + g->pairs + v;
-}
-
-static int redcoll__vmap_vrank(const redcoll__vmap *g, int rank) {
-    int off = rank - g->base, v;
-    if (g->alias_v >= 0 && rank == g->alias_rank) return g->alias_v;
-    if (off < 0) return -1;
-    if (off < 2 * g->pairs) v = off % 2 == g->odd ? off / 2 : -1;
-    else v = off - g->pairs;
-    return v >= g->size || v == g->alias_v ? -1 : v;
-}
-
-static redcoll__vmap redcoll__vmap_make(int rank, int base, int size, int pairs, int odd,
-                                          int alias_v, int alias_rank) {
-    redcoll__vmap g;
-    g.size = size; g.base = base; g.pairs = pairs; g.odd = odd;
-    g.alias_v = alias_v; g.alias_rank = alias_rank;
-    g.me = redcoll__vmap_vrank(&g, rank);
-    return g;
-}
-
+/* ---- building block: segment layouts ------------------------------------------
+   A vector of n elements cut into `parts` consecutive segments; segment j is
+   elements [off(j), off(j+1)). Irregular collectives give the parts + 1
+   prefix sums (displs); otherwise it is the standard uneven split of n
+   (redcoll__block), which for n = parts * count is count each, or the
+   bit-reversed balanced split for recursive halving. The allgather, scatter
+   and reduce-scatter building blocks take one, so a schedule for a regular
+   collective also serves its "v" variant. */
 typedef struct redcoll__segs {
     size_t        n;      /* elements of the whole vector */
     int           parts;
@@ -1279,6 +1017,211 @@ static size_t redcoll__seg_off(const redcoll__segs *s, int j) {
 /* Elements of the segments lo..hi-1. */
 static size_t redcoll__seg_len(const redcoll__segs *s, int lo, int hi) {
     return redcoll__seg_off(s, hi) - redcoll__seg_off(s, lo);
+}
+
+/* The segments of a schedule's blocks: the irregular counts, else p blocks of count. */
+static redcoll__segs redcoll__segs_of(const redcoll__ctx *c, const redcoll__args *a) {
+    if (a->displs) return redcoll__segs_make(a->displs[c->size], c->size, a->displs);
+    return redcoll__segs_make(a->count * (size_t)c->size, c->size, NULL);
+}
+
+/* Elements of the m segments first, first+1, ... taken cyclically (m <= parts). */
+static size_t redcoll__seg_span(const redcoll__segs *s, int first, int m) {
+    int end = first + m;
+    if (end <= s->parts) return redcoll__seg_len(s, first, end);
+    return redcoll__seg_len(s, first, s->parts) + redcoll__seg_len(s, 0, end - s->parts);
+}
+
+/* ---- building block: binomial scatter of blocks ------------------------------
+   MPICH paper 4.2's first half: virtual rank v = (rank - root) mod p receives
+   the blocks [v, v + subtree(v)) of segments L from its parent and hands each
+   child w its blocks [w, w + subtree(w)). `sub` holds v's subtree, starting
+   with block v (on the root: the whole vector). Root: ceil(lg p) alpha_uni +
+   (p-1)/p n beta_uni. */
+static void redcoll__scatter_blocks(redcoll__ctx *c, void *sub, const redcoll__segs *L,
+                                    int root) {
+    int p = c->size, v = redcoll__vrank(c->rank, root, p), low = redcoll__lowbit(v, p), mask;
+    size_t base = redcoll__seg_off(L, v);
+    if (v != 0)
+        redcoll__recv(c, redcoll__unvrank(v - low, root, p), sub,
+                      redcoll__seg_len(L, v, v + redcoll__subtree(v, p)));
+    for (mask = low >> 1; mask > 0; mask >>= 1) {
+        int w = v + mask;
+        if (w < p)
+            redcoll__send(c, redcoll__unvrank(w, root, p),
+                          redcoll__at(c, sub, redcoll__seg_off(L, w) - base),
+                          redcoll__seg_len(L, w, w + redcoll__subtree(w, p)));
+    }
+}
+
+/* ---- building block: recursive-doubling subtree exchange ---------------------
+   Both recursive-doubling schedules of MPICH paper 4.1.1/4.4 pair v with
+   v ^ 2^k in step k; the subtrees are the aligned ranges of 2^k vranks. When
+   p cuts the partner subtree short, only the first `have` = p - theirs ranks
+   of this subtree had a partner. MPICH's non-power-of-two step: they pass
+   what they received on to the others of the subtree by distance halving
+   (within every aligned half, the first `have` ranks hold it), which keeps
+   the total at most 2 ceil(lg p) rounds. Returns 1 if this rank receives. */
+typedef struct redcoll__rdstep {
+    int mask, dst;      /* distance 2^k and partner vrank (may be >= p) */
+    int mine, theirs;   /* first vranks of both subtrees */
+    int mine_end, theirs_end; /* clipped to p */
+} redcoll__rdstep;
+
+static redcoll__rdstep redcoll__rd_step(int v, int mask, int p) {
+    redcoll__rdstep s;
+    s.mask = mask; s.dst = v ^ mask;
+    s.mine = v & ~(mask - 1); s.theirs = s.dst & ~(mask - 1);
+    s.mine_end = s.mine + mask < p ? s.mine + mask : p;
+    s.theirs_end = s.theirs + mask < p ? s.theirs + mask : p;
+    if (s.theirs_end < s.theirs) s.theirs_end = s.theirs;
+    return s;
+}
+
+/* The non-power-of-two fix-up after the exchange of step s: forwards the n
+   elements at buf (what the partner subtree sent) inside this subtree. */
+static int redcoll__rd_fixup(redcoll__ctx *c, const redcoll__rdstep *s, int v, int base,
+                             void *buf, size_t n) {
+    int p = c->size, have = p - s->theirs, got = 0, m;
+    if (s->theirs + s->mask <= p || have <= 0) return 0;
+    for (m = s->mask >> 1; m > 0; m >>= 1) {
+        int peer = v ^ m, root = v & ~(2 * m - 1);
+        if (peer > v && v < root + have && peer >= root + have)
+            redcoll__send(c, redcoll__unvrank(peer, base, p), buf, n);
+        else if (peer < v && peer < root + have && v >= root + have) {
+            redcoll__recv(c, redcoll__unvrank(peer, base, p), buf, n);
+            got = 1;
+        }
+    }
+    return got;
+}
+
+/* ---- building block: recursive-doubling allgather ------------------------------
+   MPICH paper 4.1.1: in step k, v exchanges all blocks of its subtree for
+   those of the partner's (segments L in buf, block v being v's own on entry).
+   Cost: lg p alpha + (p-1)/p n beta for power-of-two p; otherwise at most
+   2 ceil(lg p) rounds (redcoll__rd_fixup). Vranks relative to `base`. */
+static void redcoll__rd_allgather(redcoll__ctx *c, void *buf, const redcoll__segs *L, int base) {
+    int p = c->size, v = redcoll__vrank(c->rank, base, p), mask;
+    for (mask = 1; mask < p; mask <<= 1) {
+        redcoll__rdstep s = redcoll__rd_step(v, mask, p);
+        void *theirs;
+        size_t tn;
+        if (s.theirs >= p) continue; /* nothing beyond p to fetch */
+        theirs = redcoll__at(c, buf, redcoll__seg_off(L, s.theirs));
+        tn = redcoll__seg_len(L, s.theirs, s.theirs_end);
+        if (s.dst < p)
+            redcoll__sendrecv(c, redcoll__unvrank(s.dst, base, p),
+                              redcoll__at(c, buf, redcoll__seg_off(L, s.mine)),
+                              redcoll__seg_len(L, s.mine, s.mine_end),
+                              redcoll__unvrank(s.dst, base, p), theirs, tn);
+        redcoll__rd_fixup(c, &s, v, base, theirs, tn);
+    }
+}
+
+/* ---- building block: recursive vector halving reduce-scatter --------------------
+   MPICH paper 4.4 (Fig. 9) and 5.1: the p' survivors of fold f (newrank
+   order) split their current range of segments in two at every step; the
+   lower partner keeps the lower half, sends the upper, and reduces what it
+   gets (lower partner's data as left operand). Segment j is survivor j's
+   share: L has f->pof2 parts (segment j = block j), or p parts where
+   survivor j stands for the blocks of the ranks it folded in (2j, 2j+1 for
+   j < rem, else j + rem). `distance_doubling` 0: partners at p'/2, ..., 1;
+   survivor j ends with segment j (commutative ops only). 1: partners at
+   1, ..., p'/2; canonical order is kept and survivor j ends with segment
+   bitreverse(j). Returns the segment kept. Cost: lg p' alpha +
+   (p'-1)/p' n (beta + gamma). tmp: half the vector. */
+static size_t redcoll__seg_start(const redcoll__fold *f, const redcoll__segs *L, int j) {
+    if (L->parts == f->pof2) return redcoll__seg_off(L, j);
+    return redcoll__seg_off(L, j < f->rem ? 2 * j : j + f->rem);
+}
+
+static int redcoll__halving_rs(redcoll__ctx *c, const redcoll__fold *f, const redcoll__segs *L,
+                               int distance_doubling, void *buf, void *tmp) {
+    int lo = 0, hi = f->pof2, mask;
+    for (mask = distance_doubling ? 1 : f->pof2 / 2; mask > 0 && mask < f->pof2;
+         mask = distance_doubling ? mask * 2 : mask / 2) {
+        int peer = f->newrank ^ mask, mid = lo + (hi - lo) / 2, upper = (f->newrank & mask) != 0;
+        int keep_lo = upper ? mid : lo, keep_hi = upper ? hi : mid;
+        int send_lo = upper ? lo : mid, send_hi = upper ? mid : hi;
+        size_t keep = redcoll__seg_start(f, L, keep_lo), kn = redcoll__seg_start(f, L, keep_hi) - keep;
+        size_t send = redcoll__seg_start(f, L, send_lo), sn = redcoll__seg_start(f, L, send_hi) - send;
+        int peer_rank = redcoll__fold_oldrank(f, peer);
+        redcoll__sendrecv(c, peer_rank, redcoll__at(c, buf, send), sn, peer_rank, tmp, kn);
+        if (upper) redcoll__reduce(c, tmp, redcoll__at(c, buf, keep), kn);
+        else redcoll__reduce_lo(c, redcoll__at(c, buf, keep), tmp, kn);
+        lo = keep_lo; hi = keep_hi;
+    }
+    return lo;
+}
+
+/* ---- building blocks: vector halving / doubling, ring steps -----------------
+   Rabenseifner 2004 sections 3.2 and 3.5-3.7 (MPICH paper 4.4, 5.1-5.3).
+   Two small descriptions make them reusable by every family:
+
+   redcoll__vmap  maps virtual ranks 0..size-1 of a subset onto real ranks:
+                   a contiguous block (base, size), or a folded set where the
+                   first `pairs` virtual ranks each stand for a pair of real
+                   ranks (Rabenseifner's even survivor: odd = 0; MPICH's odd
+                   survivor: odd = 1), plus one alias (a virtual rank played by
+                   another real rank: the reduce root swapping roles).
+   redcoll__segs   cuts the n-element vector into `parts` contiguous segments:
+                   explicit offsets (irregular counts) or the standard split.
+
+   Vector halving with distance doubling (doubling = 1) starts with the
+   partner at distance 1 and the segment range [0, parts); in each step the
+   member whose distance bit is 0 keeps the lower half of its range. After
+   lg size steps member v holds the segments of the leaf of v's bits read
+   from the lowest: canonical order is kept (the partner holds the lower or
+   the higher contiguous rank range, and the operand order follows), and the
+   ranges of a smaller block are unions of those of a larger one (binary
+   blocks). Distance halving (doubling = 0) leaves member v with segment
+   range v (rank-ordered, as MPICH's reduce_scatter needs) but combines
+   non-contiguous rank sets: commutative ops only. */
+typedef struct redcoll__vmap {
+    int size;       /* members: virtual ranks 0..size-1 */
+    int base;       /* real rank of virtual rank 0 */
+    int pairs;      /* v < pairs stands for (base + 2v, base + 2v + 1); v >= pairs is base + pairs + v */
+    int odd;        /* which member of a pair plays it: 0 the even one, 1 the odd one */
+    int alias_v;    /* virtual rank played by real rank alias_rank instead (-1: none) */
+    int alias_rank;
+    int me;         /* this rank's virtual rank, -1 outside the group */
+    int wrap;       /* > 0: real ranks counted modulo wrap (all p ranks from base, wrapping around) */
+} redcoll__vmap;
+
+static int redcoll__vmap_rank(const redcoll__vmap *g, int v) {
+    int rank;
+    if (v == g->alias_v) return g->alias_rank;
+    rank = v < g->pairs ? g->base + 2 * v + g->odd : g->base + g->pairs + v;
+    return g->wrap > 0 ? rank % g->wrap : rank;
+}
+
+static int redcoll__vmap_vrank(const redcoll__vmap *g, int rank) {
+    int off = rank - g->base, v;
+    if (g->alias_v >= 0 && rank == g->alias_rank) return g->alias_v;
+    if (g->wrap > 0 && off < 0) off += g->wrap;
+    if (off < 0) return -1;
+    if (off < 2 * g->pairs) v = off % 2 == g->odd ? off / 2 : -1;
+    else v = off - g->pairs;
+    return v >= g->size || v == g->alias_v ? -1 : v;
+}
+
+static redcoll__vmap redcoll__vmap_make(int rank, int base, int size, int pairs, int odd,
+                                          int alias_v, int alias_rank) {
+    redcoll__vmap g;
+    g.size = size; g.base = base; g.pairs = pairs; g.odd = odd;
+    g.alias_v = alias_v; g.alias_rank = alias_rank; g.wrap = 0;
+    g.me = redcoll__vmap_vrank(&g, rank);
+    return g;
+}
+
+/* All p ranks counted from base, wrapping around: virtual rank v is real rank
+   (base + v) mod p (a tree or ring rooted at base). */
+static redcoll__vmap redcoll__vmap_rotated(int rank, int base, int p) {
+    redcoll__vmap g = redcoll__vmap_make(rank, base, p, 0, 0, -1, -1);
+    g.wrap = p;
+    g.me = redcoll__vmap_vrank(&g, rank);
+    return g;
 }
 
 /* The segment ranges member v holds while halving [0, parts) over `size`
@@ -1395,17 +1338,19 @@ static void redcoll__unfold_halves(redcoll__ctx *c, const redcoll__vmap *g, void
    segment v of member v-i's input. Canonical order with two accumulators:
    `mine` = x_0..x_v grows to the left as v-1, ..., 0 arrive, a second one
    x_(v+1)..x_(size-1) likewise as size-1, ..., v+1 arrive; one reduction
-   joins them (commutative ops use one accumulator: the join would sit on
-   the critical path, n/size gamma more). `in`: the whole input; `mine`:
-   where segment v's result goes (may be in's own segment); tmp: twice the
-   largest segment. Cost: (size-1)(alpha + n/size beta + n/size gamma). */
+   joins them. Commutative ops use one accumulator unless `two_always`
+   (MPICH's pairwise reduce_scatter keeps two: the join sits on the critical
+   path, n/size gamma more). `in`: the whole input; `mine`: where segment v's
+   result goes (may be in's own segment); tmp: two of v's segments (one when
+   only one accumulator is used or v = size-1). Cost: (size-1)(alpha +
+   n/size beta + n/size gamma). */
 static void redcoll__ring_reduce_scatter(redcoll__ctx *c, const redcoll__vmap *g,
                                          const redcoll__segs *s, const void *in, void *mine,
-                                         void *tmp) {
+                                         void *tmp, int two_always) {
     int v = g->me, p = g->size, i;
     size_t len = v >= 0 ? redcoll__seg_len(s, v, v + 1) : 0;
-    char *hi = (char *)tmp, *rcv = redcoll__at(c, tmp, len);
-    int two = !c->op.commutative; /* a commutative op needs one accumulator */
+    char *rcv = (char *)tmp, *hi = redcoll__at(c, tmp, len);
+    int two = two_always || !c->op.commutative; /* two accumulators keep canonical order */
     if (v < 0) return;
     redcoll__copy(c, mine, redcoll__at(c, in, redcoll__seg_off(s, v)), len);
     for (i = 1; i < p; ++i) {
@@ -1421,8 +1366,10 @@ static void redcoll__ring_reduce_scatter(redcoll__ctx *c, const redcoll__vmap *g
 }
 
 /* Ring allgather (Rabenseifner 2004 3.2, MPICH paper 4.1): member v holds
-   segment v of buf; in size-1 steps every member passes the segment it got
-   last to v+1. Cost: (size-1)(alpha + n/size beta). */
+   segment v of buf; in step i = 0..size-2 it sends segment v - i to v + 1
+   and receives segment v - i - 1 from v - 1; on return every member holds
+   every segment. Cost: (size-1)(alpha + n/size beta). Any size; a ring
+   rooted at r: redcoll__vmap_rotated. */
 static void redcoll__ring_allgather(redcoll__ctx *c, const redcoll__vmap *g,
                                     const redcoll__segs *s, void *buf) {
     int v = g->me, p = g->size, i;
@@ -1611,7 +1558,7 @@ static redcoll_result redcoll__reduce_ring(redcoll__ctx *c, const redcoll__args 
     void *mine = c->rank == a->root ? redcoll__at(c, a->rbuf, redcoll__seg_off(&s, c->rank))
                                     : redcoll__alloc(c, len);
     if (!c->err) {
-        redcoll__ring_reduce_scatter(c, &g, &s, a->sbuf, mine, tmp);
+        redcoll__ring_reduce_scatter(c, &g, &s, a->sbuf, mine, tmp, 0);
         if (c->rank != a->root) redcoll__send(c, a->root, mine, len);
         else for (j = 0; j < p; ++j)
             if (j != a->root)
@@ -1639,9 +1586,9 @@ static redcoll_result redcoll__bcast_binomial(redcoll__ctx *c, const redcoll__ar
    otherwise the allgather takes at most 2 ceil(lg p) rounds. No scratch. */
 static redcoll_result redcoll__bcast_scatter_recursive_doubling(redcoll__ctx *c,
                                                                 const redcoll__args *a) {
-    redcoll__layout L = redcoll__layout_even(a->count, c->size);
+    redcoll__segs L = redcoll__segs_make(a->count, c->size, NULL);
     int v = redcoll__vrank(c->rank, a->root, c->size);
-    redcoll__scatter_blocks(c, redcoll__at(c, a->rbuf, redcoll__lstart(&L, v)), &L, a->root);
+    redcoll__scatter_blocks(c, redcoll__at(c, a->rbuf, redcoll__seg_off(&L, v)), &L, a->root);
     redcoll__rd_allgather(c, a->rbuf, &L, a->root);
     return c->err;
 }
@@ -1650,10 +1597,10 @@ static redcoll_result redcoll__bcast_scatter_recursive_doubling(redcoll__ctx *c,
    as above with the ring. Cost: (lg p + p - 1) alpha + 2 (p-1)/p n beta.
    Any p (blocks as above; ceil(lg p) scatter steps). No scratch. */
 static redcoll_result redcoll__bcast_scatter_ring(redcoll__ctx *c, const redcoll__args *a) {
-    redcoll__layout L = redcoll__layout_even(a->count, c->size);
-    int v = redcoll__vrank(c->rank, a->root, c->size);
-    redcoll__scatter_blocks(c, redcoll__at(c, a->rbuf, redcoll__lstart(&L, v)), &L, a->root);
-    redcoll__ring_allgather_rooted(c, a->rbuf, &L, a->root);
+    redcoll__segs L = redcoll__segs_make(a->count, c->size, NULL);
+    redcoll__vmap g = redcoll__vmap_rotated(c->rank, a->root, c->size);
+    redcoll__scatter_blocks(c, redcoll__at(c, a->rbuf, redcoll__seg_off(&L, g.me)), &L, a->root);
+    redcoll__ring_allgather(c, &g, &L, a->rbuf);
     return c->err;
 }
 
@@ -1757,7 +1704,7 @@ static redcoll_result redcoll__allreduce_ring(redcoll__ctx *c, const redcoll__ar
     void *tmp = redcoll__alloc(c, 2 * big);
     if (!c->err) {
         redcoll__ring_reduce_scatter(c, &g, &s, a->rbuf,
-                                     redcoll__at(c, a->rbuf, redcoll__seg_off(&s, c->rank)), tmp);
+                                     redcoll__at(c, a->rbuf, redcoll__seg_off(&s, c->rank)), tmp, 0);
         redcoll__ring_allgather(c, &g, &s, a->rbuf);
     }
     redcoll__free(c, tmp, 2 * big);
@@ -1805,7 +1752,7 @@ static redcoll_result redcoll__gather_binomial(redcoll__ctx *c, const redcoll__a
 static redcoll_result redcoll__scatter_binomial(redcoll__ctx *c, const redcoll__args *a) {
     int p = c->size, root = a->root, v = redcoll__vrank(c->rank, root, p);
     size_t n = a->count, have = redcoll__subtree(v, p);
-    redcoll__layout L = redcoll__layout_even(n * (size_t)p, p);
+    redcoll__segs L = redcoll__segs_make(n * (size_t)p, p, NULL);
     char *tmp = NULL;
     const void *src;
 
@@ -1838,14 +1785,15 @@ static redcoll_result redcoll__barrier_dissemination(redcoll__ctx *c, const redc
 }
 
 /* ---- allgather ------------------------------------------------------------- */
-/* Allgather and allgatherv share these schedules: the layout carries the
+/* Allgather and allgatherv share these schedules: the segments carry the
    counts. The entry point has put this rank's block in place in rbuf. */
 
 /* Ring (MPICH paper 4.1, long messages): (p-1) alpha + (p-1)/p n beta, n the
    gathered total. Any p. */
 static redcoll_result redcoll__allgather_ring(redcoll__ctx *c, const redcoll__args *a) {
-    redcoll__layout L = redcoll__layout_of(c, a);
-    redcoll__ring_allgather_rooted(c, a->rbuf, &L, 0);
+    redcoll__segs L = redcoll__segs_of(c, a);
+    redcoll__vmap g = redcoll__vmap_make(c->rank, 0, c->size, 0, 0, -1, -1);
+    redcoll__ring_allgather(c, &g, &L, a->rbuf);
     return c->err;
 }
 
@@ -1854,7 +1802,7 @@ static redcoll_result redcoll__allgather_ring(redcoll__ctx *c, const redcoll__ar
    exchanges inside cut subtrees, at most 2 ceil(lg p) rounds. */
 static redcoll_result redcoll__allgather_recursive_doubling(redcoll__ctx *c,
                                                             const redcoll__args *a) {
-    redcoll__layout L = redcoll__layout_of(c, a);
+    redcoll__segs L = redcoll__segs_of(c, a);
     redcoll__rd_allgather(c, a->rbuf, &L, 0);
     return c->err;
 }
@@ -1866,17 +1814,17 @@ static redcoll_result redcoll__allgather_recursive_doubling(redcoll__ctx *c,
    Cost: ceil(lg p) alpha + (p-1)/p n beta, plus moving n elements locally.
    Any p: the last step is the short one. No scratch (in-place rotation). */
 static redcoll_result redcoll__allgather_bruck(redcoll__ctx *c, const redcoll__args *a) {
-    redcoll__layout L = redcoll__layout_of(c, a);
+    redcoll__segs L = redcoll__segs_of(c, a);
     int p = c->size, r = c->rank, d;
-    size_t mine = redcoll__lstart(&L, r);
-    redcoll__move(c, a->rbuf, redcoll__at(c, a->rbuf, mine), redcoll__lrange(&L, r, r + 1));
+    size_t mine = redcoll__seg_off(&L, r);
+    redcoll__move(c, a->rbuf, redcoll__at(c, a->rbuf, mine), redcoll__seg_len(&L, r, r + 1));
     for (d = 1; d < p; d <<= 1) {
         int m = d < p - d ? d : p - d;
-        redcoll__sendrecv(c, (r - d + p) % p, a->rbuf, redcoll__lspan(&L, r, m), (r + d) % p,
-                          redcoll__at(c, a->rbuf, redcoll__lspan(&L, r, d)),
-                          redcoll__lspan(&L, (r + d) % p, m));
+        redcoll__sendrecv(c, (r - d + p) % p, a->rbuf, redcoll__seg_span(&L, r, m), (r + d) % p,
+                          redcoll__at(c, a->rbuf, redcoll__seg_span(&L, r, d)),
+                          redcoll__seg_span(&L, (r + d) % p, m));
     }
-    if (!c->err) redcoll__rotate(c, a->rbuf, L.total, L.total - mine);
+    if (!c->err) redcoll__rotate(c, a->rbuf, L.n, L.n - mine);
     return c->err;
 }
 
@@ -1987,8 +1935,8 @@ static redcoll_result redcoll__alltoall_bruck(redcoll__ctx *c, const redcoll__ar
 }
 
 /* ---- reduce_scatter -------------------------------------------------------- */
-/* reduce_scatter and reduce_scatter_block share these schedules (the layout
-   carries the counts). sbuf is the whole input (for REDCOLL_IN_PLACE, rbuf
+/* reduce_scatter and reduce_scatter_block share these schedules (the segments
+   carry the counts). sbuf is the whole input (for REDCOLL_IN_PLACE, rbuf
    itself, which then receives the result at its front). */
 
 /* Recursive halving (MPICH paper 4.4, Fig. 9; commutative ops): lg p steps
@@ -2000,9 +1948,9 @@ static redcoll_result redcoll__alltoall_bruck(redcoll__ctx *c, const redcoll__ar
    Scratch: one vector, two out of place. */
 static redcoll_result redcoll__reduce_scatter_recursive_halving(redcoll__ctx *c,
                                                                 const redcoll__args *a) {
-    redcoll__layout L = redcoll__layout_of(c, a);
+    redcoll__segs L = redcoll__segs_of(c, a);
     int r = c->rank;
-    size_t n = L.total, mine = redcoll__lstart(&L, r), cnt = redcoll__lrange(&L, r, r + 1);
+    size_t n = L.n, mine = redcoll__seg_off(&L, r), cnt = redcoll__seg_len(&L, r, r + 1);
     redcoll__fold f = redcoll__fold_plan(r, c->size);
     void *acc = a->in_place ? a->rbuf : redcoll__alloc(c, n), *tmp = redcoll__alloc(c, n);
     if (c->err) { redcoll__free(c, tmp, n); if (!a->in_place) redcoll__free(c, acc, n); return c->err; }
@@ -2013,8 +1961,8 @@ static redcoll_result redcoll__reduce_scatter_recursive_halving(redcoll__ctx *c,
     } else {
         redcoll__halving_rs(c, &f, &L, 0, acc, tmp);
         if (r < 2 * f.rem) /* serve the even partner its block */
-            redcoll__send(c, r - 1, redcoll__at(c, acc, redcoll__lstart(&L, r - 1)),
-                          redcoll__lrange(&L, r - 1, r));
+            redcoll__send(c, r - 1, redcoll__at(c, acc, redcoll__seg_off(&L, r - 1)),
+                          redcoll__seg_len(&L, r - 1, r));
         redcoll__move(c, a->rbuf, redcoll__at(c, acc, mine), cnt);
     }
     redcoll__free(c, tmp, n);
@@ -2048,9 +1996,9 @@ static void redcoll__reduce_cyclic(redcoll__ctx *c, void *recv, void *acc, size_
    contiguous message. Scratch: one vector, two out of place. */
 static redcoll_result redcoll__reduce_scatter_recursive_doubling(redcoll__ctx *c,
                                                                  const redcoll__args *a) {
-    redcoll__layout L = redcoll__layout_of(c, a);
+    redcoll__segs L = redcoll__segs_of(c, a);
     int p = c->size, r = c->rank, mask;
-    size_t n = L.total, rot = redcoll__lstart(&L, r), cnt = redcoll__lrange(&L, r, r + 1);
+    size_t n = L.n, rot = redcoll__seg_off(&L, r), cnt = redcoll__seg_len(&L, r, r + 1);
     char *acc = (char *)(a->in_place ? a->rbuf : redcoll__alloc(c, n));
     char *recv = (char *)redcoll__alloc(c, n);
     if (c->err) { redcoll__free(c, recv, n); if (!a->in_place) redcoll__free(c, acc, n); return c->err; }
@@ -2061,12 +2009,12 @@ static redcoll_result redcoll__reduce_scatter_recursive_doubling(redcoll__ctx *c
     }
     for (mask = 1; mask < p; mask <<= 1) {
         redcoll__rdstep s = redcoll__rd_step(r, mask, p);
-        size_t from, rn, sfrom = redcoll__lstart(&L, s.mine_end);
-        size_t sn = n - redcoll__lrange(&L, s.mine, s.mine_end);
+        size_t from, rn, sfrom = redcoll__seg_off(&L, s.mine_end);
+        size_t sn = n - redcoll__seg_len(&L, s.mine, s.mine_end);
         int got = 0;
         if (s.theirs >= p) continue;
-        from = redcoll__lstart(&L, s.theirs_end);
-        rn = n - redcoll__lrange(&L, s.theirs, s.theirs_end);
+        from = redcoll__seg_off(&L, s.theirs_end);
+        rn = n - redcoll__seg_len(&L, s.theirs, s.theirs_end);
         if (s.dst < p) {
             redcoll__sendrecv(c, s.dst, redcoll__at(c, acc, sfrom - rot), sn, s.dst, recv, rn);
             got = 1;
@@ -2082,14 +2030,18 @@ static redcoll_result redcoll__reduce_scatter_recursive_doubling(redcoll__ctx *c
 
 /* Pairwise exchange (MPICH paper 4.4, long messages): p-1 steps, in step i
    send block rank+i to its owner, receive rank-i's contribution and reduce
-   (redcoll__pairwise_rs; canonical order for any op). Cost: (p-1) alpha +
-   (p-1)/p n (beta + gamma). Any p. Scratch: two blocks. */
+   (redcoll__ring_reduce_scatter with two accumulators: canonical order for
+   any op). Cost: (p-1) alpha + (p-1)/p n (beta + gamma). Any p. Scratch:
+   two blocks (one on rank p-1). */
 static redcoll_result redcoll__reduce_scatter_pairwise(redcoll__ctx *c, const redcoll__args *a) {
-    redcoll__layout L = redcoll__layout_of(c, a);
-    int r = c->rank;
-    size_t cnt = redcoll__lrange(&L, r, r + 1);
-    void *acc = a->in_place ? redcoll__at(c, a->rbuf, redcoll__lstart(&L, r)) : a->rbuf;
-    redcoll__pairwise_rs(c, a->sbuf, &L, acc);
+    redcoll__segs L = redcoll__segs_of(c, a);
+    redcoll__vmap g = redcoll__vmap_make(c->rank, 0, c->size, 0, 0, -1, -1);
+    int p = c->size, r = c->rank;
+    size_t cnt = redcoll__seg_len(&L, r, r + 1), tn = cnt * (size_t)((p > 1) + (r < p - 1));
+    void *acc = a->in_place ? redcoll__at(c, a->rbuf, redcoll__seg_off(&L, r)) : a->rbuf;
+    void *tmp = p > 1 ? redcoll__alloc(c, tn) : NULL;
+    redcoll__ring_reduce_scatter(c, &g, &L, a->sbuf, acc, tmp, 1);
+    redcoll__free(c, tmp, tn);
     redcoll__move(c, a->rbuf, acc, cnt);
     return c->err;
 }
