@@ -413,39 +413,56 @@ static void rc_teardown(rc_state *st) {
     free(st->displs);
 }
 
-static redcoll_result rc_run(const rc_spec *spec, rc_outcome *out) {
-    rc_state st;
-    redcoll_mock_config cfg = spec->sim;
-    redcoll_result r;
+/* The first half of a run on any transport: resolves the op and fills every
+   rank's buffers. Returns OK, or the error to give up with. */
+static redcoll_result rc_begin(const rc_spec *spec, rc_state *st, rc_outcome *out) {
     memset(out, 0, sizeof *out);
-    memset(&st, 0, sizeof st);
-    st.spec = spec;
-    st.dtype = spec->dtype;
-    if (!rc_op_from_name(spec->op, &st.dtype, &st.op)) return REDCOLL_ERR_INVALID_ARG;
-    st.esize = redcoll_dtype_size(st.dtype);
-    if (st.esize == 0 || spec->p < 1) return REDCOLL_ERR_INVALID_ARG;
-    if (!spec->use_model) cfg.model = redcoll_mock_defaults(spec->p).model;
-    cfg.size = spec->p;
-    st.no_data = cfg.no_data;
-    if (!rc_setup(&st)) { rc_teardown(&st); return REDCOLL_ERR_OUT_OF_MEMORY; }
-    r = redcoll_mock_run(&cfg, rc_rank, &st, &out->rep);
-    if (r == REDCOLL_OK) {
-        out->error = redcoll_mock_first_error(&out->rep);
-        out->ok = out->error == REDCOLL_OK;
-        if (!out->ok) {
-            int k;
-            for (k = 0; k < spec->p && out->rep.results[k] == REDCOLL_OK; ++k) {}
+    memset(st, 0, sizeof *st);
+    st->spec = spec;
+    st->dtype = spec->dtype;
+    if (!rc_op_from_name(spec->op, &st->dtype, &st->op)) return REDCOLL_ERR_INVALID_ARG;
+    st->esize = redcoll_dtype_size(st->dtype);
+    if (st->esize == 0 || spec->p < 1) return REDCOLL_ERR_INVALID_ARG;
+    st->no_data = spec->sim.no_data;
+    if (!rc_setup(st)) { rc_teardown(st); return REDCOLL_ERR_OUT_OF_MEMORY; }
+    return REDCOLL_OK;
+}
+
+/* The second half, once out->rep.results holds every rank's result: names
+   the first failing rank, checks every rank that returned OK (even when
+   others failed) and frees the buffers. */
+static void rc_end(rc_state *st, rc_outcome *out) {
+    const rc_spec *spec = st->spec;
+    out->error = REDCOLL_OK;
+    {
+        int k;
+        for (k = 0; k < spec->p && out->rep.results[k] == REDCOLL_OK; ++k) {}
+        if (k < spec->p) {
+            out->error = out->rep.results[k];
             snprintf(out->why, sizeof out->why, "rank %d returned \"%s\"", k,
                      redcoll_result_string(out->error));
         }
-        if (!st.no_data) { /* ranks that returned OK must be right even when others failed */
-            int ok = out->ok;
-            out->verified = 1;
-            rc_verify(&st, out);
-            out->ok = ok && out->wrong == 0;
-        }
     }
-    rc_teardown(&st);
+    out->ok = out->error == REDCOLL_OK;
+    if (!st->no_data) {
+        int ok = out->ok;
+        out->verified = 1;
+        rc_verify(st, out);
+        out->ok = ok && out->wrong == 0;
+    }
+    rc_teardown(st);
+}
+
+static redcoll_result rc_run(const rc_spec *spec, rc_outcome *out) {
+    rc_state st;
+    redcoll_mock_config cfg = spec->sim;
+    redcoll_result r = rc_begin(spec, &st, out);
+    if (r != REDCOLL_OK) return r;
+    if (!spec->use_model) cfg.model = redcoll_mock_defaults(spec->p).model;
+    cfg.size = spec->p;
+    r = redcoll_mock_run(&cfg, rc_rank, &st, &out->rep);
+    if (r == REDCOLL_OK) rc_end(&st, out);
+    else rc_teardown(&st);
     return r;
 }
 

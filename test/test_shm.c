@@ -116,34 +116,14 @@ static redcoll_result tshm_run(const rc_spec *spec, const redcoll_shm_config *cf
                                rc_outcome *o) {
     rc_state st;
     tshm_case c;
-    redcoll_result r;
-    int k;
-    memset(o, 0, sizeof *o);
-    memset(&st, 0, sizeof st);
-    st.spec = spec;
-    st.dtype = spec->dtype;
-    if (!rc_op_from_name(spec->op, &st.dtype, &st.op)) return REDCOLL_ERR_INVALID_ARG;
-    st.esize = redcoll_dtype_size(st.dtype);
-    if (!rc_setup(&st)) { rc_teardown(&st); return REDCOLL_ERR_OUT_OF_MEMORY; }
+    redcoll_result r = rc_begin(spec, &st, o);
+    if (r != REDCOLL_OK) return r;
     memset(&c, 0, sizeof c);
     c.st = &st; c.fail_at = fail_at; c.fail_rank = fail_rank; c.hit = hit;
     r = redcoll_shm_run_config(cfg, spec->p, tshm_case_rank, &c, results);
     o->rep.size = spec->p;
     o->rep.results = results; /* borrowed: the caller's array, never freed here */
-    o->error = r;
-    o->ok = r == REDCOLL_OK;
-    if (!o->ok) {
-        for (k = 0; k < spec->p && results[k] == REDCOLL_OK; ++k) {}
-        snprintf(o->why, sizeof o->why, "rank %d returned \"%s\"", k < spec->p ? k : -1,
-                 redcoll_result_string(r));
-    }
-    { /* ranks that returned OK must be right even when others failed */
-        int ok = o->ok;
-        o->verified = 1;
-        rc_verify(&st, o);
-        o->ok = ok && o->wrong == 0;
-    }
-    rc_teardown(&st);
+    rc_end(&st, o);
     return r;
 }
 
