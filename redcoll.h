@@ -181,7 +181,38 @@ typedef struct redcoll_request { void *ptr; long long id; } redcoll_request;
                  hierarchical schedules. NULL: every rank is its own node.
      on_compute, on_scratch
                  accounting hooks for the simulator: elements reduced locally,
-                 scratch bytes allocated (+) or freed (-). NULL: not reported. */
+                 scratch bytes allocated (+) or freed (-). NULL: not reported.
+     recv_reduce, sendrecv_reduce
+                 receive-and-reduce: as recv / sendrecv, but instead of copying
+                 the incoming payload into a buffer the transport hands it to
+                 the library's consumer (redcoll_consumer below), which reduces
+                 it into its destination in one pass. A shared-memory transport
+                 calls the consumer straight on the sender's buffer, so the
+                 message is never staged. They match ordinary sends (the sender
+                 cannot tell). Both or none. NULL: the library receives into
+                 cache-sized pieces of scratch and reduces each.
+     scratch     persistent scratch owned by the transport: a block of at least
+                 `bytes`, valid until the next scratch call on this transport or
+                 its destruction, or NULL when it cannot (the library then uses
+                 its allocator). The library asks at most once per collective
+                 call, for the scratch that call needs, so the block grows to the
+                 largest single call's need and then stays: in steady state
+                 one-shot collectives allocate nothing and fault in no pages.
+                 NULL: one-shot calls allocate and free their scratch. */
+
+/* Where a receive-and-reduce delivers the payload: fn(arg, piece, offset,
+   bytes) is called on the receiving rank's thread, before recv_reduce /
+   sendrecv_reduce returns, for consecutive pieces that together cover the
+   message exactly once and in order. `offset` and `bytes` are multiples of
+   `unit` (whole elements); `piece` is valid only during the call and must not
+   be written. A transport that moves no data (REDCOLL_TRANSPORT_NO_DATA) need
+   not call fn: the library accounts for the reduction itself. */
+typedef struct redcoll_consumer {
+    void  (*fn)(void *arg, const void *piece, size_t offset, size_t bytes);
+    void   *arg;
+    size_t  unit;
+} redcoll_consumer;
+
 typedef struct redcoll_transport {
     void *user;
     int   rank, size;
@@ -199,6 +230,12 @@ typedef struct redcoll_transport {
     void           (*on_compute)(void *user, size_t elems, size_t bytes);
     void           (*on_scratch)(void *user, long long delta_bytes);
     unsigned        flags;
+    redcoll_result (*recv_reduce)(void *user, int src, size_t bytes, int tag,
+                                  const redcoll_consumer *into);
+    redcoll_result (*sendrecv_reduce)(void *user, int dst, const void *sbuf, size_t sbytes,
+                                      int src, size_t rbytes, int tag,
+                                      const redcoll_consumer *into);
+    void          *(*scratch)(void *user, size_t bytes);
 } redcoll_transport;
 
 /* ---- Group views -----------------------------------------------------------
@@ -208,7 +245,8 @@ typedef struct redcoll_transport {
    rank ranks[i]; the view has its own tag space (chosen by `id`), so its
    traffic never matches the parent's or that of a view with another id.
    Every optional entry of the parent is forwarded (abort, isend/irecv/waitall,
-   node_of with rank translation, on_compute, on_scratch, flags), so any
+   node_of with rank translation, on_compute, on_scratch, flags, recv_reduce,
+   sendrecv_reduce, scratch), so any
    collective runs on a view exactly as on a whole transport, and the
    simulator still counts all of it. A view of a view works the same way.
    The hierarchical schedules build their groups with these views, at no cost
@@ -705,6 +743,29 @@ static void redcoll__gon_scratch(void *u, long long delta) {
     g->parent->on_scratch(g->parent->user, delta);
 }
 
+static redcoll_result redcoll__grecv_reduce(void *u, int src, size_t bytes, int tag,
+                                            const redcoll_consumer *into) {
+    const redcoll_group *g = (const redcoll_group *)u;
+    int s = redcoll__gparent(g, src);
+    if (s < 0) return REDCOLL_ERR_TRANSPORT;
+    return g->parent->recv_reduce(g->parent->user, s, bytes, tag + g->tag_shift, into);
+}
+
+static redcoll_result redcoll__gsendrecv_reduce(void *u, int dst, const void *sbuf, size_t sbytes,
+                                                int src, size_t rbytes, int tag,
+                                                const redcoll_consumer *into) {
+    const redcoll_group *g = (const redcoll_group *)u;
+    int d = redcoll__gparent(g, dst), s = redcoll__gparent(g, src);
+    if (d < 0 || s < 0) return REDCOLL_ERR_TRANSPORT;
+    return g->parent->sendrecv_reduce(g->parent->user, d, sbuf, sbytes, s, rbytes,
+                                      tag + g->tag_shift, into);
+}
+
+static void *redcoll__gscratch(void *u, size_t bytes) {
+    const redcoll_group *g = (const redcoll_group *)u;
+    return g->parent->scratch(g->parent->user, bytes);
+}
+
 /* Fills the view (arguments already checked); `me` is the caller's view rank. */
 static void redcoll__group_make(redcoll_group *g, const redcoll_transport *parent,
                                 const int *ranks, int first, int n, int id, int me) {
@@ -723,6 +784,9 @@ static void redcoll__group_make(redcoll_group *g, const redcoll_transport *paren
     t->on_compute = P->on_compute ? redcoll__gon_compute : NULL;
     t->on_scratch = P->on_scratch ? redcoll__gon_scratch : NULL;
     t->flags = P->flags;
+    t->recv_reduce = P->recv_reduce ? redcoll__grecv_reduce : NULL;
+    t->sendrecv_reduce = P->sendrecv_reduce ? redcoll__gsendrecv_reduce : NULL;
+    t->scratch = P->scratch ? redcoll__gscratch : NULL;
 }
 
 REDCOLL_API redcoll_result redcoll_group_init(redcoll_group *g, const redcoll_transport *parent,
