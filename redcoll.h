@@ -291,41 +291,106 @@ typedef enum redcoll_coll {
     REDCOLL_COLL_COUNT
 } redcoll_coll;
 
-/* One enum for every schedule; each collective accepts a subset
-   (redcoll_algo_supported). AUTO lets the selector choose. */
+/* ---- The algorithm list -----------------------------------------------------
+   Every (collective, algorithm) pair is one row; the enum redcoll_algo, the
+   names, the registry of schedules, redcoll_algo_supported / _keeps_order,
+   redcoll_algo_at() (and through it `redcoll --algo list` and the README's
+   algorithm table, which a test holds to it) all derive from this list.
+     first     NEW on the first row of an algorithm name: it declares
+               REDCOLL_ALGO_<ALGO> with the next value. The values are ABI:
+               new names are appended at the end, never inserted or reordered.
+               AND: one more collective for a name declared above.
+     ALGO name the enum suffix, and the name tools and options files use.
+     COLL      the collective, REDCOLL_COLL_<COLL>.
+     schedule  the function redcoll__<schedule> (section 8) and the variant it
+     variant   is passed (the member of a family it runs).
+     order     ORDERED: canonical order x0 op x1 op ... op x(p-1), any op.
+               COMMUTATIVE: commutative ops only (never selected for others;
+               forced, the call returns REDCOLL_ERR_UNSUPPORTED).
+     knobs     the options that shape its messages besides count and root:
+               SEGMENT (segment_bytes), THRESHOLD (threshold_bytes and the cost
+               model), LEVELS (groups, by_node, inner_algo, outer_algo).
+     paper     R04 Rabenseifner 2004, RT05 Rabenseifner & Traeff 2005, MPICH
+               Thakur, Rabenseifner & Gropp 2005, HL Hasanov & Lastovetsky.
+   Note the two binary trees: `binary_tree` is the binomial tree of R04 section
+   3.3 (recursive distance doubling with whole vectors, as `binomial`), while
+   `binary` is HL's heap-shaped binary tree (children 2v+1, 2v+2).
+   Adding an algorithm: a NEW row at the end (AND rows for its other
+   collectives) and its schedule function in section 8. */
+#define REDCOLL_ALGORITHM_LIST(X) \
+ /* first ALGO                    name                        COLL                  schedule                           variant     order        knobs      paper */ \
+  X(NEW, BINOMIAL,               "binomial",                  REDUCE,               reduce_binomial,                   PLAIN,      ORDERED,     NONE,      "MPICH 4.5") \
+  X(AND, BINOMIAL,               "binomial",                  BCAST,                bcast_binomial,                    PLAIN,      ORDERED,     NONE,      "MPICH 4.2") \
+  X(AND, BINOMIAL,               "binomial",                  GATHER,               gather_binomial,                   PLAIN,      ORDERED,     NONE,      "MPICH 4.1") \
+  X(AND, BINOMIAL,               "binomial",                  SCATTER,              scatter_binomial,                  PLAIN,      ORDERED,     NONE,      "MPICH 4.1") \
+  X(NEW, REDUCE_BCAST,           "reduce_bcast",              ALLREDUCE,            allreduce_reduce_bcast,            PLAIN,      ORDERED,     NONE,      "R04 3.2") \
+  X(NEW, RECURSIVE_DOUBLING,     "recursive_doubling",        ALLREDUCE,            allreduce_recursive_doubling,      PLAIN,      ORDERED,     NONE,      "R04 3.4, MPICH 4.5") \
+  X(AND, RECURSIVE_DOUBLING,     "recursive_doubling",        ALLGATHER,            allgather_recursive_doubling,      PLAIN,      ORDERED,     NONE,      "MPICH 4.1.1") \
+  X(AND, RECURSIVE_DOUBLING,     "recursive_doubling",        ALLGATHERV,           allgather_recursive_doubling,      PLAIN,      ORDERED,     NONE,      "MPICH 4.1.1") \
+  X(AND, RECURSIVE_DOUBLING,     "recursive_doubling",        REDUCE_SCATTER,       reduce_scatter_recursive_doubling, PLAIN,      ORDERED,     NONE,      "MPICH 4.4") \
+  X(AND, RECURSIVE_DOUBLING,     "recursive_doubling",        REDUCE_SCATTER_BLOCK, reduce_scatter_recursive_doubling, PLAIN,      ORDERED,     NONE,      "MPICH 4.4") \
+  X(NEW, BINARY_TREE,            "binary_tree",               ALLREDUCE,            allreduce_reduce_bcast,            PLAIN,      ORDERED,     NONE,      "R04 3.3") \
+  X(AND, BINARY_TREE,            "binary_tree",               REDUCE,               reduce_binomial,                   PLAIN,      ORDERED,     NONE,      "R04 3.3") \
+  X(NEW, HALVING_DOUBLING,       "halving_doubling",          ALLREDUCE,            allreduce_halving_doubling,        PLAIN,      ORDERED,     NONE,      "R04 3.5, MPICH 5.1") \
+  X(AND, HALVING_DOUBLING,       "halving_doubling",          REDUCE,               reduce_halving_doubling,           PLAIN,      ORDERED,     NONE,      "R04 3.5, MPICH 5.1") \
+  X(NEW, BINARY_BLOCKS,          "binary_blocks",             ALLREDUCE,            allreduce_binary_blocks,           PLAIN,      ORDERED,     NONE,      "R04 3.6, MPICH 5.2") \
+  X(AND, BINARY_BLOCKS,          "binary_blocks",             REDUCE,               reduce_binary_blocks,              PLAIN,      ORDERED,     NONE,      "R04 3.6") \
+  X(NEW, RING,                   "ring",                      ALLREDUCE,            allreduce_ring,                    PLAIN,      ORDERED,     NONE,      "R04 3.7, MPICH 5.3") \
+  X(AND, RING,                   "ring",                      REDUCE,               reduce_ring,                       PLAIN,      ORDERED,     NONE,      "R04 3.7") \
+  X(AND, RING,                   "ring",                      ALLGATHER,            allgather_ring,                    PLAIN,      ORDERED,     NONE,      "MPICH 4.1") \
+  X(AND, RING,                   "ring",                      ALLGATHERV,           allgather_ring,                    PLAIN,      ORDERED,     NONE,      "MPICH 4.1") \
+  X(NEW, BUTTERFLY,              "butterfly",                 ALLREDUCE,            rabenseifner_traeff,               BUTTERFLY,  ORDERED,     THRESHOLD, "RT05 Fig. 1") \
+  X(AND, BUTTERFLY,              "butterfly",                 REDUCE,               rabenseifner_traeff,               BUTTERFLY,  ORDERED,     THRESHOLD, "RT05 Fig. 1") \
+  X(NEW, ELIMINATION,            "elimination",               ALLREDUCE,            rabenseifner_traeff,               OVERLAP,    ORDERED,     THRESHOLD, "RT05 3.2 (Fig. 4)") \
+  X(AND, ELIMINATION,            "elimination",               REDUCE,               rabenseifner_traeff,               OVERLAP,    ORDERED,     THRESHOLD, "RT05 3.2 (Fig. 4)") \
+  X(NEW, ELIMINATION_NONOVERLAP, "elimination_nonoverlap",    ALLREDUCE,            rabenseifner_traeff,               NONOVERLAP, ORDERED,     THRESHOLD, "RT05 3.3 (Fig. 5)") \
+  X(AND, ELIMINATION_NONOVERLAP, "elimination_nonoverlap",    REDUCE,               rabenseifner_traeff,               NONOVERLAP, ORDERED,     THRESHOLD, "RT05 3.3 (Fig. 5)") \
+  X(NEW, FACTOR_RING,            "factor_ring",               ALLREDUCE,            rabenseifner_traeff,               FACTORS,    ORDERED,     THRESHOLD, "RT05 3.4-3.6") \
+  X(AND, FACTOR_RING,            "factor_ring",               REDUCE,               rabenseifner_traeff,               FACTORS,    ORDERED,     THRESHOLD, "RT05 3.4-3.6") \
+  X(NEW, BRUCK,                  "bruck",                     ALLGATHER,            allgather_bruck,                   PLAIN,      ORDERED,     NONE,      "MPICH 4.1.2") \
+  X(AND, BRUCK,                  "bruck",                     ALLGATHERV,           allgather_bruck,                   PLAIN,      ORDERED,     NONE,      "MPICH 4.1.2") \
+  X(AND, BRUCK,                  "bruck",                     ALLTOALL,             alltoall_bruck,                    PLAIN,      ORDERED,     NONE,      "MPICH 4.3") \
+  X(NEW, SCATTER_RECURSIVE_DOUBLING, "scatter_recursive_doubling", BCAST,           bcast_scatter_allgather,           DOUBLING,   ORDERED,     NONE,      "MPICH 4.2 (van de Geijn)") \
+  X(NEW, SCATTER_RING,           "scatter_ring",              BCAST,                bcast_scatter_allgather,           RING,       ORDERED,     NONE,      "MPICH 4.2 (van de Geijn)") \
+  X(NEW, SCATTERED,              "scattered",                 ALLTOALL,             alltoall_scattered,                PLAIN,      ORDERED,     NONE,      "MPICH 4.3") \
+  X(NEW, PAIRWISE,               "pairwise",                  ALLTOALL,             alltoall_pairwise,                 PLAIN,      ORDERED,     NONE,      "MPICH 4.3") \
+  X(AND, PAIRWISE,               "pairwise",                  REDUCE_SCATTER,       reduce_scatter_pairwise,           PLAIN,      ORDERED,     NONE,      "MPICH 4.4") \
+  X(AND, PAIRWISE,               "pairwise",                  REDUCE_SCATTER_BLOCK, reduce_scatter_pairwise,           PLAIN,      ORDERED,     NONE,      "MPICH 4.4") \
+  X(NEW, RECURSIVE_HALVING,      "recursive_halving",         REDUCE_SCATTER,       reduce_scatter_recursive_halving,  PLAIN,      COMMUTATIVE, NONE,      "MPICH 4.4") \
+  X(AND, RECURSIVE_HALVING,      "recursive_halving",         REDUCE_SCATTER_BLOCK, reduce_scatter_recursive_halving,  PLAIN,      COMMUTATIVE, NONE,      "MPICH 4.4") \
+  X(NEW, FLAT,                   "flat",                      REDUCE,               reduce_flat,                       PLAIN,      ORDERED,     NONE,      "HL 2.1") \
+  X(AND, FLAT,                   "flat",                      BCAST,                bcast_flat,                        PLAIN,      ORDERED,     NONE,      "HL") \
+  X(NEW, CHAIN,                  "chain",                     REDUCE,               reduce_chain,                      WHOLE,      ORDERED,     NONE,      "HL 2.1") \
+  X(AND, CHAIN,                  "chain",                     BCAST,                bcast_chain,                       WHOLE,      ORDERED,     NONE,      "HL") \
+  X(NEW, PIPELINE,               "pipeline",                  REDUCE,               reduce_chain,                      SEGMENTED,  ORDERED,     SEGMENT,   "HL 2.1") \
+  X(AND, PIPELINE,               "pipeline",                  BCAST,                bcast_chain,                       SEGMENTED,  ORDERED,     SEGMENT,   "HL") \
+  X(NEW, BINARY,                 "binary",                    REDUCE,               reduce_binary,                     HEAP,       COMMUTATIVE, SEGMENT,   "HL 2.1") \
+  X(NEW, IN_ORDER_BINARY,        "in_order_binary",           REDUCE,               reduce_binary,                     IN_ORDER,   ORDERED,     SEGMENT,   "HL 2.1") \
+  X(NEW, HIERARCHICAL,           "hierarchical",              ALLREDUCE,            allreduce_hierarchical,            PLAIN,      ORDERED,     LEVELS,    "HL Alg. 1") \
+  X(AND, HIERARCHICAL,           "hierarchical",              REDUCE,               reduce_hierarchical,               PLAIN,      ORDERED,     LEVELS,    "HL Alg. 1") \
+  X(AND, HIERARCHICAL,           "hierarchical",              BCAST,                bcast_hierarchical,                PLAIN,      ORDERED,     LEVELS,    "HL Alg. 1") \
+  X(NEW, DISSEMINATION,          "dissemination",             BARRIER,              barrier_dissemination,             PLAIN,      ORDERED,     NONE,      "Hensgen et al.")
+
+#define REDCOLL__ALGO_ENUM_NEW(A) REDCOLL_ALGO_##A,
+#define REDCOLL__ALGO_ENUM_AND(A)
+#define REDCOLL__ALGO_ENUM(first, A, name, C, fn, var, ord, knobs, paper) REDCOLL__ALGO_ENUM_##first(A)
+
+/* Every algorithm name; each collective accepts the subset its rows of the
+   list give (redcoll_algo_supported). AUTO lets the selector choose. The
+   values are ABI: REDCOLL_ALGO_BINOMIAL = 1, ... in the list's order. */
 typedef enum redcoll_algo {
     REDCOLL_ALGO_AUTO = 0,
-    /* Rabenseifner 2004, MPICH 2005 */
-    REDCOLL_ALGO_BINOMIAL,
-    REDCOLL_ALGO_REDUCE_BCAST,
-    REDCOLL_ALGO_RECURSIVE_DOUBLING,
-    REDCOLL_ALGO_BINARY_TREE,
-    REDCOLL_ALGO_HALVING_DOUBLING,
-    REDCOLL_ALGO_BINARY_BLOCKS,
-    REDCOLL_ALGO_RING,
-    /* Rabenseifner & Traeff 2005 */
-    REDCOLL_ALGO_BUTTERFLY,
-    REDCOLL_ALGO_ELIMINATION,
-    REDCOLL_ALGO_ELIMINATION_NONOVERLAP,
-    REDCOLL_ALGO_FACTOR_RING,
-    /* MPICH 2005 */
-    REDCOLL_ALGO_BRUCK,
-    REDCOLL_ALGO_SCATTER_RECURSIVE_DOUBLING,
-    REDCOLL_ALGO_SCATTER_RING,
-    REDCOLL_ALGO_SCATTERED,
-    REDCOLL_ALGO_PAIRWISE,
-    REDCOLL_ALGO_RECURSIVE_HALVING,
-    /* Hasanov & Lastovetsky */
-    REDCOLL_ALGO_FLAT,
-    REDCOLL_ALGO_CHAIN,
-    REDCOLL_ALGO_PIPELINE,
-    REDCOLL_ALGO_BINARY,
-    REDCOLL_ALGO_IN_ORDER_BINARY,
-    REDCOLL_ALGO_HIERARCHICAL,
-    /* barrier */
-    REDCOLL_ALGO_DISSEMINATION,
+    REDCOLL_ALGORITHM_LIST(REDCOLL__ALGO_ENUM)
     REDCOLL_ALGO_COUNT
 } redcoll_algo;
+
+/* One row of the algorithm list, for tools that enumerate the pairs. */
+typedef struct redcoll_algo_info {
+    redcoll_coll coll;
+    redcoll_algo algo;
+    int          keeps_order; /* 1: canonical order, any op; 0: commutative ops only */
+    const char  *paper;       /* paper and section, e.g. "R04 3.5, MPICH 5.1" */
+} redcoll_algo_info;
 
 REDCOLL_API const char *redcoll_coll_name(redcoll_coll coll);
 REDCOLL_API int redcoll_coll_from_name(const char *name, redcoll_coll *out);   /* 1 if found */
@@ -335,6 +400,9 @@ REDCOLL_API int redcoll_algo_from_name(const char *name, redcoll_algo *out);   /
 REDCOLL_API int redcoll_algo_supported(redcoll_coll coll, redcoll_algo algo);
 /* 1 if `algo` keeps canonical order, so it accepts non-commutative ops. */
 REDCOLL_API int redcoll_algo_keeps_order(redcoll_coll coll, redcoll_algo algo);
+/* Row i of the algorithm list (i = 0, 1, ... in the list's order), NULL past
+   the end: for (i = 0; (e = redcoll_algo_at(i)) != NULL; ++i) ... */
+REDCOLL_API const redcoll_algo_info *redcoll_algo_at(int i);
 
 /* Which rules pick an algorithm when opts->algo is AUTO. */
 typedef enum redcoll_selector {
@@ -482,12 +550,12 @@ typedef void (*redcoll__kernel)(const void *lo, const void *hi, void *out, size_
 typedef struct redcoll__ctx {
     const redcoll_transport *t;
     int             rank, size;
+    redcoll_coll    coll;    /* the collective running */
     redcoll_dtype   dtype;
     size_t          esize;   /* bytes per element */
     redcoll_op      op;
     redcoll__kernel kernel;  /* predefined ops; NULL for user ops */
     redcoll_options o;       /* resolved */
-    redcoll_algo    algo;    /* the schedule running */
     int             tag;
     int             dry;     /* transport moves no data */
     redcoll_result  err;
@@ -504,20 +572,38 @@ typedef struct redcoll__args {
     const size_t *displs;  /* irregular collectives: their p + 1 prefix sums */
     int           root;
     int           in_place;
+    int           variant; /* the row's variant: which member of a family runs */
 } redcoll__args;
 
 typedef redcoll_result (*redcoll__schedule)(redcoll__ctx *c, const redcoll__args *a);
 
-/* Every (collective, algorithm) pair that exists, and whether it keeps the
-   canonical order x0 op x1 op ... op x(p-1) for non-commutative ops. */
-typedef struct redcoll__entry {
-    redcoll_coll      coll;
-    redcoll_algo      algo;
+/* A row of the algorithm list (section 3), as the registry holds it. */
+typedef struct redcoll__row {
+    redcoll_algo_info info;   /* coll, algo, keeps_order, paper */
     redcoll__schedule run;
-    int               keeps_order;
-} redcoll__entry;
+    int               variant;
+    unsigned          knobs;  /* REDCOLL__KNOB_* */
+} redcoll__row;
 
-static const redcoll__entry *redcoll__find(redcoll_coll coll, redcoll_algo algo);
+/* The list's variant column: which member of a family a row runs. */
+enum {
+    REDCOLL__VARIANT_PLAIN = 0,
+    REDCOLL__VARIANT_WHOLE = 0, REDCOLL__VARIANT_SEGMENTED = 1,   /* chain: one piece, pipelined */
+    REDCOLL__VARIANT_HEAP = 0, REDCOLL__VARIANT_IN_ORDER = 1,     /* segmented binary trees */
+    REDCOLL__VARIANT_DOUBLING = 0, REDCOLL__VARIANT_RING = 1,     /* bcast: allgather after the scatter */
+    REDCOLL__VARIANT_BUTTERFLY = 0, REDCOLL__VARIANT_OVERLAP = 1, /* Rabenseifner & Traeff plans */
+    REDCOLL__VARIANT_NONOVERLAP = 2, REDCOLL__VARIANT_FACTORS = 3
+};
+
+/* The list's order and knobs columns. */
+#define REDCOLL__ORDER_ORDERED     1
+#define REDCOLL__ORDER_COMMUTATIVE 0
+#define REDCOLL__KNOB_NONE         0u
+#define REDCOLL__KNOB_SEGMENT      1u /* opts.segment_bytes */
+#define REDCOLL__KNOB_THRESHOLD    2u /* opts.threshold_bytes and opts.model */
+#define REDCOLL__KNOB_LEVELS       4u /* opts.groups, by_node, inner_algo, outer_algo */
+
+static const redcoll__row *redcoll__find(redcoll_coll coll, redcoll_algo algo);
 static int redcoll__transport_ok(const redcoll_transport *t);
 
 static char *redcoll__at(const redcoll__ctx *c, const void *buf, size_t elem) {
@@ -1643,28 +1729,20 @@ static redcoll_result redcoll__bcast_binomial(redcoll__ctx *c, const redcoll__ar
     return c->err;
 }
 
-/* Scatter + recursive-doubling allgather (van de Geijn; MPICH paper 4.2,
-   medium messages). The vector is split into p blocks (the first n mod p one
-   element longer), scattered over a binomial tree in root-relative order and
-   gathered back. Cost: 2 lg p alpha + 2 (p-1)/p n beta for power-of-two p;
-   otherwise the allgather takes at most 2 ceil(lg p) rounds. No scratch. */
-static redcoll_result redcoll__bcast_scatter_recursive_doubling(redcoll__ctx *c,
-                                                                const redcoll__args *a) {
-    redcoll__segs L = redcoll__segs_make(a->count, c->size, NULL);
-    int v = redcoll__vrank(c->rank, a->root, c->size);
-    redcoll__scatter_blocks(c, redcoll__at(c, a->rbuf, redcoll__seg_off(&L, v)), &L, a->root);
-    redcoll__rd_allgather(c, a->rbuf, &L, a->root);
-    return c->err;
-}
-
-/* Scatter + ring allgather (van de Geijn; MPICH paper 4.2, long messages):
-   as above with the ring. Cost: (lg p + p - 1) alpha + 2 (p-1)/p n beta.
-   Any p (blocks as above; ceil(lg p) scatter steps). No scratch. */
-static redcoll_result redcoll__bcast_scatter_ring(redcoll__ctx *c, const redcoll__args *a) {
+/* Scatter + allgather (van de Geijn; MPICH paper 4.2). The vector is split
+   into p blocks (the first n mod p one element longer), scattered over a
+   binomial tree in root-relative order and gathered back, in variant
+   DOUBLING (`scatter_recursive_doubling`, medium messages) by recursive
+   doubling: 2 lg p alpha + 2 (p-1)/p n beta for power-of-two p, otherwise at
+   most 2 ceil(lg p) allgather rounds; in variant RING (`scatter_ring`, long
+   messages) by the ring: (lg p + p - 1) alpha + 2 (p-1)/p n beta. Any p
+   (ceil(lg p) scatter steps). No scratch. */
+static redcoll_result redcoll__bcast_scatter_allgather(redcoll__ctx *c, const redcoll__args *a) {
     redcoll__segs L = redcoll__segs_make(a->count, c->size, NULL);
     redcoll__vmap g = redcoll__vmap_rotated(c->rank, a->root, c->size);
     redcoll__scatter_blocks(c, redcoll__at(c, a->rbuf, redcoll__seg_off(&L, g.me)), &L, a->root);
-    redcoll__ring_allgather(c, &g, &L, a->rbuf);
+    if (a->variant == REDCOLL__VARIANT_RING) redcoll__ring_allgather(c, &g, &L, a->rbuf);
+    else redcoll__rd_allgather(c, a->rbuf, &L, a->root);
     return c->err;
 }
 
@@ -2283,44 +2361,36 @@ static redcoll_result redcoll__reduce_flat(redcoll__ctx *c, const redcoll__args 
     return c->err;
 }
 
-/* Chain (section 2.1, formula (3); Open MPI "chain" with fanout 1): each rank
-   receives and sends at most one message. Cost: (p-1)(alpha + m beta + m gamma).
-   Any p. Non-commutative ops: array in rank order ending at rank 0, plus one
-   message of m bytes to root when root != 0. */
+/* Chain (variant WHOLE: section 2.1, formula (3); Open MPI "chain" with
+   fanout 1): each rank receives and sends at most one message. Cost:
+   (p-1)(alpha + m beta + m gamma). Pipeline (variant SEGMENTED: formula (4)):
+   the chain in X segments of opts.segment_bytes. Cost: (p + X - 2)(alpha +
+   m/X beta + m/X gamma). Any p. Non-commutative ops: array in rank order
+   ending at rank 0, plus one message of m bytes to root when root != 0. */
 static redcoll_result redcoll__reduce_chain(redcoll__ctx *c, const redcoll__args *a) {
-    redcoll__chain_reduce(c, a->sbuf, a->rbuf, a->count, a->root, a->count);
+    size_t seg = a->variant == REDCOLL__VARIANT_SEGMENTED ? redcoll__seg_elems(c, a->count) : a->count;
+    redcoll__chain_reduce(c, a->sbuf, a->rbuf, a->count, a->root, seg);
     return c->err;
 }
 
-/* Pipeline (section 2.1, formula (4)): the chain in X segments of
-   opts.segment_bytes. Cost: (p + X - 2)(alpha + m/X beta + m/X gamma).
-   Any p. Non-commutative ops: as chain (one extra m-byte message when root != 0). */
-static redcoll_result redcoll__reduce_pipeline(redcoll__ctx *c, const redcoll__args *a) {
-    redcoll__chain_reduce(c, a->sbuf, a->rbuf, a->count, a->root, redcoll__seg_elems(c, a->count));
-    return c->err;
-}
-
-/* Binary tree (section 2.1, formula (5)): a heap-shaped tree rotated to root
-   (children of v: 2v+1, 2v+2), segmented. Cost: 2(lg(p+1) + X - 2) steps of
-   alpha + m/X (beta + gamma) for a complete tree. Any p: an incomplete tree.
-   Commutative ops only (the heap order mixes rank ranges). */
+/* Segmented binary trees (section 2.1, formula (5)). Variant HEAP (`binary`):
+   a heap-shaped tree rotated to root (children of v: 2v+1, 2v+2); cost
+   2(lg(p+1) + X - 2) steps of alpha + m/X (beta + gamma) for a complete
+   tree; any p (an incomplete tree); commutative ops only (the heap order
+   mixes rank ranges). Variant IN_ORDER (`in_order_binary`, Open MPI's choice
+   for non-commutative ops): every subtree is a contiguous rank range, so
+   left op own op right is canonical; rooted at root itself (no extra
+   message), at most one level deeper than the balanced tree; cost as HEAP;
+   any p, any op. */
 static redcoll_result redcoll__reduce_binary(redcoll__ctx *c, const redcoll__args *a) {
-    int p = c->size, v = redcoll__vrank(c->rank, a->root, p);
-    int parent = v > 0 ? redcoll__unvrank((v - 1) / 2, a->root, p) : -1;
-    int left = 2 * v + 1 < p ? redcoll__unvrank(2 * v + 1, a->root, p) : -1;
-    int right = 2 * v + 2 < p ? redcoll__unvrank(2 * v + 2, a->root, p) : -1;
-    redcoll__tree_reduce(c, a->sbuf, a->rbuf, a->count, redcoll__seg_elems(c, a->count),
-                         parent, left, right);
-    return c->err;
-}
-
-/* In-order binary tree (section 2.1, Open MPI's choice for non-commutative
-   ops): every subtree is a contiguous rank range, so left op own op right is
-   canonical; the tree is rooted at root itself (no extra message), at most
-   one level deeper than the balanced tree. Cost as binary. Any p, any op. */
-static redcoll_result redcoll__reduce_in_order_binary(redcoll__ctx *c, const redcoll__args *a) {
-    int parent, left, right;
-    redcoll__inorder_links(c->rank, c->size, a->root, &parent, &left, &right);
+    int p = c->size, v = redcoll__vrank(c->rank, a->root, p), parent, left, right;
+    if (a->variant == REDCOLL__VARIANT_IN_ORDER) {
+        redcoll__inorder_links(c->rank, p, a->root, &parent, &left, &right);
+    } else {
+        parent = v > 0 ? redcoll__unvrank((v - 1) / 2, a->root, p) : -1;
+        left = 2 * v + 1 < p ? redcoll__unvrank(2 * v + 1, a->root, p) : -1;
+        right = 2 * v + 2 < p ? redcoll__unvrank(2 * v + 2, a->root, p) : -1;
+    }
     redcoll__tree_reduce(c, a->sbuf, a->rbuf, a->count, redcoll__seg_elems(c, a->count),
                          parent, left, right);
     return c->err;
@@ -2338,16 +2408,13 @@ static redcoll_result redcoll__bcast_flat(redcoll__ctx *c, const redcoll__args *
     return c->err;
 }
 
-/* Chain bcast (Open MPI "chain" with fanout 1): (p-1)(alpha + m beta). Any p. */
+/* Chain bcast (variant WHOLE; Open MPI "chain" with fanout 1): (p-1)(alpha +
+   m beta). Pipeline bcast (variant SEGMENTED; Open MPI "pipeline", the
+   inverse of formula (4)): (p + X - 2)(alpha + m/X beta), X segments of
+   opts.segment_bytes. Any p. */
 static redcoll_result redcoll__bcast_chain(redcoll__ctx *c, const redcoll__args *a) {
-    redcoll__chain_bcast(c, a->rbuf, a->count, a->root, a->count);
-    return c->err;
-}
-
-/* Pipeline bcast (Open MPI "pipeline"; the inverse of formula (4)):
-   (p + X - 2)(alpha + m/X beta), X segments of opts.segment_bytes. Any p. */
-static redcoll_result redcoll__bcast_pipeline(redcoll__ctx *c, const redcoll__args *a) {
-    redcoll__chain_bcast(c, a->rbuf, a->count, a->root, redcoll__seg_elems(c, a->count));
+    size_t seg = a->variant == REDCOLL__VARIANT_SEGMENTED ? redcoll__seg_elems(c, a->count) : a->count;
+    redcoll__chain_bcast(c, a->rbuf, a->count, a->root, seg);
     return c->err;
 }
 
@@ -2452,11 +2519,15 @@ static int redcoll__hier_group_of(const redcoll__hier *h, int rank) {
    options); its failure is latched in c (the view's abort has released the peers). */
 static void redcoll__run_on(redcoll__ctx *c, const redcoll_transport *v, redcoll_coll coll,
                             redcoll_algo algo, const redcoll__args *a) {
+    const redcoll__row *row = redcoll__find(coll, algo);
     redcoll__ctx sub;
+    redcoll__args la;
     if (c->err) return;
     sub = *c;
-    sub.t = v; sub.rank = v->rank; sub.size = v->size; sub.algo = algo;
-    c->err = redcoll__find(coll, algo)->run(&sub, a);
+    sub.t = v; sub.rank = v->rank; sub.size = v->size; sub.coll = coll;
+    la = *a;
+    la.variant = row->variant;
+    c->err = row->run(&sub, &la);
 }
 
 /* This rank's group view. */
@@ -2608,6 +2679,7 @@ typedef struct redcoll__rt_plan {
     int nf, f[REDCOLL__RT_MAXF]; /* radices: the 2s first, then ring factors */
     int E;                       /* odd rest for the elimination stage (1: none) */
     int overlap;                 /* 1: section 3.2 (Fig. 4), 0: section 3.3 (Fig. 5) */
+    int fold;                    /* 1: the butterfly, on p' = 2^floor(lg p), excess ranks folded in */
     int levels;                  /* nf + floor(lg E): the halving candidates */
     int halve;                   /* levels 0 .. halve-1 halve (m' > b) */
 } redcoll__rt_plan;
@@ -2671,21 +2743,24 @@ static void redcoll__rt_threshold(redcoll__rt_plan *pl, const redcoll__ctx *c, s
     pl->halve = h;
 }
 
-/* The plan of one algorithm: `elimination(_nonoverlap)` take every odd factor
-   into the elimination stage; `factor_ring` tries the k smallest odd prime
+/* The plan of one variant (the list's rows): OVERLAP and NONOVERLAP
+   (`elimination`, `elimination_nonoverlap`) take every odd factor into the
+   elimination stage; FACTORS (`factor_ring`) tries the k smallest odd prime
    factors as rings and the rest as elimination, and keeps the k the cost
-   model likes best (section 3.6 with Table 1's formulas); `butterfly` runs
-   on p' = 2^floor(lg p) (the caller folds the excess ranks in). */
-static void redcoll__rt_make_plan(redcoll__rt_plan *pl, const redcoll__ctx *c, size_t n) {
+   model likes best (section 3.6 with Table 1's formulas); BUTTERFLY runs on
+   p' = 2^floor(lg p) and folds the excess ranks in. */
+static void redcoll__rt_make_plan(redcoll__rt_plan *pl, const redcoll__ctx *c, size_t n,
+                                  int variant) {
     int p = c->size, q, odd[REDCOLL__RT_MAXF], nodd = 0, n2 = 0, k, best = 0;
     double bt = 0;
     memset(pl, 0, sizeof *pl);
-    pl->overlap = c->algo != REDCOLL_ALGO_ELIMINATION_NONOVERLAP;
-    if (c->algo == REDCOLL_ALGO_BUTTERFLY) p = redcoll__pof2_floor(p);
+    pl->overlap = variant != REDCOLL__VARIANT_NONOVERLAP;
+    pl->fold = variant == REDCOLL__VARIANT_BUTTERFLY;
+    if (pl->fold) p = redcoll__pof2_floor(p);
     while (p % 2 == 0) { p /= 2; pl->f[n2++] = 2; }
     pl->nf = n2;
     pl->E = p;
-    if (c->algo != REDCOLL_ALGO_FACTOR_RING) { redcoll__rt_threshold(pl, c, n); return; }
+    if (variant != REDCOLL__VARIANT_FACTORS) { redcoll__rt_threshold(pl, c, n); return; }
     for (q = 3; p > 1; q += 2) {
         if ((long)q * q > p) q = p;
         while (p % q == 0) { p /= q; odd[nodd++] = q; }
@@ -3140,7 +3215,7 @@ static redcoll_result redcoll__rt_execute(redcoll__ctx *c, const redcoll__args *
     if (!reduce || is_root) rt->buf = (char *)a->rbuf;
     else rt->buf = (char *)redcoll__alloc(c, n);
     if (rt->buf) redcoll__copy(c, rt->buf, a->sbuf, n);
-    if (c->algo == REDCOLL_ALGO_BUTTERFLY) {
+    if (pl->fold) {
         f = redcoll__fold_plan(c->rank, c->size);
         rt->fold = &f;
         v = f.newrank;
@@ -3149,7 +3224,7 @@ static redcoll_result redcoll__rt_execute(redcoll__ctx *c, const redcoll__args *
         if (rt->buf && redcoll__rt_need(rt, n)) redcoll__fold_in(c, &f, rt->buf, rt->tmp, n);
     }
     if (rt->buf && v >= 0 && !c->err) redcoll__rt_reduce_all(rt, v, n);
-    if (c->algo == REDCOLL_ALGO_BUTTERFLY && rt->buf) {
+    if (pl->fold && rt->buf) {
         if (!reduce) redcoll__fold_out(c, &f, rt->buf, n);
         else if (a->root < 2 * f.rem && a->root % 2 == 0) { /* the root sat out */
             if (c->rank == a->root + 1) redcoll__send(c, a->root, rt->buf, n);
@@ -3161,128 +3236,62 @@ static redcoll_result redcoll__rt_execute(redcoll__ctx *c, const redcoll__args *
     return c->err;
 }
 
-static redcoll_result redcoll__rt_schedule(redcoll__ctx *c, const redcoll__args *a, int reduce) {
-    redcoll__rt_plan pl;
-    redcoll__rt_make_plan(&pl, c, a->count);
-    return redcoll__rt_execute(c, a, reduce, &pl);
-}
+/* The rows `butterfly`, `elimination`, `elimination_nonoverlap` and
+   `factor_ring` of allreduce and reduce (their variant picks the plan):
 
-/* Butterfly with threshold b (section 2, Fig. 2/3) on p' = 2^floor(lg p), the
-   excess ranks folded in and out (2-1 elimination of whole vectors).
-   Cost, all halving: 2 lg p' alpha + 2(1 - 1/p') n beta + (1 - 1/p') n gamma,
-   + 2(alpha + n beta) + n gamma for non-power-of-two p. Canonical order. */
-static redcoll_result redcoll__allreduce_butterfly(redcoll__ctx *c, const redcoll__args *a) {
-    return redcoll__rt_schedule(c, a, 0);
-}
-
-/* Overlapping 3-2 elimination (section 3.2, Fig. 4) after the butterfly
-   steps of p's factor 2^k. Cost, all halving: 2 ceil(lg p) alpha
+   butterfly: threshold b (section 2, Fig. 2/3) on p' = 2^floor(lg p), the
+   excess ranks folded in and out (2-1 elimination of whole vectors). Cost,
+   all halving: 2 lg p' alpha + 2(1 - 1/p') n beta + (1 - 1/p') n gamma,
+   + 2(alpha + n beta) + n gamma for non-power-of-two p.
+   elimination: overlapping 3-2 elimination (section 3.2, Fig. 4) after the
+   butterfly steps of p's factor 2^k. Cost, all halving: 2 ceil(lg p) alpha
    + 2(1.5 - 1/p') n beta + (1.5 - 1/p') n gamma; whole buffers:
-   (ceil(lg p) + 1)(alpha + n beta) + ceil(lg p) n gamma. Any p; canonical order. */
-static redcoll_result redcoll__allreduce_elimination(redcoll__ctx *c, const redcoll__args *a) {
-    return redcoll__rt_schedule(c, a, 0);
-}
-
-/* Non-overlapping elimination (section 3.3, Fig. 5): one 3-2 step and (Q-1)/2
-   pairs of 2-1 steps in rounds 0-1, then butterflies. Same cost as the
-   overlapping protocol. Any p; canonical order. */
-static redcoll_result redcoll__allreduce_elimination_nonoverlap(redcoll__ctx *c,
-                                                               const redcoll__args *a) {
-    return redcoll__rt_schedule(c, a, 0);
-}
-
-/* Sections 3.4 and 3.6: butterfly for 2^k, rings for the small odd factors,
-   elimination for the rest, the split chosen by the cost model (Table 1's
-   formulas). p = 3 2^k, 9 2^k with m <= b: ceil(lg p) rounds. Canonical order. */
-static redcoll_result redcoll__allreduce_factor_ring(redcoll__ctx *c, const redcoll__args *a) {
-    return redcoll__rt_schedule(c, a, 0);
-}
-
-/* Reduce variants: the same reduction phase; the routing phase gathers the
-   chunks toward the root instead of allgathering them (section 2: "only a
-   different routing phase"). Cost, all halving: the allreduce's with the
-   routing phase's beta term halved on the root's path. Canonical order. */
-static redcoll_result redcoll__reduce_butterfly(redcoll__ctx *c, const redcoll__args *a) {
-    return redcoll__rt_schedule(c, a, 1);
-}
-static redcoll_result redcoll__reduce_elimination(redcoll__ctx *c, const redcoll__args *a) {
-    return redcoll__rt_schedule(c, a, 1);
-}
-static redcoll_result redcoll__reduce_elimination_nonoverlap(redcoll__ctx *c, const redcoll__args *a) {
-    return redcoll__rt_schedule(c, a, 1);
-}
-static redcoll_result redcoll__reduce_factor_ring(redcoll__ctx *c, const redcoll__args *a) {
-    return redcoll__rt_schedule(c, a, 1);
+   (ceil(lg p) + 1)(alpha + n beta) + ceil(lg p) n gamma.
+   elimination_nonoverlap: section 3.3, Fig. 5: one 3-2 step and (Q-1)/2
+   pairs of 2-1 steps in rounds 0-1, then butterflies. Same cost.
+   factor_ring: sections 3.4 and 3.6: butterfly for 2^k, rings for the small
+   odd factors, elimination for the rest, the split chosen by the cost model
+   (Table 1's formulas). p = 3 2^k, 9 2^k with m <= b: ceil(lg p) rounds.
+   Reduce: the same reduction phase; the routing phase gathers the chunks
+   toward the root instead of allgathering them (section 2: "only a different
+   routing phase"), halving the routing phase's beta term on the root's path.
+   Any p; canonical order. */
+static redcoll_result redcoll__rabenseifner_traeff(redcoll__ctx *c, const redcoll__args *a) {
+    redcoll__rt_plan pl;
+    redcoll__rt_make_plan(&pl, c, a->count, a->variant);
+    return redcoll__rt_execute(c, a, c->coll == REDCOLL_COLL_REDUCE, &pl);
 }
 
 /* ==== 7. Argument checks, registry and dispatch ========================== */
 
-/* The schedule type and registry entry are declared in section 5, so that
-   schedules that compose other schedules (hierarchical) can look them up. */
+/* The registry: the algorithm list (section 3) as rows of schedules, and an
+   O(1) lookup by (collective, algorithm) through a switch over the rows'
+   indices. The row types are declared in section 5, so that schedules that
+   compose other schedules (hierarchical) can look them up. */
+#define REDCOLL__ROW(first, A, name, C, fn, var, ord, kn, paper)                        \
+    { { REDCOLL_COLL_##C, REDCOLL_ALGO_##A, REDCOLL__ORDER_##ord, paper }, redcoll__##fn, \
+      REDCOLL__VARIANT_##var, REDCOLL__KNOB_##kn },
+static const redcoll__row redcoll__rows[] = { REDCOLL_ALGORITHM_LIST(REDCOLL__ROW) };
+#undef REDCOLL__ROW
 
-static const redcoll__entry redcoll__registry[] = {
-    { REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_REDUCE_BCAST,       redcoll__allreduce_reduce_bcast,       1 },
-    { REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_RECURSIVE_DOUBLING, redcoll__allreduce_recursive_doubling, 1 },
-    { REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_BINARY_TREE,       redcoll__allreduce_reduce_bcast,       1 },
-    { REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_HALVING_DOUBLING,  redcoll__allreduce_halving_doubling,   1 },
-    { REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_BINARY_BLOCKS,     redcoll__allreduce_binary_blocks,      1 },
-    { REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_RING,              redcoll__allreduce_ring,               1 },
-    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_BINOMIAL,           redcoll__reduce_binomial,              1 },
-    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_BINARY_TREE,       redcoll__reduce_binomial,              1 },
-    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_HALVING_DOUBLING,  redcoll__reduce_halving_doubling,      1 },
-    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_BINARY_BLOCKS,     redcoll__reduce_binary_blocks,         1 },
-    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_RING,              redcoll__reduce_ring,                  1 },
-    { REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_HIERARCHICAL,       redcoll__allreduce_hierarchical,       1 },
-    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_BINOMIAL,           redcoll__reduce_binomial,              1 },
-    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_FLAT,               redcoll__reduce_flat,                  1 },
-    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_CHAIN,              redcoll__reduce_chain,                 1 },
-    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_PIPELINE,           redcoll__reduce_pipeline,              1 },
-    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_BINARY,             redcoll__reduce_binary,                0 },
-    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_IN_ORDER_BINARY,    redcoll__reduce_in_order_binary,       1 },
-    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_HIERARCHICAL,       redcoll__reduce_hierarchical,          1 },
-    /* Rabenseifner & Traeff 2005 */
-    { REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_BUTTERFLY,           redcoll__allreduce_butterfly,          1 },
-    { REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_ELIMINATION,         redcoll__allreduce_elimination,        1 },
-    { REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_ELIMINATION_NONOVERLAP, redcoll__allreduce_elimination_nonoverlap, 1 },
-    { REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_FACTOR_RING,         redcoll__allreduce_factor_ring,        1 },
-    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_BUTTERFLY,           redcoll__reduce_butterfly,             1 },
-    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_ELIMINATION,         redcoll__reduce_elimination,           1 },
-    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_ELIMINATION_NONOVERLAP, redcoll__reduce_elimination_nonoverlap, 1 },
-    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_FACTOR_RING,         redcoll__reduce_factor_ring,           1 },
-    { REDCOLL_COLL_BCAST,     REDCOLL_ALGO_BINOMIAL,           redcoll__bcast_binomial,               1 },
-    { REDCOLL_COLL_BCAST,     REDCOLL_ALGO_FLAT,               redcoll__bcast_flat,                   1 },
-    { REDCOLL_COLL_BCAST,     REDCOLL_ALGO_CHAIN,              redcoll__bcast_chain,                  1 },
-    { REDCOLL_COLL_BCAST,     REDCOLL_ALGO_PIPELINE,           redcoll__bcast_pipeline,               1 },
-    { REDCOLL_COLL_BCAST,     REDCOLL_ALGO_HIERARCHICAL,       redcoll__bcast_hierarchical,           1 },
-    { REDCOLL_COLL_GATHER,    REDCOLL_ALGO_BINOMIAL,           redcoll__gather_binomial,              1 },
-    { REDCOLL_COLL_SCATTER,   REDCOLL_ALGO_BINOMIAL,           redcoll__scatter_binomial,             1 },
-    { REDCOLL_COLL_BARRIER,   REDCOLL_ALGO_DISSEMINATION,      redcoll__barrier_dissemination,        1 },
-    /* MPICH paper section 4 */
-    { REDCOLL_COLL_ALLGATHER,  REDCOLL_ALGO_RING,               redcoll__allgather_ring,               1 },
-    { REDCOLL_COLL_ALLGATHER,  REDCOLL_ALGO_RECURSIVE_DOUBLING, redcoll__allgather_recursive_doubling, 1 },
-    { REDCOLL_COLL_ALLGATHER,  REDCOLL_ALGO_BRUCK,              redcoll__allgather_bruck,              1 },
-    { REDCOLL_COLL_ALLGATHERV, REDCOLL_ALGO_RING,               redcoll__allgather_ring,               1 },
-    { REDCOLL_COLL_ALLGATHERV, REDCOLL_ALGO_RECURSIVE_DOUBLING, redcoll__allgather_recursive_doubling, 1 },
-    { REDCOLL_COLL_ALLGATHERV, REDCOLL_ALGO_BRUCK,              redcoll__allgather_bruck,              1 },
-    { REDCOLL_COLL_BCAST,      REDCOLL_ALGO_SCATTER_RECURSIVE_DOUBLING, redcoll__bcast_scatter_recursive_doubling, 1 },
-    { REDCOLL_COLL_BCAST,      REDCOLL_ALGO_SCATTER_RING,       redcoll__bcast_scatter_ring,           1 },
-    { REDCOLL_COLL_ALLTOALL,   REDCOLL_ALGO_BRUCK,              redcoll__alltoall_bruck,               1 },
-    { REDCOLL_COLL_ALLTOALL,   REDCOLL_ALGO_SCATTERED,          redcoll__alltoall_scattered,           1 },
-    { REDCOLL_COLL_ALLTOALL,   REDCOLL_ALGO_PAIRWISE,           redcoll__alltoall_pairwise,            1 },
-    { REDCOLL_COLL_REDUCE_SCATTER, REDCOLL_ALGO_RECURSIVE_HALVING,  redcoll__reduce_scatter_recursive_halving,  0 },
-    { REDCOLL_COLL_REDUCE_SCATTER, REDCOLL_ALGO_RECURSIVE_DOUBLING, redcoll__reduce_scatter_recursive_doubling, 1 },
-    { REDCOLL_COLL_REDUCE_SCATTER, REDCOLL_ALGO_PAIRWISE,           redcoll__reduce_scatter_pairwise,           1 },
-    { REDCOLL_COLL_REDUCE_SCATTER_BLOCK, REDCOLL_ALGO_RECURSIVE_HALVING,  redcoll__reduce_scatter_recursive_halving,  0 },
-    { REDCOLL_COLL_REDUCE_SCATTER_BLOCK, REDCOLL_ALGO_RECURSIVE_DOUBLING, redcoll__reduce_scatter_recursive_doubling, 1 },
-    { REDCOLL_COLL_REDUCE_SCATTER_BLOCK, REDCOLL_ALGO_PAIRWISE,           redcoll__reduce_scatter_pairwise,           1 },
-};
+/* Row indices: REDCOLL__ROW_<COLL>_<ALGO>. */
+#define REDCOLL__ROW_INDEX(first, A, name, C, fn, var, ord, kn, paper) REDCOLL__ROW_##C##_##A,
+enum { REDCOLL_ALGORITHM_LIST(REDCOLL__ROW_INDEX) REDCOLL__ROW_COUNT };
+#undef REDCOLL__ROW_INDEX
 
-static const redcoll__entry *redcoll__find(redcoll_coll coll, redcoll_algo algo) {
-    size_t i;
-    for (i = 0; i < sizeof redcoll__registry / sizeof redcoll__registry[0]; ++i)
-        if (redcoll__registry[i].coll == coll && redcoll__registry[i].algo == algo)
-            return &redcoll__registry[i];
-    return NULL;
+#define REDCOLL__ROW_KEY(coll, algo) ((int)(coll) * REDCOLL_ALGO_COUNT + (int)(algo))
+
+static const redcoll__row *redcoll__find(redcoll_coll coll, redcoll_algo algo) {
+#define REDCOLL__ROW_CASE(first, A, name, C, fn, var, ord, kn, paper)   \
+    case REDCOLL__ROW_KEY(REDCOLL_COLL_##C, REDCOLL_ALGO_##A):           \
+        return &redcoll__rows[REDCOLL__ROW_##C##_##A];
+    if ((int)coll < 0 || coll >= REDCOLL_COLL_COUNT || (int)algo < 0 || algo >= REDCOLL_ALGO_COUNT)
+        return NULL;
+    switch (REDCOLL__ROW_KEY(coll, algo)) {
+    REDCOLL_ALGORITHM_LIST(REDCOLL__ROW_CASE)
+    default: return NULL;
+    }
+#undef REDCOLL__ROW_CASE
 }
 
 REDCOLL_API int redcoll_algo_supported(redcoll_coll coll, redcoll_algo algo) {
@@ -3291,8 +3300,12 @@ REDCOLL_API int redcoll_algo_supported(redcoll_coll coll, redcoll_algo algo) {
 }
 
 REDCOLL_API int redcoll_algo_keeps_order(redcoll_coll coll, redcoll_algo algo) {
-    const redcoll__entry *e = redcoll__find(coll, algo);
-    return e && e->keeps_order;
+    const redcoll__row *e = redcoll__find(coll, algo);
+    return e && e->info.keeps_order;
+}
+
+REDCOLL_API const redcoll_algo_info *redcoll_algo_at(int i) {
+    return i >= 0 && i < REDCOLL__ROW_COUNT ? &redcoll__rows[i].info : NULL;
 }
 
 static const char *const redcoll__coll_names[REDCOLL_COLL_COUNT] = {
@@ -3300,13 +3313,13 @@ static const char *const redcoll__coll_names[REDCOLL_COLL_COUNT] = {
     "allgatherv", "bcast", "alltoall", "gather", "scatter", "barrier"
 };
 
+#define REDCOLL__NAME_NEW(name) name,
+#define REDCOLL__NAME_AND(name)
+#define REDCOLL__NAME(first, A, name, C, fn, var, ord, kn, paper) REDCOLL__NAME_##first(name)
 static const char *const redcoll__algo_names[REDCOLL_ALGO_COUNT] = {
-    "auto", "binomial", "reduce_bcast", "recursive_doubling", "binary_tree",
-    "halving_doubling", "binary_blocks", "ring", "butterfly", "elimination",
-    "elimination_nonoverlap", "factor_ring", "bruck", "scatter_recursive_doubling",
-    "scatter_ring", "scattered", "pairwise", "recursive_halving", "flat", "chain",
-    "pipeline", "binary", "in_order_binary", "hierarchical", "dissemination"
+    "auto", REDCOLL_ALGORITHM_LIST(REDCOLL__NAME)
 };
+#undef REDCOLL__NAME
 
 REDCOLL_API const char *redcoll_coll_name(redcoll_coll coll) {
     return (int)coll >= 0 && coll < REDCOLL_COLL_COUNT ? redcoll__coll_names[coll] : "?";
@@ -3563,7 +3576,7 @@ static int redcoll__mul_ok(size_t n, size_t size) { return size == 0 || n <= (si
 /* Checks what every collective shares, resolves the options and picks the
    schedule. `op` is NULL for collectives that do not reduce; `sel_bytes` is
    what the selector sees. Touches no buffer. */
-static redcoll_result redcoll__prepare(redcoll__ctx *c, const redcoll__entry **entry,
+static redcoll_result redcoll__prepare(redcoll__ctx *c, const redcoll__row **entry,
                                        redcoll_coll coll, const redcoll_transport *t,
                                        redcoll_dtype dtype, const redcoll_op *op,
                                        size_t sel_bytes, const redcoll_options *opts) {
@@ -3589,9 +3602,15 @@ static redcoll_result redcoll__prepare(redcoll__ctx *c, const redcoll__entry **e
     if (algo == REDCOLL_ALGO_AUTO) algo = redcoll_select(coll, c->size, sel_bytes, c->op.commutative, &c->o);
     *entry = redcoll__find(coll, algo);
     if (!*entry) return REDCOLL_ERR_INVALID_ARG;
-    if (!c->op.commutative && !(*entry)->keeps_order) return REDCOLL_ERR_UNSUPPORTED;
-    c->algo = algo;
+    if (!c->op.commutative && !(*entry)->info.keeps_order) return REDCOLL_ERR_UNSUPPORTED;
+    c->coll = coll;
     return REDCOLL_OK;
+}
+
+/* Runs the schedule of row e with its variant. */
+static redcoll_result redcoll__run_row(redcoll__ctx *c, const redcoll__row *e, redcoll__args *a) {
+    a->variant = e->variant;
+    return e->run(c, a);
 }
 
 /* ==== Collectives: entry points ========================================== */
@@ -3600,7 +3619,7 @@ REDCOLL_API redcoll_result redcoll_allreduce(const redcoll_transport *t, const v
                                              void *rbuf, size_t count, redcoll_dtype dtype,
                                              redcoll_op op, const redcoll_options *opts) {
     redcoll__ctx c;
-    const redcoll__entry *e;
+    const redcoll__row *e;
     redcoll__args a;
     redcoll_result r = redcoll__prepare(&c, &e, REDCOLL_COLL_ALLREDUCE, t, dtype, &op,
                                         count * redcoll_dtype_size(dtype), opts);
@@ -3612,14 +3631,14 @@ REDCOLL_API redcoll_result redcoll_allreduce(const redcoll_transport *t, const v
     a.in_place = sbuf == REDCOLL_IN_PLACE;
     if (!a.in_place) redcoll__copy(&c, rbuf, sbuf, count);
     a.sbuf = rbuf; a.rbuf = rbuf; a.count = count;
-    return e->run(&c, &a);
+    return redcoll__run_row(&c, e, &a);
 }
 
 REDCOLL_API redcoll_result redcoll_reduce(const redcoll_transport *t, const void *sbuf,
                                           void *rbuf, size_t count, redcoll_dtype dtype,
                                           redcoll_op op, int root, const redcoll_options *opts) {
     redcoll__ctx c;
-    const redcoll__entry *e;
+    const redcoll__row *e;
     redcoll__args a;
     redcoll_result r = redcoll__prepare(&c, &e, REDCOLL_COLL_REDUCE, t, dtype, &op,
                                         count * redcoll_dtype_size(dtype), opts);
@@ -3634,7 +3653,7 @@ REDCOLL_API redcoll_result redcoll_reduce(const redcoll_transport *t, const void
     a.sbuf = a.in_place ? rbuf : sbuf;
     a.rbuf = c.rank == root ? rbuf : NULL;
     a.count = count; a.root = root;
-    return e->run(&c, &a);
+    return redcoll__run_row(&c, e, &a);
 }
 
 /* Sum of the p counts of an irregular collective; 0 on overflow. */
@@ -3650,7 +3669,7 @@ static int redcoll__sum_counts(const size_t *counts, int p, size_t *total) {
 
 /* Runs the schedule of an irregular collective (a->counts set) with the
    p + 1 prefix sums of its counts, held as scratch around the call. */
-static redcoll_result redcoll__run_irregular(redcoll__ctx *c, const redcoll__entry *e,
+static redcoll_result redcoll__run_irregular(redcoll__ctx *c, const redcoll__row *e,
                                              redcoll__args *a) {
     size_t bytes = sizeof(size_t) * (size_t)(c->size + 1);
     size_t *d = (size_t *)redcoll__alloc_bytes(c, bytes);
@@ -3660,7 +3679,7 @@ static redcoll_result redcoll__run_irregular(redcoll__ctx *c, const redcoll__ent
     d[0] = 0;
     for (i = 0; i < c->size; ++i) d[i + 1] = d[i] + a->counts[i];
     a->displs = d;
-    r = e->run(c, a);
+    r = redcoll__run_row(c, e, a);
     redcoll__free_bytes(c, d, bytes);
     return r;
 }
@@ -3670,7 +3689,7 @@ REDCOLL_API redcoll_result redcoll_reduce_scatter(const redcoll_transport *t, co
                                                   redcoll_dtype dtype, redcoll_op op,
                                                   const redcoll_options *opts) {
     redcoll__ctx c;
-    const redcoll__entry *e;
+    const redcoll__row *e;
     redcoll__args a;
     size_t total, mine;
     redcoll_result r;
@@ -3698,7 +3717,7 @@ REDCOLL_API redcoll_result redcoll_reduce_scatter_block(const redcoll_transport 
                                                         size_t recvcount, redcoll_dtype dtype,
                                                         redcoll_op op, const redcoll_options *opts) {
     redcoll__ctx c;
-    const redcoll__entry *e;
+    const redcoll__row *e;
     redcoll__args a;
     size_t p = t && t->size > 0 ? (size_t)t->size : 1;
     redcoll_result r = redcoll__prepare(&c, &e, REDCOLL_COLL_REDUCE_SCATTER_BLOCK, t, dtype, &op,
@@ -3712,14 +3731,14 @@ REDCOLL_API redcoll_result redcoll_reduce_scatter_block(const redcoll_transport 
     a.sbuf = a.in_place ? rbuf : sbuf;
     a.rbuf = rbuf;
     a.count = recvcount;
-    return e->run(&c, &a);
+    return redcoll__run_row(&c, e, &a);
 }
 
 REDCOLL_API redcoll_result redcoll_allgather(const redcoll_transport *t, const void *sbuf,
                                              void *rbuf, size_t count, redcoll_dtype dtype,
                                              const redcoll_options *opts) {
     redcoll__ctx c;
-    const redcoll__entry *e;
+    const redcoll__row *e;
     redcoll__args a;
     redcoll_result r = redcoll__prepare(&c, &e, REDCOLL_COLL_ALLGATHER, t, dtype, NULL,
                                         count * redcoll_dtype_size(dtype), opts);
@@ -3733,14 +3752,14 @@ REDCOLL_API redcoll_result redcoll_allgather(const redcoll_transport *t, const v
     a.sbuf = redcoll__at(&c, rbuf, (size_t)c.rank * count);
     if (!a.in_place) redcoll__copy(&c, redcoll__at(&c, rbuf, (size_t)c.rank * count), sbuf, count);
     a.count = count;
-    return e->run(&c, &a);
+    return redcoll__run_row(&c, e, &a);
 }
 
 REDCOLL_API redcoll_result redcoll_allgatherv(const redcoll_transport *t, const void *sbuf,
                                               void *rbuf, const size_t *counts,
                                               redcoll_dtype dtype, const redcoll_options *opts) {
     redcoll__ctx c;
-    const redcoll__entry *e;
+    const redcoll__row *e;
     redcoll__args a;
     size_t total, mine, before;
     redcoll_result r;
@@ -3768,7 +3787,7 @@ REDCOLL_API redcoll_result redcoll_bcast(const redcoll_transport *t, void *buf, 
                                          redcoll_dtype dtype, int root,
                                          const redcoll_options *opts) {
     redcoll__ctx c;
-    const redcoll__entry *e;
+    const redcoll__row *e;
     redcoll__args a;
     redcoll_result r = redcoll__prepare(&c, &e, REDCOLL_COLL_BCAST, t, dtype, NULL,
                                         count * redcoll_dtype_size(dtype), opts);
@@ -3778,14 +3797,14 @@ REDCOLL_API redcoll_result redcoll_bcast(const redcoll_transport *t, void *buf, 
     if (count == 0) return REDCOLL_OK;
     memset(&a, 0, sizeof a);
     a.sbuf = buf; a.rbuf = buf; a.count = count; a.root = root;
-    return e->run(&c, &a);
+    return redcoll__run_row(&c, e, &a);
 }
 
 REDCOLL_API redcoll_result redcoll_alltoall(const redcoll_transport *t, const void *sbuf,
                                             void *rbuf, size_t count, redcoll_dtype dtype,
                                             const redcoll_options *opts) {
     redcoll__ctx c;
-    const redcoll__entry *e;
+    const redcoll__row *e;
     redcoll__args a;
     redcoll_result r = redcoll__prepare(&c, &e, REDCOLL_COLL_ALLTOALL, t, dtype, NULL,
                                         count * redcoll_dtype_size(dtype), opts);
@@ -3798,14 +3817,14 @@ REDCOLL_API redcoll_result redcoll_alltoall(const redcoll_transport *t, const vo
     a.sbuf = a.in_place ? rbuf : sbuf;
     a.rbuf = rbuf;
     a.count = count;
-    return e->run(&c, &a);
+    return redcoll__run_row(&c, e, &a);
 }
 
 REDCOLL_API redcoll_result redcoll_gather(const redcoll_transport *t, const void *sbuf,
                                           void *rbuf, size_t count, redcoll_dtype dtype,
                                           int root, const redcoll_options *opts) {
     redcoll__ctx c;
-    const redcoll__entry *e;
+    const redcoll__row *e;
     redcoll__args a;
     redcoll_result r = redcoll__prepare(&c, &e, REDCOLL_COLL_GATHER, t, dtype, NULL,
                                         count * redcoll_dtype_size(dtype), opts);
@@ -3821,14 +3840,14 @@ REDCOLL_API redcoll_result redcoll_gather(const redcoll_transport *t, const void
     a.sbuf = a.in_place ? redcoll__at(&c, rbuf, (size_t)root * count) : sbuf;
     a.rbuf = c.rank == root ? rbuf : NULL;
     a.count = count; a.root = root;
-    return e->run(&c, &a);
+    return redcoll__run_row(&c, e, &a);
 }
 
 REDCOLL_API redcoll_result redcoll_scatter(const redcoll_transport *t, const void *sbuf,
                                            void *rbuf, size_t count, redcoll_dtype dtype,
                                            int root, const redcoll_options *opts) {
     redcoll__ctx c;
-    const redcoll__entry *e;
+    const redcoll__row *e;
     redcoll__args a;
     redcoll_result r = redcoll__prepare(&c, &e, REDCOLL_COLL_SCATTER, t, dtype, NULL,
                                         count * redcoll_dtype_size(dtype), opts);
@@ -3844,19 +3863,19 @@ REDCOLL_API redcoll_result redcoll_scatter(const redcoll_transport *t, const voi
     a.sbuf = c.rank == root ? sbuf : NULL;
     a.rbuf = a.in_place ? redcoll__at(&c, sbuf, (size_t)root * count) : rbuf;
     a.count = count; a.root = root;
-    return e->run(&c, &a);
+    return redcoll__run_row(&c, e, &a);
 }
 
 REDCOLL_API redcoll_result redcoll_barrier(const redcoll_transport *t,
                                            const redcoll_options *opts) {
     redcoll__ctx c;
-    const redcoll__entry *e;
+    const redcoll__row *e;
     redcoll__args a;
     redcoll_result r = redcoll__prepare(&c, &e, REDCOLL_COLL_BARRIER, t, REDCOLL_UINT8, NULL,
                                         0, opts);
     if (r) return r;
     memset(&a, 0, sizeof a);
-    return e->run(&c, &a);
+    return redcoll__run_row(&c, e, &a);
 }
 
 #endif /* REDCOLL_IMPLEMENTATION_DONE */

@@ -110,6 +110,184 @@ static void test_names(void) {
     CHECK(strcmp(REDCOLL_VERSION_STRING, "0.1.0") == 0, "version string");
 }
 
+/* ---- the algorithm list drives the enum, the names and the registry ---- */
+
+/* The enum values of the first release: ABI, never to change. */
+static const struct { redcoll_algo algo; int value; const char *name; } tl_abi[] = {
+    { REDCOLL_ALGO_AUTO, 0, "auto" },
+    { REDCOLL_ALGO_BINOMIAL, 1, "binomial" },
+    { REDCOLL_ALGO_REDUCE_BCAST, 2, "reduce_bcast" },
+    { REDCOLL_ALGO_RECURSIVE_DOUBLING, 3, "recursive_doubling" },
+    { REDCOLL_ALGO_BINARY_TREE, 4, "binary_tree" },
+    { REDCOLL_ALGO_HALVING_DOUBLING, 5, "halving_doubling" },
+    { REDCOLL_ALGO_BINARY_BLOCKS, 6, "binary_blocks" },
+    { REDCOLL_ALGO_RING, 7, "ring" },
+    { REDCOLL_ALGO_BUTTERFLY, 8, "butterfly" },
+    { REDCOLL_ALGO_ELIMINATION, 9, "elimination" },
+    { REDCOLL_ALGO_ELIMINATION_NONOVERLAP, 10, "elimination_nonoverlap" },
+    { REDCOLL_ALGO_FACTOR_RING, 11, "factor_ring" },
+    { REDCOLL_ALGO_BRUCK, 12, "bruck" },
+    { REDCOLL_ALGO_SCATTER_RECURSIVE_DOUBLING, 13, "scatter_recursive_doubling" },
+    { REDCOLL_ALGO_SCATTER_RING, 14, "scatter_ring" },
+    { REDCOLL_ALGO_SCATTERED, 15, "scattered" },
+    { REDCOLL_ALGO_PAIRWISE, 16, "pairwise" },
+    { REDCOLL_ALGO_RECURSIVE_HALVING, 17, "recursive_halving" },
+    { REDCOLL_ALGO_FLAT, 18, "flat" },
+    { REDCOLL_ALGO_CHAIN, 19, "chain" },
+    { REDCOLL_ALGO_PIPELINE, 20, "pipeline" },
+    { REDCOLL_ALGO_BINARY, 21, "binary" },
+    { REDCOLL_ALGO_IN_ORDER_BINARY, 22, "in_order_binary" },
+    { REDCOLL_ALGO_HIERARCHICAL, 23, "hierarchical" },
+    { REDCOLL_ALGO_DISSEMINATION, 24, "dissemination" },
+};
+
+static void test_algorithm_list(void) {
+    int i, j, c, a, rows = 0, seen[REDCOLL_COLL_COUNT][REDCOLL_ALGO_COUNT], named[REDCOLL_ALGO_COUNT];
+    const redcoll_algo_info *e;
+    memset(seen, 0, sizeof seen);
+    memset(named, 0, sizeof named);
+    for (i = 0; i < (int)(sizeof tl_abi / sizeof tl_abi[0]); ++i) {
+        CHECK((int)tl_abi[i].algo == tl_abi[i].value, "%s: enum value %d, was %d", tl_abi[i].name,
+              (int)tl_abi[i].algo, tl_abi[i].value);
+        CHECK(strcmp(redcoll_algo_name(tl_abi[i].algo), tl_abi[i].name) == 0, "name of %d: %s",
+              tl_abi[i].value, redcoll_algo_name(tl_abi[i].algo));
+    }
+    CHECK(REDCOLL_ALGO_COUNT >= 25, "names are appended, never removed");
+    /* every row once, found by its (collective, algorithm), with the right flags */
+    for (i = 0; (e = redcoll_algo_at(i)) != NULL; ++i) {
+        rows++;
+        CHECK((int)e->coll >= 0 && e->coll < REDCOLL_COLL_COUNT && e->algo > REDCOLL_ALGO_AUTO &&
+              e->algo < REDCOLL_ALGO_COUNT, "row %d in range", i);
+        if (!((int)e->coll >= 0 && e->coll < REDCOLL_COLL_COUNT && e->algo > 0 && e->algo < REDCOLL_ALGO_COUNT))
+            continue;
+        CHECK(++seen[e->coll][e->algo] == 1, "row %d: %s/%s listed twice", i, redcoll_coll_name(e->coll),
+              redcoll_algo_name(e->algo));
+        named[e->algo] = 1;
+        CHECK(redcoll__find(e->coll, e->algo) == (const redcoll__row *)(const void *)e,
+              "row %d: the registry finds it", i);
+        CHECK(redcoll_algo_keeps_order(e->coll, e->algo) == e->keeps_order, "row %d: keeps_order", i);
+        CHECK(e->paper && e->paper[0], "row %d: paper", i);
+    }
+    CHECK(rows == REDCOLL__ROW_COUNT && redcoll_algo_at(-1) == NULL, "%d rows", rows);
+    for (c = 0; c < REDCOLL_COLL_COUNT; ++c)
+        for (a = 1; a < REDCOLL_ALGO_COUNT; ++a)
+            CHECK(redcoll_algo_supported((redcoll_coll)c, (redcoll_algo)a) == (seen[c][a] == 1),
+                  "%s/%s: supported iff listed", redcoll_coll_name((redcoll_coll)c),
+                  redcoll_algo_name((redcoll_algo)a));
+    for (a = 1; a < REDCOLL_ALGO_COUNT; ++a)
+        CHECK(named[a], "%s has a row", redcoll_algo_name((redcoll_algo)a));
+    /* every row's name column is its algorithm's name; NEW rows come in enum order */
+    j = 0;
+#define TL_ROW(first, A, name, C, fn, var, ord, kn, paper)                                     \
+    CHECK(strcmp(redcoll_algo_name(REDCOLL_ALGO_##A), name) == 0, "%s: name column", name);     \
+    if (strcmp(#first, "NEW") == 0) CHECK((int)REDCOLL_ALGO_##A == ++j, "%s: NEW rows in enum order", name);
+    REDCOLL_ALGORITHM_LIST(TL_ROW)
+#undef TL_ROW
+    CHECK(j == REDCOLL_ALGO_COUNT - 1, "one NEW row per name");
+}
+
+/* The next comma-separated token of *rest (NULL at the end); cuts the string. */
+static char *tl_token(char **rest) {
+    char *tok = *rest, *comma;
+    if (!tok) return NULL;
+    comma = strchr(tok, ',');
+    if (comma) { *comma = 0; *rest = comma + 1; } else *rest = NULL;
+    return tok;
+}
+
+/* README's algorithm table holds every pair of the list exactly once, with
+   the list's paper column (README writes "§" where the list has none). */
+static int tl_expand_colls(const char *cell, redcoll_coll *out) {
+    char buf[256], *tok, *rest = buf;
+    int n = 0;
+    snprintf(buf, sizeof buf, "%s", cell);
+    while ((tok = tl_token(&rest)) != NULL) {
+        char name[256], *par;
+        while (*tok == ' ') tok++;
+        snprintf(name, sizeof name, "%s", tok);
+        par = strchr(name, '(');
+        if (par) { /* allgather(v), reduce_scatter(_block): both */
+            char longer[512];
+            size_t k = strlen(name);
+            while (k > 0 && (name[k - 1] == ' ')) name[--k] = 0;
+            if (name[k - 1] == ')') name[k - 1] = 0;
+            *par = 0;
+            snprintf(longer, sizeof longer, "%s%s", name, par + 1);
+            if (!redcoll_coll_from_name(longer, &out[n++])) return -1;
+        } else {
+            size_t k = strlen(name);
+            while (k > 0 && name[k - 1] == ' ') name[--k] = 0;
+        }
+        if (!redcoll_coll_from_name(name, &out[n++])) return -1;
+    }
+    return n;
+}
+
+static void tl_strip(char *s) { /* spaces at both ends, backticks and "§" */
+    char *r = s, *w = s;
+    for (; *r; ++r) {
+        if (*r == '`') continue;
+        if ((unsigned char)r[0] == 0xC2 && (unsigned char)r[1] == 0xA7) { ++r; continue; }
+        *w++ = *r;
+    }
+    *w = 0;
+    while (w > s && w[-1] == ' ') *--w = 0;
+    for (r = s; *r == ' '; ++r) {}
+    memmove(s, r, strlen(r) + 1);
+}
+
+static void test_readme_algorithm_table(void) {
+    FILE *f = fopen("README.md", "r");
+    char line[2048];
+    int seen[REDCOLL_COLL_COUNT][REDCOLL_ALGO_COUNT], in_table = 0, rows = 0, i;
+    const redcoll_algo_info *e;
+    memset(seen, 0, sizeof seen);
+    if (!f) f = fopen("../README.md", "r");
+    CHECK(f != NULL, "README.md not found (run from the repository root)");
+    if (!f) return;
+    while (fgets(line, sizeof line, f)) {
+        char *cell[6], *p = line;
+        int ncell = 0, k;
+        if (strncmp(line, "## ", 3) == 0) in_table = strncmp(line, "## Algorithms", 13) == 0;
+        if (!in_table || line[0] != '|' || strstr(line, "|---") || strstr(line, "| collective |")) continue;
+        for (p = line + 1; ncell < 6 && (cell[ncell] = p) != NULL; ++ncell) {
+            p = strchr(p, '|');
+            if (!p) break;
+            *p++ = 0;
+        }
+        if (ncell < 3) continue;
+        for (k = 0; k < 3; ++k) tl_strip(cell[k]);
+        {
+            redcoll_coll colls[16];
+            int nc = tl_expand_colls(cell[0], colls), ci;
+            char algos[256], *tok, *rest = algos;
+            CHECK(nc > 0, "README row '%s': unknown collective", cell[0]);
+            snprintf(algos, sizeof algos, "%s", cell[1]);
+            while ((tok = tl_token(&rest)) != NULL) {
+                redcoll_algo a;
+                tl_strip(tok);
+                CHECK(redcoll_algo_from_name(tok, &a), "README: unknown algorithm '%s'", tok);
+                if (!redcoll_algo_from_name(tok, &a)) continue;
+                for (ci = 0; ci < nc; ++ci) {
+                    const redcoll__row *row = redcoll__find(colls[ci], a);
+                    CHECK(row != NULL, "README lists %s/%s, which is not in the list",
+                          redcoll_coll_name(colls[ci]), tok);
+                    if (!row) continue;
+                    rows++;
+                    seen[colls[ci]][a]++;
+                    CHECK(strcmp(row->info.paper, cell[2]) == 0, "README %s/%s: paper '%s', the list says '%s'",
+                          redcoll_coll_name(colls[ci]), tok, cell[2], row->info.paper);
+                }
+            }
+        }
+    }
+    fclose(f);
+    for (i = 0; (e = redcoll_algo_at(i)) != NULL; ++i)
+        CHECK(seen[e->coll][e->algo] == 1, "README's table has %s/%s %d times, want once",
+              redcoll_coll_name(e->coll), redcoll_algo_name(e->algo), seen[e->coll][e->algo]);
+    CHECK(rows == REDCOLL__ROW_COUNT, "README's table: %d pairs, the list %d", rows, REDCOLL__ROW_COUNT);
+}
+
 /* ---- bad calls: documented error, nothing sent, buffers untouched ---- */
 
 static int tb_calls;
@@ -272,6 +450,8 @@ static void suite_core(void) {
     tf_test("core/kernels user op", test_kernels_user_op);
     tf_test("core/op validity", test_op_validity);
     tf_test("core/names", test_names);
+    tf_test("core/algorithm list drives enum, names, registry", test_algorithm_list);
+    tf_test("core/README algorithm table matches the list", test_readme_algorithm_table);
     tf_test("core/bad calls", test_bad_calls);
     tf_test("core/count zero", test_count_zero_is_a_no_op);
 }
