@@ -556,6 +556,7 @@ typedef struct redcoll__ctx {
     redcoll_op      op;
     redcoll__kernel kernel;  /* predefined ops; NULL for user ops */
     redcoll_options o;       /* resolved */
+    const struct redcoll__row *inner, *outer, *down; /* hierarchical: the levels' rows */
     int             tag;
     int             dry;     /* transport moves no data */
     redcoll_result  err;
@@ -2436,7 +2437,8 @@ typedef struct redcoll__hier {
 } redcoll__hier;
 
 /* Flat-shaped reduce algorithms: the ones sections 3.1-3.2 show to gain. */
-static int redcoll__linear_algo(redcoll_algo algo) {
+static int redcoll__linear_algo(const redcoll__row *row) {
+    redcoll_algo algo = row->info.algo;
     return algo == REDCOLL_ALGO_FLAT || algo == REDCOLL_ALGO_CHAIN || algo == REDCOLL_ALGO_PIPELINE;
 }
 
@@ -2515,16 +2517,15 @@ static int redcoll__hier_group_of(const redcoll__hier *h, int rank) {
     return g;
 }
 
-/* Runs schedule `algo` of `coll` unchanged on the view `v` (same op, dtype,
+/* Runs the schedule of `row` unchanged on the view `v` (same op, dtype,
    options); its failure is latched in c (the view's abort has released the peers). */
-static void redcoll__run_on(redcoll__ctx *c, const redcoll_transport *v, redcoll_coll coll,
-                            redcoll_algo algo, const redcoll__args *a) {
-    const redcoll__row *row = redcoll__find(coll, algo);
+static void redcoll__run_on(redcoll__ctx *c, const redcoll_transport *v, const redcoll__row *row,
+                            const redcoll__args *a) {
     redcoll__ctx sub;
     redcoll__args la;
     if (c->err) return;
     sub = *c;
-    sub.t = v; sub.rank = v->rank; sub.size = v->size; sub.coll = coll;
+    sub.t = v; sub.rank = v->rank; sub.size = v->size; sub.coll = row->info.coll;
     la = *a;
     la.variant = row->variant;
     c->err = row->run(&sub, &la);
@@ -2551,26 +2552,21 @@ static void redcoll__hier_outer(const redcoll__ctx *c, const redcoll__hier *h, r
    to 1 for them. Any p: groups differ by at most one rank. Scratch: one
    vector on the leaders besides what the level algorithms use. */
 static redcoll_result redcoll__reduce_hierarchical(redcoll__ctx *c, const redcoll__args *a) {
-    size_t n = a->count, bytes = n * c->esize;
-    redcoll_algo inner = redcoll__level_algo(c, REDCOLL_COLL_REDUCE, c->o.inner_algo, c->o.outer_algo, c->size, bytes);
-    redcoll_algo outer = redcoll__level_algo(c, REDCOLL_COLL_REDUCE, c->o.outer_algo, c->o.inner_algo, c->size, bytes);
-    redcoll_result r = redcoll__level_ok(c, REDCOLL_COLL_REDUCE, inner);
+    size_t n = a->count;
     redcoll__hier h;
     redcoll_group gv;
     redcoll__args ia, oa;
     void *part = NULL;
     int lead, is_root = c->rank == a->root;
 
-    if (r == REDCOLL_OK) r = redcoll__level_ok(c, REDCOLL_COLL_REDUCE, outer);
-    if (r != REDCOLL_OK) return r;
-    if (redcoll__hier_plan(c, &h, a->root, redcoll__linear_algo(inner) && redcoll__linear_algo(outer)))
+    if (redcoll__hier_plan(c, &h, a->root, redcoll__linear_algo(c->inner) && redcoll__linear_algo(c->outer)))
         return c->err;
     lead = c->rank == h.leader[h.mine];
     ia = *a;
     ia.root = h.leader[h.mine] - h.start[h.mine];
     ia.rbuf = !lead ? NULL : is_root ? a->rbuf : (part = redcoll__alloc(c, n));
     redcoll__hier_inner(c, &h, &gv);
-    redcoll__run_on(c, &gv.t, REDCOLL_COLL_REDUCE, inner, &ia);
+    redcoll__run_on(c, &gv.t, c->inner, &ia);
     if (lead && h.G > 1) {
         oa = *a;
         oa.sbuf = ia.rbuf;
@@ -2578,7 +2574,7 @@ static redcoll_result redcoll__reduce_hierarchical(redcoll__ctx *c, const redcol
         oa.root = redcoll__hier_group_of(&h, a->root);
         oa.in_place = is_root;
         redcoll__hier_outer(c, &h, &gv);
-        redcoll__run_on(c, &gv.t, REDCOLL_COLL_REDUCE, outer, &oa);
+        redcoll__run_on(c, &gv.t, c->outer, &oa);
     }
     redcoll__free(c, part, n);
     redcoll__hier_free(c, &h);
@@ -2593,20 +2589,11 @@ static redcoll_result redcoll__reduce_hierarchical(redcoll__ctx *c, const redcol
    rank gets the leaders' bitwise-identical result; canonical order when both
    levels keep it. */
 static redcoll_result redcoll__allreduce_hierarchical(redcoll__ctx *c, const redcoll__args *a) {
-    size_t n = a->count, bytes = n * c->esize;
-    redcoll_algo inner = redcoll__level_algo(c, REDCOLL_COLL_REDUCE, c->o.inner_algo, c->o.outer_algo, c->size, bytes);
-    redcoll_algo outer = redcoll__level_algo(c, REDCOLL_COLL_ALLREDUCE, c->o.outer_algo, c->o.inner_algo, c->size, bytes);
-    redcoll_algo down = redcoll__level_algo(c, REDCOLL_COLL_BCAST, inner, REDCOLL_ALGO_AUTO, c->size, bytes);
-    redcoll_result r = redcoll__level_ok(c, REDCOLL_COLL_REDUCE, inner);
     redcoll__hier h;
     redcoll_group gv;
     redcoll__args ia;
 
-    if (down == REDCOLL_ALGO_AUTO)
-        down = redcoll__level_algo(c, REDCOLL_COLL_BCAST, REDCOLL_ALGO_AUTO, REDCOLL_ALGO_AUTO, c->size, bytes);
-    if (r == REDCOLL_OK) r = redcoll__level_ok(c, REDCOLL_COLL_ALLREDUCE, outer);
-    if (r != REDCOLL_OK) return r;
-    if (redcoll__hier_plan(c, &h, 0, redcoll__linear_algo(inner) && redcoll__linear_algo(outer)))
+    if (redcoll__hier_plan(c, &h, 0, redcoll__linear_algo(c->inner) && redcoll__linear_algo(c->outer)))
         return c->err;
     ia = *a;
     ia.root = 0;
@@ -2614,14 +2601,14 @@ static redcoll_result redcoll__allreduce_hierarchical(redcoll__ctx *c, const red
     ia.rbuf = c->rank == h.leader[h.mine] ? a->rbuf : NULL;
     ia.in_place = 1;
     redcoll__hier_inner(c, &h, &gv);
-    redcoll__run_on(c, &gv.t, REDCOLL_COLL_REDUCE, inner, &ia);
+    redcoll__run_on(c, &gv.t, c->inner, &ia);
     if (c->rank == h.leader[h.mine] && h.G > 1) {
         redcoll_group ov;
         redcoll__hier_outer(c, &h, &ov);
-        redcoll__run_on(c, &ov.t, REDCOLL_COLL_ALLREDUCE, outer, a);
+        redcoll__run_on(c, &ov.t, c->outer, a);
     }
     ia.rbuf = a->rbuf;
-    redcoll__run_on(c, &gv.t, REDCOLL_COLL_BCAST, down, &ia);
+    redcoll__run_on(c, &gv.t, c->down, &ia);
     redcoll__hier_free(c, &h);
     return c->err;
 }
@@ -2633,25 +2620,21 @@ static redcoll_result redcoll__allreduce_hierarchical(redcoll__ctx *c, const red
    (G + p/G - 2)(alpha + m beta), pipeline (2X + G + p/G - 4) steps, so G
    defaults to sqrt(p) for them, to 1 for trees. Any p, any root. */
 static redcoll_result redcoll__bcast_hierarchical(redcoll__ctx *c, const redcoll__args *a) {
-    size_t bytes = a->count * c->esize;
-    redcoll_algo inner = redcoll__level_algo(c, REDCOLL_COLL_BCAST, c->o.inner_algo, c->o.outer_algo, c->size, bytes);
-    redcoll_algo outer = redcoll__level_algo(c, REDCOLL_COLL_BCAST, c->o.outer_algo, c->o.inner_algo, c->size, bytes);
     redcoll__hier h;
     redcoll_group gv;
     redcoll__args la;
 
-    if (inner == REDCOLL_ALGO_AUTO || outer == REDCOLL_ALGO_AUTO) return REDCOLL_ERR_INVALID_ARG;
-    if (redcoll__hier_plan(c, &h, a->root, redcoll__linear_algo(inner) && redcoll__linear_algo(outer)))
+    if (redcoll__hier_plan(c, &h, a->root, redcoll__linear_algo(c->inner) && redcoll__linear_algo(c->outer)))
         return c->err;
     la = *a;
     if (c->rank == h.leader[h.mine] && h.G > 1) {
         la.root = redcoll__hier_group_of(&h, a->root);
         redcoll__hier_outer(c, &h, &gv);
-        redcoll__run_on(c, &gv.t, REDCOLL_COLL_BCAST, outer, &la);
+        redcoll__run_on(c, &gv.t, c->outer, &la);
     }
     la.root = h.leader[h.mine] - h.start[h.mine];
     redcoll__hier_inner(c, &h, &gv);
-    redcoll__run_on(c, &gv.t, REDCOLL_COLL_BCAST, inner, &la);
+    redcoll__run_on(c, &gv.t, c->inner, &la);
     redcoll__hier_free(c, &h);
     return c->err;
 }
@@ -3573,44 +3556,258 @@ static int redcoll__options_ok(const redcoll_options *o) {
 /* n * size without overflow. */
 static int redcoll__mul_ok(size_t n, size_t size) { return size == 0 || n <= (size_t)-1 / size; }
 
-/* Checks what every collective shares, resolves the options and picks the
-   schedule. `op` is NULL for collectives that do not reduce; `sel_bytes` is
-   what the selector sees. Touches no buffer. */
-static redcoll_result redcoll__prepare(redcoll__ctx *c, const redcoll__row **entry,
-                                       redcoll_coll coll, const redcoll_transport *t,
-                                       redcoll_dtype dtype, const redcoll_op *op,
-                                       size_t sel_bytes, const redcoll_options *opts) {
-    redcoll_algo algo;
-    memset(c, 0, sizeof *c);
-    if (!redcoll__transport_ok(t) || !redcoll__options_ok(opts)) return REDCOLL_ERR_INVALID_ARG;
-    c->t = t; c->rank = t->rank; c->size = t->size;
-    c->dtype = dtype;
-    c->esize = redcoll_dtype_size(dtype);
-    if (c->esize == 0) return REDCOLL_ERR_INVALID_ARG;
-    if (op) {
-        if (!redcoll__op_ok(op, dtype)) return REDCOLL_ERR_INVALID_ARG;
-        c->op = *op;
-        c->op.commutative = op->kind != REDCOLL_OP_USER || op->commutative;
-        c->kernel = redcoll__kernel_for(op->kind, dtype);
-    } else {
-        c->op = redcoll_op_predefined(REDCOLL_OP_SUM);
+/* Sum of the p counts of an irregular collective and of those before rank
+   `me`; 0 on overflow. */
+static int redcoll__sum_counts(const size_t *counts, int p, int me, size_t *total, size_t *before) {
+    int i;
+    *total = 0;
+    for (i = 0; i < p; ++i) {
+        if (i == me) *before = *total;
+        if (counts[i] > (size_t)-1 - *total) return 0;
+        *total += counts[i];
     }
-    c->o = redcoll_options_resolved(opts);
-    c->dry = (t->flags & REDCOLL_TRANSPORT_NO_DATA) != 0;
-    c->tag = 0x5ec0 + (int)coll;
-    algo = c->o.algo;
-    if (algo == REDCOLL_ALGO_AUTO) algo = redcoll_select(coll, c->size, sel_bytes, c->op.commutative, &c->o);
-    *entry = redcoll__find(coll, algo);
-    if (!*entry) return REDCOLL_ERR_INVALID_ARG;
-    if (!c->op.commutative && !(*entry)->info.keeps_order) return REDCOLL_ERR_UNSUPPORTED;
-    c->coll = coll;
+    return 1;
+}
+
+/* ---- one setup step, one execute step ----------------------------------------
+   Every entry point describes its call (redcoll__desc) and hands it to
+   redcoll__setup, which checks everything and resolves everything into a
+   redcoll__call -- the transport, type, op, options, counts and their
+   overflow, root, buffers and every IN_PLACE form, the algorithm (the
+   hierarchical levels included) and the tag -- without writing a buffer,
+   allocating or sending. redcoll__execute then makes the call's one
+   pre-copy and runs the schedule. So an argument error can never leave a
+   buffer half written, and a persistent plan is a redcoll__call kept with
+   its scratch: setup once, execute many times. */
+
+/* One collective call as its entry point received it. */
+typedef struct redcoll__desc {
+    redcoll_coll             coll;
+    const redcoll_transport *t;
+    const void              *sbuf;   /* may be REDCOLL_IN_PLACE */
+    void                    *rbuf;   /* bcast: the buffer; scatter: may be REDCOLL_IN_PLACE */
+    size_t                   count;  /* elements: the vector, or one block */
+    const size_t            *counts; /* irregular collectives: one count per rank */
+    redcoll_dtype            dtype;
+    const redcoll_op        *op;     /* NULL: the collective does not reduce */
+    int                      root;
+    const redcoll_options   *opts;
+} redcoll__desc;
+
+/* One call, checked and resolved: what execute needs and nothing more. */
+typedef struct redcoll__call {
+    redcoll__ctx        c;
+    redcoll__args       a;
+    const redcoll__row *row;
+    const void         *pre_src; /* execute first copies pre_n elements pre_src -> pre_dst */
+    void               *pre_dst;
+    size_t              pre_n;
+    int                 empty;   /* nothing to move: execute returns OK at once */
+} redcoll__call;
+
+static redcoll__desc redcoll__describe(redcoll_coll coll, const redcoll_transport *t,
+                                       const void *sbuf, void *rbuf, size_t count,
+                                       const size_t *counts, redcoll_dtype dtype,
+                                       const redcoll_op *op, int root, const redcoll_options *opts) {
+    redcoll__desc d;
+    d.coll = coll; d.t = t; d.sbuf = sbuf; d.rbuf = rbuf; d.count = count; d.counts = counts;
+    d.dtype = dtype; d.op = op; d.root = root; d.opts = opts;
+    return d;
+}
+
+static int redcoll__writable(const void *buf) { return buf && buf != REDCOLL_IN_PLACE; }
+
+/* The levels of a hierarchical row: the reduce (bcast) inside the groups,
+   the collective among the leaders and, for allreduce, the bcast back down;
+   each valid for its level and for the op. */
+static redcoll_result redcoll__setup_levels(redcoll__ctx *c, size_t bytes) {
+    redcoll_coll coll = c->coll, in = coll == REDCOLL_COLL_BCAST ? coll : REDCOLL_COLL_REDUCE;
+    redcoll_algo inner = redcoll__level_algo(c, in, c->o.inner_algo, c->o.outer_algo, c->size, bytes);
+    redcoll_algo outer = redcoll__level_algo(c, coll, c->o.outer_algo, c->o.inner_algo, c->size, bytes);
+    redcoll_result r = redcoll__level_ok(c, in, inner);
+    if (r == REDCOLL_OK) r = redcoll__level_ok(c, coll, outer);
+    if (r != REDCOLL_OK) return r;
+    c->inner = redcoll__find(in, inner);
+    c->outer = redcoll__find(coll, outer);
+    if (coll == REDCOLL_COLL_ALLREDUCE) {
+        redcoll_algo down = redcoll__level_algo(c, REDCOLL_COLL_BCAST, inner, REDCOLL_ALGO_AUTO, c->size, bytes);
+        if (down == REDCOLL_ALGO_AUTO)
+            down = redcoll__level_algo(c, REDCOLL_COLL_BCAST, REDCOLL_ALGO_AUTO, REDCOLL_ALGO_AUTO, c->size, bytes);
+        c->down = redcoll__find(REDCOLL_COLL_BCAST, down);
+    }
     return REDCOLL_OK;
 }
 
-/* Runs the schedule of row e with its variant. */
-static redcoll_result redcoll__run_row(redcoll__ctx *c, const redcoll__row *e, redcoll__args *a) {
-    a->variant = e->variant;
-    return e->run(c, a);
+/* The algorithm: opts.algo or the selector's, valid for the collective and
+   the op; `bytes` is what the selector sees. */
+static redcoll_result redcoll__setup_algo(redcoll__call *call, size_t bytes) {
+    redcoll__ctx *c = &call->c;
+    redcoll_algo algo = c->o.algo;
+    if (algo == REDCOLL_ALGO_AUTO) algo = redcoll_select(c->coll, c->size, bytes, c->op.commutative, &c->o);
+    call->row = redcoll__find(c->coll, algo);
+    if (!call->row) return REDCOLL_ERR_INVALID_ARG;
+    if (!c->op.commutative && !call->row->info.keeps_order) return REDCOLL_ERR_UNSUPPORTED;
+    call->a.variant = call->row->variant;
+    return call->row->knobs & REDCOLL__KNOB_LEVELS ? redcoll__setup_levels(c, bytes) : REDCOLL_OK;
+}
+
+/* The buffer rules of each collective and its IN_PLACE forms, resolved into
+   the schedule's arguments and the pre-copy. n: elements of the vector (the
+   total for irregular collectives; one block for the block collectives);
+   mine, before: this rank's count of an irregular collective and the sum of
+   those before it. */
+static redcoll_result redcoll__setup_buffers(redcoll__call *call, const redcoll__desc *d, size_t n,
+                                             size_t mine, size_t before) {
+    redcoll__ctx *c = &call->c;
+    redcoll__args *a = &call->a;
+    const void *sbuf = d->sbuf;
+    void *rbuf = d->rbuf;
+    int root = c->rank == d->root, in_place = sbuf == REDCOLL_IN_PLACE;
+    switch (d->coll) { /* the checks */
+    case REDCOLL_COLL_ALLREDUCE: case REDCOLL_COLL_REDUCE_SCATTER_BLOCK:
+    case REDCOLL_COLL_ALLGATHER: case REDCOLL_COLL_ALLTOALL:
+        if (n && (!sbuf || !redcoll__writable(rbuf))) return REDCOLL_ERR_INVALID_ARG;
+        break;
+    case REDCOLL_COLL_REDUCE: case REDCOLL_COLL_GATHER:
+        if (n && (!sbuf || (root && !redcoll__writable(rbuf)))) return REDCOLL_ERR_INVALID_ARG;
+        if (in_place && !root) return REDCOLL_ERR_INVALID_ARG;
+        break;
+    case REDCOLL_COLL_REDUCE_SCATTER:
+        if (n && !sbuf) return REDCOLL_ERR_INVALID_ARG;
+        if ((mine || in_place) && !redcoll__writable(rbuf)) return REDCOLL_ERR_INVALID_ARG;
+        break;
+    case REDCOLL_COLL_ALLGATHERV:
+        if ((n && !redcoll__writable(rbuf)) || (mine && !sbuf)) return REDCOLL_ERR_INVALID_ARG;
+        break;
+    case REDCOLL_COLL_BCAST:
+        if (n && !redcoll__writable(rbuf)) return REDCOLL_ERR_INVALID_ARG;
+        break;
+    case REDCOLL_COLL_SCATTER:
+        if (n && ((root && !redcoll__writable(sbuf)) || !rbuf)) return REDCOLL_ERR_INVALID_ARG;
+        if (rbuf == REDCOLL_IN_PLACE && !root) return REDCOLL_ERR_INVALID_ARG;
+        break;
+    default:
+        break;
+    }
+    call->empty = n == 0 && d->coll != REDCOLL_COLL_BARRIER;
+    if (call->empty) return REDCOLL_OK;
+    a->in_place = in_place;
+    a->sbuf = in_place ? rbuf : sbuf;
+    a->rbuf = rbuf;
+    a->count = d->counts ? 0 : n;
+    a->counts = d->counts;
+    a->root = d->root;
+    switch (d->coll) { /* where the input is, what is copied first */
+    case REDCOLL_COLL_ALLREDUCE: /* the schedules work in rbuf */
+        a->sbuf = rbuf;
+        call->pre_n = in_place ? 0 : n;
+        call->pre_dst = rbuf; call->pre_src = sbuf;
+        break;
+    case REDCOLL_COLL_REDUCE:
+        a->rbuf = root ? rbuf : NULL;
+        break;
+    case REDCOLL_COLL_ALLGATHER: case REDCOLL_COLL_ALLGATHERV: /* own block in place in rbuf */
+        if (d->coll == REDCOLL_COLL_ALLGATHER) { before = (size_t)c->rank * n; mine = n; }
+        a->sbuf = redcoll__at(c, rbuf, before);
+        call->pre_n = in_place ? 0 : mine;
+        call->pre_dst = (void *)a->sbuf; call->pre_src = sbuf;
+        break;
+    case REDCOLL_COLL_GATHER:
+        if (in_place) a->sbuf = redcoll__at(c, rbuf, (size_t)d->root * n);
+        a->rbuf = root ? rbuf : NULL;
+        break;
+    case REDCOLL_COLL_SCATTER:
+        a->in_place = rbuf == REDCOLL_IN_PLACE;
+        a->sbuf = root ? sbuf : NULL;
+        if (a->in_place) a->rbuf = redcoll__at(c, sbuf, (size_t)d->root * n);
+        break;
+    case REDCOLL_COLL_BCAST:
+        a->sbuf = rbuf;
+        break;
+    default:
+        break;
+    }
+    return REDCOLL_OK;
+}
+
+/* Checks and resolves the call d into *call (see above); touches nothing. */
+static redcoll_result redcoll__setup(redcoll__call *call, const redcoll__desc *d) {
+    redcoll__ctx *c = &call->c;
+    const redcoll_transport *t = d->t;
+    redcoll_coll coll = d->coll;
+    size_t n = d->count, mine = 0, before = 0, bytes;
+    int blocks = coll == REDCOLL_COLL_ALLGATHER || coll == REDCOLL_COLL_ALLTOALL ||
+                 coll == REDCOLL_COLL_GATHER || coll == REDCOLL_COLL_SCATTER ||
+                 coll == REDCOLL_COLL_REDUCE_SCATTER_BLOCK;
+    int rooted = coll == REDCOLL_COLL_REDUCE || coll == REDCOLL_COLL_BCAST ||
+                 coll == REDCOLL_COLL_GATHER || coll == REDCOLL_COLL_SCATTER;
+    redcoll_result r;
+    memset(call, 0, sizeof *call);
+    /* the transport, the options, the type and the op */
+    if (!redcoll__transport_ok(t) || !redcoll__options_ok(d->opts)) return REDCOLL_ERR_INVALID_ARG;
+    c->t = t; c->rank = t->rank; c->size = t->size; c->coll = coll;
+    c->dtype = d->dtype;
+    c->esize = redcoll_dtype_size(d->dtype);
+    if (c->esize == 0) return REDCOLL_ERR_INVALID_ARG;
+    if (d->op) {
+        if (!redcoll__op_ok(d->op, d->dtype)) return REDCOLL_ERR_INVALID_ARG;
+        c->op = *d->op;
+        c->op.commutative = d->op->kind != REDCOLL_OP_USER || d->op->commutative;
+        c->kernel = redcoll__kernel_for(d->op->kind, d->dtype);
+    } else {
+        c->op = redcoll_op_predefined(REDCOLL_OP_SUM);
+    }
+    c->o = redcoll_options_resolved(d->opts);
+    c->dry = (t->flags & REDCOLL_TRANSPORT_NO_DATA) != 0;
+    c->tag = 0x5ec0 + (int)coll;
+    /* the counts, without overflow */
+    if (coll == REDCOLL_COLL_ALLGATHERV || coll == REDCOLL_COLL_REDUCE_SCATTER) {
+        if (!d->counts || !redcoll__sum_counts(d->counts, c->size, c->rank, &n, &before))
+            return REDCOLL_ERR_INVALID_ARG;
+        mine = d->counts[c->rank];
+    }
+    if (blocks && !redcoll__mul_ok(c->esize, (size_t)c->size)) return REDCOLL_ERR_INVALID_ARG;
+    if (!redcoll__mul_ok(n, c->esize * (blocks ? (size_t)c->size : 1))) return REDCOLL_ERR_INVALID_ARG;
+    bytes = n * c->esize * (coll == REDCOLL_COLL_REDUCE_SCATTER_BLOCK ? (size_t)c->size : 1);
+    if (rooted && (d->root < 0 || d->root >= c->size)) return REDCOLL_ERR_INVALID_ARG;
+    /* the algorithm, then the buffers */
+    r = redcoll__setup_algo(call, bytes);
+    if (r != REDCOLL_OK) return r;
+    return redcoll__setup_buffers(call, d, n, mine, before);
+}
+
+/* Runs a call that setup accepted: the pre-copy, then the schedule (an
+   irregular collective's prefix sums held as scratch around it). Can run
+   again on the same call (a plan). */
+static redcoll_result redcoll__execute(redcoll__call *call) {
+    redcoll__ctx *c = &call->c;
+    redcoll__args a = call->a;
+    size_t bytes = sizeof(size_t) * ((size_t)c->size + 1), *d;
+    redcoll_result r;
+    int i;
+    if (call->empty) return REDCOLL_OK;
+    c->err = REDCOLL_OK;
+    redcoll__copy(c, call->pre_dst, call->pre_src, call->pre_n);
+    if (!a.counts) return call->row->run(c, &a);
+    d = (size_t *)redcoll__alloc_bytes(c, bytes);
+    if (!d) return c->err;
+    d[0] = 0;
+    for (i = 0; i < c->size; ++i) d[i + 1] = d[i] + a.counts[i];
+    a.displs = d;
+    r = call->row->run(c, &a);
+    redcoll__free_bytes(c, d, bytes);
+    return r;
+}
+
+/* The one-shot call: setup, then execute. */
+static redcoll_result redcoll__once(redcoll_coll coll, const redcoll_transport *t, const void *sbuf,
+                                    void *rbuf, size_t count, const size_t *counts,
+                                    redcoll_dtype dtype, const redcoll_op *op, int root,
+                                    const redcoll_options *opts) {
+    redcoll__desc d = redcoll__describe(coll, t, sbuf, rbuf, count, counts, dtype, op, root, opts);
+    redcoll__call call;
+    redcoll_result r = redcoll__setup(&call, &d);
+    return r != REDCOLL_OK ? r : redcoll__execute(&call);
 }
 
 /* ==== Collectives: entry points ========================================== */
@@ -3618,264 +3815,71 @@ static redcoll_result redcoll__run_row(redcoll__ctx *c, const redcoll__row *e, r
 REDCOLL_API redcoll_result redcoll_allreduce(const redcoll_transport *t, const void *sbuf,
                                              void *rbuf, size_t count, redcoll_dtype dtype,
                                              redcoll_op op, const redcoll_options *opts) {
-    redcoll__ctx c;
-    const redcoll__row *e;
-    redcoll__args a;
-    redcoll_result r = redcoll__prepare(&c, &e, REDCOLL_COLL_ALLREDUCE, t, dtype, &op,
-                                        count * redcoll_dtype_size(dtype), opts);
-    if (r) return r;
-    if (!redcoll__mul_ok(count, c.esize)) return REDCOLL_ERR_INVALID_ARG;
-    if (count && (!sbuf || !rbuf || rbuf == REDCOLL_IN_PLACE)) return REDCOLL_ERR_INVALID_ARG;
-    if (count == 0) return REDCOLL_OK;
-    memset(&a, 0, sizeof a);
-    a.in_place = sbuf == REDCOLL_IN_PLACE;
-    if (!a.in_place) redcoll__copy(&c, rbuf, sbuf, count);
-    a.sbuf = rbuf; a.rbuf = rbuf; a.count = count;
-    return redcoll__run_row(&c, e, &a);
+    return redcoll__once(REDCOLL_COLL_ALLREDUCE, t, sbuf, rbuf, count, NULL, dtype, &op, 0, opts);
 }
 
 REDCOLL_API redcoll_result redcoll_reduce(const redcoll_transport *t, const void *sbuf,
                                           void *rbuf, size_t count, redcoll_dtype dtype,
                                           redcoll_op op, int root, const redcoll_options *opts) {
-    redcoll__ctx c;
-    const redcoll__row *e;
-    redcoll__args a;
-    redcoll_result r = redcoll__prepare(&c, &e, REDCOLL_COLL_REDUCE, t, dtype, &op,
-                                        count * redcoll_dtype_size(dtype), opts);
-    if (r) return r;
-    if (root < 0 || root >= c.size || !redcoll__mul_ok(count, c.esize)) return REDCOLL_ERR_INVALID_ARG;
-    if (count && !sbuf) return REDCOLL_ERR_INVALID_ARG;
-    if (count && c.rank == root && (!rbuf || rbuf == REDCOLL_IN_PLACE)) return REDCOLL_ERR_INVALID_ARG;
-    if (sbuf == REDCOLL_IN_PLACE && c.rank != root) return REDCOLL_ERR_INVALID_ARG;
-    if (count == 0) return REDCOLL_OK;
-    memset(&a, 0, sizeof a);
-    a.in_place = sbuf == REDCOLL_IN_PLACE;
-    a.sbuf = a.in_place ? rbuf : sbuf;
-    a.rbuf = c.rank == root ? rbuf : NULL;
-    a.count = count; a.root = root;
-    return redcoll__run_row(&c, e, &a);
-}
-
-/* Sum of the p counts of an irregular collective; 0 on overflow. */
-static int redcoll__sum_counts(const size_t *counts, int p, size_t *total) {
-    int i;
-    *total = 0;
-    for (i = 0; i < p; ++i) {
-        if (counts[i] > (size_t)-1 - *total) return 0;
-        *total += counts[i];
-    }
-    return 1;
-}
-
-/* Runs the schedule of an irregular collective (a->counts set) with the
-   p + 1 prefix sums of its counts, held as scratch around the call. */
-static redcoll_result redcoll__run_irregular(redcoll__ctx *c, const redcoll__row *e,
-                                             redcoll__args *a) {
-    size_t bytes = sizeof(size_t) * (size_t)(c->size + 1);
-    size_t *d = (size_t *)redcoll__alloc_bytes(c, bytes);
-    redcoll_result r;
-    int i;
-    if (!d) return c->err;
-    d[0] = 0;
-    for (i = 0; i < c->size; ++i) d[i + 1] = d[i] + a->counts[i];
-    a->displs = d;
-    r = redcoll__run_row(c, e, a);
-    redcoll__free_bytes(c, d, bytes);
-    return r;
+    return redcoll__once(REDCOLL_COLL_REDUCE, t, sbuf, rbuf, count, NULL, dtype, &op, root, opts);
 }
 
 REDCOLL_API redcoll_result redcoll_reduce_scatter(const redcoll_transport *t, const void *sbuf,
                                                   void *rbuf, const size_t *recvcounts,
                                                   redcoll_dtype dtype, redcoll_op op,
                                                   const redcoll_options *opts) {
-    redcoll__ctx c;
-    const redcoll__row *e;
-    redcoll__args a;
-    size_t total, mine;
-    redcoll_result r;
-    if (!t || t->size < 1 || !recvcounts || !redcoll__sum_counts(recvcounts, t->size, &total))
-        return REDCOLL_ERR_INVALID_ARG;
-    r = redcoll__prepare(&c, &e, REDCOLL_COLL_REDUCE_SCATTER, t, dtype, &op,
-                         total * redcoll_dtype_size(dtype), opts);
-    if (r) return r;
-    if (!redcoll__mul_ok(total, c.esize)) return REDCOLL_ERR_INVALID_ARG;
-    mine = recvcounts[c.rank];
-    if (total && !sbuf) return REDCOLL_ERR_INVALID_ARG;
-    if ((mine || sbuf == REDCOLL_IN_PLACE) && (!rbuf || rbuf == REDCOLL_IN_PLACE))
-        return REDCOLL_ERR_INVALID_ARG;
-    if (total == 0) return REDCOLL_OK;
-    memset(&a, 0, sizeof a);
-    a.in_place = sbuf == REDCOLL_IN_PLACE;
-    a.sbuf = a.in_place ? rbuf : sbuf;
-    a.rbuf = rbuf;
-    a.counts = recvcounts;
-    return redcoll__run_irregular(&c, e, &a);
+    return redcoll__once(REDCOLL_COLL_REDUCE_SCATTER, t, sbuf, rbuf, 0, recvcounts,
+                         dtype, &op, 0, opts);
 }
 
 REDCOLL_API redcoll_result redcoll_reduce_scatter_block(const redcoll_transport *t,
                                                         const void *sbuf, void *rbuf,
                                                         size_t recvcount, redcoll_dtype dtype,
                                                         redcoll_op op, const redcoll_options *opts) {
-    redcoll__ctx c;
-    const redcoll__row *e;
-    redcoll__args a;
-    size_t p = t && t->size > 0 ? (size_t)t->size : 1;
-    redcoll_result r = redcoll__prepare(&c, &e, REDCOLL_COLL_REDUCE_SCATTER_BLOCK, t, dtype, &op,
-                                        recvcount * p * redcoll_dtype_size(dtype), opts);
-    if (r) return r;
-    if (!redcoll__mul_ok(recvcount, c.esize * p)) return REDCOLL_ERR_INVALID_ARG;
-    if (recvcount && (!sbuf || !rbuf || rbuf == REDCOLL_IN_PLACE)) return REDCOLL_ERR_INVALID_ARG;
-    if (recvcount == 0) return REDCOLL_OK;
-    memset(&a, 0, sizeof a);
-    a.in_place = sbuf == REDCOLL_IN_PLACE;
-    a.sbuf = a.in_place ? rbuf : sbuf;
-    a.rbuf = rbuf;
-    a.count = recvcount;
-    return redcoll__run_row(&c, e, &a);
+    return redcoll__once(REDCOLL_COLL_REDUCE_SCATTER_BLOCK, t, sbuf, rbuf, recvcount, NULL,
+                         dtype, &op, 0, opts);
 }
 
 REDCOLL_API redcoll_result redcoll_allgather(const redcoll_transport *t, const void *sbuf,
                                              void *rbuf, size_t count, redcoll_dtype dtype,
                                              const redcoll_options *opts) {
-    redcoll__ctx c;
-    const redcoll__row *e;
-    redcoll__args a;
-    redcoll_result r = redcoll__prepare(&c, &e, REDCOLL_COLL_ALLGATHER, t, dtype, NULL,
-                                        count * redcoll_dtype_size(dtype), opts);
-    if (r) return r;
-    if (!redcoll__mul_ok(count, c.esize * (size_t)c.size)) return REDCOLL_ERR_INVALID_ARG;
-    if (count && (!sbuf || !rbuf || rbuf == REDCOLL_IN_PLACE)) return REDCOLL_ERR_INVALID_ARG;
-    if (count == 0) return REDCOLL_OK;
-    memset(&a, 0, sizeof a);
-    a.in_place = sbuf == REDCOLL_IN_PLACE;
-    a.rbuf = rbuf;
-    a.sbuf = redcoll__at(&c, rbuf, (size_t)c.rank * count);
-    if (!a.in_place) redcoll__copy(&c, redcoll__at(&c, rbuf, (size_t)c.rank * count), sbuf, count);
-    a.count = count;
-    return redcoll__run_row(&c, e, &a);
+    return redcoll__once(REDCOLL_COLL_ALLGATHER, t, sbuf, rbuf, count, NULL, dtype, NULL, 0, opts);
 }
 
 REDCOLL_API redcoll_result redcoll_allgatherv(const redcoll_transport *t, const void *sbuf,
                                               void *rbuf, const size_t *counts,
                                               redcoll_dtype dtype, const redcoll_options *opts) {
-    redcoll__ctx c;
-    const redcoll__row *e;
-    redcoll__args a;
-    size_t total, mine, before;
-    redcoll_result r;
-    if (!t || t->size < 1 || !counts || !redcoll__sum_counts(counts, t->size, &total))
-        return REDCOLL_ERR_INVALID_ARG;
-    r = redcoll__prepare(&c, &e, REDCOLL_COLL_ALLGATHERV, t, dtype, NULL,
-                         total * redcoll_dtype_size(dtype), opts);
-    if (r) return r;
-    if (!redcoll__mul_ok(total, c.esize)) return REDCOLL_ERR_INVALID_ARG;
-    mine = counts[c.rank];
-    if (total && (!rbuf || rbuf == REDCOLL_IN_PLACE)) return REDCOLL_ERR_INVALID_ARG;
-    if (mine && !sbuf) return REDCOLL_ERR_INVALID_ARG;
-    if (total == 0) return REDCOLL_OK;
-    memset(&a, 0, sizeof a);
-    redcoll__sum_counts(counts, c.rank, &before);
-    a.in_place = sbuf == REDCOLL_IN_PLACE;
-    a.rbuf = rbuf;
-    a.sbuf = redcoll__at(&c, rbuf, before);
-    if (!a.in_place) redcoll__copy(&c, redcoll__at(&c, rbuf, before), sbuf, mine);
-    a.counts = counts;
-    return redcoll__run_irregular(&c, e, &a);
+    return redcoll__once(REDCOLL_COLL_ALLGATHERV, t, sbuf, rbuf, 0, counts, dtype, NULL, 0, opts);
 }
 
 REDCOLL_API redcoll_result redcoll_bcast(const redcoll_transport *t, void *buf, size_t count,
                                          redcoll_dtype dtype, int root,
                                          const redcoll_options *opts) {
-    redcoll__ctx c;
-    const redcoll__row *e;
-    redcoll__args a;
-    redcoll_result r = redcoll__prepare(&c, &e, REDCOLL_COLL_BCAST, t, dtype, NULL,
-                                        count * redcoll_dtype_size(dtype), opts);
-    if (r) return r;
-    if (root < 0 || root >= c.size || !redcoll__mul_ok(count, c.esize)) return REDCOLL_ERR_INVALID_ARG;
-    if (count && (!buf || buf == REDCOLL_IN_PLACE)) return REDCOLL_ERR_INVALID_ARG;
-    if (count == 0) return REDCOLL_OK;
-    memset(&a, 0, sizeof a);
-    a.sbuf = buf; a.rbuf = buf; a.count = count; a.root = root;
-    return redcoll__run_row(&c, e, &a);
+    return redcoll__once(REDCOLL_COLL_BCAST, t, NULL, buf, count, NULL, dtype, NULL, root, opts);
 }
 
 REDCOLL_API redcoll_result redcoll_alltoall(const redcoll_transport *t, const void *sbuf,
                                             void *rbuf, size_t count, redcoll_dtype dtype,
                                             const redcoll_options *opts) {
-    redcoll__ctx c;
-    const redcoll__row *e;
-    redcoll__args a;
-    redcoll_result r = redcoll__prepare(&c, &e, REDCOLL_COLL_ALLTOALL, t, dtype, NULL,
-                                        count * redcoll_dtype_size(dtype), opts);
-    if (r) return r;
-    if (!redcoll__mul_ok(count, c.esize * (size_t)c.size)) return REDCOLL_ERR_INVALID_ARG;
-    if (count && (!sbuf || !rbuf || rbuf == REDCOLL_IN_PLACE)) return REDCOLL_ERR_INVALID_ARG;
-    if (count == 0) return REDCOLL_OK;
-    memset(&a, 0, sizeof a);
-    a.in_place = sbuf == REDCOLL_IN_PLACE;
-    a.sbuf = a.in_place ? rbuf : sbuf;
-    a.rbuf = rbuf;
-    a.count = count;
-    return redcoll__run_row(&c, e, &a);
+    return redcoll__once(REDCOLL_COLL_ALLTOALL, t, sbuf, rbuf, count, NULL, dtype, NULL, 0, opts);
 }
 
 REDCOLL_API redcoll_result redcoll_gather(const redcoll_transport *t, const void *sbuf,
                                           void *rbuf, size_t count, redcoll_dtype dtype,
                                           int root, const redcoll_options *opts) {
-    redcoll__ctx c;
-    const redcoll__row *e;
-    redcoll__args a;
-    redcoll_result r = redcoll__prepare(&c, &e, REDCOLL_COLL_GATHER, t, dtype, NULL,
-                                        count * redcoll_dtype_size(dtype), opts);
-    if (r) return r;
-    if (root < 0 || root >= c.size) return REDCOLL_ERR_INVALID_ARG;
-    if (!redcoll__mul_ok(count, c.esize * (size_t)c.size)) return REDCOLL_ERR_INVALID_ARG;
-    if (count && !sbuf) return REDCOLL_ERR_INVALID_ARG;
-    if (count && c.rank == root && (!rbuf || rbuf == REDCOLL_IN_PLACE)) return REDCOLL_ERR_INVALID_ARG;
-    if (sbuf == REDCOLL_IN_PLACE && c.rank != root) return REDCOLL_ERR_INVALID_ARG;
-    if (count == 0) return REDCOLL_OK;
-    memset(&a, 0, sizeof a);
-    a.in_place = sbuf == REDCOLL_IN_PLACE;
-    a.sbuf = a.in_place ? redcoll__at(&c, rbuf, (size_t)root * count) : sbuf;
-    a.rbuf = c.rank == root ? rbuf : NULL;
-    a.count = count; a.root = root;
-    return redcoll__run_row(&c, e, &a);
+    return redcoll__once(REDCOLL_COLL_GATHER, t, sbuf, rbuf, count, NULL, dtype, NULL, root, opts);
 }
 
 REDCOLL_API redcoll_result redcoll_scatter(const redcoll_transport *t, const void *sbuf,
                                            void *rbuf, size_t count, redcoll_dtype dtype,
                                            int root, const redcoll_options *opts) {
-    redcoll__ctx c;
-    const redcoll__row *e;
-    redcoll__args a;
-    redcoll_result r = redcoll__prepare(&c, &e, REDCOLL_COLL_SCATTER, t, dtype, NULL,
-                                        count * redcoll_dtype_size(dtype), opts);
-    if (r) return r;
-    if (root < 0 || root >= c.size) return REDCOLL_ERR_INVALID_ARG;
-    if (!redcoll__mul_ok(count, c.esize * (size_t)c.size)) return REDCOLL_ERR_INVALID_ARG;
-    if (count && c.rank == root && (!sbuf || sbuf == REDCOLL_IN_PLACE)) return REDCOLL_ERR_INVALID_ARG;
-    if (count && !rbuf) return REDCOLL_ERR_INVALID_ARG;
-    if (rbuf == REDCOLL_IN_PLACE && c.rank != root) return REDCOLL_ERR_INVALID_ARG;
-    if (count == 0) return REDCOLL_OK;
-    memset(&a, 0, sizeof a);
-    a.in_place = rbuf == REDCOLL_IN_PLACE;
-    a.sbuf = c.rank == root ? sbuf : NULL;
-    a.rbuf = a.in_place ? redcoll__at(&c, sbuf, (size_t)root * count) : rbuf;
-    a.count = count; a.root = root;
-    return redcoll__run_row(&c, e, &a);
+    return redcoll__once(REDCOLL_COLL_SCATTER, t, sbuf, rbuf, count, NULL, dtype, NULL, root, opts);
 }
 
 REDCOLL_API redcoll_result redcoll_barrier(const redcoll_transport *t,
                                            const redcoll_options *opts) {
-    redcoll__ctx c;
-    const redcoll__row *e;
-    redcoll__args a;
-    redcoll_result r = redcoll__prepare(&c, &e, REDCOLL_COLL_BARRIER, t, REDCOLL_UINT8, NULL,
-                                        0, opts);
-    if (r) return r;
-    memset(&a, 0, sizeof a);
-    return redcoll__run_row(&c, e, &a);
+    return redcoll__once(REDCOLL_COLL_BARRIER, t, NULL, NULL, 0, NULL,
+                         REDCOLL_UINT8, NULL, 0, opts);
 }
 
 #endif /* REDCOLL_IMPLEMENTATION_DONE */

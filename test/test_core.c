@@ -432,6 +432,58 @@ static void test_bad_calls(void) {
 #undef TB
 }
 
+/* Issue 13 item 3: every check -- the hierarchical levels and their
+   commutativity included -- runs before the first write, for every
+   collective: a call that returns an argument error sent nothing and left
+   both buffers as they were. Every inner x outer algorithm of the three
+   hierarchical schedules, with a commutative and a non-commutative op. */
+static void test_level_errors_touch_nothing(void) {
+    enum { N = 32 };
+    uint32_t sbuf[N], rbuf[N], sref[N], rref[N];
+    static const redcoll_coll colls[3] = { REDCOLL_COLL_ALLREDUCE, REDCOLL_COLL_REDUCE, REDCOLL_COLL_BCAST };
+    redcoll_transport t;
+    redcoll_options o;
+    int ci, in, out, nc, errors = 0;
+    memset(&t, 0, sizeof t);
+    t.rank = 1; t.size = 4;
+    t.send = tb_send; t.recv = tb_recv; t.sendrecv = tb_sendrecv;
+    for (ci = 0; ci < N; ++ci) { sref[ci] = 1000u + (uint32_t)ci; rref[ci] = 7u * (uint32_t)ci + 3u; }
+    for (ci = 0; ci < 3; ++ci)
+        for (in = 0; in < REDCOLL_ALGO_COUNT; ++in)
+            for (out = 0; out < REDCOLL_ALGO_COUNT; ++out)
+                for (nc = 0; nc < 2; ++nc) {
+                    redcoll_op op = nc ? redcoll_op_user(rc_matmul_fn, NULL, 0) : REDCOLL_SUM;
+                    redcoll_dtype d = nc ? REDCOLL_OPAQUE(16) : REDCOLL_UINT32;
+                    size_t n = nc ? N / 4 : N;
+                    int root; /* rank 1 as the root writes rbuf too */
+                    for (root = 0; root < 2; ++root) {
+                        redcoll_result r;
+                        memset(&o, 0, sizeof o);
+                        o.algo = REDCOLL_ALGO_HIERARCHICAL;
+                        o.inner_algo = (redcoll_algo)in;
+                        o.outer_algo = (redcoll_algo)out;
+                        o.groups = 2;
+                        memcpy(sbuf, sref, sizeof sbuf); memcpy(rbuf, rref, sizeof rbuf);
+                        tb_calls = 0;
+                        if (colls[ci] == REDCOLL_COLL_ALLREDUCE)
+                            r = redcoll_allreduce(&t, root ? REDCOLL_IN_PLACE : sbuf, rbuf, n, d, op, &o);
+                        else if (colls[ci] == REDCOLL_COLL_REDUCE)
+                            r = redcoll_reduce(&t, sbuf, rbuf, n, d, op, root, &o);
+                        else
+                            r = redcoll_bcast(&t, rbuf, n, d, root, &o);
+                        if (r != REDCOLL_ERR_INVALID_ARG && r != REDCOLL_ERR_UNSUPPORTED) continue;
+                        errors++;
+                        CHECK(tb_calls == 0 && !memcmp(sbuf, sref, sizeof sbuf) && !memcmp(rbuf, rref, sizeof rbuf),
+                              "%s hierarchical inner=%s outer=%s%s: \"%s\" after %d transport calls, buffers %s",
+                              redcoll_coll_name(colls[ci]), redcoll_algo_name((redcoll_algo)in),
+                              redcoll_algo_name((redcoll_algo)out), nc ? " non-commutative" : "",
+                              redcoll_result_string(r), tb_calls,
+                              !memcmp(rbuf, rref, sizeof rbuf) && !memcmp(sbuf, sref, sizeof sbuf) ? "untouched" : "CHANGED");
+                    }
+                }
+    CHECK(errors > 100, "%d argument errors tried", errors);
+}
+
 static void test_count_zero_is_a_no_op(void) {
     redcoll_transport t;
     double x = 1.0, y = 2.0;
@@ -454,4 +506,5 @@ static void suite_core(void) {
     tf_test("core/README algorithm table matches the list", test_readme_algorithm_table);
     tf_test("core/bad calls", test_bad_calls);
     tf_test("core/count zero", test_count_zero_is_a_no_op);
+    tf_test("core/level errors touch nothing (issue 13.3)", test_level_errors_touch_nothing);
 }

@@ -216,17 +216,13 @@ typedef struct te_plan_arg {
 
 static redcoll_result te_plan_rank(const redcoll_transport *t, void *arg) {
     te_plan_arg *x = (te_plan_arg *)arg;
-    redcoll__ctx c;
-    const redcoll__row *e;
-    redcoll__args a;
     redcoll_op op = REDCOLL_SUM;
-    redcoll_result r = redcoll__prepare(&c, &e, REDCOLL_COLL_ALLREDUCE, t, REDCOLL_UINT8, &op,
-                                        x->count, &x->opts);
+    redcoll__desc d = redcoll__describe(REDCOLL_COLL_ALLREDUCE, t, x->buf, x->buf, x->count, NULL,
+                                        REDCOLL_UINT8, &op, 0, &x->opts);
+    redcoll__call call;
+    redcoll_result r = redcoll__setup(&call, &d);
     if (r) return r;
-    memset(&a, 0, sizeof a);
-    a.sbuf = a.rbuf = x->buf;
-    a.count = x->count;
-    return x->use_plan ? redcoll__rt_execute(&c, &a, 0, &x->pl) : redcoll__run_row(&c, e, &a);
+    return x->use_plan ? redcoll__rt_execute(&call.c, &call.a, 0, &x->pl) : redcoll__execute(&call);
 }
 
 /* Modeled time in units of alpha of one Table 1 cell: protocol 0 ring
