@@ -3672,9 +3672,9 @@ static redcoll_result redcoll__setup_buffers(redcoll__call *call, const redcoll_
         if (n && (!sbuf || (root && !redcoll__writable(rbuf)))) return REDCOLL_ERR_INVALID_ARG;
         if (in_place && !root) return REDCOLL_ERR_INVALID_ARG;
         break;
-    case REDCOLL_COLL_REDUCE_SCATTER:
+    case REDCOLL_COLL_REDUCE_SCATTER: /* in place, rbuf holds all n inputs */
         if (n && !sbuf) return REDCOLL_ERR_INVALID_ARG;
-        if ((mine || in_place) && !redcoll__writable(rbuf)) return REDCOLL_ERR_INVALID_ARG;
+        if ((mine || (in_place && n)) && !redcoll__writable(rbuf)) return REDCOLL_ERR_INVALID_ARG;
         break;
     case REDCOLL_COLL_ALLGATHERV:
         if ((n && !redcoll__writable(rbuf)) || (mine && !sbuf)) return REDCOLL_ERR_INVALID_ARG;

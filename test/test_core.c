@@ -496,6 +496,36 @@ static void test_count_zero_is_a_no_op(void) {
     CHECK(tb_calls == 0 && x == 1.0 && y == 2.0, "count 0 sends nothing and touches nothing");
 }
 
+/* Issue 13 item 5: an empty call is OK with NULL buffers in every form,
+   IN_PLACE included, on the root and elsewhere, and touches nothing. */
+static void test_empty_calls_with_null_buffers(void) {
+    redcoll_transport t;
+    size_t zeros[4] = { 0, 0, 0, 0 };
+    int rank, ip;
+    memset(&t, 0, sizeof t);
+    t.size = 4; t.send = tb_send; t.recv = tb_recv; t.sendrecv = tb_sendrecv;
+    for (rank = 0; rank < 4; ++rank)
+        for (ip = 0; ip < 2; ++ip) {
+            const void *in = ip ? REDCOLL_IN_PLACE : NULL;
+            const void *root_in = ip && rank == 1 ? REDCOLL_IN_PLACE : NULL;
+            t.rank = rank;
+            tb_calls = 0;
+#define TE(call) CHECK((call) == REDCOLL_OK, "rank %d%s: %s", rank, ip ? " in place" : "", #call)
+            TE(redcoll_allreduce(&t, in, NULL, 0, REDCOLL_DOUBLE, REDCOLL_SUM, NULL));
+            TE(redcoll_reduce(&t, root_in, NULL, 0, REDCOLL_DOUBLE, REDCOLL_SUM, 1, NULL));
+            TE(redcoll_reduce_scatter(&t, in, NULL, zeros, REDCOLL_DOUBLE, REDCOLL_SUM, NULL));
+            TE(redcoll_reduce_scatter_block(&t, in, NULL, 0, REDCOLL_DOUBLE, REDCOLL_SUM, NULL));
+            TE(redcoll_allgather(&t, in, NULL, 0, REDCOLL_DOUBLE, NULL));
+            TE(redcoll_allgatherv(&t, in, NULL, zeros, REDCOLL_DOUBLE, NULL));
+            TE(redcoll_bcast(&t, NULL, 0, REDCOLL_DOUBLE, 1, NULL));
+            TE(redcoll_alltoall(&t, in, NULL, 0, REDCOLL_DOUBLE, NULL));
+            TE(redcoll_gather(&t, root_in, NULL, 0, REDCOLL_DOUBLE, 1, NULL));
+            TE(redcoll_scatter(&t, NULL, ip && rank == 1 ? REDCOLL_IN_PLACE : NULL, 0, REDCOLL_DOUBLE, 1, NULL));
+#undef TE
+            CHECK(tb_calls == 0, "rank %d: empty calls sent %d messages", rank, tb_calls);
+        }
+}
+
 static void suite_core(void) {
     tf_test("core/kernels integer", test_kernels_integer);
     tf_test("core/kernels float and pairs", test_kernels_float_and_pairs);
@@ -507,4 +537,5 @@ static void suite_core(void) {
     tf_test("core/bad calls", test_bad_calls);
     tf_test("core/count zero", test_count_zero_is_a_no_op);
     tf_test("core/level errors touch nothing (issue 13.3)", test_level_errors_touch_nothing);
+    tf_test("core/empty calls with NULL buffers (issue 13.5)", test_empty_calls_with_null_buffers);
 }
