@@ -435,7 +435,9 @@ typedef struct redcoll_options {
     redcoll_selector   selector;
     size_t             segment_bytes;   /* pipelined schedules; 0 = default */
     size_t             threshold_bytes; /* butterfly threshold b; see above */
-    int                groups;          /* hierarchical: G groups; 0 = default */
+    int                groups;          /* hierarchical: G groups; 0 = default; above p: p
+                                           (every rank its own group), so one value can
+                                           serve transports of any size */
     redcoll_algo       inner_algo;      /* hierarchical: inside groups; AUTO = default */
     redcoll_algo       outer_algo;      /* hierarchical: among group leaders */
     int                by_node;         /* hierarchical: group by transport node_of */
@@ -2421,6 +2423,7 @@ static redcoll_result redcoll__bcast_chain(redcoll__ctx *c, const redcoll__args 
 
 /* ---- the hierarchical transformation ----------------------------------------
    Algorithm 1: G groups of consecutive ranks (sizes differ by at most one;
+   G = opts.groups, where more groups than ranks means p groups of one rank;
    with opts.by_node, the runs of consecutive ranks on one node), a collective
    inside every group and one among the group leaders, each run unchanged on a
    group view (redcoll_group). The requested root leads its own group, the
@@ -2485,7 +2488,7 @@ static redcoll_result redcoll__hier_plan(redcoll__ctx *c, redcoll__hier *h, int 
         for (G = 1, r = 1; r < p; ++r) G += t->node_of(t->user, r) != t->node_of(t->user, r - 1);
     } else {
         G = c->o.groups ? c->o.groups : linear ? redcoll__sqrt_groups(p) : 1;
-        if (G > p) G = p;
+        if (G > p) G = p; /* documented: more groups than ranks is every rank its own group */
     }
     h->G = G;
     h->bytes = (size_t)(2 * G + 1) * sizeof(int);

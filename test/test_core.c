@@ -526,6 +526,34 @@ static void test_empty_calls_with_null_buffers(void) {
         }
 }
 
+/* Issue 13 item 6: more groups than ranks act as p groups (every rank its
+   own group), documented at redcoll_options.groups: per-rank figures equal
+   those of groups = p, results verified, up to INT_MAX groups. */
+static void test_groups_above_p(void) {
+    static const redcoll_coll colls[3] = { REDCOLL_COLL_ALLREDUCE, REDCOLL_COLL_REDUCE, REDCOLL_COLL_BCAST };
+    static const int over[3] = { 7, 12, 2147483647 };
+    int ci, k, r;
+    for (ci = 0; ci < 3; ++ci) {
+        rc_spec s = tf_spec(colls[ci], REDCOLL_ALGO_HIERARCHICAL, 6, 13);
+        rc_outcome want, got;
+        s.opts.inner_algo = REDCOLL_ALGO_FLAT;
+        s.opts.outer_algo = colls[ci] == REDCOLL_COLL_ALLREDUCE ? REDCOLL_ALGO_RING : REDCOLL_ALGO_CHAIN;
+        s.root = 4;
+        s.opts.groups = 6;
+        if (!tf_measure(&s, &want)) { rc_outcome_free(&want); continue; }
+        for (k = 0; k < 3; ++k) {
+            s.opts.groups = over[k];
+            if (tf_measure(&s, &got))
+                for (r = 0; r < 6; ++r)
+                    CHECK(!memcmp(&got.rep.stats[r], &want.rep.stats[r], sizeof got.rep.stats[r]),
+                          "%s, %d groups on 6 ranks: rank %d differs from 6 groups",
+                          redcoll_coll_name(colls[ci]), over[k], r);
+            rc_outcome_free(&got);
+        }
+        rc_outcome_free(&want);
+    }
+}
+
 static void suite_core(void) {
     tf_test("core/kernels integer", test_kernels_integer);
     tf_test("core/kernels float and pairs", test_kernels_float_and_pairs);
@@ -538,4 +566,5 @@ static void suite_core(void) {
     tf_test("core/count zero", test_count_zero_is_a_no_op);
     tf_test("core/level errors touch nothing (issue 13.3)", test_level_errors_touch_nothing);
     tf_test("core/empty calls with NULL buffers (issue 13.5)", test_empty_calls_with_null_buffers);
+    tf_test("core/groups above p act as p (issue 13.6)", test_groups_above_p);
 }
