@@ -213,9 +213,14 @@ typedef struct redcoll_consumer {
     size_t  unit;
 } redcoll_consumer;
 
+/* The largest transport the collectives serve: 2^30 ranks (their rank
+   arithmetic stays within int); a larger one is REDCOLL_ERR_INVALID_ARG.
+   redcoll_select answers for any p up to INT_MAX. */
+#define REDCOLL_MAX_RANKS (1 << 30)
+
 typedef struct redcoll_transport {
     void *user;
-    int   rank, size;
+    int   rank, size;   /* 0 <= rank < size <= REDCOLL_MAX_RANKS */
     redcoll_result (*send)(void *user, int dst, const void *buf, size_t bytes, int tag);
     redcoll_result (*recv)(void *user, int src, void *buf, size_t bytes, int tag);
     redcoll_result (*sendrecv)(void *user, int dst, const void *sbuf, size_t sbytes,
@@ -744,9 +749,10 @@ static void redcoll__reduce_lo(redcoll__ctx *c, void *lower, void *higher, size_
 #define REDCOLL__SHARED
 #endif
 
-/* Small integer helpers shared by the schedules. */
-static int redcoll__pof2_floor(int p) { int k = 1; while (k * 2 <= p) k *= 2; return k; }
-REDCOLL__SHARED static int redcoll__ceil_lg(int p) { int k = 0; while ((1 << k) < p) ++k; return k; }
+/* Small integer helpers shared by the schedules; defined for every int p
+   (the selector answers up to INT_MAX, collectives serve up to 2^30). */
+static int redcoll__pof2_floor(int p) { int k = 1; while (k <= p / 2) k *= 2; return k; }
+REDCOLL__SHARED static int redcoll__ceil_lg(int p) { int k = 0; while (k < 31 && (1 << k) < p) ++k; return k; }
 
 /* Split n elements into `parts` blocks, the first n % parts one larger:
    block i starts at element *off and has *len elements. */
@@ -2391,8 +2397,8 @@ static redcoll_result redcoll__reduce_binary(redcoll__ctx *c, const redcoll__arg
         redcoll__inorder_links(c->rank, p, a->root, &parent, &left, &right);
     } else {
         parent = v > 0 ? redcoll__unvrank((v - 1) / 2, a->root, p) : -1;
-        left = 2 * v + 1 < p ? redcoll__unvrank(2 * v + 1, a->root, p) : -1;
-        right = 2 * v + 2 < p ? redcoll__unvrank(2 * v + 2, a->root, p) : -1;
+        left = v < p / 2 ? redcoll__unvrank(2 * v + 1, a->root, p) : -1;        /* 2v+1 < p */
+        right = v < (p - 1) / 2 ? redcoll__unvrank(2 * v + 2, a->root, p) : -1; /* 2v+2 < p */
     }
     redcoll__tree_reduce(c, a->sbuf, a->rbuf, a->count, redcoll__seg_elems(c, a->count),
                          parent, left, right);
@@ -2448,9 +2454,10 @@ static int redcoll__linear_algo(const redcoll__row *row) {
 /* The G minimising G + ceil(p/G), the step count of formulas (8) and (10):
    sqrt(p) when it divides p (first of equals). */
 static int redcoll__sqrt_groups(int p) {
-    int g, best = 1, cost = 1 + p;
-    for (g = 2; g <= p && g * g <= 4 * p; ++g) {
-        int k = g + (p + g - 1) / g;
+    int g, best = 1;
+    long long cost = 1 + (long long)p;
+    for (g = 2; g <= p && (long long)g * g <= 4 * (long long)p; ++g) {
+        long long k = g + (p - 1) / g + 1; /* g + ceil(p / g) */
         if (k < cost) { cost = k; best = g; }
     }
     return best;
@@ -2491,7 +2498,7 @@ static redcoll_result redcoll__hier_plan(redcoll__ctx *c, redcoll__hier *h, int 
         if (G > p) G = p; /* documented: more groups than ranks is every rank its own group */
     }
     h->G = G;
-    h->bytes = (size_t)(2 * G + 1) * sizeof(int);
+    h->bytes = ((size_t)G * 2 + 1) * sizeof(int);
     h->start = (int *)redcoll__alloc_bytes(c, h->bytes);
     if (!h->start) return c->err;
     h->leader = h->start + G + 1;
@@ -3540,7 +3547,7 @@ REDCOLL_API redcoll_algo redcoll_select(redcoll_coll coll, int p, size_t bytes,
 
 static int redcoll__transport_ok(const redcoll_transport *t) {
     if (!t || !t->send || !t->recv || !t->sendrecv) return 0;
-    if (t->size < 1 || t->rank < 0 || t->rank >= t->size) return 0;
+    if (t->size < 1 || t->size > REDCOLL_MAX_RANKS || t->rank < 0 || t->rank >= t->size) return 0;
     return (t->isend && t->irecv && t->waitall) || (!t->isend && !t->irecv && !t->waitall);
 }
 

@@ -554,6 +554,85 @@ static void test_groups_above_p(void) {
     }
 }
 
+/* Issue 13 item 1: every p up to INT_MAX gives an answer. A transport of
+   any size whose transfers fail at once drives the setup and selection paths
+   without p threads: the selector answers for every p, collectives on 2^30
+   ranks end with the transport's error (schedules of lg p depth, so the
+   failure is met at once), larger transports are refused. */
+static redcoll_result th_fail_send(void *u, int d, const void *b, size_t n, int t) {
+    (void)u; (void)d; (void)b; (void)n; (void)t; return REDCOLL_ERR_TRANSPORT;
+}
+static redcoll_result th_fail_recv(void *u, int s, void *b, size_t n, int t) {
+    (void)u; (void)s; (void)b; (void)n; (void)t; return REDCOLL_ERR_TRANSPORT;
+}
+static redcoll_result th_fail_sendrecv(void *u, int d, const void *sb, size_t sn, int s, void *rb,
+                                       size_t rn, int t) {
+    (void)u; (void)d; (void)sb; (void)sn; (void)s; (void)rb; (void)rn; (void)t;
+    return REDCOLL_ERR_TRANSPORT;
+}
+
+static void test_huge_p(void) {
+    static const int ps[] = { 1 << 30, (1 << 30) + 1, 1610612736, 2147483646, 2147483647 };
+    static const redcoll_algo allreduce[] = {
+        REDCOLL_ALGO_AUTO, REDCOLL_ALGO_RECURSIVE_DOUBLING, REDCOLL_ALGO_REDUCE_BCAST,
+        REDCOLL_ALGO_BINARY_TREE, REDCOLL_ALGO_HALVING_DOUBLING, REDCOLL_ALGO_BINARY_BLOCKS,
+        REDCOLL_ALGO_BUTTERFLY, REDCOLL_ALGO_ELIMINATION, REDCOLL_ALGO_ELIMINATION_NONOVERLAP,
+        REDCOLL_ALGO_FACTOR_RING, REDCOLL_ALGO_HIERARCHICAL };
+    static const redcoll_algo reduce[] = {
+        REDCOLL_ALGO_AUTO, REDCOLL_ALGO_BINOMIAL, REDCOLL_ALGO_HALVING_DOUBLING, REDCOLL_ALGO_CHAIN,
+        REDCOLL_ALGO_PIPELINE, REDCOLL_ALGO_BINARY, REDCOLL_ALGO_IN_ORDER_BINARY,
+        REDCOLL_ALGO_BUTTERFLY, REDCOLL_ALGO_HIERARCHICAL };
+    static const redcoll_algo bcast[] = {
+        REDCOLL_ALGO_AUTO, REDCOLL_ALGO_BINOMIAL, REDCOLL_ALGO_SCATTER_RECURSIVE_DOUBLING,
+        REDCOLL_ALGO_CHAIN, REDCOLL_ALGO_PIPELINE, REDCOLL_ALGO_HIERARCHICAL };
+    redcoll_transport t;
+    redcoll_options o;
+    double x[4] = { 1, 2, 3, 4 }, y[4] = { 0, 0, 0, 0 };
+    int i, c, k, rank;
+    for (i = 0; i < (int)(sizeof ps / sizeof ps[0]); ++i)
+        for (c = 0; c < REDCOLL_COLL_COUNT; ++c)
+            for (k = 0; k < 4; ++k) {
+                size_t bytes = k < 2 ? 8 : (size_t)1 << 24;
+                redcoll_algo a = redcoll_select((redcoll_coll)c, ps[i], bytes, k % 2, NULL);
+                CHECK(a != REDCOLL_ALGO_AUTO && redcoll_algo_supported((redcoll_coll)c, a) &&
+                      (k % 2 || redcoll_algo_keeps_order((redcoll_coll)c, a)),
+                      "select %s p=%d: %s", redcoll_coll_name((redcoll_coll)c), ps[i], redcoll_algo_name(a));
+            }
+    memset(&t, 0, sizeof t);
+    t.send = th_fail_send; t.recv = th_fail_recv; t.sendrecv = th_fail_sendrecv;
+    t.flags = REDCOLL_TRANSPORT_NO_DATA;
+    memset(&o, 0, sizeof o);
+    for (i = 0; i < (int)(sizeof ps / sizeof ps[0]); ++i)
+        for (rank = 0; rank < 3; ++rank) {
+            redcoll_result want = ps[i] <= REDCOLL_MAX_RANKS ? REDCOLL_ERR_TRANSPORT : REDCOLL_ERR_INVALID_ARG;
+            t.size = ps[i];
+            t.rank = rank == 0 ? 0 : rank == 1 ? ps[i] / 2 + 1 : ps[i] - 1;
+            for (k = 0; k < (int)(sizeof allreduce / sizeof allreduce[0]); ++k) {
+                redcoll_result r;
+                o.algo = allreduce[k];
+                r = redcoll_allreduce(&t, x, y, 4, REDCOLL_DOUBLE, REDCOLL_SUM, &o);
+                CHECK(r == want, "allreduce %s p=%d rank %d: %s", redcoll_algo_name(o.algo), ps[i], t.rank,
+                      redcoll_result_string(r));
+            }
+            for (k = 0; k < (int)(sizeof reduce / sizeof reduce[0]); ++k) {
+                redcoll_result r;
+                o.algo = reduce[k];
+                r = redcoll_reduce(&t, x, y, 4, REDCOLL_DOUBLE, REDCOLL_SUM, ps[i] - 1, &o);
+                CHECK(r == want, "reduce %s p=%d rank %d: %s", redcoll_algo_name(o.algo), ps[i], t.rank,
+                      redcoll_result_string(r));
+            }
+            for (k = 0; k < (int)(sizeof bcast / sizeof bcast[0]); ++k) {
+                redcoll_result r;
+                o.algo = bcast[k];
+                r = redcoll_bcast(&t, y, 4, REDCOLL_DOUBLE, ps[i] / 3, &o);
+                CHECK(r == want, "bcast %s p=%d rank %d: %s", redcoll_algo_name(o.algo), ps[i], t.rank,
+                      redcoll_result_string(r));
+            }
+            o.algo = REDCOLL_ALGO_AUTO;
+            CHECK(redcoll_barrier(&t, &o) == want, "barrier p=%d", ps[i]);
+        }
+}
+
 static void suite_core(void) {
     tf_test("core/kernels integer", test_kernels_integer);
     tf_test("core/kernels float and pairs", test_kernels_float_and_pairs);
@@ -567,4 +646,5 @@ static void suite_core(void) {
     tf_test("core/level errors touch nothing (issue 13.3)", test_level_errors_touch_nothing);
     tf_test("core/empty calls with NULL buffers (issue 13.5)", test_empty_calls_with_null_buffers);
     tf_test("core/groups above p act as p (issue 13.6)", test_groups_above_p);
+    tf_test("core/p up to INT_MAX (issue 13.1)", test_huge_p);
 }
