@@ -218,6 +218,16 @@ typedef struct redcoll_consumer {
    redcoll_select answers for any p up to INT_MAX. */
 #define REDCOLL_MAX_RANKS (1 << 30)
 
+/* The library's tags are 0 .. REDCOLL_TAG_MAX (28 bits). A transport matches
+   them exactly and keeps them apart from its other traffic. They tell calls
+   apart: the low 6 bits name the group view, the next 7 the (collective,
+   algorithm) row, the top 15 hash the call's parameters, so ranks that make
+   different calls never match each other's messages. A transport with fewer
+   tag bits may drop the high ones (redcoll_mpi.h keeps what MPI_TAG_UB
+   allows, at least the 15 bits every MPI has): calls stay apart by view and
+   algorithm, and mismatched parameters are caught less often. */
+#define REDCOLL_TAG_MAX 0x0fffffff
+
 typedef struct redcoll_transport {
     void *user;
     int   rank, size;   /* 0 <= rank < size <= REDCOLL_MAX_RANKS */
@@ -264,7 +274,7 @@ typedef struct redcoll_group {
     const redcoll_transport *parent;    /* borrowed */
     const int               *ranks;     /* borrowed; NULL: parent ranks first, first + 1, ... */
     int                      first;
-    int                      tag_shift;
+    int                      id;        /* its tag space: see redcoll__view_tag */
 } redcoll_group;
 
 /* Makes g a view of the n parent ranks ranks[0..n-1].
@@ -470,7 +480,18 @@ REDCOLL_API redcoll_algo redcoll_select(redcoll_coll coll, int p, size_t bytes,
    count, dtype, op, root and algorithm. Return REDCOLL_OK or an error; on
    an argument error nothing is sent and no buffer is touched. Not thread
    safe on one transport; distinct transports may be used concurrently.
-   `sbuf` may be REDCOLL_IN_PLACE where MPI allows MPI_IN_PLACE. */
+   `sbuf` may be REDCOLL_IN_PLACE where MPI allows MPI_IN_PLACE.
+
+   Ranks that disagree (an erroneous program): the collective, the algorithm
+   as resolved, the count (every count of an irregular collective), the
+   element size, the root and the options the algorithm reads (segment size,
+   threshold and cost model, hierarchical levels and groups) go into the
+   message tag, and message sizes must match exactly, so a disagreement ends
+   in an error or, on a transport without a timeout, a hang -- not in OK with
+   a wrong result. Not detected, as in MPI: another dtype of the same size
+   (int32 against float) or another op. The parameters are a 15-bit hash, so
+   1 disagreement in 32768 still matches by tag (then usually by size too);
+   over an MPI whose tags are narrower than 28 bits (redcoll_mpi.h) more. */
 
 /* rbuf on every rank = x0 op x1 op ... op x(p-1), count elements. */
 REDCOLL_API redcoll_result redcoll_allreduce(const redcoll_transport *t, const void *sbuf,
@@ -602,6 +623,14 @@ enum {
     REDCOLL__VARIANT_BUTTERFLY = 0, REDCOLL__VARIANT_OVERLAP = 1, /* Rabenseifner & Traeff plans */
     REDCOLL__VARIANT_NONOVERLAP = 2, REDCOLL__VARIANT_FACTORS = 3
 };
+
+/* The tag of a call (REDCOLL_TAG_MAX above): bits 0-5 the group view's tag
+   space (0: the transport itself), bits 6-12 the row of the algorithm list,
+   bits 13-27 a hash of what shapes the messages (redcoll__call_tag). */
+#define REDCOLL__TAG_VIEW_MASK  63
+#define REDCOLL__TAG_ROW_SHIFT  6
+#define REDCOLL__TAG_HASH_SHIFT 13
+#define REDCOLL__TAG_HASH_MASK  0x7fff
 
 /* The list's order and knobs columns. */
 #define REDCOLL__ORDER_ORDERED     1
@@ -763,10 +792,22 @@ REDCOLL__SHARED static void redcoll__block(size_t n, int parts, int i, size_t *o
 }
 
 /* ---- group views ------------------------------------------------------------
-   Each entry translates view ranks to parent ranks, shifts the tag into the
+   Each entry translates view ranks to parent ranks, moves the tag into the
    view's space and calls the parent. A rank outside the view fails the call
    as the simulator fails a rank outside the transport. */
-#define REDCOLL__GROUP_TAG_STRIDE 16 /* > the number of collectives: one tag each */
+
+/* The tag a view passes to its parent: the low REDCOLL__TAG_VIEW_BITS bits
+   name a tag space, the rest pass unchanged. The transport's own traffic is
+   space 0; a view of it takes space id + 1 (1..32: distinct ids, distinct
+   spaces); a view of a view one of the spaces 1..63 that both ids decide
+   (never 0, so never the transport's own; distinct for a view of a and a
+   view of b, but it may meet another view's space -- nested views are used
+   one at a time, as the hierarchical schedules do). */
+static int redcoll__view_tag(const redcoll_group *g, int tag) {
+    int s = tag & REDCOLL__TAG_VIEW_MASK;
+    s = s == 0 ? g->id + 1 : 1 + (2 * s + g->id) % REDCOLL__TAG_VIEW_MASK;
+    return (tag & ~REDCOLL__TAG_VIEW_MASK) | s;
+}
 
 static int redcoll__gparent(const redcoll_group *g, int r) {
     if (r < 0 || r >= g->t.size) return -1;
@@ -777,14 +818,14 @@ static redcoll_result redcoll__gsend(void *u, int dst, const void *buf, size_t b
     const redcoll_group *g = (const redcoll_group *)u;
     int d = redcoll__gparent(g, dst);
     if (d < 0) return REDCOLL_ERR_TRANSPORT;
-    return g->parent->send(g->parent->user, d, buf, bytes, tag + g->tag_shift);
+    return g->parent->send(g->parent->user, d, buf, bytes, redcoll__view_tag(g, tag));
 }
 
 static redcoll_result redcoll__grecv(void *u, int src, void *buf, size_t bytes, int tag) {
     const redcoll_group *g = (const redcoll_group *)u;
     int s = redcoll__gparent(g, src);
     if (s < 0) return REDCOLL_ERR_TRANSPORT;
-    return g->parent->recv(g->parent->user, s, buf, bytes, tag + g->tag_shift);
+    return g->parent->recv(g->parent->user, s, buf, bytes, redcoll__view_tag(g, tag));
 }
 
 static redcoll_result redcoll__gsendrecv(void *u, int dst, const void *sbuf, size_t sbytes,
@@ -793,7 +834,7 @@ static redcoll_result redcoll__gsendrecv(void *u, int dst, const void *sbuf, siz
     int d = redcoll__gparent(g, dst), s = redcoll__gparent(g, src);
     if (d < 0 || s < 0) return REDCOLL_ERR_TRANSPORT;
     return g->parent->sendrecv(g->parent->user, d, sbuf, sbytes, s, rbuf, rbytes,
-                               tag + g->tag_shift);
+                               redcoll__view_tag(g, tag));
 }
 
 static void redcoll__gabort(void *u, redcoll_result why) {
@@ -806,7 +847,7 @@ static redcoll_result redcoll__gisend(void *u, int dst, const void *buf, size_t 
     const redcoll_group *g = (const redcoll_group *)u;
     int d = redcoll__gparent(g, dst);
     if (d < 0) return REDCOLL_ERR_TRANSPORT;
-    return g->parent->isend(g->parent->user, d, buf, bytes, tag + g->tag_shift, req);
+    return g->parent->isend(g->parent->user, d, buf, bytes, redcoll__view_tag(g, tag), req);
 }
 
 static redcoll_result redcoll__girecv(void *u, int src, void *buf, size_t bytes, int tag,
@@ -814,7 +855,7 @@ static redcoll_result redcoll__girecv(void *u, int src, void *buf, size_t bytes,
     const redcoll_group *g = (const redcoll_group *)u;
     int s = redcoll__gparent(g, src);
     if (s < 0) return REDCOLL_ERR_TRANSPORT;
-    return g->parent->irecv(g->parent->user, s, buf, bytes, tag + g->tag_shift, req);
+    return g->parent->irecv(g->parent->user, s, buf, bytes, redcoll__view_tag(g, tag), req);
 }
 
 static redcoll_result redcoll__gwaitall(void *u, int count, redcoll_request *reqs) {
@@ -843,7 +884,7 @@ static redcoll_result redcoll__grecv_reduce(void *u, int src, size_t bytes, int 
     const redcoll_group *g = (const redcoll_group *)u;
     int s = redcoll__gparent(g, src);
     if (s < 0) return REDCOLL_ERR_TRANSPORT;
-    return g->parent->recv_reduce(g->parent->user, s, bytes, tag + g->tag_shift, into);
+    return g->parent->recv_reduce(g->parent->user, s, bytes, redcoll__view_tag(g, tag), into);
 }
 
 static redcoll_result redcoll__gsendrecv_reduce(void *u, int dst, const void *sbuf, size_t sbytes,
@@ -853,7 +894,7 @@ static redcoll_result redcoll__gsendrecv_reduce(void *u, int dst, const void *sb
     int d = redcoll__gparent(g, dst), s = redcoll__gparent(g, src);
     if (d < 0 || s < 0) return REDCOLL_ERR_TRANSPORT;
     return g->parent->sendrecv_reduce(g->parent->user, d, sbuf, sbytes, s, rbytes,
-                                      tag + g->tag_shift, into);
+                                      redcoll__view_tag(g, tag), into);
 }
 
 static void *redcoll__gscratch(void *u, size_t bytes) {
@@ -868,7 +909,7 @@ static void redcoll__group_make(redcoll_group *g, const redcoll_transport *paren
     redcoll_transport *t = &g->t;
     memset(g, 0, sizeof *g);
     g->parent = parent; g->ranks = ranks; g->first = first;
-    g->tag_shift = (id + 1) * REDCOLL__GROUP_TAG_STRIDE;
+    g->id = id;
     t->user = g; t->rank = me; t->size = n;
     t->send = redcoll__gsend; t->recv = redcoll__grecv; t->sendrecv = redcoll__gsendrecv;
     t->abort = P->abort ? redcoll__gabort : NULL;
@@ -3272,6 +3313,9 @@ static const redcoll__row redcoll__rows[] = { REDCOLL_ALGORITHM_LIST(REDCOLL__RO
 enum { REDCOLL_ALGORITHM_LIST(REDCOLL__ROW_INDEX) REDCOLL__ROW_COUNT };
 #undef REDCOLL__ROW_INDEX
 
+/* The row index is part of the tag (bits 6-12): at most 128 rows. */
+typedef char redcoll__rows_fit_the_tag[REDCOLL__ROW_COUNT <= 128 ? 1 : -1];
+
 #define REDCOLL__ROW_KEY(coll, algo) ((int)(coll) * REDCOLL_ALGO_COUNT + (int)(algo))
 
 static const redcoll__row *redcoll__find(redcoll_coll coll, redcoll_algo algo) {
@@ -3740,6 +3784,54 @@ static redcoll_result redcoll__setup_buffers(redcoll__call *call, const redcoll_
     return REDCOLL_OK;
 }
 
+/* One step of the parameter hash (boost's hash_combine on both halves). */
+static uint32_t redcoll__mix(uint32_t h, uint64_t v) {
+    h ^= (uint32_t)v + 0x9e3779b9u + (h << 6) + (h >> 2);
+    h ^= (uint32_t)(v >> 32) + 0x9e3779b9u + (h << 6) + (h >> 2);
+    return h;
+}
+
+static uint32_t redcoll__mix_double(uint32_t h, double v) {
+    uint64_t bits;
+    REDCOLL_MEMCPY(&bits, &v, sizeof bits);
+    return redcoll__mix(h, bits);
+}
+
+/* The call's tag (issue 13 item 4): ranks that disagree about the collective,
+   the algorithm, the count, the element size, the root or an option that
+   shapes the messages use different tags, so their messages never match and
+   the call ends in an error or a timeout instead of a wrong result. The row
+   is exact; the rest is a 15-bit hash of the parameters the row reads. */
+static int redcoll__call_tag(const redcoll__call *call, const redcoll__desc *d, size_t n) {
+    const redcoll__ctx *c = &call->c;
+    const redcoll_options *o = &c->o;
+    unsigned knobs = call->row->knobs;
+    uint32_t h = redcoll__mix(0, c->esize);
+    int i;
+    if (d->counts) for (i = 0; i < c->size; ++i) h = redcoll__mix(h, d->counts[i]);
+    else h = redcoll__mix(h, n);
+    h = redcoll__mix(h, (uint64_t)d->root);
+    if (knobs & REDCOLL__KNOB_LEVELS) {
+        const redcoll__row *lv[3];
+        lv[0] = c->inner; lv[1] = c->outer; lv[2] = c->down;
+        for (i = 0; i < 3; ++i) {
+            h = redcoll__mix(h, lv[i] ? (uint64_t)(lv[i] - redcoll__rows) + 1 : 0);
+            if (lv[i]) knobs |= lv[i]->knobs;
+        }
+        h = redcoll__mix(h, (uint64_t)o->by_node);
+        h = redcoll__mix(h, (uint64_t)(o->groups < c->size ? o->groups : c->size));
+    }
+    if (knobs & REDCOLL__KNOB_SEGMENT) h = redcoll__mix(h, o->segment_bytes);
+    if (knobs & REDCOLL__KNOB_THRESHOLD) {
+        h = redcoll__mix(h, o->threshold_bytes);
+        h = redcoll__mix_double(redcoll__mix_double(redcoll__mix_double(h, o->model.alpha),
+                                                    o->model.beta), o->model.gamma);
+    }
+    h ^= h >> 16; h *= 0x7feb352du; h ^= h >> 15; h *= 0x846ca68bu; h ^= h >> 16;
+    return (int)(call->row - redcoll__rows) << REDCOLL__TAG_ROW_SHIFT |
+           (int)(h & REDCOLL__TAG_HASH_MASK) << REDCOLL__TAG_HASH_SHIFT;
+}
+
 /* Checks and resolves the call d into *call (see above); touches nothing. */
 static redcoll_result redcoll__setup(redcoll__call *call, const redcoll__desc *d) {
     redcoll__ctx *c = &call->c;
@@ -3769,7 +3861,6 @@ static redcoll_result redcoll__setup(redcoll__call *call, const redcoll__desc *d
     }
     c->o = redcoll_options_resolved(d->opts);
     c->dry = (t->flags & REDCOLL_TRANSPORT_NO_DATA) != 0;
-    c->tag = 0x5ec0 + (int)coll;
     /* the counts, without overflow */
     if (coll == REDCOLL_COLL_ALLGATHERV || coll == REDCOLL_COLL_REDUCE_SCATTER) {
         if (!d->counts || !redcoll__sum_counts(d->counts, c->size, c->rank, &n, &before))
@@ -3783,6 +3874,7 @@ static redcoll_result redcoll__setup(redcoll__call *call, const redcoll__desc *d
     /* the algorithm, then the buffers */
     r = redcoll__setup_algo(call, bytes);
     if (r != REDCOLL_OK) return r;
+    c->tag = redcoll__call_tag(call, d, n);
     return redcoll__setup_buffers(call, d, n, mine, before);
 }
 
