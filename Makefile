@@ -45,7 +45,11 @@ test-compile: | $(BUILD)
 	$(CC) $(CFLAGS_) -c test/compile/c11.c -o $(BUILD)/compile_c11.o
 	$(CC) $(CFLAGS_) -c test/compile/static.c -o $(BUILD)/compile_static.o
 	$(CXX) $(CXXFLAGS_) -c test/compile/cpp.cpp -o $(BUILD)/compile_cpp.o
-	@echo "compile tests: C11, C++ and REDCOLL_STATIC build cleanly"
+	$(CC) $(CFLAGS_) -c test/compile/config.c -o $(BUILD)/compile_config.o
+	@for half in 1 2; do \
+	    if $(CC) $(CFLAGS_) -DREDCOLL_TEST_HALF_ALLOC=$$half -c test/compile/config.c -o $(BUILD)/compile_half.o 2>/dev/null; then \
+	        echo "compile tests: REDCOLL_MALLOC/FREE half defined ($$half) compiled, want an #error"; exit 1; fi; done
+	@echo "compile tests: C11, C++, REDCOLL_STATIC and replaced memory routines build cleanly; a half-defined allocator does not"
 
 test-sim: $(BUILD)/test_runner
 	$(BUILD)/test_runner

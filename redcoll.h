@@ -17,19 +17,22 @@
    CONFIGURATION (define before the implementation include)
        REDCOLL_STATIC        every function static to the including file
        REDCOLL_ASSERT(x)     internal invariant check (default: assert)
-       REDCOLL_MALLOC/FREE   default allocator (default: malloc / free)
-       REDCOLL_MEMCPY        copy routine (default: memcpy)
+       REDCOLL_MALLOC/FREE   default allocator, both or neither (default: malloc / free)
+       REDCOLL_MEMCPY, REDCOLL_MEMMOVE, REDCOLL_MEMSET
+                             memory routines (default: memcpy, memmove, memset)
 
-   CONTENTS
-       1. Results, data types and operations
-       2. Transport vtable and group views
-       3. Options, algorithms and selection
-       4. Collectives
+   CONTENTS (grep for the tag to jump to a section)
+       1. Results, data types and operations          [SECTION:types]
+       2. Transport vtable and group views             [SECTION:transport]
+       3. Options, the algorithm list and selection    [SECTION:options]
+       4. Collectives                                  [SECTION:collectives]
        --- implementation ---
-       5. Context, transport calls, scratch
-       6. Reduction kernels
-       7. Argument checks and dispatch
-       8. Schedules, one bannered section per collective
+       5. Context, transport calls, scratch, group views [SECTION:context]
+       6. Reduction kernels                            [SECTION:kernels]
+       7. Schedules: building blocks, then one bannered
+          section per collective and per paper         [SECTION:schedules]
+       8. Registry, names, selection, setup, execute   [SECTION:setup]
+       9. Entry points                                 [SECTION:entry]
 */
 #ifndef REDCOLL_H
 #define REDCOLL_H
@@ -56,7 +59,7 @@
 extern "C" {
 #endif
 
-/* ==== 1. Results, data types and operations ============================ */
+/* ==== 1. Results, data types and operations [SECTION:types] ============== */
 
 typedef enum redcoll_result {
     REDCOLL_OK                =  0,
@@ -153,7 +156,7 @@ REDCOLL_API redcoll_result redcoll_reduce_local(const void *in, void *inout, siz
 /* As MPI_IN_PLACE: pass as the send buffer (as the receive buffer of scatter's root). */
 #define REDCOLL_IN_PLACE ((void *)1)
 
-/* ==== 2. Transport vtable ============================================== */
+/* ==== 2. Transport vtable and group views [SECTION:transport] ============ */
 
 /* Handle of a non-blocking transfer, owned by the transport. */
 typedef struct redcoll_request { void *ptr; long long id; } redcoll_request;
@@ -295,7 +298,7 @@ REDCOLL_API redcoll_result redcoll_group_init(redcoll_group *g, const redcoll_tr
 REDCOLL_API redcoll_result redcoll_group_range(redcoll_group *g, const redcoll_transport *parent,
                                                int first, int n, int id);
 
-/* ==== 3. Options, algorithms and selection ============================= */
+/* ==== 3. Options, the algorithm list and selection [SECTION:options] ===== */
 
 typedef enum redcoll_coll {
     REDCOLL_COLL_ALLREDUCE, REDCOLL_COLL_REDUCE,
@@ -317,8 +320,8 @@ typedef enum redcoll_coll {
                AND: one more collective for a name declared above.
      ALGO name the enum suffix, and the name tools and options files use.
      COLL      the collective, REDCOLL_COLL_<COLL>.
-     schedule  the function redcoll__<schedule> (section 8) and the variant it
-     variant   is passed (the member of a family it runs).
+     schedule  the function redcoll__<schedule> ([SECTION:schedules]) and
+     variant   the variant it is passed (the member of a family it runs).
      order     ORDERED: canonical order x0 op x1 op ... op x(p-1), any op.
                COMMUTATIVE: commutative ops only (never selected for others;
                forced, the call returns REDCOLL_ERR_UNSUPPORTED).
@@ -331,7 +334,7 @@ typedef enum redcoll_coll {
    3.3 (recursive distance doubling with whole vectors, as `binomial`), while
    `binary` is HL's heap-shaped binary tree (children 2v+1, 2v+2).
    Adding an algorithm: a NEW row at the end (AND rows for its other
-   collectives) and its schedule function in section 8. */
+   collectives) and its schedule function in [SECTION:schedules]. */
 #define REDCOLL_ALGORITHM_LIST(X) \
  /* first ALGO                    name                        COLL                  schedule                           variant     order        knobs      paper */ \
   X(NEW, BINOMIAL,               "binomial",                  REDUCE,               reduce_binomial,                   PLAIN,      ORDERED,     NONE,      "MPICH 4.5") \
@@ -377,8 +380,8 @@ typedef enum redcoll_coll {
   X(AND, FLAT,                   "flat",                      BCAST,                bcast_flat,                        PLAIN,      ORDERED,     NONE,      "HL") \
   X(NEW, CHAIN,                  "chain",                     REDUCE,               reduce_chain,                      WHOLE,      ORDERED,     NONE,      "HL 2.1") \
   X(AND, CHAIN,                  "chain",                     BCAST,                bcast_chain,                       WHOLE,      ORDERED,     NONE,      "HL") \
-  X(NEW, PIPELINE,               "pipeline",                  REDUCE,               reduce_chain,                      SEGMENTED,  ORDERED,     SEGMENT,   "HL 2.1") \
-  X(AND, PIPELINE,               "pipeline",                  BCAST,                bcast_chain,                       SEGMENTED,  ORDERED,     SEGMENT,   "HL") \
+  X(NEW, PIPELINE,               "pipeline",                  REDUCE,               reduce_chain,                      PIPELINED,  ORDERED,     SEGMENT,   "HL 2.1") \
+  X(AND, PIPELINE,               "pipeline",                  BCAST,                bcast_chain,                       PIPELINED,  ORDERED,     SEGMENT,   "HL") \
   X(NEW, BINARY,                 "binary",                    REDUCE,               reduce_binary,                     HEAP,       COMMUTATIVE, SEGMENT,   "HL 2.1") \
   X(NEW, IN_ORDER_BINARY,        "in_order_binary",           REDUCE,               reduce_binary,                     IN_ORDER,   ORDERED,     SEGMENT,   "HL 2.1") \
   X(NEW, HIERARCHICAL,           "hierarchical",              ALLREDUCE,            allreduce_hierarchical,            PLAIN,      ORDERED,     LEVELS,    "HL Alg. 1") \
@@ -475,7 +478,7 @@ REDCOLL_API redcoll_options redcoll_options_resolved(const redcoll_options *opts
 REDCOLL_API redcoll_algo redcoll_select(redcoll_coll coll, int p, size_t bytes,
                                         int commutative, const redcoll_options *opts);
 
-/* ==== 4. Collectives ==================================================== */
+/* ==== 4. Collectives [SECTION:collectives] =============================== */
 /* Every rank of the transport calls the same collective with the same
    count, dtype, op, root and algorithm. Return REDCOLL_OK or an error; on
    an argument error nothing is sent and no buffer is touched. Not thread
@@ -558,6 +561,12 @@ REDCOLL_API redcoll_result redcoll_barrier(const redcoll_transport *t,
 #include <assert.h>
 #define REDCOLL_ASSERT(x) assert(x)
 #endif
+#if defined(REDCOLL_MALLOC) && !defined(REDCOLL_FREE)
+#error "redcoll.h: REDCOLL_MALLOC is defined without REDCOLL_FREE: define both or neither"
+#endif
+#if defined(REDCOLL_FREE) && !defined(REDCOLL_MALLOC)
+#error "redcoll.h: REDCOLL_FREE is defined without REDCOLL_MALLOC: define both or neither"
+#endif
 #ifndef REDCOLL_MALLOC
 #define REDCOLL_MALLOC(bytes) malloc(bytes)
 #define REDCOLL_FREE(ptr) free(ptr)
@@ -565,10 +574,16 @@ REDCOLL_API redcoll_result redcoll_barrier(const redcoll_transport *t,
 #ifndef REDCOLL_MEMCPY
 #define REDCOLL_MEMCPY(dst, src, bytes) memcpy(dst, src, bytes)
 #endif
+#ifndef REDCOLL_MEMMOVE
+#define REDCOLL_MEMMOVE(dst, src, bytes) memmove(dst, src, bytes)
+#endif
+#ifndef REDCOLL_MEMSET
+#define REDCOLL_MEMSET(dst, byte, bytes) memset(dst, byte, bytes)
+#endif
 
 #define redcoll__def(v, d) ((v) ? (v) : (d))
 
-/* ==== 5. Context, transport calls, scratch ============================== */
+/* ==== 5. Context, transport calls, scratch, group views [SECTION:context] === */
 
 typedef void (*redcoll__kernel)(const void *lo, const void *hi, void *out, size_t n);
 
@@ -617,8 +632,8 @@ typedef struct redcoll__row {
 /* The list's variant column: which member of a family a row runs. */
 enum {
     REDCOLL__VARIANT_PLAIN = 0,
-    REDCOLL__VARIANT_WHOLE = 0, REDCOLL__VARIANT_SEGMENTED = 1,   /* chain: one piece, pipelined */
-    REDCOLL__VARIANT_HEAP = 0, REDCOLL__VARIANT_IN_ORDER = 1,     /* segmented binary trees */
+    REDCOLL__VARIANT_WHOLE = 0, REDCOLL__VARIANT_PIPELINED = 1,   /* chain: one piece, in chunks */
+    REDCOLL__VARIANT_HEAP = 0, REDCOLL__VARIANT_IN_ORDER = 1,     /* pipelined binary trees */
     REDCOLL__VARIANT_DOUBLING = 0, REDCOLL__VARIANT_RING = 1,     /* bcast: allgather after the scatter */
     REDCOLL__VARIANT_BUTTERFLY = 0, REDCOLL__VARIANT_OVERLAP = 1, /* Rabenseifner & Traeff plans */
     REDCOLL__VARIANT_NONOVERLAP = 2, REDCOLL__VARIANT_FACTORS = 3
@@ -678,7 +693,7 @@ static void redcoll__copy(const redcoll__ctx *c, void *dst, const void *src, siz
 /* As redcoll__copy, for ranges that may overlap. */
 static void redcoll__move(const redcoll__ctx *c, void *dst, const void *src, size_t n) {
     if (c->dry || dst == src || n == 0) return;
-    memmove(dst, src, n * c->esize);
+    REDCOLL_MEMMOVE(dst, src, n * c->esize);
 }
 
 static void redcoll__reverse_bytes(unsigned char *b, size_t len) {
@@ -751,8 +766,9 @@ static void redcoll__account(redcoll__ctx *c, size_t n) {
     if (c->t->on_compute) c->t->on_compute(c->t->user, n, n * c->esize);
 }
 
-/* higher = lower op higher: `lower` holds the operand of the lower ranks. */
-static void redcoll__reduce(redcoll__ctx *c, const void *lower, void *higher, size_t n) {
+/* The local reductions, named by where the result goes; both take the
+   operand of the lower ranks first. reduce_hi: higher = lower op higher. */
+static void redcoll__reduce_hi(redcoll__ctx *c, const void *lower, void *higher, size_t n) {
     if (c->err || n == 0) return;
     redcoll__account(c, n);
     if (c->dry) return;
@@ -760,8 +776,8 @@ static void redcoll__reduce(redcoll__ctx *c, const void *lower, void *higher, si
     else c->op.fn(lower, higher, n, c->op.user);
 }
 
-/* lower = lower op higher; `higher` may be clobbered (a non-commutative user
-   op computes into it and copies back). */
+/* reduce_lo: lower = lower op higher; `higher` may be clobbered (a
+   non-commutative user op computes into it and copies back). */
 static void redcoll__reduce_lo(redcoll__ctx *c, void *lower, void *higher, size_t n) {
     if (c->err || n == 0) return;
     redcoll__account(c, n);
@@ -771,21 +787,14 @@ static void redcoll__reduce_lo(redcoll__ctx *c, void *lower, void *higher, size_
     else { c->op.fn(lower, higher, n, c->op.user); REDCOLL_MEMCPY(lower, higher, n * c->esize); }
 }
 
-/* Shared building blocks may be unused while a collective is being written. */
-#if defined(__GNUC__) || defined(__clang__)
-#define REDCOLL__SHARED __attribute__((unused))
-#else
-#define REDCOLL__SHARED
-#endif
-
 /* Small integer helpers shared by the schedules; defined for every int p
    (the selector answers up to INT_MAX, collectives serve up to 2^30). */
 static int redcoll__pof2_floor(int p) { int k = 1; while (k <= p / 2) k *= 2; return k; }
-REDCOLL__SHARED static int redcoll__ceil_lg(int p) { int k = 0; while (k < 31 && (1 << k) < p) ++k; return k; }
+static int redcoll__ceil_lg(int p) { int k = 0; while (k < 31 && (1 << k) < p) ++k; return k; }
 
 /* Split n elements into `parts` blocks, the first n % parts one larger:
    block i starts at element *off and has *len elements. */
-REDCOLL__SHARED static void redcoll__block(size_t n, int parts, int i, size_t *off, size_t *len) {
+static void redcoll__block(size_t n, int parts, int i, size_t *off, size_t *len) {
     size_t q = n / (size_t)parts, r = n % (size_t)parts, ui = (size_t)i;
     *off = ui * q + (ui < r ? ui : r);
     *len = q + (ui < r ? 1 : 0);
@@ -907,7 +916,7 @@ static void redcoll__group_make(redcoll_group *g, const redcoll_transport *paren
                                 const int *ranks, int first, int n, int id, int me) {
     const redcoll_transport *P = parent;
     redcoll_transport *t = &g->t;
-    memset(g, 0, sizeof *g);
+    REDCOLL_MEMSET(g, 0, sizeof *g);
     g->parent = parent; g->ranks = ranks; g->first = first;
     g->id = id;
     t->user = g; t->rank = me; t->size = n;
@@ -951,7 +960,7 @@ REDCOLL_API redcoll_result redcoll_group_range(redcoll_group *g, const redcoll_t
     return REDCOLL_OK;
 }
 
-/* ==== 6. Reduction kernels ============================================== */
+/* ==== 6. Reduction kernels [SECTION:kernels] ============================= */
 /* One loop per (op, type): out[i] = lo[i] op hi[i], where out is lo or hi.
    Integer arithmetic goes through the unsigned type W, so overflow wraps
    instead of being undefined. */
@@ -1041,7 +1050,7 @@ static redcoll__kernel redcoll__kernel_for(redcoll_op_kind kind, redcoll_dtype d
     }
 }
 
-/* ==== 8. Schedules ======================================================= */
+/* ==== 7. Schedules [SECTION:schedules] =================================== */
 /* Each schedule opens with its paper section, its cost in the model of
    Rabenseifner 2004 section 3.1 (n bytes per rank, one-way messages cost
    alpha_uni + n beta_uni), and how it treats a non-power-of-two p. */
@@ -1075,7 +1084,7 @@ static void redcoll__fold_in(redcoll__ctx *c, const redcoll__fold *f, void *buf,
                              size_t n) {
     if (c->rank >= 2 * f->rem) return;
     if (f->newrank < 0) redcoll__send(c, c->rank + 1, buf, n);
-    else { redcoll__recv(c, c->rank - 1, tmp, n); redcoll__reduce(c, tmp, buf, n); }
+    else { redcoll__recv(c, c->rank - 1, tmp, n); redcoll__reduce_hi(c, tmp, buf, n); }
 }
 
 /* Serves the result back to the ranks that sat out. */
@@ -1166,11 +1175,23 @@ typedef struct redcoll__segs {
     int           bitrev; /* 0: redcoll__block(n, parts, .); 1 (parts = 2^k): the n % parts
                              longer segments are those whose bit-reversed index is
                              below n % parts, so every halving splits within one element */
+    int           pairs;  /* > 0: the layout of parts + pairs ranks seen by the survivors of
+                             a fold (redcoll__segs_folded) */
 } redcoll__segs;
 
 static redcoll__segs redcoll__segs_make(size_t n, int parts, const size_t *displs) {
     redcoll__segs s;
-    s.n = n; s.parts = parts; s.displs = displs; s.bitrev = 0;
+    s.n = n; s.parts = parts; s.displs = displs; s.bitrev = 0; s.pairs = 0;
+    return s;
+}
+
+/* L (one segment per rank) as the survivors of a fold of `pairs` pairs see
+   it: segment j < pairs is L's segments 2j and 2j+1 (the pair survivor j
+   stands for), segment j >= pairs is L's segment j + pairs. */
+static redcoll__segs redcoll__segs_folded(const redcoll__segs *L, int pairs) {
+    redcoll__segs s = *L;
+    s.parts = L->parts - pairs;
+    s.pairs = pairs;
     return s;
 }
 
@@ -1196,9 +1217,11 @@ static size_t redcoll__bitrev_longer(int start, int m, int k, size_t rem) {
 
 /* Element offset of segment j (j == parts: the end of the vector). */
 static size_t redcoll__seg_off(const redcoll__segs *s, int j) {
+    int parts = s->parts + s->pairs; /* of the layout under a fold */
     size_t off, len;
+    if (s->pairs) j = j < s->pairs ? 2 * j : j + s->pairs;
     if (s->displs) return s->displs[j];
-    if (j >= s->parts) return s->n;
+    if (j >= parts) return s->n;
     if (s->bitrev) { /* [0, j) as aligned blocks, one per set bit of j */
         int k = 0, m, start = 0;
         size_t q = s->n / (size_t)s->parts, longer = 0;
@@ -1210,7 +1233,7 @@ static size_t redcoll__seg_off(const redcoll__segs *s, int j) {
             }
         return (size_t)j * q + longer;
     }
-    redcoll__block(s->n, s->parts, j, &off, &len);
+    redcoll__block(s->n, parts, j, &off, &len);
     return off;
 }
 
@@ -1319,42 +1342,6 @@ static void redcoll__rd_allgather(redcoll__ctx *c, void *buf, const redcoll__seg
     }
 }
 
-/* ---- building block: recursive vector halving reduce-scatter --------------------
-   MPICH paper 4.4 (Fig. 9) and 5.1: the p' survivors of fold f (newrank
-   order) split their current range of segments in two at every step; the
-   lower partner keeps the lower half, sends the upper, and reduces what it
-   gets (lower partner's data as left operand). Segment j is survivor j's
-   share: L has f->pof2 parts (segment j = block j), or p parts where
-   survivor j stands for the blocks of the ranks it folded in (2j, 2j+1 for
-   j < rem, else j + rem). `distance_doubling` 0: partners at p'/2, ..., 1;
-   survivor j ends with segment j (commutative ops only). 1: partners at
-   1, ..., p'/2; canonical order is kept and survivor j ends with segment
-   bitreverse(j). Returns the segment kept. Cost: lg p' alpha +
-   (p'-1)/p' n (beta + gamma). tmp: half the vector. */
-static size_t redcoll__seg_start(const redcoll__fold *f, const redcoll__segs *L, int j) {
-    if (L->parts == f->pof2) return redcoll__seg_off(L, j);
-    return redcoll__seg_off(L, j < f->rem ? 2 * j : j + f->rem);
-}
-
-static int redcoll__halving_rs(redcoll__ctx *c, const redcoll__fold *f, const redcoll__segs *L,
-                               int distance_doubling, void *buf, void *tmp) {
-    int lo = 0, hi = f->pof2, mask;
-    for (mask = distance_doubling ? 1 : f->pof2 / 2; mask > 0 && mask < f->pof2;
-         mask = distance_doubling ? mask * 2 : mask / 2) {
-        int peer = f->newrank ^ mask, mid = lo + (hi - lo) / 2, upper = (f->newrank & mask) != 0;
-        int keep_lo = upper ? mid : lo, keep_hi = upper ? hi : mid;
-        int send_lo = upper ? lo : mid, send_hi = upper ? mid : hi;
-        size_t keep = redcoll__seg_start(f, L, keep_lo), kn = redcoll__seg_start(f, L, keep_hi) - keep;
-        size_t send = redcoll__seg_start(f, L, send_lo), sn = redcoll__seg_start(f, L, send_hi) - send;
-        int peer_rank = redcoll__fold_oldrank(f, peer);
-        redcoll__sendrecv(c, peer_rank, redcoll__at(c, buf, send), sn, peer_rank, tmp, kn);
-        if (upper) redcoll__reduce(c, tmp, redcoll__at(c, buf, keep), kn);
-        else redcoll__reduce_lo(c, redcoll__at(c, buf, keep), tmp, kn);
-        lo = keep_lo; hi = keep_hi;
-    }
-    return lo;
-}
-
 /* ---- building blocks: vector halving / doubling, ring steps -----------------
    Rabenseifner 2004 sections 3.2 and 3.5-3.7 (MPICH paper 4.4, 5.1-5.3).
    Two small descriptions make them reusable by every family:
@@ -1363,8 +1350,10 @@ static int redcoll__halving_rs(redcoll__ctx *c, const redcoll__fold *f, const re
                    a contiguous block (base, size), or a folded set where the
                    first `pairs` virtual ranks each stand for a pair of real
                    ranks (Rabenseifner's even survivor: odd = 0; MPICH's odd
-                   survivor: odd = 1), plus one alias (a virtual rank played by
-                   another real rank: the reduce root swapping roles).
+                   survivor: odd = 1), every step-th of them from `from` (the
+                   members of one Rabenseifner-Traeff ring step), plus one alias
+                   (a virtual rank played by another real rank: the reduce root
+                   swapping roles).
    redcoll__segs   cuts the n-element vector into `parts` contiguous segments:
                    explicit offsets (irregular counts) or the standard split.
 
@@ -1375,14 +1364,15 @@ static int redcoll__halving_rs(redcoll__ctx *c, const redcoll__fold *f, const re
    from the lowest: canonical order is kept (the partner holds the lower or
    the higher contiguous rank range, and the operand order follows), and the
    ranges of a smaller block are unions of those of a larger one (binary
-   blocks). Distance halving (doubling = 0) leaves member v with segment
-   range v (rank-ordered, as MPICH's reduce_scatter needs) but combines
-   non-contiguous rank sets: commutative ops only. */
+   blocks). Distance halving (doubling = 0; MPICH paper 4.4, Fig. 9) leaves
+   member v with segment v (rank-ordered, as MPICH's reduce_scatter needs)
+   but combines non-contiguous rank sets: commutative ops only. */
 typedef struct redcoll__vmap {
     int size;       /* members: virtual ranks 0..size-1 */
     int base;       /* real rank of virtual rank 0 */
-    int pairs;      /* v < pairs stands for (base + 2v, base + 2v + 1); v >= pairs is base + pairs + v */
+    int pairs;      /* u < pairs stands for (base + 2u, base + 2u + 1); u >= pairs is base + pairs + u */
     int odd;        /* which member of a pair plays it: 0 the even one, 1 the odd one */
+    int from, step; /* virtual rank v is u = from + v step of the above (0, 1: v itself) */
     int alias_v;    /* virtual rank played by real rank alias_rank instead (-1: none) */
     int alias_rank;
     int me;         /* this rank's virtual rank, -1 outside the group */
@@ -1390,19 +1380,21 @@ typedef struct redcoll__vmap {
 } redcoll__vmap;
 
 static int redcoll__vmap_rank(const redcoll__vmap *g, int v) {
-    int rank;
+    int rank, u = g->from + v * g->step;
     if (v == g->alias_v) return g->alias_rank;
-    rank = v < g->pairs ? g->base + 2 * v + g->odd : g->base + g->pairs + v;
+    rank = u < g->pairs ? g->base + 2 * u + g->odd : g->base + g->pairs + u;
     return g->wrap > 0 ? rank % g->wrap : rank;
 }
 
 static int redcoll__vmap_vrank(const redcoll__vmap *g, int rank) {
-    int off = rank - g->base, v;
+    int off = rank - g->base, u, v;
     if (g->alias_v >= 0 && rank == g->alias_rank) return g->alias_v;
     if (g->wrap > 0 && off < 0) off += g->wrap;
     if (off < 0) return -1;
-    if (off < 2 * g->pairs) v = off % 2 == g->odd ? off / 2 : -1;
-    else v = off - g->pairs;
+    if (off < 2 * g->pairs) u = off % 2 == g->odd ? off / 2 : -1;
+    else u = off - g->pairs;
+    if (u < g->from || (u - g->from) % g->step != 0) return -1;
+    v = (u - g->from) / g->step;
     return v >= g->size || v == g->alias_v ? -1 : v;
 }
 
@@ -1410,6 +1402,7 @@ static redcoll__vmap redcoll__vmap_make(int rank, int base, int size, int pairs,
                                           int alias_v, int alias_rank) {
     redcoll__vmap g;
     g.size = size; g.base = base; g.pairs = pairs; g.odd = odd;
+    g.from = 0; g.step = 1;
     g.alias_v = alias_v; g.alias_rank = alias_rank; g.wrap = 0;
     g.me = redcoll__vmap_vrank(&g, rank);
     return g;
@@ -1445,11 +1438,13 @@ static void redcoll__halving_plan(redcoll__halving *h, int size, int v, int part
     h->steps = k;
 }
 
-/* Reduce-scatter by recursive vector halving (Rabenseifner 2004 3.2/3.5):
-   every member of g starts with the whole vector in buf and ends with its
-   final range (redcoll__halving_plan) reduced over the group; the rest of
-   buf is scratch. tmp: the larger half, seg_len(s, 0, parts / 2) elements.
-   Cost: lg size (alpha) + (1 - 1/size)(n beta + n gamma). */
+/* Reduce-scatter by recursive vector halving, the one of every family
+   (Rabenseifner 2004 3.2/3.5 with distance doubling; MPICH paper 4.4 with
+   distance halving): every member of g starts with the whole vector in buf
+   and ends with its final range (redcoll__halving_plan) reduced over the
+   group, the partner's data of the lower ranks as the left operand; the
+   rest of buf is scratch. tmp: the larger half, seg_len(s, 0, parts / 2)
+   elements. Cost: lg size (alpha) + (1 - 1/size)(n beta + n gamma). */
 static void redcoll__rs_halving(redcoll__ctx *c, const redcoll__vmap *g, const redcoll__segs *s,
                                 void *buf, void *tmp, int doubling) {
     redcoll__halving h;
@@ -1465,13 +1460,13 @@ static void redcoll__rs_halving(redcoll__ctx *c, const redcoll__vmap *g, const r
         char *mine = redcoll__at(c, buf, redcoll__seg_off(s, keep));
         redcoll__sendrecv(c, peer, redcoll__at(c, buf, redcoll__seg_off(s, give)), gn,
                           peer, tmp, kn);
-        if (vpeer < g->me) redcoll__reduce(c, tmp, mine, kn);
+        if (vpeer < g->me) redcoll__reduce_hi(c, tmp, mine, kn);
         else redcoll__reduce_lo(c, mine, tmp, kn);
     }
 }
 
-/* Recursive vector doubling, the inverse of redcoll__rs_halving (same
-   group, segments and direction): each member starts with its final range
+/* Recursive vector doubling, the inverse of redcoll__rs_halving with
+   distance doubling (same group and segments): each member starts with its final range
    in buf. vroot < 0: allgather, every member ends with the whole vector
    (exchanges; cost lg size alpha + (1 - 1/size) n beta). vroot >= 0: gather
    to member vroot along the same tree, one-way (Rabenseifner 2004 3.5,
@@ -1479,11 +1474,11 @@ static void redcoll__rs_halving(redcoll__ctx *c, const redcoll__vmap *g, const r
    sends all it holds and leaves; cost at the root lg size alpha_uni +
    (1 - 1/size) n beta_uni. */
 static void redcoll__ag_doubling(redcoll__ctx *c, const redcoll__vmap *g, const redcoll__segs *s,
-                                 void *buf, int vroot, int doubling) {
+                                 void *buf, int vroot) {
     redcoll__halving h;
     int k;
     if (g->me < 0) return;
-    redcoll__halving_plan(&h, g->size, g->me, s->parts, doubling);
+    redcoll__halving_plan(&h, g->size, g->me, s->parts, 1);
     for (k = h.steps - 1; k >= 0; --k) {
         int peer = redcoll__vmap_rank(g, g->me ^ h.mask[k]), upper = (g->me & h.mask[k]) != 0;
         int olo = upper ? h.lo[k] : h.hi[k + 1], ohi = upper ? h.lo[k + 1] : h.hi[k];
@@ -1518,7 +1513,7 @@ static void redcoll__fold_halves(redcoll__ctx *c, const redcoll__vmap *g, const 
     if (off < 0 || off >= 2 * g->pairs) return;
     redcoll__sendrecv(c, partner, give, gn, partner, tmp, kn);
     if (even) redcoll__reduce_lo(c, keep, tmp, kn);
-    else redcoll__reduce(c, tmp, keep, kn);
+    else redcoll__reduce_hi(c, tmp, keep, kn);
     if (redcoll__vmap_rank(g, off / 2) == c->rank) redcoll__recv(c, partner, give, gn);
     else redcoll__send(c, partner, keep, kn);
 }
@@ -1558,9 +1553,9 @@ static void redcoll__ring_reduce_scatter(redcoll__ctx *c, const redcoll__vmap *g
         redcoll__sendrecv(c, redcoll__vmap_rank(g, to),
                           redcoll__at(c, in, redcoll__seg_off(s, to)), redcoll__seg_len(s, to, to + 1),
                           redcoll__vmap_rank(g, from), two && from == p - 1 ? hi : rcv, len);
-        if (from < v) redcoll__reduce(c, rcv, mine, len);
+        if (from < v) redcoll__reduce_hi(c, rcv, mine, len);
         else if (!two) redcoll__reduce_lo(c, mine, rcv, len);
-        else if (from != p - 1) redcoll__reduce(c, rcv, hi, len);
+        else if (from != p - 1) redcoll__reduce_hi(c, rcv, hi, len);
     }
     if (two && v < p - 1) redcoll__reduce_lo(c, mine, hi, len);
 }
@@ -1580,6 +1575,23 @@ static void redcoll__ring_allgather(redcoll__ctx *c, const redcoll__vmap *g,
                           redcoll__at(c, buf, redcoll__seg_off(s, sj)), redcoll__seg_len(s, sj, sj + 1),
                           redcoll__vmap_rank(g, (v - 1 + p) % p),
                           redcoll__at(c, buf, redcoll__seg_off(s, rj)), redcoll__seg_len(s, rj, rj + 1));
+    }
+}
+
+/* Bruck allgather ("concatenation": MPICH paper 4.1.2; Rabenseifner &
+   Traeff's [6] inside a ring step): member v's buf starts with segment v and
+   ends with segments v, v+1, ... (cyclically) in that order. In round k it
+   sends the first min(2^k, size - 2^k) of the segments it holds to v - 2^k
+   and receives as many from v + 2^k behind them. Cost: ceil(lg size) alpha
+   + (size-1)/size n beta; any size (the last round is the short one). */
+static void redcoll__bruck_allgather(redcoll__ctx *c, const redcoll__vmap *g,
+                                     const redcoll__segs *s, void *buf) {
+    int p = g->size, v = g->me, d;
+    for (d = 1; d < p; d <<= 1) {
+        int m = d < p - d ? d : p - d;
+        redcoll__sendrecv(c, redcoll__vmap_rank(g, (v - d + p) % p), buf, redcoll__seg_span(s, v, m),
+                          redcoll__vmap_rank(g, (v + d) % p),
+                          redcoll__at(c, buf, redcoll__seg_span(s, v, d)), redcoll__seg_span(s, (v + d) % p, m));
     }
 }
 
@@ -1654,7 +1666,7 @@ static void redcoll__blocks_allgather(redcoll__ctx *c, const redcoll__blocks *b,
         redcoll__blocks_range(b, s, k, me, &off, &len);
         redcoll__send(c, b->start[k + 1] + me % b->size[k + 1], redcoll__at(c, buf, off), len);
     }
-    redcoll__ag_doubling(c, &b->g, s, buf, -1, 1);
+    redcoll__ag_doubling(c, &b->g, s, buf, -1);
 }
 
 /* ---- reduce ---------------------------------------------------------------- */
@@ -1703,7 +1715,7 @@ static redcoll_result redcoll__reduce_halving_doubling(redcoll__ctx *c, const re
     if (!c->err) {
         redcoll__fold_halves(c, &g, &s, buf, tmp);
         redcoll__rs_halving(c, &g, &s, buf, tmp, 1);
-        redcoll__ag_doubling(c, &g, &s, buf, redcoll__vmap_vrank(&g, root), 1);
+        redcoll__ag_doubling(c, &g, &s, buf, redcoll__vmap_vrank(&g, root));
     }
     redcoll__free(c, tmp, redcoll__seg_len(&s, 0, pof2 / 2));
     redcoll__reduce_freebuf(c, a, buf);
@@ -1737,7 +1749,7 @@ static redcoll_result redcoll__reduce_binary_blocks(redcoll__ctx *c, const redco
         redcoll__blocks_range(&b, &s, 0, 0, &off, &len);
         if (outside && c->rank == 0) redcoll__send(c, root, redcoll__at(c, buf, off), len);
         if (outside && c->rank == root) redcoll__recv(c, 0, redcoll__at(c, buf, off), len);
-        redcoll__ag_doubling(c, &top, &s, buf, outside ? 0 : root, 1);
+        redcoll__ag_doubling(c, &top, &s, buf, outside ? 0 : root);
     }
     redcoll__free(c, tmp, redcoll__seg_len(&s, 0, b.size[0] / 2));
     redcoll__reduce_freebuf(c, a, buf);
@@ -1825,7 +1837,7 @@ static redcoll_result redcoll__allreduce_recursive_doubling(redcoll__ctx *c,
         int peer = f.newrank ^ mask;
         redcoll__sendrecv(c, redcoll__fold_oldrank(&f, peer), a->rbuf, n,
                           redcoll__fold_oldrank(&f, peer), tmp, n);
-        if (peer < f.newrank) redcoll__reduce(c, tmp, a->rbuf, n);
+        if (peer < f.newrank) redcoll__reduce_hi(c, tmp, a->rbuf, n);
         else redcoll__reduce_lo(c, a->rbuf, tmp, n);
     }
     redcoll__fold_out(c, &f, a->rbuf, n);
@@ -1852,7 +1864,7 @@ static redcoll_result redcoll__allreduce_halving_doubling(redcoll__ctx *c,
     if (!c->err) {
         redcoll__fold_halves(c, &g, &s, a->rbuf, tmp);
         redcoll__rs_halving(c, &g, &s, a->rbuf, tmp, 1);
-        redcoll__ag_doubling(c, &g, &s, a->rbuf, -1, 1);
+        redcoll__ag_doubling(c, &g, &s, a->rbuf, -1);
         redcoll__unfold_halves(c, &g, a->rbuf, a->count);
     }
     redcoll__free(c, tmp, half);
@@ -1999,23 +2011,17 @@ static redcoll_result redcoll__allgather_recursive_doubling(redcoll__ctx *c,
     return c->err;
 }
 
-/* Bruck, "concatenation" (MPICH paper 4.1.2, short messages): rbuf collects
-   blocks rank, rank+1, ... from its top; in step k the first
-   min(2^k, p - 2^k) of them go to rank - 2^k and as many arrive from
-   rank + 2^k; a final rotation by the own block's offset puts them in place.
-   Cost: ceil(lg p) alpha + (p-1)/p n beta, plus moving n elements locally.
-   Any p: the last step is the short one. No scratch (in-place rotation). */
+/* Bruck, "concatenation" (MPICH paper 4.1.2, short messages): the own
+   block moves to the top of rbuf, redcoll__bruck_allgather collects blocks
+   rank, rank+1, ... behind it, and a final rotation by the own block's
+   offset puts them in place. Cost: ceil(lg p) alpha + (p-1)/p n beta, plus
+   moving n elements locally. Any p. No scratch (in-place rotation). */
 static redcoll_result redcoll__allgather_bruck(redcoll__ctx *c, const redcoll__args *a) {
     redcoll__segs L = redcoll__segs_of(c, a);
-    int p = c->size, r = c->rank, d;
-    size_t mine = redcoll__seg_off(&L, r);
-    redcoll__move(c, a->rbuf, redcoll__at(c, a->rbuf, mine), redcoll__seg_len(&L, r, r + 1));
-    for (d = 1; d < p; d <<= 1) {
-        int m = d < p - d ? d : p - d;
-        redcoll__sendrecv(c, (r - d + p) % p, a->rbuf, redcoll__seg_span(&L, r, m), (r + d) % p,
-                          redcoll__at(c, a->rbuf, redcoll__seg_span(&L, r, d)),
-                          redcoll__seg_span(&L, (r + d) % p, m));
-    }
+    redcoll__vmap g = redcoll__vmap_make(c->rank, 0, c->size, 0, 0, -1, -1);
+    size_t mine = redcoll__seg_off(&L, c->rank);
+    redcoll__move(c, a->rbuf, redcoll__at(c, a->rbuf, mine), redcoll__seg_len(&L, c->rank, c->rank + 1));
+    redcoll__bruck_allgather(c, &g, &L, a->rbuf);
     if (!c->err) redcoll__rotate(c, a->rbuf, L.n, L.n - mine);
     return c->err;
 }
@@ -2076,7 +2082,7 @@ static redcoll_result redcoll__alltoall_scattered(redcoll__ctx *c, const redcoll
         return c->err;
     }
     reqs = (redcoll_request *)redcoll__alloc_bytes(c, sizeof *reqs * 2 * (size_t)p);
-    if (reqs) memset(reqs, 0, sizeof *reqs * 2 * (size_t)p);
+    if (reqs) REDCOLL_MEMSET(reqs, 0, sizeof *reqs * 2 * (size_t)p);
     redcoll__copy(c, redcoll__at(c, a->rbuf, (size_t)r * count), redcoll__at(c, src, (size_t)r * count), count);
     for (i = 1; i < p; ++i) {
         int from = (r + i) % p;
@@ -2151,7 +2157,9 @@ static redcoll_result redcoll__reduce_scatter_recursive_halving(redcoll__ctx *c,
     if (f.newrank < 0) {
         redcoll__recv(c, r + 1, a->rbuf, cnt);
     } else {
-        redcoll__halving_rs(c, &f, &L, 0, acc, tmp);
+        redcoll__vmap g = redcoll__vmap_make(r, 0, f.pof2, f.rem, 1, -1, -1); /* the survivors */
+        redcoll__segs F = redcoll__segs_folded(&L, f.rem);
+        redcoll__rs_halving(c, &g, &F, acc, tmp, 0);
         if (r < 2 * f.rem) /* serve the even partner its block */
             redcoll__send(c, r - 1, redcoll__at(c, acc, redcoll__seg_off(&L, r - 1)),
                           redcoll__seg_len(&L, r - 1, r));
@@ -2171,7 +2179,7 @@ static void redcoll__reduce_cyclic(redcoll__ctx *c, void *recv, void *acc, size_
     while (done < len) {
         size_t seg = len - done < n - off ? len - done : n - off;
         char *x = redcoll__at(c, recv, done), *y = redcoll__at(c, acc, off);
-        if (recv_is_lower) redcoll__reduce(c, x, y, seg); else redcoll__reduce_lo(c, y, x, seg);
+        if (recv_is_lower) redcoll__reduce_hi(c, x, y, seg); else redcoll__reduce_lo(c, y, x, seg);
         done += seg;
         off = 0;
     }
@@ -2243,61 +2251,63 @@ static redcoll_result redcoll__reduce_scatter_pairwise(redcoll__ctx *c, const re
    (PaCT 2015): the Open MPI reduce algorithms of section 2.1 and the two-level
    transformation of section 3 (Algorithm 1), generalised to allreduce and
    bcast as section 5 proposes. Costs use the paper's Hockney model: m bytes
-   per rank, X segments of m/X bytes, one step = alpha + m/X beta + m/X gamma
-   (the simulator's one-way message with f_alpha = f_beta = 1). */
+   per rank, X chunks (the paper's segments) of m/X bytes, one step =
+   alpha + m/X beta + m/X gamma (the simulator's one-way message with
+   f_alpha = f_beta = 1). "Chunk" here is the pipeline's piece; a "segment"
+   elsewhere in this file is a part of a layout (redcoll__segs). */
 
-/* Segment of pipelined schedules: opts.segment_bytes in whole elements, at
+/* Chunk of pipelined schedules: opts.segment_bytes in whole elements, at
    least one, at most n (n > 0). */
-static size_t redcoll__seg_elems(const redcoll__ctx *c, size_t n) {
+static size_t redcoll__chunk_elems(const redcoll__ctx *c, size_t n) {
     size_t s = c->o.segment_bytes / c->esize;
     if (s == 0) s = 1;
     return s < n ? s : n;
 }
 
-/* Length of the segment starting at element off. */
-static size_t redcoll__segment_len(size_t n, size_t seg, size_t off) {
-    return n - off < seg ? n - off : seg;
+/* Length of the chunk starting at element off. */
+static size_t redcoll__chunk_len(size_t n, size_t chunk, size_t off) {
+    return n - off < chunk ? n - off : chunk;
 }
 
 /* ---- building block: chain (linear array) reduce, optionally pipelined ----
    Virtual ranks v = (rank - base) mod p form the array p-1 -> p-2 -> ... -> 0;
-   each segment of `seg` elements enters at v = p-1, every rank prepends its
-   own operand (x_v op received) and passes it on while the next segment
-   arrives (sendrecv), so X = ceil(n/seg) segments take p + X - 2 steps.
+   each chunk of `chunk` elements enters at v = p-1, every rank prepends its
+   own operand (x_v op received) and passes it on while the next chunk
+   arrives (sendrecv), so X = ceil(n/chunk) chunks take p + X - 2 steps.
    Commutative ops rotate the array to end at root (base = root); otherwise
    the array is in rank order, ends at rank 0, which sends the whole result
    to root when root != 0. `out`: the result buffer on root (may equal `in`),
-   NULL elsewhere. Scratch on receiving ranks: two segments (one vector when
+   NULL elsewhere. Scratch on receiving ranks: two chunks (one vector when
    X <= 2, and at rank 0 when it forwards the whole result); none at a
    non-in-place tail root, which accumulates in `out`. */
 static void redcoll__chain_reduce(redcoll__ctx *c, const void *in, void *out, size_t n,
-                                  int root, size_t seg) {
+                                  int root, size_t chunk) {
     int p = c->size, base = c->op.commutative ? root : 0;
     int v = redcoll__vrank(c->rank, base, p);
     int up = v + 1 < p ? redcoll__unvrank(v + 1, base, p) : -1;
     int down = v > 0 ? redcoll__unvrank(v - 1, base, p) : -1;
     int tail_root = v == 0 && c->rank == root, forward = v == 0 && base != root;
-    int full = forward || (tail_root && out != in) || n <= 2 * seg; /* segment k at offset k*seg */
-    size_t off, len, plen = 0, cap = full ? n : 2 * seg;
+    int full = forward || (tail_root && out != in) || n <= 2 * chunk; /* chunk k at offset k*chunk */
+    size_t off, len, plen = 0, cap = full ? n : 2 * chunk;
     void *acc = (void *)in, *own = NULL, *prev = NULL, *cur;
 
     if (up >= 0) { /* receives: accumulate into out (tail root) or scratch */
         acc = tail_root && out != in ? out : (own = redcoll__alloc(c, cap));
-        for (off = 0; off < n && !c->err; off += seg) {
-            len = redcoll__segment_len(n, seg, off);
-            cur = redcoll__at(c, acc, full ? off : (off / seg % 2) * seg);
-            if (prev && down >= 0) /* pass segment k-1 on while segment k arrives */
+        for (off = 0; off < n && !c->err; off += chunk) {
+            len = redcoll__chunk_len(n, chunk, off);
+            cur = redcoll__at(c, acc, full ? off : (off / chunk % 2) * chunk);
+            if (prev && down >= 0) /* pass chunk k-1 on while chunk k arrives */
                 redcoll__sendrecv(c, down, prev, plen, up, cur, len);
             else
                 redcoll__recv(c, up, cur, len);
-            redcoll__reduce(c, redcoll__at(c, in, off), cur, len);
+            redcoll__reduce_hi(c, redcoll__at(c, in, off), cur, len);
             if (tail_root && acc != out) redcoll__copy(c, redcoll__at(c, out, off), cur, len);
             prev = cur; plen = len;
         }
         if (down >= 0) redcoll__send(c, down, prev, plen);
-    } else if (down >= 0) { /* head: its own segments */
-        for (off = 0; off < n; off += seg)
-            redcoll__send(c, down, redcoll__at(c, in, off), redcoll__segment_len(n, seg, off));
+    } else if (down >= 0) { /* head: its own chunks */
+        for (off = 0; off < n; off += chunk)
+            redcoll__send(c, down, redcoll__at(c, in, off), redcoll__chunk_len(n, chunk, off));
     } else if (out) {
         redcoll__copy(c, out, in, n); /* p == 1 */
     }
@@ -2308,16 +2318,16 @@ static void redcoll__chain_reduce(redcoll__ctx *c, const void *in, void *out, si
 
 /* ---- building block: chain (linear array) bcast, optionally pipelined -----
    The reverse of the chain reduce: vranks 0 (root) -> 1 -> ... -> p-1; every
-   rank forwards segment k-1 while segment k arrives (sendrecv), so X
-   segments take p + X - 2 steps of alpha + m/X beta. */
-static void redcoll__chain_bcast(redcoll__ctx *c, void *buf, size_t n, int root, size_t seg) {
+   rank forwards chunk k-1 while chunk k arrives (sendrecv), so X
+   chunks take p + X - 2 steps of alpha + m/X beta. */
+static void redcoll__chain_bcast(redcoll__ctx *c, void *buf, size_t n, int root, size_t chunk) {
     int p = c->size, v = redcoll__vrank(c->rank, root, p);
     int up = v > 0 ? redcoll__unvrank(v - 1, root, p) : -1;
     int down = v + 1 < p ? redcoll__unvrank(v + 1, root, p) : -1;
     size_t off, prev = 0, plen = 0;
     if (p == 1) return;
-    for (off = 0; off < n; off += seg) {
-        size_t len = redcoll__segment_len(n, seg, off);
+    for (off = 0; off < n; off += chunk) {
+        size_t len = redcoll__chunk_len(n, chunk, off);
         if (up < 0) redcoll__send(c, down, redcoll__at(c, buf, off), len);
         else if (down >= 0 && off > 0)
             redcoll__sendrecv(c, down, redcoll__at(c, buf, prev), plen, up, redcoll__at(c, buf, off), len);
@@ -2327,36 +2337,36 @@ static void redcoll__chain_bcast(redcoll__ctx *c, void *buf, size_t n, int root,
     if (up >= 0 && down >= 0) redcoll__send(c, down, redcoll__at(c, buf, prev), plen);
 }
 
-/* ---- building block: segmented binary-tree reduce ---------------------------
-   Open MPI's generic tree reduce: per segment a node receives the partial
+/* ---- building block: pipelined binary-tree reduce ---------------------------
+   Open MPI's generic tree reduce: per chunk a node receives the partial
    result of its left child (lower ranks), then of its right child (higher
-   ranks), and forms left op own op right; the first receive of segment k
-   overlaps the send of segment k-1 to the parent (sendrecv), so a level
-   costs two steps per segment, as in formula (5). `out`: the result on the
-   tree root (may equal `in`). Scratch: two segments on inner nodes, one at
+   ranks), and forms left op own op right; the first receive of chunk k
+   overlaps the send of chunk k-1 to the parent (sendrecv), so a level
+   costs two steps per chunk, as in formula (5). `out`: the result on the
+   tree root (may equal `in`). Scratch: two chunks on inner nodes, one at
    the tree root. */
 static void redcoll__tree_reduce(redcoll__ctx *c, const void *in, void *out, size_t n,
-                                 size_t seg, int parent, int left, int right) {
+                                 size_t chunk, int parent, int left, int right) {
     int first = left >= 0 ? left : right, second = left >= 0 ? right : -1;
     void *acc = NULL, *tmp = NULL, *a = NULL;
     size_t off, len = 0;
 
     if (first < 0) { /* leaf */
         if (parent < 0) redcoll__copy(c, out, in, n);
-        else for (off = 0; off < n; off += seg)
-            redcoll__send(c, parent, redcoll__at(c, in, off), redcoll__segment_len(n, seg, off));
+        else for (off = 0; off < n; off += chunk)
+            redcoll__send(c, parent, redcoll__at(c, in, off), redcoll__chunk_len(n, chunk, off));
         return;
     }
-    tmp = redcoll__alloc(c, seg);
-    if (parent >= 0) acc = redcoll__alloc(c, seg);
-    for (off = 0; off < n && !c->err; off += seg) {
-        if (parent >= 0 && off > 0) /* segment k-1 up while segment k comes in */
-            redcoll__sendrecv(c, parent, acc, len, first, tmp, redcoll__segment_len(n, seg, off));
-        len = redcoll__segment_len(n, seg, off);
+    tmp = redcoll__alloc(c, chunk);
+    if (parent >= 0) acc = redcoll__alloc(c, chunk);
+    for (off = 0; off < n && !c->err; off += chunk) {
+        if (parent >= 0 && off > 0) /* chunk k-1 up while chunk k comes in */
+            redcoll__sendrecv(c, parent, acc, len, first, tmp, redcoll__chunk_len(n, chunk, off));
+        len = redcoll__chunk_len(n, chunk, off);
         if (parent < 0 || off == 0) redcoll__recv(c, first, tmp, len);
         a = parent < 0 ? redcoll__at(c, out, off) : acc;
         redcoll__copy(c, a, redcoll__at(c, in, off), len);
-        if (first == left) redcoll__reduce(c, tmp, a, len);   /* a = left op own */
+        if (first == left) redcoll__reduce_hi(c, tmp, a, len);   /* a = left op own */
         else redcoll__reduce_lo(c, a, tmp, len);              /* a = own op right */
         if (second >= 0) {
             redcoll__recv(c, second, tmp, len);
@@ -2364,8 +2374,8 @@ static void redcoll__tree_reduce(redcoll__ctx *c, const void *in, void *out, siz
         }
     }
     if (parent >= 0) redcoll__send(c, parent, acc, len);
-    redcoll__free(c, acc, seg);
-    redcoll__free(c, tmp, seg);
+    redcoll__free(c, acc, chunk);
+    redcoll__free(c, tmp, chunk);
 }
 
 /* In-order binary tree over ranks 0..p-1 rooted at `root`: every subtree is
@@ -2405,7 +2415,7 @@ static redcoll_result redcoll__reduce_flat(redcoll__ctx *c, const redcoll__args 
     }
     for (i = root - 1; i >= 0; --i) {
         redcoll__recv(c, i, tmp, n);
-        redcoll__reduce(c, tmp, a->rbuf, n);
+        redcoll__reduce_hi(c, tmp, a->rbuf, n);
     }
     redcoll__free(c, tmp, n);
     return c->err;
@@ -2413,13 +2423,13 @@ static redcoll_result redcoll__reduce_flat(redcoll__ctx *c, const redcoll__args 
 
 /* Chain (variant WHOLE: section 2.1, formula (3); Open MPI "chain" with
    fanout 1): each rank receives and sends at most one message. Cost:
-   (p-1)(alpha + m beta + m gamma). Pipeline (variant SEGMENTED: formula (4)):
-   the chain in X segments of opts.segment_bytes. Cost: (p + X - 2)(alpha +
+   (p-1)(alpha + m beta + m gamma). Pipeline (variant PIPELINED: formula (4)):
+   the chain in X chunks of opts.segment_bytes. Cost: (p + X - 2)(alpha +
    m/X beta + m/X gamma). Any p. Non-commutative ops: array in rank order
    ending at rank 0, plus one message of m bytes to root when root != 0. */
 static redcoll_result redcoll__reduce_chain(redcoll__ctx *c, const redcoll__args *a) {
-    size_t seg = a->variant == REDCOLL__VARIANT_SEGMENTED ? redcoll__seg_elems(c, a->count) : a->count;
-    redcoll__chain_reduce(c, a->sbuf, a->rbuf, a->count, a->root, seg);
+    size_t chunk = a->variant == REDCOLL__VARIANT_PIPELINED ? redcoll__chunk_elems(c, a->count) : a->count;
+    redcoll__chain_reduce(c, a->sbuf, a->rbuf, a->count, a->root, chunk);
     return c->err;
 }
 
@@ -2441,7 +2451,7 @@ static redcoll_result redcoll__reduce_binary(redcoll__ctx *c, const redcoll__arg
         left = v < p / 2 ? redcoll__unvrank(2 * v + 1, a->root, p) : -1;        /* 2v+1 < p */
         right = v < (p - 1) / 2 ? redcoll__unvrank(2 * v + 2, a->root, p) : -1; /* 2v+2 < p */
     }
-    redcoll__tree_reduce(c, a->sbuf, a->rbuf, a->count, redcoll__seg_elems(c, a->count),
+    redcoll__tree_reduce(c, a->sbuf, a->rbuf, a->count, redcoll__chunk_elems(c, a->count),
                          parent, left, right);
     return c->err;
 }
@@ -2459,12 +2469,12 @@ static redcoll_result redcoll__bcast_flat(redcoll__ctx *c, const redcoll__args *
 }
 
 /* Chain bcast (variant WHOLE; Open MPI "chain" with fanout 1): (p-1)(alpha +
-   m beta). Pipeline bcast (variant SEGMENTED; Open MPI "pipeline", the
-   inverse of formula (4)): (p + X - 2)(alpha + m/X beta), X segments of
+   m beta). Pipeline bcast (variant PIPELINED; Open MPI "pipeline", the
+   inverse of formula (4)): (p + X - 2)(alpha + m/X beta), X chunks of
    opts.segment_bytes. Any p. */
 static redcoll_result redcoll__bcast_chain(redcoll__ctx *c, const redcoll__args *a) {
-    size_t seg = a->variant == REDCOLL__VARIANT_SEGMENTED ? redcoll__seg_elems(c, a->count) : a->count;
-    redcoll__chain_bcast(c, a->rbuf, a->count, a->root, seg);
+    size_t chunk = a->variant == REDCOLL__VARIANT_PIPELINED ? redcoll__chunk_elems(c, a->count) : a->count;
+    redcoll__chain_bcast(c, a->rbuf, a->count, a->root, chunk);
     return c->err;
 }
 
@@ -2531,7 +2541,7 @@ static redcoll_result redcoll__level_ok(const redcoll__ctx *c, redcoll_coll coll
 static redcoll_result redcoll__hier_plan(redcoll__ctx *c, redcoll__hier *h, int root, int linear) {
     const redcoll_transport *t = c->t;
     int p = c->size, G, g, r;
-    memset(h, 0, sizeof *h);
+    REDCOLL_MEMSET(h, 0, sizeof *h);
     if (c->o.by_node && t->node_of) {
         for (G = 1, r = 1; r < p; ++r) G += t->node_of(t->user, r) != t->node_of(t->user, r - 1);
     } else {
@@ -2787,7 +2797,7 @@ static void redcoll__rt_make_plan(redcoll__rt_plan *pl, const redcoll__ctx *c, s
                                   int variant) {
     int p = c->size, q, odd[REDCOLL__RT_MAXF], nodd = 0, n2 = 0, k, best = 0;
     double bt = 0;
-    memset(pl, 0, sizeof *pl);
+    REDCOLL_MEMSET(pl, 0, sizeof *pl);
     pl->overlap = variant != REDCOLL__VARIANT_NONOVERLAP;
     pl->fold = variant == REDCOLL__VARIANT_BUTTERFLY;
     if (pl->fold) p = redcoll__pof2_floor(p);
@@ -2857,33 +2867,26 @@ static char *redcoll__rt_need(redcoll__rt *rt, size_t n) {
 
 static char *redcoll__rt_at(const redcoll__rt *rt, size_t off) { return redcoll__at(rt->c, rt->buf, off); }
 
+/* The members of a ring step on the shared rank map: member k is virtual
+   rank base + k stride, a survivor of the fold when the plan folds. */
+static redcoll__vmap redcoll__rt_members(const redcoll__rt *rt, const redcoll__rt_step *s) {
+    redcoll__vmap g = redcoll__vmap_make(-1, 0, s->r, rt->fold ? rt->fold->rem : 0, 1, -1, -1);
+    g.from = s->base; g.step = s->stride; g.me = s->d;
+    return g;
+}
+
 static int redcoll__rt_member(const redcoll__rt *rt, const redcoll__rt_step *s, int k) {
-    return redcoll__rt_rank(rt, s->base + k * s->stride);
+    redcoll__vmap g = redcoll__rt_members(rt, s);
+    return redcoll__vmap_rank(&g, k);
 }
 
-/* ---- building block: Bruck allgather of r blocks ------------------------
-   Bruck et al. 1997 (the paper's [6]): ceil(lg r) rounds. `rot` holds this
-   member's block at position 0 and ends with block (d + i) mod r at
-   position i; blocks are redcoll__block(total, r, .). */
-static size_t redcoll__bruck_off(size_t total, int r, int d, int i) {
-    size_t od, oe, l;
-    redcoll__block(total, r, d, &od, &l);
-    if (d + i < r) { redcoll__block(total, r, d + i, &oe, &l); return oe - od; }
-    if (d + i == r) return total - od;
-    redcoll__block(total, r, d + i - r, &oe, &l);
-    return total - od + oe;
-}
-
+/* Bruck allgather of the r blocks of a ring step (the paper's [6],
+   redcoll__bruck_allgather): `rot` holds this member's block first and ends
+   with block (d + i) mod r at position i; blocks are redcoll__block(total, r, .). */
 static void redcoll__rt_bruck(redcoll__rt *rt, const redcoll__rt_step *s, char *rot, size_t total) {
-    int r = s->r, d = s->d, dist;
-    for (dist = 1; dist < r; dist <<= 1) {
-        int cnt = dist < r - dist ? dist : r - dist;
-        size_t at = redcoll__bruck_off(total, r, d, dist);
-        redcoll__sendrecv(rt->c, redcoll__rt_member(rt, s, (d - dist + r) % r), rot,
-                          redcoll__bruck_off(total, r, d, cnt),
-                          redcoll__rt_member(rt, s, (d + dist) % r), redcoll__at(rt->c, rot, at),
-                          redcoll__bruck_off(total, r, d, dist + cnt) - at);
-    }
+    redcoll__vmap g = redcoll__rt_members(rt, s);
+    redcoll__segs L = redcoll__segs_make(total, s->r, NULL);
+    redcoll__bruck_allgather(rt->c, &g, &L, rot);
 }
 
 /* Operand k of a ring step in scratch: pairwise order (slots skip d) or
@@ -2894,17 +2897,17 @@ static char *redcoll__rt_slot(const redcoll__ctx *c, char *base, int rotated, in
     return redcoll__at(c, base, (size_t)i * len);
 }
 
-/* Canonical fold of the r operands of a ring step, x_d in `own`, which ends
+/* Canonical combination of the r operands of a ring step, x_d in `own`, which ends
    with ((x_0 op x_1) op ...) op x_(r-1): the same bracketing on every member
    and for every block. */
-static void redcoll__rt_fold_ring(redcoll__rt *rt, char *base, int rotated, int r, int d,
+static void redcoll__rt_combine(redcoll__rt *rt, char *base, int rotated, int r, int d,
                                   char *own, size_t len) {
     redcoll__ctx *c = rt->c;
     int k;
     for (k = 1; k < d; ++k)
-        redcoll__reduce(c, redcoll__rt_slot(c, base, rotated, r, d, k - 1, len),
+        redcoll__reduce_hi(c, redcoll__rt_slot(c, base, rotated, r, d, k - 1, len),
                         redcoll__rt_slot(c, base, rotated, r, d, k, len), len);
-    if (d > 0) redcoll__reduce(c, redcoll__rt_slot(c, base, rotated, r, d, d - 1, len), own, len);
+    if (d > 0) redcoll__reduce_hi(c, redcoll__rt_slot(c, base, rotated, r, d, d - 1, len), own, len);
     for (k = d + 1; k < r; ++k)
         redcoll__reduce_lo(c, own, redcoll__rt_slot(c, base, rotated, r, d, k, len), len);
 }
@@ -2928,7 +2931,7 @@ static void redcoll__rt_ring(redcoll__rt *rt, redcoll__rt_step *s) {
         if (c->err) return;
         redcoll__copy(c, rot, own, lend);
         redcoll__rt_bruck(rt, s, rot, (size_t)r * lend);
-        redcoll__rt_fold_ring(rt, rot, 1, r, d, own, lend);
+        redcoll__rt_combine(rt, rot, 1, r, d, own, lend);
     } else {
         char *tmp = redcoll__rt_need(rt, (size_t)(r - 1) * lend);
         if (c->err) return;
@@ -2940,7 +2943,7 @@ static void redcoll__rt_ring(redcoll__rt *rt, redcoll__rt_step *s) {
                               redcoll__rt_member(rt, s, from),
                               redcoll__rt_slot(c, tmp, 0, r, d, from, lend), lend);
         }
-        redcoll__rt_fold_ring(rt, tmp, 0, r, d, own, lend);
+        redcoll__rt_combine(rt, tmp, 0, r, d, own, lend);
     }
     rt->off = s->off + offd;
     rt->len = lend;
@@ -2976,11 +2979,11 @@ static void redcoll__rt_ring_back(redcoll__rt *rt, const redcoll__rt_step *s, in
         if (c->err) return;
         redcoll__copy(c, rot, redcoll__rt_at(rt, s->off + offd), lend);
         redcoll__rt_bruck(rt, s, rot, s->len);
-        for (k = 1; k < r; ++k) {
-            int b = (d + k) % r;
-            redcoll__block(s->len, r, b, &po, &pl);
-            redcoll__copy(c, redcoll__rt_at(rt, s->off + po),
-                          redcoll__at(c, rot, redcoll__bruck_off(s->len, r, d, k)), pl);
+        for (k = 1; k < r; ++k) { /* block (d + k) mod r sits at span(d, k) of rot */
+            redcoll__segs L = redcoll__segs_make(s->len, r, NULL);
+            po = redcoll__seg_off(&L, (d + k) % r);
+            pl = redcoll__seg_len(&L, (d + k) % r, (d + k) % r + 1);
+            redcoll__copy(c, redcoll__rt_at(rt, s->off + po), redcoll__at(c, rot, redcoll__seg_span(&L, d, k)), pl);
         }
         if (s->tgt >= 0 && s->tgt != d) *done = 1;
     }
@@ -3007,12 +3010,12 @@ static void redcoll__rt_e32(redcoll__rt *rt, redcoll__rt_step *s) {
         redcoll__sendrecv(c, s->peer[2], redcoll__rt_at(rt, s->off + lo), lol, s->peer[2], tmp, hil);
         redcoll__reduce_lo(c, mine, tmp, hil);             /* m1 + m2 */
         redcoll__recv(c, s->peer[0], tmp, hil);
-        redcoll__reduce(c, tmp, mine, hil);                /* m0 + (m1 + m2) */
+        redcoll__reduce_hi(c, tmp, mine, hil);                /* m0 + (m1 + m2) */
         rt->off = s->off + hio; rt->len = hil;
     } else if (s->d == 2) {
         char *mine = redcoll__rt_at(rt, s->off + lo);
         redcoll__sendrecv(c, s->peer[1], redcoll__rt_at(rt, s->off + hio), hil, s->peer[1], tmp, lol);
-        redcoll__reduce(c, tmp, mine, lol);                /* m1 + m2 */
+        redcoll__reduce_hi(c, tmp, mine, lol);                /* m1 + m2 */
         redcoll__send(c, s->peer[0], mine, lol);
         rt->alive = 0;
     } else {
@@ -3091,7 +3094,7 @@ static void redcoll__rt_e21_back(redcoll__rt *rt, const redcoll__rt_step *s, int
 static redcoll__rt_step *redcoll__rt_push(redcoll__rt *rt, int kind, int d, int tgt) {
     redcoll__rt_step *s = &rt->st[rt->nst++];
     REDCOLL_ASSERT(rt->nst <= REDCOLL__RT_MAXSTEPS);
-    memset(s, 0, sizeof *s);
+    REDCOLL_MEMSET(s, 0, sizeof *s);
     s->kind = kind; s->d = d; s->r = 2;
     s->tgt = rt->root_v < 0 ? -1 : tgt;
     s->off = rt->off; s->len = rt->len;
@@ -3242,7 +3245,7 @@ static redcoll_result redcoll__rt_execute(redcoll__ctx *c, const redcoll__args *
         if (reduce) redcoll__copy(c, a->rbuf, a->sbuf, n);
         return c->err;
     }
-    memset(rt, 0, sizeof *rt);
+    REDCOLL_MEMSET(rt, 0, sizeof *rt);
     rt->c = c;
     rt->root_v = reduce ? a->root : -1;
     rt->pl = *pl;
@@ -3296,12 +3299,13 @@ static redcoll_result redcoll__rabenseifner_traeff(redcoll__ctx *c, const redcol
     return redcoll__rt_execute(c, a, c->coll == REDCOLL_COLL_REDUCE, &pl);
 }
 
-/* ==== 7. Argument checks, registry and dispatch ========================== */
+/* ==== 8. Registry, names, selection, setup and execute [SECTION:setup] === */
 
-/* The registry: the algorithm list (section 3) as rows of schedules, and an
-   O(1) lookup by (collective, algorithm) through a switch over the rows'
-   indices. The row types are declared in section 5, so that schedules that
-   compose other schedules (hierarchical) can look them up. */
+/* The registry: the algorithm list ([SECTION:options]) as rows of
+   schedules, and an O(1) lookup by (collective, algorithm) through a switch
+   over the rows' indices. The row types are declared in [SECTION:context],
+   so that schedules that compose other schedules (hierarchical) can look
+   them up. */
 #define REDCOLL__ROW(first, A, name, C, fn, var, ord, kn, paper)                        \
     { { REDCOLL_COLL_##C, REDCOLL_ALGO_##A, REDCOLL__ORDER_##ord, paper }, redcoll__##fn, \
       REDCOLL__VARIANT_##var, REDCOLL__KNOB_##kn },
@@ -3455,7 +3459,7 @@ REDCOLL_API redcoll_result redcoll_reduce_local(const void *in, void *inout, siz
 
 REDCOLL_API redcoll_options redcoll_options_resolved(const redcoll_options *opts) {
     redcoll_options o;
-    if (opts) o = *opts; else memset(&o, 0, sizeof o);
+    if (opts) o = *opts; else REDCOLL_MEMSET(&o, 0, sizeof o);
     o.segment_bytes = redcoll__def(o.segment_bytes, REDCOLL_DEFAULT_SEGMENT);
     o.model.alpha   = redcoll__def(o.model.alpha, REDCOLL_DEFAULT_ALPHA);
     o.model.beta    = redcoll__def(o.model.beta, REDCOLL_DEFAULT_BETA);
@@ -3844,7 +3848,7 @@ static redcoll_result redcoll__setup(redcoll__call *call, const redcoll__desc *d
     int rooted = coll == REDCOLL_COLL_REDUCE || coll == REDCOLL_COLL_BCAST ||
                  coll == REDCOLL_COLL_GATHER || coll == REDCOLL_COLL_SCATTER;
     redcoll_result r;
-    memset(call, 0, sizeof *call);
+    REDCOLL_MEMSET(call, 0, sizeof *call);
     /* the transport, the options, the type and the op */
     if (!redcoll__transport_ok(t) || !redcoll__options_ok(d->opts)) return REDCOLL_ERR_INVALID_ARG;
     c->t = t; c->rank = t->rank; c->size = t->size; c->coll = coll;
@@ -3912,7 +3916,7 @@ static redcoll_result redcoll__once(redcoll_coll coll, const redcoll_transport *
     return r != REDCOLL_OK ? r : redcoll__execute(&call);
 }
 
-/* ==== Collectives: entry points ========================================== */
+/* ==== 9. Entry points [SECTION:entry] ==================================== */
 
 REDCOLL_API redcoll_result redcoll_allreduce(const redcoll_transport *t, const void *sbuf,
                                              void *rbuf, size_t count, redcoll_dtype dtype,
