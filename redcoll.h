@@ -72,6 +72,8 @@ typedef enum redcoll_result {
     REDCOLL_ERR_DEADLOCK      = -7  /* the simulator found every rank blocked */
 } redcoll_result;
 
+/* A short English description of r ("ok", "invalid argument", ...), never
+   NULL ("unknown result" for a value not in the enum). Thread safe. */
 REDCOLL_API const char *redcoll_result_string(redcoll_result r);
 
 /* Element types: the MPI predefined numeric types, the MINLOC/MAXLOC pair
@@ -96,8 +98,11 @@ typedef struct redcoll_2int            { int v;         int i; } redcoll_2int;
 typedef struct redcoll_short_int       { short v;       int i; } redcoll_short_int;
 typedef struct redcoll_long_double_int { long double v; int i; } redcoll_long_double_int;
 
-/* Bytes of one element, 0 for an invalid type. */
+/* Bytes of one element of dtype (REDCOLL_OPAQUE(n): n), 0 for an invalid
+   type. Thread safe. */
 REDCOLL_API size_t redcoll_dtype_size(redcoll_dtype dtype);
+/* The type's name as the tools spell it ("int32", "double_int", ...),
+   "opaque" for REDCOLL_OPAQUE(n), "?" for an invalid type. Thread safe. */
 REDCOLL_API const char *redcoll_dtype_name(redcoll_dtype dtype);
 
 typedef enum redcoll_op_kind {
@@ -145,11 +150,24 @@ static inline redcoll_op redcoll_op_user(redcoll_user_fn fn, void *user, int com
 #define REDCOLL_MINLOC redcoll_op_predefined(REDCOLL_OP_MINLOC)
 #define REDCOLL_MAXLOC redcoll_op_predefined(REDCOLL_OP_MAXLOC)
 
+/* The op's name ("sum", ..., "user"), "?" outside the enum. Thread safe. */
 REDCOLL_API const char *redcoll_op_name(redcoll_op_kind kind);
-/* 1 if the predefined op `kind` is defined on `dtype` (user ops: any type). */
+/* 1 if the predefined op `kind` is defined on `dtype` as in MPI (arithmetic
+   on numbers, logical and bitwise ops on integers, MINLOC/MAXLOC on the pair
+   types); REDCOLL_OP_USER: any valid type. Thread safe. */
 REDCOLL_API int redcoll_op_valid_for(redcoll_op_kind kind, redcoll_dtype dtype);
 
-/* Apply op locally: inout[i] = in[i] op inout[i]. */
+/*
+Applies op locally, as MPI_Reduce_local: inout[i] = in[i] op inout[i] for
+i < count, `in` being the left (lower ranks') operand.
+
+Return Value
+    REDCOLL_OK; REDCOLL_ERR_INVALID_ARG for an op invalid on dtype, a user op
+    without fn, or NULL buffers with count > 0 (inout untouched then).
+
+Thread Safety
+    Thread safe (a user op's own state aside).
+*/
 REDCOLL_API redcoll_result redcoll_reduce_local(const void *in, void *inout, size_t count,
                                                 redcoll_dtype dtype, redcoll_op op);
 
@@ -410,16 +428,33 @@ typedef struct redcoll_algo_info {
     const char  *paper;       /* paper and section, e.g. "R04 3.5, MPICH 5.1" */
 } redcoll_algo_info;
 
+/* Names, as the tools and the README spell them ("allreduce", "ring"), and
+   back: *_name returns "?" outside the enum; *_from_name returns 1 and sets
+   *out when `name` is one (exact, lower case), else 0 with *out untouched.
+   All thread safe. */
 REDCOLL_API const char *redcoll_coll_name(redcoll_coll coll);
-REDCOLL_API int redcoll_coll_from_name(const char *name, redcoll_coll *out);   /* 1 if found */
+REDCOLL_API int redcoll_coll_from_name(const char *name, redcoll_coll *out);
 REDCOLL_API const char *redcoll_algo_name(redcoll_algo algo);
-REDCOLL_API int redcoll_algo_from_name(const char *name, redcoll_algo *out);   /* 1 if found */
-/* 1 if `algo` is implemented for `coll` (AUTO always is). */
+REDCOLL_API int redcoll_algo_from_name(const char *name, redcoll_algo *out);
+/* 1 if (coll, algo) is a row of the algorithm list (AUTO: 1 for every
+   collective). Thread safe. */
 REDCOLL_API int redcoll_algo_supported(redcoll_coll coll, redcoll_algo algo);
-/* 1 if `algo` keeps canonical order, so it accepts non-commutative ops. */
+/* 1 if (coll, algo) is a row that keeps canonical order, so it accepts
+   non-commutative ops; 0 for commutative-only rows and pairs not in the
+   list. Thread safe. */
 REDCOLL_API int redcoll_algo_keeps_order(redcoll_coll coll, redcoll_algo algo);
-/* Row i of the algorithm list (i = 0, 1, ... in the list's order), NULL past
-   the end: for (i = 0; (e = redcoll_algo_at(i)) != NULL; ++i) ... */
+/*
+Row i of the algorithm list, i = 0, 1, ... in the list's order; NULL for i
+outside it. Tools enumerate the pairs with it (`redcoll --algo list`, the
+README's table is checked against it). The rows are static: thread safe.
+
+Example
+    const redcoll_algo_info *e;
+    int i;
+    for (i = 0; (e = redcoll_algo_at(i)) != NULL; ++i)
+        printf("%s %s%s (%s)\n", redcoll_coll_name(e->coll), redcoll_algo_name(e->algo),
+               e->keeps_order ? "" : " commutative only", e->paper);
+*/
 REDCOLL_API const redcoll_algo_info *redcoll_algo_at(int i);
 
 /* Which rules pick an algorithm when opts->algo is AUTO. */
@@ -468,77 +503,254 @@ typedef struct redcoll_options {
 #define REDCOLL_DEFAULT_GAMMA   2.5e-11 /* 40 GB/s of reduction */
 #define REDCOLL_DEFAULT_SEGMENT ((size_t)32768)
 
-/* The options with every default filled in (opts may be NULL). */
+/* The options with every default filled in (opts may be NULL): what a
+   collective uses. It does not validate them (a collective does). Thread
+   safe. */
 REDCOLL_API redcoll_options redcoll_options_resolved(const redcoll_options *opts);
 
-/* The algorithm AUTO picks for `coll` on p ranks with `bytes` per rank
-   (the whole vector for (all)reduce, bcast; one block for allgather and
-   alltoall; the total for allgatherv, reduce_scatter and
-   reduce_scatter_block) and an op that is or is not commutative. */
+/*
+The algorithm AUTO picks, as the collectives call it.
+
+Parameters
+    coll         the collective.
+    p            ranks: any int up to INT_MAX gives an answer (collectives
+                 themselves serve up to REDCOLL_MAX_RANKS).
+    bytes        per rank: the whole vector for (all)reduce and bcast; one
+                 block for allgather, alltoall, gather and scatter; the total
+                 for allgatherv, reduce_scatter and reduce_scatter_block.
+    commutative  0: never an algorithm that cannot keep canonical order.
+    opts         opts->selector (NULL: REDCOLL_SELECTOR_PAPERS).
+
+Return Value
+    An algorithm of coll's rows (REDCOLL_ALGO_AUTO only for an invalid coll).
+
+Thread Safety
+    Thread safe: a pure function.
+*/
 REDCOLL_API redcoll_algo redcoll_select(redcoll_coll coll, int p, size_t bytes,
                                         int commutative, const redcoll_options *opts);
 
 /* ==== 4. Collectives [SECTION:collectives] =============================== */
-/* Every rank of the transport calls the same collective with the same
-   count, dtype, op, root and algorithm. Return REDCOLL_OK or an error; on
-   an argument error nothing is sent and no buffer is touched. Not thread
-   safe on one transport; distinct transports may be used concurrently.
-   `sbuf` may be REDCOLL_IN_PLACE where MPI allows MPI_IN_PLACE.
+/*
+What every collective shares
+----------------------------
+Every rank of the transport calls the same collective with the same count,
+dtype, op, root and algorithm (and the same options the algorithm reads).
+Counts are in elements of `dtype`. `opts` may be NULL (all defaults).
 
-   Ranks that disagree (an erroneous program): the collective, the algorithm
-   as resolved, the count (every count of an irregular collective), the
-   element size, the root and the options the algorithm reads (segment size,
-   threshold and cost model, hierarchical levels and groups) go into the
-   message tag, and message sizes must match exactly, so a disagreement ends
-   in an error or, on a transport without a timeout, a hang -- not in OK with
-   a wrong result. Not detected, as in MPI: another dtype of the same size
-   (int32 against float) or another op. The parameters are a 15-bit hash, so
-   1 disagreement in 32768 still matches by tag (then usually by size too);
-   over an MPI whose tags are narrower than 28 bits (redcoll_mpi.h) more. */
+Return Value
+    REDCOLL_OK, or:
+    REDCOLL_ERR_INVALID_ARG   the caller's mistake, found before anything
+                              happens: nothing was sent, no buffer written,
+                              nothing allocated. An invalid transport (NULL,
+                              no send/recv/sendrecv, rank not in 0..size-1,
+                              size above REDCOLL_MAX_RANKS, isend/irecv/waitall
+                              not all or none), dtype, op (REDCOLL_OP_USER
+                              without fn, a predefined op MPI leaves undefined
+                              for the type), options (half an allocator,
+                              negative groups or model, unknown enum values),
+                              root, count * element size overflowing size_t,
+                              an algorithm the collective does not have, an
+                              invalid hierarchical level, or a buffer the call
+                              needs that is NULL (or REDCOLL_IN_PLACE where it
+                              may not be).
+    REDCOLL_ERR_UNSUPPORTED   a forced algorithm (or hierarchical level) that
+                              cannot keep canonical order, with an op that is
+                              not commutative. Nothing touched, as above.
+    REDCOLL_ERR_OUT_OF_MEMORY scratch could not be allocated.
+    REDCOLL_ERR_TRANSPORT, REDCOLL_ERR_TIMEOUT, REDCOLL_ERR_ABORTED,
+    REDCOLL_ERR_DEADLOCK      from the transport: a call on this rank failed
+                              (the library then calls t->abort once, which
+                              releases the peers with an error), or a peer's
+                              failure released this rank. Buffers hold
+                              unspecified values.
+    A count of 0 returns REDCOLL_OK at once, sending nothing; buffers may then
+    be NULL (argument errors are still reported).
 
-/* rbuf on every rank = x0 op x1 op ... op x(p-1), count elements. */
+Thread Safety
+    Not thread safe on one transport: one call at a time per transport (and
+    per group view's parent). Distinct transports may be used concurrently.
+
+Remarks
+    In-place forms follow MPI's MPI_IN_PLACE; each function lists its own.
+    Non-commutative ops are applied in canonical order x0 op x1 op ... op
+    x(p-1) and every rank that gets a result gets it bitwise identical.
+    Scratch: each algorithm needs a few vectors at most, from opts.allocator;
+    the persistent collectives' plan query will report the bytes per
+    algorithm. Transfers may be synchronous: nothing relies on buffering.
+
+    Ranks that disagree (an erroneous program): the collective, the algorithm
+    as resolved, the count (every count of an irregular collective), the
+    element size, the root and the options the algorithm reads (segment
+    size, threshold and cost model, hierarchical levels and groups) go into
+    the message tag, and message sizes must match exactly, so a disagreement
+    ends in an error or, on a transport without a timeout, a hang -- not in
+    OK with a wrong result. Not detected, as in MPI: another dtype of the
+    same size (int32 against float) or another op. The parameters are a
+    15-bit hash, so 1 disagreement in 32768 still matches by tag (then
+    usually by size too); over an MPI whose tags are narrower than 28 bits
+    (redcoll_mpi.h) more.
+*/
+
+/*
+Reduces the count elements of every rank's sbuf with op and leaves the
+result in every rank's rbuf: rbuf = x0 op x1 op ... op x(p-1).
+
+Parameters
+    t       this rank's transport.
+    sbuf    count elements of this rank's input, or REDCOLL_IN_PLACE: the
+            input is in rbuf and is replaced by the result. sbuf == rbuf is
+            allowed too.
+    rbuf    count elements for the result (all ranks).
+    count   elements per rank.
+    dtype   element type; op must be valid for it (redcoll_op_valid_for).
+    op      REDCOLL_SUM ... or redcoll_op_user(fn, user, commutative).
+    opts    opts->algo: AUTO (redcoll_select) or an allreduce algorithm of
+            the list; segment_bytes, threshold_bytes, groups, inner_algo /
+            outer_algo (hierarchical: a reduce inside the groups, an
+            allreduce among the leaders), model and allocator as they apply.
+
+Return Value
+    See "What every collective shares".
+
+Example
+    double x[4] = { 1, 2, 3, 4 }, sum[4];
+    redcoll_result r = redcoll_allreduce(t, x, sum, 4, REDCOLL_DOUBLE, REDCOLL_SUM, NULL);
+    r = redcoll_allreduce(t, REDCOLL_IN_PLACE, x, 4, REDCOLL_DOUBLE, REDCOLL_MAX, NULL);
+*/
 REDCOLL_API redcoll_result redcoll_allreduce(const redcoll_transport *t, const void *sbuf,
                                              void *rbuf, size_t count, redcoll_dtype dtype,
                                              redcoll_op op, const redcoll_options *opts);
-/* As allreduce, the result only at root (rbuf ignored elsewhere). */
+
+/*
+As redcoll_allreduce, with the result only at rank `root`.
+
+Parameters
+    sbuf    count elements of input on every rank; at the root also
+            REDCOLL_IN_PLACE (its input is in rbuf). Elsewhere IN_PLACE is
+            INVALID_ARG.
+    rbuf    the root's count elements for the result; ignored (may be NULL)
+            on the other ranks.
+    root    0 .. size-1, the same on every rank.
+    opts    a reduce algorithm; hierarchical: reduce algorithms at both levels.
+
+Example
+    double part[8], total[8];
+    redcoll_reduce(t, part, t->rank == 0 ? total : NULL, 8, REDCOLL_DOUBLE, REDCOLL_SUM, 0, NULL);
+*/
 REDCOLL_API redcoll_result redcoll_reduce(const redcoll_transport *t, const void *sbuf,
                                           void *rbuf, size_t count, redcoll_dtype dtype,
                                           redcoll_op op, int root, const redcoll_options *opts);
-/* Reduce sum(recvcounts) elements; rank i keeps recvcounts[i] of the result
-   (the block starting at recvcounts[0] + ... + recvcounts[i-1]). */
+
+/*
+Reduces recvcounts[0] + ... + recvcounts[p-1] elements like allreduce and
+scatters the result: rank i keeps recvcounts[i] elements, the block that
+starts at recvcounts[0] + ... + recvcounts[i-1].
+
+Parameters
+    sbuf        the whole input (the sum of the counts), or REDCOLL_IN_PLACE:
+                the input is in rbuf, which then receives this rank's block
+                at its front.
+    rbuf        recvcounts[rank] elements (may be NULL when that is 0 and
+                the call is not in place); in place, room for the whole input.
+    recvcounts  p counts, the same on every rank.
+*/
 REDCOLL_API redcoll_result redcoll_reduce_scatter(const redcoll_transport *t, const void *sbuf,
                                                   void *rbuf, const size_t *recvcounts,
                                                   redcoll_dtype dtype, redcoll_op op,
                                                   const redcoll_options *opts);
-/* As reduce_scatter with recvcount elements for every rank. */
+
+/*
+As redcoll_reduce_scatter with recvcount elements for every rank: sbuf (or
+rbuf in place) holds p * recvcount elements, rank i keeps block i.
+*/
 REDCOLL_API redcoll_result redcoll_reduce_scatter_block(const redcoll_transport *t,
                                                         const void *sbuf, void *rbuf,
                                                         size_t recvcount, redcoll_dtype dtype,
                                                         redcoll_op op, const redcoll_options *opts);
-/* rbuf = rank 0's count elements, then rank 1's, ... */
+
+/*
+Gathers count elements from every rank into every rank's rbuf: rank 0's
+block first, then rank 1's, ...
+
+Parameters
+    sbuf    count elements, or REDCOLL_IN_PLACE: this rank's block is already
+            at rbuf + rank * count.
+    rbuf    p * count elements.
+*/
 REDCOLL_API redcoll_result redcoll_allgather(const redcoll_transport *t, const void *sbuf,
                                              void *rbuf, size_t count, redcoll_dtype dtype,
                                              const redcoll_options *opts);
-/* As allgather with counts[i] elements from rank i. */
+
+/*
+As redcoll_allgather with counts[i] elements from rank i (counts: p entries,
+the same on every rank); rank i's block lands at counts[0] + ... +
+counts[i-1]. sbuf has counts[rank] elements (may be NULL when that is 0) or
+is REDCOLL_IN_PLACE (the block is already in place in rbuf).
+*/
 REDCOLL_API redcoll_result redcoll_allgatherv(const redcoll_transport *t, const void *sbuf,
                                               void *rbuf, const size_t *counts,
                                               redcoll_dtype dtype, const redcoll_options *opts);
-/* buf of root copied to every rank. */
+
+/*
+Copies the root's count elements of buf into buf on every rank.
+
+Parameters
+    buf     count elements: the data at the root, the destination elsewhere.
+    root    0 .. size-1, the same on every rank.
+    opts    a bcast algorithm; hierarchical: bcast algorithms at both levels.
+
+Example
+    int params[16];
+    if (t->rank == 0) load_params(params);
+    redcoll_bcast(t, params, 16, REDCOLL_INT32, 0, NULL);
+*/
 REDCOLL_API redcoll_result redcoll_bcast(const redcoll_transport *t, void *buf, size_t count,
                                          redcoll_dtype dtype, int root,
                                          const redcoll_options *opts);
-/* Block j of sbuf (count elements) goes to rank j, landing as block i of its rbuf. */
+
+/*
+Exchanges blocks: block j of this rank's sbuf (count elements at j * count)
+goes to rank j and lands there as block `rank` of rbuf.
+
+Parameters
+    sbuf    p * count elements, or REDCOLL_IN_PLACE: rbuf holds the blocks to
+            send and is replaced by the ones received.
+    rbuf    p * count elements.
+*/
 REDCOLL_API redcoll_result redcoll_alltoall(const redcoll_transport *t, const void *sbuf,
                                             void *rbuf, size_t count, redcoll_dtype dtype,
                                             const redcoll_options *opts);
-/* Root's rbuf = every rank's count elements in rank order. */
+
+/*
+Gathers count elements from every rank at the root, in rank order.
+
+Parameters
+    sbuf    count elements; at the root also REDCOLL_IN_PLACE (its block is
+            already at rbuf + root * count). Elsewhere IN_PLACE is INVALID_ARG.
+    rbuf    the root's p * count elements; ignored (may be NULL) elsewhere.
+*/
 REDCOLL_API redcoll_result redcoll_gather(const redcoll_transport *t, const void *sbuf,
                                           void *rbuf, size_t count, redcoll_dtype dtype,
                                           int root, const redcoll_options *opts);
-/* Block i of root's sbuf (count elements) lands in rbuf of rank i. */
+
+/*
+Scatters the root's sbuf: block i (count elements at i * count) lands in
+rank i's rbuf.
+
+Parameters
+    sbuf    the root's p * count elements; ignored (may be NULL) elsewhere.
+    rbuf    count elements; at the root also REDCOLL_IN_PLACE (its block stays
+            in sbuf). Elsewhere IN_PLACE is INVALID_ARG.
+*/
 REDCOLL_API redcoll_result redcoll_scatter(const redcoll_transport *t, const void *sbuf,
                                            void *rbuf, size_t count, redcoll_dtype dtype,
                                            int root, const redcoll_options *opts);
+
+/*
+Returns on every rank once every rank has entered it (dissemination: ceil(lg
+p) rounds of empty messages).
+*/
 REDCOLL_API redcoll_result redcoll_barrier(const redcoll_transport *t,
                                            const redcoll_options *opts);
 
