@@ -284,9 +284,12 @@ typedef struct redcoll_transport {
    node_of with rank translation, on_compute, on_scratch, flags, recv_reduce,
    sendrecv_reduce, scratch), so any
    collective runs on a view exactly as on a whole transport, and the
-   simulator still counts all of it. A view of a view works the same way.
-   The hierarchical schedules build their groups with these views, at no cost
-   per call beyond filling a struct. */
+   simulator still counts all of it. A view of a view works the same way;
+   its tag space, one of 63, depends on both ids and is never its parent's
+   nor the transport's own, but may be another view's: use nested views one
+   at a time, as the hierarchical schedules do. The hierarchical schedules
+   build their groups with these views, at no cost per call beyond filling a
+   struct. */
 #define REDCOLL_GROUP_MAX_ID 31 /* ids 0..31 */
 
 typedef struct redcoll_group {
@@ -811,15 +814,15 @@ typedef struct redcoll__ctx {
     redcoll_op      op;
     redcoll__kernel kernel;  /* predefined ops; NULL for user ops */
     redcoll_options o;       /* resolved */
-    const struct redcoll__row *inner, *outer, *down; /* hierarchical: the levels' rows */
+    const struct redcoll__row *inner, *outer, *down; /* hierarchical: the levels' rows, from setup */
     int             tag;
     int             dry;     /* transport moves no data */
     redcoll_result  err;
 } redcoll__ctx;
 
-/* Arguments of a schedule. `sbuf` is the resolved input: never
-   REDCOLL_IN_PLACE (the entry points resolve it, and allreduce has already
-   copied its input into rbuf, so sbuf == rbuf there). */
+/* Arguments of a schedule, as redcoll__setup resolved them ([SECTION:setup]).
+   `sbuf` is the resolved input: never REDCOLL_IN_PLACE (and allreduce's
+   input has been copied into rbuf, so sbuf == rbuf there). */
 typedef struct redcoll__args {
     const void   *sbuf;
     void         *rbuf;
@@ -833,7 +836,7 @@ typedef struct redcoll__args {
 
 typedef redcoll_result (*redcoll__schedule)(redcoll__ctx *c, const redcoll__args *a);
 
-/* A row of the algorithm list (section 3), as the registry holds it. */
+/* A row of the algorithm list ([SECTION:options]), as the registry holds it. */
 typedef struct redcoll__row {
     redcoll_algo_info info;   /* coll, algo, keeps_order, paper */
     redcoll__schedule run;
