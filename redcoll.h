@@ -3190,15 +3190,15 @@ static void redcoll__rt_ring_back(redcoll__rt *rt, const redcoll__rt_step *s, in
         redcoll__sendrecv(c, redcoll__rt_member(rt, s, 1 - d), redcoll__rt_at(rt, s->off + offd), lend,
                           redcoll__rt_member(rt, s, 1 - d), redcoll__rt_at(rt, s->off + po), pl);
     } else {
+        redcoll__segs L = redcoll__segs_make(s->len, r, NULL); /* the blocks of redcoll__block */
         char *rot = redcoll__rt_need(rt, s->len);
         if (c->err) return;
         redcoll__copy(c, rot, redcoll__rt_at(rt, s->off + offd), lend);
         redcoll__rt_bruck(rt, s, rot, s->len);
         for (k = 1; k < r; ++k) { /* block (d + k) mod r sits at span(d, k) of rot */
-            redcoll__segs L = redcoll__segs_make(s->len, r, NULL);
-            po = redcoll__seg_off(&L, (d + k) % r);
-            pl = redcoll__seg_len(&L, (d + k) % r, (d + k) % r + 1);
-            redcoll__copy(c, redcoll__rt_at(rt, s->off + po), redcoll__at(c, rot, redcoll__seg_span(&L, d, k)), pl);
+            int b = (d + k) % r;
+            redcoll__copy(c, redcoll__rt_at(rt, s->off + redcoll__seg_off(&L, b)),
+                          redcoll__at(c, rot, redcoll__seg_span(&L, d, k)), redcoll__seg_len(&L, b, b + 1));
         }
         if (s->tgt >= 0 && s->tgt != d) *done = 1;
     }
