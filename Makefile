@@ -17,7 +17,7 @@ HEADERS  := redcoll.h $(wildcard transports/*.h) redcoll/harness.h
 TEST_SRC := $(wildcard test/*.c) test/test.h
 EXAMPLES := $(BUILD)/allreduce_threads $(BUILD)/custom_transport $(BUILD)/demo
 
-.PHONY: all demo test test-sim test-compile asan tsan examples install clean docs
+.PHONY: all demo test test-sim test-compile asan tsan examples install clean docs bench-kernels
 
 all: $(BUILD)/test_runner $(BUILD)/redcoll
 
@@ -39,6 +39,17 @@ docs/hierarchical.md: $(BUILD)/hierarchical_sweep
 	$(BUILD)/hierarchical_sweep > $@
 
 docs: docs/hierarchical.md
+
+# Reduction kernels (-O2, as the library ships) against restrict loops built
+# -O3 -march=native by the same compiler; README "Reduction kernels".
+# With clang: make bench-kernels CC=clang BUILD=build-clang
+$(BUILD)/bench_kernels: bench/kernels.c bench/kernels_ref.c bench/kernels_ref.h $(HEADERS) | $(BUILD)
+	$(CC) -std=c11 $(WARN) -O3 -march=native -I. -c bench/kernels_ref.c -o $(BUILD)/kernels_ref.o
+	$(CC) $(CFLAGS_) bench/kernels.c $(BUILD)/kernels_ref.o -o $@ $(LIBS)
+
+bench-kernels: $(BUILD)/bench_kernels
+	nice $(BUILD)/bench_kernels --tiny $(BENCH_FLAGS)
+	nice $(BUILD)/bench_kernels $(BENCH_FLAGS)
 
 # The header as C11, as C++ and with REDCOLL_STATIC, warnings as errors.
 test-compile: | $(BUILD)

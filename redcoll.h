@@ -958,6 +958,9 @@ enum { REDCOLL__ISA_SCALAR, REDCOLL__ISA_VEC, REDCOLL__ISA_AVX2, REDCOLL__ISA_AV
 #endif
 
 #ifdef REDCOLL__SIMD
+#ifdef REDCOLL__SIMD_X86
+#include <immintrin.h>
+#endif
 /* Lane types: redcoll__v<bytes><suffix>. */
 #define REDCOLL__VTYPES(B)                                                                  \
     typedef int8_t redcoll__v##B##i8 __attribute__((vector_size(B)));                       \
@@ -976,27 +979,54 @@ REDCOLL__VTYPES(32)
 REDCOLL__VTYPES(64)
 #endif
 
-/* The ops on lanes a, b (type VT), result r (VU, the unsigned lanes); VS is the
-   signed lane type that comparisons return. */
-#define REDCOLL__V_isum(VS, VU, a, b, r) r = (VU)a + (VU)b
-#define REDCOLL__V_fsum(VS, VU, a, b, r) r = (VU)(a + b)
-#define REDCOLL__V_iprod(VS, VU, a, b, r) r = (VU)a * (VU)b
-#define REDCOLL__V_fprod(VS, VU, a, b, r) r = (VU)(a * b)
-#define REDCOLL__V_min(VS, VU, a, b, r) { VS m_ = (VS)(b < a); r = (VU)(((VS)b & m_) | ((VS)a & ~m_)); }
-#define REDCOLL__V_max(VS, VU, a, b, r) { VS m_ = (VS)(b > a); r = (VU)(((VS)b & m_) | ((VS)a & ~m_)); }
-#define REDCOLL__V_land(VS, VU, a, b, r) r = (VU)((a != 0) & (b != 0)) & 1
-#define REDCOLL__V_lor(VS, VU, a, b, r) r = (VU)((a != 0) | (b != 0)) & 1
-#define REDCOLL__V_lxor(VS, VU, a, b, r) r = (VU)((a != 0) ^ (b != 0)) & 1
-#define REDCOLL__V_band(VS, VU, a, b, r) r = (VU)a & (VU)b
-#define REDCOLL__V_bor(VS, VU, a, b, r) r = (VU)a | (VU)b
-#define REDCOLL__V_bxor(VS, VU, a, b, r) r = (VU)a ^ (VU)b
+/* The ops on B-byte lanes a, b (type VT, suffix SUF), result r (VU, the
+   unsigned lanes); VS is the signed lane type that comparisons return. */
+#define REDCOLL__V_isum(B, SUF, VS, VU, a, b, r) r = (VU)a + (VU)b
+#define REDCOLL__V_fsum(B, SUF, VS, VU, a, b, r) r = (VU)(a + b)
+#define REDCOLL__V_iprod(B, SUF, VS, VU, a, b, r) r = (VU)a * (VU)b
+#define REDCOLL__V_fprod(B, SUF, VS, VU, a, b, r) r = (VU)(a * b)
+/* Bytes have no multiply: in each 16-bit lane, x * y keeps the product of
+   the low bytes in its low byte, and (x >> 8) * (y & 0xFF00) the product of
+   the high bytes in its high byte. */
+#define REDCOLL__V_bprod(B, SUF, VS, VU, a, b, r)                                              \
+    {                                                                                         \
+        redcoll__v##B##u16 x_ = (redcoll__v##B##u16)a, y_ = (redcoll__v##B##u16)b;            \
+        r = (VU)(((x_ * y_) & 0xFF) | ((x_ >> 8) * (y_ & 0xFF00)));                           \
+    }
+#define REDCOLL__V_min(B, SUF, VS, VU, a, b, r) { VS m_ = (VS)(b < a); r = (VU)(((VS)b & m_) | ((VS)a & ~m_)); }
+#define REDCOLL__V_max(B, SUF, VS, VU, a, b, r) { VS m_ = (VS)(b > a); r = (VU)(((VS)b & m_) | ((VS)a & ~m_)); }
+#define REDCOLL__V_land(B, SUF, VS, VU, a, b, r) r = (VU)((a != 0) & (b != 0)) & 1
+#define REDCOLL__V_lor(B, SUF, VS, VU, a, b, r) r = (VU)((a != 0) | (b != 0)) & 1
+#define REDCOLL__V_lxor(B, SUF, VS, VU, a, b, r) r = (VU)((a != 0) ^ (b != 0)) & 1
+#define REDCOLL__V_band(B, SUF, VS, VU, a, b, r) r = (VU)a & (VU)b
+#define REDCOLL__V_bor(B, SUF, VS, VU, a, b, r) r = (VU)a | (VU)b
+#define REDCOLL__V_bxor(B, SUF, VS, VU, a, b, r) r = (VU)a ^ (VU)b
+#ifdef REDCOLL__SIMD_X86
+/* x86's MINPS(x, y) is x < y ? x : y, its second operand on NaN and on
+   equal values: MINPS(b, a) is the scalar loop's b < a ? b : a exactly, in
+   one instruction where GCC would compare and blend. */
+#define REDCOLL__X86_16 _mm
+#define REDCOLL__X86_32 _mm256
+#define REDCOLL__X86_64 _mm512
+#define REDCOLL__X86_f32 ps
+#define REDCOLL__X86_f64 pd
+#define REDCOLL__PASTE4_(a, b, c, d) a##b##c##d
+#define REDCOLL__PASTE4(a, b, c, d) REDCOLL__PASTE4_(a, b, c, d)
+#define REDCOLL__V_fmin(B, SUF, VS, VU, a, b, r) \
+    r = (VU)REDCOLL__PASTE4(REDCOLL__X86_##B, _min_, REDCOLL__X86_##SUF, )(b, a)
+#define REDCOLL__V_fmax(B, SUF, VS, VU, a, b, r) \
+    r = (VU)REDCOLL__PASTE4(REDCOLL__X86_##B, _max_, REDCOLL__X86_##SUF, )(b, a)
+#else
+#define REDCOLL__V_fmin REDCOLL__V_min
+#define REDCOLL__V_fmax REDCOLL__V_max
+#endif
 
 /* One B-byte step at byte offset `off` of lo, hi, out. */
 #define REDCOLL__VSTEP(B, VOP, SUF, SSUF, USUF, off)                                         \
     {                                                                                         \
         redcoll__v##B##SUF a_, b_; redcoll__v##B##USUF r_;                                   \
         __builtin_memcpy(&a_, lo + (off), B); __builtin_memcpy(&b_, hi + (off), B);          \
-        REDCOLL__V_##VOP(redcoll__v##B##SSUF, redcoll__v##B##USUF, a_, b_, r_);              \
+        REDCOLL__V_##VOP(B, SUF, redcoll__v##B##SSUF, redcoll__v##B##USUF, a_, b_, r_);      \
         __builtin_memcpy(out + (off), &r_, B);                                                \
     }
 /* What is left after the widest steps: one step of each narrower width, then
@@ -1036,9 +1066,13 @@ REDCOLL__VTYPES(64)
     K(OP, VOP, f32, i32, u32, float)   K(OP, VOP, f64, i64, u64, double)
 #define REDCOLL__VALL(K)                                                                      \
     REDCOLL__VINT(K, sum, isum) REDCOLL__VFLT(K, sum, fsum)                                   \
-    REDCOLL__VINT(K, prod, iprod) REDCOLL__VFLT(K, prod, fprod)                               \
-    REDCOLL__VINT(K, min, min) REDCOLL__VFLT(K, min, min)                                     \
-    REDCOLL__VINT(K, max, max) REDCOLL__VFLT(K, max, max)                                     \
+    K(prod, bprod, i8, i8, u8, int8_t) K(prod, bprod, u8, u8, u8, uint8_t)                    \
+    K(prod, iprod, i16, i16, u16, int16_t) K(prod, iprod, u16, u16, u16, uint16_t)            \
+    K(prod, iprod, i32, i32, u32, int32_t) K(prod, iprod, u32, u32, u32, uint32_t)            \
+    K(prod, iprod, i64, i64, u64, int64_t) K(prod, iprod, u64, u64, u64, uint64_t)            \
+    REDCOLL__VFLT(K, prod, fprod)                                                             \
+    REDCOLL__VINT(K, min, min) REDCOLL__VFLT(K, min, fmin)                                    \
+    REDCOLL__VINT(K, max, max) REDCOLL__VFLT(K, max, fmax)                                    \
     REDCOLL__VINT(K, land, land) REDCOLL__VINT(K, lor, lor) REDCOLL__VINT(K, lxor, lxor)      \
     REDCOLL__VINT(K, band, band) REDCOLL__VINT(K, bor, bor) REDCOLL__VINT(K, bxor, bxor)
 
