@@ -1004,18 +1004,24 @@ REDCOLL__VTYPES(64)
 #ifdef REDCOLL__SIMD_X86
 /* x86's MINPS(x, y) is x < y ? x : y, its second operand on NaN and on
    equal values: MINPS(b, a) is the scalar loop's b < a ? b : a exactly, in
-   one instruction where GCC would compare and blend. */
-#define REDCOLL__X86_16 _mm
-#define REDCOLL__X86_32 _mm256
-#define REDCOLL__X86_64 _mm512
+   one instruction where GCC would compare and blend. The 512-bit form is
+   the all-lanes masked one: GCC 12's plain _mm512_min_ps warns in C++. */
+#define REDCOLL__X86_MIN_16(SUF, x, y) REDCOLL__PASTE(_mm_min_, REDCOLL__X86_##SUF)(x, y)
+#define REDCOLL__X86_MIN_32(SUF, x, y) REDCOLL__PASTE(_mm256_min_, REDCOLL__X86_##SUF)(x, y)
+#define REDCOLL__X86_MIN_64(SUF, x, y) \
+    REDCOLL__PASTE(_mm512_mask_min_, REDCOLL__X86_##SUF)(y, REDCOLL__X86_ALL_##SUF, x, y)
+#define REDCOLL__X86_MAX_16(SUF, x, y) REDCOLL__PASTE(_mm_max_, REDCOLL__X86_##SUF)(x, y)
+#define REDCOLL__X86_MAX_32(SUF, x, y) REDCOLL__PASTE(_mm256_max_, REDCOLL__X86_##SUF)(x, y)
+#define REDCOLL__X86_MAX_64(SUF, x, y) \
+    REDCOLL__PASTE(_mm512_mask_max_, REDCOLL__X86_##SUF)(y, REDCOLL__X86_ALL_##SUF, x, y)
 #define REDCOLL__X86_f32 ps
 #define REDCOLL__X86_f64 pd
-#define REDCOLL__PASTE4_(a, b, c, d) a##b##c##d
-#define REDCOLL__PASTE4(a, b, c, d) REDCOLL__PASTE4_(a, b, c, d)
-#define REDCOLL__V_fmin(B, SUF, VS, VU, a, b, r) \
-    r = (VU)REDCOLL__PASTE4(REDCOLL__X86_##B, _min_, REDCOLL__X86_##SUF, )(b, a)
-#define REDCOLL__V_fmax(B, SUF, VS, VU, a, b, r) \
-    r = (VU)REDCOLL__PASTE4(REDCOLL__X86_##B, _max_, REDCOLL__X86_##SUF, )(b, a)
+#define REDCOLL__X86_ALL_f32 ((__mmask16)0xFFFF)
+#define REDCOLL__X86_ALL_f64 ((__mmask8)0xFF)
+#define REDCOLL__PASTE_(a, b) a##b
+#define REDCOLL__PASTE(a, b) REDCOLL__PASTE_(a, b)
+#define REDCOLL__V_fmin(B, SUF, VS, VU, a, b, r) r = (VU)REDCOLL__X86_MIN_##B(SUF, b, a)
+#define REDCOLL__V_fmax(B, SUF, VS, VU, a, b, r) r = (VU)REDCOLL__X86_MAX_##B(SUF, b, a)
 #else
 #define REDCOLL__V_fmin REDCOLL__V_min
 #define REDCOLL__V_fmax REDCOLL__V_max
