@@ -19,6 +19,8 @@
        REDCOLL_ASSERT(x)     internal invariant check (default: assert)
        REDCOLL_MALLOC/FREE   default allocator (default: malloc / free)
        REDCOLL_MEMCPY        copy routine (default: memcpy)
+       REDCOLL_NO_SIMD       scalar reduction kernels only (default: vector
+                             kernels where the compiler and the CPU have them)
 
    CONTENTS
        1. Results, data types and operations
