@@ -1037,6 +1037,27 @@ REDCOLL__VTYPES(64)
         REDCOLL__V_##VOP(B, SUF, redcoll__v##B##SSUF, redcoll__v##B##USUF, a_, b_, r_);      \
         __builtin_memcpy(out + (off), &r_, B);                                                \
     }
+/* Four B-byte steps at `off`: every load before any store, as a restrict
+   loop would schedule them (each out byte is stored after every load of the
+   block, so out == lo and out == hi stay exact). */
+#define REDCOLL__VSTEP4(B, VOP, SUF, SSUF, USUF, off)                                        \
+    {                                                                                         \
+        redcoll__v##B##SUF a0_, a1_, a2_, a3_, b0_, b1_, b2_, b3_;                           \
+        redcoll__v##B##USUF r0_, r1_, r2_, r3_;                                              \
+        __builtin_memcpy(&a0_, lo + (off), B); __builtin_memcpy(&b0_, hi + (off), B);        \
+        __builtin_memcpy(&a1_, lo + (off) + B, B); __builtin_memcpy(&b1_, hi + (off) + B, B); \
+        __builtin_memcpy(&a2_, lo + (off) + 2 * B, B);                                        \
+        __builtin_memcpy(&b2_, hi + (off) + 2 * B, B);                                        \
+        __builtin_memcpy(&a3_, lo + (off) + 3 * B, B);                                        \
+        __builtin_memcpy(&b3_, hi + (off) + 3 * B, B);                                        \
+        REDCOLL__V_##VOP(B, SUF, redcoll__v##B##SSUF, redcoll__v##B##USUF, a0_, b0_, r0_);   \
+        REDCOLL__V_##VOP(B, SUF, redcoll__v##B##SSUF, redcoll__v##B##USUF, a1_, b1_, r1_);   \
+        REDCOLL__V_##VOP(B, SUF, redcoll__v##B##SSUF, redcoll__v##B##USUF, a2_, b2_, r2_);   \
+        REDCOLL__V_##VOP(B, SUF, redcoll__v##B##SSUF, redcoll__v##B##USUF, a3_, b3_, r3_);   \
+        __builtin_memcpy(out + (off), &r0_, B); __builtin_memcpy(out + (off) + B, &r1_, B);  \
+        __builtin_memcpy(out + (off) + 2 * B, &r2_, B);                                       \
+        __builtin_memcpy(out + (off) + 3 * B, &r3_, B);                                       \
+    }
 /* What is left after the widest steps: one step of each narrower width, then
    fewer than 16 bytes in the scalar loop. */
 #define REDCOLL__VTAIL_16(VOP, SUF, SSUF, USUF)
@@ -1053,12 +1074,7 @@ REDCOLL__VTYPES(64)
         const char *lo = (const char *)lo_; const char *hi = (const char *)hi_;             \
         char *out = (char *)out_;                                                           \
         size_t nb = n * sizeof(T), i = 0;                                                   \
-        for (; nb - i >= 4 * B; i += 4 * B) {                                               \
-            REDCOLL__VSTEP(B, VOP, SUF, SSUF, USUF, i)                                      \
-            REDCOLL__VSTEP(B, VOP, SUF, SSUF, USUF, i + B)                                  \
-            REDCOLL__VSTEP(B, VOP, SUF, SSUF, USUF, i + 2 * B)                              \
-            REDCOLL__VSTEP(B, VOP, SUF, SSUF, USUF, i + 3 * B)                              \
-        }                                                                                   \
+        for (; nb - i >= 4 * B; i += 4 * B) REDCOLL__VSTEP4(B, VOP, SUF, SSUF, USUF, i)     \
         for (; nb - i >= B; i += B) REDCOLL__VSTEP(B, VOP, SUF, SSUF, USUF, i)              \
         REDCOLL__VTAIL_##B(VOP, SUF, SSUF, USUF)                                            \
         if (i < nb) redcoll__k_##OP##_##SUF(lo + i, hi + i, out + i, (nb - i) / sizeof(T)); \
