@@ -11,6 +11,10 @@
                          a barrier
      kernel              the kernel limit: one thread computes c = a + b over
                          the vector (the other threads wait)
+     lib:overhead        redcoll_allreduce (auto) on rank 0 alone over a null
+                         transport of size p whose sendrecv copies its own
+                         send buffer (send/recv do nothing): the library's own
+                         cost per call, without any partner or waiting
      t:...               the transport alone, through the vtable, ranks in
                          pairs (r, r ^ 1; even p only):
        t:pingpong        one way of a send/recv round trip
@@ -88,7 +92,7 @@ static void bar_wait(bar *b) {
 
 /* ---- methods ------------------------------------------------------------ */
 
-enum { M_LIB, M_DIRECT, M_KERNEL, M_PINGPONG, M_EXCHANGE, M_EXCH_PLUS, M_EXCH_FUSED, M_HD,
+enum { M_LIB, M_LIB_NULL, M_DIRECT, M_KERNEL, M_PINGPONG, M_EXCHANGE, M_EXCH_PLUS, M_EXCH_FUSED, M_HD,
        M_HD_FUSED };
 
 typedef struct method { char name[40]; int kind; redcoll_algo algo; } method;
@@ -110,6 +114,7 @@ typedef struct bench {
     double      *faults;                /* [size][method] per call */
     long        *wrong;                 /* [size][method] */
     redcoll_result *err;                /* [size][method] */
+    redcoll_transport null_t;           /* lib:overhead's, rank 0's */
 } bench;
 
 static double input(int r, size_t i) { return (double)(r + 1) * (double)(i % 64 + 1); }
@@ -152,6 +157,22 @@ static redcoll_result pair_reduce(const redcoll_transport *t, bench *B, int fuse
     }
 }
 
+/* The null transport of lib:overhead. */
+static redcoll_result null_send(void *u, int dst, const void *b, size_t n, int tag) {
+    (void)u; (void)dst; (void)b; (void)n; (void)tag;
+    return REDCOLL_OK;
+}
+static redcoll_result null_recv(void *u, int src, void *b, size_t n, int tag) {
+    (void)u; (void)src; (void)b; (void)n; (void)tag;
+    return REDCOLL_OK;
+}
+static redcoll_result null_sendrecv(void *u, int dst, const void *sb, size_t sn, int src, void *rb,
+                                    size_t rn, int tag) {
+    (void)u; (void)dst; (void)src; (void)tag;
+    memcpy(rb, sb, sn < rn ? sn : rn);
+    return REDCOLL_OK;
+}
+
 /* One call of method m on rank t->rank with n doubles. */
 static redcoll_result run_once(const redcoll_transport *t, bench *B, const method *m, size_t n) {
     int r = t->rank, p = t->size, peer = r ^ 1;
@@ -163,6 +184,14 @@ static redcoll_result run_once(const redcoll_transport *t, bench *B, const metho
         o.algo = m->algo;
         return redcoll_allreduce(t, B->in[r], B->out[r], n, REDCOLL_DOUBLE, REDCOLL_SUM, &o);
     }
+    case M_LIB_NULL:
+        if (r) return REDCOLL_OK;
+        if (B->null_t.size != p) { /* made once: its cost is not the library's */
+            memset(&B->null_t, 0, sizeof B->null_t);
+            B->null_t.size = p; B->null_t.send = null_send; B->null_t.recv = null_recv;
+            B->null_t.sendrecv = null_sendrecv;
+        }
+        return redcoll_allreduce(&B->null_t, B->in[r], B->out[r], n, REDCOLL_DOUBLE, REDCOLL_SUM, NULL);
     case M_DIRECT: {
         size_t q = n / (size_t)p, rem = n % (size_t)p;
         size_t lo = (size_t)r * q + ((size_t)r < rem ? (size_t)r : rem), hi = lo + q + ((size_t)r < rem);
@@ -213,6 +242,7 @@ static long check(const redcoll_transport *t, bench *B, const method *m, size_t 
     double scale = 0;
     long wrong = 0;
     size_t i;
+    if (m->kind == M_LIB_NULL) return 0;
     if (m->kind == M_KERNEL) { if (r) return 0; scale = p > 1 ? 3 : 2; }
     else if (m->kind == M_LIB || m->kind == M_DIRECT) for (k = 0; k < p; ++k) scale += k + 1;
     else if (peer >= p) return 0;
@@ -440,6 +470,7 @@ static int bench_team(bench *B, const char *methods, int fused_ok) {
         snprintf(name, sizeof name, "lib:%s", redcoll_algo_name((redcoll_algo)a));
         add_method(B, methods, name, M_LIB, (redcoll_algo)a);
     }
+    add_method(B, methods, "lib:overhead", M_LIB_NULL, REDCOLL_ALGO_AUTO);
     add_method(B, methods, "direct", M_DIRECT, REDCOLL_ALGO_AUTO);
     add_method(B, methods, "kernel", M_KERNEL, REDCOLL_ALGO_AUTO);
     if (B->p % 2 == 0) {

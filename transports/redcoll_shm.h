@@ -16,26 +16,60 @@
        redcoll_shm_team_destroy(team);
 
    Semantics
-   - Rendezvous, single copy: a send waits until its receive is posted and the
-     RECEIVER copies straight from the sender's buffer into its own, so a
+   - Rendezvous, single copy: a send waits until its receive is matched, and
+     the RECEIVER copies straight from the sender's buffer into its own, so a
      message costs one memcpy (not two through a staging buffer), and in an
-     exchange (sendrecv) both partners copy at the same time.
+     exchange (sendrecv) both partners copy at the same time. Payloads of up
+     to 32 bytes travel inside the hand-off cache line instead (copied in by
+     the sender, out by the receiver): one line crosses the cores, not two.
+   - Receive-and-reduce (the optional entries recv_reduce, sendrecv_reduce):
+     the receiver calls the library's consumer on the sender's buffer itself,
+     in one piece (the whole message, a whole number of units), so the
+     reduction is the only pass over the incoming data and nothing is
+     staged. They match ordinary sends and the other way round. While the
+     consumer of a sendrecv_reduce runs, the partner may still be reading
+     this rank's sbuf: what the consumer writes must not overlap sbuf (as
+     MPI_Sendrecv's buffers must be disjoint). A consumer that is NULL, has
+     no fn, unit 0, or a size that is not a whole number of units: the call
+     returns REDCOLL_ERR_INVALID_ARG before posting anything.
    - Matching is FIFO per (source, destination, tag); sizes must match exactly
      (a mismatch fails both ends with REDCOLL_ERR_TRANSPORT).
    - sendrecv posts both halves and then waits, so exchanges and rings never
      deadlock; a send to oneself works inside sendrecv (not as a lone send).
-   - Waiting spins briefly, then sleeps on a condition variable. Spinning is
-     off by default when the team has more threads than online CPUs, so an
-     oversubscribed team still runs at sane speed.
+   - No lock in the common case. Each ordered pair of ranks has a channel
+     (made by the sender on its first send) whose first cache line, the
+     slot, holds the one send posted on it: the sender fills it and
+     publishes it with one store, the receiver claims it with a
+     compare-and-swap, copies, and stores "done". A send posted while its
+     channel's slot is taken (several isends to one rank) waits in the
+     channel's queue under the receiver's mutex. Receives never leave their
+     rank: each rank matches its own pending receives. So a matched send/recv
+     or sendrecv pair at p = 2 touches the two slot lines and the payload.
+   - Waiting polls, then sleeps on the rank's condition variable. A peer that
+     completes something takes the mutex to wake a rank only when that rank
+     has announced its sleep (sequentially consistent flags: no lost
+     wake-up). Polling is off by default when the team has more threads than
+     online CPUs (spin = 0: one look, then sleep), so an oversubscribed team
+     still runs at sane speed.
    - abort (the library calls it when a call fails on some rank) is sticky:
      every call blocked in or later entering the team returns
      REDCOLL_ERR_ABORTED. Create a new team to continue.
    - cfg.timeout_seconds > 0 bounds every blocking call and waitall: a hang
      becomes REDCOLL_ERR_TIMEOUT on the waiting rank (and the library's abort
-     then releases the others).
+     then releases the others). A timeout too long for a deadline (1e19 s,
+     1e300 s, INFINITY) means none; NaN or a negative one: team_create
+     returns REDCOLL_ERR_INVALID_ARG.
    - isend / irecv / waitall are provided. Every posted request must be
      completed by waitall (as in MPI). While a rank waits in any call it also
      serves the copies of its other pending irecvs (a progress guarantee).
+   - scratch (the optional entry): one block per rank, kept by the team,
+     64-byte aligned, grown (freed and allocated anew) when a request exceeds
+     it and never shrunk, so in steady state a call gets the same block and
+     faults in no pages. Memory bound: per rank, the largest single request
+     so far (at least 64 bytes) + 63; all freed by redcoll_shm_team_destroy.
+     A request that cannot be met returns NULL (the previous block is gone).
+   - Memory: 8 p^2 bytes of channel pointers per team, about 170 bytes per
+     ordered pair of ranks that ever sent to each other, the scratch.
    - node_of answers 0 for every rank: the whole team is one node.
    - Thread safety: one thread per rank transport at a time; distinct ranks
      are meant to be used concurrently. Thread-sanitizer clean.
