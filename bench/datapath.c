@@ -26,7 +26,7 @@
                          into a buffer + reduction, then sendrecv of halves
        t:hd_fused        the same with sendrecv_reduce for the first step
 
-   Columns: time per call (median), algbw = bytes / time, busbw = algbw *
+   Columns: time per call (median; and the fastest batch), algbw = bytes / time, busbw = algbw *
    2(n-1)/n (nccl-tests), minor page faults per call (getrusage, the whole
    process), time / direct, time / kernel, and wrong elements in the last
    result. A summary table in Markdown follows, with MPICH's native
@@ -383,17 +383,19 @@ static int find_method(const bench *B, const char *name) {
 static void report(bench *B, const mpirow *mpi, int nmpi) {
     int si, mi, id = find_method(B, "direct"), ik = find_method(B, "kernel");
     int ia = find_method(B, "lib:auto");
-    char tb[32], sb[32];
+    char tb[32], sb[32], bb[32];
     double *med = (double *)calloc((size_t)(B->nsizes * B->nm), sizeof(double));
-    if (!med) return;
+    double *best = (double *)calloc((size_t)(B->nsizes * B->nm), sizeof(double));
+    if (!med || !best) { free(med); free(best); return; }
     for (si = 0; si < B->nsizes; ++si)
         for (mi = 0; mi < B->nm; ++mi) {
             size_t at = (size_t)si * (size_t)B->nm + (size_t)mi;
             med[at] = median(B->sample + at * (size_t)B->batches, B->batches);
+            best[at] = B->sample[at * (size_t)B->batches]; /* sorted by median() */
         }
     printf("\n# allreduce of doubles (sum), p = %d threads, %ld online CPUs; medians of %d interleaved batches\n",
            B->p, sysconf(_SC_NPROCESSORS_ONLN), B->batches);
-    printf("#     size  method                       time      algbw GB/s  busbw GB/s  faults/call   x direct  x kernel  wrong\n");
+    printf("#     size  method                       time   best batch  algbw GB/s  busbw GB/s  faults/call   x direct  x kernel  wrong\n");
     for (si = 0; si < B->nsizes; ++si) {
         double dir = id >= 0 ? med[(size_t)si * (size_t)B->nm + (size_t)id] : 0;
         double ker = ik >= 0 ? med[(size_t)si * (size_t)B->nm + (size_t)ik] : 0;
@@ -405,13 +407,13 @@ static void report(bench *B, const mpirow *mpi, int nmpi) {
                        redcoll_result_string(B->err[at]));
                 continue;
             }
-            printf("%10s  %-24s %s  %10.3f  %10.3f  %11.1f  %9.2f %9.2f  %5ld\n",
-                   fmt_size(B->sizes[si], sb), B->m[mi].name, fmt_time(s, tb), bw,
+            printf("%10s  %-24s %s %s  %10.3f  %10.3f  %11.1f  %9.2f %9.2f  %5ld\n",
+                   fmt_size(B->sizes[si], sb), B->m[mi].name, fmt_time(s, tb), fmt_time(best[at], bb), bw,
                    bw * 2.0 * (B->p - 1) / B->p, B->faults[at], dir > 0 ? s / dir : 0,
                    ker > 0 ? s / ker : 0, B->wrong[at]);
         }
     }
-    if (ia < 0) { free(med); return; }
+    if (ia < 0) { free(med); free(best); return; }
     printf("\n| size | threads, redcoll_allreduce auto | direct shared-memory reduction | kernel limit (1 thread) | MPICH native MPI_Allreduce | auto / direct | auto / kernel | auto / MPICH |\n");
     printf("|---|---|---|---|---|---|---|---|\n");
     for (si = 0; si < B->nsizes; ++si) {
@@ -425,7 +427,7 @@ static void report(bench *B, const mpirow *mpi, int nmpi) {
                n ? fmt_time(n->sec, t4) : "-", d > 0 ? a / d : 0, k > 0 ? a / k : 0);
         if (n) printf("%.2f |\n", a / n->sec); else printf("- |\n");
     }
-    free(med);
+    free(med); free(best);
 }
 
 /* ---- driver --------------------------------------------------------------- */

@@ -561,21 +561,21 @@ static void test_shm_fused(void) {
 }
 
 /* Overflow queue: rank 0 posts 9 isends to rank 1 with tags 0..8 (one in the
-   slot, eight queued); rank 1 receives them in reverse tag order; then, with
-   a short timeout, two isends nobody receives are withdrawn (slot and queue)
-   and the channel still works in order. */
+   slot, eight queued); rank 1 receives them in reverse tag order. With `arg`
+   set (and a short timeout), two isends nobody receives are withdrawn
+   instead (slot and queue) and the channel still works in order. */
 static int tshm_withdrawn;
 static redcoll_result tshm_overflow_rank(const redcoll_transport *t, void *arg) {
     int32_t v[9], w = 0, i;
     redcoll_request q[9];
     redcoll_result r;
-    (void)arg;
     if (t->rank == 0) {
-        for (i = 0; i < 9; ++i) {
-            v[i] = 100 + i;
-            if ((r = t->isend(t->user, 1, &v[i], 4, i, &q[i]))) return r;
+        for (i = 0; i < 9; ++i) v[i] = 100 + i;
+        if (!arg) {
+            for (i = 0; i < 9; ++i)
+                if ((r = t->isend(t->user, 1, &v[i], 4, i, &q[i]))) return r;
+            return t->waitall(t->user, 9, q);
         }
-        if ((r = t->waitall(t->user, 9, q))) return r;
         if (t->isend(t->user, 1, &v[0], 4, 20, &q[0]) || t->isend(t->user, 1, &v[1], 4, 21, &q[1]))
             return REDCOLL_ERR_TRANSPORT;
         r = t->waitall(t->user, 2, q);
@@ -584,8 +584,9 @@ static redcoll_result tshm_overflow_rank(const redcoll_transport *t, void *arg) 
         if ((r = t->send(t->user, 1, &v[2], 4, 22))) return r;
         return t->send(t->user, 1, &v[3], 4, 22);
     }
-    for (i = 8; i >= 0; --i)
+    for (i = 8; !arg && i >= 0; --i)
         if ((r = t->recv(t->user, 0, &w, 4, i)) || w != 100 + i) return r ? r : REDCOLL_ERR_INVALID_ARG;
+    if (!arg) return REDCOLL_OK;
     while (!__atomic_load_n(&tshm_withdrawn, __ATOMIC_SEQ_CST)) sched_yield();
     if ((r = t->recv(t->user, 0, &w, 4, 22)) || w != 102) return r ? r : REDCOLL_ERR_INVALID_ARG;
     if ((r = t->recv(t->user, 0, &w, 4, 22)) || w != 103) return r ? r : REDCOLL_ERR_INVALID_ARG;
@@ -615,10 +616,14 @@ static void test_shm_overflow(void) {
     redcoll_shm_config cfg;
     int i;
     memset(&cfg, 0, sizeof cfg);
-    cfg.timeout_seconds = 1;
-    tshm_withdrawn = 0;
+    cfg.timeout_seconds = 120;
     CHECK(redcoll_shm_run_config(&cfg, 2, tshm_overflow_rank, NULL, res) == REDCOLL_OK,
-          "9 isends to one rank received in reverse; withdrawn ones leave the order intact: %s / %s",
+          "9 isends to one rank received in reverse tag order: %s / %s",
+          redcoll_result_string(res[0]), redcoll_result_string(res[1]));
+    cfg.timeout_seconds = 0.5;
+    tshm_withdrawn = 0;
+    CHECK(redcoll_shm_run_config(&cfg, 2, tshm_overflow_rank, &cfg, res) == REDCOLL_OK,
+          "isends withdrawn by a timeout (slot and queue) leave the order intact: %s / %s",
           redcoll_result_string(res[0]), redcoll_result_string(res[1]));
     cfg.timeout_seconds = 120;
     for (i = 0; i < 4; ++i) {
