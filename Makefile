@@ -43,10 +43,10 @@ docs: docs/hierarchical.md
 # The data-path benchmark (issue 10): threads transport vs the direct shared-memory
 # reduction and the kernel limit, then MPICH native at -n 2 right after.
 # BENCH_FLAGS="--sizes 8,1K --batches 11" and the like are passed on.
-$(BUILD)/datapath: bench/datapath.c $(HEADERS) | $(BUILD)
+$(BUILD)/datapath: bench/datapath.c bench/bench.h $(HEADERS) | $(BUILD)
 	$(CC) $(CFLAGS_) bench/datapath.c -o $@ $(LIBS)
 
-$(BUILD)/datapath_mpi: bench/datapath_mpi.c $(HEADERS) | $(BUILD)
+$(BUILD)/datapath_mpi: bench/datapath_mpi.c bench/bench.h $(HEADERS) | $(BUILD)
 	$(MPICC) $(CFLAGS_) bench/datapath_mpi.c -o $@ $(LIBS)
 
 bench-datapath: $(BUILD)/datapath

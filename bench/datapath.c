@@ -47,11 +47,12 @@
 #include "redcoll.h"
 #include "transports/redcoll_shm.h"
 
+#include "bench/bench.h"
+
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -63,12 +64,6 @@ static double now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static long minor_faults(void) {
-    struct rusage u;
-    getrusage(RUSAGE_SELF, &u);
-    return u.ru_minflt;
 }
 
 /* ---- a barrier as an OpenMP runtime has one: spin, then yield ------------- */
@@ -84,7 +79,7 @@ static void bar_wait(bar *b) {
     }
     for (k = 0; __atomic_load_n(&b->gen, __ATOMIC_ACQUIRE) == g; ++k) {
 #if defined(__x86_64__) || defined(__i386__)
-        if (k < 2000) { __builtin_ia32_pause(); continue; }
+        if (k < 64) { __builtin_ia32_pause(); continue; } /* as the transport polls */
 #endif
         sched_yield();
     }
@@ -258,12 +253,12 @@ static redcoll_result timed(const redcoll_transport *t, bench *B, const method *
     redcoll_result res = REDCOLL_OK;
     long k;
     bar_wait(&B->b);
-    if (t->rank == 0) { B->f0 = minor_faults(); B->t0 = now(); }
+    if (t->rank == 0) { B->f0 = bench_minor_faults(); B->t0 = now(); }
     for (k = 0; k < iters && res == REDCOLL_OK; ++k) res = run_once(t, B, m, n);
     bar_wait(&B->b);
     if (t->rank == 0) {
         *sec = (now() - B->t0) / (double)iters;
-        *faults = minor_faults() - B->f0;
+        *faults = bench_minor_faults() - B->f0;
     }
     return res;
 }
@@ -320,16 +315,6 @@ static redcoll_result bench_rank(const redcoll_transport *t, void *arg) {
 }
 
 /* ---- reporting ------------------------------------------------------------ */
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 static const char *fmt_time(double s, char *buf) {
     if (s < 1e-3) sprintf(buf, "%8.3f us", s * 1e6);
@@ -390,8 +375,8 @@ static void report(bench *B, const mpirow *mpi, int nmpi) {
     for (si = 0; si < B->nsizes; ++si)
         for (mi = 0; mi < B->nm; ++mi) {
             size_t at = (size_t)si * (size_t)B->nm + (size_t)mi;
-            med[at] = median(B->sample + at * (size_t)B->batches, B->batches);
-            best[at] = B->sample[at * (size_t)B->batches]; /* sorted by median() */
+            med[at] = bench_median(B->sample + at * (size_t)B->batches, B->batches);
+            best[at] = B->sample[at * (size_t)B->batches]; /* sorted by bench_median() */
         }
     printf("\n# allreduce of doubles (sum), p = %d threads, %ld online CPUs; medians of %d interleaved batches\n",
            B->p, sysconf(_SC_NPROCESSORS_ONLN), B->batches);
@@ -449,15 +434,6 @@ static void add_method(bench *B, const char *list, const char *name, int kind, r
     B->m[B->nm].kind = kind;
     B->m[B->nm].algo = algo;
     B->nm++;
-}
-
-static size_t parse_size(const char *s) {
-    char *end;
-    double v = strtod(s, &end);
-    if (*end == 'K' || *end == 'k') v *= 1024;
-    else if (*end == 'M' || *end == 'm') v *= 1024 * 1024;
-    else if (*end == 'G' || *end == 'g') v *= 1024.0 * 1024 * 1024;
-    return v < 8 ? 8 : (size_t)v / 8 * 8;
 }
 
 static int bench_team(bench *B, const char *methods, int fused_ok) {
@@ -524,16 +500,8 @@ int main(int argc, char **argv) {
         else if (strcmp(a, "--seconds") == 0 && v) { base.target = atof(v); ++i; }
         else if (strcmp(a, "--methods") == 0 && v) { methods = v; ++i; }
         else if (strcmp(a, "--mpi") == 0 && v) { mpi_cmd = v; ++i; }
-        else if (strcmp(a, "--sizes") == 0 && v) {
-            const char *s = v;
-            base.nsizes = 0;
-            while (*s && base.nsizes < MAX_SIZES) {
-                base.sizes[base.nsizes++] = parse_size(s);
-                s += strcspn(s, ",");
-                if (*s == ',') ++s;
-            }
-            ++i;
-        } else {
+        else if (strcmp(a, "--sizes") == 0 && v) { base.nsizes = bench_parse_sizes(v, base.sizes, MAX_SIZES); ++i; }
+        else {
             fprintf(stderr, "usage: datapath [-p N]... [--sizes LIST] [--batches N] [--seconds S] "
                             "[--methods LIST] [--mpi CMD]\n");
             return 2;

@@ -12,33 +12,14 @@
 #include "redcoll.h"
 #include "transports/redcoll_mpi.h"
 
+#include "bench/bench.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 
 #define MAX_SIZES 16
 #define NMETHODS 2
-
-static long minor_faults(void) {
-    struct rusage u;
-    getrusage(RUSAGE_SELF, &u);
-    return u.ru_minflt;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static size_t parse_size(const char *s) {
-    char *end;
-    double v = strtod(s, &end);
-    if (*end == 'K' || *end == 'k') v *= 1024;
-    else if (*end == 'M' || *end == 'm') v *= 1024 * 1024;
-    else if (*end == 'G' || *end == 'g') v *= 1024.0 * 1024 * 1024;
-    return v < 8 ? 8 : (size_t)v / 8 * 8;
-}
 
 static int call(int method, redcoll_mpi *m, const double *x, double *y, size_t n) {
     if (method == 0) return MPI_Allreduce(x, y, (int)n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD) != MPI_SUCCESS;
@@ -59,16 +40,7 @@ int main(int argc, char **argv) {
         const char *a = argv[si], *v = si + 1 < argc ? argv[si + 1] : NULL;
         if (strcmp(a, "--batches") == 0 && v) { batches = atoi(v); ++si; }
         else if (strcmp(a, "--seconds") == 0 && v) { target = atof(v); ++si; }
-        else if (strcmp(a, "--sizes") == 0 && v) {
-            const char *s = v;
-            nsizes = 0;
-            while (*s && nsizes < MAX_SIZES) {
-                sizes[nsizes++] = parse_size(s);
-                s += strcspn(s, ",");
-                if (*s == ',') ++s;
-            }
-            ++si;
-        }
+        else if (strcmp(a, "--sizes") == 0 && v) { nsizes = bench_parse_sizes(v, sizes, MAX_SIZES); ++si; }
     }
     if (batches < 1) batches = 1;
     for (si = 0; si < nsizes; ++si) if (sizes[si] / 8 > maxn) maxn = sizes[si] / 8;
@@ -99,21 +71,18 @@ int main(int argc, char **argv) {
                 long k, f0;
                 double t0;
                 MPI_Barrier(MPI_COMM_WORLD);
-                f0 = minor_faults();
+                f0 = bench_minor_faults();
                 t0 = MPI_Wtime();
                 for (k = 0; k < iters[mi]; ++k) errors += call(mi, &m, x, y, n);
                 MPI_Barrier(MPI_COMM_WORLD);
                 sample[mi][bi] = (MPI_Wtime() - t0) / (double)iters[mi];
-                faults[mi] += (double)(minor_faults() - f0) / (double)iters[mi] / batches;
+                faults[mi] += (double)(bench_minor_faults() - f0) / (double)iters[mi] / batches;
                 if (bi == batches - 1)
                     for (i = 0; i < n; ++i) wrong[mi] += y[i] != (double)p * (p + 1) / 2 * (double)(i % 64 + 1);
             }
         }
         for (mi = 0; rank == 0 && mi < NMETHODS; ++mi) {
-            int nb = batches < 64 ? batches : 64;
-            double med;
-            qsort(sample[mi], (size_t)nb, sizeof(double), cmp_double);
-            med = nb % 2 ? sample[mi][nb / 2] : (sample[mi][nb / 2 - 1] + sample[mi][nb / 2]) / 2;
+            double med = bench_median(sample[mi], batches < 64 ? batches : 64);
             printf("%9zu B  %-10s  %12.3f us  %11.1f  %5ld\n", sizes[si], names[mi], med * 1e6,
                    faults[mi], wrong[mi]);
             printf("R %s %d %zu %.9g %.3f\n", names[mi], p, sizes[si], med, faults[mi]);
