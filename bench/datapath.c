@@ -520,6 +520,7 @@ int main(int argc, char **argv) {
     printf("# redcoll datapath benchmark:");
     for (i = 0; i < argc; ++i) printf(" %s", argv[i]);
     printf("\n");
+    bench_print_load("start");
     {
         static bench runs[8];
         for (i = 0; i < np; ++i) { /* every team first, then MPICH right after, then the tables */
@@ -527,6 +528,7 @@ int main(int argc, char **argv) {
             runs[i].p = ps[i] < 1 ? 1 : ps[i];
             if (bench_team(&runs[i], methods, fused_ok)) { fprintf(stderr, "out of memory\n"); return 1; }
         }
+        bench_print_load("threads done");
         if (mpi_cmd) nmpi = run_mpi(mpi_cmd, mpi, 256);
         for (i = 0; i < np; ++i) {
             bench *B = &runs[i];

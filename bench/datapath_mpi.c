@@ -48,6 +48,7 @@ int main(int argc, char **argv) {
     y = (double *)malloc(maxn * sizeof *y);
     if (!x || !y || redcoll_mpi_init(&m, MPI_COMM_WORLD, NULL) != REDCOLL_OK) MPI_Abort(MPI_COMM_WORLD, 1);
     for (i = 0; i < maxn; ++i) { x[i] = (double)(rank + 1) * (double)(i % 64 + 1); y[i] = 0; }
+    if (rank == 0) bench_print_load("MPI start");
     if (rank == 0)
         printf("# MPI allreduce of doubles (sum), p = %d processes; medians of %d interleaved batches\n"
                "#     size  method        time per call  faults/call  wrong\n", p, batches);
