@@ -263,6 +263,12 @@ static redcoll_result timed(const redcoll_transport *t, bench *B, const method *
     return res;
 }
 
+/* The first error of a (size, method), from any rank. */
+static void note_err(bench *B, size_t at, redcoll_result e) {
+    redcoll_result none = REDCOLL_OK;
+    if (e) __atomic_compare_exchange_n(&B->err[at], &none, e, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
 static redcoll_result bench_rank(const redcoll_transport *t, void *arg) {
     bench *B = (bench *)arg;
     int r = t->rank, si, mi, bi;
@@ -272,6 +278,7 @@ static redcoll_result bench_rank(const redcoll_transport *t, void *arg) {
     B->tmp[r] = (double *)malloc(nn * sizeof(double));
     if (!B->in[r] || !B->out[r] || !B->tmp[r]) { fprintf(stderr, "out of memory\n"); exit(1); }
     for (i = 0; i < nn; ++i) { B->in[r][i] = input(r, i); B->out[r][i] = 0; B->tmp[r][i] = 0; }
+    bar_wait(&B->b); /* direct and kernel read the peers' buffers */
     for (si = 0; si < B->nsizes; ++si) {
         size_t n = B->sizes[si] / sizeof(double);
         long *iters = (long *)calloc((size_t)B->nm, sizeof(long));
@@ -280,8 +287,9 @@ static redcoll_result bench_rank(const redcoll_transport *t, void *arg) {
             double sec;
             long f;
             size_t at = (size_t)si * (size_t)B->nm + (size_t)mi;
-            B->err[at] = run_once(t, B, &B->m[mi], n);
-            if (!B->err[at]) B->err[at] = timed(t, B, &B->m[mi], n, 1, &sec, &f);
+            redcoll_result e = run_once(t, B, &B->m[mi], n);
+            if (!e) e = timed(t, B, &B->m[mi], n, 1, &sec, &f);
+            note_err(B, at, e);
             if (r == 0) {
                 double want = B->target / (sec > 1e-9 ? sec : 1e-9);
                 B->iters = want < 1 ? 1 : want > 1e6 ? 1000000 : (long)want;
@@ -296,7 +304,7 @@ static redcoll_result bench_rank(const redcoll_transport *t, void *arg) {
                 double sec = 0;
                 long f = 0;
                 redcoll_result res = timed(t, B, &B->m[mi], n, iters[mi], &sec, &f);
-                if (res && !B->err[at]) B->err[at] = res;
+                note_err(B, at, res);
                 if (r == 0) {
                     B->sample[at * (size_t)B->batches + (size_t)bi] = sec;
                     B->faults[at] += (double)f / (double)iters[mi] / B->batches;
