@@ -415,13 +415,13 @@ static redcoll_result tshm_fused_rank(const redcoll_transport *t, void *arg) {
             else res = t->sendrecv_reduce(t->user, other, mine, b, other, b, 3, &c);
             if (res != REDCOLL_OK) break;
             if (!fused) { /* plain receive: acc holds the partner's payload */
-                if (step == 0) continue;
-                for (i = 0; i < units * 3; ++i) if (acc[i] != theirs[i]) return REDCOLL_ERR_INVALID_ARG;
+                for (i = 0; step > 0 && i < units * 3; ++i)
+                    if (acc[i] != theirs[i]) res = REDCOLL_ERR_INVALID_ARG;
                 continue;
             }
-            if (k.bad || k.next != b || k.calls != (b ? 1 : 0)) return REDCOLL_ERR_INVALID_ARG;
+            if (k.bad || k.next != b || k.calls != (b ? 1 : 0)) res = REDCOLL_ERR_INVALID_ARG;
             for (i = 0; i < units * 3; ++i)
-                if (acc[i] != mine[i] + theirs[i]) return REDCOLL_ERR_INVALID_ARG;
+                if (acc[i] != mine[i] + theirs[i]) res = REDCOLL_ERR_INVALID_ARG;
         }
     }
     free(mine); free(theirs); free(acc);
@@ -523,7 +523,7 @@ static redcoll_result tshm_fused_self_rank(const redcoll_transport *t, void *arg
 }
 
 static void test_shm_fused(void) {
-    redcoll_result res[2];
+    redcoll_result res[3];
     redcoll_shm_config cfg;
     int spin, i;
     memset(&cfg, 0, sizeof cfg);
