@@ -147,12 +147,8 @@ REDCOLL_API redcoll_result redcoll_shm_run_config(const redcoll_shm_config *cfg,
 #ifndef REDCOLL_SHM_SPIN
 #define REDCOLL_SHM_SPIN 2000
 #endif
-#ifndef REDCOLL__SHM_TIGHT
-#define REDCOLL__SHM_TIGHT 0    /* polls back to back before pausing */
-#endif
-#ifndef REDCOLL__SHM_PAUSES
-#define REDCOLL__SHM_PAUSES 64  /* polls before sched_yield */
-#endif
+#define REDCOLL__SHM_PAUSES 64  /* polls with a pause instruction before sched_yield
+                                   (longer pausing loses on a loaded machine) */
 #define REDCOLL__SHM_INLINE 32  /* payloads up to this many bytes ride in the slot */
 
 /* Atomics: GNU builtins (gcc, clang, also in C++), else C11 <stdatomic.h>.
@@ -562,9 +558,7 @@ static redcoll_result redcoll__shm_wait(redcoll__shm_rank *r, redcoll__shm_end *
             if (redcoll__shm_all_done(ends, n)) break;
         }
         if (polls < team->spin) {
-            if (polls >= REDCOLL__SHM_PAUSES) sched_yield();
-            else if (polls >= REDCOLL__SHM_TIGHT) redcoll__shm_pause();
-            ++polls;
+            if (polls++ < REDCOLL__SHM_PAUSES) redcoll__shm_pause(); else sched_yield();
             continue;
         }
         if (timeout > 0 && have_deadline == 0)
