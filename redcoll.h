@@ -20,6 +20,8 @@
        REDCOLL_MALLOC/FREE   default allocator, both or neither (default: malloc / free)
        REDCOLL_MEMCPY, REDCOLL_MEMMOVE, REDCOLL_MEMSET
                              memory routines (default: memcpy, memmove, memset)
+       REDCOLL_NO_SIMD       scalar reduction kernels only (default: vector
+                             kernels where the compiler and the CPU have them)
 
    CONTENTS (grep for the tag to jump to a section)
        1. Results, data types and operations          [SECTION:types]
@@ -1176,17 +1178,35 @@ REDCOLL_API redcoll_result redcoll_group_range(redcoll_group *g, const redcoll_t
 }
 
 /* ==== 6. Reduction kernels [SECTION:kernels] ============================= */
-/* One loop per (op, type): out[i] = lo[i] op hi[i], where out is lo or hi.
-   Integer arithmetic goes through the unsigned type W, so overflow wraps
-   instead of being undefined. */
+/* A kernel computes out[i] = lo[i] op hi[i] for i < n, where out is lo, or
+   hi, or a third buffer that overlaps neither; any alignment, any n.
+   Every (op, type) has a scalar loop: the portable path, the reference and
+   the tail of the vector paths. Integer arithmetic goes through the unsigned
+   type W, so overflow wraps instead of being undefined. Integer, float and
+   double kernels need no alignment (elements move through memcpy, which
+   compiles to plain loads); long double and the pairs need their type's. */
 
 #define REDCOLL__KERNEL(OP, SUF, T, WIDE, EXPR)                                     \
     static void redcoll__k_##OP##_##SUF(const void *lo_, const void *hi_, void *out_, \
                                         size_t n) {                                  \
         typedef WIDE W;                                                              \
-        const T *lo = (const T *)lo_; const T *hi = (const T *)hi_;                  \
-        T *out = (T *)out_; size_t i;                                                \
-        for (i = 0; i < n; ++i) { T a = lo[i], b = hi[i]; out[i] = (T)(W)(EXPR); }   \
+        const char *lo = (const char *)lo_; const char *hi = (const char *)hi_;      \
+        char *out = (char *)out_; size_t i;                                          \
+        for (i = 0; i < n * sizeof(T); i += sizeof(T)) {                             \
+            T a, b, r;                                                               \
+            memcpy(&a, lo + i, sizeof a); memcpy(&b, hi + i, sizeof b);              \
+            r = (T)(W)(EXPR);                                                        \
+            memcpy(out + i, &r, sizeof r);                                           \
+        }                                                                            \
+    }
+/* long double has padding bytes: typed stores leave them as they were. */
+#define REDCOLL__KERNEL_F80(OP, EXPR)                                                \
+    static void redcoll__k_##OP##_f80(const void *lo_, const void *hi_, void *out_,  \
+                                      size_t n) {                                    \
+        const long double *lo = (const long double *)lo_;                           \
+        const long double *hi = (const long double *)hi_;                           \
+        long double *out = (long double *)out_; size_t i;                            \
+        for (i = 0; i < n; ++i) { long double a = lo[i], b = hi[i]; out[i] = EXPR; } \
     }
 
 #define REDCOLL__INT_TYPES(X, OP, EXPR)                                      \
@@ -1196,7 +1216,7 @@ REDCOLL_API redcoll_result redcoll_group_range(redcoll_group *g, const redcoll_t
     X(OP, i64, int64_t, uint64_t, EXPR)  X(OP, u64, uint64_t, uint64_t, EXPR)
 #define REDCOLL__FLOAT_TYPES(X, OP, EXPR)                                    \
     X(OP, f32, float, float, EXPR) X(OP, f64, double, double, EXPR)         \
-    X(OP, f80, long double, long double, EXPR)
+    REDCOLL__KERNEL_F80(OP, EXPR)
 
 REDCOLL__INT_TYPES(REDCOLL__KERNEL, sum, (W)a + (W)b)
 REDCOLL__FLOAT_TYPES(REDCOLL__KERNEL, sum, a + b)
@@ -1233,36 +1253,295 @@ REDCOLL__INT_TYPES(REDCOLL__KERNEL, bxor, (W)a ^ (W)b)
 REDCOLL__PAIR_TYPES(REDCOLL__LOC_KERNEL, minloc, <)
 REDCOLL__PAIR_TYPES(REDCOLL__LOC_KERNEL, maxloc, >)
 
-#define REDCOLL__INT_CASES(OP)                                                        \
-    case REDCOLL_INT8: return redcoll__k_##OP##_i8;   case REDCOLL_UINT8: return redcoll__k_##OP##_u8;   \
-    case REDCOLL_INT16: return redcoll__k_##OP##_i16; case REDCOLL_UINT16: return redcoll__k_##OP##_u16; \
-    case REDCOLL_INT32: return redcoll__k_##OP##_i32; case REDCOLL_UINT32: return redcoll__k_##OP##_u32; \
-    case REDCOLL_INT64: return redcoll__k_##OP##_i64; case REDCOLL_UINT64: return redcoll__k_##OP##_u64;
-#define REDCOLL__FLOAT_CASES(OP)                                                      \
-    case REDCOLL_FLOAT: return redcoll__k_##OP##_f32; case REDCOLL_DOUBLE: return redcoll__k_##OP##_f64; \
-    case REDCOLL_LONG_DOUBLE: return redcoll__k_##OP##_f80;
+/* Case lists of a lookup switch; P is the kernel name prefix (redcoll__k_
+   for the scalar loops, redcoll__kN_ for vector level N). */
+#define REDCOLL__INT_CASES(P, OP)                                                     \
+    case REDCOLL_INT8: return P##OP##_i8;   case REDCOLL_UINT8: return P##OP##_u8;   \
+    case REDCOLL_INT16: return P##OP##_i16; case REDCOLL_UINT16: return P##OP##_u16; \
+    case REDCOLL_INT32: return P##OP##_i32; case REDCOLL_UINT32: return P##OP##_u32; \
+    case REDCOLL_INT64: return P##OP##_i64; case REDCOLL_UINT64: return P##OP##_u64;
+#define REDCOLL__F32_F64_CASES(P, OP)                                                 \
+    case REDCOLL_FLOAT: return P##OP##_f32; case REDCOLL_DOUBLE: return P##OP##_f64;
 #define REDCOLL__PAIR_CASES(OP)                                                       \
     case REDCOLL_FLOAT_INT: return redcoll__k_##OP##_fi; case REDCOLL_DOUBLE_INT: return redcoll__k_##OP##_di; \
     case REDCOLL_LONG_INT: return redcoll__k_##OP##_li;  case REDCOLL_2INT: return redcoll__k_##OP##_ii;       \
     case REDCOLL_SHORT_INT: return redcoll__k_##OP##_si; case REDCOLL_LONG_DOUBLE_INT: return redcoll__k_##OP##_ldi;
 
-/* The kernel of a predefined op on a type, or NULL where MPI leaves it undefined. */
-static redcoll__kernel redcoll__kernel_for(redcoll_op_kind kind, redcoll_dtype d) {
+/* The scalar kernel of a predefined op on a type, or NULL where MPI leaves
+   it undefined. */
+static redcoll__kernel redcoll__kernel_scalar(redcoll_op_kind kind, redcoll_dtype d) {
     switch (kind) {
-    case REDCOLL_OP_SUM:  switch (d) { REDCOLL__INT_CASES(sum)  REDCOLL__FLOAT_CASES(sum)  default: return NULL; }
-    case REDCOLL_OP_PROD: switch (d) { REDCOLL__INT_CASES(prod) REDCOLL__FLOAT_CASES(prod) default: return NULL; }
-    case REDCOLL_OP_MIN:  switch (d) { REDCOLL__INT_CASES(min)  REDCOLL__FLOAT_CASES(min)  default: return NULL; }
-    case REDCOLL_OP_MAX:  switch (d) { REDCOLL__INT_CASES(max)  REDCOLL__FLOAT_CASES(max)  default: return NULL; }
-    case REDCOLL_OP_LAND: switch (d) { REDCOLL__INT_CASES(land) default: return NULL; }
-    case REDCOLL_OP_LOR:  switch (d) { REDCOLL__INT_CASES(lor)  default: return NULL; }
-    case REDCOLL_OP_LXOR: switch (d) { REDCOLL__INT_CASES(lxor) default: return NULL; }
-    case REDCOLL_OP_BAND: switch (d) { REDCOLL__INT_CASES(band) default: return NULL; }
-    case REDCOLL_OP_BOR:  switch (d) { REDCOLL__INT_CASES(bor)  default: return NULL; }
-    case REDCOLL_OP_BXOR: switch (d) { REDCOLL__INT_CASES(bxor) default: return NULL; }
+#define REDCOLL__SCALAR_ARITH(OP)                                                     \
+    switch (d) {                                                                      \
+    REDCOLL__INT_CASES(redcoll__k_, OP) REDCOLL__F32_F64_CASES(redcoll__k_, OP)       \
+    case REDCOLL_LONG_DOUBLE: return redcoll__k_##OP##_f80;                           \
+    default: return NULL;                                                             \
+    }
+    case REDCOLL_OP_SUM:  REDCOLL__SCALAR_ARITH(sum)
+    case REDCOLL_OP_PROD: REDCOLL__SCALAR_ARITH(prod)
+    case REDCOLL_OP_MIN:  REDCOLL__SCALAR_ARITH(min)
+    case REDCOLL_OP_MAX:  REDCOLL__SCALAR_ARITH(max)
+#undef REDCOLL__SCALAR_ARITH
+    case REDCOLL_OP_LAND: switch (d) { REDCOLL__INT_CASES(redcoll__k_, land) default: return NULL; }
+    case REDCOLL_OP_LOR:  switch (d) { REDCOLL__INT_CASES(redcoll__k_, lor)  default: return NULL; }
+    case REDCOLL_OP_LXOR: switch (d) { REDCOLL__INT_CASES(redcoll__k_, lxor) default: return NULL; }
+    case REDCOLL_OP_BAND: switch (d) { REDCOLL__INT_CASES(redcoll__k_, band) default: return NULL; }
+    case REDCOLL_OP_BOR:  switch (d) { REDCOLL__INT_CASES(redcoll__k_, bor)  default: return NULL; }
+    case REDCOLL_OP_BXOR: switch (d) { REDCOLL__INT_CASES(redcoll__k_, bxor) default: return NULL; }
     case REDCOLL_OP_MINLOC: switch (d) { REDCOLL__PAIR_CASES(minloc) default: return NULL; }
     case REDCOLL_OP_MAXLOC: switch (d) { REDCOLL__PAIR_CASES(maxloc) default: return NULL; }
     default: return NULL;
     }
+}
+
+/* ---- vector kernels ---------------------------------------------------------
+   GCC/clang vector extensions: one source for every width, unaligned loads and
+   stores through __builtin_memcpy (no aliasing or alignment assumptions), and
+   integer lanes computed as unsigned so they wrap. The ops are elementwise, so
+   a vector lane computes exactly what the scalar loop computes: min/max blend
+   with the mask of the same comparison (b < a ? b : a keeps NaN, -0 and ties
+   as the scalar loop does), float sum/prod are single IEEE operations. Each
+   step loads lo and hi before it stores out, so out == lo and out == hi are
+   exact, and a third buffer overlaps neither by contract.
+   Levels: 0 scalar; 1 16-byte vectors (x86-64 SSE2 or AArch64 Advanced SIMD,
+   both IEEE in every lane; not 32-bit x87 or ARMv7 NEON, whose float results
+   differ from the scalar path); 2 AVX2 and 3 AVX-512 (F, BW, DQ, VL) on x86-64,
+   compiled with target attributes and chosen at run time when the CPU has them.
+   REDCOLL_NO_SIMD keeps level 0 only. */
+enum { REDCOLL__ISA_SCALAR, REDCOLL__ISA_VEC, REDCOLL__ISA_AVX2, REDCOLL__ISA_AVX512,
+       REDCOLL__ISA_COUNT };
+
+#if !defined(REDCOLL_NO_SIMD) && (defined(__GNUC__) || defined(__clang__)) && \
+    (defined(__x86_64__) || defined(__aarch64__))
+#define REDCOLL__SIMD 1
+#if defined(__x86_64__) && (defined(__clang__) ? __clang_major__ >= 7 : __GNUC__ >= 7)
+#define REDCOLL__SIMD_X86 1
+#endif
+#endif
+
+#ifdef REDCOLL__SIMD
+#ifdef REDCOLL__SIMD_X86
+#include <immintrin.h>
+#endif
+/* Lane types: redcoll__v<bytes><suffix>. */
+#define REDCOLL__VTYPES(B)                                                                  \
+    typedef int8_t redcoll__v##B##i8 __attribute__((vector_size(B)));                       \
+    typedef uint8_t redcoll__v##B##u8 __attribute__((vector_size(B)));                      \
+    typedef int16_t redcoll__v##B##i16 __attribute__((vector_size(B)));                     \
+    typedef uint16_t redcoll__v##B##u16 __attribute__((vector_size(B)));                    \
+    typedef int32_t redcoll__v##B##i32 __attribute__((vector_size(B)));                     \
+    typedef uint32_t redcoll__v##B##u32 __attribute__((vector_size(B)));                    \
+    typedef int64_t redcoll__v##B##i64 __attribute__((vector_size(B)));                     \
+    typedef uint64_t redcoll__v##B##u64 __attribute__((vector_size(B)));                    \
+    typedef float redcoll__v##B##f32 __attribute__((vector_size(B)));                       \
+    typedef double redcoll__v##B##f64 __attribute__((vector_size(B)));
+REDCOLL__VTYPES(16)
+#ifdef REDCOLL__SIMD_X86
+REDCOLL__VTYPES(32)
+REDCOLL__VTYPES(64)
+#endif
+
+/* The ops on B-byte lanes a, b (type VT, suffix SUF), result r (VU, the
+   unsigned lanes); VS is the signed lane type that comparisons return. */
+#define REDCOLL__V_isum(B, SUF, VS, VU, a, b, r) r = (VU)a + (VU)b
+#define REDCOLL__V_fsum(B, SUF, VS, VU, a, b, r) r = (VU)(a + b)
+#define REDCOLL__V_iprod(B, SUF, VS, VU, a, b, r) r = (VU)a * (VU)b
+#define REDCOLL__V_fprod(B, SUF, VS, VU, a, b, r) r = (VU)(a * b)
+/* Bytes have no multiply: in each 16-bit lane, x * y keeps the product of
+   the low bytes in its low byte, and (x >> 8) * (y & 0xFF00) the product of
+   the high bytes in its high byte. */
+#define REDCOLL__V_bprod(B, SUF, VS, VU, a, b, r)                                              \
+    {                                                                                         \
+        redcoll__v##B##u16 x_ = (redcoll__v##B##u16)a, y_ = (redcoll__v##B##u16)b;            \
+        r = (VU)(((x_ * y_) & 0xFF) | ((x_ >> 8) * (y_ & 0xFF00)));                           \
+    }
+#define REDCOLL__V_min(B, SUF, VS, VU, a, b, r) { VS m_ = (VS)(b < a); r = (VU)(((VS)b & m_) | ((VS)a & ~m_)); }
+#define REDCOLL__V_max(B, SUF, VS, VU, a, b, r) { VS m_ = (VS)(b > a); r = (VU)(((VS)b & m_) | ((VS)a & ~m_)); }
+#define REDCOLL__V_land(B, SUF, VS, VU, a, b, r) r = (VU)((a != 0) & (b != 0)) & 1
+#define REDCOLL__V_lor(B, SUF, VS, VU, a, b, r) r = (VU)((a != 0) | (b != 0)) & 1
+#define REDCOLL__V_lxor(B, SUF, VS, VU, a, b, r) r = (VU)((a != 0) ^ (b != 0)) & 1
+#define REDCOLL__V_band(B, SUF, VS, VU, a, b, r) r = (VU)a & (VU)b
+#define REDCOLL__V_bor(B, SUF, VS, VU, a, b, r) r = (VU)a | (VU)b
+#define REDCOLL__V_bxor(B, SUF, VS, VU, a, b, r) r = (VU)a ^ (VU)b
+#ifdef REDCOLL__SIMD_X86
+/* x86's MINPS(x, y) is x < y ? x : y, its second operand on NaN and on
+   equal values: MINPS(b, a) is the scalar loop's b < a ? b : a exactly, in
+   one instruction where GCC would compare and blend. The 512-bit form is
+   the all-lanes masked one: GCC 12's plain _mm512_min_ps warns in C++. */
+#define REDCOLL__X86_MIN_16(SUF, x, y) REDCOLL__PASTE(_mm_min_, REDCOLL__X86_##SUF)(x, y)
+#define REDCOLL__X86_MIN_32(SUF, x, y) REDCOLL__PASTE(_mm256_min_, REDCOLL__X86_##SUF)(x, y)
+#define REDCOLL__X86_MIN_64(SUF, x, y) \
+    REDCOLL__PASTE(_mm512_mask_min_, REDCOLL__X86_##SUF)(y, REDCOLL__X86_ALL_##SUF, x, y)
+#define REDCOLL__X86_MAX_16(SUF, x, y) REDCOLL__PASTE(_mm_max_, REDCOLL__X86_##SUF)(x, y)
+#define REDCOLL__X86_MAX_32(SUF, x, y) REDCOLL__PASTE(_mm256_max_, REDCOLL__X86_##SUF)(x, y)
+#define REDCOLL__X86_MAX_64(SUF, x, y) \
+    REDCOLL__PASTE(_mm512_mask_max_, REDCOLL__X86_##SUF)(y, REDCOLL__X86_ALL_##SUF, x, y)
+#define REDCOLL__X86_f32 ps
+#define REDCOLL__X86_f64 pd
+#define REDCOLL__X86_ALL_f32 ((__mmask16)0xFFFF)
+#define REDCOLL__X86_ALL_f64 ((__mmask8)0xFF)
+#define REDCOLL__PASTE_(a, b) a##b
+#define REDCOLL__PASTE(a, b) REDCOLL__PASTE_(a, b)
+#define REDCOLL__V_fmin(B, SUF, VS, VU, a, b, r) r = (VU)REDCOLL__X86_MIN_##B(SUF, b, a)
+#define REDCOLL__V_fmax(B, SUF, VS, VU, a, b, r) r = (VU)REDCOLL__X86_MAX_##B(SUF, b, a)
+#else
+#define REDCOLL__V_fmin REDCOLL__V_min
+#define REDCOLL__V_fmax REDCOLL__V_max
+#endif
+
+/* One B-byte step at byte offset `off` of lo, hi, out. */
+#define REDCOLL__VSTEP(B, VOP, SUF, SSUF, USUF, off)                                         \
+    {                                                                                         \
+        redcoll__v##B##SUF a_, b_; redcoll__v##B##USUF r_;                                   \
+        __builtin_memcpy(&a_, lo + (off), B); __builtin_memcpy(&b_, hi + (off), B);          \
+        REDCOLL__V_##VOP(B, SUF, redcoll__v##B##SSUF, redcoll__v##B##USUF, a_, b_, r_);      \
+        __builtin_memcpy(out + (off), &r_, B);                                                \
+    }
+/* Four B-byte steps at `off`: every load before any store, as a restrict
+   loop would schedule them (each out byte is stored after every load of the
+   block, so out == lo and out == hi stay exact). */
+#define REDCOLL__VSTEP4(B, VOP, SUF, SSUF, USUF, off)                                        \
+    {                                                                                         \
+        redcoll__v##B##SUF a0_, a1_, a2_, a3_, b0_, b1_, b2_, b3_;                           \
+        redcoll__v##B##USUF r0_, r1_, r2_, r3_;                                              \
+        __builtin_memcpy(&a0_, lo + (off), B); __builtin_memcpy(&b0_, hi + (off), B);        \
+        __builtin_memcpy(&a1_, lo + (off) + B, B); __builtin_memcpy(&b1_, hi + (off) + B, B); \
+        __builtin_memcpy(&a2_, lo + (off) + 2 * B, B);                                        \
+        __builtin_memcpy(&b2_, hi + (off) + 2 * B, B);                                        \
+        __builtin_memcpy(&a3_, lo + (off) + 3 * B, B);                                        \
+        __builtin_memcpy(&b3_, hi + (off) + 3 * B, B);                                        \
+        REDCOLL__V_##VOP(B, SUF, redcoll__v##B##SSUF, redcoll__v##B##USUF, a0_, b0_, r0_);   \
+        REDCOLL__V_##VOP(B, SUF, redcoll__v##B##SSUF, redcoll__v##B##USUF, a1_, b1_, r1_);   \
+        REDCOLL__V_##VOP(B, SUF, redcoll__v##B##SSUF, redcoll__v##B##USUF, a2_, b2_, r2_);   \
+        REDCOLL__V_##VOP(B, SUF, redcoll__v##B##SSUF, redcoll__v##B##USUF, a3_, b3_, r3_);   \
+        __builtin_memcpy(out + (off), &r0_, B); __builtin_memcpy(out + (off) + B, &r1_, B);  \
+        __builtin_memcpy(out + (off) + 2 * B, &r2_, B);                                       \
+        __builtin_memcpy(out + (off) + 3 * B, &r3_, B);                                       \
+    }
+/* What is left after the widest steps: one step of each narrower width, then
+   fewer than 16 bytes in the scalar loop. */
+#define REDCOLL__VTAIL_16(VOP, SUF, SSUF, USUF)
+#define REDCOLL__VTAIL_32(VOP, SUF, SSUF, USUF) \
+    if (nb - i >= 16) { REDCOLL__VSTEP(16, VOP, SUF, SSUF, USUF, i) i += 16; }
+#define REDCOLL__VTAIL_64(VOP, SUF, SSUF, USUF) \
+    if (nb - i >= 32) { REDCOLL__VSTEP(32, VOP, SUF, SSUF, USUF, i) i += 32; } \
+    REDCOLL__VTAIL_32(VOP, SUF, SSUF, USUF)
+
+/* The kernel of level L with B-byte lanes: four steps per iteration. */
+#define REDCOLL__VKERNEL(L, ATTR, B, OP, VOP, SUF, SSUF, USUF, T)                            \
+    static ATTR void redcoll__k##L##_##OP##_##SUF(const void *lo_, const void *hi_,         \
+                                                  void *out_, size_t n) {                   \
+        const char *lo = (const char *)lo_; const char *hi = (const char *)hi_;             \
+        char *out = (char *)out_;                                                           \
+        size_t nb = n * sizeof(T), i = 0;                                                   \
+        for (; nb - i >= 4 * B; i += 4 * B) REDCOLL__VSTEP4(B, VOP, SUF, SSUF, USUF, i)     \
+        for (; nb - i >= B; i += B) REDCOLL__VSTEP(B, VOP, SUF, SSUF, USUF, i)              \
+        REDCOLL__VTAIL_##B(VOP, SUF, SSUF, USUF)                                            \
+        if (i < nb) redcoll__k_##OP##_##SUF(lo + i, hi + i, out + i, (nb - i) / sizeof(T)); \
+    }
+
+/* Every vectorised (op, type) of one level; K(OP, VOP, SUF, SSUF, USUF, T). */
+#define REDCOLL__VINT(K, OP, VOP)                                                            \
+    K(OP, VOP, i8, i8, u8, int8_t)     K(OP, VOP, u8, u8, u8, uint8_t)                        \
+    K(OP, VOP, i16, i16, u16, int16_t) K(OP, VOP, u16, u16, u16, uint16_t)                    \
+    K(OP, VOP, i32, i32, u32, int32_t) K(OP, VOP, u32, u32, u32, uint32_t)                    \
+    K(OP, VOP, i64, i64, u64, int64_t) K(OP, VOP, u64, u64, u64, uint64_t)
+#define REDCOLL__VFLT(K, OP, VOP)                                                            \
+    K(OP, VOP, f32, i32, u32, float)   K(OP, VOP, f64, i64, u64, double)
+#define REDCOLL__VALL(K)                                                                      \
+    REDCOLL__VINT(K, sum, isum) REDCOLL__VFLT(K, sum, fsum)                                   \
+    K(prod, bprod, i8, i8, u8, int8_t) K(prod, bprod, u8, u8, u8, uint8_t)                    \
+    K(prod, iprod, i16, i16, u16, int16_t) K(prod, iprod, u16, u16, u16, uint16_t)            \
+    K(prod, iprod, i32, i32, u32, int32_t) K(prod, iprod, u32, u32, u32, uint32_t)            \
+    K(prod, iprod, i64, i64, u64, int64_t) K(prod, iprod, u64, u64, u64, uint64_t)            \
+    REDCOLL__VFLT(K, prod, fprod)                                                             \
+    REDCOLL__VINT(K, min, min) REDCOLL__VFLT(K, min, fmin)                                    \
+    REDCOLL__VINT(K, max, max) REDCOLL__VFLT(K, max, fmax)                                    \
+    REDCOLL__VINT(K, land, land) REDCOLL__VINT(K, lor, lor) REDCOLL__VINT(K, lxor, lxor)      \
+    REDCOLL__VINT(K, band, band) REDCOLL__VINT(K, bor, bor) REDCOLL__VINT(K, bxor, bxor)
+
+/* Level L's lookup: its vector kernel where it has one, else the scalar one. */
+#define REDCOLL__VLOOKUP(L)                                                                   \
+    static redcoll__kernel redcoll__kernel_v##L(redcoll_op_kind kind, redcoll_dtype d) {     \
+        switch (kind) {                                                                       \
+        case REDCOLL_OP_SUM:  switch (d) { REDCOLL__INT_CASES(redcoll__k##L##_, sum)          \
+                                           REDCOLL__F32_F64_CASES(redcoll__k##L##_, sum) default: break; } break; \
+        case REDCOLL_OP_PROD: switch (d) { REDCOLL__INT_CASES(redcoll__k##L##_, prod)         \
+                                           REDCOLL__F32_F64_CASES(redcoll__k##L##_, prod) default: break; } break; \
+        case REDCOLL_OP_MIN:  switch (d) { REDCOLL__INT_CASES(redcoll__k##L##_, min)          \
+                                           REDCOLL__F32_F64_CASES(redcoll__k##L##_, min) default: break; } break; \
+        case REDCOLL_OP_MAX:  switch (d) { REDCOLL__INT_CASES(redcoll__k##L##_, max)          \
+                                           REDCOLL__F32_F64_CASES(redcoll__k##L##_, max) default: break; } break; \
+        case REDCOLL_OP_LAND: switch (d) { REDCOLL__INT_CASES(redcoll__k##L##_, land) default: break; } break; \
+        case REDCOLL_OP_LOR:  switch (d) { REDCOLL__INT_CASES(redcoll__k##L##_, lor)  default: break; } break; \
+        case REDCOLL_OP_LXOR: switch (d) { REDCOLL__INT_CASES(redcoll__k##L##_, lxor) default: break; } break; \
+        case REDCOLL_OP_BAND: switch (d) { REDCOLL__INT_CASES(redcoll__k##L##_, band) default: break; } break; \
+        case REDCOLL_OP_BOR:  switch (d) { REDCOLL__INT_CASES(redcoll__k##L##_, bor)  default: break; } break; \
+        case REDCOLL_OP_BXOR: switch (d) { REDCOLL__INT_CASES(redcoll__k##L##_, bxor) default: break; } break; \
+        default: break;                                                                       \
+        }                                                                                     \
+        return redcoll__kernel_scalar(kind, d);                                               \
+    }
+
+#define REDCOLL__K1(OP, VOP, SUF, SSUF, USUF, T) REDCOLL__VKERNEL(1, , 16, OP, VOP, SUF, SSUF, USUF, T)
+REDCOLL__VALL(REDCOLL__K1)
+REDCOLL__VLOOKUP(1)
+
+#ifdef REDCOLL__SIMD_X86
+#define REDCOLL__AVX2 __attribute__((target("avx2")))
+#define REDCOLL__AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl")))
+#define REDCOLL__K2(OP, VOP, SUF, SSUF, USUF, T) \
+    REDCOLL__VKERNEL(2, REDCOLL__AVX2, 32, OP, VOP, SUF, SSUF, USUF, T)
+#define REDCOLL__K3(OP, VOP, SUF, SSUF, USUF, T) \
+    REDCOLL__VKERNEL(3, REDCOLL__AVX512, 64, OP, VOP, SUF, SSUF, USUF, T)
+REDCOLL__VALL(REDCOLL__K2)
+REDCOLL__VALL(REDCOLL__K3)
+REDCOLL__VLOOKUP(2)
+REDCOLL__VLOOKUP(3)
+#endif
+#endif /* REDCOLL__SIMD */
+
+/* 1 if level `isa` is compiled in and this CPU runs it. */
+static int redcoll__isa_ok(int isa) {
+    switch (isa) {
+    case REDCOLL__ISA_SCALAR: return 1;
+#ifdef REDCOLL__SIMD
+    case REDCOLL__ISA_VEC: return 1;
+#endif
+#ifdef REDCOLL__SIMD_X86
+    case REDCOLL__ISA_AVX2:
+        __builtin_cpu_init(); /* a no-op once constructors ran */
+        return __builtin_cpu_supports("avx2");
+    case REDCOLL__ISA_AVX512:
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+               __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+#endif
+    default: return 0;
+    }
+}
+
+/* The kernel of level `isa` (which the caller checked with redcoll__isa_ok);
+   NULL where MPI leaves the op undefined on the type. */
+static redcoll__kernel redcoll__kernel_isa(redcoll_op_kind kind, redcoll_dtype d, int isa) {
+    switch (isa) {
+#ifdef REDCOLL__SIMD
+    case REDCOLL__ISA_VEC: return redcoll__kernel_v1(kind, d);
+#endif
+#ifdef REDCOLL__SIMD_X86
+    case REDCOLL__ISA_AVX2: return redcoll__kernel_v2(kind, d);
+    case REDCOLL__ISA_AVX512: return redcoll__kernel_v3(kind, d);
+#endif
+    default: return redcoll__kernel_scalar(kind, d);
+    }
+}
+
+/* The fastest kernel this CPU runs, looked up once per call (setup), so a
+   kernel call pays no dispatch. */
+static redcoll__kernel redcoll__kernel_for(redcoll_op_kind kind, redcoll_dtype d) {
+    int isa = REDCOLL__ISA_COUNT - 1;
+    while (!redcoll__isa_ok(isa)) --isa;
+    return redcoll__kernel_isa(kind, d, isa);
 }
 
 /* ==== 7. Schedules [SECTION:schedules] =================================== */
