@@ -17,7 +17,7 @@ HEADERS  := redcoll.h $(wildcard transports/*.h) redcoll/harness.h
 TEST_SRC := $(wildcard test/*.c) test/test.h
 EXAMPLES := $(BUILD)/allreduce_threads $(BUILD)/custom_transport $(BUILD)/demo
 
-.PHONY: all demo test test-sim test-compile asan tsan examples install clean docs bench-kernels bench-datapath
+.PHONY: all demo test test-sim test-compile asan tsan examples install clean docs bench-kernels bench-datapath fuzz
 
 all: $(BUILD)/test_runner $(BUILD)/redcoll
 
@@ -26,6 +26,16 @@ $(BUILD):
 
 $(BUILD)/test_runner: $(TEST_SRC) $(HEADERS) | $(BUILD)
 	$(CC) $(CFLAGS_) -Itest test/main.c -o $@ $(LIBS)
+
+# The fuzz target (test/fuzz.c): random calls of the public API on the
+# simulator, checked against the sequential reference and "nothing touched
+# on an argument error". make test runs it FUZZ_SECONDS, make fuzz longer.
+FUZZ_SECONDS ?= 60
+$(BUILD)/fuzz: test/fuzz.c $(HEADERS) | $(BUILD)
+	$(CC) $(CFLAGS_) test/fuzz.c -o $@ $(LIBS)
+
+fuzz: $(BUILD)/fuzz
+	$(BUILD)/fuzz -t $(or $(FUZZ_LONG),900)
 
 $(BUILD)/redcoll: $(wildcard redcoll/*.c) $(HEADERS) | $(BUILD)
 	$(CC) $(CFLAGS_) redcoll/main.c -o $@ $(LIBS)
@@ -84,9 +94,10 @@ test-sim: $(BUILD)/test_runner
 # The MPI suite runs under $(MPIEXEC) -n 1..5; without $(MPICC) it says so and is skipped.
 SUITES := "simulator=$(BUILD)/test_runner" "cli=test/cli.sh $(BUILD)/redcoll" \
           "mpi=test/mpi/run.sh $(BUILD) $(MPICC) $(MPIEXEC)" \
+          "fuzz=$(BUILD)/fuzz -t $(FUZZ_SECONDS)" \
           "examples=test/examples.sh $(BUILD) $(MPIEXEC)"
 
-test: test-compile $(BUILD)/test_runner $(BUILD)/redcoll examples
+test: test-compile $(BUILD)/test_runner $(BUILD)/redcoll $(BUILD)/fuzz examples
 	@test/run_all.sh $(SUITES)
 
 # The main job on real threads: every allreduce algorithm on 4 threads (DEMO_FLAGS=-p 8 for more).

@@ -342,6 +342,39 @@ static void rc_verify(const rc_state *st, rc_outcome *o) {
     free(want);
 }
 
+/* Rank r's buffers in elements: sbuf (sn), rbuf (rn; 0 = the rank passes
+   none) and, when the input lives in rbuf (in place), where in rbuf it sits. */
+typedef struct rc_layout {
+    size_t sn, rn, in_off;
+    int    input_in_rbuf; /* then sbuf is none and rbuf holds rn elements */
+} rc_layout;
+
+static rc_layout rc_layout_of(const rc_state *st, int r) {
+    const rc_spec *s = st->spec;
+    size_t n = s->count, pn = n * (size_t)s->p;
+    int root = r == s->root;
+    rc_layout l;
+    l.sn = l.rn = n;
+    l.in_off = 0;
+    switch (s->coll) {
+    case REDCOLL_COLL_REDUCE: l.rn = root ? n : 0; break;
+    case REDCOLL_COLL_BCAST: l.sn = 0; break;
+    case REDCOLL_COLL_GATHER: l.rn = root ? pn : 0; if (root && s->in_place) l.sn = 0; l.in_off = (size_t)r * n; break;
+    case REDCOLL_COLL_SCATTER: l.sn = root ? pn : 0; break;
+    case REDCOLL_COLL_BARRIER: l.sn = l.rn = 0; break;
+    case REDCOLL_COLL_ALLGATHER: l.rn = pn; l.in_off = (size_t)r * n; break;
+    case REDCOLL_COLL_ALLGATHERV: l.sn = st->counts[r]; l.in_off = st->displs[r]; break;
+    case REDCOLL_COLL_ALLTOALL: l.sn = l.rn = pn; break;
+    case REDCOLL_COLL_REDUCE_SCATTER: l.rn = s->in_place ? n : st->counts[r]; break;
+    case REDCOLL_COLL_REDUCE_SCATTER_BLOCK: l.sn = pn; l.rn = s->in_place ? pn : n; break;
+    default: break;
+    }
+    l.input_in_rbuf = s->in_place && s->coll != REDCOLL_COLL_GATHER &&
+                      s->coll != REDCOLL_COLL_SCATTER && s->coll != REDCOLL_COLL_BCAST &&
+                      (s->coll != REDCOLL_COLL_REDUCE || root);
+    return l;
+}
+
 /* Allocates and fills the per-rank buffers of the collective. */
 static int rc_setup(rc_state *st) {
     const rc_spec *s = st->spec;
@@ -366,28 +399,13 @@ static int rc_setup(rc_state *st) {
         return 1;
     }
     for (r = 0; r < p; ++r) {
-        size_t sn = n, rn = n;
-        size_t in_off = 0;  /* in place: where in rbuf the input goes */
+        rc_layout l = rc_layout_of(st, r);
+        size_t sn = l.sn, rn = l.rn;
         int root = r == s->root;
-        switch (s->coll) {
-        case REDCOLL_COLL_REDUCE: rn = root ? n : 0; break;
-        case REDCOLL_COLL_BCAST: sn = 0; break;
-        case REDCOLL_COLL_GATHER: rn = root ? pn : 0; if (root && s->in_place) sn = 0; in_off = (size_t)r * n; break;
-        case REDCOLL_COLL_SCATTER: sn = root ? pn : 0; break;
-        case REDCOLL_COLL_BARRIER: sn = rn = 0; break;
-        case REDCOLL_COLL_ALLGATHER: rn = pn; in_off = (size_t)r * n; break;
-        case REDCOLL_COLL_ALLGATHERV: sn = st->counts[r]; in_off = st->displs[r]; break;
-        case REDCOLL_COLL_ALLTOALL: sn = rn = pn; break;
-        case REDCOLL_COLL_REDUCE_SCATTER: rn = s->in_place ? n : st->counts[r]; break;
-        case REDCOLL_COLL_REDUCE_SCATTER_BLOCK: sn = pn; rn = s->in_place ? pn : n; break;
-        default: break;
-        }
-        if (s->in_place && s->coll != REDCOLL_COLL_GATHER && s->coll != REDCOLL_COLL_SCATTER &&
-            s->coll != REDCOLL_COLL_BCAST && (s->coll != REDCOLL_COLL_REDUCE || root)) {
-            /* the input lives in rbuf */
+        if (l.input_in_rbuf) {
             st->rbuf[r] = rn ? (char *)calloc(rn, es) : NULL;
             if (rn && !st->rbuf[r]) return 0;
-            if (sn) rc_fill(st->dtype, st->op.kind, r, st->rbuf[r] + in_off * es, sn);
+            if (sn) rc_fill(st->dtype, st->op.kind, r, st->rbuf[r] + l.in_off * es, sn);
             sn = 0;
             rn = 0;
         }
@@ -396,7 +414,7 @@ static int rc_setup(rc_state *st) {
         if ((sn && !st->sbuf[r]) || (rn && !st->rbuf[r])) return 0;
         if (st->sbuf[r]) rc_fill(st->dtype, st->op.kind, r, st->sbuf[r], sn);
         if (s->in_place && root && s->coll == REDCOLL_COLL_GATHER)
-            rc_fill(st->dtype, st->op.kind, r, st->rbuf[r] + in_off * es, n);
+            rc_fill(st->dtype, st->op.kind, r, st->rbuf[r] + l.in_off * es, n);
         if (s->coll == REDCOLL_COLL_BCAST && root) rc_fill(st->dtype, st->op.kind, r, st->rbuf[r], n);
         else if (s->coll == REDCOLL_COLL_BCAST && n) memset(st->rbuf[r], 0xA5, n * es);
     }
