@@ -120,6 +120,8 @@ examples: $(EXAMPLES)
 asan: | $(BUILD)
 	$(CC) $(CFLAGS_) -O1 $(SAN) -Itest test/main.c -o $(BUILD)/test_runner_asan $(LIBS)
 	ASAN_OPTIONS=detect_leaks=1 $(BUILD)/test_runner_asan
+	$(CC) $(CFLAGS_) -O1 $(SAN) test/fuzz.c -o $(BUILD)/fuzz_asan $(LIBS)
+	ASAN_OPTIONS=detect_leaks=1 $(BUILD)/fuzz_asan -t $(FUZZ_SECONDS)
 
 # The thread sanitizer over the shared-memory transport's suite (every
 # schedule on real threads, abort, timeout, faults).
