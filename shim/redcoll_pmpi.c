@@ -172,6 +172,9 @@ typedef struct shim_comm {
     redcoll_dtype     last_dtype;/* than a small call (MPI handles are no integer */
     redcoll_op        last_rop;  /* constants, so the helpers search) */
     MPI_Count         last_extent;
+    MPI_Datatype      last_named;       /* the last predefined datatype a side had */
+    MPI_Count         last_named_size;  /* and its size and extent (four MPI calls) */
+    MPI_Count         last_named_extent;
     unsigned char    *printed;   /* verbose: [coll][class][algo bit], lazily allocated */
     unsigned          passed[REDCOLL_COLL_COUNT]; /* verbose: reason bits printed */
     struct shim_comm *next, *prev;
@@ -327,6 +330,7 @@ static shim_comm *shim_comm_create(MPI_Comm comm) {
     s->user = comm;
     s->last_type = MPI_DATATYPE_NULL;
     s->last_op = MPI_OP_NULL;
+    s->last_named = MPI_DATATYPE_NULL;
     pthread_mutex_lock(&shim_g.lock);
     s->id = shim_g.next_id++;
     pthread_mutex_unlock(&shim_g.lock);
@@ -335,9 +339,11 @@ static shim_comm *shim_comm_create(MPI_Comm comm) {
     PMPI_Comm_test_inter(comm, &inter);
     if (inter) {
         s->why = SHIM_PASS_INTERCOMM;
-    } else if (!(s->counts = (size_t *)malloc(sizeof(size_t) * (size_t)s->size)) ||
-               redcoll_mpi_init(&s->m, comm, NULL) != REDCOLL_OK) {
+    } else if (redcoll_mpi_init(&s->m, comm, NULL) != REDCOLL_OK) { /* collective: first */
         s->why = SHIM_PASS_NO_TRANSPORT; /* a failed MPI_Comm_dup fails on every rank */
+    } else if (!(s->counts = (size_t *)malloc(sizeof(size_t) * (size_t)s->size))) {
+        redcoll_mpi_finalize(&s->m);
+        s->why = SHIM_PASS_NO_TRANSPORT;
     } else {
         s->ok = 1;
     }
@@ -509,14 +515,16 @@ static int shim_packed_in_order(MPI_Datatype type, MPI_Count size, MPI_Count tru
     return ok;
 }
 
-/* The layout of any datatype: predefined ones directly, derived ones
-   measured once and cached as an attribute. 0 if MPI rejects the type. */
-static int shim_type_info(MPI_Datatype type, shim_type *ti) {
+/* The layout of any datatype: predefined ones directly (*named = 1),
+   derived ones measured once and cached as an attribute. 0 if MPI rejects
+   the type. */
+static int shim_type_info(MPI_Datatype type, shim_type *ti, int *named) {
     MPI_Count lb;
     void *v;
-    int ni, na, nd, comb, flag = 0, ok = 1;
+    int ni, na, nd, comb, flag = 0;
     if (type == MPI_DATATYPE_NULL) return 0;
     if (PMPI_Type_get_envelope(type, &ni, &na, &nd, &comb) != MPI_SUCCESS) return 0;
+    *named = comb == MPI_COMBINER_NAMED;
     if (comb != MPI_COMBINER_NAMED) {
         if (PMPI_Type_get_attr(type, shim_g.type_key, &v, &flag) != MPI_SUCCESS) return 0;
         if (flag) { *ti = *(const shim_type *)v; return 1; }
@@ -547,29 +555,31 @@ static int shim_type_info(MPI_Datatype type, shim_type *ti) {
         }
     }
     pthread_mutex_unlock(&shim_g.type_lock);
-    return ok;
+    return 1;
 }
 
-/* buf + offset, leaving NULL and MPI_IN_PLACE alone. */
+/* buf + offset (the datatype's true lower bound), MPI_IN_PLACE left alone.
+   Integer arithmetic: buf may be MPI_BOTTOM (NULL) with an absolute offset. */
 static void *shim_at(const void *buf, MPI_Count offset) {
-    if (!buf || buf == MPI_IN_PLACE) return (void *)buf;
-    return (char *)buf + offset;
+    if (buf == MPI_IN_PLACE) return (void *)buf;
+    return (void *)((uintptr_t)buf + (uintptr_t)(intptr_t)offset);
 }
 
 /* ==== Reductions ============================================================ */
 
 /* A user op as redcoll calls it: fn(in, inout, count, user), `in` from the
-   lower ranks, as MPI's invec. */
+   lower ranks, as MPI's invec. redcoll points at the data; MPI's function
+   takes buffer addresses with the data at true_lb from them. */
 typedef struct shim_user {
     shim_uop     u;
     MPI_Datatype type;
-    MPI_Count    extent;
+    MPI_Count    extent, lb;
 } shim_user;
 
 static void shim_user_call(const void *in, void *inout, size_t count, void *arg) {
     const shim_user *x = (const shim_user *)arg;
     MPI_Datatype type = x->type;
-    char *a = (char *)in, *b = (char *)inout;
+    char *a = (char *)shim_at(in, -x->lb), *b = (char *)shim_at(inout, -x->lb);
 #if SHIM_LARGE_COUNT
     if (x->u.fn_c) {
         MPI_Count n = (MPI_Count)count;
@@ -610,9 +620,9 @@ typedef struct shim_red {
    and op, which MPI requires to be the same on every rank. */
 static int shim_red_setup(shim_red *r, MPI_Datatype type, MPI_Op op, shim_reason *why) {
     shim_type ti;
-    int predefined = redcoll_mpi_dtype(type, &r->dtype);
+    int predefined = redcoll_mpi_dtype(type, &r->dtype), named;
     *why = SHIM_PASS_TYPE;
-    if (!shim_type_info(type, &ti)) { *why = SHIM_PASS_ARGS; return 0; }
+    if (!shim_type_info(type, &ti, &named)) { *why = SHIM_PASS_ARGS; return 0; }
     r->lb = ti.true_lb;
     r->extent = ti.extent;
     if (redcoll_mpi_op(op, &r->op)) {
@@ -627,6 +637,7 @@ static int shim_red_setup(shim_red *r, MPI_Datatype type, MPI_Op op, shim_reason
         r->dtype = REDCOLL_OPAQUE((size_t)ti.size);
     r->user.type = type;
     r->user.extent = ti.extent;
+    r->user.lb = ti.true_lb;
     r->op = redcoll_op_user(shim_user_call, &r->user, r->user.u.commute);
     return 1;
 }
@@ -759,9 +770,24 @@ typedef struct shim_side {
     char        *base;
 } shim_side;
 
-static int shim_side_init(shim_side *d, const void *buf, MPI_Count count, MPI_Datatype type) {
+static int shim_side_init(shim_comm *s, shim_side *d, const void *buf, MPI_Count count,
+                          MPI_Datatype type) {
     shim_type ti;
-    if (count < 0 || !shim_type_info(type, &ti) || ti.size < 0) return 0;
+    if (count < 0) return 0;
+    if (type == s->last_named && type != MPI_DATATYPE_NULL) { /* predefined: never changes */
+        ti.size = s->last_named_size;
+        ti.extent = s->last_named_extent;
+        ti.true_lb = 0;
+        ti.packed = 1;
+    } else {
+        int named;
+        if (!shim_type_info(type, &ti, &named) || ti.size < 0) return 0;
+        if (named) {
+            s->last_named = type;
+            s->last_named_size = ti.size;
+            s->last_named_extent = ti.extent;
+        }
+    }
     d->buf = buf; d->count = count; d->type = type;
     d->extent = ti.extent; d->size = ti.size;
     d->bytes = (size_t)(count * ti.size);
@@ -835,7 +861,7 @@ static int shim_try_bcast(int *rc, void *buf, MPI_Count count, MPI_Datatype type
     int err = MPI_SUCCESS;
     redcoll_result r = REDCOLL_OK;
     if (!shim_begin(&c, comm, REDCOLL_COLL_BCAST)) return 0;
-    if (root < 0 || root >= c.s->size || !shim_side_init(&d, buf, count, type))
+    if (root < 0 || root >= c.s->size || !shim_side_init(c.s, &d, buf, count, type))
         return shim_pass(c.s, c.coll, SHIM_PASS_ARGS);
     shim_choose(&c, d.bytes, 1);
     bytes = shim_bytes(&d, d.bytes, c.s->rank == root, &tmp, &err);
@@ -862,8 +888,8 @@ static int shim_try_gather(int *rc, const void *sbuf, MPI_Count scount, MPI_Data
     at_root = c.s->rank == root;
     p = (size_t)c.s->size;
     if (root < 0 || root >= c.s->size || (in_place && !at_root) ||
-        (!in_place && !shim_side_init(&sd, sbuf, scount, stype)) ||
-        (at_root && (rcount < 0 || !shim_side_init(&rd, rbuf, rcount * (MPI_Count)p, rtype))))
+        (!in_place && !shim_side_init(c.s, &sd, sbuf, scount, stype)) ||
+        (at_root && (rcount < 0 || !shim_side_init(c.s, &rd, rbuf, rcount * (MPI_Count)p, rtype))))
         return shim_pass(c.s, c.coll, SHIM_PASS_ARGS);
     block = at_root ? rd.bytes / p : sd.bytes;
     if (at_root && !in_place && sd.bytes != block) { /* this rank's own send and receive differ */
@@ -902,8 +928,8 @@ static int shim_try_scatter(int *rc, const void *sbuf, MPI_Count scount, MPI_Dat
     at_root = c.s->rank == root;
     p = (size_t)c.s->size;
     if (root < 0 || root >= c.s->size || (in_place && !at_root) ||
-        (!in_place && !shim_side_init(&rd, rbuf, rcount, rtype)) ||
-        (at_root && (scount < 0 || !shim_side_init(&sd, sbuf, scount * (MPI_Count)p, stype))))
+        (!in_place && !shim_side_init(c.s, &rd, rbuf, rcount, rtype)) ||
+        (at_root && (scount < 0 || !shim_side_init(c.s, &sd, sbuf, scount * (MPI_Count)p, stype))))
         return shim_pass(c.s, c.coll, SHIM_PASS_ARGS);
     block = at_root ? sd.bytes / p : rd.bytes;
     if (at_root && !in_place && rd.bytes != block) {
@@ -945,8 +971,8 @@ static int shim_gather_all(int *rc, shim_call *c, const void *sbuf, MPI_Count sc
     MPI_Count elems = 0;
     redcoll_result res = REDCOLL_OK;
     memset(&sd, 0, sizeof sd);
-    if (!shim_side_init(&rd, rbuf, 0, rtype) ||
-        (!in_place && !shim_side_init(&sd, sbuf, scount, stype)) ||
+    if (!shim_side_init(s, &rd, rbuf, 0, rtype) ||
+        (!in_place && !shim_side_init(s, &sd, sbuf, scount, stype)) ||
         (v && (!displs.i && !displs.a)) || (!v && rcount < 0))
         return shim_pass(s, c->coll, SHIM_PASS_ARGS);
     for (i = 0; i < s->size; ++i) {
@@ -958,7 +984,7 @@ static int shim_gather_all(int *rc, shim_call *c, const void *sbuf, MPI_Count sc
         total += s->counts[i];
         elems += n;
     }
-    shim_side_init(&rd, rbuf, elems, rtype);
+    shim_side_init(s, &rd, rbuf, elems, rtype);
     direct = direct && rd.direct;
     mine = s->counts[s->rank];
     if (!in_place && sd.bytes != mine) { /* this rank's send and receive sizes differ */
@@ -1025,8 +1051,8 @@ static int shim_try_alltoall(int *rc, const void *sbuf, MPI_Count scount, MPI_Da
     if (!shim_begin(&c, comm, REDCOLL_COLL_ALLTOALL)) return 0;
     p = (size_t)c.s->size;
     if (rcount < 0 || (!in_place && scount < 0) ||
-        !shim_side_init(&rd, rbuf, rcount * (MPI_Count)p, rtype) ||
-        (!in_place && !shim_side_init(&sd, sbuf, scount * (MPI_Count)p, stype)) ||
+        !shim_side_init(c.s, &rd, rbuf, rcount * (MPI_Count)p, rtype) ||
+        (!in_place && !shim_side_init(c.s, &sd, sbuf, scount * (MPI_Count)p, stype)) ||
         (!in_place && rd.bytes > 0 && sbuf == rbuf))
         return shim_pass(c.s, c.coll, SHIM_PASS_ARGS);
     if (!in_place && sd.bytes != rd.bytes) {
@@ -1062,178 +1088,163 @@ static shim_array shim_ints(const int *v) {
     return a;
 }
 
-int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                  MPI_Comm comm) {
-    int rc;
-    if (shim_try_allreduce(&rc, sendbuf, recvbuf, count, datatype, op, comm)) return rc;
-    return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
-}
+/* Each entry point: served by redcoll, or the same arguments to PMPI_ (the
+   name pasted: P ## MPI_Allreduce). */
+#define SHIM_ENTRY(name, params, serve, args)                                   \
+    int name params {                                                           \
+        int rc;                                                                 \
+        if (serve) return rc;                                                   \
+        return P##name args;                                                    \
+    }
 
-int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-               int root, MPI_Comm comm) {
-    int rc;
-    if (shim_try_reduce(&rc, sendbuf, recvbuf, count, datatype, op, root, comm)) return rc;
-    return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
-}
+SHIM_ENTRY(MPI_Allreduce,
+           (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+            MPI_Comm comm),
+           shim_try_allreduce(&rc, sendbuf, recvbuf, count, datatype, op, comm),
+           (sendbuf, recvbuf, count, datatype, op, comm))
 
-int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
-                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-    int rc;
-    if (shim_try_reduce_scatter(&rc, sendbuf, recvbuf, shim_ints(recvcounts), datatype, op, comm))
-        return rc;
-    return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
-}
+SHIM_ENTRY(MPI_Reduce,
+           (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+            int root, MPI_Comm comm),
+           shim_try_reduce(&rc, sendbuf, recvbuf, count, datatype, op, root, comm),
+           (sendbuf, recvbuf, count, datatype, op, root, comm))
 
-int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
-                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-    int rc;
-    if (shim_try_reduce_scatter_block(&rc, sendbuf, recvbuf, recvcount, datatype, op, comm))
-        return rc;
-    return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
-}
+SHIM_ENTRY(MPI_Reduce_scatter,
+           (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+            MPI_Op op, MPI_Comm comm),
+           shim_try_reduce_scatter(&rc, sendbuf, recvbuf, shim_ints(recvcounts), datatype, op,
+            comm),
+           (sendbuf, recvbuf, recvcounts, datatype, op, comm))
 
-int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-    int rc;
-    if (shim_try_allgather(&rc, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
-        return rc;
-    return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-}
+SHIM_ENTRY(MPI_Reduce_scatter_block,
+           (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+            MPI_Comm comm),
+           shim_try_reduce_scatter_block(&rc, sendbuf, recvbuf, recvcount, datatype, op, comm),
+           (sendbuf, recvbuf, recvcount, datatype, op, comm))
 
-int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                   const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                   MPI_Comm comm) {
-    int rc;
-    if (shim_try_allgatherv(&rc, sendbuf, sendcount, sendtype, recvbuf, shim_ints(recvcounts),
-                            shim_ints(displs), recvtype, comm))
-        return rc;
-    return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                           comm);
-}
+SHIM_ENTRY(MPI_Allgather,
+           (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+            int recvcount, MPI_Datatype recvtype, MPI_Comm comm),
+           shim_try_allgather(&rc, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+            comm),
+           (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
 
-int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
-    int rc;
-    if (shim_try_bcast(&rc, buffer, count, datatype, root, comm)) return rc;
-    return PMPI_Bcast(buffer, count, datatype, root, comm);
-}
+SHIM_ENTRY(MPI_Allgatherv,
+           (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+            const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm),
+           shim_try_allgatherv(&rc, sendbuf, sendcount, sendtype, recvbuf, shim_ints(recvcounts),
+            shim_ints(displs), recvtype, comm),
+           (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm))
 
-int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-    int rc;
-    if (shim_try_alltoall(&rc, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
-        return rc;
-    return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-}
+SHIM_ENTRY(MPI_Bcast,
+           (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm),
+           shim_try_bcast(&rc, buffer, count, datatype, root, comm),
+           (buffer, count, datatype, root, comm))
 
-int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-    int rc;
-    if (shim_try_gather(&rc, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-                        comm))
-        return rc;
-    return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-}
+SHIM_ENTRY(MPI_Alltoall,
+           (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+            int recvcount, MPI_Datatype recvtype, MPI_Comm comm),
+           shim_try_alltoall(&rc, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+            comm),
+           (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
 
-int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-    int rc;
-    if (shim_try_scatter(&rc, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-                         comm))
-        return rc;
-    return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-}
+SHIM_ENTRY(MPI_Gather,
+           (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+            int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),
+           shim_try_gather(&rc, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+            comm),
+           (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm))
 
-int MPI_Barrier(MPI_Comm comm) {
-    int rc;
-    if (shim_try_barrier(&rc, comm)) return rc;
-    return PMPI_Barrier(comm);
-}
+SHIM_ENTRY(MPI_Scatter,
+           (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+            int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),
+           shim_try_scatter(&rc, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+            comm),
+           (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm))
+
+SHIM_ENTRY(MPI_Barrier,
+           (MPI_Comm comm),
+           shim_try_barrier(&rc, comm),
+           (comm))
 
 #if SHIM_LARGE_COUNT
-int MPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
-                    MPI_Op op, MPI_Comm comm) {
-    int rc;
-    if (shim_try_allreduce(&rc, sendbuf, recvbuf, count, datatype, op, comm)) return rc;
-    return PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
+static shim_array shim_counts_c(const MPI_Count *v) {
+    shim_array a = shim_none;
+    a.c = v;
+    return a;
 }
 
-int MPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
-                 MPI_Op op, int root, MPI_Comm comm) {
-    int rc;
-    if (shim_try_reduce(&rc, sendbuf, recvbuf, count, datatype, op, root, comm)) return rc;
-    return PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
+static shim_array shim_aints(const MPI_Aint *v) {
+    shim_array a = shim_none;
+    a.a = v;
+    return a;
 }
 
-int MPI_Reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
-                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-    int rc;
-    shim_array counts = shim_none;
-    counts.c = recvcounts;
-    if (shim_try_reduce_scatter(&rc, sendbuf, recvbuf, counts, datatype, op, comm)) return rc;
-    return PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm);
-}
+SHIM_ENTRY(MPI_Allreduce_c,
+           (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+            MPI_Comm comm),
+           shim_try_allreduce(&rc, sendbuf, recvbuf, count, datatype, op, comm),
+           (sendbuf, recvbuf, count, datatype, op, comm))
 
-int MPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
-                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-    int rc;
-    if (shim_try_reduce_scatter_block(&rc, sendbuf, recvbuf, recvcount, datatype, op, comm))
-        return rc;
-    return PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm);
-}
+SHIM_ENTRY(MPI_Reduce_c,
+           (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+            int root, MPI_Comm comm),
+           shim_try_reduce(&rc, sendbuf, recvbuf, count, datatype, op, root, comm),
+           (sendbuf, recvbuf, count, datatype, op, root, comm))
 
-int MPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
-                    MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-    int rc;
-    if (shim_try_allgather(&rc, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
-        return rc;
-    return PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-}
+SHIM_ENTRY(MPI_Reduce_scatter_c,
+           (const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),
+           shim_try_reduce_scatter(&rc, sendbuf, recvbuf, shim_counts_c(recvcounts), datatype, op,
+            comm),
+           (sendbuf, recvbuf, recvcounts, datatype, op, comm))
 
-int MPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
-                     const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
-                     MPI_Comm comm) {
-    int rc;
-    shim_array counts = shim_none, at = shim_none;
-    counts.c = recvcounts;
-    at.a = displs;
-    if (shim_try_allgatherv(&rc, sendbuf, sendcount, sendtype, recvbuf, counts, at, recvtype,
-                            comm))
-        return rc;
-    return PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                             comm);
-}
+SHIM_ENTRY(MPI_Reduce_scatter_block_c,
+           (const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype,
+            MPI_Op op, MPI_Comm comm),
+           shim_try_reduce_scatter_block(&rc, sendbuf, recvbuf, recvcount, datatype, op, comm),
+           (sendbuf, recvbuf, recvcount, datatype, op, comm))
 
-int MPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm) {
-    int rc;
-    if (shim_try_bcast(&rc, buffer, count, datatype, root, comm)) return rc;
-    return PMPI_Bcast_c(buffer, count, datatype, root, comm);
-}
+SHIM_ENTRY(MPI_Allgather_c,
+           (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+            MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm),
+           shim_try_allgather(&rc, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+            comm),
+           (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
 
-int MPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
-                   MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-    int rc;
-    if (shim_try_alltoall(&rc, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
-        return rc;
-    return PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-}
+SHIM_ENTRY(MPI_Allgatherv_c,
+           (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+            const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+            MPI_Comm comm),
+           shim_try_allgatherv(&rc, sendbuf, sendcount, sendtype, recvbuf,
+            shim_counts_c(recvcounts), shim_aints(displs), recvtype, comm),
+           (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm))
 
-int MPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
-                 MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-    int rc;
-    if (shim_try_gather(&rc, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-                        comm))
-        return rc;
-    return PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-}
+SHIM_ENTRY(MPI_Bcast_c,
+           (void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm),
+           shim_try_bcast(&rc, buffer, count, datatype, root, comm),
+           (buffer, count, datatype, root, comm))
 
-int MPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
-                  MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-    int rc;
-    if (shim_try_scatter(&rc, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-                         comm))
-        return rc;
-    return PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-}
+SHIM_ENTRY(MPI_Alltoall_c,
+           (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+            MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm),
+           shim_try_alltoall(&rc, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+            comm),
+           (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
+
+SHIM_ENTRY(MPI_Gather_c,
+           (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+            MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),
+           shim_try_gather(&rc, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+            comm),
+           (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm))
+
+SHIM_ENTRY(MPI_Scatter_c,
+           (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+            MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),
+           shim_try_scatter(&rc, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+            comm),
+           (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm))
 #endif /* SHIM_LARGE_COUNT */
 
 /* ---- user ops and finalize ---------------------------------------------------- */

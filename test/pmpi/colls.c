@@ -8,7 +8,8 @@
    signature (vector, resized and reordered types on some ranks, contiguous
    on others), allgatherv with gaps and reversed displacements, calls that
    must pass through (holey and complex types, intercommunicators, invalid
-   arguments with MPI_ERRORS_RETURN), the large-count _c entry points, on
+   arguments with MPI_ERRORS_RETURN), MPI_BOTTOM with absolute datatypes,
+   the large-count _c entry points, on
    MPI_COMM_WORLD, a duplicate, a split communicator with reversed ranks and
    communicators freed and recreated. `colls world` runs the MPI_COMM_WORLD
    cases only (the quick run of the forced-algorithm sweep).
@@ -87,6 +88,11 @@ static int print_logs(void) {
     return wrong;
 }
 
+static void whoami(MPI_Comm comm, int *r, int *p) {
+    MPI_Comm_rank(comm, r);
+    MPI_Comm_size(comm, p);
+}
+
 static int32_t *ints(long n) {
     int32_t *b = (int32_t *)malloc(sizeof(int32_t) * (size_t)(n > 0 ? n : 1));
     long i;
@@ -102,28 +108,42 @@ static int32_t sum_over(int p, long i) {
     return s;
 }
 
+/* A case's buffers: *in holds n values of rank r, *out m poisoned ints,
+   with *in copied to element `at` of *out when in place (ip). */
+static void buffers(int32_t **in, long n, int32_t **out, long m, int r, int ip, long at) {
+    long i;
+    *in = ints(n);
+    *out = ints(m);
+    for (i = 0; i < n; ++i) (*in)[i] = val(r, i);
+    if (ip) memcpy(*out + at, *in, sizeof(int32_t) * (size_t)n);
+}
+
+/* Reports a case on `out_n` ints of out and frees its buffers. */
+static void finish(const char *name, int32_t *in, int32_t *out, long out_n, int ok) {
+    report(name, out, sizeof(int32_t) * (size_t)out_n, ok);
+    free(in);
+    free(out);
+}
+
 /* ---- reductions on predefined types ----------------------------------------------- */
 
 static const int g_counts[] = { 0, 1, 3, 7, 100, 1000, 20000 };
 #define NCOUNTS (int)(sizeof g_counts / sizeof g_counts[0])
+static const int g_blocks[] = { 0, 1, 3, 100 }; /* per-block counts */
 
 static void t_allreduce(MPI_Comm comm, const char *lbl) {
     int r, p, k, ip;
     char name[128];
-    MPI_Comm_rank(comm, &r);
-    MPI_Comm_size(comm, &p);
+    whoami(comm, &r, &p);
     for (k = 0; k < NCOUNTS; ++k)
         for (ip = 0; ip < 2; ++ip) {
             int n = g_counts[k], ok = 1, i;
-            int32_t *in = ints(n), *out = ints(n);
-            for (i = 0; i < n; ++i) in[i] = val(r, i);
-            if (ip) memcpy(out, in, sizeof(int32_t) * (size_t)n);
+            int32_t *in, *out;
+            buffers(&in, n, &out, n, r, ip, 0);
             MPI_Allreduce(ip ? MPI_IN_PLACE : in, out, n, MPI_INT32_T, MPI_SUM, comm);
             for (i = 0; i < n; ++i) ok &= out[i] == sum_over(p, i);
             snprintf(name, sizeof name, "allreduce sum n=%d%s [%s]", n, ip ? " in-place" : "", lbl);
-            report(name, out, sizeof(int32_t) * (size_t)n, ok);
-            free(in);
-            free(out);
+            finish(name, in, out, n, ok);
         }
 }
 
@@ -137,8 +157,7 @@ static void t_ops(MPI_Comm comm, const char *lbl) {
     double din[N], dsum[N];
     struct { int v, i; } pin[N], pmin[N];
     struct { double v; int i; } dpin[N], dpmax[N];
-    MPI_Comm_rank(comm, &r);
-    MPI_Comm_size(comm, &p);
+    whoami(comm, &r, &p);
     for (i = 0; i < N; ++i) {
         iin[i] = val(r, i);
         uin[i] = (uint32_t)val(r, i) * 2654435761u;
@@ -191,23 +210,19 @@ static void t_reduce(MPI_Comm comm, const char *lbl) {
     static const int counts[] = { 0, 1, 5, 500, 3000 };
     int r, p, root, k, ip;
     char name[128];
-    MPI_Comm_rank(comm, &r);
-    MPI_Comm_size(comm, &p);
+    whoami(comm, &r, &p);
     for (root = 0; root < p; ++root)
         for (k = 0; k < 5; ++k)
             for (ip = 0; ip < 2; ++ip) {
                 int n = counts[k], ok = 1, i, me = r == root;
+                int32_t *in, *out;
                 if (ip && root != 0 && n > 500) continue; /* MPICH 4.0.2 crashes there */
-                int32_t *in = ints(n), *out = ints(n);
-                for (i = 0; i < n; ++i) in[i] = val(r, i);
-                if (ip && me) memcpy(out, in, sizeof(int32_t) * (size_t)n);
+                buffers(&in, n, &out, n, r, ip && me, 0);
                 MPI_Reduce(ip && me ? MPI_IN_PLACE : in, out, n, MPI_INT32_T, MPI_SUM, root, comm);
                 for (i = 0; i < n; ++i) ok &= me ? out[i] == sum_over(p, i) : out[i] == POISON;
                 snprintf(name, sizeof name, "reduce sum root=%d n=%d%s [%s]", root, n,
                          ip ? " in-place" : "", lbl);
-                report(name, out, sizeof(int32_t) * (size_t)n, ok);
-                free(in);
-                free(out);
+                finish(name, in, out, n, ok);
             }
 }
 
@@ -215,8 +230,7 @@ static void t_reduce(MPI_Comm comm, const char *lbl) {
 static void t_reduce_scatter(MPI_Comm comm, const char *lbl) {
     int r, p, ip, i, total = 0, before = 0, *rc;
     char name[128];
-    MPI_Comm_rank(comm, &r);
-    MPI_Comm_size(comm, &p);
+    whoami(comm, &r, &p);
     rc = (int *)malloc(sizeof(int) * (size_t)p);
     for (i = 0; i < p; ++i) {
         rc[i] = (3 * i + 1) % 5;
@@ -243,45 +257,40 @@ static void t_reduce_scatter_block(MPI_Comm comm, const char *lbl) {
     static const int counts[] = { 0, 1, 7 };
     int r, p, k, ip, i;
     char name[128];
-    MPI_Comm_rank(comm, &r);
-    MPI_Comm_size(comm, &p);
+    whoami(comm, &r, &p);
     for (k = 0; k < 3; ++k)
         for (ip = 0; ip < 2; ++ip) {
             int n = counts[k], ok = 1;
-            int32_t *in = ints((long)n * p), *out = ints((long)n * p);
-            for (i = 0; i < n * p; ++i) in[i] = val(r, i);
-            if (ip) memcpy(out, in, sizeof(int32_t) * (size_t)(n * p));
+            int32_t *in, *out;
+            buffers(&in, (long)n * p, &out, (long)n * p, r, ip, 0);
             MPI_Reduce_scatter_block(ip ? MPI_IN_PLACE : in, out, n, MPI_INT32_T, MPI_SUM, comm);
             for (i = 0; i < n; ++i) ok &= out[i] == sum_over(p, (long)r * n + i);
             snprintf(name, sizeof name, "reduce_scatter_block sum n=%d%s [%s]", n,
                      ip ? " in-place" : "", lbl);
-            report(name, out, sizeof(int32_t) * (size_t)n, ok);
-            free(in);
-            free(out);
+            finish(name, in, out, n, ok);
         }
 }
 
 /* ---- data movement ------------------------------------------------------------------ */
 
-static void t_allgather(MPI_Comm comm, const char *lbl) {
-    static const int counts[] = { 0, 1, 3, 100 };
+/* Allgather (a2a = 0) and alltoall (a2a = 1): block q of out comes from rank q. */
+static void t_blocks(MPI_Comm comm, const char *lbl, int a2a) {
     int r, p, k, ip, i, q;
     char name[128];
-    MPI_Comm_rank(comm, &r);
-    MPI_Comm_size(comm, &p);
+    whoami(comm, &r, &p);
     for (k = 0; k < 4; ++k)
         for (ip = 0; ip < 2; ++ip) {
-            int n = counts[k], ok = 1;
-            int32_t *in = ints(n), *out = ints((long)n * p);
-            for (i = 0; i < n; ++i) in[i] = val(r, i);
-            if (ip) memcpy(out + (long)r * n, in, sizeof(int32_t) * (size_t)n);
-            MPI_Allgather(ip ? MPI_IN_PLACE : in, n, MPI_INT32_T, out, n, MPI_INT32_T, comm);
+            int n = g_blocks[k], ok = 1;
+            long from = a2a ? (long)r * n : 0; /* where rank q's block for r starts */
+            int32_t *in, *out;
+            buffers(&in, a2a ? (long)n * p : n, &out, (long)n * p, r, ip, a2a ? 0 : (long)r * n);
+            if (a2a) MPI_Alltoall(ip ? MPI_IN_PLACE : in, n, MPI_INT32_T, out, n, MPI_INT32_T, comm);
+            else MPI_Allgather(ip ? MPI_IN_PLACE : in, n, MPI_INT32_T, out, n, MPI_INT32_T, comm);
             for (q = 0; q < p; ++q)
-                for (i = 0; i < n; ++i) ok &= out[(long)q * n + i] == val(q, i);
-            snprintf(name, sizeof name, "allgather n=%d%s [%s]", n, ip ? " in-place" : "", lbl);
-            report(name, out, sizeof(int32_t) * (size_t)(n * p), ok);
-            free(in);
-            free(out);
+                for (i = 0; i < n; ++i) ok &= out[(long)q * n + i] == val(q, from + i);
+            snprintf(name, sizeof name, "%s n=%d%s [%s]", a2a ? "alltoall" : "allgather", n,
+                     ip ? " in-place" : "", lbl);
+            finish(name, in, out, (long)n * p, ok);
         }
 }
 
@@ -289,14 +298,14 @@ static void t_allgather(MPI_Comm comm, const char *lbl) {
 static void t_allgatherv(MPI_Comm comm, const char *lbl) {
     int r, p, layout, ip, i, q;
     char name[128];
-    MPI_Comm_rank(comm, &r);
-    MPI_Comm_size(comm, &p);
+    whoami(comm, &r, &p);
     for (layout = 0; layout < 3; ++layout)
         for (ip = 0; ip < 2; ++ip) {
-            int *rc = (int *)malloc(sizeof(int) * (size_t)p), *dp = (int *)malloc(sizeof(int) * (size_t)p);
-            int span = 0, ok = 1;
+            int *rc, *dp, span = 0, ok = 1;
             int32_t *in, *out;
             if (p == 1 && layout && !ip) continue; /* MPICH 4.0.2 ignores displs at p = 1 */
+            rc = (int *)malloc(sizeof(int) * (size_t)p);
+            dp = (int *)malloc(sizeof(int) * (size_t)p);
             for (q = 0; q < p; ++q) rc[q] = q % 3 == 1 ? 0 : q + 2;
             for (q = 0; q < p; ++q) {
                 int owner = layout == 2 ? p - 1 - q : q; /* the block placed q-th */
@@ -329,8 +338,7 @@ static void t_bcast(MPI_Comm comm, const char *lbl) {
     static const int counts[] = { 0, 1, 100, 10000 };
     int r, p, root, k, i;
     char name[128];
-    MPI_Comm_rank(comm, &r);
-    MPI_Comm_size(comm, &p);
+    whoami(comm, &r, &p);
     for (root = 0; root < p; ++root)
         for (k = 0; k < 4; ++k) {
             int n = counts[k], ok = 1;
@@ -344,34 +352,11 @@ static void t_bcast(MPI_Comm comm, const char *lbl) {
         }
 }
 
-static void t_alltoall(MPI_Comm comm, const char *lbl) {
-    static const int counts[] = { 0, 1, 3, 100 };
-    int r, p, k, ip, i, q;
-    char name[128];
-    MPI_Comm_rank(comm, &r);
-    MPI_Comm_size(comm, &p);
-    for (k = 0; k < 4; ++k)
-        for (ip = 0; ip < 2; ++ip) {
-            int n = counts[k], ok = 1;
-            int32_t *in = ints((long)n * p), *out = ints((long)n * p);
-            for (i = 0; i < n * p; ++i) in[i] = val(r, i); /* block q goes to rank q */
-            if (ip) memcpy(out, in, sizeof(int32_t) * (size_t)(n * p));
-            MPI_Alltoall(ip ? MPI_IN_PLACE : in, n, MPI_INT32_T, out, n, MPI_INT32_T, comm);
-            for (q = 0; q < p; ++q)
-                for (i = 0; i < n; ++i) ok &= out[(long)q * n + i] == val(q, (long)r * n + i);
-            snprintf(name, sizeof name, "alltoall n=%d%s [%s]", n, ip ? " in-place" : "", lbl);
-            report(name, out, sizeof(int32_t) * (size_t)(n * p), ok);
-            free(in);
-            free(out);
-        }
-}
-
 static void t_gather_scatter(MPI_Comm comm, const char *lbl) {
     static const int counts[] = { 0, 1, 5, 300 };
     int r, p, root, k, ip, i, q;
     char name[128];
-    MPI_Comm_rank(comm, &r);
-    MPI_Comm_size(comm, &p);
+    whoami(comm, &r, &p);
     for (root = 0; root < p; ++root)
         for (k = 0; k < 4; ++k)
             for (ip = 0; ip < 2; ++ip) {
@@ -462,8 +447,7 @@ static void t_user_ops(MPI_Comm comm, const char *lbl) {
     int r, p, k, i, root, q;
     char name[128];
     static const int counts[] = { 1, 3, 50 };
-    MPI_Comm_rank(comm, &r);
-    MPI_Comm_size(comm, &p);
+    whoami(comm, &r, &p);
     MPI_Type_contiguous(4, MPI_UINT32_T, &mat);
     MPI_Type_commit(&mat);
     MPI_Op_create(matmul, 0, &mop);
@@ -495,6 +479,8 @@ static void t_user_ops(MPI_Comm comm, const char *lbl) {
         }
         snprintf(name, sizeof name, "reduce_scatter_block matmul in-place n=%d [%s]", n, lbl);
         report(name, out, 16 * (size_t)n, ok);
+        free(in);
+        free(out);
     }
     { /* irregular: rank q keeps q + 1 matrices */
         int *rc = (int *)malloc(sizeof(int) * (size_t)p), total = 0, before = 0, ok = 1;
@@ -544,8 +530,7 @@ static void t_bcast_layouts(MPI_Comm comm, const char *lbl) {
     int r, p, root, i;
     const int n = 40;
     char name[128];
-    MPI_Comm_rank(comm, &r);
-    MPI_Comm_size(comm, &p);
+    whoami(comm, &r, &p);
     MPI_Type_vector(n, 1, 2, MPI_INT, &vec);
     MPI_Type_commit(&vec);
     for (root = 0; root < p; ++root) {
@@ -578,8 +563,7 @@ static void t_gather_columns(MPI_Comm comm, const char *lbl) {
     int r, p, root, i, q;
     const int n = 6;
     char name[128];
-    MPI_Comm_rank(comm, &r);
-    MPI_Comm_size(comm, &p);
+    whoami(comm, &r, &p);
     MPI_Type_vector(n, 1, p, MPI_INT, &col0);
     MPI_Type_create_resized(col0, 0, sizeof(int), &col);
     MPI_Type_free(&col0);
@@ -615,8 +599,7 @@ static void t_strided_receive(MPI_Comm comm, const char *lbl) {
     char name[128];
     int32_t *in, *out;
     int ok = 1, odd;
-    MPI_Comm_rank(comm, &r);
-    MPI_Comm_size(comm, &p);
+    whoami(comm, &r, &p);
     odd = r & 1;
     MPI_Type_vector(n, 1, 2, MPI_INT, &two);   /* n ints, one in two */
     MPI_Type_commit(&two);
@@ -662,6 +645,48 @@ static void t_pairs_bcast(MPI_Comm comm, const char *lbl) {
     report(name, x, sizeof x, ok);
 }
 
+/* MPI_BOTTOM with a datatype of absolute addresses (MPI_Get_address). */
+static int32_t g_abs[16];
+
+/* As MPI defines it, the data of element 0 is at the buffer plus the
+   datatype's true lower bound (here the absolute address). */
+static void sum16(void *in, void *inout, int *len, MPI_Datatype *dt) {
+    MPI_Aint lb, extent;
+    int k;
+    const int *a;
+    int *b;
+    MPI_Type_get_true_extent(*dt, &lb, &extent);
+    a = (const int *)((char *)in + lb);
+    b = (int *)((char *)inout + lb);
+    for (k = 0; k < 16 * *len; ++k) b[k] += a[k];
+}
+
+static void t_bottom(MPI_Comm comm, const char *lbl) {
+    MPI_Datatype t;
+    MPI_Aint addr;
+    MPI_Op op;
+    int bl = 16, r, p, i, ok = 1, root;
+    char name[128];
+    whoami(comm, &r, &p);
+    root = p - 1;
+    MPI_Get_address(g_abs, &addr);
+    MPI_Type_create_hindexed(1, &bl, &addr, MPI_INT, &t);
+    MPI_Type_commit(&t);
+    MPI_Op_create(sum16, 1, &op);
+    for (i = 0; i < 16; ++i) g_abs[i] = r == root ? val(root, i) : POISON;
+    MPI_Bcast(MPI_BOTTOM, 1, t, root, comm);
+    for (i = 0; i < 16; ++i) ok &= g_abs[i] == val(root, i);
+    snprintf(name, sizeof name, "bcast from MPI_BOTTOM, absolute datatype [%s]", lbl);
+    report(name, g_abs, sizeof g_abs, ok);
+    for (i = 0; i < 16; ++i) g_abs[i] = val(r, i);
+    MPI_Allreduce(MPI_IN_PLACE, MPI_BOTTOM, 1, t, op, comm);
+    for (i = 0, ok = 1; i < 16; ++i) ok &= g_abs[i] == sum_over(p, i);
+    snprintf(name, sizeof name, "allreduce in place at MPI_BOTTOM, user op [%s]", lbl);
+    report(name, g_abs, sizeof g_abs, ok);
+    MPI_Op_free(&op);
+    MPI_Type_free(&t);
+}
+
 /* ---- what passes through -------------------------------------------------------------------- */
 
 static void t_passthrough(MPI_Comm comm, const char *lbl) {
@@ -671,8 +696,7 @@ static void t_passthrough(MPI_Comm comm, const char *lbl) {
     char name[128];
     int32_t in[8], out[8];
     double _Complex z = 0, zs = 0;
-    MPI_Comm_rank(comm, &r);
-    MPI_Comm_size(comm, &p);
+    whoami(comm, &r, &p);
     MPI_Type_vector(2, 1, 2, MPI_INT, &holey);
     MPI_Type_commit(&holey);
     MPI_Type_contiguous(2, MPI_INT, &pair);
@@ -749,8 +773,7 @@ static void t_large_count_api(MPI_Comm comm, const char *lbl) {
     MPI_Aint *dp;
     int32_t in[9], out[9], *all;
     char name[128];
-    MPI_Comm_rank(comm, &r);
-    MPI_Comm_size(comm, &p);
+    whoami(comm, &r, &p);
     MPI_Op_create_c(isum_c, 1, &op);
     for (i = 0; i < 9; ++i) in[i] = val(r, i);
     MPI_Allreduce_c(in, out, 9, MPI_INT, op, comm);
@@ -792,10 +815,10 @@ static void run_all(MPI_Comm comm, const char *lbl) {
     t_reduce(comm, lbl);
     t_reduce_scatter(comm, lbl);
     t_reduce_scatter_block(comm, lbl);
-    t_allgather(comm, lbl);
+    t_blocks(comm, lbl, 0);
     t_allgatherv(comm, lbl);
     t_bcast(comm, lbl);
-    t_alltoall(comm, lbl);
+    t_blocks(comm, lbl, 1);
     t_gather_scatter(comm, lbl);
     t_barrier(comm, lbl);
     t_user_ops(comm, lbl);
@@ -803,6 +826,7 @@ static void run_all(MPI_Comm comm, const char *lbl) {
     t_gather_columns(comm, lbl);
     t_strided_receive(comm, lbl);
     t_pairs_bcast(comm, lbl);
+    t_bottom(comm, lbl);
     t_passthrough(comm, lbl);
 #if MPI_VERSION >= 4
     t_large_count_api(comm, lbl);
