@@ -56,7 +56,8 @@
                                     ignored */
 #include <mpi.h>
 
-/* The transport's MPI calls become PMPI_ calls in this file only. */
+/* The transport's MPI calls become PMPI_ calls in this file only (a call
+   missing here shows as an MPI_ symbol, which test/pmpi/run.sh rejects). */
 #define MPI_Abort PMPI_Abort
 #define MPI_Allgather PMPI_Allgather
 #define MPI_Allgatherv PMPI_Allgatherv
@@ -66,6 +67,7 @@
 #define MPI_Bcast PMPI_Bcast
 #define MPI_Comm_dup PMPI_Comm_dup
 #define MPI_Comm_free PMPI_Comm_free
+#define MPI_Comm_get_attr PMPI_Comm_get_attr
 #define MPI_Comm_rank PMPI_Comm_rank
 #define MPI_Comm_set_errhandler PMPI_Comm_set_errhandler
 #define MPI_Comm_size PMPI_Comm_size
@@ -103,6 +105,7 @@
 #undef MPI_Bcast
 #undef MPI_Comm_dup
 #undef MPI_Comm_free
+#undef MPI_Comm_get_attr
 #undef MPI_Comm_rank
 #undef MPI_Comm_set_errhandler
 #undef MPI_Comm_size
@@ -673,7 +676,8 @@ static int shim_try_allreduce(int *rc, const void *sbuf, void *rbuf, MPI_Count c
     shim_call c;
     shim_red r;
     if (!shim_red_begin(&c, &r, comm, REDCOLL_COLL_ALLREDUCE, type, op)) return 0;
-    if (count < 0 || rbuf == MPI_IN_PLACE || (count > 0 && sbuf == rbuf))
+    if (count < 0 || rbuf == MPI_IN_PLACE ||
+        (count > 0 && (sbuf == rbuf || !shim_at(sbuf, r.lb) || !shim_at(rbuf, r.lb))))
         return shim_pass(c.s, c.coll, SHIM_PASS_ARGS);
     shim_choose(&c, (size_t)count * (size_t)r.extent, r.op.commutative);
     *rc = shim_end(&c, redcoll_allreduce(&c.s->m.t, redcoll_mpi_buf(shim_at(sbuf, r.lb)),
@@ -689,7 +693,8 @@ static int shim_try_reduce(int *rc, const void *sbuf, void *rbuf, MPI_Count coun
     if (!shim_red_begin(&c, &r, comm, REDCOLL_COLL_REDUCE, type, op)) return 0;
     at_root = c.s->rank == root;
     if (count < 0 || root < 0 || root >= c.s->size || (!at_root && sbuf == MPI_IN_PLACE) ||
-        (at_root && (rbuf == MPI_IN_PLACE || (count > 0 && sbuf == rbuf))))
+        (count > 0 && !shim_at(sbuf, r.lb)) ||
+        (at_root && (rbuf == MPI_IN_PLACE || (count > 0 && (sbuf == rbuf || !shim_at(rbuf, r.lb))))))
         return shim_pass(c.s, c.coll, SHIM_PASS_ARGS);
     shim_choose(&c, (size_t)count * (size_t)r.extent, r.op.commutative);
     *rc = shim_end(&c, redcoll_reduce(&c.s->m.t, redcoll_mpi_buf(shim_at(sbuf, r.lb)),
@@ -731,7 +736,8 @@ static int shim_try_reduce_scatter(int *rc, const void *sbuf, void *rbuf, shim_a
     size_t total;
     if (!shim_red_begin(&c, &r, comm, REDCOLL_COLL_REDUCE_SCATTER, type, op)) return 0;
     if (!shim_counts(c.s, recvcounts, 1, &total) || rbuf == MPI_IN_PLACE ||
-        (total > 0 && sbuf == rbuf))
+        (total > 0 && (sbuf == rbuf || !shim_at(sbuf, r.lb))) ||
+        ((c.s->counts[c.s->rank] > 0 || sbuf == MPI_IN_PLACE) && !shim_at(rbuf, r.lb)))
         return shim_pass(c.s, c.coll, SHIM_PASS_ARGS);
     shim_choose(&c, total * (size_t)r.extent, r.op.commutative);
     *rc = shim_end(&c, redcoll_reduce_scatter(&c.s->m.t, redcoll_mpi_buf(shim_at(sbuf, r.lb)),
@@ -745,7 +751,8 @@ static int shim_try_reduce_scatter_block(int *rc, const void *sbuf, void *rbuf, 
     shim_call c;
     shim_red r;
     if (!shim_red_begin(&c, &r, comm, REDCOLL_COLL_REDUCE_SCATTER_BLOCK, type, op)) return 0;
-    if (count < 0 || rbuf == MPI_IN_PLACE || (count > 0 && sbuf == rbuf))
+    if (count < 0 || rbuf == MPI_IN_PLACE ||
+        (count > 0 && (sbuf == rbuf || !shim_at(sbuf, r.lb) || !shim_at(rbuf, r.lb))))
         return shim_pass(c.s, c.coll, SHIM_PASS_ARGS);
     shim_choose(&c, (size_t)count * (size_t)c.s->size * (size_t)r.extent, r.op.commutative);
     *rc = shim_end(&c, redcoll_reduce_scatter_block(&c.s->m.t,
@@ -793,7 +800,7 @@ static int shim_side_init(shim_comm *s, shim_side *d, const void *buf, MPI_Count
     d->bytes = (size_t)(count * ti.size);
     d->direct = count == 0 || ti.size == 0 || (ti.packed && (count == 1 || ti.extent == ti.size));
     d->base = (char *)shim_at(buf, ti.true_lb);
-    return 1;
+    return d->bytes == 0 || d->base; /* a NULL buffer: MPI reports it */
 }
 
 /* The side's elements first .. first+n-1 (elements of its type). */
@@ -984,7 +991,7 @@ static int shim_gather_all(int *rc, shim_call *c, const void *sbuf, MPI_Count sc
         total += s->counts[i];
         elems += n;
     }
-    shim_side_init(s, &rd, rbuf, elems, rtype);
+    if (!shim_side_init(s, &rd, rbuf, elems, rtype)) return shim_pass(s, c->coll, SHIM_PASS_ARGS);
     direct = direct && rd.direct;
     mine = s->counts[s->rank];
     if (!in_place && sd.bytes != mine) { /* this rank's send and receive sizes differ */

@@ -728,17 +728,19 @@ static void t_passthrough(MPI_Comm comm, const char *lbl) {
 /* Invalid arguments under MPI_ERRORS_RETURN: MPI's own error classes. */
 static void t_errors(MPI_Comm comm, const char *lbl) {
     MPI_Comm d;
-    int p, cls1 = -1, cls2 = -1, e1, e2, x = 1, y = 0;
-    char name[128];
+    int p, cls1 = -1, cls2 = -1, cls3 = -1, cls4 = -1, x = 1, y = 0;
+    char name[160];
     MPI_Comm_size(comm, &p);
     MPI_Comm_dup(comm, &d);
     MPI_Comm_set_errhandler(d, MPI_ERRORS_RETURN);
-    e1 = MPI_Reduce(&x, &y, 1, MPI_INT, MPI_SUM, p, d);    /* root out of range */
-    e2 = MPI_Bcast(&x, -1, MPI_INT, 0, d);                 /* negative count */
-    MPI_Error_class(e1, &cls1);
-    MPI_Error_class(e2, &cls2);
-    snprintf(name, sizeof name, "errors: bad root class %d, negative count class %d [%s]", cls1, cls2, lbl);
-    report(name, NULL, 0, cls1 == MPI_ERR_ROOT && cls2 == MPI_ERR_COUNT);
+    MPI_Error_class(MPI_Reduce(&x, &y, 1, MPI_INT, MPI_SUM, p, d), &cls1); /* root out of range */
+    MPI_Error_class(MPI_Bcast(&x, -1, MPI_INT, 0, d), &cls2);              /* negative count */
+    MPI_Error_class(MPI_Allreduce(NULL, &y, 1, MPI_INT, MPI_SUM, d), &cls3); /* NULL buffers */
+    MPI_Error_class(MPI_Allgather(&x, 1, MPI_INT, NULL, 1, MPI_INT, d), &cls4);
+    snprintf(name, sizeof name, "errors: bad root class %d, negative count %d, NULL buffers %d %d [%s]",
+             cls1, cls2, cls3, cls4, lbl);
+    report(name, NULL, 0, cls1 == MPI_ERR_ROOT && cls2 == MPI_ERR_COUNT && cls3 == MPI_ERR_BUFFER &&
+                          cls4 == MPI_ERR_BUFFER);
     MPI_Comm_free(&d);
 }
 
