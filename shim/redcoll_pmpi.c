@@ -463,7 +463,7 @@ static inline void shim_choose(shim_call *c, size_t bytes, int commutative) {
     }
     if (a == REDCOLL_ALGO_AUTO && !shim_g.verbose) return; /* opts NULL: as a direct call */
     memset(&c->o, 0, sizeof c->o);
-    if (a == REDCOLL_ALGO_AUTO) a = redcoll_select(c->coll, c->s->size, bytes, commutative, c->opts);
+    if (a == REDCOLL_ALGO_AUTO) a = redcoll_select(c->coll, c->s->size, bytes, commutative, NULL);
     c->o.algo = a;
     c->opts = &c->o;
     if (shim_g.verbose) shim_print_choice(c->s, c->coll, bytes, a, how);
