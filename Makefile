@@ -1,7 +1,9 @@
-# redcoll - make demo | test | asan | tsan | examples | install PREFIX=...
+# redcoll - make demo | test | asan | tsan | examples | shim | install PREFIX=... | uninstall
 CC       ?= cc
 CXX      ?= c++
 PREFIX   ?= /usr/local
+LIBDIR   ?= $(PREFIX)/lib
+PKGDIR   ?= $(LIBDIR)/pkgconfig
 BUILD    ?= build
 WARN     := -Wall -Wextra -pedantic -Werror
 CFLAGS_  := -std=c11 $(WARN) -Wmissing-prototypes -Wstrict-prototypes -O2 -g -I. $(CFLAGS)
@@ -12,12 +14,17 @@ TSAN     := -fsanitize=thread -fno-omit-frame-pointer
 # MPICH is the reference MPI; `mpicc` may be Open MPI's, so prefer the .mpich names.
 MPICC    ?= mpicc.mpich
 MPIEXEC  ?= mpiexec.mpich
+# The pkg-config name of that MPI, which redcoll-mpi.pc requires (none if it has no .pc).
+MPI_PC   ?= $(shell pkg-config --exists mpich 2>/dev/null && echo mpich)
 
 HEADERS  := redcoll.h $(wildcard transports/*.h) redcoll/harness.h
 TEST_SRC := $(wildcard test/*.c) test/test.h
 EXAMPLES := $(BUILD)/allreduce_threads $(BUILD)/custom_transport $(BUILD)/demo
+SHIM     := $(BUILD)/libredcoll_pmpi.so
+VERSION  := $(shell sed -n 's/^\#define REDCOLL_VERSION_STRING "\(.*\)"/\1/p' redcoll.h)
 
-.PHONY: all demo test test-sim test-compile asan tsan examples install clean docs bench-kernels bench-datapath fuzz
+.PHONY: all demo test test-sim test-compile asan tsan examples shim install uninstall test-install \
+        clean docs bench-kernels bench-datapath fuzz
 
 all: $(BUILD)/test_runner $(BUILD)/redcoll
 
@@ -91,13 +98,15 @@ test-sim: $(BUILD)/test_runner
 	$(BUILD)/test_runner
 
 # Every suite, ending with one combined "N passed, N failed" line.
-# The MPI suite runs under $(MPIEXEC) -n 1..5; without $(MPICC) it says so and is skipped.
+# The MPI suites (the transport; the drop-in, with and without LD_PRELOAD) run under
+# $(MPIEXEC) -n 1..5; without $(MPICC) they say so and are skipped.
 SUITES := "simulator=$(BUILD)/test_runner" "cli=test/cli.sh $(BUILD)/redcoll" \
           "mpi=test/mpi/run.sh $(BUILD) $(MPICC) $(MPIEXEC)" \
+          "pmpi=test/pmpi/run.sh $(BUILD) $(MPICC) $(MPIEXEC)" \
           "fuzz=$(BUILD)/fuzz -t $(FUZZ_SECONDS)" \
           "examples=test/examples.sh $(BUILD) $(MPIEXEC)"
 
-test: test-compile $(BUILD)/test_runner $(BUILD)/redcoll $(BUILD)/fuzz examples
+test: test-compile $(BUILD)/test_runner $(BUILD)/redcoll $(BUILD)/fuzz examples shim
 	@test/run_all.sh $(SUITES)
 
 # The main job on real threads: every allreduce algorithm on 4 threads (DEMO_FLAGS=-p 8 for more).
@@ -129,10 +138,48 @@ tsan: | $(BUILD)
 	$(CC) $(CFLAGS_) -O1 $(TSAN) -Itest test/main.c -o $(BUILD)/test_runner_tsan $(LIBS)
 	TSAN_OPTIONS="halt_on_error=1 exitcode=66" $(BUILD)/test_runner_tsan shm/
 
-install:
-	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin
-	install -m 644 redcoll.h transports/*.h $(DESTDIR)$(PREFIX)/include/
-	install -m 755 $(BUILD)/redcoll $(DESTDIR)$(PREFIX)/bin/ 2>/dev/null || true
+# The MPI drop-in (LD_PRELOAD=build/libredcoll_pmpi.so mpiexec ...), where an MPI compiler exists.
+shim:
+	@if command -v $(MPICC) >/dev/null 2>&1; then $(MAKE) --no-print-directory $(SHIM); \
+	else echo "shim: $(MPICC) not found, libredcoll_pmpi.so skipped (apt-get install -y mpich libmpich-dev)"; fi
+
+$(SHIM): shim/redcoll_pmpi.c redcoll.h transports/redcoll_mpi.h | $(BUILD)
+	$(MPICC) $(CFLAGS_) -fPIC -shared shim/redcoll_pmpi.c -o $@ -lpthread
+
+# The shim's cost over calling redcoll directly at 8 B (a benchmark, not a test):
+# mpiexec.mpich -n 2 -genv LD_PRELOAD $PWD/build/libredcoll_pmpi.so build/pmpi_overhead
+$(BUILD)/pmpi_overhead: bench/pmpi_overhead.c redcoll.h transports/redcoll_mpi.h | $(BUILD)
+	$(MPICC) $(CFLAGS_) $< -o $@
+
+# PREFIX/include/redcoll/{redcoll.h,transports/*.h} (so `#include "redcoll.h"` and
+# `#include "transports/redcoll_shm.h"` work with -IPREFIX/include/redcoll, which
+# `pkg-config --cflags redcoll` gives), PREFIX/bin/redcoll, PKGDIR/redcoll.pc; with
+# MPI also LIBDIR/libredcoll_pmpi.so and PKGDIR/redcoll-mpi.pc. The tool is a
+# prerequisite: a failed build stops the install.
+install: $(BUILD)/redcoll shim
+	install -d $(DESTDIR)$(PREFIX)/include/redcoll/transports $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PKGDIR)
+	install -m 644 redcoll.h $(DESTDIR)$(PREFIX)/include/redcoll/
+	install -m 644 transports/*.h $(DESTDIR)$(PREFIX)/include/redcoll/transports/
+	install -m 755 $(BUILD)/redcoll $(DESTDIR)$(PREFIX)/bin/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' redcoll.pc.in > $(DESTDIR)$(PKGDIR)/redcoll.pc
+	@if [ -f $(SHIM) ]; then \
+	    echo "install -m 755 $(SHIM) $(DESTDIR)$(LIBDIR)/"; \
+	    install -d $(DESTDIR)$(LIBDIR) && install -m 755 $(SHIM) $(DESTDIR)$(LIBDIR)/ && \
+	    sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+	        -e 's|@MPI_PC@|$(MPI_PC)|' redcoll-mpi.pc.in > $(DESTDIR)$(PKGDIR)/redcoll-mpi.pc; \
+	else echo "install: no MPI, so no libredcoll_pmpi.so and no redcoll-mpi.pc"; fi
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/include/redcoll/redcoll.h \
+	      $(addprefix $(DESTDIR)$(PREFIX)/include/redcoll/,$(wildcard transports/*.h)) \
+	      $(DESTDIR)$(PREFIX)/bin/redcoll $(DESTDIR)$(LIBDIR)/libredcoll_pmpi.so \
+	      $(DESTDIR)$(PKGDIR)/redcoll.pc $(DESTDIR)$(PKGDIR)/redcoll-mpi.pc
+	-rmdir $(DESTDIR)$(PREFIX)/include/redcoll/transports $(DESTDIR)$(PREFIX)/include/redcoll 2>/dev/null
+
+# Installs to a temporary prefix, builds and runs examples outside the tree with
+# pkg-config, then uninstalls (.ci/run runs it).
+test-install: $(BUILD)/redcoll shim
+	@test/install.sh "$(MAKE)" $(MPIEXEC)
 
 clean:
 	rm -rf $(BUILD)

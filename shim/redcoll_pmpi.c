@@ -1,0 +1,1338 @@
+/* redcoll_pmpi.c - MPI drop-in: unmodified MPI programs run their collectives
+   on redcoll - MIT licence (see redcoll.h)
+
+   Built as build/libredcoll_pmpi.so by `make shim` (with mpicc.mpich), used as
+       LD_PRELOAD=build/libredcoll_pmpi.so mpiexec.mpich -n 4 ./app
+   Through MPI's profiling interface (every MPI_X is also callable as PMPI_X)
+   it defines MPI_Allreduce, MPI_Reduce, MPI_Reduce_scatter(_block),
+   MPI_Allgather(v), MPI_Bcast, MPI_Alltoall, MPI_Gather, MPI_Scatter,
+   MPI_Barrier and their large-count _c forms (MPI 4), each running redcoll's
+   schedule over transports/redcoll_mpi.h; whatever it cannot serve goes to
+   PMPI_X unchanged. It also watches MPI_Op_create(_c) / MPI_Op_free (MPI has
+   no call that returns a user op's function) and MPI_Finalize.
+
+   Design
+   - One redcoll_mpi transport per communicator, created on first use inside
+     a collective (it duplicates the communicator: redcoll's messages never
+     meet the application's) and cached as a communicator attribute whose
+     delete callback frees it on MPI_Comm_free; MPI_Finalize deletes the rest.
+   - The transport is compiled here with its MPI_ calls renamed to PMPI_
+     (below), so nothing the shim does re-enters the shim or a tool stacked
+     on it; test/pmpi/run.sh checks the library references no MPI_ symbol.
+   - Served or passed through is decided only from what MPI requires to be
+     the same on every rank: the communicator, the op, and a reduction's
+     datatype. A local choice could strand the other ranks in redcoll while
+     one rank is in MPI. The data-movement collectives (bcast, gather,
+     scatter, allgather(v), alltoall) allow different datatypes and
+     displacements per rank, so they serve every layout: contiguous ones in
+     place, the others packed to a staging buffer (MPI_Pack: the native
+     bytes on a homogeneous machine) and unpacked after. Reductions need the
+     elements in place, so their datatype must be contiguous, or they pass.
+   - Errors: a redcoll result becomes an MPI error code (the MPI error the
+     transport saw, or the matching class) raised through the communicator's
+     error handler, and returned. Invalid arguments pass through, so MPI
+     reports them exactly as it would.
+   - Threads: per-communicator state is touched only by the thread running a
+     collective on that communicator (MPI's rule). The shared tables (live
+     states, user ops) are guarded by a mutex never held across an MPI call;
+     the datatype cache's mutex is held across MPI calls but never taken by
+     an MPI callback, so neither can deadlock with MPI's own lock.
+
+   Environment (read once, at the first call)
+     REDCOLL_DISABLE=1              every call goes to PMPI_ unchanged
+     REDCOLL_<COLL>_ALGORITHM=name  force a schedule (COLL: ALLREDUCE, REDUCE,
+                                    REDUCE_SCATTER, REDUCE_SCATTER_BLOCK,
+                                    ALLGATHER, ALLGATHERV, BCAST, ALLTOALL,
+                                    GATHER, SCATTER, BARRIER); unknown or
+                                    unsupported names are reported once and
+                                    auto is used
+     REDCOLL_VERBOSE=1              rank 0 of each communicator (of each group
+                                    of an intercommunicator) prints, once per
+                                    (communicator, collective, size class,
+                                    algorithm), the algorithm chosen, and once
+                                    per reason what passed through
+     REDCOLL_PROFILE=file           accepted; redcoll.h has no profile parser
+                                    yet (issue 11), so it is reported and
+                                    ignored */
+#include <mpi.h>
+
+/* The transport's MPI calls become PMPI_ calls in this file only (a call
+   missing here shows as an MPI_ symbol, which test/pmpi/run.sh rejects). */
+#define MPI_Abort PMPI_Abort
+#define MPI_Allgather PMPI_Allgather
+#define MPI_Allgatherv PMPI_Allgatherv
+#define MPI_Allreduce PMPI_Allreduce
+#define MPI_Alltoall PMPI_Alltoall
+#define MPI_Barrier PMPI_Barrier
+#define MPI_Bcast PMPI_Bcast
+#define MPI_Comm_dup PMPI_Comm_dup
+#define MPI_Comm_free PMPI_Comm_free
+#define MPI_Comm_get_attr PMPI_Comm_get_attr
+#define MPI_Comm_rank PMPI_Comm_rank
+#define MPI_Comm_set_errhandler PMPI_Comm_set_errhandler
+#define MPI_Comm_size PMPI_Comm_size
+#define MPI_Comm_split_type PMPI_Comm_split_type
+#define MPI_Error_class PMPI_Error_class
+#define MPI_Finalize PMPI_Finalize
+#define MPI_Gather PMPI_Gather
+#define MPI_Get_count PMPI_Get_count
+#define MPI_Initialized PMPI_Initialized
+#define MPI_Irecv PMPI_Irecv
+#define MPI_Isend PMPI_Isend
+#define MPI_Op_create PMPI_Op_create
+#define MPI_Op_free PMPI_Op_free
+#define MPI_Recv PMPI_Recv
+#define MPI_Reduce PMPI_Reduce
+#define MPI_Reduce_scatter PMPI_Reduce_scatter
+#define MPI_Reduce_scatter_block PMPI_Reduce_scatter_block
+#define MPI_Scatter PMPI_Scatter
+#define MPI_Send PMPI_Send
+#define MPI_Sendrecv PMPI_Sendrecv
+#define MPI_Wait PMPI_Wait
+#define MPI_Waitall PMPI_Waitall
+
+#define REDCOLL_STATIC /* nothing of redcoll is exported: the application may embed its own */
+#define REDCOLL_IMPLEMENTATION
+#include "redcoll.h"
+#include "transports/redcoll_mpi.h"
+
+#undef MPI_Abort
+#undef MPI_Allgather
+#undef MPI_Allgatherv
+#undef MPI_Allreduce
+#undef MPI_Alltoall
+#undef MPI_Barrier
+#undef MPI_Bcast
+#undef MPI_Comm_dup
+#undef MPI_Comm_free
+#undef MPI_Comm_get_attr
+#undef MPI_Comm_rank
+#undef MPI_Comm_set_errhandler
+#undef MPI_Comm_size
+#undef MPI_Comm_split_type
+#undef MPI_Error_class
+#undef MPI_Finalize
+#undef MPI_Gather
+#undef MPI_Get_count
+#undef MPI_Initialized
+#undef MPI_Irecv
+#undef MPI_Isend
+#undef MPI_Op_create
+#undef MPI_Op_free
+#undef MPI_Recv
+#undef MPI_Reduce
+#undef MPI_Reduce_scatter
+#undef MPI_Reduce_scatter_block
+#undef MPI_Scatter
+#undef MPI_Send
+#undef MPI_Sendrecv
+#undef MPI_Wait
+#undef MPI_Waitall
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if MPI_VERSION >= 4
+#define SHIM_LARGE_COUNT 1 /* the _c entry points exist */
+#else
+#define SHIM_LARGE_COUNT 0
+#endif
+
+/* ==== Global state ========================================================= */
+
+/* Why a call went to MPI (printed once per communicator, collective, reason). */
+typedef enum shim_reason {
+    SHIM_PASS_INTERCOMM, SHIM_PASS_NO_TRANSPORT, SHIM_PASS_ARGS, SHIM_PASS_TYPE, SHIM_PASS_OP,
+    SHIM_PASS_COUNT
+} shim_reason;
+
+static const char *const shim_reason_text[SHIM_PASS_COUNT] = {
+    "intercommunicator", "no redcoll transport on this communicator",
+    "invalid or erroneous arguments (MPI reports them)",
+    "datatype is not contiguous (holes, gaps or reordering)",
+    "op not mapped (unknown, or predefined op on this datatype)"
+};
+
+#define SHIM_CLASSES 65 /* size classes: 0 bytes, then [2^k, 2^(k+1)) for k < 64 */
+#define SHIM_ALGO_BYTES ((REDCOLL_ALGO_COUNT + 7) / 8)
+
+/* One per communicator the shim has seen, the value of its attribute. */
+typedef struct shim_comm {
+    redcoll_mpi       m;         /* the transport, when ok */
+    int               ok;        /* 1: served; 0: passes through (why: `why`) */
+    shim_reason       why;
+    int               id;        /* order of creation, names unnamed comms in verbose lines */
+    int               rank, size;
+    MPI_Comm          user;      /* the application's communicator */
+    size_t           *counts;    /* p entries: irregular counts of the call running */
+    MPI_Datatype      last_type; /* the last predefined (datatype, op) of a reduction */
+    MPI_Op            last_op;   /* and how redcoll sees it: mapping them costs more */
+    redcoll_dtype     last_dtype;/* than a small call (MPI handles are no integer */
+    redcoll_op        last_rop;  /* constants, so the helpers search) */
+    MPI_Count         last_extent;
+    MPI_Datatype      last_named;       /* the last predefined datatype a side had */
+    MPI_Count         last_named_size;  /* and its size and extent (four MPI calls) */
+    MPI_Count         last_named_extent;
+    unsigned char    *printed;   /* verbose: [coll][class][algo bit], lazily allocated */
+    unsigned          passed[REDCOLL_COLL_COUNT]; /* verbose: reason bits printed */
+    struct shim_comm *next, *prev;
+} shim_comm;
+
+/* A derived datatype's layout, cached as a datatype attribute. */
+typedef struct shim_type {
+    MPI_Count         size, extent, true_lb, true_extent;
+    int               packed;    /* one element is its size bytes from true_lb, in order */
+    MPI_Datatype      type;
+    struct shim_type *next, *prev;
+} shim_type;
+
+/* A user op seen by MPI_Op_create(_c). */
+typedef struct shim_uop {
+    MPI_Op               op;
+    MPI_User_function   *fn;
+#if SHIM_LARGE_COUNT
+    MPI_User_function_c *fn_c;
+#endif
+    int                  commute;
+} shim_uop;
+
+static struct {
+    pthread_once_t  once;
+    pthread_mutex_t lock;       /* comms, types, uops lists; never held across MPI calls */
+    pthread_mutex_t type_lock;  /* computing a datatype's layout once; no MPI callback takes it */
+    int             ready;      /* keyvals exist */
+    int             disabled, verbose;
+    redcoll_algo    forced[REDCOLL_COLL_COUNT];
+    int             comm_key, type_key;
+    int             next_id;
+    shim_comm      *comms;
+    shim_type      *types;
+    shim_uop       *uops;
+    size_t          nuops, cap_uops;
+} shim_g = { PTHREAD_ONCE_INIT, PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, 0, 0, 0,
+             { REDCOLL_ALGO_AUTO }, MPI_KEYVAL_INVALID, MPI_KEYVAL_INVALID, 0, NULL, NULL, NULL,
+             0, 0 };
+
+/* MPI_COMM_WORLD's state, found without the attribute lookup (the common
+   case of a small call, where that lookup is a third of the shim's cost). */
+static shim_comm *_Atomic shim_world;
+
+/* Doubly linked lists of the live states, for MPI_Finalize. */
+#define SHIM_LINK(head, x)                                                      \
+    do {                                                                        \
+        pthread_mutex_lock(&shim_g.lock);                                       \
+        (x)->prev = NULL; (x)->next = (head);                                   \
+        if (head) (head)->prev = (x);                                           \
+        (head) = (x);                                                           \
+        pthread_mutex_unlock(&shim_g.lock);                                     \
+    } while (0)
+#define SHIM_UNLINK(head, x)                                                    \
+    do {                                                                        \
+        pthread_mutex_lock(&shim_g.lock);                                       \
+        if ((x)->prev) (x)->prev->next = (x)->next; else (head) = (x)->next;    \
+        if ((x)->next) (x)->next->prev = (x)->prev;                             \
+        pthread_mutex_unlock(&shim_g.lock);                                     \
+    } while (0)
+
+static int shim_world_rank(void) {
+    int r = 0;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &r);
+    return r;
+}
+
+static int shim_comm_delete(MPI_Comm comm, int key, void *attr, void *extra) {
+    shim_comm *s = (shim_comm *)attr;
+    (void)comm; (void)key; (void)extra;
+    if (atomic_load(&shim_world) == s) atomic_store(&shim_world, NULL);
+    SHIM_UNLINK(shim_g.comms, s);
+    if (s->ok) redcoll_mpi_finalize(&s->m);
+    free(s->counts);
+    free(s->printed);
+    free(s);
+    return MPI_SUCCESS;
+}
+
+static int shim_type_delete(MPI_Datatype type, int key, void *attr, void *extra) {
+    shim_type *ti = (shim_type *)attr;
+    (void)type; (void)key; (void)extra;
+    SHIM_UNLINK(shim_g.types, ti);
+    free(ti);
+    return MPI_SUCCESS;
+}
+
+/* REDCOLL_<COLL>_ALGORITHM for one collective; complaints from world rank 0 only. */
+static void shim_read_algorithm(redcoll_coll coll, int loud) {
+    char var[64];
+    const char *name = redcoll_coll_name(coll), *val;
+    redcoll_algo a;
+    size_t i, n = strlen("REDCOLL_");
+    memcpy(var, "REDCOLL_", n);
+    for (i = 0; name[i] && n < sizeof var - 16; ++i)
+        var[n++] = (char)(name[i] >= 'a' && name[i] <= 'z' ? name[i] - 'a' + 'A' : name[i]);
+    memcpy(var + n, "_ALGORITHM", sizeof "_ALGORITHM");
+    val = getenv(var);
+    if (!val || !*val) return;
+    if (redcoll_algo_from_name(val, &a) && redcoll_algo_supported(coll, a)) {
+        shim_g.forced[coll] = a;
+        return;
+    }
+    if (loud) {
+        fprintf(stderr, "redcoll: %s=%s: no such %s algorithm; using auto. Known:", var, val, name);
+        for (i = 1; i < REDCOLL_ALGO_COUNT; ++i)
+            if (redcoll_algo_supported(coll, (redcoll_algo)i))
+                fprintf(stderr, " %s", redcoll_algo_name((redcoll_algo)i));
+        fputc('\n', stderr);
+    }
+}
+
+/* Once per process, at the first intercepted call (MPI is initialised). */
+static void shim_init(void) {
+    const char *v = getenv("REDCOLL_DISABLE");
+    int loud = shim_world_rank() == 0, c;
+    shim_g.disabled = v && *v && strcmp(v, "0") != 0;
+    v = getenv("REDCOLL_VERBOSE");
+    shim_g.verbose = v && *v && strcmp(v, "0") != 0;
+    for (c = 0; c < REDCOLL_COLL_COUNT; ++c) shim_read_algorithm((redcoll_coll)c, loud);
+    v = getenv("REDCOLL_PROFILE");
+    if (v && *v && loud)
+        fprintf(stderr, "redcoll: REDCOLL_PROFILE=%s ignored: this redcoll.h has no profile "
+                        "parser yet; auto uses the default cost model\n", v);
+    if (shim_g.disabled) {
+        if (shim_g.verbose && loud)
+            fprintf(stderr, "redcoll: REDCOLL_DISABLE=%s: every collective goes to MPI\n",
+                    getenv("REDCOLL_DISABLE"));
+        return;
+    }
+    if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, shim_comm_delete, &shim_g.comm_key, NULL) !=
+            MPI_SUCCESS ||
+        PMPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, shim_type_delete, &shim_g.type_key, NULL) !=
+            MPI_SUCCESS) {
+        if (loud) fprintf(stderr, "redcoll: no attribute keyval; every collective goes to MPI\n");
+        shim_g.disabled = 1;
+        return;
+    }
+    shim_g.ready = 1;
+}
+
+static int shim_start(void) {
+    pthread_once(&shim_g.once, shim_init);
+    return !shim_g.disabled;
+}
+
+/* ==== Communicators ======================================================== */
+
+static shim_comm *shim_comm_create(MPI_Comm comm) {
+    shim_comm *s = (shim_comm *)calloc(1, sizeof *s);
+    int inter = 0;
+    if (!s) return NULL;
+    s->user = comm;
+    s->last_type = MPI_DATATYPE_NULL;
+    s->last_op = MPI_OP_NULL;
+    s->last_named = MPI_DATATYPE_NULL;
+    pthread_mutex_lock(&shim_g.lock);
+    s->id = shim_g.next_id++;
+    pthread_mutex_unlock(&shim_g.lock);
+    PMPI_Comm_rank(comm, &s->rank);
+    PMPI_Comm_size(comm, &s->size);
+    PMPI_Comm_test_inter(comm, &inter);
+    if (inter) {
+        s->why = SHIM_PASS_INTERCOMM;
+    } else if (redcoll_mpi_init(&s->m, comm, NULL) != REDCOLL_OK) { /* collective: first */
+        s->why = SHIM_PASS_NO_TRANSPORT; /* a failed MPI_Comm_dup fails on every rank */
+    } else if (!(s->counts = (size_t *)malloc(sizeof(size_t) * (size_t)s->size))) {
+        redcoll_mpi_finalize(&s->m);
+        s->why = SHIM_PASS_NO_TRANSPORT;
+    } else {
+        s->ok = 1;
+    }
+    if (PMPI_Comm_set_attr(comm, shim_g.comm_key, s) != MPI_SUCCESS) {
+        if (s->ok) redcoll_mpi_finalize(&s->m);
+        free(s->counts);
+        free(s);
+        return NULL;
+    }
+    SHIM_LINK(shim_g.comms, s);
+    if (comm == MPI_COMM_WORLD) atomic_store(&shim_world, s);
+    return s;
+}
+
+/* The state of `comm`, created on first use (collective: call it on every
+   rank of the collective, before any decision that could differ). NULL:
+   pass through (disabled, MPI_COMM_NULL, or no state could be made). */
+static inline shim_comm *shim_comm_of(MPI_Comm comm) {
+    void *v = NULL;
+    int flag = 0;
+    if (comm == MPI_COMM_WORLD && (v = atomic_load_explicit(&shim_world, memory_order_acquire)))
+        return (shim_comm *)v; /* exists only while the shim is enabled */
+    if (!shim_start() || comm == MPI_COMM_NULL) return NULL;
+    if (PMPI_Comm_get_attr(comm, shim_g.comm_key, &v, &flag) != MPI_SUCCESS) return NULL;
+    return flag ? (shim_comm *)v : shim_comm_create(comm);
+}
+
+/* ==== Verbose lines ======================================================== */
+
+static void shim_comm_label(const shim_comm *s, char *out, size_t n) {
+    char name[MPI_MAX_OBJECT_NAME];
+    int len = 0;
+    name[0] = 0;
+    PMPI_Comm_get_name(s->user, name, &len);
+    if (len > 0) snprintf(out, n, "%s", name);
+    else snprintf(out, n, "comm %d", s->id);
+}
+
+static int shim_size_class(size_t bytes) {
+    int k = 0;
+    while (bytes) { ++k; bytes >>= 1; }
+    return k; /* 0 for 0 bytes; k for [2^(k-1), 2^k) */
+}
+
+static void shim_print_choice(shim_comm *s, redcoll_coll coll, size_t bytes, redcoll_algo algo,
+                              const char *how) {
+    int cls = shim_size_class(bytes);
+    size_t at = ((size_t)coll * SHIM_CLASSES + (size_t)cls) * SHIM_ALGO_BYTES + (size_t)algo / 8;
+    unsigned char bit = (unsigned char)(1u << (algo % 8));
+    char label[MPI_MAX_OBJECT_NAME + 16];
+    if (s->rank != 0) return;
+    if (!s->printed) {
+        s->printed = (unsigned char *)calloc((size_t)REDCOLL_COLL_COUNT * SHIM_CLASSES,
+                                             SHIM_ALGO_BYTES);
+        if (!s->printed) return;
+    }
+    if (s->printed[at] & bit) return;
+    s->printed[at] |= bit;
+    shim_comm_label(s, label, sizeof label);
+    if (cls == 0)
+        fprintf(stderr, "redcoll: %s on %s (p=%d), 0 B: %s (%s)\n", redcoll_coll_name(coll),
+                label, s->size, redcoll_algo_name(algo), how);
+    else
+        fprintf(stderr, "redcoll: %s on %s (p=%d), %zu..%zu B: %s (%s)\n", redcoll_coll_name(coll),
+                label, s->size, (size_t)1 << (cls - 1), ((size_t)1 << (cls - 1)) * 2 - 1,
+                redcoll_algo_name(algo), how);
+}
+
+/* Returns 0 (the call passes through), printing why once when verbose. */
+static int shim_pass(shim_comm *s, redcoll_coll coll, shim_reason why) {
+    char label[MPI_MAX_OBJECT_NAME + 16];
+    if (!shim_g.verbose || !s || s->rank != 0 || (s->passed[coll] & (1u << why))) return 0;
+    s->passed[coll] |= 1u << why;
+    shim_comm_label(s, label, sizeof label);
+    fprintf(stderr, "redcoll: %s on %s (p=%d): passed to MPI: %s\n", redcoll_coll_name(coll), label,
+            s->size, shim_reason_text[why]);
+    return 0;
+}
+
+/* ==== The call being served ================================================ */
+
+typedef struct shim_call {
+    shim_comm             *s;
+    MPI_Comm               comm;
+    redcoll_coll           coll;
+    const redcoll_options *opts; /* NULL (auto) or &o */
+    redcoll_options        o;
+} shim_call;
+
+/* The state of comm if it is served; 0 (pass through) otherwise. */
+static inline int shim_begin(shim_call *c, MPI_Comm comm, redcoll_coll coll) {
+    c->s = shim_comm_of(comm);
+    c->comm = comm;
+    c->coll = coll;
+    c->opts = NULL;
+    if (!c->s) return 0;
+    if (!c->s->ok) return shim_pass(c->s, coll, c->s->why);
+    c->s->m.last_mpi_error = MPI_SUCCESS; /* the error of this call only */
+    return 1;
+}
+
+/* The algorithm: forced by the environment unless it breaks the order of a
+   non-commutative op. Verbose runs resolve auto here with redcoll_select, so
+   the line printed names exactly the schedule that runs. `bytes` is what
+   redcoll_select takes for this collective. */
+static inline void shim_choose(shim_call *c, size_t bytes, int commutative) {
+    redcoll_algo a = shim_g.forced[c->coll];
+    const char *how = "forced by the environment";
+    if (a != REDCOLL_ALGO_AUTO && !commutative && !redcoll_algo_keeps_order(c->coll, a)) {
+        a = REDCOLL_ALGO_AUTO;
+        how = "auto: the forced algorithm needs a commutative op";
+    } else if (a == REDCOLL_ALGO_AUTO) {
+        how = "auto";
+    }
+    if (a == REDCOLL_ALGO_AUTO && !shim_g.verbose) return; /* opts NULL: as a direct call */
+    memset(&c->o, 0, sizeof c->o);
+    if (a == REDCOLL_ALGO_AUTO) a = redcoll_select(c->coll, c->s->size, bytes, commutative, NULL);
+    c->o.algo = a;
+    c->opts = &c->o;
+    if (shim_g.verbose) shim_print_choice(c->s, c->coll, bytes, a, how);
+}
+
+/* The MPI error for a redcoll result: the MPI error the transport saw where
+   there is one, else the class that names the failure. */
+static int shim_error_code(redcoll_result r, int mpi_error) {
+    switch (r) {
+    case REDCOLL_OK: return MPI_SUCCESS;
+    case REDCOLL_ERR_INVALID_ARG: return MPI_ERR_ARG;
+    case REDCOLL_ERR_OUT_OF_MEMORY: return MPI_ERR_NO_MEM;
+    case REDCOLL_ERR_UNSUPPORTED: return MPI_ERR_UNSUPPORTED_OPERATION;
+    case REDCOLL_ERR_TRANSPORT: case REDCOLL_ERR_ABORTED:
+        return mpi_error != MPI_SUCCESS ? mpi_error : MPI_ERR_OTHER;
+    default: return MPI_ERR_OTHER; /* timeout, deadlock: not from this transport */
+    }
+}
+
+/* Ends a served call: MPI_SUCCESS, or the error raised through the
+   communicator's error handler (which may abort, as the native call would)
+   and returned. */
+static inline int shim_end(const shim_call *c, redcoll_result r) {
+    int code = shim_error_code(r, c->s->m.last_mpi_error);
+    if (code != MPI_SUCCESS) PMPI_Comm_call_errhandler(c->comm, code);
+    return code;
+}
+
+/* ==== Datatypes ============================================================== */
+
+/* Whether one element of a derived type is its `size` bytes from true_lb in
+   type-map order: pack one element of a patterned buffer and compare. Four
+   patterns (byte k of each offset) tell every offset below 2^32 apart. */
+static int shim_packed_in_order(MPI_Datatype type, MPI_Count size, MPI_Count true_lb) {
+    unsigned char *raw, *out;
+    int k, pos, ok = 1;
+    MPI_Count i;
+    if (size <= 0) return 1;
+    if (size > (1 << 20)) return 0; /* big elements: stage them instead */
+    raw = (unsigned char *)malloc((size_t)size);
+    out = (unsigned char *)malloc((size_t)size);
+    if (!raw || !out) { free(raw); free(out); return 0; }
+    for (k = 0; ok && k < 4 && (k == 0 || (size - 1) >> (8 * k)); ++k) {
+        for (i = 0; i < size; ++i) raw[i] = (unsigned char)(i >> (8 * k));
+        pos = 0;
+        ok = PMPI_Pack((char *)((uintptr_t)raw - (uintptr_t)true_lb), 1, type, out, (int)size, &pos,
+                       MPI_COMM_SELF) == MPI_SUCCESS &&
+             pos == (int)size && memcmp(raw, out, (size_t)size) == 0;
+    }
+    free(raw);
+    free(out);
+    return ok;
+}
+
+/* The layout of any datatype: predefined ones directly (*named = 1),
+   derived ones measured once and cached as an attribute. 0 if MPI rejects
+   the type. */
+static int shim_type_info(MPI_Datatype type, shim_type *ti, int *named) {
+    MPI_Count lb;
+    void *v;
+    int ni, na, nd, comb, flag = 0;
+    if (type == MPI_DATATYPE_NULL) return 0;
+    if (PMPI_Type_get_envelope(type, &ni, &na, &nd, &comb) != MPI_SUCCESS) return 0;
+    *named = comb == MPI_COMBINER_NAMED;
+    if (comb != MPI_COMBINER_NAMED) {
+        if (PMPI_Type_get_attr(type, shim_g.type_key, &v, &flag) != MPI_SUCCESS) return 0;
+        if (flag) { *ti = *(const shim_type *)v; return 1; }
+    }
+    if (PMPI_Type_size_x(type, &ti->size) != MPI_SUCCESS ||
+        PMPI_Type_get_extent_x(type, &lb, &ti->extent) != MPI_SUCCESS ||
+        PMPI_Type_get_true_extent_x(type, &ti->true_lb, &ti->true_extent) != MPI_SUCCESS)
+        return 0;
+    ti->type = type;
+    if (comb == MPI_COMBINER_NAMED) { /* one element has no holes; pair types pad after it */
+        ti->packed = 1;
+        ti->true_lb = 0;
+        return 1;
+    }
+    pthread_mutex_lock(&shim_g.type_lock); /* measure and attach once (threads may race here) */
+    if (PMPI_Type_get_attr(type, shim_g.type_key, &v, &flag) == MPI_SUCCESS && flag) {
+        *ti = *(const shim_type *)v;
+    } else {
+        shim_type *keep = (shim_type *)malloc(sizeof *keep);
+        ti->packed = ti->size == ti->true_extent &&
+                     shim_packed_in_order(type, ti->size, ti->true_lb);
+        if (keep) {
+            *keep = *ti;
+            if (PMPI_Type_set_attr(type, shim_g.type_key, keep) == MPI_SUCCESS)
+                SHIM_LINK(shim_g.types, keep);
+            else
+                free(keep);
+        }
+    }
+    pthread_mutex_unlock(&shim_g.type_lock);
+    return 1;
+}
+
+/* buf + offset (the datatype's true lower bound), MPI_IN_PLACE left alone.
+   Integer arithmetic: buf may be MPI_BOTTOM (NULL) with an absolute offset. */
+static void *shim_at(const void *buf, MPI_Count offset) {
+    if (buf == MPI_IN_PLACE) return (void *)buf;
+    return (void *)((uintptr_t)buf + (uintptr_t)(intptr_t)offset);
+}
+
+/* ==== Reductions ============================================================ */
+
+/* A user op as redcoll calls it: fn(in, inout, count, user), `in` from the
+   lower ranks, as MPI's invec. redcoll points at the data; MPI's function
+   takes buffer addresses with the data at true_lb from them. */
+typedef struct shim_user {
+    shim_uop     u;
+    MPI_Datatype type;
+    MPI_Count    extent, lb;
+} shim_user;
+
+static void shim_user_call(const void *in, void *inout, size_t count, void *arg) {
+    const shim_user *x = (const shim_user *)arg;
+    MPI_Datatype type = x->type;
+    char *a = (char *)shim_at(in, -x->lb), *b = (char *)shim_at(inout, -x->lb);
+#if SHIM_LARGE_COUNT
+    if (x->u.fn_c) {
+        MPI_Count n = (MPI_Count)count;
+        x->u.fn_c(a, b, &n, &type);
+        return;
+    }
+#endif
+    while (count > 0) { /* MPI_User_function takes an int count */
+        int n = count > (size_t)INT_MAX ? INT_MAX : (int)count;
+        x->u.fn(a, b, &n, &type);
+        a += (MPI_Count)n * x->extent;
+        b += (MPI_Count)n * x->extent;
+        count -= (size_t)n;
+    }
+}
+
+static int shim_uop_find(MPI_Op op, shim_uop *out) {
+    size_t i;
+    int found = 0;
+    pthread_mutex_lock(&shim_g.lock);
+    for (i = 0; i < shim_g.nuops && !found; ++i)
+        if (shim_g.uops[i].op == op) { *out = shim_g.uops[i]; found = 1; }
+    pthread_mutex_unlock(&shim_g.lock);
+    return found;
+}
+
+/* How redcoll sees a reduction's (datatype, op). */
+typedef struct shim_red {
+    redcoll_dtype dtype;
+    redcoll_op    op;
+    MPI_Count     lb;     /* buffers start this far into the user's pointer */
+    MPI_Count     extent; /* bytes per element, = redcoll_dtype_size(dtype) */
+    shim_user     user;   /* the user op's call, when op.kind is USER */
+} shim_red;
+
+/* Fills r (which must stay put: op.user points into it); 0 with a reason
+   when the pair cannot be served. The decision depends only on datatype
+   and op, which MPI requires to be the same on every rank. */
+static int shim_red_setup(shim_red *r, MPI_Datatype type, MPI_Op op, shim_reason *why) {
+    shim_type ti;
+    int predefined = redcoll_mpi_dtype(type, &r->dtype), named;
+    *why = SHIM_PASS_TYPE;
+    if (!shim_type_info(type, &ti, &named)) { *why = SHIM_PASS_ARGS; return 0; }
+    r->lb = ti.true_lb;
+    r->extent = ti.extent;
+    if (redcoll_mpi_op(op, &r->op)) {
+        *why = SHIM_PASS_OP;
+        return predefined && redcoll_op_valid_for(r->op.kind, r->dtype) &&
+               (MPI_Count)redcoll_dtype_size(r->dtype) == ti.extent;
+    }
+    if (!shim_uop_find(op, &r->user.u)) { *why = SHIM_PASS_OP; return 0; }
+    /* a user op: the element in place, opaque unless it is a predefined type */
+    if (!ti.packed || ti.size != ti.extent || ti.size <= 0 || ti.size > (1 << 30)) return 0;
+    if (!predefined || (MPI_Count)redcoll_dtype_size(r->dtype) != ti.size)
+        r->dtype = REDCOLL_OPAQUE((size_t)ti.size);
+    r->user.type = type;
+    r->user.extent = ti.extent;
+    r->user.lb = ti.true_lb;
+    r->op = redcoll_op_user(shim_user_call, &r->user, r->user.u.commute);
+    return 1;
+}
+
+/* Arguments every reduction entry point shares; 0 (pass through) with a
+   verbose reason. Invalid ones go to MPI, which reports them natively. */
+static inline int shim_red_begin(shim_call *c, shim_red *r, MPI_Comm comm, redcoll_coll coll,
+                          MPI_Datatype type, MPI_Op op) {
+    shim_comm *s;
+    shim_reason why;
+    if (!shim_begin(c, comm, coll)) return 0;
+    s = c->s;
+    if (type == s->last_type && op == s->last_op && type != MPI_DATATYPE_NULL) {
+        r->dtype = s->last_dtype; /* predefined handles never change meaning */
+        r->op = s->last_rop;
+        r->lb = 0;
+        r->extent = s->last_extent;
+        return 1;
+    }
+    if (!shim_red_setup(r, type, op, &why)) return shim_pass(s, coll, why);
+    if (r->op.kind != REDCOLL_OP_USER && r->dtype < REDCOLL_DTYPE_COUNT) { /* both predefined */
+        s->last_type = type;
+        s->last_op = op;
+        s->last_dtype = r->dtype;
+        s->last_rop = r->op;
+        s->last_extent = r->extent;
+    }
+    return 1;
+}
+
+static int shim_try_allreduce(int *rc, const void *sbuf, void *rbuf, MPI_Count count,
+                              MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+    shim_call c;
+    shim_red r;
+    if (!shim_red_begin(&c, &r, comm, REDCOLL_COLL_ALLREDUCE, type, op)) return 0;
+    if (count < 0 || rbuf == MPI_IN_PLACE ||
+        (count > 0 && (sbuf == rbuf || !shim_at(sbuf, r.lb) || !shim_at(rbuf, r.lb))))
+        return shim_pass(c.s, c.coll, SHIM_PASS_ARGS);
+    shim_choose(&c, (size_t)count * (size_t)r.extent, r.op.commutative);
+    *rc = shim_end(&c, redcoll_allreduce(&c.s->m.t, redcoll_mpi_buf(shim_at(sbuf, r.lb)),
+                                         shim_at(rbuf, r.lb), (size_t)count, r.dtype, r.op, c.opts));
+    return 1;
+}
+
+static int shim_try_reduce(int *rc, const void *sbuf, void *rbuf, MPI_Count count,
+                           MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm) {
+    shim_call c;
+    shim_red r;
+    int at_root;
+    if (!shim_red_begin(&c, &r, comm, REDCOLL_COLL_REDUCE, type, op)) return 0;
+    at_root = c.s->rank == root;
+    if (count < 0 || root < 0 || root >= c.s->size || (!at_root && sbuf == MPI_IN_PLACE) ||
+        (count > 0 && !shim_at(sbuf, r.lb)) ||
+        (at_root && (rbuf == MPI_IN_PLACE || (count > 0 && (sbuf == rbuf || !shim_at(rbuf, r.lb))))))
+        return shim_pass(c.s, c.coll, SHIM_PASS_ARGS);
+    shim_choose(&c, (size_t)count * (size_t)r.extent, r.op.commutative);
+    *rc = shim_end(&c, redcoll_reduce(&c.s->m.t, redcoll_mpi_buf(shim_at(sbuf, r.lb)),
+                                      at_root ? shim_at(rbuf, r.lb) : NULL, (size_t)count,
+                                      r.dtype, r.op, root, c.opts));
+    return 1;
+}
+
+/* One of the two forms of an MPI count or displacement array. */
+typedef struct shim_array {
+    const int       *i;
+    const MPI_Count *c;
+    const MPI_Aint  *a;
+} shim_array;
+
+static MPI_Count shim_array_at(shim_array v, int k) {
+    return v.i ? (MPI_Count)v.i[k] : v.c ? v.c[k] : (MPI_Count)v.a[k];
+}
+
+/* counts[i] = recvcounts[i] * unit into s->counts; 0 if one is negative or
+   the pointer is NULL. Their sum in *total. */
+static int shim_counts(shim_comm *s, shim_array v, MPI_Count unit, size_t *total) {
+    int i;
+    *total = 0;
+    if (!v.i && !v.c) return 0;
+    for (i = 0; i < s->size; ++i) {
+        MPI_Count n = shim_array_at(v, i);
+        if (n < 0) return 0;
+        s->counts[i] = (size_t)(n * unit);
+        *total += s->counts[i];
+    }
+    return 1;
+}
+
+static int shim_try_reduce_scatter(int *rc, const void *sbuf, void *rbuf, shim_array recvcounts,
+                                   MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+    shim_call c;
+    shim_red r;
+    size_t total;
+    if (!shim_red_begin(&c, &r, comm, REDCOLL_COLL_REDUCE_SCATTER, type, op)) return 0;
+    if (!shim_counts(c.s, recvcounts, 1, &total) || rbuf == MPI_IN_PLACE ||
+        (total > 0 && (sbuf == rbuf || !shim_at(sbuf, r.lb))) ||
+        ((c.s->counts[c.s->rank] > 0 || sbuf == MPI_IN_PLACE) && !shim_at(rbuf, r.lb)))
+        return shim_pass(c.s, c.coll, SHIM_PASS_ARGS);
+    shim_choose(&c, total * (size_t)r.extent, r.op.commutative);
+    *rc = shim_end(&c, redcoll_reduce_scatter(&c.s->m.t, redcoll_mpi_buf(shim_at(sbuf, r.lb)),
+                                              shim_at(rbuf, r.lb), c.s->counts, r.dtype, r.op,
+                                              c.opts));
+    return 1;
+}
+
+static int shim_try_reduce_scatter_block(int *rc, const void *sbuf, void *rbuf, MPI_Count count,
+                                         MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+    shim_call c;
+    shim_red r;
+    if (!shim_red_begin(&c, &r, comm, REDCOLL_COLL_REDUCE_SCATTER_BLOCK, type, op)) return 0;
+    if (count < 0 || rbuf == MPI_IN_PLACE ||
+        (count > 0 && (sbuf == rbuf || !shim_at(sbuf, r.lb) || !shim_at(rbuf, r.lb))))
+        return shim_pass(c.s, c.coll, SHIM_PASS_ARGS);
+    shim_choose(&c, (size_t)count * (size_t)c.s->size * (size_t)r.extent, r.op.commutative);
+    *rc = shim_end(&c, redcoll_reduce_scatter_block(&c.s->m.t,
+                                                    redcoll_mpi_buf(shim_at(sbuf, r.lb)),
+                                                    shim_at(rbuf, r.lb), (size_t)count, r.dtype,
+                                                    r.op, c.opts));
+    return 1;
+}
+
+/* ==== Data movement ========================================================= */
+
+/* `count` elements of `type` at `buf`, as the packed bytes redcoll moves:
+   in place (`direct`, at `base`) when they are already those bytes, else
+   through a staging buffer with MPI_Pack / MPI_Unpack. */
+typedef struct shim_side {
+    const void  *buf;
+    MPI_Count    count;
+    MPI_Datatype type;
+    MPI_Count    extent, size;
+    size_t       bytes;
+    int          direct;
+    char        *base;
+} shim_side;
+
+static int shim_side_init(shim_comm *s, shim_side *d, const void *buf, MPI_Count count,
+                          MPI_Datatype type) {
+    shim_type ti;
+    if (count < 0) return 0;
+    if (type == s->last_named && type != MPI_DATATYPE_NULL) { /* predefined: never changes */
+        ti.size = s->last_named_size;
+        ti.extent = s->last_named_extent;
+        ti.true_lb = 0;
+        ti.packed = 1;
+    } else {
+        int named;
+        if (!shim_type_info(type, &ti, &named) || ti.size < 0) return 0;
+        if (named) {
+            s->last_named = type;
+            s->last_named_size = ti.size;
+            s->last_named_extent = ti.extent;
+        }
+    }
+    d->buf = buf; d->count = count; d->type = type;
+    d->extent = ti.extent; d->size = ti.size;
+    d->bytes = (size_t)(count * ti.size);
+    d->direct = count == 0 || ti.size == 0 || (ti.packed && (count == 1 || ti.extent == ti.size));
+    d->base = (char *)shim_at(buf, ti.true_lb);
+    return d->bytes == 0 || d->base; /* a NULL buffer: MPI reports it */
+}
+
+/* The side's elements first .. first+n-1 (elements of its type). */
+static shim_side shim_side_part(const shim_side *d, MPI_Count first, MPI_Count n) {
+    shim_side p = *d;
+    p.buf = (const char *)d->buf + first * d->extent;
+    p.base = d->base + first * d->extent;
+    p.count = n;
+    p.bytes = (size_t)(n * d->size);
+    p.direct = d->direct || n == 0;
+    return p;
+}
+
+/* Packs (or unpacks, to_user) the side in pieces that fit MPI's int counts. */
+static int shim_stage(const shim_side *d, char *bytes, int to_user) {
+    MPI_Count done = 0, per;
+    if (d->bytes == 0) return MPI_SUCCESS;
+    if (d->direct) {
+        if (to_user) memcpy(d->base, bytes, d->bytes);
+        else memcpy(bytes, d->base, d->bytes);
+        return MPI_SUCCESS;
+    }
+    per = d->size > INT_MAX ? 0 : INT_MAX / d->size;
+    if (per == 0) return MPI_ERR_COUNT;
+    while (done < d->count) {
+        MPI_Count n = d->count - done < per ? d->count - done : per;
+        char *user = (char *)d->buf + done * d->extent, *packed = bytes + done * d->size;
+        int pos = 0, err = to_user ? PMPI_Unpack(packed, (int)(n * d->size), &pos, user, (int)n,
+                                                 d->type, MPI_COMM_SELF)
+                                   : PMPI_Pack(user, (int)n, d->type, packed, (int)(n * d->size),
+                                               &pos, MPI_COMM_SELF);
+        if (err != MPI_SUCCESS) return err;
+        done += n;
+    }
+    return MPI_SUCCESS;
+}
+
+/* The bytes redcoll reads or writes for side d: its own buffer when direct,
+   else *tmp (allocated here, `bytes` long, filled from d when `fill`). */
+static char *shim_bytes(const shim_side *d, size_t bytes, int fill, char **tmp, int *err) {
+    if (d->direct && d->bytes == bytes) return d->base;
+    *tmp = (char *)malloc(bytes ? bytes : 1);
+    if (!*tmp) { *err = MPI_ERR_NO_MEM; return NULL; }
+    if (fill) *err = shim_stage(d, *tmp, 0);
+    return *tmp;
+}
+
+/* Ends a data-movement call: an MPI error from staging or the redcoll
+   result, raised through the error handler; tmp buffers freed. */
+static int shim_end_move(const shim_call *c, int err, redcoll_result r, char *t1, char *t2) {
+    free(t1);
+    free(t2);
+    if (err != MPI_SUCCESS) {
+        PMPI_Comm_call_errhandler(c->comm, err);
+        return err;
+    }
+    return shim_end(c, r);
+}
+
+static int shim_try_bcast(int *rc, void *buf, MPI_Count count, MPI_Datatype type, int root,
+                          MPI_Comm comm) {
+    shim_call c;
+    shim_side d;
+    char *tmp = NULL, *bytes;
+    int err = MPI_SUCCESS;
+    redcoll_result r = REDCOLL_OK;
+    if (!shim_begin(&c, comm, REDCOLL_COLL_BCAST)) return 0;
+    if (root < 0 || root >= c.s->size || !shim_side_init(c.s, &d, buf, count, type))
+        return shim_pass(c.s, c.coll, SHIM_PASS_ARGS);
+    shim_choose(&c, d.bytes, 1);
+    bytes = shim_bytes(&d, d.bytes, c.s->rank == root, &tmp, &err);
+    if (err == MPI_SUCCESS)
+        r = redcoll_bcast(&c.s->m.t, bytes, d.bytes, REDCOLL_UINT8, root, c.opts);
+    if (err == MPI_SUCCESS && r == REDCOLL_OK && tmp && c.s->rank != root)
+        err = shim_stage(&d, tmp, 1);
+    *rc = shim_end_move(&c, err, r, tmp, NULL);
+    return 1;
+}
+
+static int shim_try_gather(int *rc, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+                           void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root,
+                           MPI_Comm comm) {
+    shim_call c;
+    shim_side sd, rd;
+    char *ts = NULL, *tr = NULL, *sb = NULL, *rb = NULL;
+    int err = MPI_SUCCESS, at_root, in_place = sbuf == MPI_IN_PLACE;
+    size_t block, p;
+    redcoll_result r = REDCOLL_OK;
+    memset(&sd, 0, sizeof sd);
+    memset(&rd, 0, sizeof rd);
+    if (!shim_begin(&c, comm, REDCOLL_COLL_GATHER)) return 0;
+    at_root = c.s->rank == root;
+    p = (size_t)c.s->size;
+    if (root < 0 || root >= c.s->size || (in_place && !at_root) ||
+        (!in_place && !shim_side_init(c.s, &sd, sbuf, scount, stype)) ||
+        (at_root && (rcount < 0 || !shim_side_init(c.s, &rd, rbuf, rcount * (MPI_Count)p, rtype))))
+        return shim_pass(c.s, c.coll, SHIM_PASS_ARGS);
+    block = at_root ? rd.bytes / p : sd.bytes;
+    if (at_root && !in_place && sd.bytes != block) { /* this rank's own send and receive differ */
+        *rc = shim_end_move(&c, MPI_ERR_TRUNCATE, REDCOLL_OK, NULL, NULL);
+        return 1;
+    }
+    shim_choose(&c, block, 1);
+    if (!in_place) sb = shim_bytes(&sd, block, 1, &ts, &err);
+    if (at_root && err == MPI_SUCCESS) {
+        rb = shim_bytes(&rd, block * p, 0, &tr, &err);
+        if (tr && in_place && err == MPI_SUCCESS) { /* root's block, already in rbuf, staged */
+            shim_side own = shim_side_part(&rd, (MPI_Count)root * rcount, rcount);
+            err = shim_stage(&own, tr + (size_t)root * block, 0);
+        }
+    }
+    if (err == MPI_SUCCESS)
+        r = redcoll_gather(&c.s->m.t, in_place ? REDCOLL_IN_PLACE : sb, rb, block, REDCOLL_UINT8,
+                           root, c.opts);
+    if (err == MPI_SUCCESS && r == REDCOLL_OK && tr) err = shim_stage(&rd, tr, 1);
+    *rc = shim_end_move(&c, err, r, ts, tr);
+    return 1;
+}
+
+static int shim_try_scatter(int *rc, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+                            void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root,
+                            MPI_Comm comm) {
+    shim_call c;
+    shim_side sd, rd;
+    char *ts = NULL, *tr = NULL, *sb = NULL, *rb = NULL;
+    int err = MPI_SUCCESS, at_root, in_place = rbuf == MPI_IN_PLACE;
+    size_t block, p;
+    redcoll_result r = REDCOLL_OK;
+    memset(&sd, 0, sizeof sd);
+    memset(&rd, 0, sizeof rd);
+    if (!shim_begin(&c, comm, REDCOLL_COLL_SCATTER)) return 0;
+    at_root = c.s->rank == root;
+    p = (size_t)c.s->size;
+    if (root < 0 || root >= c.s->size || (in_place && !at_root) ||
+        (!in_place && !shim_side_init(c.s, &rd, rbuf, rcount, rtype)) ||
+        (at_root && (scount < 0 || !shim_side_init(c.s, &sd, sbuf, scount * (MPI_Count)p, stype))))
+        return shim_pass(c.s, c.coll, SHIM_PASS_ARGS);
+    block = at_root ? sd.bytes / p : rd.bytes;
+    if (at_root && !in_place && rd.bytes != block) {
+        *rc = shim_end_move(&c, MPI_ERR_TRUNCATE, REDCOLL_OK, NULL, NULL);
+        return 1;
+    }
+    shim_choose(&c, block, 1);
+    if (at_root) sb = shim_bytes(&sd, block * p, 1, &ts, &err);
+    if (!in_place && err == MPI_SUCCESS) rb = shim_bytes(&rd, block, 0, &tr, &err);
+    if (err == MPI_SUCCESS)
+        r = redcoll_scatter(&c.s->m.t, sb, in_place ? REDCOLL_IN_PLACE : rb, block,
+                            REDCOLL_UINT8, root, c.opts);
+    if (err == MPI_SUCCESS && r == REDCOLL_OK && tr) err = shim_stage(&rd, tr, 1);
+    *rc = shim_end_move(&c, err, r, ts, tr);
+    return 1;
+}
+
+/* Elements of block i of an allgather(v) and where it starts in rbuf (elements of rtype). */
+static MPI_Count shim_block_n(shim_array rcounts, MPI_Count rcount, int i) {
+    return rcounts.i || rcounts.c ? shim_array_at(rcounts, i) : rcount;
+}
+static MPI_Count shim_block_at(shim_array rcounts, shim_array displs, MPI_Count rcount, int i) {
+    return rcounts.i || rcounts.c ? shim_array_at(displs, i) : (MPI_Count)i * rcount;
+}
+
+/* Allgather and allgatherv: block i (s->counts[i] bytes) of every rank lands
+   in rbuf at its displacement (the prefix sums for allgather). redcoll's
+   allgatherv has no displacements: when they are the prefix sums and rtype
+   is packed it runs on rbuf, otherwise on a staging buffer that holds the
+   blocks back to back, unpacked block by block after. */
+static int shim_gather_all(int *rc, shim_call *c, const void *sbuf, MPI_Count scount,
+                           MPI_Datatype stype, void *rbuf, shim_array rcounts,
+                           shim_array displs, MPI_Count rcount, MPI_Datatype rtype) {
+    shim_comm *s = c->s;
+    shim_side sd, rd;
+    char *ts = NULL, *tr = NULL, *sb = NULL, *rb;
+    int err = MPI_SUCCESS, in_place = sbuf == MPI_IN_PLACE, v = rcounts.i || rcounts.c, i, direct = 1;
+    size_t total = 0, before = 0, mine;
+    MPI_Count elems = 0;
+    redcoll_result res = REDCOLL_OK;
+    memset(&sd, 0, sizeof sd);
+    if (!shim_side_init(s, &rd, rbuf, 0, rtype) ||
+        (!in_place && !shim_side_init(s, &sd, sbuf, scount, stype)) ||
+        (v && (!displs.i && !displs.a)) || (!v && rcount < 0))
+        return shim_pass(s, c->coll, SHIM_PASS_ARGS);
+    for (i = 0; i < s->size; ++i) {
+        MPI_Count n = shim_block_n(rcounts, rcount, i);
+        if (n < 0) return shim_pass(s, c->coll, SHIM_PASS_ARGS);
+        if (shim_block_at(rcounts, displs, rcount, i) != elems) direct = 0;
+        s->counts[i] = (size_t)(n * rd.size);
+        if (i < s->rank) before += s->counts[i];
+        total += s->counts[i];
+        elems += n;
+    }
+    if (!shim_side_init(s, &rd, rbuf, elems, rtype)) return shim_pass(s, c->coll, SHIM_PASS_ARGS);
+    direct = direct && rd.direct;
+    mine = s->counts[s->rank];
+    if (!in_place && sd.bytes != mine) { /* this rank's send and receive sizes differ */
+        *rc = shim_end_move(c, MPI_ERR_TRUNCATE, REDCOLL_OK, NULL, NULL);
+        return 1;
+    }
+    shim_choose(c, v ? total : mine, 1);
+    if (direct) {
+        rb = rd.base;
+        if (!in_place) sb = shim_bytes(&sd, mine, 1, &ts, &err);
+    } else {
+        rb = tr = (char *)malloc(total ? total : 1);
+        if (!tr) {
+            err = MPI_ERR_NO_MEM;
+        } else { /* this rank's block into its place among the packed blocks */
+            shim_side own = in_place ? shim_side_part(&rd, shim_block_at(rcounts, displs, rcount,
+                                                                         s->rank),
+                                                      shim_block_n(rcounts, rcount, s->rank))
+                                     : sd;
+            err = shim_stage(&own, tr + before, 0);
+        }
+    }
+    if (err == MPI_SUCCESS) {
+        const void *in = direct && !in_place ? sb : REDCOLL_IN_PLACE;
+        res = v ? redcoll_allgatherv(&s->m.t, in, rb, s->counts, REDCOLL_UINT8, c->opts)
+                : redcoll_allgather(&s->m.t, in, rb, mine, REDCOLL_UINT8, c->opts);
+    }
+    for (i = 0, before = 0; tr && err == MPI_SUCCESS && res == REDCOLL_OK && i < s->size; ++i) {
+        shim_side blk = shim_side_part(&rd, shim_block_at(rcounts, displs, rcount, i),
+                                       shim_block_n(rcounts, rcount, i));
+        err = shim_stage(&blk, tr + before, 1);
+        before += s->counts[i];
+    }
+    *rc = shim_end_move(c, err, res, ts, tr);
+    return 1;
+}
+
+static int shim_try_allgather(int *rc, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+                              void *rbuf, MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm) {
+    shim_call c;
+    shim_array none = { NULL, NULL, NULL };
+    if (!shim_begin(&c, comm, REDCOLL_COLL_ALLGATHER)) return 0;
+    return shim_gather_all(rc, &c, sbuf, scount, stype, rbuf, none, none, rcount, rtype);
+}
+
+static int shim_try_allgatherv(int *rc, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+                               void *rbuf, shim_array rcounts, shim_array displs,
+                               MPI_Datatype rtype, MPI_Comm comm) {
+    shim_call c;
+    if (!shim_begin(&c, comm, REDCOLL_COLL_ALLGATHERV)) return 0;
+    return shim_gather_all(rc, &c, sbuf, scount, stype, rbuf, rcounts, displs, 0, rtype);
+}
+
+static int shim_try_alltoall(int *rc, const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+                             void *rbuf, MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm) {
+    shim_call c;
+    shim_side sd, rd;
+    char *ts = NULL, *tr = NULL, *sb = NULL, *rb;
+    int err = MPI_SUCCESS, in_place = sbuf == MPI_IN_PLACE;
+    size_t p;
+    redcoll_result r = REDCOLL_OK;
+    memset(&sd, 0, sizeof sd);
+    memset(&rd, 0, sizeof rd);
+    if (!shim_begin(&c, comm, REDCOLL_COLL_ALLTOALL)) return 0;
+    p = (size_t)c.s->size;
+    if (rcount < 0 || (!in_place && scount < 0) ||
+        !shim_side_init(c.s, &rd, rbuf, rcount * (MPI_Count)p, rtype) ||
+        (!in_place && !shim_side_init(c.s, &sd, sbuf, scount * (MPI_Count)p, stype)) ||
+        (!in_place && rd.bytes > 0 && sbuf == rbuf))
+        return shim_pass(c.s, c.coll, SHIM_PASS_ARGS);
+    if (!in_place && sd.bytes != rd.bytes) {
+        *rc = shim_end_move(&c, MPI_ERR_TRUNCATE, REDCOLL_OK, NULL, NULL);
+        return 1;
+    }
+    shim_choose(&c, rd.bytes / p, 1);
+    if (!in_place) sb = shim_bytes(&sd, rd.bytes, 1, &ts, &err);
+    rb = err == MPI_SUCCESS ? shim_bytes(&rd, rd.bytes, in_place, &tr, &err) : NULL;
+    if (err == MPI_SUCCESS)
+        r = redcoll_alltoall(&c.s->m.t, in_place ? REDCOLL_IN_PLACE : sb, rb, rd.bytes / p,
+                             REDCOLL_UINT8, c.opts);
+    if (err == MPI_SUCCESS && r == REDCOLL_OK && tr) err = shim_stage(&rd, tr, 1);
+    *rc = shim_end_move(&c, err, r, ts, tr);
+    return 1;
+}
+
+static int shim_try_barrier(int *rc, MPI_Comm comm) {
+    shim_call c;
+    if (!shim_begin(&c, comm, REDCOLL_COLL_BARRIER)) return 0;
+    shim_choose(&c, 0, 1);
+    *rc = shim_end(&c, redcoll_barrier(&c.s->m.t, c.opts));
+    return 1;
+}
+
+/* ==== The MPI entry points ================================================== */
+
+static const shim_array shim_none = { NULL, NULL, NULL };
+
+static shim_array shim_ints(const int *v) {
+    shim_array a = shim_none;
+    a.i = v;
+    return a;
+}
+
+/* Each entry point: served by redcoll, or the same arguments to PMPI_ (the
+   name pasted: P ## MPI_Allreduce). */
+#define SHIM_ENTRY(name, params, serve, args)                                   \
+    int name params {                                                           \
+        int rc;                                                                 \
+        if (serve) return rc;                                                   \
+        return P##name args;                                                    \
+    }
+
+SHIM_ENTRY(MPI_Allreduce,
+           (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+            MPI_Comm comm),
+           shim_try_allreduce(&rc, sendbuf, recvbuf, count, datatype, op, comm),
+           (sendbuf, recvbuf, count, datatype, op, comm))
+
+SHIM_ENTRY(MPI_Reduce,
+           (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+            int root, MPI_Comm comm),
+           shim_try_reduce(&rc, sendbuf, recvbuf, count, datatype, op, root, comm),
+           (sendbuf, recvbuf, count, datatype, op, root, comm))
+
+SHIM_ENTRY(MPI_Reduce_scatter,
+           (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+            MPI_Op op, MPI_Comm comm),
+           shim_try_reduce_scatter(&rc, sendbuf, recvbuf, shim_ints(recvcounts), datatype, op,
+            comm),
+           (sendbuf, recvbuf, recvcounts, datatype, op, comm))
+
+SHIM_ENTRY(MPI_Reduce_scatter_block,
+           (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+            MPI_Comm comm),
+           shim_try_reduce_scatter_block(&rc, sendbuf, recvbuf, recvcount, datatype, op, comm),
+           (sendbuf, recvbuf, recvcount, datatype, op, comm))
+
+SHIM_ENTRY(MPI_Allgather,
+           (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+            int recvcount, MPI_Datatype recvtype, MPI_Comm comm),
+           shim_try_allgather(&rc, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+            comm),
+           (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
+
+SHIM_ENTRY(MPI_Allgatherv,
+           (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+            const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm),
+           shim_try_allgatherv(&rc, sendbuf, sendcount, sendtype, recvbuf, shim_ints(recvcounts),
+            shim_ints(displs), recvtype, comm),
+           (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm))
+
+SHIM_ENTRY(MPI_Bcast,
+           (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm),
+           shim_try_bcast(&rc, buffer, count, datatype, root, comm),
+           (buffer, count, datatype, root, comm))
+
+SHIM_ENTRY(MPI_Alltoall,
+           (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+            int recvcount, MPI_Datatype recvtype, MPI_Comm comm),
+           shim_try_alltoall(&rc, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+            comm),
+           (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
+
+SHIM_ENTRY(MPI_Gather,
+           (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+            int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),
+           shim_try_gather(&rc, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+            comm),
+           (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm))
+
+SHIM_ENTRY(MPI_Scatter,
+           (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+            int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),
+           shim_try_scatter(&rc, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+            comm),
+           (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm))
+
+SHIM_ENTRY(MPI_Barrier,
+           (MPI_Comm comm),
+           shim_try_barrier(&rc, comm),
+           (comm))
+
+#if SHIM_LARGE_COUNT
+static shim_array shim_counts_c(const MPI_Count *v) {
+    shim_array a = shim_none;
+    a.c = v;
+    return a;
+}
+
+static shim_array shim_aints(const MPI_Aint *v) {
+    shim_array a = shim_none;
+    a.a = v;
+    return a;
+}
+
+SHIM_ENTRY(MPI_Allreduce_c,
+           (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+            MPI_Comm comm),
+           shim_try_allreduce(&rc, sendbuf, recvbuf, count, datatype, op, comm),
+           (sendbuf, recvbuf, count, datatype, op, comm))
+
+SHIM_ENTRY(MPI_Reduce_c,
+           (const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+            int root, MPI_Comm comm),
+           shim_try_reduce(&rc, sendbuf, recvbuf, count, datatype, op, root, comm),
+           (sendbuf, recvbuf, count, datatype, op, root, comm))
+
+SHIM_ENTRY(MPI_Reduce_scatter_c,
+           (const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm),
+           shim_try_reduce_scatter(&rc, sendbuf, recvbuf, shim_counts_c(recvcounts), datatype, op,
+            comm),
+           (sendbuf, recvbuf, recvcounts, datatype, op, comm))
+
+SHIM_ENTRY(MPI_Reduce_scatter_block_c,
+           (const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype,
+            MPI_Op op, MPI_Comm comm),
+           shim_try_reduce_scatter_block(&rc, sendbuf, recvbuf, recvcount, datatype, op, comm),
+           (sendbuf, recvbuf, recvcount, datatype, op, comm))
+
+SHIM_ENTRY(MPI_Allgather_c,
+           (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+            MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm),
+           shim_try_allgather(&rc, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+            comm),
+           (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
+
+SHIM_ENTRY(MPI_Allgatherv_c,
+           (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+            const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+            MPI_Comm comm),
+           shim_try_allgatherv(&rc, sendbuf, sendcount, sendtype, recvbuf,
+            shim_counts_c(recvcounts), shim_aints(displs), recvtype, comm),
+           (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm))
+
+SHIM_ENTRY(MPI_Bcast_c,
+           (void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm),
+           shim_try_bcast(&rc, buffer, count, datatype, root, comm),
+           (buffer, count, datatype, root, comm))
+
+SHIM_ENTRY(MPI_Alltoall_c,
+           (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+            MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm),
+           shim_try_alltoall(&rc, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+            comm),
+           (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
+
+SHIM_ENTRY(MPI_Gather_c,
+           (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+            MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),
+           shim_try_gather(&rc, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+            comm),
+           (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm))
+
+SHIM_ENTRY(MPI_Scatter_c,
+           (const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+            MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm),
+           shim_try_scatter(&rc, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+            comm),
+           (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm))
+#endif /* SHIM_LARGE_COUNT */
+
+/* ---- user ops and finalize ---------------------------------------------------- */
+
+static void shim_uop_add(MPI_Op op, const shim_uop *u) {
+    shim_uop x = *u;
+    int commute = 1;
+    if (PMPI_Op_commutative(op, &commute) == MPI_SUCCESS) x.commute = commute;
+    x.op = op;
+    pthread_mutex_lock(&shim_g.lock);
+    if (shim_g.nuops == shim_g.cap_uops) {
+        size_t cap = shim_g.cap_uops ? 2 * shim_g.cap_uops : 16;
+        shim_uop *more = (shim_uop *)realloc(shim_g.uops, cap * sizeof *more);
+        if (more) { shim_g.uops = more; shim_g.cap_uops = cap; }
+    }
+    if (shim_g.nuops < shim_g.cap_uops) shim_g.uops[shim_g.nuops++] = x; /* else: passes through */
+    pthread_mutex_unlock(&shim_g.lock);
+}
+
+int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op) {
+    int rc = PMPI_Op_create(user_fn, commute, op);
+    shim_uop u;
+    memset(&u, 0, sizeof u);
+    u.fn = user_fn;
+    u.commute = commute;
+    if (rc == MPI_SUCCESS && user_fn) shim_uop_add(*op, &u);
+    return rc;
+}
+
+#if SHIM_LARGE_COUNT
+int MPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op) {
+    int rc = PMPI_Op_create_c(user_fn, commute, op);
+    shim_uop u;
+    memset(&u, 0, sizeof u);
+    u.fn_c = user_fn;
+    u.commute = commute;
+    if (rc == MPI_SUCCESS && user_fn) shim_uop_add(*op, &u);
+    return rc;
+}
+#endif
+
+int MPI_Op_free(MPI_Op *op) {
+    size_t i;
+    if (op) {
+        pthread_mutex_lock(&shim_g.lock);
+        for (i = 0; i < shim_g.nuops; ++i)
+            if (shim_g.uops[i].op == *op) { shim_g.uops[i] = shim_g.uops[--shim_g.nuops]; break; }
+        pthread_mutex_unlock(&shim_g.lock);
+    }
+    return PMPI_Op_free(op);
+}
+
+/* Frees every transport and cache entry (each attribute's delete callback
+   unlinks its state), then the keyvals. */
+int MPI_Finalize(void) {
+    if (shim_g.ready) {
+        for (;;) {
+            shim_comm *s;
+            pthread_mutex_lock(&shim_g.lock);
+            s = shim_g.comms;
+            pthread_mutex_unlock(&shim_g.lock);
+            if (!s) break;
+            if (PMPI_Comm_delete_attr(s->user, shim_g.comm_key) != MPI_SUCCESS)
+                shim_comm_delete(s->user, shim_g.comm_key, s, NULL);
+        }
+        for (;;) {
+            shim_type *t;
+            pthread_mutex_lock(&shim_g.lock);
+            t = shim_g.types;
+            pthread_mutex_unlock(&shim_g.lock);
+            if (!t) break;
+            if (PMPI_Type_delete_attr(t->type, shim_g.type_key) != MPI_SUCCESS)
+                shim_type_delete(t->type, shim_g.type_key, t, NULL);
+        }
+        PMPI_Comm_free_keyval(&shim_g.comm_key);
+        PMPI_Type_free_keyval(&shim_g.type_key);
+        shim_g.ready = 0;
+        shim_g.disabled = 1; /* nothing after finalize is served */
+    }
+    free(shim_g.uops);
+    shim_g.uops = NULL;
+    shim_g.nuops = shim_g.cap_uops = 0;
+    return PMPI_Finalize();
+}

@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# The MPI drop-in suite (shim/redcoll_pmpi.c): unmodified MPI programs
+# (test/pmpi/*.c, they include only mpi.h) run under MPIEXEC with and without
+# LD_PRELOAD=BUILD/libredcoll_pmpi.so and their outputs must be identical
+# (integer data: exact whatever the algorithm), at -n 1..5; then the
+# environment (forced algorithms, every algorithm of every collective at
+# -n 3 and 4, unknown names, REDCOLL_DISABLE, REDCOLL_PROFILE, the
+# non-commutative fallback, REDCOLL_VERBOSE lines), threads (MULTIPLE,
+# SERIALIZED), error reporting (errors.c, white-box: it compiles the shim
+# in), and the library's symbols.
+# Without an MPI compiler the suite is skipped with a message (0 tests).
+# Ends with "N passed, N failed".
+# Usage: test/pmpi/run.sh BUILD_DIR MPICC MPIEXEC
+set -u
+build=${1:-build} mpicc=${2:-mpicc.mpich} mpiexec=${3:-mpiexec.mpich}
+if ! command -v "$mpicc" >/dev/null 2>&1 || ! command -v "$mpiexec" >/dev/null 2>&1; then
+    echo "MPI drop-in suite skipped: $mpicc / $mpiexec not found (install MPICH: apt-get install -y mpich libmpich-dev, as .ci/run does)"
+    echo "0 passed, 0 failed"
+    exit 0
+fi
+lib=$(cd "$build" 2>/dev/null && pwd)/libredcoll_pmpi.so
+if [ ! -f "$lib" ]; then
+    echo "MPI drop-in suite: $lib not built (make shim)"
+    echo "0 passed, 1 failed"
+    exit 1
+fi
+flags="-std=c11 -Wall -Wextra -pedantic -Werror -Wmissing-prototypes -Wstrict-prototypes -O2 -g"
+for prog in colls threads errors; do # errors.c compiles the shim in: -I.
+    if ! "$mpicc" $flags -I. "test/pmpi/$prog.c" -o "$build/pmpi_$prog" -lpthread; then
+        echo "MPI drop-in suite: build of test/pmpi/$prog.c failed"
+        echo "0 passed, 1 failed"
+        exit 1
+    fi
+done
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+check() { # check NAME STATUS [DETAIL-FILE]
+    if [ "$2" -eq 0 ]; then pass=$((pass + 1)); echo "ok    pmpi/$1"
+    else fail=$((fail + 1)); echo "FAIL  pmpi/$1"; [ -n "${3:-}" ] && tail -n 15 "$3"; fi
+}
+# mpi N OUT [ENV=VAL ...] -- PROG ARGS: runs without the shim; shim N OUT ...: with it.
+# stdout to OUT, stderr to OUT.err; returns the exit status.
+mpi() {
+    local n=$1 out=$2; shift 2
+    local envs=(); while [ "$1" != "--" ]; do envs+=("$1"); shift; done; shift
+    env "${envs[@]}" timeout 600 "$mpiexec" -n "$n" "$@" >"$out" 2>"$out.err"
+}
+shim() {
+    local n=$1 out=$2; shift 2
+    local envs=(); while [ "$1" != "--" ]; do envs+=("$1"); shift; done; shift
+    env "${envs[@]}" timeout 600 "$mpiexec" -n "$n" -genv LD_PRELOAD "$lib" "$@" >"$out" 2>"$out.err"
+}
+# same NAME A-STATUS B-STATUS A B: both ran, no WRONG line, identical output.
+same() {
+    local s=0
+    [ "$2" -eq 0 ] && [ "$3" -eq 0 ] || s=1
+    grep -q WRONG "$5" && s=1
+    cmp -s "$4" "$5" || { s=1; diff "$4" "$5" | head -n 10 > "$5.diff"; cat "$5.err" >> "$5.diff"; }
+    check "$1" $s "$5.diff"
+}
+
+# ---- the library: every MPI call it makes is PMPI_, and it exports only MPI_ entry points
+undef=$(nm -D --undefined-only "$lib" | awk '{print $2}' | grep -E '^MPI_' || true)
+check "the library calls no MPI_ function (PMPI_ only: no recursion into itself)" $([ -z "$undef" ]; echo $?)
+[ -z "$undef" ] || echo "    calls: $undef"
+exported=$(nm -D --defined-only "$lib" | awk '$2 == "T" {print $3}')
+extra=$(echo "$exported" | grep -Ev '^(MPI_|_init$|_fini$)' || true)
+missing=""
+for f in Allreduce Reduce Reduce_scatter Reduce_scatter_block Allgather Allgatherv Bcast Alltoall \
+         Gather Scatter Barrier Op_create Op_free Finalize; do
+    echo "$exported" | grep -qx "MPI_$f" || missing="$missing MPI_$f"
+done
+check "the library exports the MPI entry points and nothing else" $([ -z "$extra$missing" ]; echo $?)
+[ -z "$extra$missing" ] || echo "    extra: $extra missing: $missing"
+
+# ---- unmodified program, with and without the shim, n = 1..5
+for n in 1 2 3 4 5; do
+    mpi "$n" "$tmp/nat$n" -- "$build/pmpi_colls"; a=$?
+    shim "$n" "$tmp/pre$n" -- "$build/pmpi_colls"; b=$?
+    same "colls n=$n: identical with and without the shim" $a $b "$tmp/nat$n" "$tmp/pre$n"
+done
+
+# ---- environment
+mpi 4 "$tmp/q4" -- "$build/pmpi_colls" world; q4=$?
+shim 4 "$tmp/ring" REDCOLL_VERBOSE=1 REDCOLL_ALLREDUCE_ALGORITHM=ring -- "$build/pmpi_colls" world; s=$?
+same "REDCOLL_ALLREDUCE_ALGORITHM=ring n=4: identical" $q4 $s "$tmp/q4" "$tmp/ring"
+grep -q '^redcoll: allreduce on MPI_COMM_WORLD (p=4), 8\.\.15 B: ring (forced by the environment)$' "$tmp/ring.err"
+check "REDCOLL_VERBOSE=1 shows redcoll's ring for allreduce" $? "$tmp/ring.err"
+grep -q '^redcoll: bcast on MPI_COMM_WORLD (p=4), .*: binomial (auto)$' "$tmp/ring.err"
+check "REDCOLL_VERBOSE=1 shows what auto picks (bcast: binomial)" $? "$tmp/ring.err"
+grep -q '^redcoll: allreduce on MPI_COMM_WORLD (p=4): passed to MPI: datatype is not contiguous' "$tmp/ring.err" &&
+    grep -q 'passed to MPI: intercommunicator' "$tmp/ring.err" &&
+    grep -q '^redcoll: allreduce on MPI_COMM_WORLD (p=4): passed to MPI: op not mapped' "$tmp/ring.err"
+check "REDCOLL_VERBOSE=1 says what passed through and why" $? "$tmp/ring.err"
+dups=$(grep '^redcoll: ' "$tmp/ring.err" | grep -v intercommunicator | sort | uniq -d | wc -l)
+lines=$(grep -c '^redcoll: ' "$tmp/ring.err")
+check "REDCOLL_VERBOSE=1 prints each line once, from one rank per group ($lines lines)" $([ "$dups" -eq 0 ]; echo $?) "$tmp/ring.err"
+
+shim 2 "$tmp/bad" REDCOLL_ALLREDUCE_ALGORITHM=no_such_algorithm REDCOLL_GATHER_ALGORITHM=ring \
+    REDCOLL_VERBOSE=1 -- "$build/pmpi_colls" world; s=$?
+mpi 2 "$tmp/q2" -- "$build/pmpi_colls" world; q2=$?
+same "unknown and unsupported algorithm names: identical results" $q2 $s "$tmp/q2" "$tmp/bad"
+[ "$(grep -c 'REDCOLL_ALLREDUCE_ALGORITHM=no_such_algorithm: no such allreduce algorithm; using auto' "$tmp/bad.err")" -eq 1 ] &&
+    [ "$(grep -c 'REDCOLL_GATHER_ALGORITHM=ring: no such gather algorithm; using auto. Known: binomial' "$tmp/bad.err")" -eq 1 ] &&
+    grep -q '^redcoll: allreduce on MPI_COMM_WORLD (p=2), 8\.\.15 B: recursive_doubling (auto)$' "$tmp/bad.err"
+check "unknown and unsupported names are reported once and fall back to auto" $? "$tmp/bad.err"
+
+shim 3 "$tmp/off" REDCOLL_DISABLE=1 REDCOLL_VERBOSE=1 REDCOLL_ALLREDUCE_ALGORITHM=ring -- "$build/pmpi_colls" world; s=$?
+mpi 3 "$tmp/q3" -- "$build/pmpi_colls" world; q3=$?
+same "REDCOLL_DISABLE=1: identical" $q3 $s "$tmp/q3" "$tmp/off"
+! grep -q ' on MPI_COMM_WORLD' "$tmp/off.err" && [ "$(grep -c 'REDCOLL_DISABLE=1: every collective goes to MPI' "$tmp/off.err")" -eq 1 ]
+check "REDCOLL_DISABLE=1 serves nothing" $? "$tmp/off.err"
+
+shim 3 "$tmp/nc" REDCOLL_VERBOSE=1 REDCOLL_REDUCE_ALGORITHM=binary REDCOLL_REDUCE_SCATTER_ALGORITHM=recursive_halving \
+    REDCOLL_REDUCE_SCATTER_BLOCK_ALGORITHM=recursive_halving -- "$build/pmpi_colls" world; s=$?
+same "order-breaking algorithms forced with a non-commutative op: identical" $q3 $s "$tmp/q3" "$tmp/nc"
+grep -q '^redcoll: reduce on MPI_COMM_WORLD (p=3), .*: binary (forced by the environment)$' "$tmp/nc.err" &&
+    grep -q '^redcoll: reduce on MPI_COMM_WORLD (p=3), .*(auto: the forced algorithm needs a commutative op)$' "$tmp/nc.err" &&
+    grep -q '^redcoll: reduce_scatter_block on MPI_COMM_WORLD (p=3), .*(auto: the forced algorithm needs a commutative op)$' "$tmp/nc.err"
+check "non-commutative ops fall back to an order-keeping algorithm" $? "$tmp/nc.err"
+
+shim 2 "$tmp/prof" REDCOLL_PROFILE=/nonexistent/profile -- "$build/pmpi_colls" world; s=$?
+same "REDCOLL_PROFILE: identical" $q2 $s "$tmp/q2" "$tmp/prof"
+[ "$(grep -c 'REDCOLL_PROFILE=/nonexistent/profile ignored' "$tmp/prof.err")" -eq 1 ]
+check "REDCOLL_PROFILE is reported once (no profile parser yet)" $? "$tmp/prof.err"
+
+# ---- every algorithm of every collective, forced: round k forces the k-th name of each
+colls="allreduce reduce reduce_scatter reduce_scatter_block allgather allgatherv bcast alltoall gather scatter barrier"
+qs=(); for c in $colls; do qs+=("REDCOLL_${c^^}_ALGORITHM=?"); done
+shim 1 "$tmp/known" "${qs[@]}" -- "$build/pmpi_colls" world
+declare -A known
+rounds=0
+for c in $colls; do
+    known[$c]=$(grep "REDCOLL_${c^^}_ALGORITHM=?:" "$tmp/known.err" | sed 's/.*Known: *//')
+    k=$(echo ${known[$c]} | wc -w)
+    [ "$k" -gt "$rounds" ] && rounds=$k
+done
+check "every collective lists its algorithms ($rounds rounds)" $([ "$rounds" -ge 10 ]; echo $?) "$tmp/known.err"
+for n in 3 4; do
+    ref=$tmp/q$n; [ -f "$ref" ] || { mpi "$n" "$ref" -- "$build/pmpi_colls" world; }
+    for ((k = 0; k < rounds; ++k)); do
+        envs=(); desc=""
+        for c in $colls; do
+            set -- ${known[$c]}
+            [ $# -eq 0 ] && continue
+            shift $((k % $#)); envs+=("REDCOLL_${c^^}_ALGORITHM=$1"); desc="$desc $c=$1"
+        done
+        shim "$n" "$tmp/force" "${envs[@]}" -- "$build/pmpi_colls" world; s=$?
+        same "n=$n forced:$desc" 0 $s "$ref" "$tmp/force"
+    done
+done
+
+# ---- threads
+for spec in "2 multiple" "3 multiple" "3 serialized"; do
+    set -- $spec
+    mpi "$1" "$tmp/tn" -- "$build/pmpi_threads" "$2"; a=$?
+    shim "$1" "$tmp/tp" -- "$build/pmpi_threads" "$2"; b=$?
+    same "threads $2 n=$1: identical" $a $b "$tmp/tn" "$tmp/tp"
+done
+
+# ---- errors through the communicator's error handler (white-box: the shim compiled in)
+mpi 2 "$tmp/err" -- "$build/pmpi_errors"
+cat "$tmp/err"
+line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$tmp/err" | tail -n 1)
+if [ -n "$line" ]; then
+    p=${line%% passed*}; f=${line#*, }; f=${f%% failed*}
+    pass=$((pass + p)); fail=$((fail + f))
+else
+    check "errors program ran" 1 "$tmp/err.err"
+fi
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
