@@ -14,10 +14,10 @@ MPICC    ?= mpicc.mpich
 MPIEXEC  ?= mpiexec.mpich
 
 HEADERS  := redcoll.h $(wildcard transports/*.h) redcoll/harness.h
-TEST_SRC := $(wildcard test/*.c) test/test.h
+TEST_SRC := $(wildcard test/*.c) $(wildcard test/*.h)
 EXAMPLES := $(BUILD)/allreduce_threads $(BUILD)/custom_transport $(BUILD)/demo
 
-.PHONY: all demo test test-sim test-compile asan tsan examples install clean docs
+.PHONY: all demo test test-sim test-compile asan tsan examples install clean docs sim-figures bench-sim
 
 all: $(BUILD)/test_runner $(BUILD)/redcoll
 
@@ -39,6 +39,23 @@ docs/hierarchical.md: $(BUILD)/hierarchical_sweep
 	$(BUILD)/hierarchical_sweep > $@
 
 docs: docs/hierarchical.md
+
+# test/sim_figures.txt: the simulator's figures on a grid of every schedule, which
+# the test `sim/figures as recorded on the grid` compares with. Regenerate (and
+# commit) when redcoll.h changes a schedule's messages, rounds, scratch or times on
+# purpose; `$(BUILD)/sim_figures --check test/sim_figures.txt` checks the whole grid.
+$(BUILD)/sim_figures: test/sim_figures.c test/sim_figures.h $(HEADERS) | $(BUILD)
+	$(CC) $(CFLAGS_) -Itest test/sim_figures.c -o $@ $(LIBS)
+
+sim-figures: $(BUILD)/sim_figures
+	$(BUILD)/sim_figures > test/sim_figures.txt
+
+# Messages per second of the simulator (README, "The simulator").
+$(BUILD)/sim_events: bench/sim_events.c $(HEADERS) | $(BUILD)
+	$(CC) $(CFLAGS_) bench/sim_events.c -o $@ $(LIBS)
+
+bench-sim: $(BUILD)/sim_events
+	$(BUILD)/sim_events
 
 # The header as C11, as C++ and with REDCOLL_STATIC, warnings as errors.
 test-compile: | $(BUILD)
