@@ -2,6 +2,7 @@
    registered schedule: rendezvous sends, deadlock reports, fault injection,
    receive-and-reduce, determinism, the figures recorded on a grid, and
    scale. */
+#include <pthread.h>
 #include "sim_figures.h"
 
 static redcoll_result ts_send_first(const redcoll_transport *t, void *arg) {
@@ -400,7 +401,74 @@ static void test_deterministic(void) {
     rc_outcome_free(&b);
 }
 
-/* DESIGN's scale promise: 1 M doubles at p = 1024, and p = 4096 works. */
+/* Simulations on several threads at once: each runs on its own thread and
+   reports what it reports alone. */
+typedef struct ts_conc {
+    rc_spec    spec;
+    rc_outcome out;
+    redcoll_result run;
+} ts_conc;
+
+static void *ts_conc_main(void *arg) {
+    ts_conc *c = (ts_conc *)arg;
+    int k;
+    for (k = 0; k < 3; ++k) { /* a few runs each, so that they overlap */
+        if (k) rc_outcome_free(&c->out);
+        c->run = rc_run(&c->spec, &c->out);
+    }
+    return NULL;
+}
+
+static void test_concurrent_runs(void) {
+    static const redcoll_algo algos[3] = { REDCOLL_ALGO_RING, REDCOLL_ALGO_RECURSIVE_DOUBLING,
+                                           REDCOLL_ALGO_HALVING_DOUBLING };
+    ts_conc c[3];
+    pthread_t th[3];
+    int i, started[3];
+    for (i = 0; i < 3; ++i) {
+        memset(&c[i], 0, sizeof c[i]);
+        c[i].spec = tf_spec(REDCOLL_COLL_ALLREDUCE, algos[i], 29 + i, 1001);
+        started[i] = pthread_create(&th[i], NULL, ts_conc_main, &c[i]) == 0;
+        CHECK(started[i], "thread %d", i);
+    }
+    for (i = 0; i < 3; ++i) {
+        rc_outcome alone;
+        if (!started[i]) continue;
+        pthread_join(th[i], NULL);
+        CHECK(c[i].run == REDCOLL_OK && c[i].out.ok, "%s: %s", tf_describe(&c[i].spec), c[i].out.why);
+        rc_run(&c[i].spec, &alone);
+        CHECK(alone.ok && c[i].out.rep.stats &&
+              memcmp(alone.rep.stats, c[i].out.rep.stats, sizeof *alone.rep.stats * (size_t)c[i].spec.p) == 0,
+              "%s: the same figures as a run alone", tf_describe(&c[i].spec));
+        rc_outcome_free(&alone);
+        rc_outcome_free(&c[i].out);
+    }
+}
+
+/* stack_bytes is each rank's stack: a rank function with 1 MiB of locals
+   runs when the stacks are large enough. */
+static redcoll_result ts_big_frame(const redcoll_transport *t, void *arg) {
+    volatile char big[1 << 20];
+    int p = t->size, r = t->rank;
+    (void)arg;
+    big[0] = (char)r;
+    big[sizeof big - 1] = (char)r;
+    return t->sendrecv(t->user, (r + 1) % p, (const char *)&big[0], 1, (r + p - 1) % p,
+                       (char *)&big[sizeof big - 1], 1, 0) == REDCOLL_OK && big[0] == (char)r &&
+                   big[sizeof big - 1] == (char)((r + p - 1) % p) ? REDCOLL_OK : REDCOLL_ERR_TRANSPORT;
+}
+
+static void test_stack_bytes(void) {
+    redcoll_mock_config cfg = redcoll_mock_defaults(5);
+    redcoll_mock_report rep;
+    cfg.stack_bytes = (size_t)2 << 20;
+    CHECK(redcoll_mock_run(&cfg, ts_big_frame, NULL, &rep) == REDCOLL_OK &&
+          redcoll_mock_first_error(&rep) == REDCOLL_OK, "1 MiB of locals on 2 MiB stacks");
+    redcoll_mock_report_free(&rep);
+}
+
+/* DESIGN's scale promise: 1 M doubles at p = 1024, and p = 4096 works;
+   and a schedule of many rounds: the ring at p = 1024. */
 static void test_scale(void) {
     static const int ps[2] = { 1024, 4096 };
     int i;
@@ -413,6 +481,16 @@ static void test_scale(void) {
         CHECK(o.ok && !o.verified, "p=%d runs in no-data mode: %s", ps[i], o.why);
         CHECK(o.rep.stats && o.rep.stats[0].msgs_sent == (unsigned long long)tf_ceil_lg(ps[i]),
               "p=%d: lg p exchanges", ps[i]);
+        rc_outcome_free(&o);
+    }
+    {
+        rc_spec s = tf_spec(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_RING, 1024, 1 << 20);
+        rc_outcome o;
+        s.dtype = REDCOLL_DOUBLE;
+        s.sim.no_data = 1;
+        rc_run(&s, &o);
+        CHECK(o.ok && o.rep.rounds == 2 * 1023 && o.rep.stats[5].msgs_sent == 2 * 1023,
+              "ring p=1024: 2(p-1) rounds and messages per rank (%ld rounds)", o.rep.rounds);
         rc_outcome_free(&o);
     }
 }
@@ -466,6 +544,8 @@ static void suite_sim(void) {
     tf_test("sim/recv_reduce through a group view", test_recv_reduce_view);
     tf_test("sim/deterministic", test_deterministic);
     tf_test("sim/figures as recorded on the grid", test_figures);
+    tf_test("sim/concurrent runs on three threads", test_concurrent_runs);
+    tf_test("sim/stack_bytes", test_stack_bytes);
     tf_test("sim/scale p=1024 and 4096", test_scale);
     tf_test("reliability/fault injection, every schedule", test_faults_every_schedule);
     tf_test("reliability/deadlock, every schedule", test_deadlock_every_schedule);
