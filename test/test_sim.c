@@ -109,7 +109,9 @@ static void ts_add(int32_t *acc, const int32_t *x) {
 
 /* A chain 0 -> 1 -> ... -> p-1 of one-way messages (each rank adds what it
    receives to its own input and passes the sum on), then one ring exchange
-   step: every rank sends its sum right and adds what comes from the left. */
+   step: every rank sends its sum right and adds what comes from the left.
+   Each reduction is reported through on_compute after the call, in both
+   modes, as the library accounts for it (the transport does not). */
 static redcoll_result ts_rr_rank(const redcoll_transport *t, void *arg) {
     ts_rr *x = (ts_rr *)arg;
     int r = t->rank, p = t->size, i;
@@ -120,18 +122,20 @@ static redcoll_result ts_rr_rank(const redcoll_transport *t, void *arg) {
         if (x->use_reduce) res = t->recv_reduce(t->user, r - 1, bytes, 1, &x->into[r]);
         else if ((res = t->recv(t->user, r - 1, x->tmp[r], bytes, 1)) == REDCOLL_OK) ts_add(x->acc[r], x->tmp[r]);
         if (res) return res;
+        t->on_compute(t->user, TS_N, bytes);
     }
     if (r + 1 < p && (res = t->send(t->user, r + 1, x->acc[r], bytes, 1)) != REDCOLL_OK) return res;
     memcpy(x->tmp[r], x->acc[r], bytes); /* the ring step sends a copy: the consumer writes acc */
-    if (x->use_reduce)
-        return t->sendrecv_reduce(t->user, (r + 1) % p, x->tmp[r], bytes, (r + p - 1) % p, bytes, 2,
-                                  &x->into[r]);
-    {
+    if (x->use_reduce) {
+        res = t->sendrecv_reduce(t->user, (r + 1) % p, x->tmp[r], bytes, (r + p - 1) % p, bytes, 2,
+                                 &x->into[r]);
+    } else {
         int32_t got[TS_N];
         res = t->sendrecv(t->user, (r + 1) % p, x->tmp[r], bytes, (r + p - 1) % p, got, bytes, 2);
         if (res == REDCOLL_OK) ts_add(x->acc[r], got);
-        return res;
     }
+    if (res == REDCOLL_OK) t->on_compute(t->user, TS_N, bytes);
+    return res;
 }
 
 static void ts_rr_init(ts_rr *x, int use_reduce) {
@@ -169,8 +173,9 @@ static void test_recv_reduce(void) {
               ra.rounds == rb.rounds, "no-data %d: the same counters, rounds and modeled times as recv / sendrecv",
               no_data);
         CHECK(ra.stats[1].msgs_recv == 2 && ra.stats[1].bytes_recv == 2 * sizeof a.in[0] &&
-              ra.stats[1].calls == 3, "rank 1: %llu messages, %llu bytes, %ld calls",
-              ra.stats[1].msgs_recv, ra.stats[1].bytes_recv, ra.stats[1].calls);
+              ra.stats[1].calls == 3 && ra.stats[1].elems_reduced == 2 * TS_N,
+              "rank 1: %llu messages, %llu bytes, %ld calls, %llu elements reduced", ra.stats[1].msgs_recv,
+              ra.stats[1].bytes_recv, ra.stats[1].calls, ra.stats[1].elems_reduced);
         for (r = 0; r < TS_P; ++r) {
             int want_calls = no_data ? 0 : r > 0 ? 2 : 1;
             CHECK(a.sum[r].calls == want_calls, "no-data %d, rank %d: the consumer ran %d times, want %d",
