@@ -18,13 +18,13 @@ MPIEXEC  ?= mpiexec.mpich
 MPI_PC   ?= $(shell pkg-config --exists mpich 2>/dev/null && echo mpich)
 
 HEADERS  := redcoll.h $(wildcard transports/*.h) redcoll/harness.h
-TEST_SRC := $(wildcard test/*.c) test/test.h
+TEST_SRC := $(wildcard test/*.c) $(wildcard test/*.h)
 EXAMPLES := $(BUILD)/allreduce_threads $(BUILD)/custom_transport $(BUILD)/demo
 SHIM     := $(BUILD)/libredcoll_pmpi.so
 VERSION  := $(shell sed -n 's/^\#define REDCOLL_VERSION_STRING "\(.*\)"/\1/p' redcoll.h)
 
-.PHONY: all demo test test-sim test-compile asan tsan examples shim install uninstall test-install \
-        clean docs bench-kernels bench-datapath fuzz
+.PHONY: all demo test test-sim test-compile asan tsan examples shim install uninstall \
+        test-install clean docs bench-kernels bench-datapath fuzz sim-figures bench-sim
 
 all: $(BUILD)/test_runner $(BUILD)/redcoll
 
@@ -56,6 +56,23 @@ docs/hierarchical.md: $(BUILD)/hierarchical_sweep
 	$(BUILD)/hierarchical_sweep > $@
 
 docs: docs/hierarchical.md
+
+# test/sim_figures.txt: the simulator's figures on a grid of every schedule, which
+# the test `sim/figures as recorded on the grid` compares with. Regenerate (and
+# commit) when redcoll.h changes a schedule's messages, rounds, scratch or times on
+# purpose; `$(BUILD)/sim_figures --check test/sim_figures.txt` checks the whole grid.
+$(BUILD)/sim_figures: test/sim_figures.c test/sim_figures.h $(HEADERS) | $(BUILD)
+	$(CC) $(CFLAGS_) -Itest test/sim_figures.c -o $@ $(LIBS)
+
+sim-figures: $(BUILD)/sim_figures
+	$(BUILD)/sim_figures > test/sim_figures.txt
+
+# Messages per second of the simulator (README, "The simulator").
+$(BUILD)/sim_events: bench/sim_events.c $(HEADERS) | $(BUILD)
+	$(CC) $(CFLAGS_) bench/sim_events.c -o $@ $(LIBS)
+
+bench-sim: $(BUILD)/sim_events
+	$(BUILD)/sim_events
 
 # Reduction kernels (-O2, as the library ships) against restrict loops built
 # -O3 -march=native by the same compiler; README "Reduction kernels".

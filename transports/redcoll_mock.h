@@ -1,7 +1,7 @@
 /* redcoll_mock.h - the redcoll simulator transport - MIT licence (see redcoll.h)
 
-   Runs all p ranks of a collective inside one process, one thread per rank,
-   and reports what the collective cost each rank:
+   Runs all p ranks of a collective inside one process and reports what the
+   collective cost each rank:
 
        redcoll_mock_config cfg = redcoll_mock_defaults(13);
        redcoll_mock_report rep;
@@ -19,11 +19,16 @@
    - abort (called by the library when a call fails) releases every blocked
      and later call with REDCOLL_ERR_ABORTED.
    - Fault injection: call number fail_call (1-based, counting send, recv,
-     sendrecv, isend, irecv) of rank fail_rank returns REDCOLL_ERR_TRANSPORT.
+     sendrecv, isend, irecv, recv_reduce, sendrecv_reduce) of rank fail_rank
+     returns REDCOLL_ERR_TRANSPORT.
    - no_data: no payload is copied and the library skips its copies and
      reductions, so p = 4096 with megabyte vectors costs no memory.
+   - recv_reduce / sendrecv_reduce match ordinary sends and count exactly as
+     recv / sendrecv. The consumer is called once per message, on the
+     sender's buffer, when the message is matched (while both ranks are in
+     their calls), never for an empty message or in no_data mode.
    Results are deterministic: they depend only on each rank's sequence of
-   calls, never on how the threads interleave.
+   calls, never on the order in which the engine runs the ranks.
 
    Cost model (Rabenseifner 2004 section 3.1, single-ported): a message starts
    when both ends have posted it and ends after alpha + n beta when both ends
@@ -34,7 +39,33 @@
    dependent messages ending at the rank (a sendrecv is one round).
    Non-blocking transfers of one waitall are serialised on the rank's port:
    the wait ends no earlier than post time plus the summed durations of its
-   sends, or of its receives. */
+   sends, or of its receives.
+
+   Engine: every rank is a coroutine on the calling thread, switched only
+   when it blocks. Each rank keeps its own modeled clock, and a message is
+   timed when its second end is posted from the two post times (a discrete-
+   event model whose events are timed by their causes), so the engine may
+   run ready ranks in any order: it runs them first come, first served,
+   with no priority queue. Unmatched ends are found by a hash of (owner,
+   peer, tag, direction), so a rank with thousands of pending transfers
+   costs no scan. A switch is a few instructions on x86-64 (System V, so
+   not Windows; GCC 8+ or Clang), ucontext elsewhere or with
+   REDCOLL_MOCK_UCONTEXT defined (swapcontext also saves the signal mask: a
+   system call per switch). Under
+   AddressSanitizer and ThreadSanitizer the switches are announced to the
+   sanitizer. Rank functions share the thread: they may wait for each other
+   only through the transport, never through locks or condition variables.
+
+   Stacks: each rank runs on a stack of stack_bytes (default 256 KiB) of
+   address space, of which only the pages it touches take memory (a few
+   KiB for a collective: p = 65536 fits in well under 1 GiB). Stacks are
+   pooled across runs and across threads. The first 8192 stacks of the
+   process (all of them under AddressSanitizer) get a guard page below them,
+   so an overflow faults there; the kernel's limit on mappings rules out
+   more, so on later ones the stack pointer is checked whenever the rank
+   blocks or ends, and the program stops with a message when it went past
+   the stack. Simulations may run at the same time on different threads;
+   each runs on the thread that called it. */
 #ifndef REDCOLL_MOCK_H
 #define REDCOLL_MOCK_H
 
@@ -51,8 +82,8 @@ typedef struct redcoll_mock_config {
     int                fail_rank;   /* with fail_call > 0 */
     long               fail_call;   /* 0: no fault */
     int                node_size;   /* > 0: node_of(rank) = rank / node_size */
-    size_t             stack_bytes; /* per rank thread; 0 = 512 KiB (threads are pooled
-                                       across runs and reused when large enough) */
+    size_t             stack_bytes; /* per rank; 0 = 256 KiB (address space: only
+                                       touched pages cost memory; at least 16 KiB) */
 } redcoll_mock_config;
 
 typedef struct redcoll_mock_stats {
@@ -74,7 +105,7 @@ typedef struct redcoll_mock_report {
     char               *log;        /* readable account of deadlocks, faults, mismatches */
 } redcoll_mock_report;
 
-/* Runs on each simulated rank's own thread. */
+/* Runs as each simulated rank (a coroutine on the thread of redcoll_mock_run). */
 typedef redcoll_result (*redcoll_mock_rank_fn)(const redcoll_transport *t, void *arg);
 
 /* The default configuration for p ranks: alpha, beta, gamma of redcoll.h's
@@ -83,7 +114,9 @@ REDCOLL_API redcoll_mock_config redcoll_mock_defaults(int size);
 
 /* Runs fn on every rank and fills *report (free it with
    redcoll_mock_report_free). Returns REDCOLL_OK when the run itself worked,
-   whatever the ranks returned; an error for a bad config or no threads. */
+   whatever the ranks returned; an error for a bad config or no memory for
+   the ranks' stacks. Thread safety: concurrent runs on different threads
+   are fine. */
 REDCOLL_API redcoll_result redcoll_mock_run(const redcoll_mock_config *cfg,
                                             redcoll_mock_rank_fn fn, void *arg,
                                             redcoll_mock_report *report);
@@ -103,56 +136,324 @@ REDCOLL_API redcoll_result redcoll_mock_first_error(const redcoll_mock_report *r
 
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* ---- coroutine switch ---------------------------------------------------------
+   redcoll__mswitch(&save, to) saves the callee-saved registers and the
+   floating-point control words on the current stack, stores the stack
+   pointer in *save and resumes the stack `to`. A new stack starts in
+   redcoll__mtrampoline, which calls r13(r12). Naked static functions (not
+   top-level asm) keep each translation unit's copy its own, with LTO too. */
+#if !defined(REDCOLL_MOCK_UCONTEXT) && defined(__x86_64__) && !defined(_WIN32) && \
+    (defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 8))
+#define REDCOLL__MASM 1
+__attribute__((naked, noinline)) static void redcoll__mswitch(void **save __attribute__((unused)),
+                                                             void *to __attribute__((unused))) {
+    __asm__("pushq %rbp\n\t"
+            "pushq %rbx\n\t"
+            "pushq %r12\n\t"
+            "pushq %r13\n\t"
+            "pushq %r14\n\t"
+            "pushq %r15\n\t"
+            "subq $8, %rsp\n\t"
+            "stmxcsr (%rsp)\n\t"
+            "fnstcw 4(%rsp)\n\t"
+            "movq %rsp, (%rdi)\n\t"
+            "movq %rsi, %rsp\n\t"
+            "ldmxcsr (%rsp)\n\t"
+            "fldcw 4(%rsp)\n\t"
+            "addq $8, %rsp\n\t"
+            "popq %r15\n\t"
+            "popq %r14\n\t"
+            "popq %r13\n\t"
+            "popq %r12\n\t"
+            "popq %rbx\n\t"
+            "popq %rbp\n\t"
+            "ret\n\t");
+}
+
+__attribute__((naked, noinline)) static void redcoll__mtrampoline(void) {
+    __asm__("movq %r12, %rdi\n\t"
+            "callq *%r13\n\t"
+            "ud2\n\t");
+}
+#else
+#define REDCOLL__MASM 0
+#include <ucontext.h>
+#endif
+
+/* Sanitizers must be told about stack switches (declared here so that no
+   sanitizer header is needed). */
+#if defined(__SANITIZE_ADDRESS__)
+#define REDCOLL__MASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define REDCOLL__MASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define REDCOLL__MTSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define REDCOLL__MTSAN 1
+#endif
+#endif
+#ifdef __cplusplus
+extern "C" {
+#endif
+#ifdef REDCOLL__MASAN
+void __sanitizer_start_switch_fiber(void **fake_stack_save, const void *bottom, size_t size);
+void __sanitizer_finish_switch_fiber(void *fake_stack_save, const void **bottom_old, size_t *size_old);
+void __asan_poison_memory_region(void const volatile *addr, size_t size);
+void __asan_unpoison_memory_region(void const volatile *addr, size_t size);
+#endif
+#ifdef REDCOLL__MTSAN
+void *__tsan_get_current_fiber(void);
+void *__tsan_create_fiber(unsigned flags);
+void __tsan_destroy_fiber(void *fiber);
+void __tsan_switch_to_fiber(void *fiber, unsigned flags);
+#endif
+#ifdef __cplusplus
+}
+#endif
+
+/* A guard page: inaccessible, or under AddressSanitizer poisoned (its leak
+   checker reads all heap memory, so a protected page would crash it; a
+   poisoned one makes an overflow an ASan report). 0 if that failed. */
+static int redcoll__mguard(void *page, size_t bytes, int on) {
+#ifdef REDCOLL__MASAN
+    if (on) __asan_poison_memory_region(page, bytes); else __asan_unpoison_memory_region(page, bytes);
+    return 1;
+#else
+    return mprotect(page, bytes, on ? PROT_NONE : PROT_READ | PROT_WRITE) == 0;
+#endif
+}
+
+/* ---- stack pool ------------------------------------------------------------------
+   Stacks come in slabs from malloc (only touched pages become memory), each
+   stack above a page that is made inaccessible while the process has fewer
+   than REDCOLL__MGUARDS guarded stacks (every guard splits a mapping, and
+   the kernel limits mappings to about 65530; ASan's poisoned guards cost
+   no mapping). Free stacks are kept for later runs, up to REDCOLL__MKEEP. */
+#ifdef REDCOLL__MASAN
+#define REDCOLL__MGUARDS 0x7FFFFFFFL
+#else
+#define REDCOLL__MGUARDS 8192L
+#endif
+#define REDCOLL__MKEEP   4096
+#define REDCOLL__MSLAB   64    /* stacks per slab, at most */
+
+struct redcoll__mslab;
+
+typedef struct redcoll__mstack {
+    char                   *lo;     /* lowest usable byte */
+    size_t                  size;
+    struct redcoll__mslab  *slab;
+    struct redcoll__mstack *next;   /* in the free list */
+} redcoll__mstack;
+
+typedef struct redcoll__mslab {
+    struct redcoll__mslab *next;
+    void                  *mem;
+    size_t                 page;
+    int                    n, nfree, guarded;
+    redcoll__mstack       *stacks;  /* n of them */
+} redcoll__mslab;
+
+static pthread_mutex_t redcoll__mpool_mu = PTHREAD_MUTEX_INITIALIZER;
+static redcoll__mslab  *redcoll__mslabs;
+static redcoll__mstack *redcoll__mfree;
+static long             redcoll__mnfree, redcoll__mnguarded;
+
+
+static void redcoll__mslab_free(redcoll__mslab *b) {
+    int i;
+    if (b->guarded) {
+        for (i = 0; i < b->n; ++i)
+            redcoll__mguard(b->stacks[i].lo - b->page, b->page, 0);
+        redcoll__mnguarded -= b->n;
+    }
+    free(b->stacks);
+    free(b->mem);
+    free(b);
+}
+
+/* A new slab of n stacks of `size` bytes (a multiple of the page), all in
+   use; NULL if memory ran out. Pool lock held. */
+static redcoll__mslab *redcoll__mslab_new(int n, size_t size, size_t page) {
+    redcoll__mslab *b = (redcoll__mslab *)calloc(1, sizeof *b);
+    size_t stride = size + page;
+    char *base;
+    int i;
+    if (!b) return NULL;
+    b->stacks = (redcoll__mstack *)calloc((size_t)n, sizeof *b->stacks);
+    b->mem = malloc(stride * (size_t)n + page);
+    if (!b->stacks || !b->mem) { free(b->stacks); free(b->mem); free(b); return NULL; }
+    b->n = n;
+    b->page = page;
+    b->guarded = redcoll__mnguarded + n <= REDCOLL__MGUARDS;
+    base = (char *)b->mem + (page - (size_t)((uintptr_t)b->mem % page)) % page;
+    for (i = 0; i < n; ++i) {
+        redcoll__mstack *k = &b->stacks[i];
+        k->lo = base + (size_t)i * stride + page;
+        k->size = size;
+        k->slab = b;
+        if (b->guarded && !redcoll__mguard(k->lo - page, page, 1)) {
+            while (i-- > 0) redcoll__mguard(b->stacks[i].lo - page, page, 0);
+            b->guarded = 0;
+            break;
+        }
+    }
+    if (b->guarded) redcoll__mnguarded += n;
+    b->next = redcoll__mslabs;
+    redcoll__mslabs = b;
+    return b;
+}
+
+/* Takes n stacks of `size` bytes into out[]; 0 if memory ran out (the
+   stacks taken so far stay in out[] and must be returned). */
+static int redcoll__mstacks_get(redcoll__mstack **out, int n, size_t size) {
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    redcoll__mstack **pp;
+    int got = 0;
+    if (page < 4096 || (page & (page - 1))) page = 4096;
+    size = (size + page - 1) / page * page;
+    pthread_mutex_lock(&redcoll__mpool_mu);
+    for (pp = &redcoll__mfree; *pp && got < n;) {
+        redcoll__mstack *k = *pp;
+        if (k->size != size) { pp = &k->next; continue; }
+        *pp = k->next;
+        k->next = NULL;
+        k->slab->nfree--;
+        redcoll__mnfree--;
+        out[got++] = k;
+    }
+    while (got < n) {
+        int m = n - got < REDCOLL__MSLAB ? n - got : REDCOLL__MSLAB, i;
+        redcoll__mslab *b = redcoll__mslab_new(m, size, page);
+        if (!b) break;
+        for (i = 0; i < m; ++i) out[got++] = &b->stacks[i];
+    }
+    pthread_mutex_unlock(&redcoll__mpool_mu);
+    return got == n;
+}
+
+/* Returns n stacks to the pool, then frees whole slabs while more than
+   REDCOLL__MKEEP stacks are free. */
+static void redcoll__mstacks_put(redcoll__mstack **ks, int n) {
+    redcoll__mslab **bp;
+    redcoll__mstack **pp;
+    long drop = 0;
+    int i;
+    pthread_mutex_lock(&redcoll__mpool_mu);
+    for (i = 0; i < n; ++i) {
+        if (!ks[i]) continue;
+        ks[i]->next = redcoll__mfree;
+        redcoll__mfree = ks[i];
+        ks[i]->slab->nfree++;
+        redcoll__mnfree++;
+    }
+    for (bp = &redcoll__mslabs; *bp; bp = &(*bp)->next) /* mark: nfree = -1 */
+        if ((*bp)->nfree == (*bp)->n && redcoll__mnfree - drop > REDCOLL__MKEEP) {
+            drop += (*bp)->n;
+            (*bp)->nfree = -1;
+        }
+    if (drop) {
+        for (pp = &redcoll__mfree; *pp;)
+            if ((*pp)->slab->nfree < 0) *pp = (*pp)->next; else pp = &(*pp)->next;
+        for (bp = &redcoll__mslabs; *bp;) {
+            redcoll__mslab *b = *bp;
+            if (b->nfree >= 0) { bp = &b->next; continue; }
+            *bp = b->next;
+            redcoll__mslab_free(b);
+        }
+        redcoll__mnfree -= drop;
+    }
+    pthread_mutex_unlock(&redcoll__mpool_mu);
+}
+
+/* ---- the simulation --------------------------------------------------------------- */
 
 struct redcoll__msim;
 struct redcoll__mrank;
 
+/* Where a coroutine (or the engine, on the caller's stack) left off. */
+typedef struct redcoll__mctx {
+#if REDCOLL__MASM
+    void       *sp;
+#else
+    ucontext_t  uc;
+#endif
+    const void *lo;          /* its stack, for the sanitizers */
+    size_t      size;
+    void       *asan_fake;
+    void       *tsan_fiber;
+} redcoll__mctx;
+
 /* One end of a message: a posted send or receive. */
 typedef struct redcoll__mend {
-    struct redcoll__mrank *owner;
-    int                    is_send, peer, tag;
-    const void            *sbuf;
-    void                  *rbuf;
-    size_t                 bytes;
-    int                    duplex;    /* half of a sendrecv */
-    int                    in_wait;   /* the owner is waiting for it */
-    double                 post_time, end_time, duration;
-    long                   post_round, end_round;
-    int                    done;
-    redcoll_result         res;
-    struct redcoll__mend  *next;      /* owner's list of unmatched ends */
+    struct redcoll__mrank  *owner;
+    int                     is_send, peer, tag;
+    const void             *sbuf;
+    void                   *rbuf;
+    const redcoll_consumer *into;     /* receive-and-reduce: the consumer takes the payload */
+    size_t                  bytes;
+    int                     duplex;   /* half of a sendrecv */
+    int                     in_wait;  /* the owner is waiting for it */
+    int                     heap;     /* isend / irecv: freed by waitall */
+    double                  post_time, end_time, duration;
+    long                    post_round, end_round;
+    int                     done;
+    redcoll_result          res;
+    struct redcoll__mend   *prev, *next; /* owner's unmatched ends, in post order */
+    struct redcoll__mend   *qnext;       /* next unmatched end of the same key */
 } redcoll__mend;
 
 typedef struct redcoll__mrank {
-    struct redcoll__msim *sim;
-    int                   rank;
-    redcoll_transport     t;
-    pthread_t             thread;
-    pthread_cond_t        cv;
-    double                clock;
-    long                  round;
-    long long             scratch_now;
-    redcoll_mock_stats    st;
-    redcoll__mend        *pending;    /* unmatched ends, in post order */
-    int                   waiting, incomplete;
-    redcoll_result        result;
+    struct redcoll__msim  *sim;
+    int                    rank;
+    redcoll_transport      t;
+    double                 clock;
+    long                   round;
+    long long              scratch_now;
+    redcoll_mock_stats     st;
+    redcoll__mend         *pending, *pending_tail; /* unmatched ends, in post order */
+    int                    waiting, incomplete;
+    int                    started, finished;
+    redcoll_result         result;
+    struct redcoll__mrank *next_ready;
+    redcoll__mstack       *stack;
+    const char            *unguarded;  /* the lowest byte of a stack without guard page */
+    redcoll__mctx          ctx;
 } redcoll__mrank;
 
+/* Unmatched ends by (owner, peer, tag, direction): a slot holds the FIFO of
+   one key (linear probing; empty when head is NULL). The key is kept in the
+   slot so that a probe reads no end. */
+typedef struct redcoll__mslot {
+    int            owner, peer, tag, is_send;
+    redcoll__mend *head, *tail;
+} redcoll__mslot;
+
 typedef struct redcoll__msim {
-    pthread_mutex_t       mu;
-    pthread_cond_t        start_cv, done_cv;
-    int                   started, finished;
     redcoll_mock_config   cfg;
     redcoll__mrank       *ranks;
-    int                   live, blocked;
+    int                   live;
     int                   deadlocked, aborted;
     char                 *log;
     size_t                log_len, log_cap;
     redcoll_mock_rank_fn  fn;
     void                 *arg;
+    redcoll__mrank       *ready, *ready_tail;
+    redcoll__mslot       *slots;
+    size_t                nslots, nkeys;
+    redcoll__mctx         main;     /* the engine, on the caller's stack */
+    redcoll__mctx        *leaving;  /* the context that switched last */
 } redcoll__msim;
 
 static void redcoll__mlog(redcoll__msim *s, const char *fmt, ...) {
@@ -175,22 +476,232 @@ static void redcoll__mlog(redcoll__msim *s, const char *fmt, ...) {
     }
 }
 
+/* ---- running the coroutines ---- */
+
+static void redcoll__mready(redcoll__msim *s, redcoll__mrank *r) {
+    r->next_ready = NULL;
+    if (s->ready_tail) s->ready_tail->next_ready = r; else s->ready = r;
+    s->ready_tail = r;
+}
+
+/* On a stack without a guard page: stops the program if this call runs
+   below the stack (a guard page would have faulted). */
+static void redcoll__mstack_check(const redcoll__mrank *r) {
+    char here = 0;
+    if (!r->unguarded || (uintptr_t)&here >= (uintptr_t)r->unguarded + 256) return;
+    fprintf(stderr, "redcoll_mock: rank %d overflowed its stack of %zu bytes "
+                    "(raise redcoll_mock_config.stack_bytes)\n", r->rank, r->stack->size);
+    abort();
+}
+
+/* Runs in a context that has just been resumed. */
+static void redcoll__marrived(redcoll__msim *s, redcoll__mctx *at) {
+#ifdef REDCOLL__MASAN
+    const void *lo;
+    size_t size;
+    __sanitizer_finish_switch_fiber(at->asan_fake, &lo, &size);
+    if (s->leaving == &s->main) { s->main.lo = lo; s->main.size = size; }
+#else
+    (void)s; (void)at;
+#endif
+}
+
+/* Leaves `from` for `to`; `last` when from has finished for good. Returns
+   when something switches back to from. */
+static void redcoll__mjump(redcoll__msim *s, redcoll__mctx *from, redcoll__mctx *to, int last) {
+    s->leaving = from;
+#ifdef REDCOLL__MASAN
+    __sanitizer_start_switch_fiber(last ? NULL : &from->asan_fake, to->lo, to->size);
+#endif
+#ifdef REDCOLL__MTSAN
+    __tsan_switch_to_fiber(to->tsan_fiber, 0);
+#endif
+    (void)last;
+#if REDCOLL__MASM
+    redcoll__mswitch(&from->sp, to->sp);
+#else
+    swapcontext(&from->uc, &to->uc);
+#endif
+    redcoll__marrived(s, from);
+}
+
+static void redcoll__mrank_main(void *arg);
+
+#if !REDCOLL__MASM
+static void redcoll__mrank_uc(int hi, int lo) { /* makecontext passes ints */
+    uintptr_t a = ((uintptr_t)(unsigned)hi << 16 << 16) | (uintptr_t)(unsigned)lo;
+    redcoll__mrank_main((void *)a);
+}
+#endif
+
+/* Prepares rank r's coroutine to start in redcoll__mrank_main. */
+static void redcoll__mprepare(redcoll__mrank *r) {
+    redcoll__mctx *c = &r->ctx;
+    char *top = r->stack->lo + r->stack->size;
+    r->started = 1;
+    c->lo = r->stack->lo;
+    c->size = r->stack->size;
+#ifdef REDCOLL__MASAN
+    __asan_unpoison_memory_region(c->lo, c->size); /* frames left by an earlier run */
+#endif
+#ifdef REDCOLL__MTSAN
+    c->tsan_fiber = __tsan_create_fiber(0);
+#endif
+#if REDCOLL__MASM
+    { /* what redcoll__mswitch pops: control words, r15, r14, r13, r12, rbx, rbp, return */
+        uintptr_t *f = (uintptr_t *)(void *)(top - 80);
+        memset(f, 0, 80);
+        f[0] = 0x1F80u | ((uintptr_t)0x037Fu << 32); /* default MXCSR and x87 control word */
+        f[3] = (uintptr_t)redcoll__mrank_main;
+        f[4] = (uintptr_t)r;
+        f[7] = (uintptr_t)redcoll__mtrampoline;
+        c->sp = f;
+    }
+#else
+    {
+        uintptr_t a = (uintptr_t)r;
+        getcontext(&c->uc);
+        c->uc.uc_stack.ss_sp = r->stack->lo;
+        c->uc.uc_stack.ss_size = (size_t)(top - r->stack->lo);
+        c->uc.uc_link = NULL;
+        makecontext(&c->uc, (void (*)(void))redcoll__mrank_uc, 2, (int)(unsigned)(a >> 16 >> 16),
+                    (int)(unsigned)(a & 0xFFFFFFFFu));
+    }
+#endif
+}
+
+/* The context to run next: the first ready rank, or the engine when no rank
+   is ready (all done, or a deadlock). */
+static redcoll__mctx *redcoll__mnext(redcoll__msim *s) {
+    redcoll__mrank *r = s->ready;
+    if (!r) return &s->main;
+    s->ready = r->next_ready;
+    if (!s->ready) s->ready_tail = NULL;
+    if (!r->started) redcoll__mprepare(r);
+#if REDCOLL__MASM && (defined(__GNUC__) || defined(__clang__))
+    if (s->ready && s->ready->started) { /* the frames of the rank after r, while r runs */
+        const char *sp = (const char *)s->ready->ctx.sp;
+        int k;
+        for (k = 0; k < 1024; k += 64) __builtin_prefetch(sp + k);
+    }
+#endif
+    return &r->ctx;
+}
+
+/* Rank r waits: the next ready rank runs until r is ready again. */
+static void redcoll__mblock(redcoll__msim *s, redcoll__mrank *r) {
+    redcoll__mstack_check(r);
+    redcoll__mjump(s, &r->ctx, redcoll__mnext(s), 0);
+}
+
+static void redcoll__mrank_main(void *arg) {
+    redcoll__mrank *r = (redcoll__mrank *)arg;
+    redcoll__msim *s = r->sim;
+    redcoll__marrived(s, &r->ctx);
+    r->result = s->fn(&r->t, s->arg);
+    r->finished = 1;
+    s->live--;
+    redcoll__mstack_check(r);
+    redcoll__mjump(s, &r->ctx, redcoll__mnext(s), 1); /* never resumed */
+}
+
+/* ---- unmatched ends ---- */
+
+static size_t redcoll__mhash(const redcoll__msim *s, int owner, int peer, int tag, int is_send) {
+    uint64_t h = (uint64_t)(uint32_t)owner * 0x9E3779B97F4A7C15ull;
+    h ^= (uint64_t)(uint32_t)peer * 0xC2B2AE3D27D4EB4Full;
+    h ^= ((uint64_t)(uint32_t)tag << 1 | (uint64_t)(is_send != 0)) * 0x165667B19E3779F9ull;
+    h ^= h >> 29;
+    return (size_t)h & (s->nslots - 1);
+}
+
+/* The slot of the key: its own, or the empty one where it would go. */
+static redcoll__mslot *redcoll__mslot_of(redcoll__msim *s, int owner, int peer, int tag, int is_send) {
+    size_t i = redcoll__mhash(s, owner, peer, tag, is_send);
+    for (;; i = (i + 1) & (s->nslots - 1)) {
+        redcoll__mslot *x = &s->slots[i];
+        if (!x->head || (x->owner == owner && x->peer == peer && x->tag == tag && x->is_send == is_send))
+            return x;
+    }
+}
+
+static int redcoll__mslots_grow(redcoll__msim *s) {
+    redcoll__mslot *old = s->slots;
+    size_t n = s->nslots, i;
+    s->slots = (redcoll__mslot *)calloc(n * 2, sizeof *s->slots);
+    if (!s->slots) { s->slots = old; return 0; }
+    s->nslots = n * 2;
+    for (i = 0; i < n; ++i)
+        if (old[i].head) *redcoll__mslot_of(s, old[i].owner, old[i].peer, old[i].tag, old[i].is_send) = old[i];
+    free(old);
+    return 1;
+}
+
+/* Empties slot x, shifting back the entries that probed past it. */
+static void redcoll__mslot_remove(redcoll__msim *s, redcoll__mslot *x) {
+    size_t mask = s->nslots - 1, i = (size_t)(x - s->slots), j = i;
+    for (;;) {
+        const redcoll__mslot *y;
+        size_t k;
+        j = (j + 1) & mask;
+        y = &s->slots[j];
+        if (!y->head) break;
+        k = redcoll__mhash(s, y->owner, y->peer, y->tag, y->is_send);
+        if (j > i ? (k <= i || k > j) : (k <= i && k > j)) { s->slots[i] = s->slots[j]; i = j; }
+    }
+    s->slots[i].head = s->slots[i].tail = NULL;
+    s->nkeys--;
+}
+
+/* Queues an unmatched end: under its key and on its owner's list. 0 if no memory. */
+static int redcoll__mqueue(redcoll__msim *s, redcoll__mend *e) {
+    redcoll__mrank *r = e->owner;
+    redcoll__mslot *x;
+    if ((s->nkeys + 1) * 2 > s->nslots && !redcoll__mslots_grow(s)) return 0;
+    x = redcoll__mslot_of(s, r->rank, e->peer, e->tag, e->is_send);
+    e->qnext = NULL;
+    if (x->head) x->tail->qnext = e;
+    else {
+        x->owner = r->rank; x->peer = e->peer; x->tag = e->tag; x->is_send = e->is_send;
+        x->head = e;
+        s->nkeys++;
+    }
+    x->tail = e;
+    e->next = NULL;
+    e->prev = r->pending_tail;
+    if (r->pending_tail) r->pending_tail->next = e; else r->pending = e;
+    r->pending_tail = e;
+    return 1;
+}
+
+static void redcoll__munlink(redcoll__mrank *r, redcoll__mend *e) {
+    if (e->prev) e->prev->next = e->next; else r->pending = e->next;
+    if (e->next) e->next->prev = e->prev; else r->pending_tail = e->prev;
+    e->prev = e->next = NULL;
+}
+
+/* The oldest unmatched end of rank owner toward peer with this tag and
+   direction, taken out of the queues; NULL if none. */
+static redcoll__mend *redcoll__mtake(redcoll__msim *s, int owner, int peer, int tag, int is_send) {
+    redcoll__mslot *x = redcoll__mslot_of(s, owner, peer, tag, is_send);
+    redcoll__mend *e = x->head;
+    if (!e) return NULL;
+    x->head = e->qnext;
+    if (!x->head) redcoll__mslot_remove(s, x);
+    redcoll__munlink(e->owner, e);
+    return e;
+}
+
+/* ---- messages ---- */
+
 static void redcoll__mend_finish(redcoll__msim *s, redcoll__mend *e, redcoll_result res) {
     redcoll__mrank *o = e->owner;
     e->done = 1;
     e->res = res;
     if (e->in_wait && o->waiting && --o->incomplete == 0) {
         o->waiting = 0;
-        s->blocked--;
-        pthread_cond_signal(&o->cv);
+        redcoll__mready(s, o);
     }
-}
-
-static void redcoll__munlink(redcoll__mrank *r, redcoll__mend *e) {
-    redcoll__mend **pp = &r->pending;
-    while (*pp && *pp != e) pp = &(*pp)->next;
-    if (*pp) *pp = e->next;
-    e->next = NULL;
 }
 
 /* Fails every unmatched end of every rank (deadlock or abort). */
@@ -200,11 +711,12 @@ static void redcoll__mfail_all(redcoll__msim *s, redcoll_result res) {
         redcoll__mrank *r = &s->ranks[i];
         while (r->pending) {
             redcoll__mend *e = r->pending;
-            r->pending = e->next;
-            e->next = NULL;
+            redcoll__munlink(r, e);
             redcoll__mend_finish(s, e, res);
         }
     }
+    memset(s->slots, 0, s->nslots * sizeof *s->slots);
+    s->nkeys = 0;
 }
 
 static void redcoll__mdeadlock(redcoll__msim *s) {
@@ -215,8 +727,8 @@ static void redcoll__mdeadlock(redcoll__msim *s) {
         redcoll__mend *e;
         for (e = s->ranks[i].pending; e; e = e->next)
             redcoll__mlog(s, "  rank %d waits to %s %zu bytes %s rank %d (tag %d)\n", i,
-                          e->is_send ? "send" : "receive", e->bytes,
-                          e->is_send ? "to" : "from", e->peer, e->tag);
+                          e->is_send ? "send" : e->into ? "receive-and-reduce" : "receive",
+                          e->bytes, e->is_send ? "to" : "from", e->peer, e->tag);
     }
     redcoll__mfail_all(s, REDCOLL_ERR_DEADLOCK);
 }
@@ -232,7 +744,8 @@ static void redcoll__mmatch(redcoll__msim *s, redcoll__mend *snd, redcoll__mend 
                       snd->owner->rank, snd->bytes, rcv->owner->rank, rcv->bytes, snd->tag);
         res = REDCOLL_ERR_TRANSPORT;
     } else if (!s->cfg.no_data && snd->bytes) {
-        memcpy(rcv->rbuf, snd->sbuf, snd->bytes);
+        if (rcv->into) rcv->into->fn(rcv->into->arg, snd->sbuf, 0, snd->bytes);
+        else memcpy(rcv->rbuf, snd->sbuf, snd->bytes);
     }
     start = snd->post_time > rcv->post_time ? snd->post_time : rcv->post_time;
     dur = (snd->duplex && rcv->duplex) ? m->alpha + n * m->beta
@@ -256,17 +769,13 @@ static void redcoll__mpost(redcoll__msim *s, redcoll__mrank *r, redcoll__mend *e
     e->post_time = r->clock;
     e->post_round = r->round;
     e->done = 0;
-    e->next = NULL;
     if (s->aborted) { redcoll__mend_finish(s, e, REDCOLL_ERR_ABORTED); return; }
-    for (f = s->ranks[e->peer].pending; f; f = f->next)
-        if (f->is_send != e->is_send && f->peer == r->rank && f->tag == e->tag) break;
+    f = redcoll__mtake(s, e->peer, r->rank, e->tag, !e->is_send);
     if (f) {
-        redcoll__munlink(&s->ranks[e->peer], f);
         if (e->is_send) redcoll__mmatch(s, e, f); else redcoll__mmatch(s, f, e);
-    } else {
-        redcoll__mend **pp = &r->pending;
-        while (*pp) pp = &(*pp)->next;
-        *pp = e;
+    } else if (!redcoll__mqueue(s, e)) {
+        redcoll__mlog(s, "rank %d: out of memory for the table of unmatched messages\n", r->rank);
+        redcoll__mend_finish(s, e, REDCOLL_ERR_OUT_OF_MEMORY);
     }
 }
 
@@ -286,11 +795,7 @@ static redcoll_result redcoll__mwait(redcoll__msim *s, redcoll__mrank *r, redcol
     }
     if (r->incomplete) {
         r->waiting = 1;
-        s->blocked++;
-        while (r->waiting) {
-            if (s->blocked == s->live) redcoll__mdeadlock(s);
-            else pthread_cond_wait(&r->cv, &s->mu);
-        }
+        redcoll__mblock(s, r); /* resumed once the last end is done */
     }
     for (i = 0; i < n; ++i) {
         redcoll__mend *e = ends[i];
@@ -329,58 +834,77 @@ static void redcoll__mend_init(redcoll__mend *e, int is_send, int peer, const vo
     e->bytes = bytes; e->tag = tag; e->duplex = duplex;
 }
 
-/* The blocking calls: post one or two ends, then wait for them. */
+/* The blocking calls: post one or two ends, then wait for them. A receive
+   goes into rbuf, or to `into` when that is set. */
 static redcoll_result redcoll__mblocking(redcoll__mrank *r, const char *what, int dst,
                                          const void *sbuf, size_t sbytes, int src, void *rbuf,
-                                         size_t rbytes, int tag) {
+                                         size_t rbytes, const redcoll_consumer *into, int tag) {
     redcoll__msim *s = r->sim;
     redcoll__mend ends[2], *list[2];
-    int n = 0, duplex = dst >= 0 && src >= 0;
-    redcoll_result res;
-    pthread_mutex_lock(&s->mu);
-    if (redcoll__mcall(s, r, what, dst >= 0 ? dst : src)) { pthread_mutex_unlock(&s->mu); return REDCOLL_ERR_TRANSPORT; }
-    if ((dst >= 0 && !redcoll__mpeer_ok(s, r, dst)) || (src >= 0 && !redcoll__mpeer_ok(s, r, src))) {
-        pthread_mutex_unlock(&s->mu);
+    int n = 0, i, duplex = dst >= 0 && src >= 0;
+    if (redcoll__mcall(s, r, what, dst >= 0 ? dst : src)) return REDCOLL_ERR_TRANSPORT;
+    if ((dst >= 0 && !redcoll__mpeer_ok(s, r, dst)) || (src >= 0 && !redcoll__mpeer_ok(s, r, src)))
         return REDCOLL_ERR_TRANSPORT;
-    }
     if (dst >= 0) { redcoll__mend_init(&ends[n], 1, dst, sbuf, NULL, sbytes, tag, duplex); list[n] = &ends[n]; ++n; }
-    if (src >= 0) { redcoll__mend_init(&ends[n], 0, src, NULL, rbuf, rbytes, tag, duplex); list[n] = &ends[n]; ++n; }
-    for (int i = 0; i < n; ++i) redcoll__mpost(s, r, list[i]);
-    res = redcoll__mwait(s, r, list, n);
-    pthread_mutex_unlock(&s->mu);
-    return res;
+    if (src >= 0) {
+        redcoll__mend_init(&ends[n], 0, src, NULL, rbuf, rbytes, tag, duplex);
+        ends[n].into = into;
+        list[n] = &ends[n];
+        ++n;
+    }
+    for (i = 0; i < n; ++i) redcoll__mpost(s, r, list[i]);
+    return redcoll__mwait(s, r, list, n);
 }
 
 static redcoll_result redcoll__msend(void *user, int dst, const void *buf, size_t bytes, int tag) {
-    return redcoll__mblocking((redcoll__mrank *)user, "send", dst, buf, bytes, -1, NULL, 0, tag);
+    return redcoll__mblocking((redcoll__mrank *)user, "send", dst, buf, bytes, -1, NULL, 0, NULL, tag);
 }
 
 static redcoll_result redcoll__mrecv(void *user, int src, void *buf, size_t bytes, int tag) {
-    return redcoll__mblocking((redcoll__mrank *)user, "recv", -1, NULL, 0, src, buf, bytes, tag);
+    return redcoll__mblocking((redcoll__mrank *)user, "recv", -1, NULL, 0, src, buf, bytes, NULL, tag);
 }
 
 static redcoll_result redcoll__msendrecv(void *user, int dst, const void *sbuf, size_t sbytes,
                                          int src, void *rbuf, size_t rbytes, int tag) {
     if (dst < 0 || src < 0) return REDCOLL_ERR_TRANSPORT;
     return redcoll__mblocking((redcoll__mrank *)user, "sendrecv", dst, sbuf, sbytes, src, rbuf,
-                              rbytes, tag);
+                              rbytes, NULL, tag);
+}
+
+/* A receive-and-reduce needs a consumer, even when no data moves. */
+static int redcoll__minto_ok(redcoll__mrank *r, const char *what, const redcoll_consumer *into) {
+    if (into && into->fn) return 1;
+    redcoll__mlog(r->sim, "rank %d: %s without a consumer\n", r->rank, what);
+    return 0;
+}
+
+static redcoll_result redcoll__mrecv_reduce(void *user, int src, size_t bytes, int tag,
+                                            const redcoll_consumer *into) {
+    redcoll__mrank *r = (redcoll__mrank *)user;
+    if (!redcoll__minto_ok(r, "recv_reduce", into)) return REDCOLL_ERR_TRANSPORT;
+    return redcoll__mblocking(r, "recv_reduce", -1, NULL, 0, src, NULL, bytes, into, tag);
+}
+
+static redcoll_result redcoll__msendrecv_reduce(void *user, int dst, const void *sbuf, size_t sbytes,
+                                                int src, size_t rbytes, int tag,
+                                                const redcoll_consumer *into) {
+    redcoll__mrank *r = (redcoll__mrank *)user;
+    if (dst < 0 || src < 0 || !redcoll__minto_ok(r, "sendrecv_reduce", into)) return REDCOLL_ERR_TRANSPORT;
+    return redcoll__mblocking(r, "sendrecv_reduce", dst, sbuf, sbytes, src, NULL, rbytes, into, tag);
 }
 
 static redcoll_result redcoll__mipost(redcoll__mrank *r, int is_send, int peer, const void *sbuf,
                                       void *rbuf, size_t bytes, int tag, redcoll_request *req) {
     redcoll__msim *s = r->sim;
     redcoll__mend *e;
-    pthread_mutex_lock(&s->mu);
-    if (redcoll__mcall(s, r, is_send ? "isend" : "irecv", peer) || !redcoll__mpeer_ok(s, r, peer)) {
-        pthread_mutex_unlock(&s->mu);
+    if (redcoll__mcall(s, r, is_send ? "isend" : "irecv", peer) || !redcoll__mpeer_ok(s, r, peer))
         return REDCOLL_ERR_TRANSPORT;
-    }
     e = (redcoll__mend *)malloc(sizeof *e);
-    if (!e) { pthread_mutex_unlock(&s->mu); return REDCOLL_ERR_OUT_OF_MEMORY; }
+    if (!e) return REDCOLL_ERR_OUT_OF_MEMORY;
     redcoll__mend_init(e, is_send, peer, sbuf, rbuf, bytes, tag, 0);
+    e->heap = 1;
     redcoll__mpost(s, r, e);
     req->ptr = e;
-    pthread_mutex_unlock(&s->mu);
     return REDCOLL_OK;
 }
 
@@ -396,15 +920,12 @@ static redcoll_result redcoll__mirecv(void *user, int src, void *buf, size_t byt
 
 static redcoll_result redcoll__mwaitall(void *user, int count, redcoll_request *reqs) {
     redcoll__mrank *r = (redcoll__mrank *)user;
-    redcoll__msim *s = r->sim;
     redcoll__mend **list = (redcoll__mend **)malloc(sizeof *list * (size_t)(count > 0 ? count : 1));
     redcoll_result res;
     int i, n = 0;
     if (!list) return REDCOLL_ERR_OUT_OF_MEMORY;
     for (i = 0; i < count; ++i) if (reqs[i].ptr) list[n++] = (redcoll__mend *)reqs[i].ptr;
-    pthread_mutex_lock(&s->mu);
-    res = redcoll__mwait(s, r, list, n);
-    pthread_mutex_unlock(&s->mu);
+    res = redcoll__mwait(r->sim, r, list, n);
     for (i = 0; i < n; ++i) free(list[i]);
     for (i = 0; i < count; ++i) reqs[i].ptr = NULL;
     free(list);
@@ -414,14 +935,11 @@ static redcoll_result redcoll__mwaitall(void *user, int count, redcoll_request *
 static void redcoll__mabort(void *user, redcoll_result why) {
     redcoll__mrank *r = (redcoll__mrank *)user;
     redcoll__msim *s = r->sim;
-    pthread_mutex_lock(&s->mu);
-    if (!s->aborted) {
-        s->aborted = 1;
-        redcoll__mlog(s, "abort: rank %d failed (%s); releasing every blocked rank\n", r->rank,
-                      redcoll_result_string(why));
-        redcoll__mfail_all(s, REDCOLL_ERR_ABORTED);
-    }
-    pthread_mutex_unlock(&s->mu);
+    if (s->aborted) return;
+    s->aborted = 1;
+    redcoll__mlog(s, "abort: rank %d failed (%s); releasing every blocked rank\n", r->rank,
+                  redcoll_result_string(why));
+    redcoll__mfail_all(s, REDCOLL_ERR_ABORTED);
 }
 
 static int redcoll__mnode_of(void *user, int rank) {
@@ -431,98 +949,37 @@ static int redcoll__mnode_of(void *user, int rank) {
 
 static void redcoll__mon_compute(void *user, size_t elems, size_t bytes) {
     redcoll__mrank *r = (redcoll__mrank *)user;
-    pthread_mutex_lock(&r->sim->mu);
     r->st.elems_reduced += elems;
     r->clock += (double)bytes * r->sim->cfg.model.gamma;
-    pthread_mutex_unlock(&r->sim->mu);
 }
 
 static void redcoll__mon_scratch(void *user, long long delta) {
     redcoll__mrank *r = (redcoll__mrank *)user;
-    r->scratch_now += delta; /* only this rank's thread touches it */
+    r->scratch_now += delta;
     if (r->scratch_now > (long long)r->st.scratch_bytes)
         r->st.scratch_bytes = (unsigned long long)r->scratch_now;
 }
 
-/* One simulated rank, run by a pool worker. */
-static void redcoll__mrank_main(redcoll__mrank *r) {
-    redcoll__msim *s = r->sim;
-    redcoll_result res = REDCOLL_ERR_ABORTED;
-    int go;
-    pthread_mutex_lock(&s->mu);
-    while (!s->started) pthread_cond_wait(&s->start_cv, &s->mu);
-    go = !s->aborted;
-    pthread_mutex_unlock(&s->mu);
-    if (go) res = s->fn(&r->t, s->arg);
-    pthread_mutex_lock(&s->mu);
-    r->result = res;
-    s->live--;
-    s->finished++;
-    if (s->live > 0 && s->blocked == s->live) redcoll__mdeadlock(s);
-    pthread_cond_signal(&s->done_cv);
-    pthread_mutex_unlock(&s->mu); /* the last touch of the run: it may end now */
-}
-
-/* Worker threads persist across runs: starting p threads per run costs far
-   more than most simulated collectives. A run takes p idle workers whose
-   stacks are large enough, creating more when there are too few. */
-typedef struct redcoll__mworker {
-    pthread_cond_t           cv;
-    redcoll__mrank          *job;
-    size_t                   stack;
-    struct redcoll__mworker *next_idle;
-} redcoll__mworker;
-
-static pthread_mutex_t redcoll__mpool_mu = PTHREAD_MUTEX_INITIALIZER;
-static redcoll__mworker *redcoll__mpool_idle;
-
-static void *redcoll__mworker_main(void *arg) {
-    redcoll__mworker *w = (redcoll__mworker *)arg;
-    pthread_mutex_lock(&redcoll__mpool_mu);
-    for (;;) {
-        redcoll__mrank *job;
-        while (!w->job) pthread_cond_wait(&w->cv, &redcoll__mpool_mu);
-        job = w->job;
-        pthread_mutex_unlock(&redcoll__mpool_mu);
-        redcoll__mrank_main(job);
-        pthread_mutex_lock(&redcoll__mpool_mu);
-        w->job = NULL;
-        w->next_idle = redcoll__mpool_idle;
-        redcoll__mpool_idle = w;
+/* Runs every rank to its end. Ranks hand over to each other; the engine
+   runs only when no rank is ready: then all are done, or the deadlock
+   report releases the blocked ones. */
+static void redcoll__mschedule(redcoll__msim *s) {
+#ifdef REDCOLL__MTSAN
+    s->main.tsan_fiber = __tsan_get_current_fiber();
+#endif
+    while (s->live > 0) {
+        redcoll__mctx *next = redcoll__mnext(s);
+        if (next != &s->main) { redcoll__mjump(s, &s->main, next, 0); continue; }
+        redcoll__mdeadlock(s);
+        if (!s->ready) break; /* cannot happen: every blocked rank waits for an unmatched end */
     }
-    return NULL;
-}
-
-/* Hands rank r to a pooled worker; 0 if no thread could be had. */
-static int redcoll__mpool_start(redcoll__mrank *r, size_t stack) {
-    redcoll__mworker **pp, *w = NULL;
-    pthread_mutex_lock(&redcoll__mpool_mu);
-    for (pp = &redcoll__mpool_idle; *pp; pp = &(*pp)->next_idle)
-        if ((*pp)->stack >= stack) { w = *pp; *pp = w->next_idle; break; }
-    if (!w) {
-        pthread_attr_t attr;
-        pthread_t thread;
-        int ok;
-        w = (redcoll__mworker *)calloc(1, sizeof *w);
-        if (!w) { pthread_mutex_unlock(&redcoll__mpool_mu); return 0; }
-        pthread_cond_init(&w->cv, NULL);
-        w->stack = stack;
-        pthread_attr_init(&attr);
-        pthread_attr_setstacksize(&attr, stack);
-        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-        ok = pthread_create(&thread, &attr, redcoll__mworker_main, w) == 0;
-        pthread_attr_destroy(&attr);
-        if (!ok) {
-            pthread_cond_destroy(&w->cv);
-            free(w);
-            pthread_mutex_unlock(&redcoll__mpool_mu);
-            return 0;
-        }
+#ifdef REDCOLL__MTSAN
+    {
+        int i;
+        for (i = 0; i < s->cfg.size; ++i)
+            if (s->ranks[i].ctx.tsan_fiber) __tsan_destroy_fiber(s->ranks[i].ctx.tsan_fiber);
     }
-    w->job = r;
-    pthread_cond_signal(&w->cv);
-    pthread_mutex_unlock(&redcoll__mpool_mu);
-    return 1;
+#endif
 }
 
 REDCOLL_API redcoll_mock_config redcoll_mock_defaults(int size) {
@@ -537,29 +994,34 @@ REDCOLL_API redcoll_result redcoll_mock_run(const redcoll_mock_config *cfg,
                                             redcoll_mock_rank_fn fn, void *arg,
                                             redcoll_mock_report *report) {
     redcoll__msim s;
-    int i, created = 0;
+    redcoll__mstack **stacks;
+    size_t stack = cfg && cfg->stack_bytes ? cfg->stack_bytes : (size_t)256 << 10;
+    int i, have_stacks;
     if (report) memset(report, 0, sizeof *report);
     if (!cfg || !fn || !report || cfg->size < 1) return REDCOLL_ERR_INVALID_ARG;
+    if (stack < ((size_t)16 << 10)) stack = (size_t)16 << 10;
     memset(&s, 0, sizeof s);
     s.cfg = *cfg;
     s.fn = fn; s.arg = arg;
+    for (s.nslots = 64; s.nslots < (size_t)cfg->size * 2; s.nslots *= 2) {}
     s.ranks = (redcoll__mrank *)calloc((size_t)cfg->size, sizeof *s.ranks);
+    s.slots = (redcoll__mslot *)calloc(s.nslots, sizeof *s.slots);
+    stacks = (redcoll__mstack **)calloc((size_t)cfg->size, sizeof *stacks);
     report->results = (redcoll_result *)calloc((size_t)cfg->size, sizeof *report->results);
     report->stats = (redcoll_mock_stats *)calloc((size_t)cfg->size, sizeof *report->stats);
-    if (!s.ranks || !report->results || !report->stats) {
-        free(s.ranks);
+    if (!s.ranks || !s.slots || !stacks || !report->results || !report->stats) {
+        free(s.ranks); free(s.slots); free(stacks);
         redcoll_mock_report_free(report);
         return REDCOLL_ERR_OUT_OF_MEMORY;
     }
-    pthread_mutex_init(&s.mu, NULL);
-    pthread_cond_init(&s.start_cv, NULL);
-    pthread_cond_init(&s.done_cv, NULL);
-    s.live = cfg->size;
+    have_stacks = redcoll__mstacks_get(stacks, cfg->size, stack);
     for (i = 0; i < cfg->size; ++i) {
         redcoll__mrank *r = &s.ranks[i];
         r->sim = &s;
         r->rank = i;
-        pthread_cond_init(&r->cv, NULL);
+        r->stack = stacks[i];
+        r->unguarded = stacks[i] && !stacks[i]->slab->guarded ? stacks[i]->lo : NULL;
+        r->result = REDCOLL_ERR_ABORTED;
         r->t.user = r;
         r->t.rank = i;
         r->t.size = cfg->size;
@@ -574,40 +1036,42 @@ REDCOLL_API redcoll_result redcoll_mock_run(const redcoll_mock_config *cfg,
         r->t.on_compute = redcoll__mon_compute;
         r->t.on_scratch = redcoll__mon_scratch;
         r->t.flags = cfg->no_data ? REDCOLL_TRANSPORT_NO_DATA : 0u;
+        r->t.recv_reduce = redcoll__mrecv_reduce;
+        r->t.sendrecv_reduce = redcoll__msendrecv_reduce;
+        r->t.scratch = NULL; /* scratch is accounted through on_scratch */
+        if (have_stacks) redcoll__mready(&s, r);
     }
-    for (i = 0; i < cfg->size; ++i, ++created)
-        if (!redcoll__mpool_start(&s.ranks[i], cfg->stack_bytes ? cfg->stack_bytes : (size_t)512 << 10))
-            break;
-    pthread_mutex_lock(&s.mu);
-    if (created < cfg->size) {
+    if (have_stacks) {
+        s.live = cfg->size;
+        redcoll__mschedule(&s);
+    } else {
         s.aborted = 1;
-        s.live = created;
-        redcoll__mlog(&s, "could not start thread %d of %d\n", created, cfg->size);
+        redcoll__mlog(&s, "no memory for the stacks of %d ranks of %zu bytes\n", cfg->size, stack);
     }
-    s.started = 1;
-    pthread_cond_broadcast(&s.start_cv);
-    while (s.finished < created) pthread_cond_wait(&s.done_cv, &s.mu);
-    pthread_mutex_unlock(&s.mu);
+    redcoll__mstacks_put(stacks, cfg->size);
 
     report->size = cfg->size;
     for (i = 0; i < cfg->size; ++i) {
         redcoll__mrank *r = &s.ranks[i];
-        report->results[i] = i < created ? r->result : REDCOLL_ERR_ABORTED;
+        while (r->pending) { /* isend / irecv never waited for */
+            redcoll__mend *e = r->pending;
+            redcoll__munlink(r, e);
+            if (e->heap) free(e);
+        }
+        report->results[i] = r->result;
         report->stats[i] = r->st;
         report->stats[i].rounds = r->round;
         report->stats[i].time = r->clock;
         if (r->clock > report->time) report->time = r->clock;
         if (r->round > report->rounds) report->rounds = r->round;
-        pthread_cond_destroy(&r->cv);
     }
     report->deadlocked = s.deadlocked;
     report->aborted = s.aborted;
     report->log = s.log;
-    pthread_cond_destroy(&s.start_cv);
-    pthread_cond_destroy(&s.done_cv);
-    pthread_mutex_destroy(&s.mu);
     free(s.ranks);
-    return created == cfg->size ? REDCOLL_OK : REDCOLL_ERR_OUT_OF_MEMORY;
+    free(s.slots);
+    free(stacks);
+    return have_stacks ? REDCOLL_OK : REDCOLL_ERR_OUT_OF_MEMORY;
 }
 
 REDCOLL_API void redcoll_mock_report_free(redcoll_mock_report *report) {
