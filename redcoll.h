@@ -30,6 +30,7 @@
        6. Reduction kernels
        7. Argument checks and dispatch
        8. Schedules, one bannered section per collective
+       Reproducible sums (REDCOLL_SUM_EXACT), after the schedules
 */
 #ifndef REDCOLL_H
 #define REDCOLL_H
@@ -103,6 +104,7 @@ typedef enum redcoll_op_kind {
     REDCOLL_OP_BAND, REDCOLL_OP_BOR, REDCOLL_OP_BXOR,
     REDCOLL_OP_MINLOC, REDCOLL_OP_MAXLOC,
     REDCOLL_OP_USER,
+    REDCOLL_OP_SUM_EXACT, /* reproducible float/double sum: see REDCOLL_SUM_EXACT */
     REDCOLL_OP_KIND_COUNT
 } redcoll_op_kind;
 
@@ -141,6 +143,16 @@ static inline redcoll_op redcoll_op_user(redcoll_user_fn fn, void *user, int com
 #define REDCOLL_BXOR   redcoll_op_predefined(REDCOLL_OP_BXOR)
 #define REDCOLL_MINLOC redcoll_op_predefined(REDCOLL_OP_MINLOC)
 #define REDCOLL_MAXLOC redcoll_op_predefined(REDCOLL_OP_MAXLOC)
+/* Reproducible sum of REDCOLL_FLOAT / REDCOLL_DOUBLE in allreduce, reduce,
+   reduce_scatter and reduce_scatter_block: each element is the correctly
+   rounded (to nearest, ties to even) exact sum of all p inputs, so its bits do
+   not depend on p, algorithm, transport or in place. Any NaN, or +inf with
+   -inf, gives the quiet NaN 0x7ff8000000000000 (float 0x7fc00000); one kind
+   of infinity gives it; an exact zero is -0 only when every input is -0;
+   overflow gives the signed infinity. p < 2^21 (else REDCOLL_ERR_UNSUPPORTED);
+   other types: REDCOLL_ERR_INVALID_ARG. Cost and method: "Reproducible sums"
+   in the implementation and the README. */
+#define REDCOLL_SUM_EXACT redcoll_op_predefined(REDCOLL_OP_SUM_EXACT)
 
 REDCOLL_API const char *redcoll_op_name(redcoll_op_kind kind);
 /* 1 if the predefined op `kind` is defined on `dtype` (user ops: any type). */
@@ -3215,6 +3227,549 @@ static redcoll_result redcoll__reduce_factor_ring(redcoll__ctx *c, const redcoll
     return redcoll__rt_schedule(c, a, 1);
 }
 
+/* ==== Reproducible sums (REDCOLL_SUM_EXACT) ================================
+   Each element's result is the correctly rounded exact sum of its p inputs,
+   so its bits depend on the multiset of inputs alone. Every finite float or
+   double is an integer multiple of the smallest subnormal (2^-149, 2^-1074),
+   so the exact sum is an integer in those units: it is accumulated in fixed
+   point by the ordinary int64 SUM collectives, exactly and in any order, and
+   rounded once. Bit positions below count from that unit: 0 is the smallest
+   subnormal, 276 / 2097 the top bit of FLT_MAX / DBL_MAX.
+
+   1. Ranges. The vector is cut into blocks of REDCOLL__XBLOCK elements (never
+      across a reduce_scatter segment). Each rank finds, per block, the highest
+      and lowest set bit of its finite nonzero inputs and whether it holds an
+      inf, a NaN or a -0; one allreduce (UINT16 MAX, 3 words per block) makes
+      that global: the block's inputs occupy bits lo..hi.
+   2. Limbs. With L = 62 - ceil(lg p) bits per limb a block needs
+      K = ceil((hi - lo + 1) / L) int64 limbs per element: every input becomes
+      the signed base-2^L digits of x / 2^lo, and p digits add up without
+      overflow (a bit of headroom more than lg p), so the vectorised int64 SUM
+      kernel of whatever schedule runs does the exact arithmetic. A block with
+      inf, NaN or -0 adds one word per element counting them in three 21-bit
+      fields (+inf or NaN, -inf or NaN, inputs that are not -0); a block of
+      zeros needs no words at all. Limbs go in rounds of at most
+      REDCOLL__XROUND_BYTES (consecutive blocks), one collective each.
+   3. Rounding. Carries are propagated and the integer is rounded to nearest,
+      ties to even, in integer arithmetic (whatever the FP environment), with
+      subnormal results (exact) and overflow (signed infinity). Any NaN, or
+      +inf with -inf, gives the quiet NaN 0x7ff8.. / 0x7fc0..; an exact zero is
+      -0 only when every input was -0.
+   Vectors whose full-range encoding fits in REDCOLL__XDIRECT_BYTES skip step
+   1: every element gets the limbs of the whole range (T = 0, K = ceil(2098 /
+   L) for double) and the count word, one collective in all.
+
+   Collectives: allreduce runs step 1 and every round as allreduces with the
+   caller's options; reduce: step 1 an allreduce (AUTO), rounds reduces to the
+   root, which alone rounds; reduce_scatter(_block): step 1 an allreduce over
+   the whole vector (every rank encodes all of it), rounds irregular
+   reduce_scatters with the caller's algorithm (each rank gets its blocks).
+
+   Cost per rank, n elements of e bytes (8 double, 4 float), b = 32: one
+   collective of 6n/b bytes (none when direct), then the collective's cost on
+   n (K + s) 8-byte words (s = 1 in blocks with inf/NaN/-0), in ceil(8n(K +
+   s) / 1 MiB) rounds; local work: three passes over the inputs (range,
+   encode, round) plus the int64 sums. Double with p <= 512 and each block
+   within 69 binades: K = 2, 16 B + 0.19 B per element on the wire instead
+   of 8 B (p <= 2^20: 33 binades for K = 2, 74 for K = 3). K grows with the
+   range: up to ceil(2098 / L) (35 at p = 2) for a block holding both 1e-300
+   and 1e300. Limit: p < 2^21, else REDCOLL_ERR_UNSUPPORTED.
+
+   Scratch: one allocation of 6 bytes per block, a round buffer of min(1 MiB,
+   the worst case of the call) and p counts (reduce_scatter), sized from
+   (collective, p, counts, dtype) before any data is seen; the inner
+   collectives add their own scratch for one round's vector of at most
+   redcoll__xcap() words. A transport that moves no data
+   (REDCOLL_TRANSPORT_NO_DATA) models blocks within 64 binades. */
+
+#define REDCOLL__XBLOCK        32                  /* elements per range block */
+#define REDCOLL__XROUND_BYTES  ((size_t)1 << 20)  /* limbs per round */
+#define REDCOLL__XDIRECT_BYTES ((size_t)8192)     /* full-range encoding up to this */
+#define REDCOLL__XFIELD        21                  /* bits of one count field */
+#define REDCOLL__XMAX_P        ((1 << REDCOLL__XFIELD) - 1)
+#define REDCOLL__XKMAX         56                  /* > ceil(2098 / 41): limbs at the smallest L */
+#define REDCOLL__XTYPICAL      64                  /* binades a no-data run assumes */
+
+/* Forward declarations of section 7's checks. */
+static redcoll_result redcoll__prepare(redcoll__ctx *c, const redcoll__entry **entry,
+                                       redcoll_coll coll, const redcoll_transport *t,
+                                       redcoll_dtype dtype, const redcoll_op *op,
+                                       size_t sel_bytes, const redcoll_options *opts);
+static int redcoll__mul_ok(size_t n, size_t size);
+static int redcoll__sum_counts(const size_t *counts, int p, size_t *total);
+
+/* An IEEE binary format: float or double. */
+typedef struct redcoll__xfmt {
+    int      frac;     /* fraction bits */
+    unsigned emax;     /* the all-ones exponent field */
+    int      top;      /* highest bit position of a finite value */
+    int      bits;     /* width */
+    uint64_t nan;      /* the canonical quiet NaN */
+} redcoll__xfmt;
+
+static const redcoll__xfmt redcoll__xf64 = { 52, 2047, 2097, 64, 0x7ff8000000000000ull };
+static const redcoll__xfmt redcoll__xf32 = { 23, 255, 276, 32, 0x7fc00000ull };
+
+static uint64_t redcoll__xload(const redcoll__xfmt *f, const void *p) {
+    if (f->bits == 64) { uint64_t u; memcpy(&u, p, 8); return u; }
+    else { uint32_t u; memcpy(&u, p, 4); return u; }
+}
+
+static void redcoll__xstore(const redcoll__xfmt *f, void *p, uint64_t u) {
+    if (f->bits == 64) memcpy(p, &u, 8);
+    else { uint32_t v = (uint32_t)u; memcpy(p, &v, 4); }
+}
+
+/* Bit length of x (0 for 0) and trailing zeros of x != 0. */
+static int redcoll__xbitlen(uint64_t x) {
+#if defined(__GNUC__) || defined(__clang__)
+    return x ? 64 - __builtin_clzll(x) : 0;
+#else
+    int n = 0;
+    while (x) { ++n; x >>= 1; }
+    return n;
+#endif
+}
+
+static int redcoll__xctz(uint64_t x) {
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_ctzll(x);
+#else
+    int n = 0;
+    while (!(x & 1)) { ++n; x >>= 1; }
+    return n;
+#endif
+}
+
+/* floor(v / 2^s): >> of a negative value is implementation-defined in C. */
+static int64_t redcoll__xasr(int64_t v, int s) {
+    return v >= 0 ? v >> s : -(int64_t)(~(uint64_t)v >> s) - 1;
+}
+
+/* The correctly rounded sum of two: IEEE addition (round to nearest) with the
+   NaN made canonical. Used by redcoll_reduce_local. */
+static void redcoll__exact_local(const void *in, void *inout, size_t n, redcoll_dtype dtype) {
+    size_t i;
+    if (dtype == REDCOLL_DOUBLE) {
+        const double *a = (const double *)in; double *b = (double *)inout;
+        for (i = 0; i < n; ++i) {
+            double s = a[i] + b[i];
+            if (s != s) memcpy(&s, &redcoll__xf64.nan, 8);
+            b[i] = s;
+        }
+    } else {
+        const float *a = (const float *)in; float *b = (float *)inout;
+        uint32_t qnan = (uint32_t)redcoll__xf32.nan;
+        for (i = 0; i < n; ++i) {
+            float s = a[i] + b[i];
+            if (s != s) memcpy(&s, &qnan, 4);
+            b[i] = s;
+        }
+    }
+}
+
+/* ---- one call --------------------------------------------------------------- */
+
+/* A block's global range: limbs from bit lo, K limbs, sp = a count word. */
+typedef struct redcoll__xblk { int lo, K, sp; } redcoll__xblk;
+
+typedef struct redcoll__xsum {
+    redcoll__ctx         c;       /* the checked call: transport, dtype, options */
+    const redcoll__xfmt *f;
+    redcoll_coll         coll;
+    const char          *in;      /* every input element (IN_PLACE resolved) */
+    char                *out;     /* whole vector; this rank's segment for the scatters */
+    size_t               total;   /* elements */
+    const size_t        *counts;  /* reduce_scatter: per rank */
+    size_t               each;    /* reduce_scatter_block: per rank */
+    int                  segs;    /* 1, or p for the scatters */
+    int                  scatter; /* reduce_scatter(_block) */
+    int                  root;
+    const redcoll_options *opts;  /* the caller's (may be NULL) */
+    int                  L, kfull;
+    int                  direct;  /* the full range for every block, no step 1 */
+    int                  assumed; /* blocks not measured: direct, or no data moves */
+    size_t               nblocks, cap;  /* cap: words of one round */
+    uint16_t            *info;    /* 3 words per block: hi + 1, 0xffff - lo, special */
+    int64_t             *limb;    /* one round */
+    size_t              *rcounts; /* reduce_scatter: words per rank in a round */
+    void                *mem;
+    size_t               mem_bytes;
+} redcoll__xsum;
+
+/* Walks blocks in vector order: segment seg, `off` into it, element `at`. */
+typedef struct redcoll__xcur { int seg; size_t off, at, b; } redcoll__xcur;
+
+static size_t redcoll__xseg_len(const redcoll__xsum *x, int s) {
+    return x->counts ? x->counts[s] : x->scatter ? x->each : x->total;
+}
+
+/* Elements of the block at k (0 at the end), skipping empty segments. */
+static size_t redcoll__xblock_len(const redcoll__xsum *x, redcoll__xcur *k) {
+    size_t len;
+    while (k->seg < x->segs && k->off == redcoll__xseg_len(x, k->seg)) { ++k->seg; k->off = 0; }
+    if (k->seg == x->segs) return 0;
+    len = redcoll__xseg_len(x, k->seg) - k->off;
+    return len < REDCOLL__XBLOCK ? len : REDCOLL__XBLOCK;
+}
+
+static void redcoll__xadvance(redcoll__xcur *k, size_t n) { k->off += n; k->at += n; ++k->b; }
+
+/* The block's range from its words; without measured ranges the whole range
+   with a count word (direct), or REDCOLL__XTYPICAL binades (no data). */
+static redcoll__xblk redcoll__xblock(const redcoll__xsum *x, size_t b) {
+    const uint16_t *w = x->info + 3 * b;
+    redcoll__xblk k;
+    if (x->assumed) {
+        int span = x->direct ? x->f->top + 1 : REDCOLL__XTYPICAL + x->f->frac + 1;
+        k.lo = 0;
+        k.K = (span + x->L - 1) / x->L;
+        k.sp = x->direct;
+        return k;
+    }
+    k.sp = w[2] != 0;
+    k.lo = 0xffff - w[1];
+    k.K = w[0] ? (w[0] - k.lo + x->L - 1) / x->L : 0; /* (hi + 1 - lo) / L, rounded up */
+    return k;
+}
+
+/* Step 1 on this rank: the range words of every block. */
+static void redcoll__xranges(redcoll__xsum *x) {
+    const redcoll__xfmt *f = x->f;
+    const int F = f->frac, es = f->bits / 8;
+    const uint64_t fm = ((uint64_t)1 << F) - 1, sign = (uint64_t)1 << (f->bits - 1);
+    redcoll__xcur k = { 0, 0, 0, 0 };
+    size_t n, i;
+    while ((n = redcoll__xblock_len(x, &k)) != 0) {
+        const char *in = x->in + k.at * (size_t)es;
+        int hi = -1, lo = 0xffff, sp = 0;
+        for (i = 0; i < n; ++i) {
+            uint64_t u = redcoll__xload(f, in + i * (size_t)es), m = u & fm;
+            unsigned e = (unsigned)(u >> F) & f->emax;
+            int a;
+            if (e == f->emax) { sp = 1; continue; }
+            if (e == 0) {
+                if (m == 0) { sp |= (u & sign) != 0; continue; }
+                a = 0;
+                if (redcoll__xbitlen(m) - 1 > hi) hi = redcoll__xbitlen(m) - 1;
+            } else {
+                m |= fm + 1;
+                a = (int)e - 1;
+                if (a + F > hi) hi = a + F;
+            }
+            if (a + redcoll__xctz(m) < lo) lo = a + redcoll__xctz(m);
+        }
+        x->info[3 * k.b] = (uint16_t)(hi + 1);
+        x->info[3 * k.b + 1] = (uint16_t)(hi < 0 ? 0 : 0xffff - lo);
+        x->info[3 * k.b + 2] = (uint16_t)sp;
+        redcoll__xadvance(&k, n);
+    }
+}
+
+/* Step 2: the signed base-2^L digits of n inputs x / 2^lo, K limbs per
+   element and the count word when k->sp, element after element. */
+static void redcoll__xencode(const redcoll__xsum *x, const char *in, size_t n,
+                             const redcoll__xblk *k, int64_t *w) {
+    const redcoll__xfmt *f = x->f;
+    const int F = f->frac, L = x->L, K = k->K, kw = k->K + k->sp, es = f->bits / 8;
+    const uint64_t fm = ((uint64_t)1 << F) - 1, mask = ((uint64_t)1 << L) - 1;
+    const uint64_t inv = ((uint64_t)1 << 32) / (uint64_t)L + 1; /* r / L = r inv >> 32, r < 2^16 */
+    const int64_t z1 = (int64_t)1 << (2 * REDCOLL__XFIELD);     /* one input that is not -0 */
+    size_t i;
+    for (i = 0; i < n; ++i, w += kw) {
+        uint64_t u = redcoll__xload(f, in + i * (size_t)es), m = u & fm, d[3];
+        unsigned e = (unsigned)(u >> F) & f->emax;
+        int neg = (int)(u >> (f->bits - 1)), a, r, q, o, j;
+        for (j = 0; j < kw; ++j) w[j] = 0;
+        if (e == f->emax) { /* NaN counts as both infinities */
+            if (k->sp) w[K] = z1 + (m ? 1 + ((int64_t)1 << REDCOLL__XFIELD)
+                                      : (int64_t)1 << (neg ? REDCOLL__XFIELD : 0));
+            continue;
+        }
+        if (k->sp && (m || e || !neg)) w[K] = z1;
+        if (e == 0 && m == 0) continue;
+        if (e) m |= fm + 1;
+        a = e ? (int)e - 1 : 0;            /* position of m's bit 0 */
+        r = a - k->lo;
+        if (r < 0) { m >>= -r; r = 0; }   /* only zeros below lo */
+        q = (int)(((uint64_t)r * inv) >> 32);
+        o = r - q * L;
+        d[0] = (m << o) & mask;
+        d[1] = (m >> (L - o)) & mask;
+        d[2] = 2 * L - o < 64 ? m >> (2 * L - o) : 0;
+        for (j = 0; j < 3 && q + j < K; ++j) w[q + j] = neg ? -(int64_t)d[j] : (int64_t)d[j];
+    }
+}
+
+/* Bits [b, b + 64) of sum_j g[j] 2^(jL), b may be negative; and whether any
+   bit below b is set. g[K-1] may be wider than L bits. */
+static uint64_t redcoll__xbits(const uint64_t *g, int K, int L, int b, int *sticky) {
+    uint64_t v = 0;
+    int j;
+    *sticky = 0;
+    for (j = 0; j < K; ++j) {
+        int s = j * L - b; /* where digit j's bit 0 lands */
+        if (!g[j]) continue;
+        if (s >= 64) break;
+        if (s >= 0) v |= g[j] << s;
+        else if (s > -64) { v |= g[j] >> -s; *sticky |= (g[j] & (((uint64_t)1 << -s) - 1)) != 0; }
+        else *sticky = 1;
+    }
+    return v;
+}
+
+/* Step 3 for one element: its K summed limbs (and count word) to the
+   correctly rounded value's bits. */
+static uint64_t redcoll__xround(const redcoll__xsum *x, const int64_t *w, const redcoll__xblk *k) {
+    const redcoll__xfmt *f = x->f;
+    const int F = f->frac, L = x->L, K = k->K;
+    const uint64_t mask = ((uint64_t)1 << L) - 1, fmask = ((uint64_t)1 << REDCOLL__XFIELD) - 1;
+    const uint64_t sign = (uint64_t)1 << (f->bits - 1);
+    uint64_t g[REDCOLL__XKMAX], mant, v;
+    int64_t c = 0, top;
+    int j, h, u, neg, sticky;
+    long field;
+    if (k->sp) {
+        uint64_t s = (uint64_t)w[K];
+        int pinf = (s & fmask) != 0, ninf = ((s >> REDCOLL__XFIELD) & fmask) != 0;
+        if (pinf && ninf) return f->nan;
+        if (pinf || ninf) return (uint64_t)f->emax << F | (ninf ? sign : 0);
+    }
+    for (j = 0; j + 1 < K; ++j) { /* digits in [0, 2^L), carries up */
+        int64_t t = w[j] + c;
+        g[j] = (uint64_t)t & mask;
+        c = redcoll__xasr(t, L);
+    }
+    top = K ? w[K - 1] + c : 0;
+    neg = top < 0;
+    if (neg) { /* the magnitude: negate the digits */
+        int borrow = 0;
+        for (j = 0; j + 1 < K; ++j) {
+            uint64_t d = g[j] + (uint64_t)borrow;
+            g[j] = d ? (((uint64_t)1 << L) - d) & mask : 0;
+            borrow = d != 0;
+        }
+        top = -top - borrow;
+    }
+    if (K) g[K - 1] = (uint64_t)top;
+    for (h = K - 1; h >= 0 && g[h] == 0; --h) {}
+    if (h < 0) /* exact zero: -0 only if no input was anything else */
+        return k->sp && ((uint64_t)w[K] >> (2 * REDCOLL__XFIELD)) == 0 ? sign : 0;
+    u = h * L + redcoll__xbitlen(g[h]) - 1 - F;  /* ulp: F bits below the top bit ... */
+    if (u < -k->lo) u = -k->lo;                   /* ... or the subnormal unit */
+    v = redcoll__xbits(g, K, L, u - 1, &sticky);
+    mant = v >> 1 & (((uint64_t)2 << F) - 1);
+    if ((v & 1) && (sticky || (mant & 1))) {     /* round half to even */
+        if (++mant >> (F + 1)) { mant >>= 1; ++u; }
+    }
+    field = mant >> F ? (long)k->lo + u + 1 : 0;
+    if (field >= (long)f->emax) return (uint64_t)f->emax << F | (neg ? sign : 0);
+    return (neg ? sign : 0) | (uint64_t)field << F | (mant & (((uint64_t)1 << F) - 1));
+}
+
+/* Round n elements of one block from the summed words w into out. */
+static void redcoll__xdecode(const redcoll__xsum *x, const int64_t *w, size_t n,
+                             const redcoll__xblk *k, char *out) {
+    size_t i, kw = (size_t)(k->K + k->sp);
+    for (i = 0; i < n; ++i, w += kw)
+        redcoll__xstore(x->f, out + i * (size_t)(x->f->bits / 8), redcoll__xround(x, w, k));
+}
+
+/* Words of one round's limb buffer: up to 1 MiB, never more than the call
+   could need, never less than one block at its widest. */
+static size_t redcoll__xcap(size_t total, int kfull) {
+    size_t per = (size_t)(kfull + 1), cap = REDCOLL__XROUND_BYTES / 8;
+    size_t block = (size_t)REDCOLL__XBLOCK * per;
+    if (total <= cap / per) return total * per;
+    return cap > block ? cap : block;
+}
+
+/* The inner collective of one round: `words` int64 limbs, SUM. */
+static redcoll_result redcoll__xcollect(redcoll__xsum *x, size_t words) {
+    const redcoll_transport *t = x->c.t;
+    switch (x->coll) {
+    case REDCOLL_COLL_ALLREDUCE:
+        return redcoll_allreduce(t, REDCOLL_IN_PLACE, x->limb, words, REDCOLL_INT64, REDCOLL_SUM,
+                                 x->opts);
+    case REDCOLL_COLL_REDUCE:
+        return redcoll_reduce(t, x->c.rank == x->root ? REDCOLL_IN_PLACE : x->limb,
+                              x->c.rank == x->root ? x->limb : NULL, words, REDCOLL_INT64,
+                              REDCOLL_SUM, x->root, x->opts);
+    default:
+        return redcoll_reduce_scatter(t, REDCOLL_IN_PLACE, x->limb, x->rcounts, REDCOLL_INT64,
+                                      REDCOLL_SUM, x->opts);
+    }
+}
+
+/* Steps 2 and 3, round by round: a round is the longest run of consecutive
+   blocks whose words fit in x->cap (at least one block). */
+static redcoll_result redcoll__xrounds(redcoll__xsum *x) {
+    const size_t es = (size_t)x->f->bits / 8;
+    const int me = x->c.rank, scatter = x->scatter;
+    redcoll__xcur cur = { 0, 0, 0, 0 };
+    size_t n;
+    while (redcoll__xblock_len(x, &cur) != 0) {
+        redcoll__xcur k = cur;
+        size_t words = 0, mine = 0;
+        int s;
+        redcoll_result r;
+        if (scatter) for (s = 0; s < x->segs; ++s) x->rcounts[s] = 0;
+        /* encode the round's blocks */
+        while ((n = redcoll__xblock_len(x, &k)) != 0) {
+            redcoll__xblk b = redcoll__xblock(x, k.b);
+            size_t bw = n * (size_t)(b.K + b.sp);
+            if (k.b != cur.b && words + bw > x->cap) break;
+            if (!x->c.dry) redcoll__xencode(x, x->in + k.at * es, n, &b, x->limb + words);
+            redcoll__account(&x->c, n);
+            if (scatter) x->rcounts[k.seg] += bw;
+            words += bw;
+            redcoll__xadvance(&k, n);
+        }
+        r = redcoll__xcollect(x, words);
+        if (r != REDCOLL_OK) return r;
+        /* round this rank's results: rank me's blocks lead the buffer after a reduce_scatter */
+        if (x->coll == REDCOLL_COLL_REDUCE && me != x->root) { cur = k; continue; }
+        words = 0;
+        while (cur.b != k.b) {
+            redcoll__xblk b;
+            size_t bw;
+            n = redcoll__xblock_len(x, &cur);
+            b = redcoll__xblock(x, cur.b);
+            bw = n * (size_t)(b.K + b.sp);
+            if (!scatter || cur.seg == me) {
+                size_t at = scatter ? cur.off : cur.at;
+                if (!x->c.dry) redcoll__xdecode(x, x->limb + (scatter ? mine : words), n, &b, x->out + at * es);
+                redcoll__account(&x->c, n);
+                mine += bw;
+            }
+            words += bw;
+            redcoll__xadvance(&cur, n);
+        }
+    }
+    return REDCOLL_OK;
+}
+
+/* Checks a SUM_EXACT call exactly as the ordinary entry point does (same
+   errors, nothing touched), then runs it. count is the vector (allreduce,
+   reduce) or one block (reduce_scatter_block). */
+static redcoll_result redcoll__xsum_run(redcoll_coll coll, const redcoll_transport *t,
+                                        const void *sbuf, void *rbuf, size_t count,
+                                        const size_t *counts, redcoll_dtype dtype, redcoll_op op,
+                                        int root, const redcoll_options *opts) {
+    redcoll__xsum x;
+    const redcoll__entry *e;
+    redcoll_options o1;
+    size_t p, total = count, es = redcoll_dtype_size(dtype), blocks = 0, rc_bytes, info_bytes;
+    int in_place = sbuf == REDCOLL_IN_PLACE, s;
+    redcoll_result r;
+    memset(&x, 0, sizeof x);
+    if (coll == REDCOLL_COLL_REDUCE_SCATTER &&
+        (!t || t->size < 1 || !counts || !redcoll__sum_counts(counts, t->size, &total)))
+        return REDCOLL_ERR_INVALID_ARG;
+    p = t && t->size > 0 ? (size_t)t->size : 1;
+    if (coll == REDCOLL_COLL_REDUCE_SCATTER_BLOCK) total = count * p;
+    r = redcoll__prepare(&x.c, &e, coll, t, dtype, &op, total * es, opts);
+    if (r) return r;
+    switch (coll) {
+    case REDCOLL_COLL_ALLREDUCE:
+        if (!redcoll__mul_ok(count, es)) return REDCOLL_ERR_INVALID_ARG;
+        if (count && (!sbuf || !rbuf || rbuf == REDCOLL_IN_PLACE)) return REDCOLL_ERR_INVALID_ARG;
+        break;
+    case REDCOLL_COLL_REDUCE:
+        if (root < 0 || root >= x.c.size || !redcoll__mul_ok(count, es)) return REDCOLL_ERR_INVALID_ARG;
+        if (count && !sbuf) return REDCOLL_ERR_INVALID_ARG;
+        if (count && x.c.rank == root && (!rbuf || rbuf == REDCOLL_IN_PLACE)) return REDCOLL_ERR_INVALID_ARG;
+        if (in_place && x.c.rank != root) return REDCOLL_ERR_INVALID_ARG;
+        break;
+    case REDCOLL_COLL_REDUCE_SCATTER:
+        if (!redcoll__mul_ok(total, es)) return REDCOLL_ERR_INVALID_ARG;
+        if (total && !sbuf) return REDCOLL_ERR_INVALID_ARG;
+        if ((counts[x.c.rank] || in_place) && (!rbuf || rbuf == REDCOLL_IN_PLACE))
+            return REDCOLL_ERR_INVALID_ARG;
+        break;
+    default: /* REDCOLL_COLL_REDUCE_SCATTER_BLOCK */
+        if (!redcoll__mul_ok(count, es * p)) return REDCOLL_ERR_INVALID_ARG;
+        if (count && (!sbuf || !rbuf || rbuf == REDCOLL_IN_PLACE)) return REDCOLL_ERR_INVALID_ARG;
+        /* the rounds run as irregular reduce_scatters with the caller's algorithm */
+        if (opts && !redcoll_algo_supported(REDCOLL_COLL_REDUCE_SCATTER, opts->algo))
+            return REDCOLL_ERR_UNSUPPORTED;
+        break;
+    }
+    if (total == 0) return REDCOLL_OK;
+    if (x.c.size > REDCOLL__XMAX_P) return REDCOLL_ERR_UNSUPPORTED;
+
+    x.f = dtype == REDCOLL_DOUBLE ? &redcoll__xf64 : &redcoll__xf32;
+    x.coll = coll;
+    x.in = (const char *)(in_place ? rbuf : sbuf);
+    x.out = (char *)rbuf;
+    x.total = total;
+    x.counts = counts;
+    x.each = count;
+    x.scatter = coll == REDCOLL_COLL_REDUCE_SCATTER || coll == REDCOLL_COLL_REDUCE_SCATTER_BLOCK;
+    x.segs = x.scatter ? x.c.size : 1;
+    x.root = root;
+    x.opts = opts;
+    x.L = 62 - redcoll__ceil_lg(x.c.size);
+    x.kfull = (x.f->top + x.L) / x.L; /* ceil((top + 1) / L) */
+    x.direct = total <= REDCOLL__XDIRECT_BYTES / 8 / (size_t)(x.kfull + 1);
+    x.cap = redcoll__xcap(total, x.kfull);
+    for (s = 0; s < x.segs; ++s)
+        blocks += (redcoll__xseg_len(&x, s) + REDCOLL__XBLOCK - 1) / REDCOLL__XBLOCK;
+    x.nblocks = blocks;
+
+    x.assumed = x.direct || x.c.dry;
+    /* one allocation: range words, round buffer, per-rank counts */
+    info_bytes = x.direct ? 0 : (3 * blocks * sizeof(uint16_t) + 7) & ~(size_t)7;
+    rc_bytes = x.scatter ? (size_t)x.segs * sizeof(size_t) : 0;
+    x.mem_bytes = info_bytes + x.cap * 8 + rc_bytes;
+    x.mem = redcoll__alloc_bytes(&x.c, x.mem_bytes);
+    if (!x.mem) return x.c.err;
+    x.info = (uint16_t *)x.mem;
+    x.limb = (int64_t *)(void *)((char *)x.mem + info_bytes);
+    x.rcounts = rc_bytes ? (size_t *)(void *)((char *)x.mem + info_bytes + x.cap * 8) : NULL;
+
+    if (!x.direct) {
+        if (!x.c.dry) redcoll__xranges(&x);
+        redcoll__account(&x.c, total);
+        if (opts) o1 = *opts; else memset(&o1, 0, sizeof o1);
+        if (coll != REDCOLL_COLL_ALLREDUCE) o1.algo = REDCOLL_ALGO_AUTO; /* the caller's is not an allreduce */
+        r = redcoll_allreduce(x.c.t, REDCOLL_IN_PLACE, x.info, 3 * blocks, REDCOLL_UINT16,
+                              REDCOLL_MAX, &o1);
+    }
+    if (r == REDCOLL_OK) r = redcoll__xrounds(&x);
+    redcoll__free_bytes(&x.c, x.mem, x.mem_bytes);
+    return r;
+}
+
+static redcoll_result redcoll__exact_allreduce(const redcoll_transport *t, const void *sbuf,
+                                               void *rbuf, size_t count, redcoll_dtype dtype,
+                                               redcoll_op op, const redcoll_options *opts) {
+    return redcoll__xsum_run(REDCOLL_COLL_ALLREDUCE, t, sbuf, rbuf, count, NULL, dtype, op, 0, opts);
+}
+
+static redcoll_result redcoll__exact_reduce(const redcoll_transport *t, const void *sbuf,
+                                            void *rbuf, size_t count, redcoll_dtype dtype,
+                                            redcoll_op op, int root, const redcoll_options *opts) {
+    return redcoll__xsum_run(REDCOLL_COLL_REDUCE, t, sbuf, rbuf, count, NULL, dtype, op, root, opts);
+}
+
+static redcoll_result redcoll__exact_reduce_scatter(const redcoll_transport *t, const void *sbuf,
+                                                    void *rbuf, const size_t *recvcounts,
+                                                    redcoll_dtype dtype, redcoll_op op,
+                                                    const redcoll_options *opts) {
+    return redcoll__xsum_run(REDCOLL_COLL_REDUCE_SCATTER, t, sbuf, rbuf, 0, recvcounts, dtype, op,
+                             0, opts);
+}
+
+static redcoll_result redcoll__exact_reduce_scatter_block(const redcoll_transport *t,
+                                                          const void *sbuf, void *rbuf,
+                                                          size_t recvcount, redcoll_dtype dtype,
+                                                          redcoll_op op,
+                                                          const redcoll_options *opts) {
+    return redcoll__xsum_run(REDCOLL_COLL_REDUCE_SCATTER_BLOCK, t, sbuf, rbuf, recvcount, NULL,
+                             dtype, op, 0, opts);
+}
+
 /* ==== 7. Argument checks, registry and dispatch ========================== */
 
 /* The schedule type and registry entry are declared in section 5, so that
@@ -3377,13 +3932,14 @@ REDCOLL_API const char *redcoll_dtype_name(redcoll_dtype d) {
 REDCOLL_API const char *redcoll_op_name(redcoll_op_kind k) {
     static const char *const names[REDCOLL_OP_KIND_COUNT] = {
         "sum", "prod", "min", "max", "land", "lor", "lxor", "band", "bor", "bxor",
-        "minloc", "maxloc", "user"
+        "minloc", "maxloc", "user", "sum_exact"
     };
     return (int)k >= 0 && k < REDCOLL_OP_KIND_COUNT ? names[k] : "?";
 }
 
 REDCOLL_API int redcoll_op_valid_for(redcoll_op_kind kind, redcoll_dtype dtype) {
     if (kind == REDCOLL_OP_USER) return redcoll_dtype_size(dtype) != 0;
+    if (kind == REDCOLL_OP_SUM_EXACT) return dtype == REDCOLL_FLOAT || dtype == REDCOLL_DOUBLE;
     return redcoll__kernel_for(kind, dtype) != NULL;
 }
 
@@ -3398,6 +3954,7 @@ REDCOLL_API redcoll_result redcoll_reduce_local(const void *in, void *inout, siz
     if (!redcoll__op_ok(&op, dtype)) return REDCOLL_ERR_INVALID_ARG;
     if (count && (!in || !inout)) return REDCOLL_ERR_INVALID_ARG;
     if (count == 0) return REDCOLL_OK;
+    if (op.kind == REDCOLL_OP_SUM_EXACT) { redcoll__exact_local(in, inout, count, dtype); return REDCOLL_OK; }
     k = redcoll__kernel_for(op.kind, dtype);
     if (k) k(in, inout, inout, count); else op.fn(in, inout, count, op.user);
     return REDCOLL_OK;
@@ -3599,6 +4156,7 @@ static redcoll_result redcoll__prepare(redcoll__ctx *c, const redcoll__entry **e
 REDCOLL_API redcoll_result redcoll_allreduce(const redcoll_transport *t, const void *sbuf,
                                              void *rbuf, size_t count, redcoll_dtype dtype,
                                              redcoll_op op, const redcoll_options *opts) {
+    if (op.kind == REDCOLL_OP_SUM_EXACT) return redcoll__exact_allreduce(t, sbuf, rbuf, count, dtype, op, opts);
     redcoll__ctx c;
     const redcoll__entry *e;
     redcoll__args a;
@@ -3618,6 +4176,7 @@ REDCOLL_API redcoll_result redcoll_allreduce(const redcoll_transport *t, const v
 REDCOLL_API redcoll_result redcoll_reduce(const redcoll_transport *t, const void *sbuf,
                                           void *rbuf, size_t count, redcoll_dtype dtype,
                                           redcoll_op op, int root, const redcoll_options *opts) {
+    if (op.kind == REDCOLL_OP_SUM_EXACT) return redcoll__exact_reduce(t, sbuf, rbuf, count, dtype, op, root, opts);
     redcoll__ctx c;
     const redcoll__entry *e;
     redcoll__args a;
@@ -3669,6 +4228,7 @@ REDCOLL_API redcoll_result redcoll_reduce_scatter(const redcoll_transport *t, co
                                                   void *rbuf, const size_t *recvcounts,
                                                   redcoll_dtype dtype, redcoll_op op,
                                                   const redcoll_options *opts) {
+    if (op.kind == REDCOLL_OP_SUM_EXACT) return redcoll__exact_reduce_scatter(t, sbuf, rbuf, recvcounts, dtype, op, opts);
     redcoll__ctx c;
     const redcoll__entry *e;
     redcoll__args a;
@@ -3697,6 +4257,7 @@ REDCOLL_API redcoll_result redcoll_reduce_scatter_block(const redcoll_transport 
                                                         const void *sbuf, void *rbuf,
                                                         size_t recvcount, redcoll_dtype dtype,
                                                         redcoll_op op, const redcoll_options *opts) {
+    if (op.kind == REDCOLL_OP_SUM_EXACT) return redcoll__exact_reduce_scatter_block(t, sbuf, rbuf, recvcount, dtype, op, opts);
     redcoll__ctx c;
     const redcoll__entry *e;
     redcoll__args a;
