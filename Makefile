@@ -17,7 +17,7 @@ HEADERS  := redcoll.h $(wildcard transports/*.h) redcoll/harness.h
 TEST_SRC := $(wildcard test/*.c) test/test.h
 EXAMPLES := $(BUILD)/allreduce_threads $(BUILD)/custom_transport $(BUILD)/demo
 
-.PHONY: all demo test test-sim test-compile asan tsan examples install clean docs
+.PHONY: all demo test test-sim test-compile asan tsan examples install clean docs bench-exact
 
 all: $(BUILD)/test_runner $(BUILD)/redcoll
 
@@ -39,6 +39,13 @@ docs/hierarchical.md: $(BUILD)/hierarchical_sweep
 	$(BUILD)/hierarchical_sweep > $@
 
 docs: docs/hierarchical.md
+
+# Reproducible sums: REDCOLL_SUM_EXACT against REDCOLL_SUM, threads and model (README).
+$(BUILD)/exact_sum: bench/exact_sum.c $(HEADERS) | $(BUILD)
+	$(CC) $(CFLAGS_) bench/exact_sum.c -o $@ $(LIBS)
+
+bench-exact: $(BUILD)/exact_sum
+	$(BUILD)/exact_sum $(BENCH_FLAGS)
 
 # The header as C11, as C++ and with REDCOLL_STATIC, warnings as errors.
 test-compile: | $(BUILD)

@@ -3290,6 +3290,13 @@ static redcoll_result redcoll__reduce_factor_ring(redcoll__ctx *c, const redcoll
 #define REDCOLL__XKMAX         56                  /* > ceil(2098 / 41): limbs at the smallest L */
 #define REDCOLL__XTYPICAL      64                  /* binades a no-data run assumes */
 
+/* The per-element helpers of the hot loops: inlined into them. */
+#if defined(__GNUC__) || defined(__clang__)
+#define REDCOLL__XHOT static inline __attribute__((always_inline))
+#else
+#define REDCOLL__XHOT static inline
+#endif
+
 /* Forward declarations of section 7's checks. */
 static redcoll_result redcoll__prepare(redcoll__ctx *c, const redcoll__entry **entry,
                                        redcoll_coll coll, const redcoll_transport *t,
@@ -3310,17 +3317,29 @@ typedef struct redcoll__xfmt {
 static const redcoll__xfmt redcoll__xf64 = { 52, 2047, 2097, 64, 0x7ff8000000000000ull };
 static const redcoll__xfmt redcoll__xf32 = { 23, 255, 276, 32, 0x7fc00000ull };
 
-static uint64_t redcoll__xload(const redcoll__xfmt *f, const void *p) {
+REDCOLL__XHOT uint64_t redcoll__xload(const redcoll__xfmt *f, const void *p) {
     if (f->bits == 64) { uint64_t u; memcpy(&u, p, 8); return u; }
     else { uint32_t u; memcpy(&u, p, 4); return u; }
 }
 
-static void redcoll__xstore(const redcoll__xfmt *f, void *p, uint64_t u) {
+REDCOLL__XHOT void redcoll__xstore(const redcoll__xfmt *f, void *p, uint64_t u) {
     if (f->bits == 64) memcpy(p, &u, 8);
     else { uint32_t v = (uint32_t)u; memcpy(p, &v, 4); }
 }
 
-/* Bit length of x (0 for 0) and trailing zeros of x != 0. */
+/* Leading zeros of x (64 for 0), branch-free where the compiler can (lzcnt,
+   vplzcntq), so loops around it still vectorise. */
+REDCOLL__XHOT int redcoll__xclz(uint64_t x) {
+#if defined(__GNUC__) || defined(__clang__)
+    return x ? __builtin_clzll(x) : 64;
+#else
+    int n = 64;
+    while (x) { --n; x >>= 1; }
+    return n;
+#endif
+}
+
+/* Bit length of x (0 for 0). */
 static int redcoll__xbitlen(uint64_t x) {
 #if defined(__GNUC__) || defined(__clang__)
     return x ? 64 - __builtin_clzll(x) : 0;
@@ -3331,19 +3350,17 @@ static int redcoll__xbitlen(uint64_t x) {
 #endif
 }
 
-static int redcoll__xctz(uint64_t x) {
-#if defined(__GNUC__) || defined(__clang__)
-    return __builtin_ctzll(x);
-#else
-    int n = 0;
-    while (!(x & 1)) { ++n; x >>= 1; }
-    return n;
-#endif
-}
 
-/* floor(v / 2^s): >> of a negative value is implementation-defined in C. */
-static int64_t redcoll__xasr(int64_t v, int s) {
-    return v >= 0 ? v >> s : -(int64_t)(~(uint64_t)v >> s) - 1;
+/* floor(v / 2^s), 0 < s < 64. >> of a negative value is implementation-
+   defined in C: GCC and Clang define it as this arithmetic shift; elsewhere
+   the sign bits are put in by hand (no branch). */
+REDCOLL__XHOT int64_t redcoll__xasr(int64_t v, int s) {
+#if defined(__GNUC__) || defined(__clang__)
+    return v >> s;
+#else
+    uint64_t u = (uint64_t)v, neg = (uint64_t)0 - (u >> 63);
+    return (int64_t)((u >> s) | (neg << (63 - s) << 1));
+#endif
 }
 
 /* The correctly rounded sum of two: IEEE addition (round to nearest) with the
@@ -3433,36 +3450,81 @@ static redcoll__xblk redcoll__xblock(const redcoll__xsum *x, size_t b) {
     return k;
 }
 
+/* Step 1 for one block of n inputs: bits hi down to lo hold every finite
+   nonzero value (hi = -1: none), and whether it has an inf, a NaN or a -0.
+   The fast scan reads exponent fields only (lo is then the place of the
+   mantissa's bit 0); a block with a subnormal, inf, NaN or -0 is scanned
+   again exactly. */
+REDCOLL__XHOT void redcoll__xrange(redcoll__xfmt f, const char *in, size_t n, int *hi_, int *lo_,
+                                   int *sp_) {
+    const int F = f.frac, es = f.bits / 8;
+    const uint64_t fm = ((uint64_t)1 << F) - 1, sign = (uint64_t)1 << (f.bits - 1);
+    uint64_t emin = f.emax, emx = 0, odd = 0;
+    int hi = -1, lo = 0xffff, sp = 0;
+    size_t i;
+    for (i = 0; i < n; ++i) {
+        uint64_t u = redcoll__xload(&f, in + i * (size_t)es), e = (u >> F) & f.emax;
+        odd |= (e == f.emax) | ((e == 0) & (u != 0));  /* inf, NaN, subnormal, -0 */
+        emx = e > emx ? e : emx;
+        e = e ? e : f.emax;                             /* +0 has no bits */
+        emin = e < emin ? e : emin;
+    }
+    if (!odd) {
+        *hi_ = emx ? (int)emx - 1 + F : -1;
+        *lo_ = emx ? (int)emin - 1 : 0xffff;
+        *sp_ = 0;
+        return;
+    }
+    for (i = 0; i < n; ++i) {
+        uint64_t u = redcoll__xload(&f, in + i * (size_t)es), m = u & fm;
+        int e = (int)(u >> F) & (int)f.emax, a = e ? e - 1 : 0, t;
+        if (e == (int)f.emax || (e == 0 && m == 0)) { sp |= e == (int)f.emax || u == sign; continue; }
+        if (e) m |= fm + 1;
+        t = a + 63 - redcoll__xclz(m);
+        hi = t > hi ? t : hi;
+        t = a + 63 - redcoll__xclz(m & ((uint64_t)0 - m));
+        lo = t < lo ? t : lo;
+    }
+    *hi_ = hi; *lo_ = lo; *sp_ = sp;
+}
+
 /* Step 1 on this rank: the range words of every block. */
 static void redcoll__xranges(redcoll__xsum *x) {
-    const redcoll__xfmt *f = x->f;
-    const int F = f->frac, es = f->bits / 8;
-    const uint64_t fm = ((uint64_t)1 << F) - 1, sign = (uint64_t)1 << (f->bits - 1);
+    const size_t es = (size_t)x->f->bits / 8;
     redcoll__xcur k = { 0, 0, 0, 0 };
-    size_t n, i;
+    size_t n;
     while ((n = redcoll__xblock_len(x, &k)) != 0) {
-        const char *in = x->in + k.at * (size_t)es;
-        int hi = -1, lo = 0xffff, sp = 0;
-        for (i = 0; i < n; ++i) {
-            uint64_t u = redcoll__xload(f, in + i * (size_t)es), m = u & fm;
-            unsigned e = (unsigned)(u >> F) & f->emax;
-            int a;
-            if (e == f->emax) { sp = 1; continue; }
-            if (e == 0) {
-                if (m == 0) { sp |= (u & sign) != 0; continue; }
-                a = 0;
-                if (redcoll__xbitlen(m) - 1 > hi) hi = redcoll__xbitlen(m) - 1;
-            } else {
-                m |= fm + 1;
-                a = (int)e - 1;
-                if (a + F > hi) hi = a + F;
-            }
-            if (a + redcoll__xctz(m) < lo) lo = a + redcoll__xctz(m);
-        }
+        int hi, lo, sp;
+        if (es == 8) redcoll__xrange(redcoll__xf64, x->in + k.at * es, n, &hi, &lo, &sp);
+        else redcoll__xrange(redcoll__xf32, x->in + k.at * es, n, &hi, &lo, &sp);
         x->info[3 * k.b] = (uint16_t)(hi + 1);
         x->info[3 * k.b + 1] = (uint16_t)(hi < 0 ? 0 : 0xffff - lo);
         x->info[3 * k.b + 2] = (uint16_t)sp;
         redcoll__xadvance(&k, n);
+    }
+}
+
+/* Step 2 in floating point for the common block: y = x 2^(bias - lo) is an
+   integer below 2^(KL) (bias: 1074, 149), and its digits come from a
+   truncating division by 2^L; every operation is exact, so the FP
+   environment (rounding mode, flush to zero) cannot change the result.
+   Needs lo >= F (no subnormal input) and a normal scale factor. */
+REDCOLL__XHOT void redcoll__xencode_fp(redcoll__xfmt f, int L, const char *in, size_t n, int K,
+                                       int lo, int64_t *w) {
+    const int bias = f.bits == 64 ? 1074 : 149;
+    const uint64_t sb = (uint64_t)(bias - lo + 1023) << 52, rb = (uint64_t)(1023 - L) << 52,
+                   bb = (uint64_t)(1023 + L) << 52;
+    double S, R, B;
+    size_t i;
+    memcpy(&S, &sb, 8); memcpy(&R, &rb, 8); memcpy(&B, &bb, 8);  /* 2^(bias-lo), 2^-L, 2^L */
+    for (i = 0; i < n; ++i) {
+        double y;
+        if (f.bits == 64) memcpy(&y, in + 8 * i, 8);
+        else { float v; memcpy(&v, in + 4 * i, 4); y = v; }
+        y *= S;
+        if (K == 1) { w[i] = (int64_t)y; continue; }
+        w[2 * i + 1] = (int64_t)(y * R);
+        w[2 * i] = (int64_t)(y - (double)w[2 * i + 1] * B);
     }
 }
 
@@ -3476,6 +3538,11 @@ static void redcoll__xencode(const redcoll__xsum *x, const char *in, size_t n,
     const uint64_t inv = ((uint64_t)1 << 32) / (uint64_t)L + 1; /* r / L = r inv >> 32, r < 2^16 */
     const int64_t z1 = (int64_t)1 << (2 * REDCOLL__XFIELD);     /* one input that is not -0 */
     size_t i;
+    if (!k->sp && (K == 1 || K == 2) && k->lo >= F && (f->bits == 32 || k->lo <= 2096)) {
+        if (f->bits == 64) redcoll__xencode_fp(redcoll__xf64, L, in, n, K, k->lo, w);
+        else redcoll__xencode_fp(redcoll__xf32, L, in, n, K, k->lo, w);
+        return;
+    }
     for (i = 0; i < n; ++i, w += kw) {
         uint64_t u = redcoll__xload(f, in + i * (size_t)es), m = u & fm, d[3];
         unsigned e = (unsigned)(u >> F) & f->emax;
@@ -3518,22 +3585,85 @@ static uint64_t redcoll__xbits(const uint64_t *g, int K, int L, int b, int *stic
     return v;
 }
 
+/* The bits of the value (-1)^neg (v >> 1) 2^(u - lo) rounded to nearest, ties
+   to even: v holds bits u-1 .. u+62 of the magnitude (bit 0 the round bit),
+   sticky whether any lower bit is set; u is the index of the result's ulp. */
+REDCOLL__XHOT uint64_t redcoll__xpack(const redcoll__xfmt *f, int lo, int u, uint64_t v, int sticky,
+                                      int neg) {
+    const int F = f->frac;
+    const uint64_t sign = neg ? (uint64_t)1 << (f->bits - 1) : 0;
+    uint64_t mant = v >> 1 & (((uint64_t)2 << F) - 1);
+    long field;
+    if ((v & 1) && (sticky || (mant & 1))) { /* round half to even */
+        if (++mant >> (F + 1)) { mant >>= 1; ++u; }
+    }
+    field = mant >> F ? (long)lo + u + 1 : 0;
+    if (field >= (long)f->emax) return sign | (uint64_t)f->emax << F;
+    return sign | (uint64_t)field << F | (mant & (((uint64_t)1 << F) - 1));
+}
+
+/* The result's ulp index for a magnitude whose top bit has index P: F bits
+   below it, but not below the smallest subnormal (index -lo). */
+REDCOLL__XHOT int redcoll__xulp(const redcoll__xfmt *f, int P, int lo) {
+    return P - f->frac < -lo ? -lo : P - f->frac;
+}
+
+/* Step 3 for the common block (K <= 2, no count word: a zero is +0), one
+   element w0 + w1 2^L (w1 = 0 for K = 1): the magnitude as 128 bits h:l;
+   its top 64 bits x (top bit set) hold mantissa and round bit at fixed
+   places, the rest is sticky, and adding the mantissa onto the exponent
+   lets a rounding carry bump it. *slow is set when the result is subnormal
+   or overflows (the caller redoes those the general way). */
+REDCOLL__XHOT uint64_t redcoll__xround_fast(redcoll__xfmt f, int L, int lo, int64_t w0, int64_t w1,
+                                            int *slow) {
+    const int F = f.frac;
+    const uint64_t mask = ((uint64_t)1 << L) - 1;
+    int64_t t = w1 + redcoll__xasr(w0, L), top, field;
+    uint64_t l = (uint64_t)t << L | ((uint64_t)w0 & mask), h = (uint64_t)redcoll__xasr(t, 64 - L);
+    uint64_t sm = (uint64_t)0 - (h >> 63), x, mant, rest, bits, sticky = 0;
+    int s;
+    h = (h ^ sm) + (sm & (uint64_t)(l == 0));           /* the magnitude */
+    l = (l ^ sm) - sm;
+    if (h) {                                            /* x: the top 64 bits, top bit set */
+        s = redcoll__xclz(h);
+        x = h << s | (l >> 1 >> (63 - s));
+        sticky = (l << s) != 0;
+        top = 127 - s;
+    } else if (l) {
+        s = redcoll__xclz(l);
+        x = l << s;
+        top = 63 - s;
+    } else {
+        return 0;
+    }
+    mant = x >> (63 - F);                               /* F + 1 bits */
+    rest = x << (F + 1);                                /* round bit on top, then sticky */
+    mant += (rest >> 63) & ((uint64_t)(((rest << 1) | sticky) != 0) | (mant & 1)); /* ties to even */
+    field = lo + top - F + 1;
+    bits = ((uint64_t)(field - 1) << F) + mant;         /* a carry bumps the exponent */
+    *slow |= (field < 1) | (bits >= (uint64_t)f.emax << F);
+    return bits | (sm & ((uint64_t)1 << (f.bits - 1)));
+}
+
 /* Step 3 for one element: its K summed limbs (and count word) to the
    correctly rounded value's bits. */
 static uint64_t redcoll__xround(const redcoll__xsum *x, const int64_t *w, const redcoll__xblk *k) {
     const redcoll__xfmt *f = x->f;
-    const int F = f->frac, L = x->L, K = k->K;
+    const int L = x->L, K = k->K;
     const uint64_t mask = ((uint64_t)1 << L) - 1, fmask = ((uint64_t)1 << REDCOLL__XFIELD) - 1;
-    const uint64_t sign = (uint64_t)1 << (f->bits - 1);
-    uint64_t g[REDCOLL__XKMAX], mant, v;
+    uint64_t g[REDCOLL__XKMAX], v;
     int64_t c = 0, top;
-    int j, h, u, neg, sticky;
-    long field;
+    int j, h, neg, sticky;
     if (k->sp) {
         uint64_t s = (uint64_t)w[K];
         int pinf = (s & fmask) != 0, ninf = ((s >> REDCOLL__XFIELD) & fmask) != 0;
         if (pinf && ninf) return f->nan;
-        if (pinf || ninf) return (uint64_t)f->emax << F | (ninf ? sign : 0);
+        if (pinf || ninf) return (uint64_t)f->emax << f->frac | (uint64_t)ninf << (f->bits - 1);
+    }
+    if (K >= 1 && K <= 2) { /* normal results the short way; the rest below */
+        int slow = 0;
+        v = redcoll__xround_fast(*f, L, k->lo, w[0], K == 2 ? w[1] : 0, &slow);
+        if (v && !slow) return v;
     }
     for (j = 0; j + 1 < K; ++j) { /* digits in [0, 2^L), carries up */
         int64_t t = w[j] + c;
@@ -3553,26 +3683,39 @@ static uint64_t redcoll__xround(const redcoll__xsum *x, const int64_t *w, const 
     }
     if (K) g[K - 1] = (uint64_t)top;
     for (h = K - 1; h >= 0 && g[h] == 0; --h) {}
-    if (h < 0) /* exact zero: -0 only if no input was anything else */
-        return k->sp && ((uint64_t)w[K] >> (2 * REDCOLL__XFIELD)) == 0 ? sign : 0;
-    u = h * L + redcoll__xbitlen(g[h]) - 1 - F;  /* ulp: F bits below the top bit ... */
-    if (u < -k->lo) u = -k->lo;                   /* ... or the subnormal unit */
-    v = redcoll__xbits(g, K, L, u - 1, &sticky);
-    mant = v >> 1 & (((uint64_t)2 << F) - 1);
-    if ((v & 1) && (sticky || (mant & 1))) {     /* round half to even */
-        if (++mant >> (F + 1)) { mant >>= 1; ++u; }
+    if (h >= 0) {
+        int u = redcoll__xulp(f, h * L + redcoll__xbitlen(g[h]) - 1, k->lo);
+        v = redcoll__xbits(g, K, L, u - 1, &sticky);
+        return redcoll__xpack(f, k->lo, u, v, sticky, neg);
     }
-    field = mant >> F ? (long)k->lo + u + 1 : 0;
-    if (field >= (long)f->emax) return (uint64_t)f->emax << F | (neg ? sign : 0);
-    return (neg ? sign : 0) | (uint64_t)field << F | (mant & (((uint64_t)1 << F) - 1));
+    /* exact zero: -0 only if no input was anything else */
+    return k->sp && ((uint64_t)w[K] >> (2 * REDCOLL__XFIELD)) == 0 ? (uint64_t)1 << (f->bits - 1) : 0;
 }
 
 /* Round n elements of one block from the summed words w into out. */
+/* The common block's loop, for one format and K (constants once inlined).
+   f by value: the stores to out may alias anything behind a pointer.
+   Returns 1 if some element must be redone the general way. */
+REDCOLL__XHOT int redcoll__xdecode_fast(redcoll__xfmt f, int L, const int64_t *w, size_t n, int K,
+                                        int lo, char *out) {
+    size_t i, es = (size_t)(f.bits / 8);
+    int slow = 0;
+    if (K == 1)
+        for (i = 0; i < n; ++i) redcoll__xstore(&f, out + i * es, redcoll__xround_fast(f, L, lo, w[i], 0, &slow));
+    else
+        for (i = 0; i < n; ++i)
+            redcoll__xstore(&f, out + i * es, redcoll__xround_fast(f, L, lo, w[2 * i], w[2 * i + 1], &slow));
+    return slow;
+}
+
 static void redcoll__xdecode(const redcoll__xsum *x, const int64_t *w, size_t n,
                              const redcoll__xblk *k, char *out) {
-    size_t i, kw = (size_t)(k->K + k->sp);
-    for (i = 0; i < n; ++i, w += kw)
-        redcoll__xstore(x->f, out + i * (size_t)(x->f->bits / 8), redcoll__xround(x, w, k));
+    size_t i, kw = (size_t)(k->K + k->sp), es = (size_t)(x->f->bits / 8);
+    if (!k->sp && k->K >= 1 && k->K <= 2 &&
+        !(es == 8 ? redcoll__xdecode_fast(redcoll__xf64, x->L, w, n, k->K, k->lo, out)
+                  : redcoll__xdecode_fast(redcoll__xf32, x->L, w, n, k->K, k->lo, out)))
+        return;
+    for (i = 0; i < n; ++i, w += kw) redcoll__xstore(x->f, out + i * es, redcoll__xround(x, w, k));
 }
 
 /* Words of one round's limb buffer: up to 1 MiB, never more than the call

@@ -7,13 +7,18 @@
    same multiset of inputs. Hand-made cases pin the special values. */
 #include "transports/redcoll_shm.h"
 
+#include <fenv.h>
 #include <float.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <xmmintrin.h> /* MXCSR: flush-to-zero and denormals-are-zero */
+#endif
 
 /* ---- a driver for hand-made inputs ---------------------------------------------- */
 
 /* One collective over p ranks with inputs in[r * total + i] (doubles; for
    REDCOLL_FLOAT they must be floats). out[r] receives rank r's result. */
 typedef struct tx_job {
+    int            fpenv;   /* 0: default; 1-3: rounding up, down, toward zero; 4: FTZ and DAZ */
     redcoll_coll   coll;
     redcoll_algo   algo;
     redcoll_dtype  dtype;
@@ -62,11 +67,21 @@ static redcoll_result tx_rank(const redcoll_transport *t, void *arg) {
     const void *s;
     redcoll_options o;
     redcoll_result res;
+    fenv_t env;
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned csr = _mm_getcsr();
+#endif
     if (!sb || !rb) { free(sb); free(rb); return REDCOLL_ERR_OUT_OF_MEMORY; }
     memset(&o, 0, sizeof o);
     o.algo = j->algo;
     memset(rb, 0x5a, rn * es);
     for (i = 0; i < total; ++i) tx_put(j->dtype, (ip ? rb : sb) + i * es, j->in[(size_t)r * total + i]);
+    fegetenv(&env); /* restored below: rank 0 may run on the caller's thread */
+    if (j->fpenv >= 1 && j->fpenv <= 3)
+        fesetround(j->fpenv == 1 ? FE_UPWARD : j->fpenv == 2 ? FE_DOWNWARD : FE_TOWARDZERO);
+#if defined(__x86_64__) || defined(__i386__)
+    if (j->fpenv == 4) _mm_setcsr(_mm_getcsr() | 0x8040);
+#endif
     s = ip ? REDCOLL_IN_PLACE : sb;
     switch (j->coll) {
     case REDCOLL_COLL_ALLREDUCE:
@@ -78,6 +93,10 @@ static redcoll_result tx_rank(const redcoll_transport *t, void *arg) {
     default:
         res = redcoll_reduce_scatter_block(t, s, rb, j->count, j->dtype, REDCOLL_SUM_EXACT, &o); break;
     }
+    fesetenv(&env);
+#if defined(__x86_64__) || defined(__i386__)
+    _mm_setcsr(csr);
+#endif
     memcpy(j->out[r], rb, mine * es);
     free(sb);
     free(rb);
@@ -370,6 +389,7 @@ static const tx_case tx_dcases[] = {
     { "subnormals", 2, { 4.9406564584124654e-324, 4.9406564584124654e-324 }, 2 },
     { "subnormals to the smallest normal", 2, { 1.1125369292536007e-308, 1.1125369292536007e-308 }, 0x0010000000000000ULL },
     { "subnormal result of normals", 3, { 2.2250738585072014e-308, -2.2250738585072009e-308, 4.9406564584124654e-324 }, 2 },
+    { "subnormal result of normals only", 2, { 3.3376107877608021e-308, -2.2250738585072014e-308 }, 0x0008000000000000ULL },
     { "all -0", 3, { -0.0, -0.0, -0.0 }, 0x8000000000000000ULL },
     { "one -0", 1, { -0.0 }, 0x8000000000000000ULL },
     { "-0 and +0", 2, { -0.0, 0.0 }, 0 },
@@ -497,6 +517,44 @@ static void test_exact_p_independent(void) {
         }
     }
     free(want);
+}
+
+/* The results do not depend on the FP environment of the calling threads:
+   every rounding mode, and flush-to-zero with denormals-are-zero (x86), give
+   the bits of the default environment (the reference is computed there). */
+static void test_exact_fpenv(void) {
+    enum { P = 5, N = 400 };
+    static double in[P * N];
+    int env, r, dt, nenv = 4;
+    size_t i;
+#if defined(__x86_64__) || defined(__i386__)
+    nenv = 5;
+#endif
+    for (dt = 0; dt < 2; ++dt)
+        for (env = 1; env < nenv; ++env) {
+            tx_job j;
+            for (r = 0; r < P; ++r)
+                for (i = 0; i < N; ++i) {
+                    double v = tx_wide(r, i, dt);
+                    if ((i / 32) % 2 == 0) /* blocks of 64 binades: the floating-point encoder */
+                        v = ldexp(1.0 + (double)(rc_hash((uint32_t)(r * 7919 + (int)i)) & 0xffff) / 65536.0,
+                                  (int)(rc_hash((uint32_t)(r * 31 + (int)i)) % 64) - 32) * (r % 2 ? -1 : 1);
+                    else if (i % 7 == 3) v = ldexp(v, dt ? -120 : -1000); /* subnormals, near-subnormals */
+                    else if (i % 11 == 5) v = r == 0 ? (dt ? FLT_MAX : DBL_MAX) : v;
+                    in[(size_t)r * N + i] = dt ? (double)(float)v : v;
+                }
+            memset(&j, 0, sizeof j);
+            j.fpenv = env;
+            j.dtype = dt ? REDCOLL_FLOAT : REDCOLL_DOUBLE;
+            j.p = P;
+            j.in = in;
+            j.count = N;
+            j.coll = REDCOLL_COLL_ALLREDUCE;
+            if (!tx_check(&j, NULL)) printf("      FP environment %d\n", env);
+            j.coll = REDCOLL_COLL_REDUCE_SCATTER_BLOCK;
+            j.count = N / P;
+            if (!tx_check(&j, NULL)) printf("      FP environment %d\n", env);
+        }
 }
 
 /* ---- the standard sweep with the harness's wide-range inputs ------------------- */
@@ -655,6 +713,7 @@ static void suite_exact(void) {
     tf_test("exact/args", test_exact_args);
     tf_test("exact/cases", test_exact_cases);
     tf_test("exact/p_independent", test_exact_p_independent);
+    tf_test("exact/fpenv", test_exact_fpenv);
     tf_test("exact/sweep", test_exact_sweep);
     tf_test("exact/faults", test_exact_faults);
     tf_test("exact/nodata", test_exact_nodata);
