@@ -3229,58 +3229,64 @@ static redcoll_result redcoll__reduce_factor_ring(redcoll__ctx *c, const redcoll
 
 /* ==== Reproducible sums (REDCOLL_SUM_EXACT) ================================
    Each element's result is the correctly rounded exact sum of its p inputs,
-   so its bits depend on the multiset of inputs alone. Every finite float or
-   double is an integer multiple of the smallest subnormal (2^-149, 2^-1074),
-   so the exact sum is an integer in those units: it is accumulated in fixed
-   point by the ordinary int64 SUM collectives, exactly and in any order, and
-   rounded once. Bit positions below count from that unit: 0 is the smallest
-   subnormal, 276 / 2097 the top bit of FLT_MAX / DBL_MAX.
+   so its bits depend on the multiset of inputs alone: not on p, algorithm,
+   transport, in place, or the FP environment. Every finite float or double
+   is an integer multiple of the smallest subnormal (2^-149, 2^-1074), so the
+   exact sum is an integer in those units: it is accumulated in fixed point by
+   the ordinary int64 SUM collectives, exactly and in any order, and rounded
+   once. Bit positions count from that unit: 0 is the smallest subnormal,
+   276 / 2097 the top bit of FLT_MAX / DBL_MAX.
 
-   1. Ranges. The vector is cut into blocks of REDCOLL__XBLOCK elements (never
-      across a reduce_scatter segment). Each rank finds, per block, the highest
-      and lowest set bit of its finite nonzero inputs and whether it holds an
+   1. Ranges. The vector is cut into blocks of 32 elements (never across a
+      reduce_scatter segment). Per block each rank finds bits hi..lo that hold
+      its finite nonzero inputs (from exponent fields; a block with a
+      subnormal, inf, NaN or -0 is rescanned exactly) and whether it holds an
       inf, a NaN or a -0; one allreduce (UINT16 MAX, 3 words per block) makes
-      that global: the block's inputs occupy bits lo..hi.
+      that global.
    2. Limbs. With L = 62 - ceil(lg p) bits per limb a block needs
-      K = ceil((hi - lo + 1) / L) int64 limbs per element: every input becomes
-      the signed base-2^L digits of x / 2^lo, and p digits add up without
-      overflow (a bit of headroom more than lg p), so the vectorised int64 SUM
-      kernel of whatever schedule runs does the exact arithmetic. A block with
-      inf, NaN or -0 adds one word per element counting them in three 21-bit
-      fields (+inf or NaN, -inf or NaN, inputs that are not -0); a block of
-      zeros needs no words at all. Limbs go in rounds of at most
-      REDCOLL__XROUND_BYTES (consecutive blocks), one collective each.
-   3. Rounding. Carries are propagated and the integer is rounded to nearest,
-      ties to even, in integer arithmetic (whatever the FP environment), with
-      subnormal results (exact) and overflow (signed infinity). Any NaN, or
-      +inf with -inf, gives the quiet NaN 0x7ff8.. / 0x7fc0..; an exact zero is
-      -0 only when every input was -0.
-   Vectors whose full-range encoding fits in REDCOLL__XDIRECT_BYTES skip step
-   1: every element gets the limbs of the whole range (T = 0, K = ceil(2098 /
-   L) for double) and the count word, one collective in all.
+      K = ceil((hi - lo + 1) / L) int64 limbs per element (for exponents b
+      binades apart: K = ceil((b + 53) / L), float b + 24): each input becomes
+      the signed base-2^L digits of x / 2^lo, and p of them add up without
+      overflow (lg p + 1 bits of headroom), so the vectorised int64 SUM kernel
+      of whatever schedule runs does the exact arithmetic. A block with inf,
+      NaN or -0 adds a word per element counting them in three 21-bit fields
+      (+inf or NaN, -inf or NaN, inputs that are not -0); a block of zeros
+      has no words. The common block (K <= 2, no subnormal) is encoded in
+      floating point: x 2^(1074 - lo) and its truncating division by 2^L are
+      exact, so no rounding mode or flush-to-zero can change them. Limbs go
+      in rounds of at most 1 MiB (consecutive blocks), one collective each.
+   3. Rounding. Carries are propagated and the integer rounded to nearest,
+      ties to even, in integer arithmetic: K <= 2 as a 128-bit value whose top
+      64 bits hold mantissa and round bit at fixed places; subnormal results
+      (exact), overflow (signed infinity) and wider blocks the general way.
+      Any NaN, or +inf with -inf, gives the quiet NaN 0x7ff8.. / 0x7fc0..; an
+      exact zero is -0 only when every input was -0.
+   Vectors whose whole-range encoding fits in 8 KiB skip step 1: every
+   element gets the limbs of the whole range (K = ceil(2098 / L), 35 at
+   p = 2) and the count word: one collective in all.
 
    Collectives: allreduce runs step 1 and every round as allreduces with the
-   caller's options; reduce: step 1 an allreduce (AUTO), rounds reduces to the
-   root, which alone rounds; reduce_scatter(_block): step 1 an allreduce over
-   the whole vector (every rank encodes all of it), rounds irregular
-   reduce_scatters with the caller's algorithm (each rank gets its blocks).
+   caller's options (its algorithm too); reduce: step 1 an allreduce (AUTO),
+   rounds reduces to the root, which alone rounds; reduce_scatter(_block):
+   step 1 an allreduce over the whole vector (every rank encodes all of it),
+   rounds irregular reduce_scatters with the caller's algorithm.
 
-   Cost per rank, n elements of e bytes (8 double, 4 float), b = 32: one
-   collective of 6n/b bytes (none when direct), then the collective's cost on
-   n (K + s) 8-byte words (s = 1 in blocks with inf/NaN/-0), in ceil(8n(K +
-   s) / 1 MiB) rounds; local work: three passes over the inputs (range,
-   encode, round) plus the int64 sums. Double with p <= 512 and each block
-   within 69 binades: K = 2, 16 B + 0.19 B per element on the wire instead
-   of 8 B (p <= 2^20: 33 binades for K = 2, 74 for K = 3). K grows with the
-   range: up to ceil(2098 / L) (35 at p = 2) for a block holding both 1e-300
-   and 1e300. Limit: p < 2^21, else REDCOLL_ERR_UNSUPPORTED.
+   Cost per rank, n elements: one collective of 6n/32 bytes (none when
+   direct), then the collective's cost on n (K + s) 8-byte words (s = 1 in
+   blocks with inf, NaN or -0) in ceil(8 n (K + s) / 1 MiB) rounds; local
+   work: a range scan, an encoding and a rounding pass over the n inputs
+   (about 20, 20 and 70 scalar instructions per element for K <= 2) beside
+   the int64 sums. Bytes on the wire: 16 per element (+ 0.19) for doubles
+   within 69 binades at p = 2, within 53 at p <= 512; 24 up to 70 binades at
+   any p < 2^21. K grows with the range: 35 limbs for a block holding both
+   1e-300 and 1e300 at p = 2. Limit: p < 2^21, else REDCOLL_ERR_UNSUPPORTED.
 
    Scratch: one allocation of 6 bytes per block, a round buffer of min(1 MiB,
-   the worst case of the call) and p counts (reduce_scatter), sized from
-   (collective, p, counts, dtype) before any data is seen; the inner
-   collectives add their own scratch for one round's vector of at most
-   redcoll__xcap() words. A transport that moves no data
-   (REDCOLL_TRANSPORT_NO_DATA) models blocks within 64 binades. */
+   what the call could need at most) and p counts (reduce_scatter), known
+   from (collective, p, counts, dtype) before the data is seen, so a plan can
+   size it up front; the inner collectives add their own scratch for one
+   round's vector, at most redcoll__xcap() words. A transport that moves no
+   data (REDCOLL_TRANSPORT_NO_DATA) models every block as 64 binades wide. */
 
 #define REDCOLL__XBLOCK        32                  /* elements per range block */
 #define REDCOLL__XROUND_BYTES  ((size_t)1 << 20)  /* limbs per round */
@@ -3350,7 +3356,6 @@ static int redcoll__xbitlen(uint64_t x) {
 #endif
 }
 
-
 /* floor(v / 2^s), 0 < s < 64. >> of a negative value is implementation-
    defined in C: GCC and Clang define it as this arithmetic shift; elsewhere
    the sign bits are put in by hand (no branch). */
@@ -3408,6 +3413,7 @@ typedef struct redcoll__xsum {
     int                  assumed; /* blocks not measured: direct, or no data moves */
     size_t               nblocks, cap;  /* cap: words of one round */
     uint16_t            *info;    /* 3 words per block: hi + 1, 0xffff - lo, special */
+    size_t               info_bytes;
     int64_t             *limb;    /* one round */
     size_t              *rcounts; /* reduce_scatter: words per rank in a round */
     void                *mem;
@@ -3792,6 +3798,27 @@ static redcoll_result redcoll__xrounds(redcoll__xsum *x) {
     return REDCOLL_OK;
 }
 
+/* The call's limb width, mode, round size and blocks, and the bytes of its
+   one scratch allocation: a function of (collective, p, counts, dtype) only,
+   so a persistent plan can size it before any data is seen. The inner
+   collectives need, on top, their own scratch for one round's vector of at
+   most x->cap int64 words (for reduce_scatter: any split of them). */
+static size_t redcoll__xsizes(redcoll__xsum *x) {
+    size_t blocks = 0;
+    int s;
+    x->L = 62 - redcoll__ceil_lg(x->c.size);
+    x->kfull = (x->f->top + x->L) / x->L; /* ceil((top + 1) / L) */
+    x->direct = x->total <= REDCOLL__XDIRECT_BYTES / 8 / (size_t)(x->kfull + 1);
+    x->assumed |= x->direct;
+    x->cap = redcoll__xcap(x->total, x->kfull);
+    for (s = 0; s < x->segs; ++s)
+        blocks += (redcoll__xseg_len(x, s) + REDCOLL__XBLOCK - 1) / REDCOLL__XBLOCK;
+    x->nblocks = blocks;
+    /* range words (none when direct), round buffer, per-rank counts */
+    x->info_bytes = x->direct ? 0 : (3 * blocks * sizeof(uint16_t) + 7) & ~(size_t)7;
+    return x->info_bytes + x->cap * 8 + (x->scatter ? (size_t)x->segs * sizeof(size_t) : 0);
+}
+
 /* Checks a SUM_EXACT call exactly as the ordinary entry point does (same
    errors, nothing touched), then runs it. count is the vector (allreduce,
    reduce) or one block (reduce_scatter_block). */
@@ -3802,8 +3829,8 @@ static redcoll_result redcoll__xsum_run(redcoll_coll coll, const redcoll_transpo
     redcoll__xsum x;
     const redcoll__entry *e;
     redcoll_options o1;
-    size_t p, total = count, es = redcoll_dtype_size(dtype), blocks = 0, rc_bytes, info_bytes;
-    int in_place = sbuf == REDCOLL_IN_PLACE, s;
+    size_t p, total = count, es = redcoll_dtype_size(dtype);
+    int in_place = sbuf == REDCOLL_IN_PLACE;
     redcoll_result r;
     memset(&x, 0, sizeof x);
     if (coll == REDCOLL_COLL_REDUCE_SCATTER &&
@@ -3852,31 +3879,20 @@ static redcoll_result redcoll__xsum_run(redcoll_coll coll, const redcoll_transpo
     x.segs = x.scatter ? x.c.size : 1;
     x.root = root;
     x.opts = opts;
-    x.L = 62 - redcoll__ceil_lg(x.c.size);
-    x.kfull = (x.f->top + x.L) / x.L; /* ceil((top + 1) / L) */
-    x.direct = total <= REDCOLL__XDIRECT_BYTES / 8 / (size_t)(x.kfull + 1);
-    x.cap = redcoll__xcap(total, x.kfull);
-    for (s = 0; s < x.segs; ++s)
-        blocks += (redcoll__xseg_len(&x, s) + REDCOLL__XBLOCK - 1) / REDCOLL__XBLOCK;
-    x.nblocks = blocks;
-
-    x.assumed = x.direct || x.c.dry;
-    /* one allocation: range words, round buffer, per-rank counts */
-    info_bytes = x.direct ? 0 : (3 * blocks * sizeof(uint16_t) + 7) & ~(size_t)7;
-    rc_bytes = x.scatter ? (size_t)x.segs * sizeof(size_t) : 0;
-    x.mem_bytes = info_bytes + x.cap * 8 + rc_bytes;
+    x.assumed = x.c.dry;
+    x.mem_bytes = redcoll__xsizes(&x);
     x.mem = redcoll__alloc_bytes(&x.c, x.mem_bytes);
     if (!x.mem) return x.c.err;
     x.info = (uint16_t *)x.mem;
-    x.limb = (int64_t *)(void *)((char *)x.mem + info_bytes);
-    x.rcounts = rc_bytes ? (size_t *)(void *)((char *)x.mem + info_bytes + x.cap * 8) : NULL;
+    x.limb = (int64_t *)(void *)((char *)x.mem + x.info_bytes);
+    x.rcounts = x.scatter ? (size_t *)(void *)((char *)x.limb + x.cap * 8) : NULL;
 
     if (!x.direct) {
         if (!x.c.dry) redcoll__xranges(&x);
         redcoll__account(&x.c, total);
         if (opts) o1 = *opts; else memset(&o1, 0, sizeof o1);
         if (coll != REDCOLL_COLL_ALLREDUCE) o1.algo = REDCOLL_ALGO_AUTO; /* the caller's is not an allreduce */
-        r = redcoll_allreduce(x.c.t, REDCOLL_IN_PLACE, x.info, 3 * blocks, REDCOLL_UINT16,
+        r = redcoll_allreduce(x.c.t, REDCOLL_IN_PLACE, x.info, 3 * x.nblocks, REDCOLL_UINT16,
                               REDCOLL_MAX, &o1);
     }
     if (r == REDCOLL_OK) r = redcoll__xrounds(&x);
