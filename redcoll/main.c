@@ -331,7 +331,8 @@ static int cmd_simulate(cli *c) {
     return run == REDCOLL_OK && o.ok ? 0 : 1;
 }
 
-/* Every candidate of the collective on the simulator (no data), fastest first. */
+/* Every candidate of the collective on the simulator (no data), in the order
+   of the algorithm enum. */
 static int cmd_select(cli *c) {
     rc_spec s = c->spec;
     redcoll_algo chosen = cli_selected(&c->spec);
