@@ -3851,7 +3851,8 @@ static redcoll_result redcoll__rabenseifner_traeff(redcoll__ctx *c, const redcol
 
    Cost per rank, n elements: one collective of 6n/32 bytes (none when
    direct), then the collective's cost on n (K + s) 8-byte words (s = 1 in
-   blocks with inf, NaN or -0) in ceil(8 n (K + s) / 1 MiB) rounds; local
+   blocks with inf, NaN or -0) in R = ceil(8 n (K + s) / 1 MiB) rounds: the
+   messages of 1 + R collectives (R when direct) instead of 1; local
    work: a range scan, an encoding and a rounding pass over the n inputs
    (about 20, 20 and 70 scalar instructions per element for K <= 2) beside
    the int64 sums. Bytes on the wire: 16 per element (+ 0.19) for doubles
