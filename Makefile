@@ -24,7 +24,8 @@ SHIM     := $(BUILD)/libredcoll_pmpi.so
 VERSION  := $(shell sed -n 's/^\#define REDCOLL_VERSION_STRING "\(.*\)"/\1/p' redcoll.h)
 
 .PHONY: all demo test test-sim test-compile asan tsan examples shim install uninstall \
-        test-install clean docs bench-kernels bench-datapath fuzz sim-figures bench-sim
+        test-install clean docs bench-kernels bench-datapath fuzz sim-figures bench-sim \
+        bench-exact
 
 all: $(BUILD)/test_runner $(BUILD)/redcoll
 
@@ -73,6 +74,13 @@ $(BUILD)/sim_events: bench/sim_events.c $(HEADERS) | $(BUILD)
 
 bench-sim: $(BUILD)/sim_events
 	$(BUILD)/sim_events
+
+# Reproducible sums: REDCOLL_SUM_EXACT against REDCOLL_SUM, threads and model (README).
+$(BUILD)/exact_sum: bench/exact_sum.c $(HEADERS) | $(BUILD)
+	$(CC) $(CFLAGS_) bench/exact_sum.c -o $@ $(LIBS)
+
+bench-exact: $(BUILD)/exact_sum
+	$(BUILD)/exact_sum $(BENCH_FLAGS)
 
 # Reduction kernels (-O2, as the library ships) against restrict loops built
 # -O3 -march=native by the same compiler; README "Reduction kernels".

@@ -33,6 +33,7 @@
        6. Reduction kernels                            [SECTION:kernels]
        7. Schedules: building blocks, then one bannered
           section per collective and per paper         [SECTION:schedules]
+       7x. Reproducible sums (REDCOLL_SUM_EXACT)       [SECTION:exact]
        8. Registry, names, selection, setup, execute   [SECTION:setup]
        9. Entry points                                 [SECTION:entry]
 */
@@ -113,6 +114,7 @@ typedef enum redcoll_op_kind {
     REDCOLL_OP_BAND, REDCOLL_OP_BOR, REDCOLL_OP_BXOR,
     REDCOLL_OP_MINLOC, REDCOLL_OP_MAXLOC,
     REDCOLL_OP_USER,
+    REDCOLL_OP_SUM_EXACT, /* reproducible float/double sum: see REDCOLL_SUM_EXACT */
     REDCOLL_OP_KIND_COUNT
 } redcoll_op_kind;
 
@@ -151,6 +153,16 @@ static inline redcoll_op redcoll_op_user(redcoll_user_fn fn, void *user, int com
 #define REDCOLL_BXOR   redcoll_op_predefined(REDCOLL_OP_BXOR)
 #define REDCOLL_MINLOC redcoll_op_predefined(REDCOLL_OP_MINLOC)
 #define REDCOLL_MAXLOC redcoll_op_predefined(REDCOLL_OP_MAXLOC)
+/* Reproducible sum of REDCOLL_FLOAT / REDCOLL_DOUBLE in allreduce, reduce,
+   reduce_scatter and reduce_scatter_block: each element is the correctly
+   rounded (to nearest, ties to even) exact sum of all p inputs, so its bits do
+   not depend on p, algorithm, transport or in place. Any NaN, or +inf with
+   -inf, gives the quiet NaN 0x7ff8000000000000 (float 0x7fc00000); one kind
+   of infinity gives it; an exact zero is -0 only when every input is -0;
+   overflow gives the signed infinity. p < 2^21 (else REDCOLL_ERR_UNSUPPORTED);
+   other types: REDCOLL_ERR_INVALID_ARG. Cost and method: [SECTION:exact] and
+   the README's "Reproducible sums". */
+#define REDCOLL_SUM_EXACT redcoll_op_predefined(REDCOLL_OP_SUM_EXACT)
 
 /* The op's name ("sum", ..., "user"), "?" outside the enum. Thread safe. */
 REDCOLL_API const char *redcoll_op_name(redcoll_op_kind kind);
@@ -3793,6 +3805,646 @@ static redcoll_result redcoll__rabenseifner_traeff(redcoll__ctx *c, const redcol
     return redcoll__rt_execute(c, a, c->coll == REDCOLL_COLL_REDUCE, &pl);
 }
 
+/* ==== 7x. Reproducible sums (REDCOLL_SUM_EXACT) [SECTION:exact] ============
+   Each element's result is the correctly rounded exact sum of its p inputs,
+   so its bits depend on the multiset of inputs alone: not on p, algorithm,
+   transport, in place, or the FP environment. Every finite float or double
+   is an integer multiple of the smallest subnormal (2^-149, 2^-1074), so the
+   exact sum is an integer in those units: it is accumulated in fixed point by
+   the ordinary int64 SUM collectives, exactly and in any order, and rounded
+   once. Bit positions count from that unit: 0 is the smallest subnormal,
+   276 / 2097 the top bit of FLT_MAX / DBL_MAX.
+
+   1. Ranges. The vector is cut into blocks of 32 elements (never across a
+      reduce_scatter segment). Per block each rank finds bits hi..lo that hold
+      its finite nonzero inputs (from exponent fields; a block with a
+      subnormal, inf, NaN or -0 is rescanned exactly) and whether it holds an
+      inf, a NaN or a -0; one allreduce (UINT16 MAX, 3 words per block) makes
+      that global.
+   2. Limbs. With L = 62 - ceil(lg p) bits per limb a block needs
+      K = ceil((hi - lo + 1) / L) int64 limbs per element (for exponents b
+      binades apart: K = ceil((b + 53) / L), float b + 24): each input becomes
+      the signed base-2^L digits of x / 2^lo, and p of them add up without
+      overflow (lg p + 1 bits of headroom), so the vectorised int64 SUM kernel
+      of whatever schedule runs does the exact arithmetic. A block with inf,
+      NaN or -0 adds a word per element counting them in three 21-bit fields
+      (+inf or NaN, -inf or NaN, inputs that are not -0); a block of zeros
+      has no words. The common block (K <= 2, no subnormal) is encoded in
+      floating point: x 2^(1074 - lo) and its truncating division by 2^L are
+      exact, so no rounding mode or flush-to-zero can change them. Limbs go
+      in rounds of at most 1 MiB (consecutive blocks), one collective each.
+   3. Rounding. Carries are propagated and the integer rounded to nearest,
+      ties to even, in integer arithmetic: K <= 2 as a 128-bit value whose top
+      64 bits hold mantissa and round bit at fixed places; subnormal results
+      (exact), overflow (signed infinity) and wider blocks the general way.
+      Any NaN, or +inf with -inf, gives the quiet NaN 0x7ff8.. / 0x7fc0..; an
+      exact zero is -0 only when every input was -0.
+   Vectors whose whole-range encoding fits in 8 KiB skip step 1: every
+   element gets the limbs of the whole range (K = ceil(2098 / L), 35 at
+   p = 2) and the count word: one collective in all.
+
+   Collectives: allreduce runs step 1 and every round as allreduces with the
+   caller's options (its algorithm too); reduce: step 1 an allreduce (AUTO),
+   rounds reduces to the root, which alone rounds; reduce_scatter(_block):
+   step 1 an allreduce over the whole vector (every rank encodes all of it),
+   rounds irregular reduce_scatters with the caller's algorithm.
+
+   Cost per rank, n elements: one collective of 6n/32 bytes (none when
+   direct), then the collective's cost on n (K + s) 8-byte words (s = 1 in
+   blocks with inf, NaN or -0) in R = ceil(8 n (K + s) / 1 MiB) rounds: the
+   messages of 1 + R collectives (R when direct) instead of 1; local
+   work: a range scan, an encoding and a rounding pass over the n inputs
+   (about 20, 20 and 70 scalar instructions per element for K <= 2) beside
+   the int64 sums. Bytes on the wire: 16 per element (+ 0.19) for doubles
+   within 69 binades at p = 2, within 53 at p <= 512; 24 up to 70 binades at
+   any p < 2^21. K grows with the range: 35 limbs for a block holding both
+   1e-300 and 1e300 at p = 2. Limit: p < 2^21, else REDCOLL_ERR_UNSUPPORTED.
+
+   Scratch: one allocation of 6 bytes per block, a round buffer of min(1 MiB,
+   what the call could need at most) and p counts (reduce_scatter), known
+   from (collective, p, counts, dtype) before the data is seen, so a plan can
+   size it up front; the inner collectives add their own scratch for one
+   round's vector, at most redcoll__xcap() words. A transport that moves no
+   data (REDCOLL_TRANSPORT_NO_DATA) models every block as 64 binades wide. */
+
+#define REDCOLL__XBLOCK        32                  /* elements per range block */
+#define REDCOLL__XROUND_BYTES  ((size_t)1 << 20)  /* limbs per round */
+#define REDCOLL__XDIRECT_BYTES ((size_t)8192)     /* full-range encoding up to this */
+#define REDCOLL__XFIELD        21                  /* bits of one count field */
+#define REDCOLL__XMAX_P        ((1 << REDCOLL__XFIELD) - 1)
+#define REDCOLL__XKMAX         56                  /* > ceil(2098 / 41): limbs at the smallest L */
+#define REDCOLL__XTYPICAL      64                  /* binades a no-data run assumes */
+
+/* The per-element helpers of the hot loops: inlined into them. */
+#if defined(__GNUC__) || defined(__clang__)
+#define REDCOLL__XHOT static inline __attribute__((always_inline))
+#else
+#define REDCOLL__XHOT static inline
+#endif
+
+/* An IEEE binary format: float or double. */
+typedef struct redcoll__xfmt {
+    int      frac;     /* fraction bits */
+    unsigned emax;     /* the all-ones exponent field */
+    int      top;      /* highest bit position of a finite value */
+    int      bits;     /* width */
+    uint64_t nan;      /* the canonical quiet NaN */
+} redcoll__xfmt;
+
+static const redcoll__xfmt redcoll__xf64 = { 52, 2047, 2097, 64, 0x7ff8000000000000ull };
+static const redcoll__xfmt redcoll__xf32 = { 23, 255, 276, 32, 0x7fc00000ull };
+
+REDCOLL__XHOT uint64_t redcoll__xload(const redcoll__xfmt *f, const void *p) {
+    if (f->bits == 64) { uint64_t u; memcpy(&u, p, 8); return u; }
+    else { uint32_t u; memcpy(&u, p, 4); return u; }
+}
+
+REDCOLL__XHOT void redcoll__xstore(const redcoll__xfmt *f, void *p, uint64_t u) {
+    if (f->bits == 64) memcpy(p, &u, 8);
+    else { uint32_t v = (uint32_t)u; memcpy(p, &v, 4); }
+}
+
+/* Leading zeros of x (64 for 0), branch-free where the compiler can (lzcnt,
+   vplzcntq), so loops around it still vectorise. */
+REDCOLL__XHOT int redcoll__xclz(uint64_t x) {
+#if defined(__GNUC__) || defined(__clang__)
+    return x ? __builtin_clzll(x) : 64;
+#else
+    int n = 64;
+    while (x) { --n; x >>= 1; }
+    return n;
+#endif
+}
+
+/* Bit length of x (0 for 0). */
+static int redcoll__xbitlen(uint64_t x) {
+#if defined(__GNUC__) || defined(__clang__)
+    return x ? 64 - __builtin_clzll(x) : 0;
+#else
+    int n = 0;
+    while (x) { ++n; x >>= 1; }
+    return n;
+#endif
+}
+
+/* floor(v / 2^s), 0 < s < 64. >> of a negative value is implementation-
+   defined in C: GCC and Clang define it as this arithmetic shift; elsewhere
+   the sign bits are put in by hand (no branch). */
+REDCOLL__XHOT int64_t redcoll__xasr(int64_t v, int s) {
+#if defined(__GNUC__) || defined(__clang__)
+    return v >> s;
+#else
+    uint64_t u = (uint64_t)v, neg = (uint64_t)0 - (u >> 63);
+    return (int64_t)((u >> s) | (neg << (63 - s) << 1));
+#endif
+}
+
+/* The correctly rounded sum of two: IEEE addition (round to nearest) with the
+   NaN made canonical. Used by redcoll_reduce_local. */
+static void redcoll__exact_local(const void *in, void *inout, size_t n, redcoll_dtype dtype) {
+    size_t i;
+    if (dtype == REDCOLL_DOUBLE) {
+        const double *a = (const double *)in; double *b = (double *)inout;
+        for (i = 0; i < n; ++i) {
+            double s = a[i] + b[i];
+            if (s != s) memcpy(&s, &redcoll__xf64.nan, 8);
+            b[i] = s;
+        }
+    } else {
+        const float *a = (const float *)in; float *b = (float *)inout;
+        uint32_t qnan = (uint32_t)redcoll__xf32.nan;
+        for (i = 0; i < n; ++i) {
+            float s = a[i] + b[i];
+            if (s != s) memcpy(&s, &qnan, 4);
+            b[i] = s;
+        }
+    }
+}
+
+/* ---- one call --------------------------------------------------------------- */
+
+/* A block's global range: limbs from bit lo, K limbs, sp = a count word. */
+typedef struct redcoll__xblk { int lo, K, sp; } redcoll__xblk;
+
+typedef struct redcoll__xsum {
+    redcoll__ctx        *c;       /* the checked call: transport, dtype, options */
+    const redcoll__xfmt *f;
+    redcoll_coll         coll;
+    const char          *in;      /* every input element (IN_PLACE resolved) */
+    char                *out;     /* whole vector; this rank's segment for the scatters */
+    size_t               total;   /* elements */
+    const size_t        *counts;  /* reduce_scatter: per rank */
+    size_t               each;    /* reduce_scatter_block: per rank */
+    int                  segs;    /* 1, or p for the scatters */
+    int                  scatter; /* reduce_scatter(_block) */
+    int                  root;
+    int                  L, kfull;
+    int                  direct;  /* the full range for every block, no step 1 */
+    int                  assumed; /* blocks not measured: direct, or no data moves */
+    size_t               nblocks, cap;  /* cap: words of one round */
+    uint16_t            *info;    /* 3 words per block: hi + 1, 0xffff - lo, special */
+    size_t               info_bytes;
+    int64_t             *limb;    /* one round */
+    size_t              *rcounts; /* reduce_scatter: words per rank in a round */
+    void                *mem;
+    size_t               mem_bytes;
+} redcoll__xsum;
+
+/* Walks blocks in vector order: segment seg, `off` into it, element `at`. */
+typedef struct redcoll__xcur { int seg; size_t off, at, b; } redcoll__xcur;
+
+static size_t redcoll__xseg_len(const redcoll__xsum *x, int s) {
+    return x->counts ? x->counts[s] : x->scatter ? x->each : x->total;
+}
+
+/* Elements of the block at k (0 at the end), skipping empty segments. */
+static size_t redcoll__xblock_len(const redcoll__xsum *x, redcoll__xcur *k) {
+    size_t len;
+    while (k->seg < x->segs && k->off == redcoll__xseg_len(x, k->seg)) { ++k->seg; k->off = 0; }
+    if (k->seg == x->segs) return 0;
+    len = redcoll__xseg_len(x, k->seg) - k->off;
+    return len < REDCOLL__XBLOCK ? len : REDCOLL__XBLOCK;
+}
+
+static void redcoll__xadvance(redcoll__xcur *k, size_t n) { k->off += n; k->at += n; ++k->b; }
+
+/* The block's range from its words; without measured ranges the whole range
+   with a count word (direct), or REDCOLL__XTYPICAL binades (no data). */
+static redcoll__xblk redcoll__xblock(const redcoll__xsum *x, size_t b) {
+    const uint16_t *w = x->info + 3 * b;
+    redcoll__xblk k;
+    if (x->assumed) {
+        int span = x->direct ? x->f->top + 1 : REDCOLL__XTYPICAL + x->f->frac + 1;
+        k.lo = 0;
+        k.K = (span + x->L - 1) / x->L;
+        k.sp = x->direct;
+        return k;
+    }
+    k.sp = w[2] != 0;
+    k.lo = 0xffff - w[1];
+    k.K = w[0] ? (w[0] - k.lo + x->L - 1) / x->L : 0; /* (hi + 1 - lo) / L, rounded up */
+    return k;
+}
+
+/* Step 1 for one block of n inputs: bits hi down to lo hold every finite
+   nonzero value (hi = -1: none), and whether it has an inf, a NaN or a -0.
+   The fast scan reads exponent fields only (lo is then the place of the
+   mantissa's bit 0); a block with a subnormal, inf, NaN or -0 is scanned
+   again exactly. */
+REDCOLL__XHOT void redcoll__xrange(redcoll__xfmt f, const char *in, size_t n, int *hi_, int *lo_,
+                                   int *sp_) {
+    const int F = f.frac, es = f.bits / 8;
+    const uint64_t fm = ((uint64_t)1 << F) - 1, sign = (uint64_t)1 << (f.bits - 1);
+    uint64_t emin = f.emax, emx = 0, odd = 0;
+    int hi = -1, lo = 0xffff, sp = 0;
+    size_t i;
+    for (i = 0; i < n; ++i) {
+        uint64_t u = redcoll__xload(&f, in + i * (size_t)es), e = (u >> F) & f.emax;
+        odd |= (e == f.emax) | ((e == 0) & (u != 0));  /* inf, NaN, subnormal, -0 */
+        emx = e > emx ? e : emx;
+        e = e ? e : f.emax;                             /* +0 has no bits */
+        emin = e < emin ? e : emin;
+    }
+    if (!odd) {
+        *hi_ = emx ? (int)emx - 1 + F : -1;
+        *lo_ = emx ? (int)emin - 1 : 0xffff;
+        *sp_ = 0;
+        return;
+    }
+    for (i = 0; i < n; ++i) {
+        uint64_t u = redcoll__xload(&f, in + i * (size_t)es), m = u & fm;
+        int e = (int)(u >> F) & (int)f.emax, a = e ? e - 1 : 0, t;
+        if (e == (int)f.emax || (e == 0 && m == 0)) { sp |= e == (int)f.emax || u == sign; continue; }
+        if (e) m |= fm + 1;
+        t = a + 63 - redcoll__xclz(m);
+        hi = t > hi ? t : hi;
+        t = a + 63 - redcoll__xclz(m & ((uint64_t)0 - m));
+        lo = t < lo ? t : lo;
+    }
+    *hi_ = hi; *lo_ = lo; *sp_ = sp;
+}
+
+/* Step 1 on this rank: the range words of every block. */
+static void redcoll__xranges(redcoll__xsum *x) {
+    const size_t es = (size_t)x->f->bits / 8;
+    redcoll__xcur k = { 0, 0, 0, 0 };
+    size_t n;
+    while ((n = redcoll__xblock_len(x, &k)) != 0) {
+        int hi, lo, sp;
+        if (es == 8) redcoll__xrange(redcoll__xf64, x->in + k.at * es, n, &hi, &lo, &sp);
+        else redcoll__xrange(redcoll__xf32, x->in + k.at * es, n, &hi, &lo, &sp);
+        x->info[3 * k.b] = (uint16_t)(hi + 1);
+        x->info[3 * k.b + 1] = (uint16_t)(hi < 0 ? 0 : 0xffff - lo);
+        x->info[3 * k.b + 2] = (uint16_t)sp;
+        redcoll__xadvance(&k, n);
+    }
+}
+
+/* Step 2 in floating point for the common block: y = x 2^(bias - lo) is an
+   integer below 2^(KL) (bias: 1074, 149), and its digits come from a
+   truncating division by 2^L; every operation is exact, so the FP
+   environment (rounding mode, flush to zero) cannot change the result.
+   Needs lo >= F (no subnormal input) and a normal scale factor. */
+REDCOLL__XHOT void redcoll__xencode_fp(redcoll__xfmt f, int L, const char *in, size_t n, int K,
+                                       int lo, int64_t *w) {
+    const int bias = f.bits == 64 ? 1074 : 149;
+    const uint64_t sb = (uint64_t)(bias - lo + 1023) << 52, rb = (uint64_t)(1023 - L) << 52,
+                   bb = (uint64_t)(1023 + L) << 52;
+    double S, R, B;
+    size_t i;
+    memcpy(&S, &sb, 8); memcpy(&R, &rb, 8); memcpy(&B, &bb, 8);  /* 2^(bias-lo), 2^-L, 2^L */
+    for (i = 0; i < n; ++i) {
+        double y;
+        if (f.bits == 64) memcpy(&y, in + 8 * i, 8);
+        else { float v; memcpy(&v, in + 4 * i, 4); y = v; }
+        y *= S;
+        if (K == 1) { w[i] = (int64_t)y; continue; }
+        w[2 * i + 1] = (int64_t)(y * R);
+        w[2 * i] = (int64_t)(y - (double)w[2 * i + 1] * B);
+    }
+}
+
+/* Step 2: the signed base-2^L digits of n inputs x / 2^lo, K limbs per
+   element and the count word when k->sp, element after element. */
+static void redcoll__xencode(const redcoll__xsum *x, const char *in, size_t n,
+                             const redcoll__xblk *k, int64_t *w) {
+    const redcoll__xfmt *f = x->f;
+    const int F = f->frac, L = x->L, K = k->K, kw = k->K + k->sp, es = f->bits / 8;
+    const uint64_t fm = ((uint64_t)1 << F) - 1, mask = ((uint64_t)1 << L) - 1;
+    const uint64_t inv = ((uint64_t)1 << 32) / (uint64_t)L + 1; /* r / L = r inv >> 32, r < 2^16 */
+    const int64_t z1 = (int64_t)1 << (2 * REDCOLL__XFIELD);     /* one input that is not -0 */
+    size_t i;
+    if (!k->sp && (K == 1 || K == 2) && k->lo >= F && (f->bits == 32 || k->lo <= 2096)) {
+        if (f->bits == 64) redcoll__xencode_fp(redcoll__xf64, L, in, n, K, k->lo, w);
+        else redcoll__xencode_fp(redcoll__xf32, L, in, n, K, k->lo, w);
+        return;
+    }
+    for (i = 0; i < n; ++i, w += kw) {
+        uint64_t u = redcoll__xload(f, in + i * (size_t)es), m = u & fm, d[3];
+        unsigned e = (unsigned)(u >> F) & f->emax;
+        int neg = (int)(u >> (f->bits - 1)), a, r, q, o, j;
+        for (j = 0; j < kw; ++j) w[j] = 0;
+        if (e == f->emax) { /* NaN counts as both infinities */
+            if (k->sp) w[K] = z1 + (m ? 1 + ((int64_t)1 << REDCOLL__XFIELD)
+                                      : (int64_t)1 << (neg ? REDCOLL__XFIELD : 0));
+            continue;
+        }
+        if (k->sp && (m || e || !neg)) w[K] = z1;
+        if (e == 0 && m == 0) continue;
+        if (e) m |= fm + 1;
+        a = e ? (int)e - 1 : 0;            /* position of m's bit 0 */
+        r = a - k->lo;
+        if (r < 0) { m >>= -r; r = 0; }   /* only zeros below lo */
+        q = (int)(((uint64_t)r * inv) >> 32);
+        o = r - q * L;
+        d[0] = (m << o) & mask;
+        d[1] = (m >> (L - o)) & mask;
+        d[2] = 2 * L - o < 64 ? m >> (2 * L - o) : 0;
+        for (j = 0; j < 3 && q + j < K; ++j) w[q + j] = neg ? -(int64_t)d[j] : (int64_t)d[j];
+    }
+}
+
+/* Bits [b, b + 64) of sum_j g[j] 2^(jL), b may be negative; and whether any
+   bit below b is set. g[K-1] may be wider than L bits. */
+static uint64_t redcoll__xbits(const uint64_t *g, int K, int L, int b, int *sticky) {
+    uint64_t v = 0;
+    int j;
+    *sticky = 0;
+    for (j = 0; j < K; ++j) {
+        int s = j * L - b; /* where digit j's bit 0 lands */
+        if (!g[j]) continue;
+        if (s >= 64) break;
+        if (s >= 0) v |= g[j] << s;
+        else if (s > -64) { v |= g[j] >> -s; *sticky |= (g[j] & (((uint64_t)1 << -s) - 1)) != 0; }
+        else *sticky = 1;
+    }
+    return v;
+}
+
+/* The bits of the value (-1)^neg (v >> 1) 2^(u - lo) rounded to nearest, ties
+   to even: v holds bits u-1 .. u+62 of the magnitude (bit 0 the round bit),
+   sticky whether any lower bit is set; u is the index of the result's ulp. */
+REDCOLL__XHOT uint64_t redcoll__xpack(const redcoll__xfmt *f, int lo, int u, uint64_t v, int sticky,
+                                      int neg) {
+    const int F = f->frac;
+    const uint64_t sign = neg ? (uint64_t)1 << (f->bits - 1) : 0;
+    uint64_t mant = v >> 1 & (((uint64_t)2 << F) - 1);
+    long field;
+    if ((v & 1) && (sticky || (mant & 1))) { /* round half to even */
+        if (++mant >> (F + 1)) { mant >>= 1; ++u; }
+    }
+    field = mant >> F ? (long)lo + u + 1 : 0;
+    if (field >= (long)f->emax) return sign | (uint64_t)f->emax << F;
+    return sign | (uint64_t)field << F | (mant & (((uint64_t)1 << F) - 1));
+}
+
+/* The result's ulp index for a magnitude whose top bit has index P: F bits
+   below it, but not below the smallest subnormal (index -lo). */
+REDCOLL__XHOT int redcoll__xulp(const redcoll__xfmt *f, int P, int lo) {
+    return P - f->frac < -lo ? -lo : P - f->frac;
+}
+
+/* Step 3 for the common block (K <= 2, no count word: a zero is +0), one
+   element w0 + w1 2^L (w1 = 0 for K = 1): the magnitude as 128 bits h:l;
+   its top 64 bits x (top bit set) hold mantissa and round bit at fixed
+   places, the rest is sticky, and adding the mantissa onto the exponent
+   lets a rounding carry bump it. *slow is set when the result is subnormal
+   or overflows (the caller redoes those the general way). */
+REDCOLL__XHOT uint64_t redcoll__xround_fast(redcoll__xfmt f, int L, int lo, int64_t w0, int64_t w1,
+                                            int *slow) {
+    const int F = f.frac;
+    const uint64_t mask = ((uint64_t)1 << L) - 1;
+    int64_t t = w1 + redcoll__xasr(w0, L), top, field;
+    uint64_t l = (uint64_t)t << L | ((uint64_t)w0 & mask), h = (uint64_t)redcoll__xasr(t, 64 - L);
+    uint64_t sm = (uint64_t)0 - (h >> 63), x, mant, rest, bits, sticky = 0;
+    int s;
+    h = (h ^ sm) + (sm & (uint64_t)(l == 0));           /* the magnitude */
+    l = (l ^ sm) - sm;
+    if (h) {                                            /* x: the top 64 bits, top bit set */
+        s = redcoll__xclz(h);
+        x = h << s | (l >> 1 >> (63 - s));
+        sticky = (l << s) != 0;
+        top = 127 - s;
+    } else if (l) {
+        s = redcoll__xclz(l);
+        x = l << s;
+        top = 63 - s;
+    } else {
+        return 0;
+    }
+    mant = x >> (63 - F);                               /* F + 1 bits */
+    rest = x << (F + 1);                                /* round bit on top, then sticky */
+    mant += (rest >> 63) & ((uint64_t)(((rest << 1) | sticky) != 0) | (mant & 1)); /* ties to even */
+    field = lo + top - F + 1;
+    bits = ((uint64_t)(field - 1) << F) + mant;         /* a carry bumps the exponent */
+    *slow |= (field < 1) | (bits >= (uint64_t)f.emax << F);
+    return bits | (sm & ((uint64_t)1 << (f.bits - 1)));
+}
+
+/* Step 3 for one element: its K summed limbs (and count word) to the
+   correctly rounded value's bits. */
+static uint64_t redcoll__xround(const redcoll__xsum *x, const int64_t *w, const redcoll__xblk *k) {
+    const redcoll__xfmt *f = x->f;
+    const int L = x->L, K = k->K;
+    const uint64_t mask = ((uint64_t)1 << L) - 1, fmask = ((uint64_t)1 << REDCOLL__XFIELD) - 1;
+    uint64_t g[REDCOLL__XKMAX], v;
+    int64_t c = 0, top;
+    int j, h, neg, sticky;
+    if (k->sp) {
+        uint64_t s = (uint64_t)w[K];
+        int pinf = (s & fmask) != 0, ninf = ((s >> REDCOLL__XFIELD) & fmask) != 0;
+        if (pinf && ninf) return f->nan;
+        if (pinf || ninf) return (uint64_t)f->emax << f->frac | (uint64_t)ninf << (f->bits - 1);
+    }
+    if (K >= 1 && K <= 2) { /* normal results the short way; the rest below */
+        int slow = 0;
+        v = redcoll__xround_fast(*f, L, k->lo, w[0], K == 2 ? w[1] : 0, &slow);
+        if (v && !slow) return v;
+    }
+    for (j = 0; j + 1 < K; ++j) { /* digits in [0, 2^L), carries up */
+        int64_t t = w[j] + c;
+        g[j] = (uint64_t)t & mask;
+        c = redcoll__xasr(t, L);
+    }
+    top = K ? w[K - 1] + c : 0;
+    neg = top < 0;
+    if (neg) { /* the magnitude: negate the digits */
+        int borrow = 0;
+        for (j = 0; j + 1 < K; ++j) {
+            uint64_t d = g[j] + (uint64_t)borrow;
+            g[j] = d ? (((uint64_t)1 << L) - d) & mask : 0;
+            borrow = d != 0;
+        }
+        top = -top - borrow;
+    }
+    if (K) g[K - 1] = (uint64_t)top;
+    for (h = K - 1; h >= 0 && g[h] == 0; --h) {}
+    if (h >= 0) {
+        int u = redcoll__xulp(f, h * L + redcoll__xbitlen(g[h]) - 1, k->lo);
+        v = redcoll__xbits(g, K, L, u - 1, &sticky);
+        return redcoll__xpack(f, k->lo, u, v, sticky, neg);
+    }
+    /* exact zero: -0 only if no input was anything else */
+    return k->sp && ((uint64_t)w[K] >> (2 * REDCOLL__XFIELD)) == 0 ? (uint64_t)1 << (f->bits - 1) : 0;
+}
+
+/* Round n elements of one block from the summed words w into out. */
+/* The common block's loop, for one format and K (constants once inlined).
+   f by value: the stores to out may alias anything behind a pointer.
+   Returns 1 if some element must be redone the general way. */
+REDCOLL__XHOT int redcoll__xdecode_fast(redcoll__xfmt f, int L, const int64_t *w, size_t n, int K,
+                                        int lo, char *out) {
+    size_t i, es = (size_t)(f.bits / 8);
+    int slow = 0;
+    if (K == 1)
+        for (i = 0; i < n; ++i) redcoll__xstore(&f, out + i * es, redcoll__xround_fast(f, L, lo, w[i], 0, &slow));
+    else
+        for (i = 0; i < n; ++i)
+            redcoll__xstore(&f, out + i * es, redcoll__xround_fast(f, L, lo, w[2 * i], w[2 * i + 1], &slow));
+    return slow;
+}
+
+static void redcoll__xdecode(const redcoll__xsum *x, const int64_t *w, size_t n,
+                             const redcoll__xblk *k, char *out) {
+    size_t i, kw = (size_t)(k->K + k->sp), es = (size_t)(x->f->bits / 8);
+    if (!k->sp && k->K >= 1 && k->K <= 2 &&
+        !(es == 8 ? redcoll__xdecode_fast(redcoll__xf64, x->L, w, n, k->K, k->lo, out)
+                  : redcoll__xdecode_fast(redcoll__xf32, x->L, w, n, k->K, k->lo, out)))
+        return;
+    for (i = 0; i < n; ++i, w += kw) redcoll__xstore(x->f, out + i * es, redcoll__xround(x, w, k));
+}
+
+/* Words of one round's limb buffer: up to 1 MiB, never more than the call
+   could need, never less than one block at its widest. */
+static size_t redcoll__xcap(size_t total, int kfull) {
+    size_t per = (size_t)(kfull + 1), cap = REDCOLL__XROUND_BYTES / 8;
+    size_t block = (size_t)REDCOLL__XBLOCK * per;
+    if (total <= cap / per) return total * per;
+    return cap > block ? cap : block;
+}
+
+/* The inner collective of one round: `words` int64 limbs, SUM. */
+static redcoll_result redcoll__xcollect(redcoll__xsum *x, size_t words) {
+    const redcoll_transport *t = x->c->t;
+    switch (x->coll) {
+    case REDCOLL_COLL_ALLREDUCE:
+        return redcoll_allreduce(t, REDCOLL_IN_PLACE, x->limb, words, REDCOLL_INT64, REDCOLL_SUM,
+                                 &x->c->o);
+    case REDCOLL_COLL_REDUCE:
+        return redcoll_reduce(t, x->c->rank == x->root ? REDCOLL_IN_PLACE : x->limb,
+                              x->c->rank == x->root ? x->limb : NULL, words, REDCOLL_INT64,
+                              REDCOLL_SUM, x->root, &x->c->o);
+    default:
+        return redcoll_reduce_scatter(t, REDCOLL_IN_PLACE, x->limb, x->rcounts, REDCOLL_INT64,
+                                      REDCOLL_SUM, &x->c->o);
+    }
+}
+
+/* Steps 2 and 3, round by round: a round is the longest run of consecutive
+   blocks whose words fit in x->cap (at least one block). */
+static redcoll_result redcoll__xrounds(redcoll__xsum *x) {
+    const size_t es = (size_t)x->f->bits / 8;
+    const int me = x->c->rank, scatter = x->scatter;
+    redcoll__xcur cur = { 0, 0, 0, 0 };
+    size_t n;
+    while (redcoll__xblock_len(x, &cur) != 0) {
+        redcoll__xcur k = cur;
+        size_t words = 0, mine = 0;
+        int s;
+        redcoll_result r;
+        if (scatter) for (s = 0; s < x->segs; ++s) x->rcounts[s] = 0;
+        /* encode the round's blocks */
+        while ((n = redcoll__xblock_len(x, &k)) != 0) {
+            redcoll__xblk b = redcoll__xblock(x, k.b);
+            size_t bw = n * (size_t)(b.K + b.sp);
+            if (k.b != cur.b && words + bw > x->cap) break;
+            if (!x->c->dry) redcoll__xencode(x, x->in + k.at * es, n, &b, x->limb + words);
+            redcoll__account(x->c, n);
+            if (scatter) x->rcounts[k.seg] += bw;
+            words += bw;
+            redcoll__xadvance(&k, n);
+        }
+        r = redcoll__xcollect(x, words);
+        if (r != REDCOLL_OK) return r;
+        /* round this rank's results: rank me's blocks lead the buffer after a reduce_scatter */
+        if (x->coll == REDCOLL_COLL_REDUCE && me != x->root) { cur = k; continue; }
+        words = 0;
+        while (cur.b != k.b) {
+            redcoll__xblk b;
+            size_t bw;
+            n = redcoll__xblock_len(x, &cur);
+            b = redcoll__xblock(x, cur.b);
+            bw = n * (size_t)(b.K + b.sp);
+            if (!scatter || cur.seg == me) {
+                size_t at = scatter ? cur.off : cur.at;
+                if (!x->c->dry) redcoll__xdecode(x, x->limb + (scatter ? mine : words), n, &b, x->out + at * es);
+                redcoll__account(x->c, n);
+                mine += bw;
+            }
+            words += bw;
+            redcoll__xadvance(&cur, n);
+        }
+    }
+    return REDCOLL_OK;
+}
+
+/* The call's limb width, mode, round size and blocks, and the bytes of its
+   one scratch allocation: a function of (collective, p, counts, dtype) only,
+   so a persistent plan can size it before any data is seen. The inner
+   collectives need, on top, their own scratch for one round's vector of at
+   most x->cap int64 words (for reduce_scatter: any split of them). */
+static size_t redcoll__xsizes(redcoll__xsum *x) {
+    size_t blocks = 0;
+    int s;
+    x->L = 62 - redcoll__ceil_lg(x->c->size);
+    x->kfull = (x->f->top + x->L) / x->L; /* ceil((top + 1) / L) */
+    x->direct = x->total <= REDCOLL__XDIRECT_BYTES / 8 / (size_t)(x->kfull + 1);
+    x->assumed |= x->direct;
+    x->cap = redcoll__xcap(x->total, x->kfull);
+    for (s = 0; s < x->segs; ++s)
+        blocks += (redcoll__xseg_len(x, s) + REDCOLL__XBLOCK - 1) / REDCOLL__XBLOCK;
+    x->nblocks = blocks;
+    /* range words (none when direct), round buffer, per-rank counts */
+    x->info_bytes = x->direct ? 0 : (3 * blocks * sizeof(uint16_t) + 7) & ~(size_t)7;
+    return x->info_bytes + x->cap * 8 + (x->scatter ? (size_t)x->segs * sizeof(size_t) : 0);
+}
+
+/* ---- the hook: setup and execute (called from [SECTION:setup]) ------------------ */
+
+/* Resolves a SUM_EXACT call that redcoll__setup has checked as any other
+   (transport, type, op, options, counts, root, buffers): the reduce_scatter
+   twin of a reduce_scatter_block algorithm, the rank limit, the input and
+   output and the shape of the rounds. n: the vector (allreduce, reduce), the
+   total (reduce_scatter) or one block (reduce_scatter_block). Touches
+   nothing, allocates nothing. */
+static redcoll_result redcoll__xsetup(redcoll__xsum *x, redcoll__ctx *c, const void *sbuf,
+                                      void *rbuf, size_t n, const size_t *counts, int root) {
+    int in_place = sbuf == REDCOLL_IN_PLACE;
+    REDCOLL_MEMSET(x, 0, sizeof *x);
+    /* the rounds run as irregular reduce_scatters with the caller's algorithm */
+    if (c->coll == REDCOLL_COLL_REDUCE_SCATTER_BLOCK &&
+        !redcoll_algo_supported(REDCOLL_COLL_REDUCE_SCATTER, c->o.algo))
+        return REDCOLL_ERR_UNSUPPORTED;
+    if (c->size > REDCOLL__XMAX_P) return REDCOLL_ERR_UNSUPPORTED;
+    x->c = c;
+    x->f = c->dtype == REDCOLL_DOUBLE ? &redcoll__xf64 : &redcoll__xf32;
+    x->coll = c->coll;
+    x->in = (const char *)(in_place ? rbuf : sbuf);
+    x->out = (char *)rbuf;
+    x->scatter = c->coll == REDCOLL_COLL_REDUCE_SCATTER || c->coll == REDCOLL_COLL_REDUCE_SCATTER_BLOCK;
+    x->total = c->coll == REDCOLL_COLL_REDUCE_SCATTER_BLOCK ? n * (size_t)c->size : n;
+    x->counts = counts;
+    x->each = n;
+    x->segs = x->scatter ? c->size : 1;
+    x->root = root;
+    x->assumed = c->dry;
+    x->mem_bytes = redcoll__xsizes(x);
+    return REDCOLL_OK;
+}
+
+/* Runs a call redcoll__xsetup resolved (again, for a plan): step 1, then
+   the rounds. */
+static redcoll_result redcoll__xexecute(redcoll__xsum *x, redcoll__ctx *c) {
+    redcoll_result r = REDCOLL_OK;
+    x->c = c; /* the call may have moved since setup */
+    x->mem = redcoll__alloc_bytes(c, x->mem_bytes);
+    if (!x->mem) return c->err;
+    x->info = (uint16_t *)x->mem;
+    x->limb = (int64_t *)(void *)((char *)x->mem + x->info_bytes);
+    x->rcounts = x->scatter ? (size_t *)(void *)((char *)x->limb + x->cap * 8) : NULL;
+    if (!x->direct) {
+        redcoll_options o1 = c->o;
+        if (!c->dry) redcoll__xranges(x);
+        redcoll__account(c, x->total);
+        if (x->coll != REDCOLL_COLL_ALLREDUCE) o1.algo = REDCOLL_ALGO_AUTO; /* the caller's is not an allreduce */
+        r = redcoll_allreduce(c->t, REDCOLL_IN_PLACE, x->info, 3 * x->nblocks, REDCOLL_UINT16,
+                              REDCOLL_MAX, &o1);
+    }
+    if (r == REDCOLL_OK) r = redcoll__xrounds(x);
+    redcoll__free_bytes(c, x->mem, x->mem_bytes);
+    return r;
+}
+
 /* ==== 8. Registry, names, selection, setup and execute [SECTION:setup] === */
 
 /* The registry: the algorithm list ([SECTION:options]) as rows of
@@ -3925,13 +4577,14 @@ REDCOLL_API const char *redcoll_dtype_name(redcoll_dtype d) {
 REDCOLL_API const char *redcoll_op_name(redcoll_op_kind k) {
     static const char *const names[REDCOLL_OP_KIND_COUNT] = {
         "sum", "prod", "min", "max", "land", "lor", "lxor", "band", "bor", "bxor",
-        "minloc", "maxloc", "user"
+        "minloc", "maxloc", "user", "sum_exact"
     };
     return (int)k >= 0 && k < REDCOLL_OP_KIND_COUNT ? names[k] : "?";
 }
 
 REDCOLL_API int redcoll_op_valid_for(redcoll_op_kind kind, redcoll_dtype dtype) {
     if (kind == REDCOLL_OP_USER) return redcoll_dtype_size(dtype) != 0;
+    if (kind == REDCOLL_OP_SUM_EXACT) return dtype == REDCOLL_FLOAT || dtype == REDCOLL_DOUBLE;
     return redcoll__kernel_for(kind, dtype) != NULL;
 }
 
@@ -3946,6 +4599,7 @@ REDCOLL_API redcoll_result redcoll_reduce_local(const void *in, void *inout, siz
     if (!redcoll__op_ok(&op, dtype)) return REDCOLL_ERR_INVALID_ARG;
     if (count && (!in || !inout)) return REDCOLL_ERR_INVALID_ARG;
     if (count == 0) return REDCOLL_OK;
+    if (op.kind == REDCOLL_OP_SUM_EXACT) { redcoll__exact_local(in, inout, count, dtype); return REDCOLL_OK; }
     k = redcoll__kernel_for(op.kind, dtype);
     if (k) k(in, inout, inout, count); else op.fn(in, inout, count, op.user);
     return REDCOLL_OK;
@@ -4155,6 +4809,7 @@ typedef struct redcoll__call {
     void               *pre_dst;
     size_t              pre_n;
     int                 empty;   /* nothing to move: execute returns OK at once */
+    redcoll__xsum       exact;   /* REDCOLL_OP_SUM_EXACT only ([SECTION:exact]) */
 } redcoll__call;
 
 static redcoll__desc redcoll__describe(redcoll_coll coll, const redcoll_transport *t,
@@ -4373,7 +5028,10 @@ static redcoll_result redcoll__setup(redcoll__call *call, const redcoll__desc *d
     r = redcoll__setup_algo(call, bytes);
     if (r != REDCOLL_OK) return r;
     c->tag = redcoll__call_tag(call, d, n);
-    return redcoll__setup_buffers(call, d, n, mine, before);
+    r = redcoll__setup_buffers(call, d, n, mine, before);
+    if (r == REDCOLL_OK && !call->empty && c->op.kind == REDCOLL_OP_SUM_EXACT)
+        r = redcoll__xsetup(&call->exact, c, d->sbuf, d->rbuf, n, d->counts, d->root);
+    return r;
 }
 
 /* Runs a call that setup accepted: the pre-copy, then the schedule (an
@@ -4387,6 +5045,7 @@ static redcoll_result redcoll__execute(redcoll__call *call) {
     int i;
     if (call->empty) return REDCOLL_OK;
     c->err = REDCOLL_OK;
+    if (c->op.kind == REDCOLL_OP_SUM_EXACT) return redcoll__xexecute(&call->exact, c);
     redcoll__copy(c, call->pre_dst, call->pre_src, call->pre_n);
     if (!a.counts) return call->row->run(c, &a);
     d = (size_t *)redcoll__alloc_bytes(c, bytes);

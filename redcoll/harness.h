@@ -11,6 +11,7 @@
 #ifndef REDCOLL_HARNESS_H
 #define REDCOLL_HARNESS_H
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +79,10 @@ static int rc_op_from_name(const char *name, redcoll_dtype *dtype, redcoll_op *o
         *op = redcoll_op_user(rc_matmul_fn, NULL, 0);
         return 1;
     }
+    if (strcmp(name, redcoll_op_name(REDCOLL_OP_SUM_EXACT)) == 0) {
+        *op = REDCOLL_SUM_EXACT;
+        return 1;
+    }
     if (strcmp(name, "user_sum") == 0) {
         *dtype = REDCOLL_INT32;
         *op = redcoll_op_user(rc_user_sum_fn, NULL, 1);
@@ -98,6 +103,146 @@ static uint32_t rc_hash(uint32_t x) {
     return x;
 }
 
+/* ---- exact sums (op "sum_exact") ---------------------------------------------
+   Inputs of wide dynamic range, and an exact reference computed independently
+   of the library: a long accumulator of signed 32-bit digits at fixed places
+   (bit 0 = 2^-1074) over the whole double range, normalised once and rounded
+   by the hardware's int64 -> double / float conversion after a round-to-odd
+   cut to 63 bits. Floats go through it as doubles (exactly). */
+
+#define RC_XDIGITS 70 /* 2240 bits: the 2098 of double and headroom for 2^31 inputs */
+
+typedef struct rc_xacc {
+    long long d[RC_XDIGITS];
+    int nan, pinf, ninf, not_negzero;
+} rc_xacc;
+
+static void rc_xadd(rc_xacc *a, double x) {
+    uint64_t u, m, lo, hi;
+    int e, neg, pos, j, o;
+    long long s;
+    memcpy(&u, &x, 8);
+    neg = (int)(u >> 63);
+    e = (int)(u >> 52) & 0x7ff;
+    m = u & 0xfffffffffffffULL;
+    if (e == 0x7ff) { *(m ? &a->nan : neg ? &a->ninf : &a->pinf) = 1; a->not_negzero = 1; return; }
+    if (!neg || e || m) a->not_negzero = 1;
+    if (e == 0 && m == 0) return;
+    if (e) m |= 1ULL << 52;
+    pos = e ? e - 1 : 0;
+    j = pos / 32; o = pos % 32;
+    lo = m << o; hi = o ? m >> (64 - o) : 0;
+    s = neg ? -1 : 1;
+    a->d[j] += s * (long long)(lo & 0xffffffffU);
+    a->d[j + 1] += s * (long long)(lo >> 32);
+    a->d[j + 2] += s * (long long)hi;
+}
+
+/* The correctly rounded sum, written as a float or double into out. */
+static void rc_xresult(rc_xacc *a, int is_double, void *out) {
+    uint64_t X = 0;
+    long long c = 0;
+    int j, top = -1, b, neg, sticky = 0;
+    double r;
+    if (a->nan || (a->pinf && a->ninf)) r = NAN;
+    else if (a->pinf || a->ninf) r = a->pinf ? INFINITY : -INFINITY;
+    else {
+        for (j = 0; j < RC_XDIGITS; ++j) { /* digits into [0, 2^32) */
+            long long t = a->d[j] + c, dig = t & 0xffffffffLL;
+            c = (t - dig) / 4294967296LL;
+            a->d[j] = dig;
+        }
+        neg = c < 0;
+        if (neg) { /* magnitude: 2^2240 - value */
+            long long borrow = 0;
+            for (j = 0; j < RC_XDIGITS; ++j) {
+                long long t = -a->d[j] - borrow;
+                borrow = t < 0;
+                a->d[j] = t < 0 ? t + 4294967296LL : t;
+            }
+        }
+        for (j = RC_XDIGITS - 1; j >= 0 && top < 0; --j)
+            if (a->d[j]) { int k = 31; while (!((a->d[j] >> k) & 1)) --k; top = 32 * j + k; }
+        if (top < 0) r = a->not_negzero ? 0.0 : -0.0;
+        else {
+            b = top - 62; /* X = bits b .. top; below b only a sticky bit */
+            for (j = 0; j < RC_XDIGITS; ++j) {
+                int s = 32 * j - b;
+                uint64_t dig = (uint64_t)a->d[j];
+                if (!dig) continue;
+                if (s >= 0) X |= dig << s;
+                else if (s > -32) { X |= dig >> -s; sticky |= (dig & ((1ULL << -s) - 1)) != 0; }
+                else sticky = 1;
+            }
+            X |= (uint64_t)sticky;
+            if (is_double) r = ldexp((double)(long long)X, b - 1074);
+            else r = (double)ldexpf((float)(long long)X, b - 1074);
+            if (neg) r = -r;
+        }
+    }
+    if (is_double) {
+        if (r != r) { uint64_t q = 0x7ff8000000000000ULL; memcpy(out, &q, 8); }
+        else memcpy(out, &r, 8);
+    } else {
+        float f = (float)r;
+        if (r != r) { uint32_t q = 0x7fc00000U; memcpy(out, &q, 4); }
+        else memcpy(out, &f, 4);
+    }
+}
+
+/* Element i of rank r for sum_exact (float and double): each element has a
+   class, the same on every rank: wide random exponents, a 64-binade field,
+   cancellation (1e300, 1, -1e300 over ranks 3k, 3k+1, 3k+2), subnormals,
+   all -0, mixed zeros, infinities and NaNs, near-overflow, rounding ties,
+   small integers. Returns 0 for other types. */
+static int rc_xinput(redcoll_dtype d, int r, size_t i, void *out) {
+    uint32_t hc = rc_hash((uint32_t)i * 2246822519U ^ 0x51edU);
+    uint32_t h = rc_hash((uint32_t)r * 2654435761U ^ (uint32_t)i * 40503U ^ 0x3c6e1U);
+    uint32_t h2 = rc_hash(h ^ 0x85ebca6bU);
+    int dbl = d == REDCOLL_DOUBLE, F = dbl ? 52 : 23, EM = dbl ? 2047 : 255, bias = EM / 2;
+    uint64_t m = ((uint64_t)h2 << 32 | h) & ((1ULL << F) - 1), neg = h >> 31, u;
+    int e;
+    if (d != REDCOLL_DOUBLE && d != REDCOLL_FLOAT) return 0;
+    switch (hc % 32) {
+    case 0: case 1: case 2: case 3: case 4: case 5: case 6: case 7: /* any normal */
+        e = 1 + (int)(h2 % (uint32_t)(EM - 1)); break;
+    case 8: case 9: case 10: case 11: case 12: case 13: /* a field spanning 64 binades */
+        e = bias - 20 + (int)(hc >> 8) % 40 + (int)(h2 % 64) - 32; break;
+    case 14: case 15: /* +A, 1, -A on ranks 3k, 3k+1, 3k+2 */
+        if (r % 3 == 1) { e = bias; m = 0; neg = 0; break; }
+        e = dbl ? 997 + bias : 100 + bias;
+        m = ((uint64_t)rc_hash(hc) << 32 | rc_hash(hc + 1)) & ((1ULL << F) - 1);
+        neg = r % 3 == 2;
+        break;
+    case 16: e = 0; break; /* subnormal (or a zero) */
+    case 17: e = 0; m = 0; neg = 1; break; /* -0 everywhere */
+    case 18: e = 0; m = 0; neg = (uint64_t)((r + (int)(hc >> 8)) % 2); break; /* +0 and -0 */
+    case 19: /* now and then an infinity or a NaN */
+        e = bias - 8 + (int)(h2 % 16);
+        if (h % 13 == 0 || h % 13 == 1) { e = EM; m = 0; neg = h % 13; }
+        else if (h % 29 == 2) { e = EM; m |= 1; }
+        break;
+    case 20: e = r % 5 == 1 ? EM : bias + (int)(h2 % 8); if (e == EM) { m = 0; neg = 0; } break;
+    case 21: e = EM - 1; neg = (hc >> 9) & 1 ? (uint64_t)(r % 2) : (hc >> 10) & 1; break;
+    case 22: /* ties: 1 (or 1 + ulp), half an ulp, and a sticky bit or not */
+        neg = 0;
+        if (r == 0) { e = bias; m = (hc >> 8) & 1; }
+        else if (r == 1) { e = bias - F - 1; m = 0; }
+        else if (r == 2 && (hc >> 9) & 1) { e = bias - F - 40; m = 0; }
+        else { e = 0; m = 0; }
+        break;
+    default: { /* small integers */
+        double v = (double)((int)(h % 9) - 4);
+        if (dbl) memcpy(out, &v, 8); else { float f = (float)v; memcpy(out, &f, 4); }
+        return 1;
+    }
+    }
+    if (e < 0) e = 0;
+    u = neg << (dbl ? 63 : 31) | (uint64_t)e << F | m;
+    if (dbl) memcpy(out, &u, 8); else { uint32_t v = (uint32_t)u; memcpy(out, &v, 4); }
+    return 1;
+}
+
 /* Element i of rank r's input, chosen so that every floating-point result is
    exact in any bracketing: small integers for sums, powers of two whose
    running products stay bounded for prod, ties for MINLOC/MAXLOC. */
@@ -105,6 +250,7 @@ static void rc_input_elem(redcoll_dtype d, redcoll_op_kind op, int r, size_t i, 
     uint32_t h = rc_hash((uint32_t)r * 2654435761U ^ (uint32_t)i * 40503U ^ 0x9e37U);
     long long v = (long long)(h % 9) - 4; /* -4..4 */
     double f = (double)v;
+    if (op == REDCOLL_OP_SUM_EXACT && rc_xinput(d, r, i, out)) return;
     if (op == REDCOLL_OP_PROD) { /* factors 1, -1, 2, 1/2 that cancel over every 4 ranks */
         static const double fac[4] = { 2.0, -1.0, 0.5, 1.0 };
         f = fac[(r + (int)(i % 4)) % 4];
@@ -252,9 +398,31 @@ static int rc_same(rc_outcome *o, const rc_state *st, int rank, const void *got,
     return 0;
 }
 
+/* The exact reference of sum_exact, element by element over the ranks. */
+static void *rc_xreference(const rc_state *st, size_t n) {
+    int p = st->spec->p, r, dbl = st->dtype == REDCOLL_DOUBLE;
+    size_t i;
+    char *want = (char *)calloc(n ? n : 1, st->esize);
+    rc_xacc *a = (rc_xacc *)malloc(sizeof *a);
+    if (!want || !a) { free(want); free(a); return NULL; }
+    for (i = 0; i < n; ++i) {
+        memset(a, 0, sizeof *a);
+        for (r = 0; r < p; ++r) {
+            char v[8];
+            rc_input_elem(st->dtype, st->op.kind, r, i, v);
+            if (dbl) { double x; memcpy(&x, v, 8); rc_xadd(a, x); }
+            else { float x; memcpy(&x, v, 4); rc_xadd(a, (double)x); }
+        }
+        rc_xresult(a, dbl, want + i * st->esize);
+    }
+    free(a);
+    return want;
+}
+
 /* The canonical-order reduction of every rank's input. */
 static void *rc_reference(const rc_state *st, size_t n) {
     int p = st->spec->p, r;
+    if (st->op.kind == REDCOLL_OP_SUM_EXACT) return rc_xreference(st, n);
     char *acc = (char *)calloc(n ? n : 1, st->esize), *tmp = (char *)calloc(n ? n : 1, st->esize);
     if (!acc || !tmp) { free(acc); free(tmp); return NULL; }
     rc_fill(st->dtype, st->op.kind, 0, acc, n);

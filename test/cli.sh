@@ -31,6 +31,7 @@ rm -f /tmp/redcoll_cli_$$.txt
 "$bin" simulate -p 8 --fail-rank 3 --fail-call 1 --json | grep -q '"ok":false'; check "injected fault reported" $?
 "$bin" simulate -p 8 --fail-rank 3 --fail-call 1 >/dev/null; check "failure exits 1" $(( $? == 1 ? 0 : 1 ))
 "$bin" simulate -p 1024 --count 1048576 --algo recursive_doubling --json | grep -q '"ok":true'; check "p=1024, 1 M doubles" $?
+for dt in double float; do "$bin" simulate --op sum_exact --dtype $dt -p 13 --count 1000 --json | grep -q '"ok":true'; check "sum_exact $dt verifies on every rank" $?; done
 # `redcoll schedule` draws Fig. 2 / Fig. 3 and every allreduce / reduce schedule
 "$bin" schedule --coll allreduce --algo halving_doubling -p 13 --count 8 | grep -q '^P1\* .*A-H:0-12'; check "schedule Fig. 2: removed rank P1 marked, gets A-H:0-12" $?
 "$bin" schedule --coll allreduce --algo binary_blocks -p 13 | grep -q '^P8 .*A-B:8-12'; check "schedule Fig. 3: P8 reduces A-B over 8-12" $?

@@ -1,0 +1,214 @@
+/* exact_sum.c - what the reproducible sum costs: allreduce with
+   REDCOLL_SUM_EXACT against the ordinary REDCOLL_SUM on the same doubles, in
+   the same run, for 8 B .. 8 MiB per rank.
+
+   Data: x = +-(1 + f) 2^e with e uniform in [-32, 31] (a field spanning 64
+   binades: the issue's "exponents span <= 2^64" read as max|x| / min|x| <=
+   2^64), different on every rank.
+
+   Threads: p ranks on the shared-memory transport; for every size, batches of
+   ordinary and exact calls alternate (sized to about --seconds / 20 each),
+   each timed by rank 0 between barriers; reported: the median wall time per
+   call of each and the median of the per-pair ratios exact / ordinary; and
+   the same for CPU time (thread CPU clocks summed over the ranks), which a
+   busy machine disturbs less than wall time (a rank that waits for a
+   descheduled peer yields its core and spends no CPU).
+   Model: the simulator (default alpha, beta, gamma; p ranks, the same data):
+   modeled times, their ratio, and bytes sent per element by rank 0.
+
+   Usage: exact_sum [-p P] [--seconds S] [--max-bytes N]   (make bench-exact)
+   Exits 1 if an exact result differs between ranks or a call fails. */
+#define _POSIX_C_SOURCE 200809L
+#define REDCOLL_IMPLEMENTATION
+#include "redcoll.h"
+#include "transports/redcoll_mock.h"
+#include "transports/redcoll_shm.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define NPAIRS 9
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double cpu_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static uint64_t mix(uint64_t x) {
+    x ^= x >> 31; x *= 0x7fb5d329728ea185ULL; x ^= x >> 27; x *= 0x81dadef4bc2dd44dULL;
+    return x ^ (x >> 33);
+}
+
+static void fill(double *x, size_t n, int rank) {
+    size_t i;
+    for (i = 0; i < n; ++i) {
+        uint64_t h = mix((uint64_t)rank << 40 ^ i);
+        double f = 1.0 + (double)(h >> 12 & 0xfffff) / 1048576.0;
+        x[i] = ldexp(h & 1 ? -f : f, (int)(h >> 1 & 63) - 32);
+    }
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+typedef struct job {
+    size_t  count;
+    double  budget;          /* seconds per batch */
+    double  t_sum[NPAIRS], t_exact[NPAIRS];
+    double  c_sum[NPAIRS], c_exact[NPAIRS]; /* CPU seconds per call, summed over ranks */
+    double *first;           /* rank 0's exact result, compared by the others */
+    double *cpu;             /* per rank: NPAIRS CPU seconds per ordinary call, then exact */
+    int     differs;
+    redcoll_result err;
+} job;
+
+/* One timed batch: wall seconds per call (rank 0's view) and this rank's
+   CPU seconds per call, added into *cpu_sum under the caller's lock-free
+   discipline: ranks write their own slot. */
+static redcoll_result run_batch(const redcoll_transport *t, const double *x, double *y, size_t n,
+                                redcoll_op op, int calls, double *seconds, double *cpu) {
+    redcoll_result r = redcoll_barrier(t, NULL);
+    double t0 = now(), c0 = cpu_now();
+    int k;
+    for (k = 0; k < calls && r == REDCOLL_OK; ++k)
+        r = redcoll_allreduce(t, x, y, n, REDCOLL_DOUBLE, op, NULL);
+    *cpu = (cpu_now() - c0) / calls;
+    if (r == REDCOLL_OK) r = redcoll_barrier(t, NULL);
+    *seconds = (now() - t0) / calls;
+    return r;
+}
+
+static redcoll_result bench_rank(const redcoll_transport *t, void *arg) {
+    job *j = (job *)arg;
+    size_t n = j->count;
+    double *x = (double *)malloc(n * sizeof *x), *y = (double *)malloc(n * sizeof *y), dt = 0, dc = 0;
+    double *mycpu = j->cpu + (size_t)t->rank * 2 * NPAIRS; /* this rank's CPU per call: sum, exact */
+    int32_t calls = 1;
+    int k;
+    redcoll_result r;
+    if (!x || !y) { free(x); free(y); return REDCOLL_ERR_OUT_OF_MEMORY; }
+    fill(x, n, t->rank);
+    r = redcoll_allreduce(t, x, y, n, REDCOLL_DOUBLE, REDCOLL_SUM_EXACT, NULL); /* warm up */
+    if (r == REDCOLL_OK) r = redcoll_allreduce(t, x, y, n, REDCOLL_DOUBLE, REDCOLL_SUM, NULL);
+    while (r == REDCOLL_OK) { /* size the batches on the ordinary sum: rank 0 decides */
+        int32_t go;
+        r = run_batch(t, x, y, n, REDCOLL_SUM, calls, &dt, &dc);
+        go = dt * calls < j->budget && calls < (1 << 20);
+        if (r == REDCOLL_OK) r = redcoll_bcast(t, &go, 1, REDCOLL_INT32, 0, NULL);
+        if (r != REDCOLL_OK || !go) break;
+        calls *= 2;
+    }
+    for (k = 0; k < NPAIRS && r == REDCOLL_OK; ++k) {
+        double a = 0, b = 0;
+        r = run_batch(t, x, y, n, REDCOLL_SUM, calls, &a, &mycpu[k]);
+        if (r == REDCOLL_OK) r = run_batch(t, x, y, n, REDCOLL_SUM_EXACT, calls, &b, &mycpu[NPAIRS + k]);
+        if (t->rank == 0) { j->t_sum[k] = a; j->t_exact[k] = b; }
+    }
+    /* every rank holds the same bits: rank 0 publishes, the others compare */
+    if (t->rank == 0 && r == REDCOLL_OK) memcpy(j->first, y, n * sizeof *y);
+    if (r == REDCOLL_OK) r = redcoll_barrier(t, NULL);
+    if (t->rank != 0 && r == REDCOLL_OK && memcmp(j->first, y, n * sizeof *y) != 0) j->differs = 1;
+    if (r == REDCOLL_OK) r = redcoll_barrier(t, NULL);
+    free(x);
+    free(y);
+    return r;
+}
+
+/* The simulator: modeled time and rank 0's bytes sent for one op. */
+typedef struct model_job { size_t count; redcoll_op op; } model_job;
+
+static redcoll_result model_rank(const redcoll_transport *t, void *arg) {
+    model_job *m = (model_job *)arg;
+    double *x = (double *)malloc(m->count * sizeof *x), *y = (double *)malloc(m->count * sizeof *y);
+    redcoll_result r;
+    if (!x || !y) { free(x); free(y); return REDCOLL_ERR_OUT_OF_MEMORY; }
+    fill(x, m->count, t->rank);
+    r = redcoll_allreduce(t, x, y, m->count, REDCOLL_DOUBLE, m->op, NULL);
+    free(x);
+    free(y);
+    return r;
+}
+
+static int model(int p, size_t count, redcoll_op op, double *time, double *bytes_per_elem) {
+    redcoll_mock_config cfg = redcoll_mock_defaults(p);
+    redcoll_mock_report rep;
+    model_job m;
+    int ok;
+    m.count = count;
+    m.op = op;
+    ok = redcoll_mock_run(&cfg, model_rank, &m, &rep) == REDCOLL_OK &&
+         redcoll_mock_first_error(&rep) == REDCOLL_OK;
+    *time = rep.time;
+    *bytes_per_elem = (double)rep.stats[0].bytes_sent / (double)count;
+    redcoll_mock_report_free(&rep);
+    return ok;
+}
+
+int main(int argc, char **argv) {
+    int p = 2, i, bad = 0;
+    double seconds = 0.5;
+    size_t max_bytes = (size_t)8 << 20, bytes;
+    for (i = 1; i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "-p") == 0) p = atoi(argv[i + 1]);
+        else if (strcmp(argv[i], "--seconds") == 0) seconds = atof(argv[i + 1]);
+        else if (strcmp(argv[i], "--max-bytes") == 0) max_bytes = (size_t)atoll(argv[i + 1]);
+        else { fprintf(stderr, "usage: exact_sum [-p P] [--seconds S] [--max-bytes N]\n"); return 2; }
+    }
+    if (p < 1 || seconds <= 0) { fprintf(stderr, "exact_sum: bad -p or --seconds\n"); return 2; }
+    printf("# allreduce of doubles spanning 64 binades, p = %d: REDCOLL_SUM_EXACT / REDCOLL_SUM\n", p);
+    printf("# threads: medians of %d interleaved batches; model: simulator, default alpha beta gamma\n", NPAIRS);
+    printf("%10s %9s | %10s %10s %6s | %10s %10s %6s | %10s %10s %6s | %6s %6s\n", "bytes", "count",
+           "wall sum", "wall exact", "ratio", "cpu sum", "cpu exact", "ratio", "model sum",
+           "mod. exact", "ratio", "B/el", "B/el x");
+    printf("%10s %9s | %10s %10s %6s | %10s %10s %6s | %10s %10s %6s | %6s %6s\n", "", "", "us", "us", "",
+           "us", "us", "", "us", "us", "", "sum", "exact");
+    for (bytes = 8; bytes <= max_bytes; bytes *= 4) {
+        size_t count = bytes / 8;
+        job j;
+        double ratios[NPAIRS], cratios[NPAIRS], cs[NPAIRS], ce[NPAIRS], ts, te, ms = 0, me = 0, bs = 0, be = 0;
+        redcoll_result r;
+        int k, mok;
+        memset(&j, 0, sizeof j);
+        j.count = count;
+        j.budget = seconds / (2 * NPAIRS + 2);
+        j.first = (double *)malloc(count * sizeof(double));
+        j.cpu = (double *)calloc((size_t)p * 2 * NPAIRS, sizeof(double));
+        if (!j.first || !j.cpu) return 1;
+        r = redcoll_shm_run(p, bench_rank, &j, NULL);
+        for (k = 0; k < NPAIRS; ++k) {
+            int q;
+            cs[k] = ce[k] = 0;
+            for (q = 0; q < p; ++q) { cs[k] += j.cpu[(size_t)q * 2 * NPAIRS + (size_t)k]; ce[k] += j.cpu[(size_t)q * 2 * NPAIRS + NPAIRS + (size_t)k]; }
+            ratios[k] = j.t_exact[k] / j.t_sum[k];
+            cratios[k] = ce[k] / cs[k];
+        }
+        ts = median(j.t_sum, NPAIRS);
+        te = median(j.t_exact, NPAIRS);
+        mok = model(p, count, REDCOLL_SUM, &ms, &bs) && model(p, count, REDCOLL_SUM_EXACT, &me, &be);
+        printf("%10zu %9zu | %10.1f %10.1f %6.2f | %10.1f %10.1f %6.2f | %10.1f %10.1f %6.2f | %6.2f %6.2f%s\n",
+               bytes, count, ts * 1e6, te * 1e6, median(ratios, NPAIRS), median(cs, NPAIRS) * 1e6,
+               median(ce, NPAIRS) * 1e6, median(cratios, NPAIRS), ms * 1e6, me * 1e6, me / ms, bs, be,
+               r != REDCOLL_OK || !mok ? "  FAILED" : j.differs ? "  RANKS DIFFER" : "");
+        bad |= r != REDCOLL_OK || !mok || j.differs;
+        free(j.first);
+        free(j.cpu);
+    }
+    return bad;
+}
