@@ -4263,22 +4263,39 @@ static double redcoll__row_cost(int row, const redcoll__cost_in *in) {
         return lg * a + V * p * (lg - (double)(p - 1) / p) * (b + g);
     case REDCOLL__ROW_ALLREDUCE_HALVING_DOUBLING: {
         double h = redcoll__halves(n, k) * E;
-        return (odd ? a + V / 2 * (b + g) + ua + V * ub : 0) + 2 * k * a + h * (2 * b + g);
+        double C = redcoll__cdiv(n, 2) * E, F = (double)(n / 2) * E; /* the halves folded in */
+        return (odd ? a + ua + C * (b + g) + F * ub + ua + V * ub : 0) + 2 * k * a + h * (2 * b + g);
     }
     case REDCOLL__ROW_REDUCE_HALVING_DOUBLING: {
         double h = redcoll__halves(n, k) * E;
-        return (odd ? a + V / 2 * (b + g) : 0) + k * (a + ua) + h * (b + ub + g);
+        double C = redcoll__cdiv(n, 2) * E, F = (double)(n / 2) * E;
+        double own = redcoll__cdiv(n, (size_t)pof2) * E; /* root 0's segment: the gather brings the rest */
+        return (odd ? a + ua + C * (b + g) + F * ub : 0) + k * (a + ua) + h * (b + g) + (V - own) * ub;
     }
     case REDCOLL__ROW_ALLREDUCE_BINARY_BLOCKS: case REDCOLL__ROW_REDUCE_BINARY_BLOCKS: {
-        double h = redcoll__halves(n, k) * E;
-        double t = row == REDCOLL__ROW_ALLREDUCE_BINARY_BLOCKS ? 2 * k * a + h * (2 * b + g)
-                                                              : k * (a + ua) + h * (b + ub + g);
-        return t + (odd ? 2 * (ua + V / 2 * ub) : 0);
+        /* blocks of p's binary digits: the largest block's reduce-scatter, the
+           combination chain from the smallest block up (size[k-1]/size[k]
+           one-way pieces per member, reduced on arrival), then the gather (or,
+           for allreduce, the chain back down and each block's allgather) */
+        int all = row == REDCOLL__ROW_ALLREDUCE_BINARY_BLOCKS, bit, prev = 0, last = pof2;
+        double t = k * a + redcoll__halves(n, k) * E * (b + g);
+        for (bit = k; bit >= 0; --bit)
+            if (p & (1 << bit)) {
+                if (prev) {
+                    double piece = redcoll__cdiv(n, (size_t)prev) * E, hops = prev >> bit;
+                    t += hops * (ua + piece * ub) + piece * g;
+                    if (all) t += hops * (ua + piece * ub);
+                }
+                prev = 1 << bit;
+                last = prev;
+            }
+        (void)last;
+        return t + (all ? k * a + redcoll__halves(n, k) * E * b : k * ua + redcoll__halves(n, k) * E * ub);
     }
     case REDCOLL__ROW_ALLREDUCE_RING:
         return (p - 1) * (2 * a + seg * (2 * b + g));
     case REDCOLL__ROW_REDUCE_RING:
-        return (p - 1) * (a + seg * (b + g)) + (p - 1) * (ua + seg * ub);
+        return (p - 1) * (a + seg * (b + g) + ua) + (V - seg) * ub; /* root 0 receives p-1 segments */
     case REDCOLL__ROW_ALLGATHER_RING:
         return (p - 1) * (a + V * b);
     case REDCOLL__ROW_ALLGATHERV_RING:
