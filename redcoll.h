@@ -4253,10 +4253,14 @@ static double redcoll__row_cost(int row, const redcoll__cost_in *in) {
         return lg * (2 * ua + V * (2 * ub + g));
     case REDCOLL__ROW_ALLREDUCE_RECURSIVE_DOUBLING:
         return k * (a + V * (b + g)) + (odd ? 2 * (ua + V * ub) + V * g : 0);
-    case REDCOLL__ROW_ALLGATHER_RECURSIVE_DOUBLING:
-        return k * a + (pof2 - 1) * V * b;
-    case REDCOLL__ROW_ALLGATHERV_RECURSIVE_DOUBLING:
-        return k * a + (double)(pof2 - 1) / pof2 * V * b;
+    case REDCOLL__ROW_ALLGATHER_RECURSIVE_DOUBLING: case REDCOLL__ROW_ALLGATHERV_RECURSIVE_DOUBLING: {
+        /* p = 2^k: exact. Otherwise (MPICH 4.1.1's fix-up) ceil(lg p) exchanges
+           of up to 2^i blocks and lg p - 1 forwards of the p - 2^k blocks of
+           the incomplete subtree: an estimate (the test states its bound) */
+        double blk = row == REDCOLL__ROW_ALLGATHER_RECURSIVE_DOUBLING ? V : seg;
+        if (!odd) return k * a + (p - 1) * blk * b;
+        return lg * a + ((1 << lg) - 1) * blk * b + (lg - 1) * (ua + (p - pof2) * blk * ub);
+    }
     case REDCOLL__ROW_REDUCE_SCATTER_RECURSIVE_DOUBLING:
         return lg * a + V * (lg - (double)(p - 1) / p) * (b + g);
     case REDCOLL__ROW_REDUCE_SCATTER_BLOCK_RECURSIVE_DOUBLING:
@@ -4314,13 +4318,19 @@ static double redcoll__row_cost(int row, const redcoll__cost_in *in) {
         return (p - 1) * (a + seg * (b + g));
     case REDCOLL__ROW_REDUCE_SCATTER_BLOCK_PAIRWISE:
         return (p - 1) * (a + V * (b + g));
-    case REDCOLL__ROW_REDUCE_SCATTER_RECURSIVE_HALVING: {
-        double h = redcoll__halves(n, k) * E;
-        return (odd ? 2 * (ua + V * ub) + V * g : 0) + k * a + h * (b + g);
-    }
+    case REDCOLL__ROW_REDUCE_SCATTER_RECURSIVE_HALVING:
     case REDCOLL__ROW_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING: {
-        double h = redcoll__halves(n * (size_t)p, k) * E;
-        return (odd ? 2 * (ua + V * p * ub) + V * p * g : 0) + k * a + h * (b + g);
+        /* the first 2r ranks fold in pairs (one-way vector, block back at the
+           end); halving step i exchanges the first pof2/2^i survivors' segments,
+           two per folded pair (segments are whole: the first n mod p larger) */
+        size_t N = row == REDCOLL__ROW_REDUCE_SCATTER_RECURSIVE_HALVING ? n : n * (size_t)p;
+        double T = (double)N * E, blk = redcoll__cdiv(N, (size_t)p) * E, t = k * a;
+        int i, rem = p - pof2;
+        for (i = 1; i <= k; ++i) {
+            size_t sv = (size_t)(pof2 >> i), cnt = sv + ((size_t)rem < sv ? (size_t)rem : sv);
+            t += (double)(cnt * (N / (size_t)p) + (cnt < N % (size_t)p ? cnt : N % (size_t)p)) * E * (b + g);
+        }
+        return t + (odd ? 2 * ua + (T + blk) * ub + T * g : 0);
     }
     case REDCOLL__ROW_BCAST_SCATTER_RECURSIVE_DOUBLING:
         return lg * ua + (p - 1) * seg * ub + lg * a + (p - 1) * seg * b;
