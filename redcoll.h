@@ -4262,9 +4262,20 @@ static double redcoll__row_cost(int row, const redcoll__cost_in *in) {
         return lg * a + ((1 << lg) - 1) * blk * b + (lg - 1) * (ua + (p - pof2) * blk * ub);
     }
     case REDCOLL__ROW_REDUCE_SCATTER_RECURSIVE_DOUBLING:
-        return lg * a + V * (lg - (double)(p - 1) / p) * (b + g);
-    case REDCOLL__ROW_REDUCE_SCATTER_BLOCK_RECURSIVE_DOUBLING:
-        return lg * a + V * p * (lg - (double)(p - 1) / p) * (b + g);
+    case REDCOLL__ROW_REDUCE_SCATTER_BLOCK_RECURSIVE_DOUBLING: {
+        /* step `mask`: partners exchange all blocks but their own subtree's,
+           the longer message set by the smallest subtree that has a partner
+           (the truncated last one when its partner exists); off powers of two
+           the fix-up forwards what arrived lg p - 1 times (MPICH 4.4): an
+           estimate there, exact for p = 2^k */
+        double blk = row == REDCOLL__ROW_REDUCE_SCATTER_BLOCK_RECURSIVE_DOUBLING ? V : seg, t = 0;
+        int mask;
+        for (mask = 1; mask < p; mask <<= 1) {
+            int j0 = p / mask * mask, smin = p % mask && (j0 & mask) ? p - j0 : mask;
+            t += a + (p - smin) * blk * (b + g);
+        }
+        return t + (odd ? (lg - 1) * (ua + (p - 1) * blk * ub) + (p - 1) * blk * g : 0);
+    }
     case REDCOLL__ROW_ALLREDUCE_HALVING_DOUBLING: {
         double h = redcoll__halves(n, k) * E;
         double C = redcoll__cdiv(n, 2) * E, F = (double)(n / 2) * E; /* the halves folded in */
@@ -4332,10 +4343,12 @@ static double redcoll__row_cost(int row, const redcoll__cost_in *in) {
         }
         return t + (odd ? 2 * ua + (T + blk) * ub + T * g : 0);
     }
-    case REDCOLL__ROW_BCAST_SCATTER_RECURSIVE_DOUBLING:
-        return lg * ua + (p - 1) * seg * ub + lg * a + (p - 1) * seg * b;
-    case REDCOLL__ROW_BCAST_SCATTER_RING:
-        return lg * ua + (p - 1) * seg * ub + (p - 1) * (a + seg * b);
+    case REDCOLL__ROW_BCAST_SCATTER_RECURSIVE_DOUBLING: /* the scatter, then the allgather */
+        return lg * ua + (V - seg) * ub +
+               (odd ? lg * a + ((1 << lg) - 1) * seg * b + (lg - 1) * (ua + (p - pof2) * seg * ub)
+                    : k * a + (p - 1) * seg * b);
+    case REDCOLL__ROW_BCAST_SCATTER_RING: /* the root sends all but its own block */
+        return lg * ua + (V - seg) * ub + (p - 1) * (a + seg * b);
     case REDCOLL__ROW_REDUCE_FLAT: case REDCOLL__ROW_REDUCE_CHAIN:
         return (p - 1) * (ua + V * (ub + g));
     case REDCOLL__ROW_BCAST_FLAT: case REDCOLL__ROW_BCAST_CHAIN:
