@@ -4325,10 +4325,10 @@ static double redcoll__row_cost(int row, const redcoll__cost_in *in) {
         return (p - 1) * (ua + V * ub);
     case REDCOLL__ROW_ALLTOALL_PAIRWISE:
         return (p - 1) * (a + V * b);
-    case REDCOLL__ROW_REDUCE_SCATTER_PAIRWISE:
-        return (p - 1) * (a + seg * (b + g));
+    case REDCOLL__ROW_REDUCE_SCATTER_PAIRWISE: /* p - 1 exchanges, then the two accumulators meet */
+        return (p - 1) * (a + seg * (b + g)) + (p > 2 ? seg * g : 0);
     case REDCOLL__ROW_REDUCE_SCATTER_BLOCK_PAIRWISE:
-        return (p - 1) * (a + V * (b + g));
+        return (p - 1) * (a + V * (b + g)) + (p > 2 ? V * g : 0);
     case REDCOLL__ROW_REDUCE_SCATTER_RECURSIVE_HALVING:
     case REDCOLL__ROW_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING: {
         /* the first 2r ranks fold in pairs (one-way vector, block back at the
