@@ -3882,6 +3882,8 @@ enum { REDCOLL_ALGORITHM_LIST(REDCOLL__ROW_INDEX) REDCOLL__ROW_COUNT };
 
 /* The row index is part of the tag (bits 6-12): at most 128 rows. */
 typedef char redcoll__rows_fit_the_tag[REDCOLL__ROW_COUNT <= 128 ? 1 : -1];
+/* The decision cache keeps an algorithm in one byte. */
+typedef char redcoll__algos_fit_a_byte[REDCOLL_ALGO_COUNT <= 256 ? 1 : -1];
 
 #define REDCOLL__ROW_KEY(coll, algo) ((int)(coll) * REDCOLL_ALGO_COUNT + (int)(algo))
 
@@ -4162,9 +4164,11 @@ static double redcoll__halves(size_t n, int k) {
 /* Blocks of Bruck's alltoall: sum over k of #{ j < p : bit k of j set }. */
 static double redcoll__bruck_blocks(int p) {
     double s = 0;
-    int d, j;
-    for (d = 1; d < p; d <<= 1)
-        for (j = d; j < p; ++j) s += (j & d) != 0;
+    int d;
+    for (d = 1; d < p; d <<= 1) { /* whole periods of 2d, then the tail's upper part */
+        int tail = p % (2 * d) - d;
+        s += (double)(p / (2 * d)) * d + (tail > 0 ? tail : 0);
+    }
     return s;
 }
 
@@ -4401,12 +4405,68 @@ static redcoll__cost_in redcoll__cost_input(redcoll_coll coll, int p, size_t byt
     return in;
 }
 
+/* The decision cache: the argmin over the rows costs a few microseconds at
+   p = 1024 (the Rabenseifner-Traeff plans), a hit some tens of nanoseconds.
+   Direct-mapped, one 64-bit word per entry (the key's hash above, the algorithm
+   in the low byte), read and written atomically, so threads share it without a
+   lock; a race only costs a recomputation. A hit is checked to be a row that
+   can serve the call. Without GNU atomics there is no cache. */
+#if defined(__GNUC__) || defined(__clang__)
+#define REDCOLL__SELECT_CACHE 512
+static unsigned long long redcoll__select_cache[REDCOLL__SELECT_CACHE];
+
+static unsigned long long redcoll__cmix(unsigned long long h, unsigned long long x) {
+    h ^= x + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    return h * 0xbf58476d1ce4e5b9ull;
+}
+
+static unsigned long long redcoll__dbits(double d) {
+    unsigned long long u;
+    REDCOLL_MEMCPY(&u, &d, sizeof u);
+    return u;
+}
+
+static unsigned long long redcoll__select_key(redcoll_coll coll, int p, size_t bytes, size_t esize,
+                                              int commutative, const redcoll_options *o) {
+    const redcoll_cost_model *m = &o->model;
+    unsigned long long h = 0x243f6a8885a308d3ull;
+    h = redcoll__cmix(h, ((unsigned long long)(unsigned)coll << 33) ^ ((unsigned long long)(unsigned)p << 1) ^
+                        (unsigned long long)(commutative != 0));
+    h = redcoll__cmix(h, bytes);
+    h = redcoll__cmix(h, esize);
+    h = redcoll__cmix(h, redcoll__dbits(m->alpha));
+    h = redcoll__cmix(h, redcoll__dbits(m->beta));
+    h = redcoll__cmix(h, redcoll__dbits(m->gamma));
+    h = redcoll__cmix(h, redcoll__dbits(m->f_alpha));
+    h = redcoll__cmix(h, redcoll__dbits(m->f_beta));
+    h = redcoll__cmix(h, o->threshold_bytes);
+    h = redcoll__cmix(h, o->segment_bytes);
+    h = redcoll__cmix(h, (unsigned long long)(unsigned)o->groups);
+    return h | 1; /* never 0, the empty entry */
+}
+#endif
+
 static redcoll_algo redcoll__select_model(redcoll_coll coll, int p, size_t bytes, size_t esize,
                                           int commutative, const redcoll_options *resolved) {
-    redcoll__cost_in in = redcoll__cost_input(coll, p, bytes, esize, resolved);
+    redcoll__cost_in in;
+    redcoll_algo algo;
     int row;
+#ifdef REDCOLL__SELECT_CACHE
+    unsigned long long key = redcoll__select_key(coll, p, bytes, esize, commutative, resolved);
+    unsigned long long *slot = &redcoll__select_cache[(key >> 40) % REDCOLL__SELECT_CACHE];
+    unsigned long long hit = __atomic_load_n(slot, __ATOMIC_RELAXED);
+    if (hit && (hit >> 8) == (key >> 8)) {
+        const redcoll__row *e = redcoll__find(coll, (redcoll_algo)(hit & 0xff));
+        if (e && redcoll__model_candidate(e, coll, commutative)) return e->info.algo;
+    }
+#endif
+    in = redcoll__cost_input(coll, p, bytes, esize, resolved);
     redcoll__best_cost_for(coll, p, &in, commutative, &row);
-    return row >= 0 ? redcoll__rows[row].info.algo : REDCOLL_ALGO_AUTO;
+    algo = row >= 0 ? redcoll__rows[row].info.algo : REDCOLL_ALGO_AUTO;
+#ifdef REDCOLL__SELECT_CACHE
+    __atomic_store_n(slot, (key & ~0xffull) | (unsigned long long)algo, __ATOMIC_RELAXED);
+#endif
+    return algo;
 }
 
 REDCOLL_API double redcoll_algo_cost(redcoll_coll coll, redcoll_algo algo, int p, size_t bytes,
