@@ -475,7 +475,9 @@ typedef enum redcoll_selector {
 
 /* The alpha-beta-gamma model of Rabenseifner 2004 section 3.1: seconds per
    message, per byte transferred, per byte reduced, and the factors of a
-   one-way (uni-directional) message. All zero means the defaults. */
+   one-way (uni-directional) message. Each zero field means its default
+   (REDCOLL_DEFAULT_*, factors 1). AUTO picks by it (REDCOLL_SELECTOR_MODEL);
+   `redcoll tune` measures it into a profile (redcoll_cost_model_parse). */
 typedef struct redcoll_cost_model {
     double alpha, beta, gamma;
     double f_alpha, f_beta;
@@ -533,7 +535,8 @@ typedef struct redcoll_allocator {
 /* Options of every collective; zero-initialise, NULL means all defaults. */
 typedef struct redcoll_options {
     redcoll_algo       algo;            /* AUTO = the selector chooses */
-    redcoll_selector   selector;
+    redcoll_selector   selector;        /* DEFAULT (= MODEL): least modeled time under
+                                           `model`; PAPERS, MPICH: the papers' rules */
     size_t             segment_bytes;   /* pipelined schedules; 0 = default */
     size_t             threshold_bytes; /* butterfly threshold b; see above */
     int                groups;          /* hierarchical: G groups; 0 = default; above p: p
@@ -567,13 +570,25 @@ Parameters
                  block for allgather, alltoall, gather and scatter; the total
                  for allgatherv, reduce_scatter and reduce_scatter_block.
     commutative  0: never an algorithm that cannot keep canonical order.
-    opts         opts->selector (NULL: REDCOLL_SELECTOR_PAPERS).
+    opts         opts->selector, and for the model opts->model and the knobs
+                 (NULL: REDCOLL_SELECTOR_DEFAULT with the default model).
 
 Return Value
-    An algorithm of coll's rows (REDCOLL_ALGO_AUTO only for an invalid coll).
+    An algorithm of coll's rows (REDCOLL_ALGO_AUTO only for an invalid coll,
+    or p < 1 under the model). Under REDCOLL_SELECTOR_MODEL (the default) it
+    is the row with the least redcoll_algo_cost among those that can serve
+    the call (commutative-only rows only for commutative ops; hierarchical
+    only when asked for), ties to the row listed first; bytes are priced as
+    bytes (esize 1), while a collective prices whole elements of its type, so
+    for counts not divisible by p the two may differ by a rounding.
+    REDCOLL_SELECTOR_PAPERS: Rabenseifner 2004 section 4 (rules measured on
+    a Cray T3E) for (all)reduce and MPICH's for the rest;
+    REDCOLL_SELECTOR_MPICH: MPICH's for every collective.
 
 Thread Safety
-    Thread safe: a pure function.
+    Thread safe. The model's decisions are cached in a small table shared by
+    all threads (atomic words, no lock): a hit costs tens of nanoseconds, a
+    miss a few microseconds at p = 1024 for (all)reduce (bench/select.c).
 */
 REDCOLL_API redcoll_algo redcoll_select(redcoll_coll coll, int p, size_t bytes,
                                         int commutative, const redcoll_options *opts);
