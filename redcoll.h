@@ -4179,10 +4179,10 @@ static double redcoll__halves(size_t n, int k) {
 /* Blocks of Bruck's alltoall: sum over k of #{ j < p : bit k of j set }. */
 static double redcoll__bruck_blocks(int p) {
     double s = 0;
-    int d;
+    long long d;
     for (d = 1; d < p; d <<= 1) { /* whole periods of 2d, then the tail's upper part */
-        int tail = p % (2 * d) - d;
-        s += (double)(p / (2 * d)) * d + (tail > 0 ? tail : 0);
+        long long tail = p % (2 * d) - d;
+        s += (double)(p / (2 * d)) * (double)d + (double)(tail > 0 ? tail : 0);
     }
     return s;
 }
@@ -4278,7 +4278,7 @@ static double redcoll__row_cost(int row, const redcoll__cost_in *in) {
            the incomplete subtree: an estimate (the test states its bound) */
         double blk = row == REDCOLL__ROW_ALLGATHER_RECURSIVE_DOUBLING ? V : seg;
         if (!odd) return k * a + (p - 1) * blk * b;
-        return lg * a + ((1 << lg) - 1) * blk * b + (lg - 1) * (ua + (p - pof2) * blk * ub);
+        return lg * a + ((double)(1u << lg) - 1) * blk * b + (lg - 1) * (ua + (p - pof2) * blk * ub);
     }
     case REDCOLL__ROW_REDUCE_SCATTER_RECURSIVE_DOUBLING:
     case REDCOLL__ROW_REDUCE_SCATTER_BLOCK_RECURSIVE_DOUBLING: {
@@ -4288,10 +4288,10 @@ static double redcoll__row_cost(int row, const redcoll__cost_in *in) {
            the fix-up forwards what arrived lg p - 1 times (MPICH 4.4): an
            estimate there, exact for p = 2^k */
         double blk = row == REDCOLL__ROW_REDUCE_SCATTER_BLOCK_RECURSIVE_DOUBLING ? V : seg, t = 0;
-        int mask;
+        long long mask;
         for (mask = 1; mask < p; mask <<= 1) {
-            int j0 = p / mask * mask, smin = p % mask && (j0 & mask) ? p - j0 : mask;
-            t += a + (p - smin) * blk * (b + g);
+            long long j0 = p / mask * mask, smin = p % mask && (j0 & mask) ? p - j0 : mask;
+            t += a + (double)(p - smin) * blk * (b + g);
         }
         return t + (odd ? (lg - 1) * (ua + (p - 1) * blk * ub) + (p - 1) * blk * g : 0);
     }
@@ -4364,7 +4364,7 @@ static double redcoll__row_cost(int row, const redcoll__cost_in *in) {
     }
     case REDCOLL__ROW_BCAST_SCATTER_RECURSIVE_DOUBLING: /* the scatter, then the allgather */
         return lg * ua + (V - seg) * ub +
-               (odd ? lg * a + ((1 << lg) - 1) * seg * b + (lg - 1) * (ua + (p - pof2) * seg * ub)
+               (odd ? lg * a + ((double)(1u << lg) - 1) * seg * b + (lg - 1) * (ua + (p - pof2) * seg * ub)
                     : k * a + (p - 1) * seg * b);
     case REDCOLL__ROW_BCAST_SCATTER_RING: /* the root sends all but its own block */
         return lg * ua + (V - seg) * ub + (p - 1) * (a + seg * b);
