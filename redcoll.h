@@ -474,19 +474,64 @@ Example
 */
 REDCOLL_API const redcoll_algo_info *redcoll_algo_at(int i);
 
-/* Which rules pick an algorithm when opts->algo is AUTO. */
+/* Which rules pick an algorithm when opts->algo is AUTO. Zero-initialised
+   options get REDCOLL_SELECTOR_DEFAULT, which is the model. The values are
+   ABI; 0 has always meant "the library's default" (it was the paper rules
+   before the model existed). */
 typedef enum redcoll_selector {
-    REDCOLL_SELECTOR_PAPERS = 0, /* Rabenseifner 2004 section 4 for (all)reduce, MPICH for the rest */
-    REDCOLL_SELECTOR_MPICH  = 1  /* "what MPICH would do" (Thakur et al. 2005 section 4) */
+    REDCOLL_SELECTOR_DEFAULT = 0, /* REDCOLL_SELECTOR_MODEL */
+    REDCOLL_SELECTOR_MPICH   = 1, /* "what MPICH would do" (Thakur et al. 2005 section 4) */
+    REDCOLL_SELECTOR_MODEL   = 2, /* least modeled time under opts->model (redcoll_algo_cost) */
+    REDCOLL_SELECTOR_PAPERS  = 3  /* Rabenseifner 2004 section 4 for (all)reduce, MPICH for the rest */
 } redcoll_selector;
 
 /* The alpha-beta-gamma model of Rabenseifner 2004 section 3.1: seconds per
    message, per byte transferred, per byte reduced, and the factors of a
-   one-way (uni-directional) message. All zero means the defaults. */
+   one-way (uni-directional) message. Each zero field means its default
+   (REDCOLL_DEFAULT_*, factors 1). AUTO picks by it (REDCOLL_SELECTOR_MODEL);
+   `redcoll tune` measures it into a profile (redcoll_cost_model_parse). */
 typedef struct redcoll_cost_model {
     double alpha, beta, gamma;
     double f_alpha, f_beta;
 } redcoll_cost_model;
+
+/*
+The cost profile: text <-> redcoll_cost_model, so a program can use what
+`redcoll tune` measured (the core does no file I/O: read the file yourself).
+
+    # comments start with '#', anywhere on a line
+    redcoll_profile 1          first line that is not blank or a comment
+    alpha 2.1e-06              seconds per message (a two-way exchange)
+    beta 1.3e-10               seconds per byte sent
+    gamma 4.2e-11              seconds per byte reduced
+    f_alpha 0.62               one-way message: f_alpha * alpha ...
+    f_beta 0.97                ... + n * f_beta * beta (Rabenseifner 2004, 3.1)
+    transport threads          anything else: "key value" lines a reader
+    p 2                        ignores (what was measured, where, how)
+
+One "key value" per line, separated by spaces or tabs. The five numbers are
+required, each once, finite and > 0 (zero would mean "the default" in
+redcoll_options). Unknown keys are ignored, so later versions can add
+information; a newer format version is refused.
+
+redcoll_cost_model_parse
+    text      the whole profile, NUL-terminated.
+    model     receives the five parameters; untouched on failure.
+    err, cap  optional (NULL, 0): the reason of a refusal, naming the line.
+    Returns REDCOLL_OK or REDCOLL_ERR_INVALID_ARG. Thread safe (no state;
+    numbers are read with strtod, in the C locale's notation).
+
+redcoll_cost_model_format
+    Writes *model as profile text (a comment header, the version line and the
+    five numbers with 17 significant digits, so parsing gives the same
+    doubles back); a writer may append more "key value" lines. Returns the
+    length of the whole text as snprintf does: call with cap 0 to size buf.
+    Thread safe.
+*/
+#define REDCOLL_PROFILE_VERSION 1
+REDCOLL_API redcoll_result redcoll_cost_model_parse(const char *text, redcoll_cost_model *model,
+                                                    char *err, size_t cap);
+REDCOLL_API int redcoll_cost_model_format(const redcoll_cost_model *model, char *buf, size_t cap);
 
 typedef struct redcoll_allocator {
     void *(*alloc_fn)(size_t bytes, void *user_data);
@@ -502,7 +547,8 @@ typedef struct redcoll_allocator {
 /* Options of every collective; zero-initialise, NULL means all defaults. */
 typedef struct redcoll_options {
     redcoll_algo       algo;            /* AUTO = the selector chooses */
-    redcoll_selector   selector;
+    redcoll_selector   selector;        /* DEFAULT (= MODEL): least modeled time under
+                                           `model`; PAPERS, MPICH: the papers' rules */
     size_t             segment_bytes;   /* pipelined schedules; 0 = default */
     size_t             threshold_bytes; /* butterfly threshold b; see above */
     int                groups;          /* hierarchical: G groups; 0 = default; above p: p
@@ -536,16 +582,54 @@ Parameters
                  block for allgather, alltoall, gather and scatter; the total
                  for allgatherv, reduce_scatter and reduce_scatter_block.
     commutative  0: never an algorithm that cannot keep canonical order.
-    opts         opts->selector (NULL: REDCOLL_SELECTOR_PAPERS).
+    opts         opts->selector, and for the model opts->model and the knobs
+                 (NULL: REDCOLL_SELECTOR_DEFAULT with the default model).
 
 Return Value
-    An algorithm of coll's rows (REDCOLL_ALGO_AUTO only for an invalid coll).
+    An algorithm of coll's rows (REDCOLL_ALGO_AUTO only for an invalid coll,
+    or p < 1 under the model). Under REDCOLL_SELECTOR_MODEL (the default) it
+    is the row with the least redcoll_algo_cost among those that can serve
+    the call (commutative-only rows only for commutative ops; hierarchical
+    only when asked for), ties to the row listed first; bytes are priced as
+    bytes (esize 1), while a collective prices whole elements of its type, so
+    for counts not divisible by p the two may differ by a rounding.
+    REDCOLL_SELECTOR_PAPERS: Rabenseifner 2004 section 4 (rules measured on
+    a Cray T3E) for (all)reduce and MPICH's for the rest;
+    REDCOLL_SELECTOR_MPICH: MPICH's for every collective.
+
+Thread Safety
+    Thread safe. The model's decisions are cached in a small table shared by
+    all threads (atomic words, no lock): a hit costs tens of nanoseconds, a
+    miss a few microseconds at p = 1024 for (all)reduce (bench/select.c).
+*/
+REDCOLL_API redcoll_algo redcoll_select(redcoll_coll coll, int p, size_t bytes,
+                                        int commutative, const redcoll_options *opts);
+
+/*
+The modeled time of one row of the algorithm list under opts->model (and
+its knobs: threshold, segment size, groups): the closed form of the
+paper's cost in Rabenseifner 2004 section 3.1's model, as the simulator
+(transports/redcoll_mock.h) applies it. REDCOLL_SELECTOR_MODEL picks the
+least of these among the rows that can serve the call.
+
+Parameters
+    coll, algo   a row (redcoll_algo_supported); AUTO is not a row.
+    p            ranks, >= 1.
+    bytes        as for redcoll_select (per rank; one block for the block
+                 collectives; the total for reduce_scatter(_block) and allgatherv).
+    esize        bytes per element (schedules split in whole elements); 0: 1.
+    opts         NULL: defaults.
+
+Return Value
+    Seconds; -1 when (coll, algo) is not a row or p < 1. Exact (equal to the
+    simulator's modeled time) for most rows; the exceptions and their bounds
+    are listed in the README ("Choosing the algorithm").
 
 Thread Safety
     Thread safe: a pure function.
 */
-REDCOLL_API redcoll_algo redcoll_select(redcoll_coll coll, int p, size_t bytes,
-                                        int commutative, const redcoll_options *opts);
+REDCOLL_API double redcoll_algo_cost(redcoll_coll coll, redcoll_algo algo, int p, size_t bytes,
+                                     size_t esize, const redcoll_options *opts);
 
 /* ==== 4. Collectives [SECTION:collectives] =============================== */
 /*
@@ -4465,6 +4549,8 @@ enum { REDCOLL_ALGORITHM_LIST(REDCOLL__ROW_INDEX) REDCOLL__ROW_COUNT };
 
 /* The row index is part of the tag (bits 6-12): at most 128 rows. */
 typedef char redcoll__rows_fit_the_tag[REDCOLL__ROW_COUNT <= 128 ? 1 : -1];
+/* The decision cache keeps an algorithm in one byte. */
+typedef char redcoll__algos_fit_a_byte[REDCOLL_ALGO_COUNT <= 256 ? 1 : -1];
 
 #define REDCOLL__ROW_KEY(coll, algo) ((int)(coll) * REDCOLL_ALGO_COUNT + (int)(algo))
 
@@ -4617,6 +4703,450 @@ REDCOLL_API redcoll_options redcoll_options_resolved(const redcoll_options *opts
     return o;
 }
 
+/* ---- the cost profile (redcoll_cost_model_parse / _format) -------------------
+   Text only: the caller reads and writes files. */
+#include <stdio.h>
+
+static const char *const redcoll__profile_keys[5] = { "alpha", "beta", "gamma", "f_alpha", "f_beta" };
+
+static double *redcoll__profile_field(redcoll_cost_model *m, int k) {
+    switch (k) {
+    case 0: return &m->alpha;
+    case 1: return &m->beta;
+    case 2: return &m->gamma;
+    case 3: return &m->f_alpha;
+    default: return &m->f_beta;
+    }
+}
+
+static redcoll_result redcoll__profile_error(char *err, size_t cap, int line, const char *what,
+                                             const char *key) {
+    if (err && cap) {
+        if (line > 0) snprintf(err, cap, "line %d: %s%s%s", line, what, key ? " " : "", key ? key : "");
+        else snprintf(err, cap, "%s%s%s", what, key ? " " : "", key ? key : "");
+    }
+    return REDCOLL_ERR_INVALID_ARG;
+}
+
+REDCOLL_API redcoll_result redcoll_cost_model_parse(const char *text, redcoll_cost_model *model,
+                                                    char *err, size_t cap) {
+    redcoll_cost_model m;
+    int seen[5] = { 0, 0, 0, 0, 0 }, line = 0, version = 0, k;
+    const char *s = text;
+    if (!text || !model) return redcoll__profile_error(err, cap, 0, "no text", NULL);
+    REDCOLL_MEMSET(&m, 0, sizeof m);
+    while (*s) {
+        char key[32], val[64];
+        size_t kl = 0, vl = 0;
+        int extra;
+        const char *e = s;
+        ++line;
+        while (*e && *e != '\n' && *e != '#') ++e;       /* the line without its comment */
+        while (s < e && (*s == ' ' || *s == '\t' || *s == '\r')) ++s;
+        while (s < e && *s != ' ' && *s != '\t' && *s != '\r' && kl + 1 < sizeof key) key[kl++] = *s++;
+        while (s < e && (*s == ' ' || *s == '\t' || *s == '\r')) ++s;
+        while (s < e && *s != ' ' && *s != '\t' && *s != '\r' && vl + 1 < sizeof val) val[vl++] = *s++;
+        while (s < e && (*s == ' ' || *s == '\t' || *s == '\r')) ++s;
+        key[kl] = 0;
+        val[vl] = 0;
+        extra = s < e;
+        while (*e && *e != '\n') ++e;
+        s = *e ? e + 1 : e;
+        if (!kl) continue;                              /* blank or comment */
+        if (!version) {
+            char *end;
+            long v;
+            if (strcmp(key, "redcoll_profile") != 0)
+                return redcoll__profile_error(err, cap, line, "expected \"redcoll_profile 1\", found", key);
+            v = strtol(val, &end, 10);
+            if (!vl || *end || v < 1 || extra) return redcoll__profile_error(err, cap, line, "bad version", val);
+            if (v > REDCOLL_PROFILE_VERSION)
+                return redcoll__profile_error(err, cap, line, "a newer profile version than this reader's:", val);
+            version = (int)v;
+            continue;
+        }
+        for (k = 0; k < 5 && strcmp(key, redcoll__profile_keys[k]) != 0; ++k) {}
+        if (k == 5) continue;                          /* information for people */
+        {
+            char *end;
+            double d;
+            if (seen[k]) return redcoll__profile_error(err, cap, line, "repeated key", key);
+            if (!vl || val[0] == '+' || val[0] == '-' || extra)
+                return redcoll__profile_error(err, cap, line, "wants one number > 0:", key);
+            d = strtod(val, &end);
+            if (*end || !(d > 0) || d > 1e300)
+                return redcoll__profile_error(err, cap, line, "wants a finite number > 0:", key);
+            *redcoll__profile_field(&m, k) = d;
+            seen[k] = 1;
+        }
+    }
+    if (!version) return redcoll__profile_error(err, cap, 0, "not a profile (no \"redcoll_profile 1\" line)", NULL);
+    for (k = 0; k < 5; ++k)
+        if (!seen[k]) return redcoll__profile_error(err, cap, 0, "missing key", redcoll__profile_keys[k]);
+    *model = m;
+    return REDCOLL_OK;
+}
+
+REDCOLL_API int redcoll_cost_model_format(const redcoll_cost_model *model, char *buf, size_t cap) {
+    return snprintf(buf, cap,
+                    "# redcoll cost profile (redcoll tune writes it; --profile FILE reads it)\n"
+                    "# Rabenseifner 2004, 3.1: a message of n bytes exchanged both ways costs\n"
+                    "# alpha + n beta seconds, one way f_alpha alpha + n f_beta beta; reducing\n"
+                    "# n bytes costs n gamma. \"key value\" lines; unknown keys are ignored.\n"
+                    "redcoll_profile %d\n"
+                    "alpha %.17g\nbeta %.17g\ngamma %.17g\nf_alpha %.17g\nf_beta %.17g\n",
+                    REDCOLL_PROFILE_VERSION, model->alpha, model->beta, model->gamma,
+                    model->f_alpha, model->f_beta);
+}
+
+/* ---- the cost model of every row (REDCOLL_SELECTOR_MODEL) --------------------
+   One closed form per row of the algorithm list, in the model of Rabenseifner
+   2004 section 3.1 as the simulator (transports/redcoll_mock.h) applies it:
+   an exchange (sendrecv) costs alpha + m beta, a one-way message
+   f_alpha alpha + m f_beta beta (written ua + m ub below), a reduction of m
+   bytes m gamma; every schedule splits vectors in whole elements, so the
+   forms count the largest piece that lies on the critical path. Where the
+   simulator's time has no closed form (pipelines filling, elimination
+   corner cases, irregular counts), the form is the paper's and the test
+   (test_cost_matches_simulator) states how far it may be off. */
+
+typedef struct redcoll__cost_in {
+    int                       p;
+    size_t                    n;     /* elements: the vector, or one block (as the selector's bytes) */
+    size_t                    esize;
+    const redcoll_options    *o;     /* resolved */
+    const redcoll_cost_model *m;
+} redcoll__cost_in;
+
+static double redcoll__cdiv(size_t n, size_t d) { return (double)((n + d - 1) / d); }
+
+static double redcoll__best_cost(redcoll_coll coll, int p, const redcoll__cost_in *in, int *row_out);
+
+/* sum_{i=1..k} ceil(n / 2^i) elements: the pieces of a vector halved k times. */
+static double redcoll__halves(size_t n, int k) {
+    double s = 0;
+    int i;
+    for (i = 1; i <= k; ++i) s += (double)((n + ((size_t)1 << i) - 1) >> i);
+    return s;
+}
+
+/* Blocks of Bruck's alltoall: sum over k of #{ j < p : bit k of j set }. */
+static double redcoll__bruck_blocks(int p) {
+    double s = 0;
+    long long d;
+    for (d = 1; d < p; d <<= 1) { /* whole periods of 2d, then the tail's upper part */
+        long long tail = p % (2 * d) - d;
+        s += (double)(p / (2 * d)) * (double)d + (double)(tail > 0 ? tail : 0);
+    }
+    return s;
+}
+
+/* A pipeline of `hops` links carrying ceil(n / chunk) chunks, each chunk
+   costing `per` seconds per byte plus `lat`: the first chunk fills the
+   pipe, the others follow one step behind (HL 2.1); the short last chunk
+   leaves last. */
+static double redcoll__pipe(double hops, size_t n, size_t chunk, double E, double lat, double per) {
+    size_t nseg = (n + chunk - 1) / chunk, last = n - (nseg - 1) * chunk;
+    return (hops - 2 + (double)nseg) * (lat + (double)chunk * E * per) + lat + (double)last * E * per;
+}
+
+/* Rows whose cost is a plan (Rabenseifner-Traeff) or composed of other rows
+   (pipelined trees, hierarchical levels). */
+static double redcoll__row_cost_composite(int row, const redcoll__cost_in *in) {
+    const redcoll_cost_model *m = in->m;
+    double a = m->alpha, b = m->beta, g = m->gamma, ua = m->f_alpha * a, ub = m->f_beta * b;
+    double E = (double)in->esize, V = (double)in->n * E;
+    const redcoll__row *e = &redcoll__rows[row];
+    int p = in->p;
+    switch (e->run == redcoll__rabenseifner_traeff ? -1 : row) {
+    case -1: { /* the plan the schedule will make, priced by section 3.5's formulas */
+        redcoll__ctx c;
+        redcoll__rt_plan pl;
+        double t;
+        REDCOLL_MEMSET(&c, 0, sizeof c);
+        c.size = p; c.esize = in->esize; c.o = *in->o;
+        redcoll__rt_make_plan(&pl, &c, in->n, e->variant);
+        t = redcoll__rt_cost(&pl, V, m, pl.halve);
+        if (pl.fold && redcoll__pof2_floor(p) != p) /* excess ranks fold in (and out) */
+            t += e->info.coll == REDCOLL_COLL_REDUCE ? ua + V * (ub + g) : 2 * (ua + V * ub) + V * g;
+        return t;
+    }
+    case REDCOLL__ROW_REDUCE_PIPELINE: {
+        size_t chunk = in->o->segment_bytes / in->esize ? in->o->segment_bytes / in->esize : 1;
+        return redcoll__pipe(p - 1, in->n, chunk < in->n ? chunk : in->n, E, ua, ub + g);
+    }
+    case REDCOLL__ROW_BCAST_PIPELINE: {
+        size_t chunk = in->o->segment_bytes / in->esize ? in->o->segment_bytes / in->esize : 1;
+        return redcoll__pipe(p - 1, in->n, chunk < in->n ? chunk : in->n, E, ua, ub);
+    }
+    case REDCOLL__ROW_REDUCE_BINARY: case REDCOLL__ROW_REDUCE_IN_ORDER_BINARY: {
+        /* two children per step: the pipe advances one chunk per two receives */
+        size_t chunk = in->o->segment_bytes / in->esize ? in->o->segment_bytes / in->esize : 1;
+        if (chunk > in->n) chunk = in->n;
+        return redcoll__pipe(redcoll__floor_lg(p) + 1, in->n, chunk, E, ua, ub + g) +
+               redcoll__pipe(2, in->n, chunk, E, ua, ub + g) - (ua + (double)chunk * E * (ub + g));
+    }
+    case REDCOLL__ROW_ALLREDUCE_HIERARCHICAL: case REDCOLL__ROW_REDUCE_HIERARCHICAL:
+    case REDCOLL__ROW_BCAST_HIERARCHICAL: {
+        /* G groups of about p/G ranks: the best flat row inside, the best among
+           the leaders, and for allreduce the bcast back down (the levels as
+           the selector would pick them) */
+        int G = in->o->groups ? (in->o->groups < p ? in->o->groups : p) : redcoll__sqrt_groups(p);
+        int q = (p + G - 1) / G;
+        redcoll_coll coll = e->info.coll, low = coll == REDCOLL_COLL_BCAST ? coll : REDCOLL_COLL_REDUCE;
+        double t = redcoll__best_cost(low, q, in, NULL) + redcoll__best_cost(coll, G, in, NULL);
+        if (coll == REDCOLL_COLL_ALLREDUCE) t += redcoll__best_cost(REDCOLL_COLL_BCAST, q, in, NULL);
+        return t;
+    }
+    default:
+        return -1; /* a row without a cost: test_cost_every_row fails */
+    }
+}
+
+static double redcoll__row_cost(int row, const redcoll__cost_in *in) {
+    const redcoll_cost_model *m = in->m;
+    double a = m->alpha, b = m->beta, g = m->gamma;
+    double ua = m->f_alpha * a, ub = m->f_beta * b, E = (double)in->esize;
+    int p = in->p, lg = redcoll__ceil_lg(p), pof2 = redcoll__pof2_floor(p), k = redcoll__floor_lg(pof2);
+    int odd = p != pof2;
+    size_t n = in->n;
+    double V = (double)n * E;                        /* the whole vector, bytes */
+    double seg = redcoll__cdiv(n, (size_t)p) * E;   /* the largest of p segments */
+    if (p == 1) return 0;
+    if (row == REDCOLL__ROW_BARRIER_DISSEMINATION) return lg * a;
+    if (n == 0) return 0;
+    switch (row) {
+    case REDCOLL__ROW_REDUCE_BINOMIAL: case REDCOLL__ROW_REDUCE_BINARY_TREE:
+        return lg * (ua + V * (ub + g));
+    case REDCOLL__ROW_BCAST_BINOMIAL:
+        return lg * (ua + V * ub);
+    case REDCOLL__ROW_GATHER_BINOMIAL: case REDCOLL__ROW_SCATTER_BINOMIAL:
+        return lg * ua + (p - 1) * V * ub;
+    case REDCOLL__ROW_ALLREDUCE_REDUCE_BCAST: case REDCOLL__ROW_ALLREDUCE_BINARY_TREE:
+        return lg * (2 * ua + V * (2 * ub + g));
+    case REDCOLL__ROW_ALLREDUCE_RECURSIVE_DOUBLING:
+        return k * (a + V * (b + g)) + (odd ? 2 * (ua + V * ub) + V * g : 0);
+    case REDCOLL__ROW_ALLGATHER_RECURSIVE_DOUBLING: case REDCOLL__ROW_ALLGATHERV_RECURSIVE_DOUBLING: {
+        /* p = 2^k: exact. Otherwise (MPICH 4.1.1's fix-up) ceil(lg p) exchanges
+           of up to 2^i blocks and lg p - 1 forwards of the p - 2^k blocks of
+           the incomplete subtree: an estimate (the test states its bound) */
+        double blk = row == REDCOLL__ROW_ALLGATHER_RECURSIVE_DOUBLING ? V : seg;
+        if (!odd) return k * a + (p - 1) * blk * b;
+        return lg * a + ((double)(1u << lg) - 1) * blk * b + (lg - 1) * (ua + (p - pof2) * blk * ub);
+    }
+    case REDCOLL__ROW_REDUCE_SCATTER_RECURSIVE_DOUBLING:
+    case REDCOLL__ROW_REDUCE_SCATTER_BLOCK_RECURSIVE_DOUBLING: {
+        /* step `mask`: partners exchange all blocks but their own subtree's,
+           the longer message set by the smallest subtree that has a partner
+           (the truncated last one when its partner exists); off powers of two
+           the fix-up forwards what arrived lg p - 1 times (MPICH 4.4): an
+           estimate there, exact for p = 2^k */
+        double blk = row == REDCOLL__ROW_REDUCE_SCATTER_BLOCK_RECURSIVE_DOUBLING ? V : seg, t = 0;
+        long long mask;
+        for (mask = 1; mask < p; mask <<= 1) {
+            long long j0 = p / mask * mask, smin = p % mask && (j0 & mask) ? p - j0 : mask;
+            t += a + (double)(p - smin) * blk * (b + g);
+        }
+        return t + (odd ? (lg - 1) * (ua + (p - 1) * blk * ub) + (p - 1) * blk * g : 0);
+    }
+    case REDCOLL__ROW_ALLREDUCE_HALVING_DOUBLING: {
+        double h = redcoll__halves(n, k) * E;
+        double C = redcoll__cdiv(n, 2) * E, F = (double)(n / 2) * E; /* the halves folded in */
+        return (odd ? a + ua + C * (b + g) + F * ub + ua + V * ub : 0) + 2 * k * a + h * (2 * b + g);
+    }
+    case REDCOLL__ROW_REDUCE_HALVING_DOUBLING: {
+        double h = redcoll__halves(n, k) * E;
+        double C = redcoll__cdiv(n, 2) * E, F = (double)(n / 2) * E;
+        double own = redcoll__cdiv(n, (size_t)pof2) * E; /* root 0's segment: the gather brings the rest */
+        return (odd ? a + ua + C * (b + g) + F * ub : 0) + k * (a + ua) + h * (b + g) + (V - own) * ub;
+    }
+    case REDCOLL__ROW_ALLREDUCE_BINARY_BLOCKS: case REDCOLL__ROW_REDUCE_BINARY_BLOCKS: {
+        /* blocks of p's binary digits: the largest block's reduce-scatter, the
+           combination chain from the smallest block up (size[k-1]/size[k]
+           one-way pieces per member, reduced on arrival), then the gather (or,
+           for allreduce, the chain back down and each block's allgather) */
+        int all = row == REDCOLL__ROW_ALLREDUCE_BINARY_BLOCKS, bit, prev = 0, last = pof2;
+        double t = k * a + redcoll__halves(n, k) * E * (b + g);
+        for (bit = k; bit >= 0; --bit)
+            if (p & (1 << bit)) {
+                if (prev) {
+                    double piece = redcoll__cdiv(n, (size_t)prev) * E, hops = prev >> bit;
+                    t += hops * (ua + piece * ub) + piece * g;
+                    if (all) t += hops * (ua + piece * ub);
+                }
+                prev = 1 << bit;
+                last = prev;
+            }
+        (void)last;
+        return t + (all ? k * a + redcoll__halves(n, k) * E * b : k * ua + redcoll__halves(n, k) * E * ub);
+    }
+    case REDCOLL__ROW_ALLREDUCE_RING:
+        return (p - 1) * (2 * a + seg * (2 * b + g));
+    case REDCOLL__ROW_REDUCE_RING:
+        return (p - 1) * (a + seg * (b + g) + ua) + (V - seg) * ub; /* root 0 receives p-1 segments */
+    case REDCOLL__ROW_ALLGATHER_RING:
+        return (p - 1) * (a + V * b);
+    case REDCOLL__ROW_ALLGATHERV_RING:
+        return (p - 1) * (a + seg * b);
+    case REDCOLL__ROW_ALLGATHER_BRUCK:
+        return lg * a + (p - 1) * V * b;
+    case REDCOLL__ROW_ALLGATHERV_BRUCK:
+        return lg * a + (double)(p - 1) / p * V * b;
+    case REDCOLL__ROW_ALLTOALL_BRUCK:
+        return lg * a + redcoll__bruck_blocks(p) * V * b;
+    case REDCOLL__ROW_ALLTOALL_SCATTERED:
+        return (p - 1) * (ua + V * ub);
+    case REDCOLL__ROW_ALLTOALL_PAIRWISE:
+        return (p - 1) * (a + V * b);
+    case REDCOLL__ROW_REDUCE_SCATTER_PAIRWISE: /* p - 1 exchanges, then the two accumulators meet */
+        return (p - 1) * (a + seg * (b + g)) + (p > 2 ? seg * g : 0);
+    case REDCOLL__ROW_REDUCE_SCATTER_BLOCK_PAIRWISE:
+        return (p - 1) * (a + V * (b + g)) + (p > 2 ? V * g : 0);
+    case REDCOLL__ROW_REDUCE_SCATTER_RECURSIVE_HALVING:
+    case REDCOLL__ROW_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING: {
+        /* the first 2r ranks fold in pairs (one-way vector, block back at the
+           end); halving step i exchanges the first pof2/2^i survivors' segments,
+           two per folded pair (segments are whole: the first n mod p larger) */
+        size_t N = row == REDCOLL__ROW_REDUCE_SCATTER_RECURSIVE_HALVING ? n : n * (size_t)p;
+        double T = (double)N * E, blk = redcoll__cdiv(N, (size_t)p) * E, t = k * a;
+        int i, rem = p - pof2;
+        for (i = 1; i <= k; ++i) {
+            size_t sv = (size_t)(pof2 >> i), cnt = sv + ((size_t)rem < sv ? (size_t)rem : sv);
+            t += (double)(cnt * (N / (size_t)p) + (cnt < N % (size_t)p ? cnt : N % (size_t)p)) * E * (b + g);
+        }
+        return t + (odd ? 2 * ua + (T + blk) * ub + T * g : 0);
+    }
+    case REDCOLL__ROW_BCAST_SCATTER_RECURSIVE_DOUBLING: /* the scatter, then the allgather */
+        return lg * ua + (V - seg) * ub +
+               (odd ? lg * a + ((double)(1u << lg) - 1) * seg * b + (lg - 1) * (ua + (p - pof2) * seg * ub)
+                    : k * a + (p - 1) * seg * b);
+    case REDCOLL__ROW_BCAST_SCATTER_RING: /* the root sends all but its own block */
+        return lg * ua + (V - seg) * ub + (p - 1) * (a + seg * b);
+    case REDCOLL__ROW_REDUCE_FLAT: case REDCOLL__ROW_REDUCE_CHAIN:
+        return (p - 1) * (ua + V * (ub + g));
+    case REDCOLL__ROW_BCAST_FLAT: case REDCOLL__ROW_BCAST_CHAIN:
+        return (p - 1) * (ua + V * ub);
+    default:
+        return redcoll__row_cost_composite(row, in);
+    }
+}
+
+/* The rows AUTO chooses among under the model: every row of the collective
+   that can serve the op, except hierarchical (its levels are themselves
+   chosen by the selector; on one flat cost model it never beats the best
+   flat row, and it is meant to be asked for with groups or by_node). */
+static int redcoll__model_candidate(const redcoll__row *e, redcoll_coll coll, int commutative) {
+    return e->info.coll == coll && e->info.algo != REDCOLL_ALGO_HIERARCHICAL &&
+           (commutative || e->info.keeps_order);
+}
+
+/* The least cost among the candidates of coll; ties (within 1e-12 relative)
+   go to the row listed first. row_out: that row, or -1. */
+static double redcoll__best_cost_for(redcoll_coll coll, int p, const redcoll__cost_in *in,
+                                     int commutative, int *row_out) {
+    redcoll__cost_in at = *in;
+    double best = -1;
+    int i, pick = -1;
+    at.p = p;
+    for (i = 0; i < REDCOLL__ROW_COUNT; ++i)
+        if (redcoll__model_candidate(&redcoll__rows[i], coll, commutative)) {
+            double t = redcoll__row_cost(i, &at);
+            if (t >= 0 && (pick < 0 || t < best * (1 - 1e-12))) { best = t; pick = i; }
+        }
+    if (row_out) *row_out = pick;
+    return best;
+}
+
+static double redcoll__best_cost(redcoll_coll coll, int p, const redcoll__cost_in *in, int *row_out) {
+    return redcoll__best_cost_for(coll, p, in, 1, row_out);
+}
+
+/* n elements of esize bytes from the bytes the selector sees. */
+static redcoll__cost_in redcoll__cost_input(redcoll_coll coll, int p, size_t bytes, size_t esize,
+                                            const redcoll_options *resolved) {
+    redcoll__cost_in in;
+    in.p = p;
+    in.esize = esize ? esize : 1;
+    in.n = bytes / in.esize;
+    if (coll == REDCOLL_COLL_REDUCE_SCATTER_BLOCK && p > 0) in.n /= (size_t)p;
+    in.o = resolved;
+    in.m = &resolved->model;
+    return in;
+}
+
+/* The decision cache: the argmin over the rows costs a few microseconds at
+   p = 1024 (the Rabenseifner-Traeff plans), a hit some tens of nanoseconds.
+   Direct-mapped, one 64-bit word per entry (the key's hash above, the algorithm
+   in the low byte), read and written atomically, so threads share it without a
+   lock; a race only costs a recomputation. A hit is checked to be a row that
+   can serve the call. Without GNU atomics there is no cache. */
+#if defined(__GNUC__) || defined(__clang__)
+#define REDCOLL__SELECT_CACHE 512
+static unsigned long long redcoll__select_cache[REDCOLL__SELECT_CACHE];
+
+static unsigned long long redcoll__cmix(unsigned long long h, unsigned long long x) {
+    h ^= x + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    return h * 0xbf58476d1ce4e5b9ull;
+}
+
+static unsigned long long redcoll__dbits(double d) {
+    unsigned long long u;
+    REDCOLL_MEMCPY(&u, &d, sizeof u);
+    return u;
+}
+
+static unsigned long long redcoll__select_key(redcoll_coll coll, int p, size_t bytes, size_t esize,
+                                              int commutative, const redcoll_options *o) {
+    const redcoll_cost_model *m = &o->model;
+    unsigned long long h = 0x243f6a8885a308d3ull;
+    h = redcoll__cmix(h, ((unsigned long long)(unsigned)coll << 33) ^ ((unsigned long long)(unsigned)p << 1) ^
+                        (unsigned long long)(commutative != 0));
+    h = redcoll__cmix(h, bytes);
+    h = redcoll__cmix(h, esize);
+    h = redcoll__cmix(h, redcoll__dbits(m->alpha));
+    h = redcoll__cmix(h, redcoll__dbits(m->beta));
+    h = redcoll__cmix(h, redcoll__dbits(m->gamma));
+    h = redcoll__cmix(h, redcoll__dbits(m->f_alpha));
+    h = redcoll__cmix(h, redcoll__dbits(m->f_beta));
+    h = redcoll__cmix(h, o->threshold_bytes);
+    h = redcoll__cmix(h, o->segment_bytes);
+    h = redcoll__cmix(h, (unsigned long long)(unsigned)o->groups);
+    return h | 1; /* never 0, the empty entry */
+}
+#endif
+
+static redcoll_algo redcoll__select_model(redcoll_coll coll, int p, size_t bytes, size_t esize,
+                                          int commutative, const redcoll_options *resolved) {
+    redcoll__cost_in in;
+    redcoll_algo algo;
+    int row;
+#ifdef REDCOLL__SELECT_CACHE
+    unsigned long long key = redcoll__select_key(coll, p, bytes, esize, commutative, resolved);
+    unsigned long long *slot = &redcoll__select_cache[(key >> 40) % REDCOLL__SELECT_CACHE];
+    unsigned long long hit = __atomic_load_n(slot, __ATOMIC_RELAXED);
+    if (hit && (hit >> 8) == (key >> 8)) {
+        const redcoll__row *e = redcoll__find(coll, (redcoll_algo)(hit & 0xff));
+        if (e && redcoll__model_candidate(e, coll, commutative)) return e->info.algo;
+    }
+#endif
+    in = redcoll__cost_input(coll, p, bytes, esize, resolved);
+    redcoll__best_cost_for(coll, p, &in, commutative, &row);
+    algo = row >= 0 ? redcoll__rows[row].info.algo : REDCOLL_ALGO_AUTO;
+#ifdef REDCOLL__SELECT_CACHE
+    __atomic_store_n(slot, (key & ~0xffull) | (unsigned long long)algo, __ATOMIC_RELAXED);
+#endif
+    return algo;
+}
+
+REDCOLL_API double redcoll_algo_cost(redcoll_coll coll, redcoll_algo algo, int p, size_t bytes,
+                                     size_t esize, const redcoll_options *opts) {
+    const redcoll__row *e = redcoll__find(coll, algo);
+    redcoll_options o = redcoll_options_resolved(opts);
+    redcoll__cost_in in = redcoll__cost_input(coll, p, bytes, esize, &o);
+    if (!e || p < 1) return -1;
+    return redcoll__row_cost((int)(e - redcoll__rows), &in);
+}
+
 /* ---- selection --------------------------------------------------------------
    Short vectors favour few rounds; the rules per collective follow the papers'
    section 4 and are refined as schedules arrive. */
@@ -4704,7 +5234,12 @@ REDCOLL_API redcoll_algo redcoll_select(redcoll_coll coll, int p, size_t bytes,
                                         int commutative, const redcoll_options *opts) {
     int pof2 = p >= 1 && redcoll__pof2_floor(p) == p;
     redcoll_algo algo;
-    if (opts && opts->selector == REDCOLL_SELECTOR_MPICH &&
+    if (!opts || opts->selector == REDCOLL_SELECTOR_DEFAULT || opts->selector == REDCOLL_SELECTOR_MODEL) {
+        redcoll_options o = redcoll_options_resolved(opts);
+        if ((int)coll < 0 || coll >= REDCOLL_COLL_COUNT || p < 1) return REDCOLL_ALGO_AUTO;
+        return redcoll__select_model(coll, p, bytes, 1, commutative, &o);
+    }
+    if (opts->selector == REDCOLL_SELECTOR_MPICH &&
         (coll == REDCOLL_COLL_ALLREDUCE || coll == REDCOLL_COLL_REDUCE))
         return redcoll__select_mpich_reductions(coll, bytes, commutative);
     switch (coll) {
@@ -4754,7 +5289,7 @@ static int redcoll__options_ok(const redcoll_options *o) {
     if ((int)o->algo < 0 || o->algo >= REDCOLL_ALGO_COUNT) return 0;
     if ((int)o->inner_algo < 0 || o->inner_algo >= REDCOLL_ALGO_COUNT) return 0;
     if ((int)o->outer_algo < 0 || o->outer_algo >= REDCOLL_ALGO_COUNT) return 0;
-    if (o->selector != REDCOLL_SELECTOR_PAPERS && o->selector != REDCOLL_SELECTOR_MPICH) return 0;
+    if ((int)o->selector < 0 || o->selector > REDCOLL_SELECTOR_PAPERS) return 0;
     return o->model.alpha >= 0 && o->model.beta >= 0 && o->model.gamma >= 0 &&
            o->model.f_alpha >= 0 && o->model.f_beta >= 0;
 }
@@ -4850,6 +5385,9 @@ static redcoll_result redcoll__setup_levels(redcoll__ctx *c, size_t bytes) {
 static redcoll_result redcoll__setup_algo(redcoll__call *call, size_t bytes) {
     redcoll__ctx *c = &call->c;
     redcoll_algo algo = c->o.algo;
+    if (algo == REDCOLL_ALGO_AUTO && (c->o.selector == REDCOLL_SELECTOR_DEFAULT ||
+                                      c->o.selector == REDCOLL_SELECTOR_MODEL))
+        algo = redcoll__select_model(c->coll, c->size, bytes, c->esize, c->op.commutative, &c->o);
     if (algo == REDCOLL_ALGO_AUTO) algo = redcoll_select(c->coll, c->size, bytes, c->op.commutative, &c->o);
     call->row = redcoll__find(c->coll, algo);
     if (!call->row) return REDCOLL_ERR_INVALID_ARG;

@@ -18,6 +18,7 @@
 #include "test_elimination.c"
 #include "test_exact.c"
 #include "test_kernels.c"
+#include "test_model.c"
 
 int main(int argc, char **argv) {
     int i;
@@ -35,6 +36,7 @@ int main(int argc, char **argv) {
     suite_elimination();
     suite_exact();
     suite_kernels();
+    suite_model();
     printf("%ld passed, %ld failed\n", tf_passed, tf_failed);
     return tf_failed ? 1 : 0;
 }

@@ -317,32 +317,34 @@ static void test_counters_reduce_scatter_doubling_pairwise(void) {
 /* ---- selection ----------------------------------------------------------------- */
 
 static void test_select_mpich(void) {
-    redcoll_options mp;
+    redcoll_options mp, pa; /* pa: the paper rules, MPICH's cutoffs off (all)reduce */
     memset(&mp, 0, sizeof mp);
+    memset(&pa, 0, sizeof pa);
+    pa.selector = REDCOLL_SELECTOR_PAPERS;
     mp.selector = REDCOLL_SELECTOR_MPICH;
     /* allgather: bytes is one block; the cutoffs are on the total */
-    CHECK(redcoll_select(REDCOLL_COLL_ALLGATHER, 16, 32767, 1, NULL) == REDCOLL_ALGO_RECURSIVE_DOUBLING, "2^k < 512 KB");
-    CHECK(redcoll_select(REDCOLL_COLL_ALLGATHER, 16, 32768, 1, NULL) == REDCOLL_ALGO_RING, "2^k, 512 KB");
-    CHECK(redcoll_select(REDCOLL_COLL_ALLGATHER, 10, 8191, 1, NULL) == REDCOLL_ALGO_BRUCK, "< 80 KB");
-    CHECK(redcoll_select(REDCOLL_COLL_ALLGATHER, 10, 8192, 1, NULL) == REDCOLL_ALGO_RING, "80 KB");
-    CHECK(redcoll_select(REDCOLL_COLL_ALLGATHERV, 10, 81919, 1, NULL) == REDCOLL_ALGO_BRUCK, "v: total");
-    CHECK(redcoll_select(REDCOLL_COLL_ALLGATHERV, 8, 524287, 1, NULL) == REDCOLL_ALGO_RECURSIVE_DOUBLING, "v");
+    CHECK(redcoll_select(REDCOLL_COLL_ALLGATHER, 16, 32767, 1, &pa) == REDCOLL_ALGO_RECURSIVE_DOUBLING, "2^k < 512 KB");
+    CHECK(redcoll_select(REDCOLL_COLL_ALLGATHER, 16, 32768, 1, &pa) == REDCOLL_ALGO_RING, "2^k, 512 KB");
+    CHECK(redcoll_select(REDCOLL_COLL_ALLGATHER, 10, 8191, 1, &pa) == REDCOLL_ALGO_BRUCK, "< 80 KB");
+    CHECK(redcoll_select(REDCOLL_COLL_ALLGATHER, 10, 8192, 1, &pa) == REDCOLL_ALGO_RING, "80 KB");
+    CHECK(redcoll_select(REDCOLL_COLL_ALLGATHERV, 10, 81919, 1, &pa) == REDCOLL_ALGO_BRUCK, "v: total");
+    CHECK(redcoll_select(REDCOLL_COLL_ALLGATHERV, 8, 524287, 1, &pa) == REDCOLL_ALGO_RECURSIVE_DOUBLING, "v");
     /* bcast */
-    CHECK(redcoll_select(REDCOLL_COLL_BCAST, 64, 12287, 1, NULL) == REDCOLL_ALGO_BINOMIAL, "< 12 KB");
-    CHECK(redcoll_select(REDCOLL_COLL_BCAST, 7, 1 << 20, 1, NULL) == REDCOLL_ALGO_BINOMIAL, "p < 8");
-    CHECK(redcoll_select(REDCOLL_COLL_BCAST, 64, 12288, 1, NULL) == REDCOLL_ALGO_SCATTER_RECURSIVE_DOUBLING, "medium");
-    CHECK(redcoll_select(REDCOLL_COLL_BCAST, 64, 524288, 1, NULL) == REDCOLL_ALGO_SCATTER_RING, "long");
-    CHECK(redcoll_select(REDCOLL_COLL_BCAST, 12, 20000, 1, NULL) == REDCOLL_ALGO_SCATTER_RING, "medium, p not 2^k");
+    CHECK(redcoll_select(REDCOLL_COLL_BCAST, 64, 12287, 1, &pa) == REDCOLL_ALGO_BINOMIAL, "< 12 KB");
+    CHECK(redcoll_select(REDCOLL_COLL_BCAST, 7, 1 << 20, 1, &pa) == REDCOLL_ALGO_BINOMIAL, "p < 8");
+    CHECK(redcoll_select(REDCOLL_COLL_BCAST, 64, 12288, 1, &pa) == REDCOLL_ALGO_SCATTER_RECURSIVE_DOUBLING, "medium");
+    CHECK(redcoll_select(REDCOLL_COLL_BCAST, 64, 524288, 1, &pa) == REDCOLL_ALGO_SCATTER_RING, "long");
+    CHECK(redcoll_select(REDCOLL_COLL_BCAST, 12, 20000, 1, &pa) == REDCOLL_ALGO_SCATTER_RING, "medium, p not 2^k");
     /* alltoall: bytes per block */
-    CHECK(redcoll_select(REDCOLL_COLL_ALLTOALL, 5, 256, 1, NULL) == REDCOLL_ALGO_BRUCK, "<= 256 B");
-    CHECK(redcoll_select(REDCOLL_COLL_ALLTOALL, 5, 257, 1, NULL) == REDCOLL_ALGO_SCATTERED, "medium");
-    CHECK(redcoll_select(REDCOLL_COLL_ALLTOALL, 5, 32768, 1, NULL) == REDCOLL_ALGO_SCATTERED, "<= 32 KB");
-    CHECK(redcoll_select(REDCOLL_COLL_ALLTOALL, 5, 32769, 1, NULL) == REDCOLL_ALGO_PAIRWISE, "long");
+    CHECK(redcoll_select(REDCOLL_COLL_ALLTOALL, 5, 256, 1, &pa) == REDCOLL_ALGO_BRUCK, "<= 256 B");
+    CHECK(redcoll_select(REDCOLL_COLL_ALLTOALL, 5, 257, 1, &pa) == REDCOLL_ALGO_SCATTERED, "medium");
+    CHECK(redcoll_select(REDCOLL_COLL_ALLTOALL, 5, 32768, 1, &pa) == REDCOLL_ALGO_SCATTERED, "<= 32 KB");
+    CHECK(redcoll_select(REDCOLL_COLL_ALLTOALL, 5, 32769, 1, &pa) == REDCOLL_ALGO_PAIRWISE, "long");
     /* reduce_scatter: total bytes, commutativity */
-    CHECK(redcoll_select(REDCOLL_COLL_REDUCE_SCATTER, 6, 524287, 1, NULL) == REDCOLL_ALGO_RECURSIVE_HALVING, "comm");
-    CHECK(redcoll_select(REDCOLL_COLL_REDUCE_SCATTER, 6, 524288, 1, NULL) == REDCOLL_ALGO_PAIRWISE, "comm long");
-    CHECK(redcoll_select(REDCOLL_COLL_REDUCE_SCATTER_BLOCK, 6, 511, 0, NULL) == REDCOLL_ALGO_RECURSIVE_DOUBLING, "noncomm");
-    CHECK(redcoll_select(REDCOLL_COLL_REDUCE_SCATTER_BLOCK, 6, 512, 0, NULL) == REDCOLL_ALGO_PAIRWISE, "noncomm long");
+    CHECK(redcoll_select(REDCOLL_COLL_REDUCE_SCATTER, 6, 524287, 1, &pa) == REDCOLL_ALGO_RECURSIVE_HALVING, "comm");
+    CHECK(redcoll_select(REDCOLL_COLL_REDUCE_SCATTER, 6, 524288, 1, &pa) == REDCOLL_ALGO_PAIRWISE, "comm long");
+    CHECK(redcoll_select(REDCOLL_COLL_REDUCE_SCATTER_BLOCK, 6, 511, 0, &pa) == REDCOLL_ALGO_RECURSIVE_DOUBLING, "noncomm");
+    CHECK(redcoll_select(REDCOLL_COLL_REDUCE_SCATTER_BLOCK, 6, 512, 0, &pa) == REDCOLL_ALGO_PAIRWISE, "noncomm long");
     CHECK(redcoll_select(REDCOLL_COLL_REDUCE_SCATTER, 6, 100, 1, &mp) == REDCOLL_ALGO_RECURSIVE_HALVING, "same for MPICH");
     /* the MPICH selector for reduce and allreduce (4.5) */
     CHECK(redcoll_select(REDCOLL_COLL_REDUCE, 6, 2048, 1, &mp) == REDCOLL_ALGO_BINOMIAL, "reduce <= 2 KB");

@@ -370,19 +370,22 @@ static void test_select_rab(void) {
     };
     size_t i;
     int p, k;
+    redcoll_options papers; /* the paper rules; the default is the model */
+    memset(&papers, 0, sizeof papers);
+    papers.selector = REDCOLL_SELECTOR_PAPERS;
     CHECK(redcoll__delta_expo_max(100) == 3 && redcoll__delta_expo_max(96) == 1 &&
           redcoll__delta_expo_max(13) == 2 && redcoll__delta_expo_max(64) == 0 &&
           redcoll__delta_expo_max(33) == 5, "delta_expo_max as in the paper's footnote 2");
     for (i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-        redcoll_algo got = redcoll_select(cases[i].coll, cases[i].p, cases[i].bytes, 1, NULL);
+        redcoll_algo got = redcoll_select(cases[i].coll, cases[i].p, cases[i].bytes, 1, &papers);
         CHECK(got == cases[i].want, "%s p=%d %zu bytes: selected %s, want %s",
               redcoll_coll_name(cases[i].coll), cases[i].p, cases[i].bytes, redcoll_algo_name(got),
               redcoll_algo_name(cases[i].want));
     }
     for (p = 1; p <= 300; ++p) /* never order-breaking for a non-commutative op */
         for (k = 0; k < 26; ++k) {
-            redcoll_algo a = redcoll_select(REDCOLL_COLL_ALLREDUCE, p, (size_t)1 << k, 0, NULL);
-            redcoll_algo b = redcoll_select(REDCOLL_COLL_REDUCE, p, (size_t)1 << k, 0, NULL);
+            redcoll_algo a = redcoll_select(REDCOLL_COLL_ALLREDUCE, p, (size_t)1 << k, 0, &papers);
+            redcoll_algo b = redcoll_select(REDCOLL_COLL_REDUCE, p, (size_t)1 << k, 0, &papers);
             CHECK(redcoll_algo_keeps_order(REDCOLL_COLL_ALLREDUCE, a) &&
                   redcoll_algo_keeps_order(REDCOLL_COLL_REDUCE, b),
                   "p=%d 2^%d bytes: %s / %s", p, k, redcoll_algo_name(a), redcoll_algo_name(b));
