@@ -16,10 +16,12 @@ MPIEXEC  ?= mpiexec.mpich
 HEADERS  := redcoll.h $(wildcard transports/*.h) redcoll/harness.h
 TEST_SRC := $(wildcard test/*.c) test/test.h
 EXAMPLES := $(BUILD)/allreduce_threads $(BUILD)/custom_transport $(BUILD)/demo
+# The tool again with MPI (`bench --transport mpi`, `tune --transport mpi`), where MPICC exists.
+MPI_TOOL := $(if $(shell command -v $(MPICC) 2>/dev/null),$(BUILD)/redcoll_mpi)
 
-.PHONY: all demo test test-sim test-compile asan tsan examples install clean docs
+.PHONY: all demo test test-sim test-compile asan tsan examples install clean docs maps
 
-all: $(BUILD)/test_runner $(BUILD)/redcoll
+all: $(BUILD)/test_runner $(BUILD)/redcoll $(MPI_TOOL)
 
 $(BUILD):
 	@mkdir -p $(BUILD)
@@ -30,6 +32,9 @@ $(BUILD)/test_runner: $(TEST_SRC) $(HEADERS) | $(BUILD)
 $(BUILD)/redcoll: $(wildcard redcoll/*.c) $(HEADERS) | $(BUILD)
 	$(CC) $(CFLAGS_) redcoll/main.c -o $@ $(LIBS)
 
+$(BUILD)/redcoll_mpi: $(wildcard redcoll/*.c) $(HEADERS) | $(BUILD)
+	$(MPICC) $(CFLAGS_) -DREDCOLL_CLI_MPI redcoll/main.c -o $@ $(LIBS)
+
 # docs/hierarchical.md: the G sweep of the hierarchical transformation (about 30 s).
 $(BUILD)/hierarchical_sweep: bench/hierarchical_sweep.c $(HEADERS) | $(BUILD)
 	$(CC) $(CFLAGS_) bench/hierarchical_sweep.c -o $@ $(LIBS)
@@ -37,6 +42,21 @@ $(BUILD)/hierarchical_sweep: bench/hierarchical_sweep.c $(HEADERS) | $(BUILD)
 docs/hierarchical.md: $(BUILD)/hierarchical_sweep
 	@mkdir -p docs
 	$(BUILD)/hierarchical_sweep > $@
+
+# docs/selection-map.svg: the fastest allreduce algorithm in the cost model for
+# p = 2..64 and 8 B .. 64 MiB (every candidate on the simulator; about 10
+# minutes with the thread-per-rank simulator, so the grid stops at p = 64 for
+# now: raise --p-max when the coroutine engine lands). docs/selector-map.svg:
+# what the paper rules pick, p = 2..1024, in a second.
+docs/selection-map.svg: $(BUILD)/redcoll
+	@mkdir -p docs
+	nice $(BUILD)/redcoll map --from model --p-max 64 -b 8 -e 64M -f 4 --svg $@
+
+docs/selector-map.svg: $(BUILD)/redcoll
+	@mkdir -p docs
+	$(BUILD)/redcoll map --from selector --p-max 1024 -b 8 -e 64M -f 2 --svg $@
+
+maps: docs/selection-map.svg docs/selector-map.svg
 
 docs: docs/hierarchical.md
 
@@ -53,15 +73,18 @@ test-sim: $(BUILD)/test_runner
 # Every suite, ending with one combined "N passed, N failed" line.
 # The MPI suite runs under $(MPIEXEC) -n 1..5; without $(MPICC) it says so and is skipped.
 SUITES := "simulator=$(BUILD)/test_runner" "cli=test/cli.sh $(BUILD)/redcoll" \
+          "cli-bench=test/cli_bench.sh $(BUILD)/redcoll $(or $(MPI_TOOL),none) $(MPIEXEC)" \
           "mpi=test/mpi/run.sh $(BUILD) $(MPICC) $(MPIEXEC)" \
           "examples=test/examples.sh $(BUILD) $(MPIEXEC)"
 
-test: test-compile $(BUILD)/test_runner $(BUILD)/redcoll examples
+test: test-compile $(BUILD)/test_runner $(BUILD)/redcoll $(MPI_TOOL) examples
 	@test/run_all.sh $(SUITES)
 
-# The main job on real threads: every allreduce algorithm on 4 threads (DEMO_FLAGS=-p 8 for more).
-demo: $(BUILD)/demo
-	$(BUILD)/demo $(DEMO_FLAGS)
+# The main job on real threads: `redcoll bench` times every allreduce algorithm and
+# auto on p = online CPUs threads, checks every result on every rank, and reports
+# auto's time over the fastest algorithm's per size (DEMO_FLAGS="-p 8" for more).
+demo: $(BUILD)/redcoll
+	$(BUILD)/redcoll bench --coll allreduce --algo all -b 64 -e 4M -f 16 $(DEMO_FLAGS)
 
 $(BUILD)/demo: examples/demo.c $(HEADERS) | $(BUILD)
 	$(CC) $(CFLAGS_) $< -o $@ $(LIBS)
