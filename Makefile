@@ -44,10 +44,11 @@ docs/hierarchical.md: $(BUILD)/hierarchical_sweep
 	$(BUILD)/hierarchical_sweep > $@
 
 # docs/selection-map.svg: the fastest allreduce algorithm in the cost model for
-# p = 2..64 and 8 B .. 64 MiB (every candidate on the simulator; about 10
-# minutes with the thread-per-rank simulator, so the grid stops at p = 64 for
-# now: raise --p-max when the coroutine engine lands). docs/selector-map.svg:
-# what the paper rules pick, p = 2..1024, in a second.
+# p = 2..64 and 8 B .. 64 MiB (every candidate on the simulator: 1.6e7 events,
+# 6 minutes with the thread-per-rank simulator on a loaded 2-core machine; the
+# whole p = 2..1024 grid is 2.7e10 events, days, so raise --p-max when the
+# coroutine engine lands). docs/selector-map.svg: what the paper rules pick,
+# p = 2..1024, in a second.
 docs/selection-map.svg: $(BUILD)/redcoll
 	@mkdir -p docs
 	nice $(BUILD)/redcoll map --from model --p-max 64 -b 8 -e 64M -f 4 --svg $@

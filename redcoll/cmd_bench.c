@@ -39,6 +39,7 @@ typedef struct bench {
     int                mpi, p, rank;  /* rank: this process (MPI); 0 for threads */
     bench_row         *rows;
     int                nrows;
+    long              *iters;         /* p x nrows: each rank's batch sizes */
     rc_state          *rowst;         /* per row: the phase's buffers with the row's spec */
     /* threads */
     pthread_barrier_t  bar;
@@ -216,10 +217,9 @@ static double bench_batch(bench *b, int i, const redcoll_transport *t, long n, i
 static redcoll_result bench_time_rank(const redcoll_transport *t, void *arg) {
     bench *b = (bench *)arg;
     const cli *c = b->c;
-    long *iters = (long *)calloc((size_t)b->nrows, sizeof(long)), n;
+    long *iters = b->iters + (size_t)(b->mpi ? 0 : t->rank) * (size_t)b->nrows, n;
     double best;
     int i, k, rep, failed = 0;
-    if (!iters) return REDCOLL_ERR_OUT_OF_MEMORY; /* (the others then time out) */
     for (i = 0; i < b->nrows && !failed; ++i) {
         if (b->rows[i].err) continue;
         for (k = 0; k < c->warmup && !failed; ++k) bench_batch(b, i, t, 1, &failed);
@@ -243,7 +243,6 @@ static redcoll_result bench_time_rank(const redcoll_transport *t, void *arg) {
             dt = bench_batch(b, i, t, iters[i], &failed);
             if (t->rank == 0 && !failed) { b->rows[i].samples[rep] = dt / (double)iters[i]; b->rows[i].iters = iters[i]; }
         }
-    free(iters);
     return failed ? REDCOLL_ERR_ABORTED : REDCOLL_OK;
 }
 
@@ -458,9 +457,16 @@ static int bench_one(bench *b, redcoll_coll coll, size_t bytes, size_t count, in
     int i, n = bench_rows(b, coll, count, in_place, rows), fastest = -1, auto_row = -1;
     char selected[64];
     double *samples = (double *)calloc((size_t)(n * c->reps) + 1, sizeof(double));
-    redcoll_algo sel = cli_selected(c, &rows[0].spec);
+    rc_spec auto_spec = rows[0].spec;
+    redcoll_algo sel;
+    const char *var;
     int stop = 0;
-    if (!res || !samples || !n) { free(res); free(samples); return 1; }
+    b->iters = (long *)calloc((size_t)n * (size_t)b->p + 1, sizeof(long));
+    if (!res || !samples || !b->iters || !n) { free(res); free(samples); free(b->iters); return 1; }
+    /* what auto picks (or REDCOLL_<COLL>_ALGORITHM forces), whatever the rows run */
+    if (cli_env_algo(coll, c->commutative || !cli_reduces(coll), &auto_spec.opts.algo, &var) <= 0)
+        auto_spec.opts.algo = REDCOLL_ALGO_AUTO;
+    sel = cli_selected(c, &auto_spec);
     snprintf(selected, sizeof selected, "%s", redcoll_algo_name(sel));
     for (i = 0; i < n; ++i) rows[i].samples = samples + (size_t)i * (size_t)c->reps;
     b->rows = rows;
@@ -518,6 +524,8 @@ static int bench_one(bench *b, redcoll_coll coll, size_t bytes, size_t count, in
                rows[fastest].time * 1e6);
     free(res);
     free(samples);
+    free(b->iters);
+    b->iters = NULL;
     return stop;
 }
 
@@ -563,7 +571,8 @@ static int bench_go(bench *b) {
     if (!b->regrets) return 1;
     for (k = coll0; k < coll1; ++k) {
         size_t bytes[64], count[64];
-        total += bench_sizes(b, (redcoll_coll)k, es, bytes, count, 64) * (c->in_place && c->out_of_place ? 2 : 1);
+        int both = c->in_place && c->out_of_place && k != REDCOLL_COLL_BCAST && k != REDCOLL_COLL_BARRIER;
+        total += bench_sizes(b, (redcoll_coll)k, es, bytes, count, 64) * (both ? 2 : 1);
     }
     bench_header(b);
     for (k = coll0; k < coll1; ++k) {
@@ -575,8 +584,10 @@ static int bench_go(bench *b) {
         for (j = 0; j < n; ++j)
             for (place = 0; place < 2; ++place) {
                 double ts = cli_now();
-                if (place == 0 && c->in_place && !c->out_of_place) continue;
-                if (place == 1 && !c->in_place) continue;
+                /* bcast and barrier have no in-place form: their rows are out of place */
+                int has_in = k != REDCOLL_COLL_BCAST && k != REDCOLL_COLL_BARRIER;
+                if (place == 0 && !c->out_of_place && has_in) continue;
+                if (place == 1 && (!c->in_place || !has_in)) continue;
                 if (bench_one(b, (redcoll_coll)k, bytes[j], count[j], place)) {
                     bench_footer(b);
                     free(b->regrets);
@@ -615,9 +626,10 @@ static int cmd_bench(cli *c, int *argc, char ***argv) {
         MPI_Init(argc, argv);
         MPI_Comm_rank(MPI_COMM_WORLD, &b.rank);
         MPI_Comm_size(MPI_COMM_WORLD, &size);
-        if (c->given[F_P] && c->spec.p != size) bad = cli_bad("-p %d: the MPI job has %d processes", c->spec.p, size);
-        else if (c->spec.root >= size) bad = cli_bad("--root %d must be below the job's %d processes", c->spec.root, size);
-        else if (c->spec.opts.groups > size) bad = cli_bad("--groups %d must be at most the job's %d processes", c->spec.opts.groups, size);
+        /* what needs the job's size, said once (by rank 0) */
+        if (c->given[F_P] && c->spec.p != size) bad = b.rank ? 2 : cli_bad("-p %d: the MPI job has %d processes", c->spec.p, size);
+        else if (c->spec.root >= size) bad = b.rank ? 2 : cli_bad("--root %d must be below the job's %d processes", c->spec.root, size);
+        else if (c->spec.opts.groups > size) bad = b.rank ? 2 : cli_bad("--groups %d must be at most the job's %d processes", c->spec.opts.groups, size);
         b.p = c->spec.p = size;
         if (bad || redcoll_mpi_init(&b.m, MPI_COMM_WORLD, NULL) != REDCOLL_OK) {
             MPI_Finalize();

@@ -715,6 +715,17 @@ static int cli_check(cli *c) {
         if (c->algo_all && s->opts.algo) return cli_bad("--algo all and --algo %s", redcoll_algo_name(s->opts.algo));
     }
     if (c->cmd == CMD_BENCH && c->json && c->csv) return cli_bad("--json or --csv, not both%s", "");
+    if (c->coll_all && s->opts.algo)
+        return cli_bad("--coll all runs --algo auto or all, not %s", redcoll_algo_name(s->opts.algo));
+    if (c->coll_all) { /* every collective's REDCOLL_<COLL>_ALGORITHM must make sense */
+        int k;
+        for (k = 0; k < REDCOLL_COLL_COUNT; ++k) {
+            redcoll_algo forced;
+            const char *var;
+            if (cli_env_algo((redcoll_coll)k, c->commutative || !cli_reduces((redcoll_coll)k), &forced, &var) < 0)
+                return 2;
+        }
+    }
     if (c->cmd == CMD_MAP) {
         if (c->p_min > c->p_max) return cli_bad("--p-min %d is above --p-max %d", c->p_min, c->p_max);
         if (c->from_csv && c->given[F_FROM]) return cli_bad("--from and --from-csv, not both%s", "");

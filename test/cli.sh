@@ -7,20 +7,8 @@
 # Usage: test/cli.sh [BUILD/redcoll]
 set -u
 bin=${1:-build/redcoll}
-pass=0 fail=0
-check() { # check NAME CONDITION-EXIT-STATUS
-    if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL  cli/$1"; fi
-}
-exits() { # exits CODE NAME ARGS...: the tool exits with CODE
-    local want=$1 name=$2; shift 2
-    "$bin" "$@" >/dev/null 2>&1
-    check "$name (exit $want)" $(( $? == want ? 0 : 1 ))
-}
-says() { # says PATTERN NAME ARGS...: stdout + stderr of the tool match PATTERN
-    local pat=$1 name=$2; shift 2
-    "$bin" "$@" 2>&1 | grep -Eq -- "$pat"
-    check "$name" $?
-}
+suite=cli
+. "$(dirname "$0")/cli_lib.sh"
 keys='"coll":.*"algo":.*"p":.*"count":.*"dtype":.*"op":.*"bytes":.*"ok":true.*"error":null.*"time":.*"ranks":\[\{"rank":0,.*"msgs_sent":.*"msgs_recv":.*"bytes_sent":.*"bytes_recv":.*"elems_reduced":.*"rounds":.*"time":.*"scratch_bytes":'
 "$bin" simulate --algo list | while read -r coll algos; do
     for algo in $algos; do

@@ -8,17 +8,10 @@
 # Usage: test/cli_bench.sh [BUILD/redcoll [BUILD/redcoll_mpi [MPIEXEC]]]
 set -u
 bin=${1:-build/redcoll} mpibin=${2:-} mpiexec=${3:-mpiexec.mpich}
-pass=0 fail=0
+suite=cli-bench
+. "$(dirname "$0")/cli_lib.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-check() { # check NAME CONDITION-EXIT-STATUS
-    if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL  cli-bench/$1"; fi
-}
-exits() { # exits CODE NAME ARGS...: the tool exits with CODE
-    local want=$1 name=$2; shift 2
-    "$bin" "$@" >/dev/null 2>&1
-    check "$name (exit $want)" $(( $? == want ? 0 : 1 ))
-}
 quick="--reps 1 --iters 2 --warmup 0"   # correctness, not speed
 
 # ---- bench: flags ----
