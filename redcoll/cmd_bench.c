@@ -277,6 +277,16 @@ static redcoll_result bench_check_rank(const redcoll_transport *t, void *arg) {
     return rc_rank(t, &s);
 }
 
+/* 1 on every rank if `ok` holds on every rank (MPI: no rank may skip a collective alone). */
+static int bench_all_ok(const bench *b, int ok) {
+#ifdef REDCOLL_CLI_MPI
+    if (b->mpi) MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, b->comm);
+#else
+    (void)b;
+#endif
+    return ok;
+}
+
 /* Row i once more on fresh inputs; counts the wrong elements of every rank. */
 static void bench_check_row(bench *b, int i, redcoll_result *res) {
     bench_row *row = &b->rows[i];
@@ -285,14 +295,19 @@ static void bench_check_row(bench *b, int i, redcoll_result *res) {
     rc_expect e;
     bench_check k;
     unsigned long long wrong = 0;
-    int r, bad = 0;
+    int r, have;
     redcoll_result first = REDCOLL_OK;
-    if (rc_begin(&row->spec, &st, &o) != REDCOLL_OK) { row->err = REDCOLL_ERR_OUT_OF_MEMORY; return; }
+    have = rc_begin(&row->spec, &st, &o) == REDCOLL_OK;
+    if (!bench_all_ok(b, have)) {
+        if (have) rc_teardown(&st);
+        row->err = REDCOLL_ERR_OUT_OF_MEMORY;
+        return;
+    }
     k.b = b; k.row = i; k.st = &st;
     for (r = 0; r < b->p; ++r) res[r] = REDCOLL_OK;
     bench_run(b, bench_check_rank, &k, res);
-    if (!rc_expect_init(&st, &e)) { rc_teardown(&st); row->err = REDCOLL_ERR_OUT_OF_MEMORY; return; }
-    for (r = 0; r < b->p; ++r) {
+    have = rc_expect_init(&st, &e);
+    for (r = 0; have && r < b->p; ++r) {
         size_t n;
         const char *got, *want;
         if (b->mpi && r != b->rank) continue;
@@ -304,7 +319,8 @@ static void bench_check_row(bench *b, int i, redcoll_result *res) {
         if (r + 1 == b->corrupt1 && n) ((char *)got)[0] ^= 0x5a;
         wrong += rc_wrong_elems(&st, &e, r, NULL);
     }
-    rc_expect_free(&e);
+    if (have) rc_expect_free(&e);
+    else first = REDCOLL_ERR_OUT_OF_MEMORY;
     rc_teardown(&st);
 #ifdef REDCOLL_CLI_MPI
     if (b->mpi) {
@@ -313,10 +329,8 @@ static void bench_check_row(bench *b, int i, redcoll_result *res) {
         MPI_Allreduce(&w, &wrong, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, b->comm);
         MPI_Allreduce(MPI_IN_PLACE, &f, 1, MPI_INT, MPI_MAX, b->comm);
         first = (redcoll_result)-f;
-        bad = first != REDCOLL_OK;
     }
 #endif
-    (void)bad;
     row->wrong = wrong;
     if (first != REDCOLL_OK) row->err = first;
 }
@@ -460,7 +474,7 @@ static int bench_one(bench *b, redcoll_coll coll, size_t bytes, size_t count, in
     rc_spec auto_spec = rows[0].spec;
     redcoll_algo sel;
     const char *var;
-    int stop = 0;
+    int stop = 0, have;
     b->iters = (long *)calloc((size_t)n * (size_t)b->p + 1, sizeof(long));
     if (!res || !samples || !b->iters || !n) { free(res); free(samples); free(b->iters); return 1; }
     /* what auto picks (or REDCOLL_<COLL>_ALGORITHM forces), whatever the rows run */
@@ -472,7 +486,9 @@ static int bench_one(bench *b, redcoll_coll coll, size_t bytes, size_t count, in
     b->rows = rows;
     b->nrows = n;
     b->rowst = (rc_state *)calloc((size_t)n, sizeof(rc_state));
-    if (!b->rowst || rc_begin(&rows[0].spec, &st, &o) != REDCOLL_OK) {
+    have = b->rowst && rc_begin(&rows[0].spec, &st, &o) == REDCOLL_OK;
+    if (!bench_all_ok(b, have)) {
+        if (have) rc_teardown(&st);
         for (i = 0; i < n; ++i) rows[i].err = REDCOLL_ERR_OUT_OF_MEMORY;
     } else {
         for (i = 0; i < n; ++i) { b->rowst[i] = st; b->rowst[i].spec = &rows[i].spec; }

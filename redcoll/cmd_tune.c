@@ -19,7 +19,7 @@
 
 #define TUNE_SIZES 11     /* 8 B, 32 B, ..., 8 MiB (x4) */
 #define TUNE_RED_SIZES 7  /* 4 KiB .. 16 MiB (x4) */
-#define TUNE_BATCH_BYTES ((size_t)16 << 20) /* bytes moved per timed batch */
+#define TUNE_BATCH_SECONDS 0.004 /* a timed batch lasts about this long */
 
 typedef struct tune {
     const cli *c;
@@ -28,10 +28,10 @@ typedef struct tune {
     redcoll_result err;
 } tune;
 
-/* Calls per batch for n bytes: ~16 MiB moved, between 4 and 2000 calls. */
-static long tune_iters(size_t n) {
-    long k = (long)(TUNE_BATCH_BYTES / (n + 256));
-    return k < 4 ? 4 : k > 2000 ? 2000 : k;
+/* Calls per batch when one takes `per` seconds: about TUNE_BATCH_SECONDS, 4 .. 4000. */
+static long tune_iters(double per) {
+    double k = per > 0 ? TUNE_BATCH_SECONDS / per : 4000;
+    return k < 4 ? 4 : k > 4000 ? 4000 : (long)k;
 }
 
 static int tune_dcmp(const void *a, const void *b) {
@@ -76,10 +76,11 @@ static redcoll_result tune_rank(const redcoll_transport *t, void *arg) {
     if (!sb || !rb || !sample) { free(sb); free(rb); free(sample); return REDCOLL_ERR_OUT_OF_MEMORY; }
     for (s = 0; s < TUNE_SIZES && e == REDCOLL_OK; ++s) {
         size_t n = tn->size[s];
-        long k, iters = tune_iters(n);
+        long k, iters = 4;
         int kind;
         for (kind = 0; kind < 2; ++kind) {
-            for (rep = -1; rep < c->reps && e == REDCOLL_OK; ++rep) { /* rep -1: warm-up */
+            /* rep -2: 4 calls that size the batch (rank 0 tells rank 1); rep -1: warm-up */
+            for (rep = -2; rep < c->reps && e == REDCOLL_OK; ++rep) {
                 double t0;
                 /* a round trip lines both ranks up */
                 if (me == 0) { e = t->send(t->user, peer, sb, 1, 1); if (!e) e = t->recv(t->user, peer, rb, 1, 1); }
@@ -91,6 +92,12 @@ static redcoll_result tune_rank(const redcoll_transport *t, void *arg) {
                     else { e = t->recv(t->user, peer, rb, n, 3); if (!e) e = t->send(t->user, peer, sb, n, 3); }
                 }
                 if (rep >= 0) sample[rep] = (cli_now() - t0) / (double)iters / (kind ? 1.0 : 2.0);
+                if (rep == -2 && e == REDCOLL_OK) {
+                    long want = tune_iters((cli_now() - t0) / (double)iters);
+                    if (me == 0) e = t->send(t->user, peer, &want, sizeof want, 4);
+                    else e = t->recv(t->user, peer, &want, sizeof want, 4);
+                    iters = want;
+                }
             }
             if (me == 0 && e == REDCOLL_OK) {
                 double m = tune_fastest(sample, c->reps);
@@ -117,12 +124,13 @@ static double tune_gamma(const cli *c) {
     rc_fill(c->spec.dtype, c->op.kind, 1, io, top / es);
     for (s = 0; s < TUNE_RED_SIZES; ++s) {
         size_t n = ((size_t)4096 << (2 * s)) / es;
-        long k, iters = tune_iters(n * es);
+        long k, iters = 4;
         sizes[s] = n * es;
-        for (rep = -1; rep < c->reps; ++rep) {
+        for (rep = -2; rep < c->reps; ++rep) { /* -2: sizing, -1: warm-up */
             double t0 = cli_now();
             for (k = 0; k < iters; ++k) redcoll_reduce_local(in, io, n, c->spec.dtype, c->op);
             if (rep >= 0) sample[rep] = (cli_now() - t0) / (double)iters;
+            if (rep == -2) iters = tune_iters((cli_now() - t0) / (double)iters);
         }
         t[s] = tune_fastest(sample, c->reps);
     }
