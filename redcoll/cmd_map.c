@@ -238,13 +238,6 @@ static void map_edges(const double *v, int n, double *e) {
     e[n] = n > 1 ? v[n - 1] * v[n - 1] / e[n - 1] : v[0] * sqrt(2.0);
 }
 
-static void map_size_label(char *buf, size_t cap, double b) {
-    if (b >= 1 << 30) snprintf(buf, cap, "%g GiB", b / (1 << 30));
-    else if (b >= 1 << 20) snprintf(buf, cap, "%g MiB", b / (1 << 20));
-    else if (b >= 1 << 10) snprintf(buf, cap, "%g KiB", b / (1 << 10));
-    else snprintf(buf, cap, "%g B", b);
-}
-
 static void map_svg(FILE *f, const cli *c, const map_grid *g, const char *source) {
     const double X0 = 80, Y0 = 70, PW = 720, PH = 440, LX = 830;
     double *pv = (double *)malloc(((size_t)g->np + 1) * sizeof(double) * 2);
@@ -287,7 +280,7 @@ static void map_svg(FILE *f, const cli *c, const map_grid *g, const char *source
             if (w >= 0) {
                 count[w] += j - i + 1;
                 cells += j - i + 1;
-                map_size_label(lab, sizeof lab, sv[s]);
+                cli_human(lab, sizeof lab, sv[s]);
                 fprintf(f, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\" "
                            "data-p-min=\"%d\" data-p-max=\"%d\" data-bytes=\"%zu\" data-algo=\"%s\">"
                            "<title>p %d..%d, %s: %s</title></rect>\n",
@@ -311,7 +304,7 @@ static void map_svg(FILE *f, const cli *c, const map_grid *g, const char *source
             Y0 + PH + 38);
     for (t = 1; t <= se[g->ns]; t *= 8) {
         if (t < se[0]) continue;
-        map_size_label(lab, sizeof lab, t);
+        cli_human(lab, sizeof lab, t);
         fprintf(f, "<line x1=\"%g\" y1=\"%.2f\" x2=\"%g\" y2=\"%.2f\" stroke=\"black\"/>"
                    "<text x=\"%g\" y=\"%.2f\" text-anchor=\"end\">%s</text>\n",
                 X0 - 5, MAP_Y(t), X0, MAP_Y(t), X0 - 8, MAP_Y(t) + 4, lab);
