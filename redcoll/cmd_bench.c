@@ -5,7 +5,8 @@
    algorithms, MPI's native collective) share one set of buffers from the
    harness and are timed interleaved: each row gets its warm-up calls and a
    batch size (--iters, or doubling until a batch fills BENCH_BATCH_SECONDS),
-   then --reps rounds time one batch of every row in turn, each batch between
+   then --reps rounds time one batch of every row in turn (each round starting
+   one row further), each batch between
    barriers and taken as the slowest rank's. The row's time is the median
    batch divided by its calls. Then every row runs once more on fresh inputs
    and every rank's result is compared element by element with the exact one
@@ -237,8 +238,9 @@ static redcoll_result bench_time_rank(const redcoll_transport *t, void *arg) {
         if (iters[i] > BENCH_MAX_ITERS) iters[i] = BENCH_MAX_ITERS;
     }
     for (rep = 0; rep < c->reps && !failed; ++rep)
-        for (i = 0; i < b->nrows && !failed; ++i) {
+        for (k = 0; k < b->nrows && !failed; ++k) {
             double dt;
+            i = (k + rep) % b->nrows; /* each round starts at another row: no row always first */
             if (b->rows[i].err) continue;
             dt = bench_batch(b, i, t, iters[i], &failed);
             if (t->rank == 0 && !failed) { b->rows[i].samples[rep] = dt / (double)iters[i]; b->rows[i].iters = iters[i]; }
