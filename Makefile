@@ -19,7 +19,7 @@ EXAMPLES := $(BUILD)/allreduce_threads $(BUILD)/custom_transport $(BUILD)/demo
 # The tool again with MPI (`bench --transport mpi`, `tune --transport mpi`), where MPICC exists.
 MPI_TOOL := $(if $(shell command -v $(MPICC) 2>/dev/null),$(BUILD)/redcoll_mpi)
 
-.PHONY: all demo test test-sim test-compile asan tsan examples install clean docs maps
+.PHONY: all demo test test-sim test-compile asan tsan examples install clean docs maps bench-kernels bench-datapath
 
 all: $(BUILD)/test_runner $(BUILD)/redcoll $(MPI_TOOL)
 
@@ -61,12 +61,42 @@ maps: docs/selection-map.svg docs/selector-map.svg
 
 docs: docs/hierarchical.md
 
+# Reduction kernels (-O2, as the library ships) against restrict loops built
+# -O3 -march=native by the same compiler; README "Reduction kernels".
+# With clang: make bench-kernels CC=clang BUILD=build-clang
+$(BUILD)/bench_kernels: bench/kernels.c bench/kernels_ref.c bench/kernels_ref.h $(HEADERS) | $(BUILD)
+	$(CC) -std=c11 $(WARN) -O3 -march=native -I. -c bench/kernels_ref.c -o $(BUILD)/kernels_ref.o
+	$(CC) $(CFLAGS_) bench/kernels.c $(BUILD)/kernels_ref.o -o $@ $(LIBS)
+
+bench-kernels: $(BUILD)/bench_kernels
+	nice $(BUILD)/bench_kernels --tiny $(BENCH_FLAGS)
+	nice $(BUILD)/bench_kernels $(BENCH_FLAGS)
+
+# The data-path benchmark (issue 10): threads transport vs the direct shared-memory
+# reduction and the kernel limit, then MPICH native at -n 2 right after.
+# BENCH_FLAGS="--sizes 8,1K --batches 11" and the like are passed on.
+$(BUILD)/datapath: bench/datapath.c bench/bench.h $(HEADERS) | $(BUILD)
+	$(CC) $(CFLAGS_) bench/datapath.c -o $@ $(LIBS)
+
+$(BUILD)/datapath_mpi: bench/datapath_mpi.c bench/bench.h $(HEADERS) | $(BUILD)
+	$(MPICC) $(CFLAGS_) bench/datapath_mpi.c -o $@ $(LIBS)
+
+bench-datapath: $(BUILD)/datapath
+	@if command -v $(MPICC) >/dev/null 2>&1; then \
+	    $(MAKE) --no-print-directory $(BUILD)/datapath_mpi && \
+	    $(BUILD)/datapath $(BENCH_FLAGS) --mpi "$(MPIEXEC) -n 2 $(BUILD)/datapath_mpi $(BENCH_FLAGS)"; \
+	else $(BUILD)/datapath $(BENCH_FLAGS); fi
+
 # The header as C11, as C++ and with REDCOLL_STATIC, warnings as errors.
 test-compile: | $(BUILD)
 	$(CC) $(CFLAGS_) -c test/compile/c11.c -o $(BUILD)/compile_c11.o
 	$(CC) $(CFLAGS_) -c test/compile/static.c -o $(BUILD)/compile_static.o
 	$(CXX) $(CXXFLAGS_) -c test/compile/cpp.cpp -o $(BUILD)/compile_cpp.o
-	@echo "compile tests: C11, C++ and REDCOLL_STATIC build cleanly"
+	$(CC) $(CFLAGS_) -c test/compile/config.c -o $(BUILD)/compile_config.o
+	@for half in 1 2; do \
+	    if $(CC) $(CFLAGS_) -DREDCOLL_TEST_HALF_ALLOC=$$half -c test/compile/config.c -o $(BUILD)/compile_half.o 2>/dev/null; then \
+	        echo "compile tests: REDCOLL_MALLOC/FREE half defined ($$half) compiled, want an #error"; exit 1; fi; done
+	@echo "compile tests: C11, C++, REDCOLL_STATIC and replaced memory routines build cleanly; a half-defined allocator does not"
 
 test-sim: $(BUILD)/test_runner
 	$(BUILD)/test_runner

@@ -17,19 +17,24 @@
    CONFIGURATION (define before the implementation include)
        REDCOLL_STATIC        every function static to the including file
        REDCOLL_ASSERT(x)     internal invariant check (default: assert)
-       REDCOLL_MALLOC/FREE   default allocator (default: malloc / free)
-       REDCOLL_MEMCPY        copy routine (default: memcpy)
+       REDCOLL_MALLOC/FREE   default allocator, both or neither (default: malloc / free)
+       REDCOLL_MEMCPY, REDCOLL_MEMMOVE, REDCOLL_MEMSET
+                             memory routines (default: memcpy, memmove, memset)
+       REDCOLL_NO_SIMD       scalar reduction kernels only (default: vector
+                             kernels where the compiler and the CPU have them)
 
-   CONTENTS
-       1. Results, data types and operations
-       2. Transport vtable and group views
-       3. Options, algorithms and selection
-       4. Collectives
+   CONTENTS (grep for the tag to jump to a section)
+       1. Results, data types and operations          [SECTION:types]
+       2. Transport vtable and group views             [SECTION:transport]
+       3. Options, the algorithm list and selection    [SECTION:options]
+       4. Collectives                                  [SECTION:collectives]
        --- implementation ---
-       5. Context, transport calls, scratch
-       6. Reduction kernels
-       7. Argument checks and dispatch
-       8. Schedules, one bannered section per collective
+       5. Context, transport calls, scratch, group views [SECTION:context]
+       6. Reduction kernels                            [SECTION:kernels]
+       7. Schedules: building blocks, then one bannered
+          section per collective and per paper         [SECTION:schedules]
+       8. Registry, names, selection, setup, execute   [SECTION:setup]
+       9. Entry points                                 [SECTION:entry]
 */
 #ifndef REDCOLL_H
 #define REDCOLL_H
@@ -56,7 +61,7 @@
 extern "C" {
 #endif
 
-/* ==== 1. Results, data types and operations ============================ */
+/* ==== 1. Results, data types and operations [SECTION:types] ============== */
 
 typedef enum redcoll_result {
     REDCOLL_OK                =  0,
@@ -69,6 +74,8 @@ typedef enum redcoll_result {
     REDCOLL_ERR_DEADLOCK      = -7  /* the simulator found every rank blocked */
 } redcoll_result;
 
+/* A short English description of r ("ok", "invalid argument", ...), never
+   NULL ("unknown result" for a value not in the enum). Thread safe. */
 REDCOLL_API const char *redcoll_result_string(redcoll_result r);
 
 /* Element types: the MPI predefined numeric types, the MINLOC/MAXLOC pair
@@ -93,8 +100,11 @@ typedef struct redcoll_2int            { int v;         int i; } redcoll_2int;
 typedef struct redcoll_short_int       { short v;       int i; } redcoll_short_int;
 typedef struct redcoll_long_double_int { long double v; int i; } redcoll_long_double_int;
 
-/* Bytes of one element, 0 for an invalid type. */
+/* Bytes of one element of dtype (REDCOLL_OPAQUE(n): n), 0 for an invalid
+   type. Thread safe. */
 REDCOLL_API size_t redcoll_dtype_size(redcoll_dtype dtype);
+/* The type's name as the tools spell it ("int32", "double_int", ...),
+   "opaque" for REDCOLL_OPAQUE(n), "?" for an invalid type. Thread safe. */
 REDCOLL_API const char *redcoll_dtype_name(redcoll_dtype dtype);
 
 typedef enum redcoll_op_kind {
@@ -142,18 +152,31 @@ static inline redcoll_op redcoll_op_user(redcoll_user_fn fn, void *user, int com
 #define REDCOLL_MINLOC redcoll_op_predefined(REDCOLL_OP_MINLOC)
 #define REDCOLL_MAXLOC redcoll_op_predefined(REDCOLL_OP_MAXLOC)
 
+/* The op's name ("sum", ..., "user"), "?" outside the enum. Thread safe. */
 REDCOLL_API const char *redcoll_op_name(redcoll_op_kind kind);
-/* 1 if the predefined op `kind` is defined on `dtype` (user ops: any type). */
+/* 1 if the predefined op `kind` is defined on `dtype` as in MPI (arithmetic
+   on numbers, logical and bitwise ops on integers, MINLOC/MAXLOC on the pair
+   types); REDCOLL_OP_USER: any valid type. Thread safe. */
 REDCOLL_API int redcoll_op_valid_for(redcoll_op_kind kind, redcoll_dtype dtype);
 
-/* Apply op locally: inout[i] = in[i] op inout[i]. */
+/*
+Applies op locally, as MPI_Reduce_local: inout[i] = in[i] op inout[i] for
+i < count, `in` being the left (lower ranks') operand.
+
+Return Value
+    REDCOLL_OK; REDCOLL_ERR_INVALID_ARG for an op invalid on dtype, a user op
+    without fn, or NULL buffers with count > 0 (inout untouched then).
+
+Thread Safety
+    Thread safe (a user op's own state aside).
+*/
 REDCOLL_API redcoll_result redcoll_reduce_local(const void *in, void *inout, size_t count,
                                                 redcoll_dtype dtype, redcoll_op op);
 
 /* As MPI_IN_PLACE: pass as the send buffer (as the receive buffer of scatter's root). */
 #define REDCOLL_IN_PLACE ((void *)1)
 
-/* ==== 2. Transport vtable ============================================== */
+/* ==== 2. Transport vtable and group views [SECTION:transport] ============ */
 
 /* Handle of a non-blocking transfer, owned by the transport. */
 typedef struct redcoll_request { void *ptr; long long id; } redcoll_request;
@@ -213,9 +236,24 @@ typedef struct redcoll_consumer {
     size_t  unit;
 } redcoll_consumer;
 
+/* The largest transport the collectives serve: 2^30 ranks (their rank
+   arithmetic stays within int); a larger one is REDCOLL_ERR_INVALID_ARG.
+   redcoll_select answers for any p up to INT_MAX. */
+#define REDCOLL_MAX_RANKS (1 << 30)
+
+/* The library's tags are 0 .. REDCOLL_TAG_MAX (28 bits). A transport matches
+   them exactly and keeps them apart from its other traffic. They tell calls
+   apart: the low 6 bits name the group view, the next 7 the (collective,
+   algorithm) row, the top 15 hash the call's parameters, so ranks that make
+   different calls never match each other's messages. A transport with fewer
+   tag bits may drop the high ones (redcoll_mpi.h keeps what MPI_TAG_UB
+   allows, at least the 15 bits every MPI has): calls stay apart by view and
+   algorithm, and mismatched parameters are caught less often. */
+#define REDCOLL_TAG_MAX 0x0fffffff
+
 typedef struct redcoll_transport {
     void *user;
-    int   rank, size;
+    int   rank, size;   /* 0 <= rank < size <= REDCOLL_MAX_RANKS */
     redcoll_result (*send)(void *user, int dst, const void *buf, size_t bytes, int tag);
     redcoll_result (*recv)(void *user, int src, void *buf, size_t bytes, int tag);
     redcoll_result (*sendrecv)(void *user, int dst, const void *sbuf, size_t sbytes,
@@ -248,9 +286,12 @@ typedef struct redcoll_transport {
    node_of with rank translation, on_compute, on_scratch, flags, recv_reduce,
    sendrecv_reduce, scratch), so any
    collective runs on a view exactly as on a whole transport, and the
-   simulator still counts all of it. A view of a view works the same way.
-   The hierarchical schedules build their groups with these views, at no cost
-   per call beyond filling a struct. */
+   simulator still counts all of it. A view of a view works the same way;
+   its tag space, one of 63, depends on both ids and is never its parent's
+   nor the transport's own, but may be another view's: use nested views one
+   at a time, as the hierarchical schedules do. The hierarchical schedules
+   build their groups with these views, at no cost per call beyond filling a
+   struct. */
 #define REDCOLL_GROUP_MAX_ID 31 /* ids 0..31 */
 
 typedef struct redcoll_group {
@@ -259,7 +300,7 @@ typedef struct redcoll_group {
     const redcoll_transport *parent;    /* borrowed */
     const int               *ranks;     /* borrowed; NULL: parent ranks first, first + 1, ... */
     int                      first;
-    int                      tag_shift;
+    int                      id;        /* its tag space: see redcoll__view_tag */
 } redcoll_group;
 
 /* Makes g a view of the n parent ranks ranks[0..n-1].
@@ -280,7 +321,7 @@ REDCOLL_API redcoll_result redcoll_group_init(redcoll_group *g, const redcoll_tr
 REDCOLL_API redcoll_result redcoll_group_range(redcoll_group *g, const redcoll_transport *parent,
                                                int first, int n, int id);
 
-/* ==== 3. Options, algorithms and selection ============================= */
+/* ==== 3. Options, the algorithm list and selection [SECTION:options] ===== */
 
 typedef enum redcoll_coll {
     REDCOLL_COLL_ALLREDUCE, REDCOLL_COLL_REDUCE,
@@ -291,50 +332,135 @@ typedef enum redcoll_coll {
     REDCOLL_COLL_COUNT
 } redcoll_coll;
 
-/* One enum for every schedule; each collective accepts a subset
-   (redcoll_algo_supported). AUTO lets the selector choose. */
+/* ---- The algorithm list -----------------------------------------------------
+   Every (collective, algorithm) pair is one row; the enum redcoll_algo, the
+   names, the registry of schedules, redcoll_algo_supported / _keeps_order,
+   redcoll_algo_at() (and through it `redcoll --algo list` and the README's
+   algorithm table, which a test holds to it) all derive from this list.
+     first     NEW on the first row of an algorithm name: it declares
+               REDCOLL_ALGO_<ALGO> with the next value. The values are ABI:
+               new names are appended at the end, never inserted or reordered.
+               AND: one more collective for a name declared above.
+     ALGO name the enum suffix, and the name tools and options files use.
+     COLL      the collective, REDCOLL_COLL_<COLL>.
+     schedule  the function redcoll__<schedule> ([SECTION:schedules]) and
+     variant   the variant it is passed (the member of a family it runs).
+     order     ORDERED: canonical order x0 op x1 op ... op x(p-1), any op.
+               COMMUTATIVE: commutative ops only (never selected for others;
+               forced, the call returns REDCOLL_ERR_UNSUPPORTED).
+     knobs     the options that shape its messages besides count and root:
+               SEGMENT (segment_bytes), THRESHOLD (threshold_bytes and the cost
+               model), LEVELS (groups, by_node, inner_algo, outer_algo).
+     paper     R04 Rabenseifner 2004, RT05 Rabenseifner & Traeff 2005, MPICH
+               Thakur, Rabenseifner & Gropp 2005, HL Hasanov & Lastovetsky.
+   Note the two binary trees: `binary_tree` is the binomial tree of R04 section
+   3.3 (recursive distance doubling with whole vectors, as `binomial`), while
+   `binary` is HL's heap-shaped binary tree (children 2v+1, 2v+2).
+   Adding an algorithm: a NEW row at the end (AND rows for its other
+   collectives) and its schedule function in [SECTION:schedules]. */
+#define REDCOLL_ALGORITHM_LIST(X) \
+ /* first ALGO                    name                        COLL                  schedule                           variant     order        knobs      paper */ \
+  X(NEW, BINOMIAL,               "binomial",                  REDUCE,               reduce_binomial,                   PLAIN,      ORDERED,     NONE,      "MPICH 4.5") \
+  X(AND, BINOMIAL,               "binomial",                  BCAST,                bcast_binomial,                    PLAIN,      ORDERED,     NONE,      "MPICH 4.2") \
+  X(AND, BINOMIAL,               "binomial",                  GATHER,               gather_binomial,                   PLAIN,      ORDERED,     NONE,      "MPICH 4.1") \
+  X(AND, BINOMIAL,               "binomial",                  SCATTER,              scatter_binomial,                  PLAIN,      ORDERED,     NONE,      "MPICH 4.1") \
+  X(NEW, REDUCE_BCAST,           "reduce_bcast",              ALLREDUCE,            allreduce_reduce_bcast,            PLAIN,      ORDERED,     NONE,      "R04 3.2") \
+  X(NEW, RECURSIVE_DOUBLING,     "recursive_doubling",        ALLREDUCE,            allreduce_recursive_doubling,      PLAIN,      ORDERED,     NONE,      "R04 3.4, MPICH 4.5") \
+  X(AND, RECURSIVE_DOUBLING,     "recursive_doubling",        ALLGATHER,            allgather_recursive_doubling,      PLAIN,      ORDERED,     NONE,      "MPICH 4.1.1") \
+  X(AND, RECURSIVE_DOUBLING,     "recursive_doubling",        ALLGATHERV,           allgather_recursive_doubling,      PLAIN,      ORDERED,     NONE,      "MPICH 4.1.1") \
+  X(AND, RECURSIVE_DOUBLING,     "recursive_doubling",        REDUCE_SCATTER,       reduce_scatter_recursive_doubling, PLAIN,      ORDERED,     NONE,      "MPICH 4.4") \
+  X(AND, RECURSIVE_DOUBLING,     "recursive_doubling",        REDUCE_SCATTER_BLOCK, reduce_scatter_recursive_doubling, PLAIN,      ORDERED,     NONE,      "MPICH 4.4") \
+  X(NEW, BINARY_TREE,            "binary_tree",               ALLREDUCE,            allreduce_reduce_bcast,            PLAIN,      ORDERED,     NONE,      "R04 3.3") \
+  X(AND, BINARY_TREE,            "binary_tree",               REDUCE,               reduce_binomial,                   PLAIN,      ORDERED,     NONE,      "R04 3.3") \
+  X(NEW, HALVING_DOUBLING,       "halving_doubling",          ALLREDUCE,            allreduce_halving_doubling,        PLAIN,      ORDERED,     NONE,      "R04 3.5, MPICH 5.1") \
+  X(AND, HALVING_DOUBLING,       "halving_doubling",          REDUCE,               reduce_halving_doubling,           PLAIN,      ORDERED,     NONE,      "R04 3.5, MPICH 5.1") \
+  X(NEW, BINARY_BLOCKS,          "binary_blocks",             ALLREDUCE,            allreduce_binary_blocks,           PLAIN,      ORDERED,     NONE,      "R04 3.6, MPICH 5.2") \
+  X(AND, BINARY_BLOCKS,          "binary_blocks",             REDUCE,               reduce_binary_blocks,              PLAIN,      ORDERED,     NONE,      "R04 3.6") \
+  X(NEW, RING,                   "ring",                      ALLREDUCE,            allreduce_ring,                    PLAIN,      ORDERED,     NONE,      "R04 3.7, MPICH 5.3") \
+  X(AND, RING,                   "ring",                      REDUCE,               reduce_ring,                       PLAIN,      ORDERED,     NONE,      "R04 3.7") \
+  X(AND, RING,                   "ring",                      ALLGATHER,            allgather_ring,                    PLAIN,      ORDERED,     NONE,      "MPICH 4.1") \
+  X(AND, RING,                   "ring",                      ALLGATHERV,           allgather_ring,                    PLAIN,      ORDERED,     NONE,      "MPICH 4.1") \
+  X(NEW, BUTTERFLY,              "butterfly",                 ALLREDUCE,            rabenseifner_traeff,               BUTTERFLY,  ORDERED,     THRESHOLD, "RT05 Fig. 1") \
+  X(AND, BUTTERFLY,              "butterfly",                 REDUCE,               rabenseifner_traeff,               BUTTERFLY,  ORDERED,     THRESHOLD, "RT05 Fig. 1") \
+  X(NEW, ELIMINATION,            "elimination",               ALLREDUCE,            rabenseifner_traeff,               OVERLAP,    ORDERED,     THRESHOLD, "RT05 3.2 (Fig. 4)") \
+  X(AND, ELIMINATION,            "elimination",               REDUCE,               rabenseifner_traeff,               OVERLAP,    ORDERED,     THRESHOLD, "RT05 3.2 (Fig. 4)") \
+  X(NEW, ELIMINATION_NONOVERLAP, "elimination_nonoverlap",    ALLREDUCE,            rabenseifner_traeff,               NONOVERLAP, ORDERED,     THRESHOLD, "RT05 3.3 (Fig. 5)") \
+  X(AND, ELIMINATION_NONOVERLAP, "elimination_nonoverlap",    REDUCE,               rabenseifner_traeff,               NONOVERLAP, ORDERED,     THRESHOLD, "RT05 3.3 (Fig. 5)") \
+  X(NEW, FACTOR_RING,            "factor_ring",               ALLREDUCE,            rabenseifner_traeff,               FACTORS,    ORDERED,     THRESHOLD, "RT05 3.4-3.6") \
+  X(AND, FACTOR_RING,            "factor_ring",               REDUCE,               rabenseifner_traeff,               FACTORS,    ORDERED,     THRESHOLD, "RT05 3.4-3.6") \
+  X(NEW, BRUCK,                  "bruck",                     ALLGATHER,            allgather_bruck,                   PLAIN,      ORDERED,     NONE,      "MPICH 4.1.2") \
+  X(AND, BRUCK,                  "bruck",                     ALLGATHERV,           allgather_bruck,                   PLAIN,      ORDERED,     NONE,      "MPICH 4.1.2") \
+  X(AND, BRUCK,                  "bruck",                     ALLTOALL,             alltoall_bruck,                    PLAIN,      ORDERED,     NONE,      "MPICH 4.3") \
+  X(NEW, SCATTER_RECURSIVE_DOUBLING, "scatter_recursive_doubling", BCAST,           bcast_scatter_allgather,           DOUBLING,   ORDERED,     NONE,      "MPICH 4.2 (van de Geijn)") \
+  X(NEW, SCATTER_RING,           "scatter_ring",              BCAST,                bcast_scatter_allgather,           RING,       ORDERED,     NONE,      "MPICH 4.2 (van de Geijn)") \
+  X(NEW, SCATTERED,              "scattered",                 ALLTOALL,             alltoall_scattered,                PLAIN,      ORDERED,     NONE,      "MPICH 4.3") \
+  X(NEW, PAIRWISE,               "pairwise",                  ALLTOALL,             alltoall_pairwise,                 PLAIN,      ORDERED,     NONE,      "MPICH 4.3") \
+  X(AND, PAIRWISE,               "pairwise",                  REDUCE_SCATTER,       reduce_scatter_pairwise,           PLAIN,      ORDERED,     NONE,      "MPICH 4.4") \
+  X(AND, PAIRWISE,               "pairwise",                  REDUCE_SCATTER_BLOCK, reduce_scatter_pairwise,           PLAIN,      ORDERED,     NONE,      "MPICH 4.4") \
+  X(NEW, RECURSIVE_HALVING,      "recursive_halving",         REDUCE_SCATTER,       reduce_scatter_recursive_halving,  PLAIN,      COMMUTATIVE, NONE,      "MPICH 4.4") \
+  X(AND, RECURSIVE_HALVING,      "recursive_halving",         REDUCE_SCATTER_BLOCK, reduce_scatter_recursive_halving,  PLAIN,      COMMUTATIVE, NONE,      "MPICH 4.4") \
+  X(NEW, FLAT,                   "flat",                      REDUCE,               reduce_flat,                       PLAIN,      ORDERED,     NONE,      "HL 2.1") \
+  X(AND, FLAT,                   "flat",                      BCAST,                bcast_flat,                        PLAIN,      ORDERED,     NONE,      "HL") \
+  X(NEW, CHAIN,                  "chain",                     REDUCE,               reduce_chain,                      WHOLE,      ORDERED,     NONE,      "HL 2.1") \
+  X(AND, CHAIN,                  "chain",                     BCAST,                bcast_chain,                       WHOLE,      ORDERED,     NONE,      "HL") \
+  X(NEW, PIPELINE,               "pipeline",                  REDUCE,               reduce_chain,                      PIPELINED,  ORDERED,     SEGMENT,   "HL 2.1") \
+  X(AND, PIPELINE,               "pipeline",                  BCAST,                bcast_chain,                       PIPELINED,  ORDERED,     SEGMENT,   "HL") \
+  X(NEW, BINARY,                 "binary",                    REDUCE,               reduce_binary,                     HEAP,       COMMUTATIVE, SEGMENT,   "HL 2.1") \
+  X(NEW, IN_ORDER_BINARY,        "in_order_binary",           REDUCE,               reduce_binary,                     IN_ORDER,   ORDERED,     SEGMENT,   "HL 2.1") \
+  X(NEW, HIERARCHICAL,           "hierarchical",              ALLREDUCE,            allreduce_hierarchical,            PLAIN,      ORDERED,     LEVELS,    "HL Alg. 1") \
+  X(AND, HIERARCHICAL,           "hierarchical",              REDUCE,               reduce_hierarchical,               PLAIN,      ORDERED,     LEVELS,    "HL Alg. 1") \
+  X(AND, HIERARCHICAL,           "hierarchical",              BCAST,                bcast_hierarchical,                PLAIN,      ORDERED,     LEVELS,    "HL Alg. 1") \
+  X(NEW, DISSEMINATION,          "dissemination",             BARRIER,              barrier_dissemination,             PLAIN,      ORDERED,     NONE,      "Hensgen et al.")
+
+#define REDCOLL__ALGO_ENUM_NEW(A) REDCOLL_ALGO_##A,
+#define REDCOLL__ALGO_ENUM_AND(A)
+#define REDCOLL__ALGO_ENUM(first, A, name, C, fn, var, ord, knobs, paper) REDCOLL__ALGO_ENUM_##first(A)
+
+/* Every algorithm name; each collective accepts the subset its rows of the
+   list give (redcoll_algo_supported). AUTO lets the selector choose. The
+   values are ABI: REDCOLL_ALGO_BINOMIAL = 1, ... in the list's order. */
 typedef enum redcoll_algo {
     REDCOLL_ALGO_AUTO = 0,
-    /* Rabenseifner 2004, MPICH 2005 */
-    REDCOLL_ALGO_BINOMIAL,
-    REDCOLL_ALGO_REDUCE_BCAST,
-    REDCOLL_ALGO_RECURSIVE_DOUBLING,
-    REDCOLL_ALGO_BINARY_TREE,
-    REDCOLL_ALGO_HALVING_DOUBLING,
-    REDCOLL_ALGO_BINARY_BLOCKS,
-    REDCOLL_ALGO_RING,
-    /* Rabenseifner & Traeff 2005 */
-    REDCOLL_ALGO_BUTTERFLY,
-    REDCOLL_ALGO_ELIMINATION,
-    REDCOLL_ALGO_ELIMINATION_NONOVERLAP,
-    REDCOLL_ALGO_FACTOR_RING,
-    /* MPICH 2005 */
-    REDCOLL_ALGO_BRUCK,
-    REDCOLL_ALGO_SCATTER_RECURSIVE_DOUBLING,
-    REDCOLL_ALGO_SCATTER_RING,
-    REDCOLL_ALGO_SCATTERED,
-    REDCOLL_ALGO_PAIRWISE,
-    REDCOLL_ALGO_RECURSIVE_HALVING,
-    /* Hasanov & Lastovetsky */
-    REDCOLL_ALGO_FLAT,
-    REDCOLL_ALGO_CHAIN,
-    REDCOLL_ALGO_PIPELINE,
-    REDCOLL_ALGO_BINARY,
-    REDCOLL_ALGO_IN_ORDER_BINARY,
-    REDCOLL_ALGO_HIERARCHICAL,
-    /* barrier */
-    REDCOLL_ALGO_DISSEMINATION,
+    REDCOLL_ALGORITHM_LIST(REDCOLL__ALGO_ENUM)
     REDCOLL_ALGO_COUNT
 } redcoll_algo;
 
+/* One row of the algorithm list, for tools that enumerate the pairs. */
+typedef struct redcoll_algo_info {
+    redcoll_coll coll;
+    redcoll_algo algo;
+    int          keeps_order; /* 1: canonical order, any op; 0: commutative ops only */
+    const char  *paper;       /* paper and section, e.g. "R04 3.5, MPICH 5.1" */
+} redcoll_algo_info;
+
+/* Names, as the tools and the README spell them ("allreduce", "ring"), and
+   back: *_name returns "?" outside the enum; *_from_name returns 1 and sets
+   *out when `name` is one (exact, lower case), else 0 with *out untouched.
+   All thread safe. */
 REDCOLL_API const char *redcoll_coll_name(redcoll_coll coll);
-REDCOLL_API int redcoll_coll_from_name(const char *name, redcoll_coll *out);   /* 1 if found */
+REDCOLL_API int redcoll_coll_from_name(const char *name, redcoll_coll *out);
 REDCOLL_API const char *redcoll_algo_name(redcoll_algo algo);
-REDCOLL_API int redcoll_algo_from_name(const char *name, redcoll_algo *out);   /* 1 if found */
-/* 1 if `algo` is implemented for `coll` (AUTO always is). */
+REDCOLL_API int redcoll_algo_from_name(const char *name, redcoll_algo *out);
+/* 1 if (coll, algo) is a row of the algorithm list (AUTO: 1 for every
+   collective). Thread safe. */
 REDCOLL_API int redcoll_algo_supported(redcoll_coll coll, redcoll_algo algo);
-/* 1 if `algo` keeps canonical order, so it accepts non-commutative ops. */
+/* 1 if (coll, algo) is a row that keeps canonical order, so it accepts
+   non-commutative ops; 0 for commutative-only rows and pairs not in the
+   list. Thread safe. */
 REDCOLL_API int redcoll_algo_keeps_order(redcoll_coll coll, redcoll_algo algo);
+/*
+Row i of the algorithm list, i = 0, 1, ... in the list's order; NULL for i
+outside it. Tools enumerate the pairs with it (`redcoll --algo list`, the
+README's table is checked against it). The rows are static: thread safe.
+
+Example
+    const redcoll_algo_info *e;
+    int i;
+    for (i = 0; (e = redcoll_algo_at(i)) != NULL; ++i)
+        printf("%s %s%s (%s)\n", redcoll_coll_name(e->coll), redcoll_algo_name(e->algo),
+               e->keeps_order ? "" : " commutative only", e->paper);
+*/
+REDCOLL_API const redcoll_algo_info *redcoll_algo_at(int i);
 
 /* Which rules pick an algorithm when opts->algo is AUTO. */
 typedef enum redcoll_selector {
@@ -367,7 +493,9 @@ typedef struct redcoll_options {
     redcoll_selector   selector;
     size_t             segment_bytes;   /* pipelined schedules; 0 = default */
     size_t             threshold_bytes; /* butterfly threshold b; see above */
-    int                groups;          /* hierarchical: G groups; 0 = default */
+    int                groups;          /* hierarchical: G groups; 0 = default; above p: p
+                                           (every rank its own group), so one value can
+                                           serve transports of any size */
     redcoll_algo       inner_algo;      /* hierarchical: inside groups; AUTO = default */
     redcoll_algo       outer_algo;      /* hierarchical: among group leaders */
     int                by_node;         /* hierarchical: group by transport node_of */
@@ -380,66 +508,254 @@ typedef struct redcoll_options {
 #define REDCOLL_DEFAULT_GAMMA   2.5e-11 /* 40 GB/s of reduction */
 #define REDCOLL_DEFAULT_SEGMENT ((size_t)32768)
 
-/* The options with every default filled in (opts may be NULL). */
+/* The options with every default filled in (opts may be NULL): what a
+   collective uses. It does not validate them (a collective does). Thread
+   safe. */
 REDCOLL_API redcoll_options redcoll_options_resolved(const redcoll_options *opts);
 
-/* The algorithm AUTO picks for `coll` on p ranks with `bytes` per rank
-   (the whole vector for (all)reduce, bcast; one block for allgather and
-   alltoall; the total for allgatherv, reduce_scatter and
-   reduce_scatter_block) and an op that is or is not commutative. */
+/*
+The algorithm AUTO picks, as the collectives call it.
+
+Parameters
+    coll         the collective.
+    p            ranks: any int up to INT_MAX gives an answer (collectives
+                 themselves serve up to REDCOLL_MAX_RANKS).
+    bytes        per rank: the whole vector for (all)reduce and bcast; one
+                 block for allgather, alltoall, gather and scatter; the total
+                 for allgatherv, reduce_scatter and reduce_scatter_block.
+    commutative  0: never an algorithm that cannot keep canonical order.
+    opts         opts->selector (NULL: REDCOLL_SELECTOR_PAPERS).
+
+Return Value
+    An algorithm of coll's rows (REDCOLL_ALGO_AUTO only for an invalid coll).
+
+Thread Safety
+    Thread safe: a pure function.
+*/
 REDCOLL_API redcoll_algo redcoll_select(redcoll_coll coll, int p, size_t bytes,
                                         int commutative, const redcoll_options *opts);
 
-/* ==== 4. Collectives ==================================================== */
-/* Every rank of the transport calls the same collective with the same
-   count, dtype, op, root and algorithm. Return REDCOLL_OK or an error; on
-   an argument error nothing is sent and no buffer is touched. Not thread
-   safe on one transport; distinct transports may be used concurrently.
-   `sbuf` may be REDCOLL_IN_PLACE where MPI allows MPI_IN_PLACE. */
+/* ==== 4. Collectives [SECTION:collectives] =============================== */
+/*
+What every collective shares
+----------------------------
+Every rank of the transport calls the same collective with the same count,
+dtype, op, root and algorithm (and the same options the algorithm reads).
+Counts are in elements of `dtype`. `opts` may be NULL (all defaults).
 
-/* rbuf on every rank = x0 op x1 op ... op x(p-1), count elements. */
+Return Value
+    REDCOLL_OK, or:
+    REDCOLL_ERR_INVALID_ARG   the caller's mistake, found before anything
+                              happens: nothing was sent, no buffer written,
+                              nothing allocated. An invalid transport (NULL,
+                              no send/recv/sendrecv, rank not in 0..size-1,
+                              size above REDCOLL_MAX_RANKS, isend/irecv/waitall
+                              not all or none), dtype, op (REDCOLL_OP_USER
+                              without fn, a predefined op MPI leaves undefined
+                              for the type), options (half an allocator,
+                              negative groups or model, unknown enum values),
+                              root, count * element size overflowing size_t,
+                              an algorithm the collective does not have, an
+                              invalid hierarchical level, or a buffer the call
+                              needs that is NULL (or REDCOLL_IN_PLACE where it
+                              may not be).
+    REDCOLL_ERR_UNSUPPORTED   a forced algorithm (or hierarchical level) that
+                              cannot keep canonical order, with an op that is
+                              not commutative. Nothing touched, as above.
+    REDCOLL_ERR_OUT_OF_MEMORY scratch could not be allocated.
+    REDCOLL_ERR_TRANSPORT, REDCOLL_ERR_TIMEOUT, REDCOLL_ERR_ABORTED,
+    REDCOLL_ERR_DEADLOCK      from the transport: a call on this rank failed
+                              (the library then calls t->abort once, which
+                              releases the peers with an error), or a peer's
+                              failure released this rank. Buffers hold
+                              unspecified values.
+    A count of 0 returns REDCOLL_OK at once, sending nothing; buffers may then
+    be NULL (argument errors are still reported).
+
+Thread Safety
+    Not thread safe on one transport: one call at a time per transport (and
+    per group view's parent). Distinct transports may be used concurrently.
+
+Remarks
+    In-place forms follow MPI's MPI_IN_PLACE; each function lists its own.
+    Non-commutative ops are applied in canonical order x0 op x1 op ... op
+    x(p-1) and every rank that gets a result gets it bitwise identical.
+    Scratch: each algorithm needs a few vectors at most, from opts.allocator;
+    the persistent collectives' plan query will report the bytes per
+    algorithm. Transfers may be synchronous: nothing relies on buffering.
+
+    Ranks that disagree (an erroneous program): the collective, the algorithm
+    as resolved, the count (every count of an irregular collective), the
+    element size, the root and the options the algorithm reads (segment
+    size, threshold and cost model, hierarchical levels and groups) go into
+    the message tag, and message sizes must match exactly, so a disagreement
+    ends in an error or, on a transport without a timeout, a hang -- not in
+    OK with a wrong result. Not detected, as in MPI: another dtype of the
+    same size (int32 against float) or another op. The parameters are a
+    15-bit hash, so 1 disagreement in 32768 still matches by tag (then
+    usually by size too); over an MPI whose tags are narrower than 28 bits
+    (redcoll_mpi.h) more.
+*/
+
+/*
+Reduces the count elements of every rank's sbuf with op and leaves the
+result in every rank's rbuf: rbuf = x0 op x1 op ... op x(p-1).
+
+Parameters
+    t       this rank's transport.
+    sbuf    count elements of this rank's input, or REDCOLL_IN_PLACE: the
+            input is in rbuf and is replaced by the result. sbuf == rbuf is
+            allowed too.
+    rbuf    count elements for the result (all ranks).
+    count   elements per rank.
+    dtype   element type; op must be valid for it (redcoll_op_valid_for).
+    op      REDCOLL_SUM ... or redcoll_op_user(fn, user, commutative).
+    opts    opts->algo: AUTO (redcoll_select) or an allreduce algorithm of
+            the list; segment_bytes, threshold_bytes, groups, inner_algo /
+            outer_algo (hierarchical: a reduce inside the groups, an
+            allreduce among the leaders), model and allocator as they apply.
+
+Return Value
+    See "What every collective shares".
+
+Example
+    double x[4] = { 1, 2, 3, 4 }, sum[4];
+    redcoll_result r = redcoll_allreduce(t, x, sum, 4, REDCOLL_DOUBLE, REDCOLL_SUM, NULL);
+    r = redcoll_allreduce(t, REDCOLL_IN_PLACE, x, 4, REDCOLL_DOUBLE, REDCOLL_MAX, NULL);
+*/
 REDCOLL_API redcoll_result redcoll_allreduce(const redcoll_transport *t, const void *sbuf,
                                              void *rbuf, size_t count, redcoll_dtype dtype,
                                              redcoll_op op, const redcoll_options *opts);
-/* As allreduce, the result only at root (rbuf ignored elsewhere). */
+
+/*
+As redcoll_allreduce, with the result only at rank `root`.
+
+Parameters
+    sbuf    count elements of input on every rank; at the root also
+            REDCOLL_IN_PLACE (its input is in rbuf). Elsewhere IN_PLACE is
+            INVALID_ARG.
+    rbuf    the root's count elements for the result; ignored (may be NULL)
+            on the other ranks.
+    root    0 .. size-1, the same on every rank.
+    opts    a reduce algorithm; hierarchical: reduce algorithms at both levels.
+
+Example
+    double part[8], total[8];
+    redcoll_reduce(t, part, t->rank == 0 ? total : NULL, 8, REDCOLL_DOUBLE, REDCOLL_SUM, 0, NULL);
+*/
 REDCOLL_API redcoll_result redcoll_reduce(const redcoll_transport *t, const void *sbuf,
                                           void *rbuf, size_t count, redcoll_dtype dtype,
                                           redcoll_op op, int root, const redcoll_options *opts);
-/* Reduce sum(recvcounts) elements; rank i keeps recvcounts[i] of the result
-   (the block starting at recvcounts[0] + ... + recvcounts[i-1]). */
+
+/*
+Reduces recvcounts[0] + ... + recvcounts[p-1] elements like allreduce and
+scatters the result: rank i keeps recvcounts[i] elements, the block that
+starts at recvcounts[0] + ... + recvcounts[i-1].
+
+Parameters
+    sbuf        the whole input (the sum of the counts), or REDCOLL_IN_PLACE:
+                the input is in rbuf, which then receives this rank's block
+                at its front.
+    rbuf        recvcounts[rank] elements (may be NULL when that is 0 and
+                the call is not in place); in place, room for the whole input.
+    recvcounts  p counts, the same on every rank.
+*/
 REDCOLL_API redcoll_result redcoll_reduce_scatter(const redcoll_transport *t, const void *sbuf,
                                                   void *rbuf, const size_t *recvcounts,
                                                   redcoll_dtype dtype, redcoll_op op,
                                                   const redcoll_options *opts);
-/* As reduce_scatter with recvcount elements for every rank. */
+
+/*
+As redcoll_reduce_scatter with recvcount elements for every rank: sbuf (or
+rbuf in place) holds p * recvcount elements, rank i keeps block i.
+*/
 REDCOLL_API redcoll_result redcoll_reduce_scatter_block(const redcoll_transport *t,
                                                         const void *sbuf, void *rbuf,
                                                         size_t recvcount, redcoll_dtype dtype,
                                                         redcoll_op op, const redcoll_options *opts);
-/* rbuf = rank 0's count elements, then rank 1's, ... */
+
+/*
+Gathers count elements from every rank into every rank's rbuf: rank 0's
+block first, then rank 1's, ...
+
+Parameters
+    sbuf    count elements, or REDCOLL_IN_PLACE: this rank's block is already
+            at rbuf + rank * count.
+    rbuf    p * count elements.
+*/
 REDCOLL_API redcoll_result redcoll_allgather(const redcoll_transport *t, const void *sbuf,
                                              void *rbuf, size_t count, redcoll_dtype dtype,
                                              const redcoll_options *opts);
-/* As allgather with counts[i] elements from rank i. */
+
+/*
+As redcoll_allgather with counts[i] elements from rank i (counts: p entries,
+the same on every rank); rank i's block lands at counts[0] + ... +
+counts[i-1]. sbuf has counts[rank] elements (may be NULL when that is 0) or
+is REDCOLL_IN_PLACE (the block is already in place in rbuf).
+*/
 REDCOLL_API redcoll_result redcoll_allgatherv(const redcoll_transport *t, const void *sbuf,
                                               void *rbuf, const size_t *counts,
                                               redcoll_dtype dtype, const redcoll_options *opts);
-/* buf of root copied to every rank. */
+
+/*
+Copies the root's count elements of buf into buf on every rank.
+
+Parameters
+    buf     count elements: the data at the root, the destination elsewhere.
+    root    0 .. size-1, the same on every rank.
+    opts    a bcast algorithm; hierarchical: bcast algorithms at both levels.
+
+Example
+    int params[16];
+    if (t->rank == 0) load_params(params);
+    redcoll_bcast(t, params, 16, REDCOLL_INT32, 0, NULL);
+*/
 REDCOLL_API redcoll_result redcoll_bcast(const redcoll_transport *t, void *buf, size_t count,
                                          redcoll_dtype dtype, int root,
                                          const redcoll_options *opts);
-/* Block j of sbuf (count elements) goes to rank j, landing as block i of its rbuf. */
+
+/*
+Exchanges blocks: block j of this rank's sbuf (count elements at j * count)
+goes to rank j and lands there as block `rank` of rbuf.
+
+Parameters
+    sbuf    p * count elements, or REDCOLL_IN_PLACE: rbuf holds the blocks to
+            send and is replaced by the ones received.
+    rbuf    p * count elements.
+*/
 REDCOLL_API redcoll_result redcoll_alltoall(const redcoll_transport *t, const void *sbuf,
                                             void *rbuf, size_t count, redcoll_dtype dtype,
                                             const redcoll_options *opts);
-/* Root's rbuf = every rank's count elements in rank order. */
+
+/*
+Gathers count elements from every rank at the root, in rank order.
+
+Parameters
+    sbuf    count elements; at the root also REDCOLL_IN_PLACE (its block is
+            already at rbuf + root * count). Elsewhere IN_PLACE is INVALID_ARG.
+    rbuf    the root's p * count elements; ignored (may be NULL) elsewhere.
+*/
 REDCOLL_API redcoll_result redcoll_gather(const redcoll_transport *t, const void *sbuf,
                                           void *rbuf, size_t count, redcoll_dtype dtype,
                                           int root, const redcoll_options *opts);
-/* Block i of root's sbuf (count elements) lands in rbuf of rank i. */
+
+/*
+Scatters the root's sbuf: block i (count elements at i * count) lands in
+rank i's rbuf.
+
+Parameters
+    sbuf    the root's p * count elements; ignored (may be NULL) elsewhere.
+    rbuf    count elements; at the root also REDCOLL_IN_PLACE (its block stays
+            in sbuf). Elsewhere IN_PLACE is INVALID_ARG.
+*/
 REDCOLL_API redcoll_result redcoll_scatter(const redcoll_transport *t, const void *sbuf,
                                            void *rbuf, size_t count, redcoll_dtype dtype,
                                            int root, const redcoll_options *opts);
+
+/*
+Returns on every rank once every rank has entered it (dissemination: ceil(lg
+p) rounds of empty messages).
+*/
 REDCOLL_API redcoll_result redcoll_barrier(const redcoll_transport *t,
                                            const redcoll_options *opts);
 
@@ -462,6 +778,12 @@ REDCOLL_API redcoll_result redcoll_barrier(const redcoll_transport *t,
 #include <assert.h>
 #define REDCOLL_ASSERT(x) assert(x)
 #endif
+#if defined(REDCOLL_MALLOC) && !defined(REDCOLL_FREE)
+#error "redcoll.h: REDCOLL_MALLOC is defined without REDCOLL_FREE: define both or neither"
+#endif
+#if defined(REDCOLL_FREE) && !defined(REDCOLL_MALLOC)
+#error "redcoll.h: REDCOLL_FREE is defined without REDCOLL_MALLOC: define both or neither"
+#endif
 #ifndef REDCOLL_MALLOC
 #define REDCOLL_MALLOC(bytes) malloc(bytes)
 #define REDCOLL_FREE(ptr) free(ptr)
@@ -469,10 +791,16 @@ REDCOLL_API redcoll_result redcoll_barrier(const redcoll_transport *t,
 #ifndef REDCOLL_MEMCPY
 #define REDCOLL_MEMCPY(dst, src, bytes) memcpy(dst, src, bytes)
 #endif
+#ifndef REDCOLL_MEMMOVE
+#define REDCOLL_MEMMOVE(dst, src, bytes) memmove(dst, src, bytes)
+#endif
+#ifndef REDCOLL_MEMSET
+#define REDCOLL_MEMSET(dst, byte, bytes) memset(dst, byte, bytes)
+#endif
 
 #define redcoll__def(v, d) ((v) ? (v) : (d))
 
-/* ==== 5. Context, transport calls, scratch ============================== */
+/* ==== 5. Context, transport calls, scratch, group views [SECTION:context] === */
 
 typedef void (*redcoll__kernel)(const void *lo, const void *hi, void *out, size_t n);
 
@@ -482,20 +810,21 @@ typedef void (*redcoll__kernel)(const void *lo, const void *hi, void *out, size_
 typedef struct redcoll__ctx {
     const redcoll_transport *t;
     int             rank, size;
+    redcoll_coll    coll;    /* the collective running */
     redcoll_dtype   dtype;
     size_t          esize;   /* bytes per element */
     redcoll_op      op;
     redcoll__kernel kernel;  /* predefined ops; NULL for user ops */
     redcoll_options o;       /* resolved */
-    redcoll_algo    algo;    /* the schedule running */
+    const struct redcoll__row *inner, *outer, *down; /* hierarchical: the levels' rows, from setup */
     int             tag;
     int             dry;     /* transport moves no data */
     redcoll_result  err;
 } redcoll__ctx;
 
-/* Arguments of a schedule. `sbuf` is the resolved input: never
-   REDCOLL_IN_PLACE (the entry points resolve it, and allreduce has already
-   copied its input into rbuf, so sbuf == rbuf there). */
+/* Arguments of a schedule, as redcoll__setup resolved them ([SECTION:setup]).
+   `sbuf` is the resolved input: never REDCOLL_IN_PLACE (and allreduce's
+   input has been copied into rbuf, so sbuf == rbuf there). */
 typedef struct redcoll__args {
     const void   *sbuf;
     void         *rbuf;
@@ -504,20 +833,46 @@ typedef struct redcoll__args {
     const size_t *displs;  /* irregular collectives: their p + 1 prefix sums */
     int           root;
     int           in_place;
+    int           variant; /* the row's variant: which member of a family runs */
 } redcoll__args;
 
 typedef redcoll_result (*redcoll__schedule)(redcoll__ctx *c, const redcoll__args *a);
 
-/* Every (collective, algorithm) pair that exists, and whether it keeps the
-   canonical order x0 op x1 op ... op x(p-1) for non-commutative ops. */
-typedef struct redcoll__entry {
-    redcoll_coll      coll;
-    redcoll_algo      algo;
+/* A row of the algorithm list ([SECTION:options]), as the registry holds it. */
+typedef struct redcoll__row {
+    redcoll_algo_info info;   /* coll, algo, keeps_order, paper */
     redcoll__schedule run;
-    int               keeps_order;
-} redcoll__entry;
+    int               variant;
+    unsigned          knobs;  /* REDCOLL__KNOB_* */
+} redcoll__row;
 
-static const redcoll__entry *redcoll__find(redcoll_coll coll, redcoll_algo algo);
+/* The list's variant column: which member of a family a row runs. */
+enum {
+    REDCOLL__VARIANT_PLAIN = 0,
+    REDCOLL__VARIANT_WHOLE = 0, REDCOLL__VARIANT_PIPELINED = 1,   /* chain: one piece, in chunks */
+    REDCOLL__VARIANT_HEAP = 0, REDCOLL__VARIANT_IN_ORDER = 1,     /* pipelined binary trees */
+    REDCOLL__VARIANT_DOUBLING = 0, REDCOLL__VARIANT_RING = 1,     /* bcast: allgather after the scatter */
+    REDCOLL__VARIANT_BUTTERFLY = 0, REDCOLL__VARIANT_OVERLAP = 1, /* Rabenseifner & Traeff plans */
+    REDCOLL__VARIANT_NONOVERLAP = 2, REDCOLL__VARIANT_FACTORS = 3
+};
+
+/* The tag of a call (REDCOLL_TAG_MAX above): bits 0-5 the group view's tag
+   space (0: the transport itself), bits 6-12 the row of the algorithm list,
+   bits 13-27 a hash of what shapes the messages (redcoll__call_tag). */
+#define REDCOLL__TAG_VIEW_MASK  63
+#define REDCOLL__TAG_ROW_SHIFT  6
+#define REDCOLL__TAG_HASH_SHIFT 13
+#define REDCOLL__TAG_HASH_MASK  0x7fff
+
+/* The list's order and knobs columns. */
+#define REDCOLL__ORDER_ORDERED     1
+#define REDCOLL__ORDER_COMMUTATIVE 0
+#define REDCOLL__KNOB_NONE         0u
+#define REDCOLL__KNOB_SEGMENT      1u /* opts.segment_bytes */
+#define REDCOLL__KNOB_THRESHOLD    2u /* opts.threshold_bytes and opts.model */
+#define REDCOLL__KNOB_LEVELS       4u /* opts.groups, by_node, inner_algo, outer_algo */
+
+static const redcoll__row *redcoll__find(redcoll_coll coll, redcoll_algo algo);
 static int redcoll__transport_ok(const redcoll_transport *t);
 
 static char *redcoll__at(const redcoll__ctx *c, const void *buf, size_t elem) {
@@ -555,7 +910,7 @@ static void redcoll__copy(const redcoll__ctx *c, void *dst, const void *src, siz
 /* As redcoll__copy, for ranges that may overlap. */
 static void redcoll__move(const redcoll__ctx *c, void *dst, const void *src, size_t n) {
     if (c->dry || dst == src || n == 0) return;
-    memmove(dst, src, n * c->esize);
+    REDCOLL_MEMMOVE(dst, src, n * c->esize);
 }
 
 static void redcoll__reverse_bytes(unsigned char *b, size_t len) {
@@ -628,8 +983,9 @@ static void redcoll__account(redcoll__ctx *c, size_t n) {
     if (c->t->on_compute) c->t->on_compute(c->t->user, n, n * c->esize);
 }
 
-/* higher = lower op higher: `lower` holds the operand of the lower ranks. */
-static void redcoll__reduce(redcoll__ctx *c, const void *lower, void *higher, size_t n) {
+/* The local reductions, named by where the result goes; both take the
+   operand of the lower ranks first. reduce_hi: higher = lower op higher. */
+static void redcoll__reduce_hi(redcoll__ctx *c, const void *lower, void *higher, size_t n) {
     if (c->err || n == 0) return;
     redcoll__account(c, n);
     if (c->dry) return;
@@ -637,8 +993,8 @@ static void redcoll__reduce(redcoll__ctx *c, const void *lower, void *higher, si
     else c->op.fn(lower, higher, n, c->op.user);
 }
 
-/* lower = lower op higher; `higher` may be clobbered (a non-commutative user
-   op computes into it and copies back). */
+/* reduce_lo: lower = lower op higher; `higher` may be clobbered (a
+   non-commutative user op computes into it and copies back). */
 static void redcoll__reduce_lo(redcoll__ctx *c, void *lower, void *higher, size_t n) {
     if (c->err || n == 0) return;
     redcoll__account(c, n);
@@ -648,30 +1004,36 @@ static void redcoll__reduce_lo(redcoll__ctx *c, void *lower, void *higher, size_
     else { c->op.fn(lower, higher, n, c->op.user); REDCOLL_MEMCPY(lower, higher, n * c->esize); }
 }
 
-/* Shared building blocks may be unused while a collective is being written. */
-#if defined(__GNUC__) || defined(__clang__)
-#define REDCOLL__SHARED __attribute__((unused))
-#else
-#define REDCOLL__SHARED
-#endif
-
-/* Small integer helpers shared by the schedules. */
-static int redcoll__pof2_floor(int p) { int k = 1; while (k * 2 <= p) k *= 2; return k; }
-REDCOLL__SHARED static int redcoll__ceil_lg(int p) { int k = 0; while ((1 << k) < p) ++k; return k; }
+/* Small integer helpers shared by the schedules; defined for every int p
+   (the selector answers up to INT_MAX, collectives serve up to 2^30). */
+static int redcoll__pof2_floor(int p) { int k = 1; while (k <= p / 2) k *= 2; return k; }
+static int redcoll__ceil_lg(int p) { int k = 0; while (k < 31 && (1 << k) < p) ++k; return k; }
 
 /* Split n elements into `parts` blocks, the first n % parts one larger:
    block i starts at element *off and has *len elements. */
-REDCOLL__SHARED static void redcoll__block(size_t n, int parts, int i, size_t *off, size_t *len) {
+static void redcoll__block(size_t n, int parts, int i, size_t *off, size_t *len) {
     size_t q = n / (size_t)parts, r = n % (size_t)parts, ui = (size_t)i;
     *off = ui * q + (ui < r ? ui : r);
     *len = q + (ui < r ? 1 : 0);
 }
 
 /* ---- group views ------------------------------------------------------------
-   Each entry translates view ranks to parent ranks, shifts the tag into the
+   Each entry translates view ranks to parent ranks, moves the tag into the
    view's space and calls the parent. A rank outside the view fails the call
    as the simulator fails a rank outside the transport. */
-#define REDCOLL__GROUP_TAG_STRIDE 16 /* > the number of collectives: one tag each */
+
+/* The tag a view passes to its parent: the low REDCOLL__TAG_VIEW_BITS bits
+   name a tag space, the rest pass unchanged. The transport's own traffic is
+   space 0; a view of it takes space id + 1 (1..32: distinct ids, distinct
+   spaces); a view of a view one of the spaces 1..63 that both ids decide
+   (never 0, so never the transport's own; distinct for a view of a and a
+   view of b, but it may meet another view's space -- nested views are used
+   one at a time, as the hierarchical schedules do). */
+static int redcoll__view_tag(const redcoll_group *g, int tag) {
+    int s = tag & REDCOLL__TAG_VIEW_MASK;
+    s = s == 0 ? g->id + 1 : 1 + (2 * s + g->id) % REDCOLL__TAG_VIEW_MASK;
+    return (tag & ~REDCOLL__TAG_VIEW_MASK) | s;
+}
 
 static int redcoll__gparent(const redcoll_group *g, int r) {
     if (r < 0 || r >= g->t.size) return -1;
@@ -682,14 +1044,14 @@ static redcoll_result redcoll__gsend(void *u, int dst, const void *buf, size_t b
     const redcoll_group *g = (const redcoll_group *)u;
     int d = redcoll__gparent(g, dst);
     if (d < 0) return REDCOLL_ERR_TRANSPORT;
-    return g->parent->send(g->parent->user, d, buf, bytes, tag + g->tag_shift);
+    return g->parent->send(g->parent->user, d, buf, bytes, redcoll__view_tag(g, tag));
 }
 
 static redcoll_result redcoll__grecv(void *u, int src, void *buf, size_t bytes, int tag) {
     const redcoll_group *g = (const redcoll_group *)u;
     int s = redcoll__gparent(g, src);
     if (s < 0) return REDCOLL_ERR_TRANSPORT;
-    return g->parent->recv(g->parent->user, s, buf, bytes, tag + g->tag_shift);
+    return g->parent->recv(g->parent->user, s, buf, bytes, redcoll__view_tag(g, tag));
 }
 
 static redcoll_result redcoll__gsendrecv(void *u, int dst, const void *sbuf, size_t sbytes,
@@ -698,7 +1060,7 @@ static redcoll_result redcoll__gsendrecv(void *u, int dst, const void *sbuf, siz
     int d = redcoll__gparent(g, dst), s = redcoll__gparent(g, src);
     if (d < 0 || s < 0) return REDCOLL_ERR_TRANSPORT;
     return g->parent->sendrecv(g->parent->user, d, sbuf, sbytes, s, rbuf, rbytes,
-                               tag + g->tag_shift);
+                               redcoll__view_tag(g, tag));
 }
 
 static void redcoll__gabort(void *u, redcoll_result why) {
@@ -711,7 +1073,7 @@ static redcoll_result redcoll__gisend(void *u, int dst, const void *buf, size_t 
     const redcoll_group *g = (const redcoll_group *)u;
     int d = redcoll__gparent(g, dst);
     if (d < 0) return REDCOLL_ERR_TRANSPORT;
-    return g->parent->isend(g->parent->user, d, buf, bytes, tag + g->tag_shift, req);
+    return g->parent->isend(g->parent->user, d, buf, bytes, redcoll__view_tag(g, tag), req);
 }
 
 static redcoll_result redcoll__girecv(void *u, int src, void *buf, size_t bytes, int tag,
@@ -719,7 +1081,7 @@ static redcoll_result redcoll__girecv(void *u, int src, void *buf, size_t bytes,
     const redcoll_group *g = (const redcoll_group *)u;
     int s = redcoll__gparent(g, src);
     if (s < 0) return REDCOLL_ERR_TRANSPORT;
-    return g->parent->irecv(g->parent->user, s, buf, bytes, tag + g->tag_shift, req);
+    return g->parent->irecv(g->parent->user, s, buf, bytes, redcoll__view_tag(g, tag), req);
 }
 
 static redcoll_result redcoll__gwaitall(void *u, int count, redcoll_request *reqs) {
@@ -748,7 +1110,7 @@ static redcoll_result redcoll__grecv_reduce(void *u, int src, size_t bytes, int 
     const redcoll_group *g = (const redcoll_group *)u;
     int s = redcoll__gparent(g, src);
     if (s < 0) return REDCOLL_ERR_TRANSPORT;
-    return g->parent->recv_reduce(g->parent->user, s, bytes, tag + g->tag_shift, into);
+    return g->parent->recv_reduce(g->parent->user, s, bytes, redcoll__view_tag(g, tag), into);
 }
 
 static redcoll_result redcoll__gsendrecv_reduce(void *u, int dst, const void *sbuf, size_t sbytes,
@@ -758,7 +1120,7 @@ static redcoll_result redcoll__gsendrecv_reduce(void *u, int dst, const void *sb
     int d = redcoll__gparent(g, dst), s = redcoll__gparent(g, src);
     if (d < 0 || s < 0) return REDCOLL_ERR_TRANSPORT;
     return g->parent->sendrecv_reduce(g->parent->user, d, sbuf, sbytes, s, rbytes,
-                                      tag + g->tag_shift, into);
+                                      redcoll__view_tag(g, tag), into);
 }
 
 static void *redcoll__gscratch(void *u, size_t bytes) {
@@ -771,9 +1133,9 @@ static void redcoll__group_make(redcoll_group *g, const redcoll_transport *paren
                                 const int *ranks, int first, int n, int id, int me) {
     const redcoll_transport *P = parent;
     redcoll_transport *t = &g->t;
-    memset(g, 0, sizeof *g);
+    REDCOLL_MEMSET(g, 0, sizeof *g);
     g->parent = parent; g->ranks = ranks; g->first = first;
-    g->tag_shift = (id + 1) * REDCOLL__GROUP_TAG_STRIDE;
+    g->id = id;
     t->user = g; t->rank = me; t->size = n;
     t->send = redcoll__gsend; t->recv = redcoll__grecv; t->sendrecv = redcoll__gsendrecv;
     t->abort = P->abort ? redcoll__gabort : NULL;
@@ -815,18 +1177,36 @@ REDCOLL_API redcoll_result redcoll_group_range(redcoll_group *g, const redcoll_t
     return REDCOLL_OK;
 }
 
-/* ==== 6. Reduction kernels ============================================== */
-/* One loop per (op, type): out[i] = lo[i] op hi[i], where out is lo or hi.
-   Integer arithmetic goes through the unsigned type W, so overflow wraps
-   instead of being undefined. */
+/* ==== 6. Reduction kernels [SECTION:kernels] ============================= */
+/* A kernel computes out[i] = lo[i] op hi[i] for i < n, where out is lo, or
+   hi, or a third buffer that overlaps neither; any alignment, any n.
+   Every (op, type) has a scalar loop: the portable path, the reference and
+   the tail of the vector paths. Integer arithmetic goes through the unsigned
+   type W, so overflow wraps instead of being undefined. Integer, float and
+   double kernels need no alignment (elements move through memcpy, which
+   compiles to plain loads); long double and the pairs need their type's. */
 
 #define REDCOLL__KERNEL(OP, SUF, T, WIDE, EXPR)                                     \
     static void redcoll__k_##OP##_##SUF(const void *lo_, const void *hi_, void *out_, \
                                         size_t n) {                                  \
         typedef WIDE W;                                                              \
-        const T *lo = (const T *)lo_; const T *hi = (const T *)hi_;                  \
-        T *out = (T *)out_; size_t i;                                                \
-        for (i = 0; i < n; ++i) { T a = lo[i], b = hi[i]; out[i] = (T)(W)(EXPR); }   \
+        const char *lo = (const char *)lo_; const char *hi = (const char *)hi_;      \
+        char *out = (char *)out_; size_t i;                                          \
+        for (i = 0; i < n * sizeof(T); i += sizeof(T)) {                             \
+            T a, b, r;                                                               \
+            memcpy(&a, lo + i, sizeof a); memcpy(&b, hi + i, sizeof b);              \
+            r = (T)(W)(EXPR);                                                        \
+            memcpy(out + i, &r, sizeof r);                                           \
+        }                                                                            \
+    }
+/* long double has padding bytes: typed stores leave them as they were. */
+#define REDCOLL__KERNEL_F80(OP, EXPR)                                                \
+    static void redcoll__k_##OP##_f80(const void *lo_, const void *hi_, void *out_,  \
+                                      size_t n) {                                    \
+        const long double *lo = (const long double *)lo_;                           \
+        const long double *hi = (const long double *)hi_;                           \
+        long double *out = (long double *)out_; size_t i;                            \
+        for (i = 0; i < n; ++i) { long double a = lo[i], b = hi[i]; out[i] = EXPR; } \
     }
 
 #define REDCOLL__INT_TYPES(X, OP, EXPR)                                      \
@@ -836,7 +1216,7 @@ REDCOLL_API redcoll_result redcoll_group_range(redcoll_group *g, const redcoll_t
     X(OP, i64, int64_t, uint64_t, EXPR)  X(OP, u64, uint64_t, uint64_t, EXPR)
 #define REDCOLL__FLOAT_TYPES(X, OP, EXPR)                                    \
     X(OP, f32, float, float, EXPR) X(OP, f64, double, double, EXPR)         \
-    X(OP, f80, long double, long double, EXPR)
+    REDCOLL__KERNEL_F80(OP, EXPR)
 
 REDCOLL__INT_TYPES(REDCOLL__KERNEL, sum, (W)a + (W)b)
 REDCOLL__FLOAT_TYPES(REDCOLL__KERNEL, sum, a + b)
@@ -873,39 +1253,298 @@ REDCOLL__INT_TYPES(REDCOLL__KERNEL, bxor, (W)a ^ (W)b)
 REDCOLL__PAIR_TYPES(REDCOLL__LOC_KERNEL, minloc, <)
 REDCOLL__PAIR_TYPES(REDCOLL__LOC_KERNEL, maxloc, >)
 
-#define REDCOLL__INT_CASES(OP)                                                        \
-    case REDCOLL_INT8: return redcoll__k_##OP##_i8;   case REDCOLL_UINT8: return redcoll__k_##OP##_u8;   \
-    case REDCOLL_INT16: return redcoll__k_##OP##_i16; case REDCOLL_UINT16: return redcoll__k_##OP##_u16; \
-    case REDCOLL_INT32: return redcoll__k_##OP##_i32; case REDCOLL_UINT32: return redcoll__k_##OP##_u32; \
-    case REDCOLL_INT64: return redcoll__k_##OP##_i64; case REDCOLL_UINT64: return redcoll__k_##OP##_u64;
-#define REDCOLL__FLOAT_CASES(OP)                                                      \
-    case REDCOLL_FLOAT: return redcoll__k_##OP##_f32; case REDCOLL_DOUBLE: return redcoll__k_##OP##_f64; \
-    case REDCOLL_LONG_DOUBLE: return redcoll__k_##OP##_f80;
+/* Case lists of a lookup switch; P is the kernel name prefix (redcoll__k_
+   for the scalar loops, redcoll__kN_ for vector level N). */
+#define REDCOLL__INT_CASES(P, OP)                                                     \
+    case REDCOLL_INT8: return P##OP##_i8;   case REDCOLL_UINT8: return P##OP##_u8;   \
+    case REDCOLL_INT16: return P##OP##_i16; case REDCOLL_UINT16: return P##OP##_u16; \
+    case REDCOLL_INT32: return P##OP##_i32; case REDCOLL_UINT32: return P##OP##_u32; \
+    case REDCOLL_INT64: return P##OP##_i64; case REDCOLL_UINT64: return P##OP##_u64;
+#define REDCOLL__F32_F64_CASES(P, OP)                                                 \
+    case REDCOLL_FLOAT: return P##OP##_f32; case REDCOLL_DOUBLE: return P##OP##_f64;
 #define REDCOLL__PAIR_CASES(OP)                                                       \
     case REDCOLL_FLOAT_INT: return redcoll__k_##OP##_fi; case REDCOLL_DOUBLE_INT: return redcoll__k_##OP##_di; \
     case REDCOLL_LONG_INT: return redcoll__k_##OP##_li;  case REDCOLL_2INT: return redcoll__k_##OP##_ii;       \
     case REDCOLL_SHORT_INT: return redcoll__k_##OP##_si; case REDCOLL_LONG_DOUBLE_INT: return redcoll__k_##OP##_ldi;
 
-/* The kernel of a predefined op on a type, or NULL where MPI leaves it undefined. */
-static redcoll__kernel redcoll__kernel_for(redcoll_op_kind kind, redcoll_dtype d) {
+/* The scalar kernel of a predefined op on a type, or NULL where MPI leaves
+   it undefined. */
+static redcoll__kernel redcoll__kernel_scalar(redcoll_op_kind kind, redcoll_dtype d) {
     switch (kind) {
-    case REDCOLL_OP_SUM:  switch (d) { REDCOLL__INT_CASES(sum)  REDCOLL__FLOAT_CASES(sum)  default: return NULL; }
-    case REDCOLL_OP_PROD: switch (d) { REDCOLL__INT_CASES(prod) REDCOLL__FLOAT_CASES(prod) default: return NULL; }
-    case REDCOLL_OP_MIN:  switch (d) { REDCOLL__INT_CASES(min)  REDCOLL__FLOAT_CASES(min)  default: return NULL; }
-    case REDCOLL_OP_MAX:  switch (d) { REDCOLL__INT_CASES(max)  REDCOLL__FLOAT_CASES(max)  default: return NULL; }
-    case REDCOLL_OP_LAND: switch (d) { REDCOLL__INT_CASES(land) default: return NULL; }
-    case REDCOLL_OP_LOR:  switch (d) { REDCOLL__INT_CASES(lor)  default: return NULL; }
-    case REDCOLL_OP_LXOR: switch (d) { REDCOLL__INT_CASES(lxor) default: return NULL; }
-    case REDCOLL_OP_BAND: switch (d) { REDCOLL__INT_CASES(band) default: return NULL; }
-    case REDCOLL_OP_BOR:  switch (d) { REDCOLL__INT_CASES(bor)  default: return NULL; }
-    case REDCOLL_OP_BXOR: switch (d) { REDCOLL__INT_CASES(bxor) default: return NULL; }
+#define REDCOLL__SCALAR_ARITH(OP)                                                     \
+    switch (d) {                                                                      \
+    REDCOLL__INT_CASES(redcoll__k_, OP) REDCOLL__F32_F64_CASES(redcoll__k_, OP)       \
+    case REDCOLL_LONG_DOUBLE: return redcoll__k_##OP##_f80;                           \
+    default: return NULL;                                                             \
+    }
+    case REDCOLL_OP_SUM:  REDCOLL__SCALAR_ARITH(sum)
+    case REDCOLL_OP_PROD: REDCOLL__SCALAR_ARITH(prod)
+    case REDCOLL_OP_MIN:  REDCOLL__SCALAR_ARITH(min)
+    case REDCOLL_OP_MAX:  REDCOLL__SCALAR_ARITH(max)
+#undef REDCOLL__SCALAR_ARITH
+    case REDCOLL_OP_LAND: switch (d) { REDCOLL__INT_CASES(redcoll__k_, land) default: return NULL; }
+    case REDCOLL_OP_LOR:  switch (d) { REDCOLL__INT_CASES(redcoll__k_, lor)  default: return NULL; }
+    case REDCOLL_OP_LXOR: switch (d) { REDCOLL__INT_CASES(redcoll__k_, lxor) default: return NULL; }
+    case REDCOLL_OP_BAND: switch (d) { REDCOLL__INT_CASES(redcoll__k_, band) default: return NULL; }
+    case REDCOLL_OP_BOR:  switch (d) { REDCOLL__INT_CASES(redcoll__k_, bor)  default: return NULL; }
+    case REDCOLL_OP_BXOR: switch (d) { REDCOLL__INT_CASES(redcoll__k_, bxor) default: return NULL; }
     case REDCOLL_OP_MINLOC: switch (d) { REDCOLL__PAIR_CASES(minloc) default: return NULL; }
     case REDCOLL_OP_MAXLOC: switch (d) { REDCOLL__PAIR_CASES(maxloc) default: return NULL; }
     default: return NULL;
     }
 }
 
-/* ==== 8. Schedules ======================================================= */
+/* ---- vector kernels ---------------------------------------------------------
+   GCC/clang vector extensions: one source for every width, unaligned loads and
+   stores through __builtin_memcpy (no aliasing or alignment assumptions), and
+   integer lanes computed as unsigned so they wrap. The ops are elementwise, so
+   a vector lane computes exactly what the scalar loop computes: min/max blend
+   with the mask of the same comparison (b < a ? b : a keeps NaN, -0 and ties
+   as the scalar loop does), float sum/prod are single IEEE operations. Each
+   step loads lo and hi before it stores out, so out == lo and out == hi are
+   exact, and a third buffer overlaps neither by contract.
+   Levels: 0 scalar; 1 16-byte vectors (x86-64 SSE2 or AArch64 Advanced SIMD,
+   both IEEE in every lane; not 32-bit x87 or ARMv7 NEON, whose float results
+   differ from the scalar path); 2 AVX2 and 3 AVX-512 (F, BW, DQ, VL) on x86-64,
+   compiled with target attributes and chosen at run time when the CPU has them.
+   REDCOLL_NO_SIMD keeps level 0 only. */
+enum { REDCOLL__ISA_SCALAR, REDCOLL__ISA_VEC, REDCOLL__ISA_AVX2, REDCOLL__ISA_AVX512,
+       REDCOLL__ISA_COUNT };
+
+#if !defined(REDCOLL_NO_SIMD) && (defined(__GNUC__) || defined(__clang__)) && \
+    (defined(__x86_64__) || defined(__aarch64__))
+#define REDCOLL__SIMD 1
+#if defined(__x86_64__) && (defined(__clang__) ? __clang_major__ >= 7 : __GNUC__ >= 7)
+#define REDCOLL__SIMD_X86 1
+#endif
+#endif
+
+#ifdef REDCOLL__SIMD
+#ifdef REDCOLL__SIMD_X86
+#include <immintrin.h>
+#endif
+/* Lane types: redcoll__v<bytes><suffix>. */
+#define REDCOLL__VTYPES(B)                                                                  \
+    typedef int8_t redcoll__v##B##i8 __attribute__((vector_size(B)));                       \
+    typedef uint8_t redcoll__v##B##u8 __attribute__((vector_size(B)));                      \
+    typedef int16_t redcoll__v##B##i16 __attribute__((vector_size(B)));                     \
+    typedef uint16_t redcoll__v##B##u16 __attribute__((vector_size(B)));                    \
+    typedef int32_t redcoll__v##B##i32 __attribute__((vector_size(B)));                     \
+    typedef uint32_t redcoll__v##B##u32 __attribute__((vector_size(B)));                    \
+    typedef int64_t redcoll__v##B##i64 __attribute__((vector_size(B)));                     \
+    typedef uint64_t redcoll__v##B##u64 __attribute__((vector_size(B)));                    \
+    typedef float redcoll__v##B##f32 __attribute__((vector_size(B)));                       \
+    typedef double redcoll__v##B##f64 __attribute__((vector_size(B)));
+REDCOLL__VTYPES(16)
+#ifdef REDCOLL__SIMD_X86
+REDCOLL__VTYPES(32)
+REDCOLL__VTYPES(64)
+#endif
+
+/* The ops on B-byte lanes a, b (type VT, suffix SUF), result r (VU, the
+   unsigned lanes); VS is the signed lane type that comparisons return. */
+#define REDCOLL__V_isum(B, SUF, VS, VU, a, b, r) r = (VU)a + (VU)b
+#define REDCOLL__V_fsum(B, SUF, VS, VU, a, b, r) r = (VU)(a + b)
+#define REDCOLL__V_iprod(B, SUF, VS, VU, a, b, r) r = (VU)a * (VU)b
+#define REDCOLL__V_fprod(B, SUF, VS, VU, a, b, r) r = (VU)(a * b)
+/* Bytes have no multiply: in each 16-bit lane, x * y keeps the product of
+   the low bytes in its low byte, and (x >> 8) * (y & 0xFF00) the product of
+   the high bytes in its high byte. */
+#define REDCOLL__V_bprod(B, SUF, VS, VU, a, b, r)                                              \
+    {                                                                                         \
+        redcoll__v##B##u16 x_ = (redcoll__v##B##u16)a, y_ = (redcoll__v##B##u16)b;            \
+        r = (VU)(((x_ * y_) & 0xFF) | ((x_ >> 8) * (y_ & 0xFF00)));                           \
+    }
+#define REDCOLL__V_min(B, SUF, VS, VU, a, b, r) { VS m_ = (VS)(b < a); r = (VU)(((VS)b & m_) | ((VS)a & ~m_)); }
+#define REDCOLL__V_max(B, SUF, VS, VU, a, b, r) { VS m_ = (VS)(b > a); r = (VU)(((VS)b & m_) | ((VS)a & ~m_)); }
+#define REDCOLL__V_land(B, SUF, VS, VU, a, b, r) r = (VU)((a != 0) & (b != 0)) & 1
+#define REDCOLL__V_lor(B, SUF, VS, VU, a, b, r) r = (VU)((a != 0) | (b != 0)) & 1
+#define REDCOLL__V_lxor(B, SUF, VS, VU, a, b, r) r = (VU)((a != 0) ^ (b != 0)) & 1
+#define REDCOLL__V_band(B, SUF, VS, VU, a, b, r) r = (VU)a & (VU)b
+#define REDCOLL__V_bor(B, SUF, VS, VU, a, b, r) r = (VU)a | (VU)b
+#define REDCOLL__V_bxor(B, SUF, VS, VU, a, b, r) r = (VU)a ^ (VU)b
+#ifdef REDCOLL__SIMD_X86
+/* x86's MINPS(x, y) is x < y ? x : y, its second operand on NaN and on
+   equal values: MINPS(b, a) is the scalar loop's b < a ? b : a exactly, in
+   one instruction where GCC would compare and blend. The 512-bit form is
+   the all-lanes masked one: GCC 12's plain _mm512_min_ps warns in C++. */
+#define REDCOLL__X86_MIN_16(SUF, x, y) REDCOLL__PASTE(_mm_min_, REDCOLL__X86_##SUF)(x, y)
+#define REDCOLL__X86_MIN_32(SUF, x, y) REDCOLL__PASTE(_mm256_min_, REDCOLL__X86_##SUF)(x, y)
+#define REDCOLL__X86_MIN_64(SUF, x, y) \
+    REDCOLL__PASTE(_mm512_mask_min_, REDCOLL__X86_##SUF)(y, REDCOLL__X86_ALL_##SUF, x, y)
+#define REDCOLL__X86_MAX_16(SUF, x, y) REDCOLL__PASTE(_mm_max_, REDCOLL__X86_##SUF)(x, y)
+#define REDCOLL__X86_MAX_32(SUF, x, y) REDCOLL__PASTE(_mm256_max_, REDCOLL__X86_##SUF)(x, y)
+#define REDCOLL__X86_MAX_64(SUF, x, y) \
+    REDCOLL__PASTE(_mm512_mask_max_, REDCOLL__X86_##SUF)(y, REDCOLL__X86_ALL_##SUF, x, y)
+#define REDCOLL__X86_f32 ps
+#define REDCOLL__X86_f64 pd
+#define REDCOLL__X86_ALL_f32 ((__mmask16)0xFFFF)
+#define REDCOLL__X86_ALL_f64 ((__mmask8)0xFF)
+#define REDCOLL__PASTE_(a, b) a##b
+#define REDCOLL__PASTE(a, b) REDCOLL__PASTE_(a, b)
+#define REDCOLL__V_fmin(B, SUF, VS, VU, a, b, r) r = (VU)REDCOLL__X86_MIN_##B(SUF, b, a)
+#define REDCOLL__V_fmax(B, SUF, VS, VU, a, b, r) r = (VU)REDCOLL__X86_MAX_##B(SUF, b, a)
+#else
+#define REDCOLL__V_fmin REDCOLL__V_min
+#define REDCOLL__V_fmax REDCOLL__V_max
+#endif
+
+/* One B-byte step at byte offset `off` of lo, hi, out. */
+#define REDCOLL__VSTEP(B, VOP, SUF, SSUF, USUF, off)                                         \
+    {                                                                                         \
+        redcoll__v##B##SUF a_, b_; redcoll__v##B##USUF r_;                                   \
+        __builtin_memcpy(&a_, lo + (off), B); __builtin_memcpy(&b_, hi + (off), B);          \
+        REDCOLL__V_##VOP(B, SUF, redcoll__v##B##SSUF, redcoll__v##B##USUF, a_, b_, r_);      \
+        __builtin_memcpy(out + (off), &r_, B);                                                \
+    }
+/* Four B-byte steps at `off`: every load before any store, as a restrict
+   loop would schedule them (each out byte is stored after every load of the
+   block, so out == lo and out == hi stay exact). */
+#define REDCOLL__VSTEP4(B, VOP, SUF, SSUF, USUF, off)                                        \
+    {                                                                                         \
+        redcoll__v##B##SUF a0_, a1_, a2_, a3_, b0_, b1_, b2_, b3_;                           \
+        redcoll__v##B##USUF r0_, r1_, r2_, r3_;                                              \
+        __builtin_memcpy(&a0_, lo + (off), B); __builtin_memcpy(&b0_, hi + (off), B);        \
+        __builtin_memcpy(&a1_, lo + (off) + B, B); __builtin_memcpy(&b1_, hi + (off) + B, B); \
+        __builtin_memcpy(&a2_, lo + (off) + 2 * B, B);                                        \
+        __builtin_memcpy(&b2_, hi + (off) + 2 * B, B);                                        \
+        __builtin_memcpy(&a3_, lo + (off) + 3 * B, B);                                        \
+        __builtin_memcpy(&b3_, hi + (off) + 3 * B, B);                                        \
+        REDCOLL__V_##VOP(B, SUF, redcoll__v##B##SSUF, redcoll__v##B##USUF, a0_, b0_, r0_);   \
+        REDCOLL__V_##VOP(B, SUF, redcoll__v##B##SSUF, redcoll__v##B##USUF, a1_, b1_, r1_);   \
+        REDCOLL__V_##VOP(B, SUF, redcoll__v##B##SSUF, redcoll__v##B##USUF, a2_, b2_, r2_);   \
+        REDCOLL__V_##VOP(B, SUF, redcoll__v##B##SSUF, redcoll__v##B##USUF, a3_, b3_, r3_);   \
+        __builtin_memcpy(out + (off), &r0_, B); __builtin_memcpy(out + (off) + B, &r1_, B);  \
+        __builtin_memcpy(out + (off) + 2 * B, &r2_, B);                                       \
+        __builtin_memcpy(out + (off) + 3 * B, &r3_, B);                                       \
+    }
+/* What is left after the widest steps: one step of each narrower width, then
+   fewer than 16 bytes in the scalar loop. */
+#define REDCOLL__VTAIL_16(VOP, SUF, SSUF, USUF)
+#define REDCOLL__VTAIL_32(VOP, SUF, SSUF, USUF) \
+    if (nb - i >= 16) { REDCOLL__VSTEP(16, VOP, SUF, SSUF, USUF, i) i += 16; }
+#define REDCOLL__VTAIL_64(VOP, SUF, SSUF, USUF) \
+    if (nb - i >= 32) { REDCOLL__VSTEP(32, VOP, SUF, SSUF, USUF, i) i += 32; } \
+    REDCOLL__VTAIL_32(VOP, SUF, SSUF, USUF)
+
+/* The kernel of level L with B-byte lanes: four steps per iteration. */
+#define REDCOLL__VKERNEL(L, ATTR, B, OP, VOP, SUF, SSUF, USUF, T)                            \
+    static ATTR void redcoll__k##L##_##OP##_##SUF(const void *lo_, const void *hi_,         \
+                                                  void *out_, size_t n) {                   \
+        const char *lo = (const char *)lo_; const char *hi = (const char *)hi_;             \
+        char *out = (char *)out_;                                                           \
+        size_t nb = n * sizeof(T), i = 0;                                                   \
+        for (; nb - i >= 4 * B; i += 4 * B) REDCOLL__VSTEP4(B, VOP, SUF, SSUF, USUF, i)     \
+        for (; nb - i >= B; i += B) REDCOLL__VSTEP(B, VOP, SUF, SSUF, USUF, i)              \
+        REDCOLL__VTAIL_##B(VOP, SUF, SSUF, USUF)                                            \
+        if (i < nb) redcoll__k_##OP##_##SUF(lo + i, hi + i, out + i, (nb - i) / sizeof(T)); \
+    }
+
+/* Every vectorised (op, type) of one level; K(OP, VOP, SUF, SSUF, USUF, T). */
+#define REDCOLL__VINT(K, OP, VOP)                                                            \
+    K(OP, VOP, i8, i8, u8, int8_t)     K(OP, VOP, u8, u8, u8, uint8_t)                        \
+    K(OP, VOP, i16, i16, u16, int16_t) K(OP, VOP, u16, u16, u16, uint16_t)                    \
+    K(OP, VOP, i32, i32, u32, int32_t) K(OP, VOP, u32, u32, u32, uint32_t)                    \
+    K(OP, VOP, i64, i64, u64, int64_t) K(OP, VOP, u64, u64, u64, uint64_t)
+#define REDCOLL__VFLT(K, OP, VOP)                                                            \
+    K(OP, VOP, f32, i32, u32, float)   K(OP, VOP, f64, i64, u64, double)
+#define REDCOLL__VALL(K)                                                                      \
+    REDCOLL__VINT(K, sum, isum) REDCOLL__VFLT(K, sum, fsum)                                   \
+    K(prod, bprod, i8, i8, u8, int8_t) K(prod, bprod, u8, u8, u8, uint8_t)                    \
+    K(prod, iprod, i16, i16, u16, int16_t) K(prod, iprod, u16, u16, u16, uint16_t)            \
+    K(prod, iprod, i32, i32, u32, int32_t) K(prod, iprod, u32, u32, u32, uint32_t)            \
+    K(prod, iprod, i64, i64, u64, int64_t) K(prod, iprod, u64, u64, u64, uint64_t)            \
+    REDCOLL__VFLT(K, prod, fprod)                                                             \
+    REDCOLL__VINT(K, min, min) REDCOLL__VFLT(K, min, fmin)                                    \
+    REDCOLL__VINT(K, max, max) REDCOLL__VFLT(K, max, fmax)                                    \
+    REDCOLL__VINT(K, land, land) REDCOLL__VINT(K, lor, lor) REDCOLL__VINT(K, lxor, lxor)      \
+    REDCOLL__VINT(K, band, band) REDCOLL__VINT(K, bor, bor) REDCOLL__VINT(K, bxor, bxor)
+
+/* Level L's lookup: its vector kernel where it has one, else the scalar one. */
+#define REDCOLL__VLOOKUP(L)                                                                   \
+    static redcoll__kernel redcoll__kernel_v##L(redcoll_op_kind kind, redcoll_dtype d) {     \
+        switch (kind) {                                                                       \
+        case REDCOLL_OP_SUM:  switch (d) { REDCOLL__INT_CASES(redcoll__k##L##_, sum)          \
+                                           REDCOLL__F32_F64_CASES(redcoll__k##L##_, sum) default: break; } break; \
+        case REDCOLL_OP_PROD: switch (d) { REDCOLL__INT_CASES(redcoll__k##L##_, prod)         \
+                                           REDCOLL__F32_F64_CASES(redcoll__k##L##_, prod) default: break; } break; \
+        case REDCOLL_OP_MIN:  switch (d) { REDCOLL__INT_CASES(redcoll__k##L##_, min)          \
+                                           REDCOLL__F32_F64_CASES(redcoll__k##L##_, min) default: break; } break; \
+        case REDCOLL_OP_MAX:  switch (d) { REDCOLL__INT_CASES(redcoll__k##L##_, max)          \
+                                           REDCOLL__F32_F64_CASES(redcoll__k##L##_, max) default: break; } break; \
+        case REDCOLL_OP_LAND: switch (d) { REDCOLL__INT_CASES(redcoll__k##L##_, land) default: break; } break; \
+        case REDCOLL_OP_LOR:  switch (d) { REDCOLL__INT_CASES(redcoll__k##L##_, lor)  default: break; } break; \
+        case REDCOLL_OP_LXOR: switch (d) { REDCOLL__INT_CASES(redcoll__k##L##_, lxor) default: break; } break; \
+        case REDCOLL_OP_BAND: switch (d) { REDCOLL__INT_CASES(redcoll__k##L##_, band) default: break; } break; \
+        case REDCOLL_OP_BOR:  switch (d) { REDCOLL__INT_CASES(redcoll__k##L##_, bor)  default: break; } break; \
+        case REDCOLL_OP_BXOR: switch (d) { REDCOLL__INT_CASES(redcoll__k##L##_, bxor) default: break; } break; \
+        default: break;                                                                       \
+        }                                                                                     \
+        return redcoll__kernel_scalar(kind, d);                                               \
+    }
+
+#define REDCOLL__K1(OP, VOP, SUF, SSUF, USUF, T) REDCOLL__VKERNEL(1, , 16, OP, VOP, SUF, SSUF, USUF, T)
+REDCOLL__VALL(REDCOLL__K1)
+REDCOLL__VLOOKUP(1)
+
+#ifdef REDCOLL__SIMD_X86
+#define REDCOLL__AVX2 __attribute__((target("avx2")))
+#define REDCOLL__AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl")))
+#define REDCOLL__K2(OP, VOP, SUF, SSUF, USUF, T) \
+    REDCOLL__VKERNEL(2, REDCOLL__AVX2, 32, OP, VOP, SUF, SSUF, USUF, T)
+#define REDCOLL__K3(OP, VOP, SUF, SSUF, USUF, T) \
+    REDCOLL__VKERNEL(3, REDCOLL__AVX512, 64, OP, VOP, SUF, SSUF, USUF, T)
+REDCOLL__VALL(REDCOLL__K2)
+REDCOLL__VALL(REDCOLL__K3)
+REDCOLL__VLOOKUP(2)
+REDCOLL__VLOOKUP(3)
+#endif
+#endif /* REDCOLL__SIMD */
+
+/* 1 if level `isa` is compiled in and this CPU runs it. */
+static int redcoll__isa_ok(int isa) {
+    switch (isa) {
+    case REDCOLL__ISA_SCALAR: return 1;
+#ifdef REDCOLL__SIMD
+    case REDCOLL__ISA_VEC: return 1;
+#endif
+#ifdef REDCOLL__SIMD_X86
+    case REDCOLL__ISA_AVX2:
+        __builtin_cpu_init(); /* a no-op once constructors ran */
+        return __builtin_cpu_supports("avx2");
+    case REDCOLL__ISA_AVX512:
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+               __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+#endif
+    default: return 0;
+    }
+}
+
+/* The kernel of level `isa` (which the caller checked with redcoll__isa_ok);
+   NULL where MPI leaves the op undefined on the type. */
+static redcoll__kernel redcoll__kernel_isa(redcoll_op_kind kind, redcoll_dtype d, int isa) {
+    switch (isa) {
+#ifdef REDCOLL__SIMD
+    case REDCOLL__ISA_VEC: return redcoll__kernel_v1(kind, d);
+#endif
+#ifdef REDCOLL__SIMD_X86
+    case REDCOLL__ISA_AVX2: return redcoll__kernel_v2(kind, d);
+    case REDCOLL__ISA_AVX512: return redcoll__kernel_v3(kind, d);
+#endif
+    default: return redcoll__kernel_scalar(kind, d);
+    }
+}
+
+/* The fastest kernel this CPU runs, looked up once per call (setup), so a
+   kernel call pays no dispatch. */
+static redcoll__kernel redcoll__kernel_for(redcoll_op_kind kind, redcoll_dtype d) {
+    int isa = REDCOLL__ISA_COUNT - 1;
+    while (!redcoll__isa_ok(isa)) --isa;
+    return redcoll__kernel_isa(kind, d, isa);
+}
+
+/* ==== 7. Schedules [SECTION:schedules] =================================== */
 /* Each schedule opens with its paper section, its cost in the model of
    Rabenseifner 2004 section 3.1 (n bytes per rank, one-way messages cost
    alpha_uni + n beta_uni), and how it treats a non-power-of-two p. */
@@ -939,7 +1578,7 @@ static void redcoll__fold_in(redcoll__ctx *c, const redcoll__fold *f, void *buf,
                              size_t n) {
     if (c->rank >= 2 * f->rem) return;
     if (f->newrank < 0) redcoll__send(c, c->rank + 1, buf, n);
-    else { redcoll__recv(c, c->rank - 1, tmp, n); redcoll__reduce(c, tmp, buf, n); }
+    else { redcoll__recv(c, c->rank - 1, tmp, n); redcoll__reduce_hi(c, tmp, buf, n); }
 }
 
 /* Serves the result back to the ranks that sat out. */
@@ -1030,11 +1669,23 @@ typedef struct redcoll__segs {
     int           bitrev; /* 0: redcoll__block(n, parts, .); 1 (parts = 2^k): the n % parts
                              longer segments are those whose bit-reversed index is
                              below n % parts, so every halving splits within one element */
+    int           pairs;  /* > 0: the layout of parts + pairs ranks seen by the survivors of
+                             a fold (redcoll__segs_folded) */
 } redcoll__segs;
 
 static redcoll__segs redcoll__segs_make(size_t n, int parts, const size_t *displs) {
     redcoll__segs s;
-    s.n = n; s.parts = parts; s.displs = displs; s.bitrev = 0;
+    s.n = n; s.parts = parts; s.displs = displs; s.bitrev = 0; s.pairs = 0;
+    return s;
+}
+
+/* L (one segment per rank) as the survivors of a fold of `pairs` pairs see
+   it: segment j < pairs is L's segments 2j and 2j+1 (the pair survivor j
+   stands for), segment j >= pairs is L's segment j + pairs. */
+static redcoll__segs redcoll__segs_folded(const redcoll__segs *L, int pairs) {
+    redcoll__segs s = *L;
+    s.parts = L->parts - pairs;
+    s.pairs = pairs;
     return s;
 }
 
@@ -1060,9 +1711,11 @@ static size_t redcoll__bitrev_longer(int start, int m, int k, size_t rem) {
 
 /* Element offset of segment j (j == parts: the end of the vector). */
 static size_t redcoll__seg_off(const redcoll__segs *s, int j) {
+    int parts = s->parts + s->pairs; /* of the layout under a fold */
     size_t off, len;
+    if (s->pairs) j = j < s->pairs ? 2 * j : j + s->pairs;
     if (s->displs) return s->displs[j];
-    if (j >= s->parts) return s->n;
+    if (j >= parts) return s->n;
     if (s->bitrev) { /* [0, j) as aligned blocks, one per set bit of j */
         int k = 0, m, start = 0;
         size_t q = s->n / (size_t)s->parts, longer = 0;
@@ -1074,7 +1727,7 @@ static size_t redcoll__seg_off(const redcoll__segs *s, int j) {
             }
         return (size_t)j * q + longer;
     }
-    redcoll__block(s->n, s->parts, j, &off, &len);
+    redcoll__block(s->n, parts, j, &off, &len);
     return off;
 }
 
@@ -1183,42 +1836,6 @@ static void redcoll__rd_allgather(redcoll__ctx *c, void *buf, const redcoll__seg
     }
 }
 
-/* ---- building block: recursive vector halving reduce-scatter --------------------
-   MPICH paper 4.4 (Fig. 9) and 5.1: the p' survivors of fold f (newrank
-   order) split their current range of segments in two at every step; the
-   lower partner keeps the lower half, sends the upper, and reduces what it
-   gets (lower partner's data as left operand). Segment j is survivor j's
-   share: L has f->pof2 parts (segment j = block j), or p parts where
-   survivor j stands for the blocks of the ranks it folded in (2j, 2j+1 for
-   j < rem, else j + rem). `distance_doubling` 0: partners at p'/2, ..., 1;
-   survivor j ends with segment j (commutative ops only). 1: partners at
-   1, ..., p'/2; canonical order is kept and survivor j ends with segment
-   bitreverse(j). Returns the segment kept. Cost: lg p' alpha +
-   (p'-1)/p' n (beta + gamma). tmp: half the vector. */
-static size_t redcoll__seg_start(const redcoll__fold *f, const redcoll__segs *L, int j) {
-    if (L->parts == f->pof2) return redcoll__seg_off(L, j);
-    return redcoll__seg_off(L, j < f->rem ? 2 * j : j + f->rem);
-}
-
-static int redcoll__halving_rs(redcoll__ctx *c, const redcoll__fold *f, const redcoll__segs *L,
-                               int distance_doubling, void *buf, void *tmp) {
-    int lo = 0, hi = f->pof2, mask;
-    for (mask = distance_doubling ? 1 : f->pof2 / 2; mask > 0 && mask < f->pof2;
-         mask = distance_doubling ? mask * 2 : mask / 2) {
-        int peer = f->newrank ^ mask, mid = lo + (hi - lo) / 2, upper = (f->newrank & mask) != 0;
-        int keep_lo = upper ? mid : lo, keep_hi = upper ? hi : mid;
-        int send_lo = upper ? lo : mid, send_hi = upper ? mid : hi;
-        size_t keep = redcoll__seg_start(f, L, keep_lo), kn = redcoll__seg_start(f, L, keep_hi) - keep;
-        size_t send = redcoll__seg_start(f, L, send_lo), sn = redcoll__seg_start(f, L, send_hi) - send;
-        int peer_rank = redcoll__fold_oldrank(f, peer);
-        redcoll__sendrecv(c, peer_rank, redcoll__at(c, buf, send), sn, peer_rank, tmp, kn);
-        if (upper) redcoll__reduce(c, tmp, redcoll__at(c, buf, keep), kn);
-        else redcoll__reduce_lo(c, redcoll__at(c, buf, keep), tmp, kn);
-        lo = keep_lo; hi = keep_hi;
-    }
-    return lo;
-}
-
 /* ---- building blocks: vector halving / doubling, ring steps -----------------
    Rabenseifner 2004 sections 3.2 and 3.5-3.7 (MPICH paper 4.4, 5.1-5.3).
    Two small descriptions make them reusable by every family:
@@ -1227,8 +1844,10 @@ static int redcoll__halving_rs(redcoll__ctx *c, const redcoll__fold *f, const re
                    a contiguous block (base, size), or a folded set where the
                    first `pairs` virtual ranks each stand for a pair of real
                    ranks (Rabenseifner's even survivor: odd = 0; MPICH's odd
-                   survivor: odd = 1), plus one alias (a virtual rank played by
-                   another real rank: the reduce root swapping roles).
+                   survivor: odd = 1), every step-th of them from `from` (the
+                   members of one Rabenseifner-Traeff ring step), plus one alias
+                   (a virtual rank played by another real rank: the reduce root
+                   swapping roles).
    redcoll__segs   cuts the n-element vector into `parts` contiguous segments:
                    explicit offsets (irregular counts) or the standard split.
 
@@ -1239,14 +1858,15 @@ static int redcoll__halving_rs(redcoll__ctx *c, const redcoll__fold *f, const re
    from the lowest: canonical order is kept (the partner holds the lower or
    the higher contiguous rank range, and the operand order follows), and the
    ranges of a smaller block are unions of those of a larger one (binary
-   blocks). Distance halving (doubling = 0) leaves member v with segment
-   range v (rank-ordered, as MPICH's reduce_scatter needs) but combines
-   non-contiguous rank sets: commutative ops only. */
+   blocks). Distance halving (doubling = 0; MPICH paper 4.4, Fig. 9) leaves
+   member v with segment v (rank-ordered, as MPICH's reduce_scatter needs)
+   but combines non-contiguous rank sets: commutative ops only. */
 typedef struct redcoll__vmap {
     int size;       /* members: virtual ranks 0..size-1 */
     int base;       /* real rank of virtual rank 0 */
-    int pairs;      /* v < pairs stands for (base + 2v, base + 2v + 1); v >= pairs is base + pairs + v */
+    int pairs;      /* u < pairs stands for (base + 2u, base + 2u + 1); u >= pairs is base + pairs + u */
     int odd;        /* which member of a pair plays it: 0 the even one, 1 the odd one */
+    int from, step; /* virtual rank v is u = from + v step of the above (0, 1: v itself) */
     int alias_v;    /* virtual rank played by real rank alias_rank instead (-1: none) */
     int alias_rank;
     int me;         /* this rank's virtual rank, -1 outside the group */
@@ -1254,19 +1874,21 @@ typedef struct redcoll__vmap {
 } redcoll__vmap;
 
 static int redcoll__vmap_rank(const redcoll__vmap *g, int v) {
-    int rank;
+    int rank, u = g->from + v * g->step;
     if (v == g->alias_v) return g->alias_rank;
-    rank = v < g->pairs ? g->base + 2 * v + g->odd : g->base + g->pairs + v;
+    rank = u < g->pairs ? g->base + 2 * u + g->odd : g->base + g->pairs + u;
     return g->wrap > 0 ? rank % g->wrap : rank;
 }
 
 static int redcoll__vmap_vrank(const redcoll__vmap *g, int rank) {
-    int off = rank - g->base, v;
+    int off = rank - g->base, u, v;
     if (g->alias_v >= 0 && rank == g->alias_rank) return g->alias_v;
     if (g->wrap > 0 && off < 0) off += g->wrap;
     if (off < 0) return -1;
-    if (off < 2 * g->pairs) v = off % 2 == g->odd ? off / 2 : -1;
-    else v = off - g->pairs;
+    if (off < 2 * g->pairs) u = off % 2 == g->odd ? off / 2 : -1;
+    else u = off - g->pairs;
+    if (u < g->from || (u - g->from) % g->step != 0) return -1;
+    v = (u - g->from) / g->step;
     return v >= g->size || v == g->alias_v ? -1 : v;
 }
 
@@ -1274,6 +1896,7 @@ static redcoll__vmap redcoll__vmap_make(int rank, int base, int size, int pairs,
                                           int alias_v, int alias_rank) {
     redcoll__vmap g;
     g.size = size; g.base = base; g.pairs = pairs; g.odd = odd;
+    g.from = 0; g.step = 1;
     g.alias_v = alias_v; g.alias_rank = alias_rank; g.wrap = 0;
     g.me = redcoll__vmap_vrank(&g, rank);
     return g;
@@ -1309,11 +1932,13 @@ static void redcoll__halving_plan(redcoll__halving *h, int size, int v, int part
     h->steps = k;
 }
 
-/* Reduce-scatter by recursive vector halving (Rabenseifner 2004 3.2/3.5):
-   every member of g starts with the whole vector in buf and ends with its
-   final range (redcoll__halving_plan) reduced over the group; the rest of
-   buf is scratch. tmp: the larger half, seg_len(s, 0, parts / 2) elements.
-   Cost: lg size (alpha) + (1 - 1/size)(n beta + n gamma). */
+/* Reduce-scatter by recursive vector halving, the one of every family
+   (Rabenseifner 2004 3.2/3.5 with distance doubling; MPICH paper 4.4 with
+   distance halving): every member of g starts with the whole vector in buf
+   and ends with its final range (redcoll__halving_plan) reduced over the
+   group, the partner's data of the lower ranks as the left operand; the
+   rest of buf is scratch. tmp: the larger half, seg_len(s, 0, parts / 2)
+   elements. Cost: lg size (alpha) + (1 - 1/size)(n beta + n gamma). */
 static void redcoll__rs_halving(redcoll__ctx *c, const redcoll__vmap *g, const redcoll__segs *s,
                                 void *buf, void *tmp, int doubling) {
     redcoll__halving h;
@@ -1329,13 +1954,13 @@ static void redcoll__rs_halving(redcoll__ctx *c, const redcoll__vmap *g, const r
         char *mine = redcoll__at(c, buf, redcoll__seg_off(s, keep));
         redcoll__sendrecv(c, peer, redcoll__at(c, buf, redcoll__seg_off(s, give)), gn,
                           peer, tmp, kn);
-        if (vpeer < g->me) redcoll__reduce(c, tmp, mine, kn);
+        if (vpeer < g->me) redcoll__reduce_hi(c, tmp, mine, kn);
         else redcoll__reduce_lo(c, mine, tmp, kn);
     }
 }
 
-/* Recursive vector doubling, the inverse of redcoll__rs_halving (same
-   group, segments and direction): each member starts with its final range
+/* Recursive vector doubling, the inverse of redcoll__rs_halving with
+   distance doubling (same group and segments): each member starts with its final range
    in buf. vroot < 0: allgather, every member ends with the whole vector
    (exchanges; cost lg size alpha + (1 - 1/size) n beta). vroot >= 0: gather
    to member vroot along the same tree, one-way (Rabenseifner 2004 3.5,
@@ -1343,11 +1968,11 @@ static void redcoll__rs_halving(redcoll__ctx *c, const redcoll__vmap *g, const r
    sends all it holds and leaves; cost at the root lg size alpha_uni +
    (1 - 1/size) n beta_uni. */
 static void redcoll__ag_doubling(redcoll__ctx *c, const redcoll__vmap *g, const redcoll__segs *s,
-                                 void *buf, int vroot, int doubling) {
+                                 void *buf, int vroot) {
     redcoll__halving h;
     int k;
     if (g->me < 0) return;
-    redcoll__halving_plan(&h, g->size, g->me, s->parts, doubling);
+    redcoll__halving_plan(&h, g->size, g->me, s->parts, 1);
     for (k = h.steps - 1; k >= 0; --k) {
         int peer = redcoll__vmap_rank(g, g->me ^ h.mask[k]), upper = (g->me & h.mask[k]) != 0;
         int olo = upper ? h.lo[k] : h.hi[k + 1], ohi = upper ? h.lo[k + 1] : h.hi[k];
@@ -1382,7 +2007,7 @@ static void redcoll__fold_halves(redcoll__ctx *c, const redcoll__vmap *g, const 
     if (off < 0 || off >= 2 * g->pairs) return;
     redcoll__sendrecv(c, partner, give, gn, partner, tmp, kn);
     if (even) redcoll__reduce_lo(c, keep, tmp, kn);
-    else redcoll__reduce(c, tmp, keep, kn);
+    else redcoll__reduce_hi(c, tmp, keep, kn);
     if (redcoll__vmap_rank(g, off / 2) == c->rank) redcoll__recv(c, partner, give, gn);
     else redcoll__send(c, partner, keep, kn);
 }
@@ -1422,9 +2047,9 @@ static void redcoll__ring_reduce_scatter(redcoll__ctx *c, const redcoll__vmap *g
         redcoll__sendrecv(c, redcoll__vmap_rank(g, to),
                           redcoll__at(c, in, redcoll__seg_off(s, to)), redcoll__seg_len(s, to, to + 1),
                           redcoll__vmap_rank(g, from), two && from == p - 1 ? hi : rcv, len);
-        if (from < v) redcoll__reduce(c, rcv, mine, len);
+        if (from < v) redcoll__reduce_hi(c, rcv, mine, len);
         else if (!two) redcoll__reduce_lo(c, mine, rcv, len);
-        else if (from != p - 1) redcoll__reduce(c, rcv, hi, len);
+        else if (from != p - 1) redcoll__reduce_hi(c, rcv, hi, len);
     }
     if (two && v < p - 1) redcoll__reduce_lo(c, mine, hi, len);
 }
@@ -1444,6 +2069,23 @@ static void redcoll__ring_allgather(redcoll__ctx *c, const redcoll__vmap *g,
                           redcoll__at(c, buf, redcoll__seg_off(s, sj)), redcoll__seg_len(s, sj, sj + 1),
                           redcoll__vmap_rank(g, (v - 1 + p) % p),
                           redcoll__at(c, buf, redcoll__seg_off(s, rj)), redcoll__seg_len(s, rj, rj + 1));
+    }
+}
+
+/* Bruck allgather ("concatenation": MPICH paper 4.1.2; Rabenseifner &
+   Traeff's [6] inside a ring step): member v's buf starts with segment v and
+   ends with segments v, v+1, ... (cyclically) in that order. In round k it
+   sends the first min(2^k, size - 2^k) of the segments it holds to v - 2^k
+   and receives as many from v + 2^k behind them. Cost: ceil(lg size) alpha
+   + (size-1)/size n beta; any size (the last round is the short one). */
+static void redcoll__bruck_allgather(redcoll__ctx *c, const redcoll__vmap *g,
+                                     const redcoll__segs *s, void *buf) {
+    int p = g->size, v = g->me, d;
+    for (d = 1; d < p; d <<= 1) {
+        int m = d < p - d ? d : p - d;
+        redcoll__sendrecv(c, redcoll__vmap_rank(g, (v - d + p) % p), buf, redcoll__seg_span(s, v, m),
+                          redcoll__vmap_rank(g, (v + d) % p),
+                          redcoll__at(c, buf, redcoll__seg_span(s, v, d)), redcoll__seg_span(s, (v + d) % p, m));
     }
 }
 
@@ -1518,7 +2160,7 @@ static void redcoll__blocks_allgather(redcoll__ctx *c, const redcoll__blocks *b,
         redcoll__blocks_range(b, s, k, me, &off, &len);
         redcoll__send(c, b->start[k + 1] + me % b->size[k + 1], redcoll__at(c, buf, off), len);
     }
-    redcoll__ag_doubling(c, &b->g, s, buf, -1, 1);
+    redcoll__ag_doubling(c, &b->g, s, buf, -1);
 }
 
 /* ---- reduce ---------------------------------------------------------------- */
@@ -1567,7 +2209,7 @@ static redcoll_result redcoll__reduce_halving_doubling(redcoll__ctx *c, const re
     if (!c->err) {
         redcoll__fold_halves(c, &g, &s, buf, tmp);
         redcoll__rs_halving(c, &g, &s, buf, tmp, 1);
-        redcoll__ag_doubling(c, &g, &s, buf, redcoll__vmap_vrank(&g, root), 1);
+        redcoll__ag_doubling(c, &g, &s, buf, redcoll__vmap_vrank(&g, root));
     }
     redcoll__free(c, tmp, redcoll__seg_len(&s, 0, pof2 / 2));
     redcoll__reduce_freebuf(c, a, buf);
@@ -1601,7 +2243,7 @@ static redcoll_result redcoll__reduce_binary_blocks(redcoll__ctx *c, const redco
         redcoll__blocks_range(&b, &s, 0, 0, &off, &len);
         if (outside && c->rank == 0) redcoll__send(c, root, redcoll__at(c, buf, off), len);
         if (outside && c->rank == root) redcoll__recv(c, 0, redcoll__at(c, buf, off), len);
-        redcoll__ag_doubling(c, &top, &s, buf, outside ? 0 : root, 1);
+        redcoll__ag_doubling(c, &top, &s, buf, outside ? 0 : root);
     }
     redcoll__free(c, tmp, redcoll__seg_len(&s, 0, b.size[0] / 2));
     redcoll__reduce_freebuf(c, a, buf);
@@ -1643,28 +2285,20 @@ static redcoll_result redcoll__bcast_binomial(redcoll__ctx *c, const redcoll__ar
     return c->err;
 }
 
-/* Scatter + recursive-doubling allgather (van de Geijn; MPICH paper 4.2,
-   medium messages). The vector is split into p blocks (the first n mod p one
-   element longer), scattered over a binomial tree in root-relative order and
-   gathered back. Cost: 2 lg p alpha + 2 (p-1)/p n beta for power-of-two p;
-   otherwise the allgather takes at most 2 ceil(lg p) rounds. No scratch. */
-static redcoll_result redcoll__bcast_scatter_recursive_doubling(redcoll__ctx *c,
-                                                                const redcoll__args *a) {
-    redcoll__segs L = redcoll__segs_make(a->count, c->size, NULL);
-    int v = redcoll__vrank(c->rank, a->root, c->size);
-    redcoll__scatter_blocks(c, redcoll__at(c, a->rbuf, redcoll__seg_off(&L, v)), &L, a->root);
-    redcoll__rd_allgather(c, a->rbuf, &L, a->root);
-    return c->err;
-}
-
-/* Scatter + ring allgather (van de Geijn; MPICH paper 4.2, long messages):
-   as above with the ring. Cost: (lg p + p - 1) alpha + 2 (p-1)/p n beta.
-   Any p (blocks as above; ceil(lg p) scatter steps). No scratch. */
-static redcoll_result redcoll__bcast_scatter_ring(redcoll__ctx *c, const redcoll__args *a) {
+/* Scatter + allgather (van de Geijn; MPICH paper 4.2). The vector is split
+   into p blocks (the first n mod p one element longer), scattered over a
+   binomial tree in root-relative order and gathered back, in variant
+   DOUBLING (`scatter_recursive_doubling`, medium messages) by recursive
+   doubling: 2 lg p alpha + 2 (p-1)/p n beta for power-of-two p, otherwise at
+   most 2 ceil(lg p) allgather rounds; in variant RING (`scatter_ring`, long
+   messages) by the ring: (lg p + p - 1) alpha + 2 (p-1)/p n beta. Any p
+   (ceil(lg p) scatter steps). No scratch. */
+static redcoll_result redcoll__bcast_scatter_allgather(redcoll__ctx *c, const redcoll__args *a) {
     redcoll__segs L = redcoll__segs_make(a->count, c->size, NULL);
     redcoll__vmap g = redcoll__vmap_rotated(c->rank, a->root, c->size);
     redcoll__scatter_blocks(c, redcoll__at(c, a->rbuf, redcoll__seg_off(&L, g.me)), &L, a->root);
-    redcoll__ring_allgather(c, &g, &L, a->rbuf);
+    if (a->variant == REDCOLL__VARIANT_RING) redcoll__ring_allgather(c, &g, &L, a->rbuf);
+    else redcoll__rd_allgather(c, a->rbuf, &L, a->root);
     return c->err;
 }
 
@@ -1697,7 +2331,7 @@ static redcoll_result redcoll__allreduce_recursive_doubling(redcoll__ctx *c,
         int peer = f.newrank ^ mask;
         redcoll__sendrecv(c, redcoll__fold_oldrank(&f, peer), a->rbuf, n,
                           redcoll__fold_oldrank(&f, peer), tmp, n);
-        if (peer < f.newrank) redcoll__reduce(c, tmp, a->rbuf, n);
+        if (peer < f.newrank) redcoll__reduce_hi(c, tmp, a->rbuf, n);
         else redcoll__reduce_lo(c, a->rbuf, tmp, n);
     }
     redcoll__fold_out(c, &f, a->rbuf, n);
@@ -1724,7 +2358,7 @@ static redcoll_result redcoll__allreduce_halving_doubling(redcoll__ctx *c,
     if (!c->err) {
         redcoll__fold_halves(c, &g, &s, a->rbuf, tmp);
         redcoll__rs_halving(c, &g, &s, a->rbuf, tmp, 1);
-        redcoll__ag_doubling(c, &g, &s, a->rbuf, -1, 1);
+        redcoll__ag_doubling(c, &g, &s, a->rbuf, -1);
         redcoll__unfold_halves(c, &g, a->rbuf, a->count);
     }
     redcoll__free(c, tmp, half);
@@ -1871,23 +2505,17 @@ static redcoll_result redcoll__allgather_recursive_doubling(redcoll__ctx *c,
     return c->err;
 }
 
-/* Bruck, "concatenation" (MPICH paper 4.1.2, short messages): rbuf collects
-   blocks rank, rank+1, ... from its top; in step k the first
-   min(2^k, p - 2^k) of them go to rank - 2^k and as many arrive from
-   rank + 2^k; a final rotation by the own block's offset puts them in place.
-   Cost: ceil(lg p) alpha + (p-1)/p n beta, plus moving n elements locally.
-   Any p: the last step is the short one. No scratch (in-place rotation). */
+/* Bruck, "concatenation" (MPICH paper 4.1.2, short messages): the own
+   block moves to the top of rbuf, redcoll__bruck_allgather collects blocks
+   rank, rank+1, ... behind it, and a final rotation by the own block's
+   offset puts them in place. Cost: ceil(lg p) alpha + (p-1)/p n beta, plus
+   moving n elements locally. Any p. No scratch (in-place rotation). */
 static redcoll_result redcoll__allgather_bruck(redcoll__ctx *c, const redcoll__args *a) {
     redcoll__segs L = redcoll__segs_of(c, a);
-    int p = c->size, r = c->rank, d;
-    size_t mine = redcoll__seg_off(&L, r);
-    redcoll__move(c, a->rbuf, redcoll__at(c, a->rbuf, mine), redcoll__seg_len(&L, r, r + 1));
-    for (d = 1; d < p; d <<= 1) {
-        int m = d < p - d ? d : p - d;
-        redcoll__sendrecv(c, (r - d + p) % p, a->rbuf, redcoll__seg_span(&L, r, m), (r + d) % p,
-                          redcoll__at(c, a->rbuf, redcoll__seg_span(&L, r, d)),
-                          redcoll__seg_span(&L, (r + d) % p, m));
-    }
+    redcoll__vmap g = redcoll__vmap_make(c->rank, 0, c->size, 0, 0, -1, -1);
+    size_t mine = redcoll__seg_off(&L, c->rank);
+    redcoll__move(c, a->rbuf, redcoll__at(c, a->rbuf, mine), redcoll__seg_len(&L, c->rank, c->rank + 1));
+    redcoll__bruck_allgather(c, &g, &L, a->rbuf);
     if (!c->err) redcoll__rotate(c, a->rbuf, L.n, L.n - mine);
     return c->err;
 }
@@ -1948,7 +2576,7 @@ static redcoll_result redcoll__alltoall_scattered(redcoll__ctx *c, const redcoll
         return c->err;
     }
     reqs = (redcoll_request *)redcoll__alloc_bytes(c, sizeof *reqs * 2 * (size_t)p);
-    if (reqs) memset(reqs, 0, sizeof *reqs * 2 * (size_t)p);
+    if (reqs) REDCOLL_MEMSET(reqs, 0, sizeof *reqs * 2 * (size_t)p);
     redcoll__copy(c, redcoll__at(c, a->rbuf, (size_t)r * count), redcoll__at(c, src, (size_t)r * count), count);
     for (i = 1; i < p; ++i) {
         int from = (r + i) % p;
@@ -2023,7 +2651,9 @@ static redcoll_result redcoll__reduce_scatter_recursive_halving(redcoll__ctx *c,
     if (f.newrank < 0) {
         redcoll__recv(c, r + 1, a->rbuf, cnt);
     } else {
-        redcoll__halving_rs(c, &f, &L, 0, acc, tmp);
+        redcoll__vmap g = redcoll__vmap_make(r, 0, f.pof2, f.rem, 1, -1, -1); /* the survivors */
+        redcoll__segs F = redcoll__segs_folded(&L, f.rem);
+        redcoll__rs_halving(c, &g, &F, acc, tmp, 0);
         if (r < 2 * f.rem) /* serve the even partner its block */
             redcoll__send(c, r - 1, redcoll__at(c, acc, redcoll__seg_off(&L, r - 1)),
                           redcoll__seg_len(&L, r - 1, r));
@@ -2043,7 +2673,7 @@ static void redcoll__reduce_cyclic(redcoll__ctx *c, void *recv, void *acc, size_
     while (done < len) {
         size_t seg = len - done < n - off ? len - done : n - off;
         char *x = redcoll__at(c, recv, done), *y = redcoll__at(c, acc, off);
-        if (recv_is_lower) redcoll__reduce(c, x, y, seg); else redcoll__reduce_lo(c, y, x, seg);
+        if (recv_is_lower) redcoll__reduce_hi(c, x, y, seg); else redcoll__reduce_lo(c, y, x, seg);
         done += seg;
         off = 0;
     }
@@ -2115,61 +2745,63 @@ static redcoll_result redcoll__reduce_scatter_pairwise(redcoll__ctx *c, const re
    (PaCT 2015): the Open MPI reduce algorithms of section 2.1 and the two-level
    transformation of section 3 (Algorithm 1), generalised to allreduce and
    bcast as section 5 proposes. Costs use the paper's Hockney model: m bytes
-   per rank, X segments of m/X bytes, one step = alpha + m/X beta + m/X gamma
-   (the simulator's one-way message with f_alpha = f_beta = 1). */
+   per rank, X chunks (the paper's segments) of m/X bytes, one step =
+   alpha + m/X beta + m/X gamma (the simulator's one-way message with
+   f_alpha = f_beta = 1). "Chunk" here is the pipeline's piece; a "segment"
+   elsewhere in this file is a part of a layout (redcoll__segs). */
 
-/* Segment of pipelined schedules: opts.segment_bytes in whole elements, at
+/* Chunk of pipelined schedules: opts.segment_bytes in whole elements, at
    least one, at most n (n > 0). */
-static size_t redcoll__seg_elems(const redcoll__ctx *c, size_t n) {
+static size_t redcoll__chunk_elems(const redcoll__ctx *c, size_t n) {
     size_t s = c->o.segment_bytes / c->esize;
     if (s == 0) s = 1;
     return s < n ? s : n;
 }
 
-/* Length of the segment starting at element off. */
-static size_t redcoll__segment_len(size_t n, size_t seg, size_t off) {
-    return n - off < seg ? n - off : seg;
+/* Length of the chunk starting at element off. */
+static size_t redcoll__chunk_len(size_t n, size_t chunk, size_t off) {
+    return n - off < chunk ? n - off : chunk;
 }
 
 /* ---- building block: chain (linear array) reduce, optionally pipelined ----
    Virtual ranks v = (rank - base) mod p form the array p-1 -> p-2 -> ... -> 0;
-   each segment of `seg` elements enters at v = p-1, every rank prepends its
-   own operand (x_v op received) and passes it on while the next segment
-   arrives (sendrecv), so X = ceil(n/seg) segments take p + X - 2 steps.
+   each chunk of `chunk` elements enters at v = p-1, every rank prepends its
+   own operand (x_v op received) and passes it on while the next chunk
+   arrives (sendrecv), so X = ceil(n/chunk) chunks take p + X - 2 steps.
    Commutative ops rotate the array to end at root (base = root); otherwise
    the array is in rank order, ends at rank 0, which sends the whole result
    to root when root != 0. `out`: the result buffer on root (may equal `in`),
-   NULL elsewhere. Scratch on receiving ranks: two segments (one vector when
+   NULL elsewhere. Scratch on receiving ranks: two chunks (one vector when
    X <= 2, and at rank 0 when it forwards the whole result); none at a
    non-in-place tail root, which accumulates in `out`. */
 static void redcoll__chain_reduce(redcoll__ctx *c, const void *in, void *out, size_t n,
-                                  int root, size_t seg) {
+                                  int root, size_t chunk) {
     int p = c->size, base = c->op.commutative ? root : 0;
     int v = redcoll__vrank(c->rank, base, p);
     int up = v + 1 < p ? redcoll__unvrank(v + 1, base, p) : -1;
     int down = v > 0 ? redcoll__unvrank(v - 1, base, p) : -1;
     int tail_root = v == 0 && c->rank == root, forward = v == 0 && base != root;
-    int full = forward || (tail_root && out != in) || n <= 2 * seg; /* segment k at offset k*seg */
-    size_t off, len, plen = 0, cap = full ? n : 2 * seg;
+    int full = forward || (tail_root && out != in) || n <= 2 * chunk; /* chunk k at offset k*chunk */
+    size_t off, len, plen = 0, cap = full ? n : 2 * chunk;
     void *acc = (void *)in, *own = NULL, *prev = NULL, *cur;
 
     if (up >= 0) { /* receives: accumulate into out (tail root) or scratch */
         acc = tail_root && out != in ? out : (own = redcoll__alloc(c, cap));
-        for (off = 0; off < n && !c->err; off += seg) {
-            len = redcoll__segment_len(n, seg, off);
-            cur = redcoll__at(c, acc, full ? off : (off / seg % 2) * seg);
-            if (prev && down >= 0) /* pass segment k-1 on while segment k arrives */
+        for (off = 0; off < n && !c->err; off += chunk) {
+            len = redcoll__chunk_len(n, chunk, off);
+            cur = redcoll__at(c, acc, full ? off : (off / chunk % 2) * chunk);
+            if (prev && down >= 0) /* pass chunk k-1 on while chunk k arrives */
                 redcoll__sendrecv(c, down, prev, plen, up, cur, len);
             else
                 redcoll__recv(c, up, cur, len);
-            redcoll__reduce(c, redcoll__at(c, in, off), cur, len);
+            redcoll__reduce_hi(c, redcoll__at(c, in, off), cur, len);
             if (tail_root && acc != out) redcoll__copy(c, redcoll__at(c, out, off), cur, len);
             prev = cur; plen = len;
         }
         if (down >= 0) redcoll__send(c, down, prev, plen);
-    } else if (down >= 0) { /* head: its own segments */
-        for (off = 0; off < n; off += seg)
-            redcoll__send(c, down, redcoll__at(c, in, off), redcoll__segment_len(n, seg, off));
+    } else if (down >= 0) { /* head: its own chunks */
+        for (off = 0; off < n; off += chunk)
+            redcoll__send(c, down, redcoll__at(c, in, off), redcoll__chunk_len(n, chunk, off));
     } else if (out) {
         redcoll__copy(c, out, in, n); /* p == 1 */
     }
@@ -2180,16 +2812,16 @@ static void redcoll__chain_reduce(redcoll__ctx *c, const void *in, void *out, si
 
 /* ---- building block: chain (linear array) bcast, optionally pipelined -----
    The reverse of the chain reduce: vranks 0 (root) -> 1 -> ... -> p-1; every
-   rank forwards segment k-1 while segment k arrives (sendrecv), so X
-   segments take p + X - 2 steps of alpha + m/X beta. */
-static void redcoll__chain_bcast(redcoll__ctx *c, void *buf, size_t n, int root, size_t seg) {
+   rank forwards chunk k-1 while chunk k arrives (sendrecv), so X
+   chunks take p + X - 2 steps of alpha + m/X beta. */
+static void redcoll__chain_bcast(redcoll__ctx *c, void *buf, size_t n, int root, size_t chunk) {
     int p = c->size, v = redcoll__vrank(c->rank, root, p);
     int up = v > 0 ? redcoll__unvrank(v - 1, root, p) : -1;
     int down = v + 1 < p ? redcoll__unvrank(v + 1, root, p) : -1;
     size_t off, prev = 0, plen = 0;
     if (p == 1) return;
-    for (off = 0; off < n; off += seg) {
-        size_t len = redcoll__segment_len(n, seg, off);
+    for (off = 0; off < n; off += chunk) {
+        size_t len = redcoll__chunk_len(n, chunk, off);
         if (up < 0) redcoll__send(c, down, redcoll__at(c, buf, off), len);
         else if (down >= 0 && off > 0)
             redcoll__sendrecv(c, down, redcoll__at(c, buf, prev), plen, up, redcoll__at(c, buf, off), len);
@@ -2199,36 +2831,36 @@ static void redcoll__chain_bcast(redcoll__ctx *c, void *buf, size_t n, int root,
     if (up >= 0 && down >= 0) redcoll__send(c, down, redcoll__at(c, buf, prev), plen);
 }
 
-/* ---- building block: segmented binary-tree reduce ---------------------------
-   Open MPI's generic tree reduce: per segment a node receives the partial
+/* ---- building block: pipelined binary-tree reduce ---------------------------
+   Open MPI's generic tree reduce: per chunk a node receives the partial
    result of its left child (lower ranks), then of its right child (higher
-   ranks), and forms left op own op right; the first receive of segment k
-   overlaps the send of segment k-1 to the parent (sendrecv), so a level
-   costs two steps per segment, as in formula (5). `out`: the result on the
-   tree root (may equal `in`). Scratch: two segments on inner nodes, one at
+   ranks), and forms left op own op right; the first receive of chunk k
+   overlaps the send of chunk k-1 to the parent (sendrecv), so a level
+   costs two steps per chunk, as in formula (5). `out`: the result on the
+   tree root (may equal `in`). Scratch: two chunks on inner nodes, one at
    the tree root. */
 static void redcoll__tree_reduce(redcoll__ctx *c, const void *in, void *out, size_t n,
-                                 size_t seg, int parent, int left, int right) {
+                                 size_t chunk, int parent, int left, int right) {
     int first = left >= 0 ? left : right, second = left >= 0 ? right : -1;
     void *acc = NULL, *tmp = NULL, *a = NULL;
     size_t off, len = 0;
 
     if (first < 0) { /* leaf */
         if (parent < 0) redcoll__copy(c, out, in, n);
-        else for (off = 0; off < n; off += seg)
-            redcoll__send(c, parent, redcoll__at(c, in, off), redcoll__segment_len(n, seg, off));
+        else for (off = 0; off < n; off += chunk)
+            redcoll__send(c, parent, redcoll__at(c, in, off), redcoll__chunk_len(n, chunk, off));
         return;
     }
-    tmp = redcoll__alloc(c, seg);
-    if (parent >= 0) acc = redcoll__alloc(c, seg);
-    for (off = 0; off < n && !c->err; off += seg) {
-        if (parent >= 0 && off > 0) /* segment k-1 up while segment k comes in */
-            redcoll__sendrecv(c, parent, acc, len, first, tmp, redcoll__segment_len(n, seg, off));
-        len = redcoll__segment_len(n, seg, off);
+    tmp = redcoll__alloc(c, chunk);
+    if (parent >= 0) acc = redcoll__alloc(c, chunk);
+    for (off = 0; off < n && !c->err; off += chunk) {
+        if (parent >= 0 && off > 0) /* chunk k-1 up while chunk k comes in */
+            redcoll__sendrecv(c, parent, acc, len, first, tmp, redcoll__chunk_len(n, chunk, off));
+        len = redcoll__chunk_len(n, chunk, off);
         if (parent < 0 || off == 0) redcoll__recv(c, first, tmp, len);
         a = parent < 0 ? redcoll__at(c, out, off) : acc;
         redcoll__copy(c, a, redcoll__at(c, in, off), len);
-        if (first == left) redcoll__reduce(c, tmp, a, len);   /* a = left op own */
+        if (first == left) redcoll__reduce_hi(c, tmp, a, len);   /* a = left op own */
         else redcoll__reduce_lo(c, a, tmp, len);              /* a = own op right */
         if (second >= 0) {
             redcoll__recv(c, second, tmp, len);
@@ -2236,8 +2868,8 @@ static void redcoll__tree_reduce(redcoll__ctx *c, const void *in, void *out, siz
         }
     }
     if (parent >= 0) redcoll__send(c, parent, acc, len);
-    redcoll__free(c, acc, seg);
-    redcoll__free(c, tmp, seg);
+    redcoll__free(c, acc, chunk);
+    redcoll__free(c, tmp, chunk);
 }
 
 /* In-order binary tree over ranks 0..p-1 rooted at `root`: every subtree is
@@ -2277,51 +2909,43 @@ static redcoll_result redcoll__reduce_flat(redcoll__ctx *c, const redcoll__args 
     }
     for (i = root - 1; i >= 0; --i) {
         redcoll__recv(c, i, tmp, n);
-        redcoll__reduce(c, tmp, a->rbuf, n);
+        redcoll__reduce_hi(c, tmp, a->rbuf, n);
     }
     redcoll__free(c, tmp, n);
     return c->err;
 }
 
-/* Chain (section 2.1, formula (3); Open MPI "chain" with fanout 1): each rank
-   receives and sends at most one message. Cost: (p-1)(alpha + m beta + m gamma).
-   Any p. Non-commutative ops: array in rank order ending at rank 0, plus one
-   message of m bytes to root when root != 0. */
+/* Chain (variant WHOLE: section 2.1, formula (3); Open MPI "chain" with
+   fanout 1): each rank receives and sends at most one message. Cost:
+   (p-1)(alpha + m beta + m gamma). Pipeline (variant PIPELINED: formula (4)):
+   the chain in X chunks of opts.segment_bytes. Cost: (p + X - 2)(alpha +
+   m/X beta + m/X gamma). Any p. Non-commutative ops: array in rank order
+   ending at rank 0, plus one message of m bytes to root when root != 0. */
 static redcoll_result redcoll__reduce_chain(redcoll__ctx *c, const redcoll__args *a) {
-    redcoll__chain_reduce(c, a->sbuf, a->rbuf, a->count, a->root, a->count);
+    size_t chunk = a->variant == REDCOLL__VARIANT_PIPELINED ? redcoll__chunk_elems(c, a->count) : a->count;
+    redcoll__chain_reduce(c, a->sbuf, a->rbuf, a->count, a->root, chunk);
     return c->err;
 }
 
-/* Pipeline (section 2.1, formula (4)): the chain in X segments of
-   opts.segment_bytes. Cost: (p + X - 2)(alpha + m/X beta + m/X gamma).
-   Any p. Non-commutative ops: as chain (one extra m-byte message when root != 0). */
-static redcoll_result redcoll__reduce_pipeline(redcoll__ctx *c, const redcoll__args *a) {
-    redcoll__chain_reduce(c, a->sbuf, a->rbuf, a->count, a->root, redcoll__seg_elems(c, a->count));
-    return c->err;
-}
-
-/* Binary tree (section 2.1, formula (5)): a heap-shaped tree rotated to root
-   (children of v: 2v+1, 2v+2), segmented. Cost: 2(lg(p+1) + X - 2) steps of
-   alpha + m/X (beta + gamma) for a complete tree. Any p: an incomplete tree.
-   Commutative ops only (the heap order mixes rank ranges). */
+/* Segmented binary trees (section 2.1, formula (5)). Variant HEAP (`binary`):
+   a heap-shaped tree rotated to root (children of v: 2v+1, 2v+2); cost
+   2(lg(p+1) + X - 2) steps of alpha + m/X (beta + gamma) for a complete
+   tree; any p (an incomplete tree); commutative ops only (the heap order
+   mixes rank ranges). Variant IN_ORDER (`in_order_binary`, Open MPI's choice
+   for non-commutative ops): every subtree is a contiguous rank range, so
+   left op own op right is canonical; rooted at root itself (no extra
+   message), at most one level deeper than the balanced tree; cost as HEAP;
+   any p, any op. */
 static redcoll_result redcoll__reduce_binary(redcoll__ctx *c, const redcoll__args *a) {
-    int p = c->size, v = redcoll__vrank(c->rank, a->root, p);
-    int parent = v > 0 ? redcoll__unvrank((v - 1) / 2, a->root, p) : -1;
-    int left = 2 * v + 1 < p ? redcoll__unvrank(2 * v + 1, a->root, p) : -1;
-    int right = 2 * v + 2 < p ? redcoll__unvrank(2 * v + 2, a->root, p) : -1;
-    redcoll__tree_reduce(c, a->sbuf, a->rbuf, a->count, redcoll__seg_elems(c, a->count),
-                         parent, left, right);
-    return c->err;
-}
-
-/* In-order binary tree (section 2.1, Open MPI's choice for non-commutative
-   ops): every subtree is a contiguous rank range, so left op own op right is
-   canonical; the tree is rooted at root itself (no extra message), at most
-   one level deeper than the balanced tree. Cost as binary. Any p, any op. */
-static redcoll_result redcoll__reduce_in_order_binary(redcoll__ctx *c, const redcoll__args *a) {
-    int parent, left, right;
-    redcoll__inorder_links(c->rank, c->size, a->root, &parent, &left, &right);
-    redcoll__tree_reduce(c, a->sbuf, a->rbuf, a->count, redcoll__seg_elems(c, a->count),
+    int p = c->size, v = redcoll__vrank(c->rank, a->root, p), parent, left, right;
+    if (a->variant == REDCOLL__VARIANT_IN_ORDER) {
+        redcoll__inorder_links(c->rank, p, a->root, &parent, &left, &right);
+    } else {
+        parent = v > 0 ? redcoll__unvrank((v - 1) / 2, a->root, p) : -1;
+        left = v < p / 2 ? redcoll__unvrank(2 * v + 1, a->root, p) : -1;        /* 2v+1 < p */
+        right = v < (p - 1) / 2 ? redcoll__unvrank(2 * v + 2, a->root, p) : -1; /* 2v+2 < p */
+    }
+    redcoll__tree_reduce(c, a->sbuf, a->rbuf, a->count, redcoll__chunk_elems(c, a->count),
                          parent, left, right);
     return c->err;
 }
@@ -2338,21 +2962,19 @@ static redcoll_result redcoll__bcast_flat(redcoll__ctx *c, const redcoll__args *
     return c->err;
 }
 
-/* Chain bcast (Open MPI "chain" with fanout 1): (p-1)(alpha + m beta). Any p. */
+/* Chain bcast (variant WHOLE; Open MPI "chain" with fanout 1): (p-1)(alpha +
+   m beta). Pipeline bcast (variant PIPELINED; Open MPI "pipeline", the
+   inverse of formula (4)): (p + X - 2)(alpha + m/X beta), X chunks of
+   opts.segment_bytes. Any p. */
 static redcoll_result redcoll__bcast_chain(redcoll__ctx *c, const redcoll__args *a) {
-    redcoll__chain_bcast(c, a->rbuf, a->count, a->root, a->count);
-    return c->err;
-}
-
-/* Pipeline bcast (Open MPI "pipeline"; the inverse of formula (4)):
-   (p + X - 2)(alpha + m/X beta), X segments of opts.segment_bytes. Any p. */
-static redcoll_result redcoll__bcast_pipeline(redcoll__ctx *c, const redcoll__args *a) {
-    redcoll__chain_bcast(c, a->rbuf, a->count, a->root, redcoll__seg_elems(c, a->count));
+    size_t chunk = a->variant == REDCOLL__VARIANT_PIPELINED ? redcoll__chunk_elems(c, a->count) : a->count;
+    redcoll__chain_bcast(c, a->rbuf, a->count, a->root, chunk);
     return c->err;
 }
 
 /* ---- the hierarchical transformation ----------------------------------------
    Algorithm 1: G groups of consecutive ranks (sizes differ by at most one;
+   G = opts.groups, where more groups than ranks means p groups of one rank;
    with opts.by_node, the runs of consecutive ranks on one node), a collective
    inside every group and one among the group leaders, each run unchanged on a
    group view (redcoll_group). The requested root leads its own group, the
@@ -2369,16 +2991,18 @@ typedef struct redcoll__hier {
 } redcoll__hier;
 
 /* Flat-shaped reduce algorithms: the ones sections 3.1-3.2 show to gain. */
-static int redcoll__linear_algo(redcoll_algo algo) {
+static int redcoll__linear_algo(const redcoll__row *row) {
+    redcoll_algo algo = row->info.algo;
     return algo == REDCOLL_ALGO_FLAT || algo == REDCOLL_ALGO_CHAIN || algo == REDCOLL_ALGO_PIPELINE;
 }
 
 /* The G minimising G + ceil(p/G), the step count of formulas (8) and (10):
    sqrt(p) when it divides p (first of equals). */
 static int redcoll__sqrt_groups(int p) {
-    int g, best = 1, cost = 1 + p;
-    for (g = 2; g <= p && g * g <= 4 * p; ++g) {
-        int k = g + (p + g - 1) / g;
+    int g, best = 1;
+    long long cost = 1 + (long long)p;
+    for (g = 2; g <= p && (long long)g * g <= 4 * (long long)p; ++g) {
+        long long k = g + (p - 1) / g + 1; /* g + ceil(p / g) */
         if (k < cost) { cost = k; best = g; }
     }
     return best;
@@ -2411,15 +3035,15 @@ static redcoll_result redcoll__level_ok(const redcoll__ctx *c, redcoll_coll coll
 static redcoll_result redcoll__hier_plan(redcoll__ctx *c, redcoll__hier *h, int root, int linear) {
     const redcoll_transport *t = c->t;
     int p = c->size, G, g, r;
-    memset(h, 0, sizeof *h);
+    REDCOLL_MEMSET(h, 0, sizeof *h);
     if (c->o.by_node && t->node_of) {
         for (G = 1, r = 1; r < p; ++r) G += t->node_of(t->user, r) != t->node_of(t->user, r - 1);
     } else {
         G = c->o.groups ? c->o.groups : linear ? redcoll__sqrt_groups(p) : 1;
-        if (G > p) G = p;
+        if (G > p) G = p; /* documented: more groups than ranks is every rank its own group */
     }
     h->G = G;
-    h->bytes = (size_t)(2 * G + 1) * sizeof(int);
+    h->bytes = ((size_t)G * 2 + 1) * sizeof(int);
     h->start = (int *)redcoll__alloc_bytes(c, h->bytes);
     if (!h->start) return c->err;
     h->leader = h->start + G + 1;
@@ -2448,15 +3072,18 @@ static int redcoll__hier_group_of(const redcoll__hier *h, int rank) {
     return g;
 }
 
-/* Runs schedule `algo` of `coll` unchanged on the view `v` (same op, dtype,
+/* Runs the schedule of `row` unchanged on the view `v` (same op, dtype,
    options); its failure is latched in c (the view's abort has released the peers). */
-static void redcoll__run_on(redcoll__ctx *c, const redcoll_transport *v, redcoll_coll coll,
-                            redcoll_algo algo, const redcoll__args *a) {
+static void redcoll__run_on(redcoll__ctx *c, const redcoll_transport *v, const redcoll__row *row,
+                            const redcoll__args *a) {
     redcoll__ctx sub;
+    redcoll__args la;
     if (c->err) return;
     sub = *c;
-    sub.t = v; sub.rank = v->rank; sub.size = v->size; sub.algo = algo;
-    c->err = redcoll__find(coll, algo)->run(&sub, a);
+    sub.t = v; sub.rank = v->rank; sub.size = v->size; sub.coll = row->info.coll;
+    la = *a;
+    la.variant = row->variant;
+    c->err = row->run(&sub, &la);
 }
 
 /* This rank's group view. */
@@ -2480,26 +3107,21 @@ static void redcoll__hier_outer(const redcoll__ctx *c, const redcoll__hier *h, r
    to 1 for them. Any p: groups differ by at most one rank. Scratch: one
    vector on the leaders besides what the level algorithms use. */
 static redcoll_result redcoll__reduce_hierarchical(redcoll__ctx *c, const redcoll__args *a) {
-    size_t n = a->count, bytes = n * c->esize;
-    redcoll_algo inner = redcoll__level_algo(c, REDCOLL_COLL_REDUCE, c->o.inner_algo, c->o.outer_algo, c->size, bytes);
-    redcoll_algo outer = redcoll__level_algo(c, REDCOLL_COLL_REDUCE, c->o.outer_algo, c->o.inner_algo, c->size, bytes);
-    redcoll_result r = redcoll__level_ok(c, REDCOLL_COLL_REDUCE, inner);
+    size_t n = a->count;
     redcoll__hier h;
     redcoll_group gv;
     redcoll__args ia, oa;
     void *part = NULL;
     int lead, is_root = c->rank == a->root;
 
-    if (r == REDCOLL_OK) r = redcoll__level_ok(c, REDCOLL_COLL_REDUCE, outer);
-    if (r != REDCOLL_OK) return r;
-    if (redcoll__hier_plan(c, &h, a->root, redcoll__linear_algo(inner) && redcoll__linear_algo(outer)))
+    if (redcoll__hier_plan(c, &h, a->root, redcoll__linear_algo(c->inner) && redcoll__linear_algo(c->outer)))
         return c->err;
     lead = c->rank == h.leader[h.mine];
     ia = *a;
     ia.root = h.leader[h.mine] - h.start[h.mine];
     ia.rbuf = !lead ? NULL : is_root ? a->rbuf : (part = redcoll__alloc(c, n));
     redcoll__hier_inner(c, &h, &gv);
-    redcoll__run_on(c, &gv.t, REDCOLL_COLL_REDUCE, inner, &ia);
+    redcoll__run_on(c, &gv.t, c->inner, &ia);
     if (lead && h.G > 1) {
         oa = *a;
         oa.sbuf = ia.rbuf;
@@ -2507,7 +3129,7 @@ static redcoll_result redcoll__reduce_hierarchical(redcoll__ctx *c, const redcol
         oa.root = redcoll__hier_group_of(&h, a->root);
         oa.in_place = is_root;
         redcoll__hier_outer(c, &h, &gv);
-        redcoll__run_on(c, &gv.t, REDCOLL_COLL_REDUCE, outer, &oa);
+        redcoll__run_on(c, &gv.t, c->outer, &oa);
     }
     redcoll__free(c, part, n);
     redcoll__hier_free(c, &h);
@@ -2522,20 +3144,11 @@ static redcoll_result redcoll__reduce_hierarchical(redcoll__ctx *c, const redcol
    rank gets the leaders' bitwise-identical result; canonical order when both
    levels keep it. */
 static redcoll_result redcoll__allreduce_hierarchical(redcoll__ctx *c, const redcoll__args *a) {
-    size_t n = a->count, bytes = n * c->esize;
-    redcoll_algo inner = redcoll__level_algo(c, REDCOLL_COLL_REDUCE, c->o.inner_algo, c->o.outer_algo, c->size, bytes);
-    redcoll_algo outer = redcoll__level_algo(c, REDCOLL_COLL_ALLREDUCE, c->o.outer_algo, c->o.inner_algo, c->size, bytes);
-    redcoll_algo down = redcoll__level_algo(c, REDCOLL_COLL_BCAST, inner, REDCOLL_ALGO_AUTO, c->size, bytes);
-    redcoll_result r = redcoll__level_ok(c, REDCOLL_COLL_REDUCE, inner);
     redcoll__hier h;
     redcoll_group gv;
     redcoll__args ia;
 
-    if (down == REDCOLL_ALGO_AUTO)
-        down = redcoll__level_algo(c, REDCOLL_COLL_BCAST, REDCOLL_ALGO_AUTO, REDCOLL_ALGO_AUTO, c->size, bytes);
-    if (r == REDCOLL_OK) r = redcoll__level_ok(c, REDCOLL_COLL_ALLREDUCE, outer);
-    if (r != REDCOLL_OK) return r;
-    if (redcoll__hier_plan(c, &h, 0, redcoll__linear_algo(inner) && redcoll__linear_algo(outer)))
+    if (redcoll__hier_plan(c, &h, 0, redcoll__linear_algo(c->inner) && redcoll__linear_algo(c->outer)))
         return c->err;
     ia = *a;
     ia.root = 0;
@@ -2543,14 +3156,14 @@ static redcoll_result redcoll__allreduce_hierarchical(redcoll__ctx *c, const red
     ia.rbuf = c->rank == h.leader[h.mine] ? a->rbuf : NULL;
     ia.in_place = 1;
     redcoll__hier_inner(c, &h, &gv);
-    redcoll__run_on(c, &gv.t, REDCOLL_COLL_REDUCE, inner, &ia);
+    redcoll__run_on(c, &gv.t, c->inner, &ia);
     if (c->rank == h.leader[h.mine] && h.G > 1) {
         redcoll_group ov;
         redcoll__hier_outer(c, &h, &ov);
-        redcoll__run_on(c, &ov.t, REDCOLL_COLL_ALLREDUCE, outer, a);
+        redcoll__run_on(c, &ov.t, c->outer, a);
     }
     ia.rbuf = a->rbuf;
-    redcoll__run_on(c, &gv.t, REDCOLL_COLL_BCAST, down, &ia);
+    redcoll__run_on(c, &gv.t, c->down, &ia);
     redcoll__hier_free(c, &h);
     return c->err;
 }
@@ -2562,25 +3175,21 @@ static redcoll_result redcoll__allreduce_hierarchical(redcoll__ctx *c, const red
    (G + p/G - 2)(alpha + m beta), pipeline (2X + G + p/G - 4) steps, so G
    defaults to sqrt(p) for them, to 1 for trees. Any p, any root. */
 static redcoll_result redcoll__bcast_hierarchical(redcoll__ctx *c, const redcoll__args *a) {
-    size_t bytes = a->count * c->esize;
-    redcoll_algo inner = redcoll__level_algo(c, REDCOLL_COLL_BCAST, c->o.inner_algo, c->o.outer_algo, c->size, bytes);
-    redcoll_algo outer = redcoll__level_algo(c, REDCOLL_COLL_BCAST, c->o.outer_algo, c->o.inner_algo, c->size, bytes);
     redcoll__hier h;
     redcoll_group gv;
     redcoll__args la;
 
-    if (inner == REDCOLL_ALGO_AUTO || outer == REDCOLL_ALGO_AUTO) return REDCOLL_ERR_INVALID_ARG;
-    if (redcoll__hier_plan(c, &h, a->root, redcoll__linear_algo(inner) && redcoll__linear_algo(outer)))
+    if (redcoll__hier_plan(c, &h, a->root, redcoll__linear_algo(c->inner) && redcoll__linear_algo(c->outer)))
         return c->err;
     la = *a;
     if (c->rank == h.leader[h.mine] && h.G > 1) {
         la.root = redcoll__hier_group_of(&h, a->root);
         redcoll__hier_outer(c, &h, &gv);
-        redcoll__run_on(c, &gv.t, REDCOLL_COLL_BCAST, outer, &la);
+        redcoll__run_on(c, &gv.t, c->outer, &la);
     }
     la.root = h.leader[h.mine] - h.start[h.mine];
     redcoll__hier_inner(c, &h, &gv);
-    redcoll__run_on(c, &gv.t, REDCOLL_COLL_BCAST, inner, &la);
+    redcoll__run_on(c, &gv.t, c->inner, &la);
     redcoll__hier_free(c, &h);
     return c->err;
 }
@@ -2608,6 +3217,7 @@ typedef struct redcoll__rt_plan {
     int nf, f[REDCOLL__RT_MAXF]; /* radices: the 2s first, then ring factors */
     int E;                       /* odd rest for the elimination stage (1: none) */
     int overlap;                 /* 1: section 3.2 (Fig. 4), 0: section 3.3 (Fig. 5) */
+    int fold;                    /* 1: the butterfly, on p' = 2^floor(lg p), excess ranks folded in */
     int levels;                  /* nf + floor(lg E): the halving candidates */
     int halve;                   /* levels 0 .. halve-1 halve (m' > b) */
 } redcoll__rt_plan;
@@ -2671,21 +3281,24 @@ static void redcoll__rt_threshold(redcoll__rt_plan *pl, const redcoll__ctx *c, s
     pl->halve = h;
 }
 
-/* The plan of one algorithm: `elimination(_nonoverlap)` take every odd factor
-   into the elimination stage; `factor_ring` tries the k smallest odd prime
+/* The plan of one variant (the list's rows): OVERLAP and NONOVERLAP
+   (`elimination`, `elimination_nonoverlap`) take every odd factor into the
+   elimination stage; FACTORS (`factor_ring`) tries the k smallest odd prime
    factors as rings and the rest as elimination, and keeps the k the cost
-   model likes best (section 3.6 with Table 1's formulas); `butterfly` runs
-   on p' = 2^floor(lg p) (the caller folds the excess ranks in). */
-static void redcoll__rt_make_plan(redcoll__rt_plan *pl, const redcoll__ctx *c, size_t n) {
+   model likes best (section 3.6 with Table 1's formulas); BUTTERFLY runs on
+   p' = 2^floor(lg p) and folds the excess ranks in. */
+static void redcoll__rt_make_plan(redcoll__rt_plan *pl, const redcoll__ctx *c, size_t n,
+                                  int variant) {
     int p = c->size, q, odd[REDCOLL__RT_MAXF], nodd = 0, n2 = 0, k, best = 0;
     double bt = 0;
-    memset(pl, 0, sizeof *pl);
-    pl->overlap = c->algo != REDCOLL_ALGO_ELIMINATION_NONOVERLAP;
-    if (c->algo == REDCOLL_ALGO_BUTTERFLY) p = redcoll__pof2_floor(p);
+    REDCOLL_MEMSET(pl, 0, sizeof *pl);
+    pl->overlap = variant != REDCOLL__VARIANT_NONOVERLAP;
+    pl->fold = variant == REDCOLL__VARIANT_BUTTERFLY;
+    if (pl->fold) p = redcoll__pof2_floor(p);
     while (p % 2 == 0) { p /= 2; pl->f[n2++] = 2; }
     pl->nf = n2;
     pl->E = p;
-    if (c->algo != REDCOLL_ALGO_FACTOR_RING) { redcoll__rt_threshold(pl, c, n); return; }
+    if (variant != REDCOLL__VARIANT_FACTORS) { redcoll__rt_threshold(pl, c, n); return; }
     for (q = 3; p > 1; q += 2) {
         if ((long)q * q > p) q = p;
         while (p % q == 0) { p /= q; odd[nodd++] = q; }
@@ -2748,33 +3361,26 @@ static char *redcoll__rt_need(redcoll__rt *rt, size_t n) {
 
 static char *redcoll__rt_at(const redcoll__rt *rt, size_t off) { return redcoll__at(rt->c, rt->buf, off); }
 
+/* The members of a ring step on the shared rank map: member k is virtual
+   rank base + k stride, a survivor of the fold when the plan folds. */
+static redcoll__vmap redcoll__rt_members(const redcoll__rt *rt, const redcoll__rt_step *s) {
+    redcoll__vmap g = redcoll__vmap_make(-1, 0, s->r, rt->fold ? rt->fold->rem : 0, 1, -1, -1);
+    g.from = s->base; g.step = s->stride; g.me = s->d;
+    return g;
+}
+
 static int redcoll__rt_member(const redcoll__rt *rt, const redcoll__rt_step *s, int k) {
-    return redcoll__rt_rank(rt, s->base + k * s->stride);
+    redcoll__vmap g = redcoll__rt_members(rt, s);
+    return redcoll__vmap_rank(&g, k);
 }
 
-/* ---- building block: Bruck allgather of r blocks ------------------------
-   Bruck et al. 1997 (the paper's [6]): ceil(lg r) rounds. `rot` holds this
-   member's block at position 0 and ends with block (d + i) mod r at
-   position i; blocks are redcoll__block(total, r, .). */
-static size_t redcoll__bruck_off(size_t total, int r, int d, int i) {
-    size_t od, oe, l;
-    redcoll__block(total, r, d, &od, &l);
-    if (d + i < r) { redcoll__block(total, r, d + i, &oe, &l); return oe - od; }
-    if (d + i == r) return total - od;
-    redcoll__block(total, r, d + i - r, &oe, &l);
-    return total - od + oe;
-}
-
+/* Bruck allgather of the r blocks of a ring step (the paper's [6],
+   redcoll__bruck_allgather): `rot` holds this member's block first and ends
+   with block (d + i) mod r at position i; blocks are redcoll__block(total, r, .). */
 static void redcoll__rt_bruck(redcoll__rt *rt, const redcoll__rt_step *s, char *rot, size_t total) {
-    int r = s->r, d = s->d, dist;
-    for (dist = 1; dist < r; dist <<= 1) {
-        int cnt = dist < r - dist ? dist : r - dist;
-        size_t at = redcoll__bruck_off(total, r, d, dist);
-        redcoll__sendrecv(rt->c, redcoll__rt_member(rt, s, (d - dist + r) % r), rot,
-                          redcoll__bruck_off(total, r, d, cnt),
-                          redcoll__rt_member(rt, s, (d + dist) % r), redcoll__at(rt->c, rot, at),
-                          redcoll__bruck_off(total, r, d, dist + cnt) - at);
-    }
+    redcoll__vmap g = redcoll__rt_members(rt, s);
+    redcoll__segs L = redcoll__segs_make(total, s->r, NULL);
+    redcoll__bruck_allgather(rt->c, &g, &L, rot);
 }
 
 /* Operand k of a ring step in scratch: pairwise order (slots skip d) or
@@ -2785,17 +3391,17 @@ static char *redcoll__rt_slot(const redcoll__ctx *c, char *base, int rotated, in
     return redcoll__at(c, base, (size_t)i * len);
 }
 
-/* Canonical fold of the r operands of a ring step, x_d in `own`, which ends
+/* Canonical combination of the r operands of a ring step, x_d in `own`, which ends
    with ((x_0 op x_1) op ...) op x_(r-1): the same bracketing on every member
    and for every block. */
-static void redcoll__rt_fold_ring(redcoll__rt *rt, char *base, int rotated, int r, int d,
+static void redcoll__rt_combine(redcoll__rt *rt, char *base, int rotated, int r, int d,
                                   char *own, size_t len) {
     redcoll__ctx *c = rt->c;
     int k;
     for (k = 1; k < d; ++k)
-        redcoll__reduce(c, redcoll__rt_slot(c, base, rotated, r, d, k - 1, len),
+        redcoll__reduce_hi(c, redcoll__rt_slot(c, base, rotated, r, d, k - 1, len),
                         redcoll__rt_slot(c, base, rotated, r, d, k, len), len);
-    if (d > 0) redcoll__reduce(c, redcoll__rt_slot(c, base, rotated, r, d, d - 1, len), own, len);
+    if (d > 0) redcoll__reduce_hi(c, redcoll__rt_slot(c, base, rotated, r, d, d - 1, len), own, len);
     for (k = d + 1; k < r; ++k)
         redcoll__reduce_lo(c, own, redcoll__rt_slot(c, base, rotated, r, d, k, len), len);
 }
@@ -2819,7 +3425,7 @@ static void redcoll__rt_ring(redcoll__rt *rt, redcoll__rt_step *s) {
         if (c->err) return;
         redcoll__copy(c, rot, own, lend);
         redcoll__rt_bruck(rt, s, rot, (size_t)r * lend);
-        redcoll__rt_fold_ring(rt, rot, 1, r, d, own, lend);
+        redcoll__rt_combine(rt, rot, 1, r, d, own, lend);
     } else {
         char *tmp = redcoll__rt_need(rt, (size_t)(r - 1) * lend);
         if (c->err) return;
@@ -2831,7 +3437,7 @@ static void redcoll__rt_ring(redcoll__rt *rt, redcoll__rt_step *s) {
                               redcoll__rt_member(rt, s, from),
                               redcoll__rt_slot(c, tmp, 0, r, d, from, lend), lend);
         }
-        redcoll__rt_fold_ring(rt, tmp, 0, r, d, own, lend);
+        redcoll__rt_combine(rt, tmp, 0, r, d, own, lend);
     }
     rt->off = s->off + offd;
     rt->len = lend;
@@ -2863,15 +3469,15 @@ static void redcoll__rt_ring_back(redcoll__rt *rt, const redcoll__rt_step *s, in
         redcoll__sendrecv(c, redcoll__rt_member(rt, s, 1 - d), redcoll__rt_at(rt, s->off + offd), lend,
                           redcoll__rt_member(rt, s, 1 - d), redcoll__rt_at(rt, s->off + po), pl);
     } else {
+        redcoll__segs L = redcoll__segs_make(s->len, r, NULL); /* the blocks of redcoll__block */
         char *rot = redcoll__rt_need(rt, s->len);
         if (c->err) return;
         redcoll__copy(c, rot, redcoll__rt_at(rt, s->off + offd), lend);
         redcoll__rt_bruck(rt, s, rot, s->len);
-        for (k = 1; k < r; ++k) {
+        for (k = 1; k < r; ++k) { /* block (d + k) mod r sits at span(d, k) of rot */
             int b = (d + k) % r;
-            redcoll__block(s->len, r, b, &po, &pl);
-            redcoll__copy(c, redcoll__rt_at(rt, s->off + po),
-                          redcoll__at(c, rot, redcoll__bruck_off(s->len, r, d, k)), pl);
+            redcoll__copy(c, redcoll__rt_at(rt, s->off + redcoll__seg_off(&L, b)),
+                          redcoll__at(c, rot, redcoll__seg_span(&L, d, k)), redcoll__seg_len(&L, b, b + 1));
         }
         if (s->tgt >= 0 && s->tgt != d) *done = 1;
     }
@@ -2898,12 +3504,12 @@ static void redcoll__rt_e32(redcoll__rt *rt, redcoll__rt_step *s) {
         redcoll__sendrecv(c, s->peer[2], redcoll__rt_at(rt, s->off + lo), lol, s->peer[2], tmp, hil);
         redcoll__reduce_lo(c, mine, tmp, hil);             /* m1 + m2 */
         redcoll__recv(c, s->peer[0], tmp, hil);
-        redcoll__reduce(c, tmp, mine, hil);                /* m0 + (m1 + m2) */
+        redcoll__reduce_hi(c, tmp, mine, hil);                /* m0 + (m1 + m2) */
         rt->off = s->off + hio; rt->len = hil;
     } else if (s->d == 2) {
         char *mine = redcoll__rt_at(rt, s->off + lo);
         redcoll__sendrecv(c, s->peer[1], redcoll__rt_at(rt, s->off + hio), hil, s->peer[1], tmp, lol);
-        redcoll__reduce(c, tmp, mine, lol);                /* m1 + m2 */
+        redcoll__reduce_hi(c, tmp, mine, lol);                /* m1 + m2 */
         redcoll__send(c, s->peer[0], mine, lol);
         rt->alive = 0;
     } else {
@@ -2982,7 +3588,7 @@ static void redcoll__rt_e21_back(redcoll__rt *rt, const redcoll__rt_step *s, int
 static redcoll__rt_step *redcoll__rt_push(redcoll__rt *rt, int kind, int d, int tgt) {
     redcoll__rt_step *s = &rt->st[rt->nst++];
     REDCOLL_ASSERT(rt->nst <= REDCOLL__RT_MAXSTEPS);
-    memset(s, 0, sizeof *s);
+    REDCOLL_MEMSET(s, 0, sizeof *s);
     s->kind = kind; s->d = d; s->r = 2;
     s->tgt = rt->root_v < 0 ? -1 : tgt;
     s->off = rt->off; s->len = rt->len;
@@ -3133,14 +3739,14 @@ static redcoll_result redcoll__rt_execute(redcoll__ctx *c, const redcoll__args *
         if (reduce) redcoll__copy(c, a->rbuf, a->sbuf, n);
         return c->err;
     }
-    memset(rt, 0, sizeof *rt);
+    REDCOLL_MEMSET(rt, 0, sizeof *rt);
     rt->c = c;
     rt->root_v = reduce ? a->root : -1;
     rt->pl = *pl;
     if (!reduce || is_root) rt->buf = (char *)a->rbuf;
     else rt->buf = (char *)redcoll__alloc(c, n);
     if (rt->buf) redcoll__copy(c, rt->buf, a->sbuf, n);
-    if (c->algo == REDCOLL_ALGO_BUTTERFLY) {
+    if (pl->fold) {
         f = redcoll__fold_plan(c->rank, c->size);
         rt->fold = &f;
         v = f.newrank;
@@ -3149,7 +3755,7 @@ static redcoll_result redcoll__rt_execute(redcoll__ctx *c, const redcoll__args *
         if (rt->buf && redcoll__rt_need(rt, n)) redcoll__fold_in(c, &f, rt->buf, rt->tmp, n);
     }
     if (rt->buf && v >= 0 && !c->err) redcoll__rt_reduce_all(rt, v, n);
-    if (c->algo == REDCOLL_ALGO_BUTTERFLY && rt->buf) {
+    if (pl->fold && rt->buf) {
         if (!reduce) redcoll__fold_out(c, &f, rt->buf, n);
         else if (a->root < 2 * f.rem && a->root % 2 == 0) { /* the root sat out */
             if (c->rank == a->root + 1) redcoll__send(c, a->root, rt->buf, n);
@@ -3161,128 +3767,66 @@ static redcoll_result redcoll__rt_execute(redcoll__ctx *c, const redcoll__args *
     return c->err;
 }
 
-static redcoll_result redcoll__rt_schedule(redcoll__ctx *c, const redcoll__args *a, int reduce) {
-    redcoll__rt_plan pl;
-    redcoll__rt_make_plan(&pl, c, a->count);
-    return redcoll__rt_execute(c, a, reduce, &pl);
-}
+/* The rows `butterfly`, `elimination`, `elimination_nonoverlap` and
+   `factor_ring` of allreduce and reduce (their variant picks the plan):
 
-/* Butterfly with threshold b (section 2, Fig. 2/3) on p' = 2^floor(lg p), the
-   excess ranks folded in and out (2-1 elimination of whole vectors).
-   Cost, all halving: 2 lg p' alpha + 2(1 - 1/p') n beta + (1 - 1/p') n gamma,
-   + 2(alpha + n beta) + n gamma for non-power-of-two p. Canonical order. */
-static redcoll_result redcoll__allreduce_butterfly(redcoll__ctx *c, const redcoll__args *a) {
-    return redcoll__rt_schedule(c, a, 0);
-}
-
-/* Overlapping 3-2 elimination (section 3.2, Fig. 4) after the butterfly
-   steps of p's factor 2^k. Cost, all halving: 2 ceil(lg p) alpha
+   butterfly: threshold b (section 2, Fig. 2/3) on p' = 2^floor(lg p), the
+   excess ranks folded in and out (2-1 elimination of whole vectors). Cost,
+   all halving: 2 lg p' alpha + 2(1 - 1/p') n beta + (1 - 1/p') n gamma,
+   + 2(alpha + n beta) + n gamma for non-power-of-two p.
+   elimination: overlapping 3-2 elimination (section 3.2, Fig. 4) after the
+   butterfly steps of p's factor 2^k. Cost, all halving: 2 ceil(lg p) alpha
    + 2(1.5 - 1/p') n beta + (1.5 - 1/p') n gamma; whole buffers:
-   (ceil(lg p) + 1)(alpha + n beta) + ceil(lg p) n gamma. Any p; canonical order. */
-static redcoll_result redcoll__allreduce_elimination(redcoll__ctx *c, const redcoll__args *a) {
-    return redcoll__rt_schedule(c, a, 0);
+   (ceil(lg p) + 1)(alpha + n beta) + ceil(lg p) n gamma.
+   elimination_nonoverlap: section 3.3, Fig. 5: one 3-2 step and (Q-1)/2
+   pairs of 2-1 steps in rounds 0-1, then butterflies. Same cost.
+   factor_ring: sections 3.4 and 3.6: butterfly for 2^k, rings for the small
+   odd factors, elimination for the rest, the split chosen by the cost model
+   (Table 1's formulas). p = 3 2^k, 9 2^k with m <= b: ceil(lg p) rounds.
+   Reduce: the same reduction phase; the routing phase gathers the chunks
+   toward the root instead of allgathering them (section 2: "only a different
+   routing phase"), halving the routing phase's beta term on the root's path.
+   Any p; canonical order. */
+static redcoll_result redcoll__rabenseifner_traeff(redcoll__ctx *c, const redcoll__args *a) {
+    redcoll__rt_plan pl;
+    redcoll__rt_make_plan(&pl, c, a->count, a->variant);
+    return redcoll__rt_execute(c, a, c->coll == REDCOLL_COLL_REDUCE, &pl);
 }
 
-/* Non-overlapping elimination (section 3.3, Fig. 5): one 3-2 step and (Q-1)/2
-   pairs of 2-1 steps in rounds 0-1, then butterflies. Same cost as the
-   overlapping protocol. Any p; canonical order. */
-static redcoll_result redcoll__allreduce_elimination_nonoverlap(redcoll__ctx *c,
-                                                               const redcoll__args *a) {
-    return redcoll__rt_schedule(c, a, 0);
-}
+/* ==== 8. Registry, names, selection, setup and execute [SECTION:setup] === */
 
-/* Sections 3.4 and 3.6: butterfly for 2^k, rings for the small odd factors,
-   elimination for the rest, the split chosen by the cost model (Table 1's
-   formulas). p = 3 2^k, 9 2^k with m <= b: ceil(lg p) rounds. Canonical order. */
-static redcoll_result redcoll__allreduce_factor_ring(redcoll__ctx *c, const redcoll__args *a) {
-    return redcoll__rt_schedule(c, a, 0);
-}
+/* The registry: the algorithm list ([SECTION:options]) as rows of
+   schedules, and an O(1) lookup by (collective, algorithm) through a switch
+   over the rows' indices. The row types are declared in [SECTION:context],
+   so that schedules that compose other schedules (hierarchical) can look
+   them up. */
+#define REDCOLL__ROW(first, A, name, C, fn, var, ord, kn, paper)                        \
+    { { REDCOLL_COLL_##C, REDCOLL_ALGO_##A, REDCOLL__ORDER_##ord, paper }, redcoll__##fn, \
+      REDCOLL__VARIANT_##var, REDCOLL__KNOB_##kn },
+static const redcoll__row redcoll__rows[] = { REDCOLL_ALGORITHM_LIST(REDCOLL__ROW) };
+#undef REDCOLL__ROW
 
-/* Reduce variants: the same reduction phase; the routing phase gathers the
-   chunks toward the root instead of allgathering them (section 2: "only a
-   different routing phase"). Cost, all halving: the allreduce's with the
-   routing phase's beta term halved on the root's path. Canonical order. */
-static redcoll_result redcoll__reduce_butterfly(redcoll__ctx *c, const redcoll__args *a) {
-    return redcoll__rt_schedule(c, a, 1);
-}
-static redcoll_result redcoll__reduce_elimination(redcoll__ctx *c, const redcoll__args *a) {
-    return redcoll__rt_schedule(c, a, 1);
-}
-static redcoll_result redcoll__reduce_elimination_nonoverlap(redcoll__ctx *c, const redcoll__args *a) {
-    return redcoll__rt_schedule(c, a, 1);
-}
-static redcoll_result redcoll__reduce_factor_ring(redcoll__ctx *c, const redcoll__args *a) {
-    return redcoll__rt_schedule(c, a, 1);
-}
+/* Row indices: REDCOLL__ROW_<COLL>_<ALGO>. */
+#define REDCOLL__ROW_INDEX(first, A, name, C, fn, var, ord, kn, paper) REDCOLL__ROW_##C##_##A,
+enum { REDCOLL_ALGORITHM_LIST(REDCOLL__ROW_INDEX) REDCOLL__ROW_COUNT };
+#undef REDCOLL__ROW_INDEX
 
-/* ==== 7. Argument checks, registry and dispatch ========================== */
+/* The row index is part of the tag (bits 6-12): at most 128 rows. */
+typedef char redcoll__rows_fit_the_tag[REDCOLL__ROW_COUNT <= 128 ? 1 : -1];
 
-/* The schedule type and registry entry are declared in section 5, so that
-   schedules that compose other schedules (hierarchical) can look them up. */
+#define REDCOLL__ROW_KEY(coll, algo) ((int)(coll) * REDCOLL_ALGO_COUNT + (int)(algo))
 
-static const redcoll__entry redcoll__registry[] = {
-    { REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_REDUCE_BCAST,       redcoll__allreduce_reduce_bcast,       1 },
-    { REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_RECURSIVE_DOUBLING, redcoll__allreduce_recursive_doubling, 1 },
-    { REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_BINARY_TREE,       redcoll__allreduce_reduce_bcast,       1 },
-    { REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_HALVING_DOUBLING,  redcoll__allreduce_halving_doubling,   1 },
-    { REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_BINARY_BLOCKS,     redcoll__allreduce_binary_blocks,      1 },
-    { REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_RING,              redcoll__allreduce_ring,               1 },
-    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_BINOMIAL,           redcoll__reduce_binomial,              1 },
-    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_BINARY_TREE,       redcoll__reduce_binomial,              1 },
-    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_HALVING_DOUBLING,  redcoll__reduce_halving_doubling,      1 },
-    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_BINARY_BLOCKS,     redcoll__reduce_binary_blocks,         1 },
-    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_RING,              redcoll__reduce_ring,                  1 },
-    { REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_HIERARCHICAL,       redcoll__allreduce_hierarchical,       1 },
-    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_BINOMIAL,           redcoll__reduce_binomial,              1 },
-    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_FLAT,               redcoll__reduce_flat,                  1 },
-    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_CHAIN,              redcoll__reduce_chain,                 1 },
-    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_PIPELINE,           redcoll__reduce_pipeline,              1 },
-    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_BINARY,             redcoll__reduce_binary,                0 },
-    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_IN_ORDER_BINARY,    redcoll__reduce_in_order_binary,       1 },
-    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_HIERARCHICAL,       redcoll__reduce_hierarchical,          1 },
-    /* Rabenseifner & Traeff 2005 */
-    { REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_BUTTERFLY,           redcoll__allreduce_butterfly,          1 },
-    { REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_ELIMINATION,         redcoll__allreduce_elimination,        1 },
-    { REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_ELIMINATION_NONOVERLAP, redcoll__allreduce_elimination_nonoverlap, 1 },
-    { REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_FACTOR_RING,         redcoll__allreduce_factor_ring,        1 },
-    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_BUTTERFLY,           redcoll__reduce_butterfly,             1 },
-    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_ELIMINATION,         redcoll__reduce_elimination,           1 },
-    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_ELIMINATION_NONOVERLAP, redcoll__reduce_elimination_nonoverlap, 1 },
-    { REDCOLL_COLL_REDUCE,    REDCOLL_ALGO_FACTOR_RING,         redcoll__reduce_factor_ring,           1 },
-    { REDCOLL_COLL_BCAST,     REDCOLL_ALGO_BINOMIAL,           redcoll__bcast_binomial,               1 },
-    { REDCOLL_COLL_BCAST,     REDCOLL_ALGO_FLAT,               redcoll__bcast_flat,                   1 },
-    { REDCOLL_COLL_BCAST,     REDCOLL_ALGO_CHAIN,              redcoll__bcast_chain,                  1 },
-    { REDCOLL_COLL_BCAST,     REDCOLL_ALGO_PIPELINE,           redcoll__bcast_pipeline,               1 },
-    { REDCOLL_COLL_BCAST,     REDCOLL_ALGO_HIERARCHICAL,       redcoll__bcast_hierarchical,           1 },
-    { REDCOLL_COLL_GATHER,    REDCOLL_ALGO_BINOMIAL,           redcoll__gather_binomial,              1 },
-    { REDCOLL_COLL_SCATTER,   REDCOLL_ALGO_BINOMIAL,           redcoll__scatter_binomial,             1 },
-    { REDCOLL_COLL_BARRIER,   REDCOLL_ALGO_DISSEMINATION,      redcoll__barrier_dissemination,        1 },
-    /* MPICH paper section 4 */
-    { REDCOLL_COLL_ALLGATHER,  REDCOLL_ALGO_RING,               redcoll__allgather_ring,               1 },
-    { REDCOLL_COLL_ALLGATHER,  REDCOLL_ALGO_RECURSIVE_DOUBLING, redcoll__allgather_recursive_doubling, 1 },
-    { REDCOLL_COLL_ALLGATHER,  REDCOLL_ALGO_BRUCK,              redcoll__allgather_bruck,              1 },
-    { REDCOLL_COLL_ALLGATHERV, REDCOLL_ALGO_RING,               redcoll__allgather_ring,               1 },
-    { REDCOLL_COLL_ALLGATHERV, REDCOLL_ALGO_RECURSIVE_DOUBLING, redcoll__allgather_recursive_doubling, 1 },
-    { REDCOLL_COLL_ALLGATHERV, REDCOLL_ALGO_BRUCK,              redcoll__allgather_bruck,              1 },
-    { REDCOLL_COLL_BCAST,      REDCOLL_ALGO_SCATTER_RECURSIVE_DOUBLING, redcoll__bcast_scatter_recursive_doubling, 1 },
-    { REDCOLL_COLL_BCAST,      REDCOLL_ALGO_SCATTER_RING,       redcoll__bcast_scatter_ring,           1 },
-    { REDCOLL_COLL_ALLTOALL,   REDCOLL_ALGO_BRUCK,              redcoll__alltoall_bruck,               1 },
-    { REDCOLL_COLL_ALLTOALL,   REDCOLL_ALGO_SCATTERED,          redcoll__alltoall_scattered,           1 },
-    { REDCOLL_COLL_ALLTOALL,   REDCOLL_ALGO_PAIRWISE,           redcoll__alltoall_pairwise,            1 },
-    { REDCOLL_COLL_REDUCE_SCATTER, REDCOLL_ALGO_RECURSIVE_HALVING,  redcoll__reduce_scatter_recursive_halving,  0 },
-    { REDCOLL_COLL_REDUCE_SCATTER, REDCOLL_ALGO_RECURSIVE_DOUBLING, redcoll__reduce_scatter_recursive_doubling, 1 },
-    { REDCOLL_COLL_REDUCE_SCATTER, REDCOLL_ALGO_PAIRWISE,           redcoll__reduce_scatter_pairwise,           1 },
-    { REDCOLL_COLL_REDUCE_SCATTER_BLOCK, REDCOLL_ALGO_RECURSIVE_HALVING,  redcoll__reduce_scatter_recursive_halving,  0 },
-    { REDCOLL_COLL_REDUCE_SCATTER_BLOCK, REDCOLL_ALGO_RECURSIVE_DOUBLING, redcoll__reduce_scatter_recursive_doubling, 1 },
-    { REDCOLL_COLL_REDUCE_SCATTER_BLOCK, REDCOLL_ALGO_PAIRWISE,           redcoll__reduce_scatter_pairwise,           1 },
-};
-
-static const redcoll__entry *redcoll__find(redcoll_coll coll, redcoll_algo algo) {
-    size_t i;
-    for (i = 0; i < sizeof redcoll__registry / sizeof redcoll__registry[0]; ++i)
-        if (redcoll__registry[i].coll == coll && redcoll__registry[i].algo == algo)
-            return &redcoll__registry[i];
-    return NULL;
+static const redcoll__row *redcoll__find(redcoll_coll coll, redcoll_algo algo) {
+#define REDCOLL__ROW_CASE(first, A, name, C, fn, var, ord, kn, paper)   \
+    case REDCOLL__ROW_KEY(REDCOLL_COLL_##C, REDCOLL_ALGO_##A):           \
+        return &redcoll__rows[REDCOLL__ROW_##C##_##A];
+    if ((int)coll < 0 || coll >= REDCOLL_COLL_COUNT || (int)algo < 0 || algo >= REDCOLL_ALGO_COUNT)
+        return NULL;
+    switch (REDCOLL__ROW_KEY(coll, algo)) {
+    REDCOLL_ALGORITHM_LIST(REDCOLL__ROW_CASE)
+    default: return NULL;
+    }
+#undef REDCOLL__ROW_CASE
 }
 
 REDCOLL_API int redcoll_algo_supported(redcoll_coll coll, redcoll_algo algo) {
@@ -3291,8 +3835,12 @@ REDCOLL_API int redcoll_algo_supported(redcoll_coll coll, redcoll_algo algo) {
 }
 
 REDCOLL_API int redcoll_algo_keeps_order(redcoll_coll coll, redcoll_algo algo) {
-    const redcoll__entry *e = redcoll__find(coll, algo);
-    return e && e->keeps_order;
+    const redcoll__row *e = redcoll__find(coll, algo);
+    return e && e->info.keeps_order;
+}
+
+REDCOLL_API const redcoll_algo_info *redcoll_algo_at(int i) {
+    return i >= 0 && i < REDCOLL__ROW_COUNT ? &redcoll__rows[i].info : NULL;
 }
 
 static const char *const redcoll__coll_names[REDCOLL_COLL_COUNT] = {
@@ -3300,13 +3848,13 @@ static const char *const redcoll__coll_names[REDCOLL_COLL_COUNT] = {
     "allgatherv", "bcast", "alltoall", "gather", "scatter", "barrier"
 };
 
+#define REDCOLL__NAME_NEW(name) name,
+#define REDCOLL__NAME_AND(name)
+#define REDCOLL__NAME(first, A, name, C, fn, var, ord, kn, paper) REDCOLL__NAME_##first(name)
 static const char *const redcoll__algo_names[REDCOLL_ALGO_COUNT] = {
-    "auto", "binomial", "reduce_bcast", "recursive_doubling", "binary_tree",
-    "halving_doubling", "binary_blocks", "ring", "butterfly", "elimination",
-    "elimination_nonoverlap", "factor_ring", "bruck", "scatter_recursive_doubling",
-    "scatter_ring", "scattered", "pairwise", "recursive_halving", "flat", "chain",
-    "pipeline", "binary", "in_order_binary", "hierarchical", "dissemination"
+    "auto", REDCOLL_ALGORITHM_LIST(REDCOLL__NAME)
 };
+#undef REDCOLL__NAME
 
 REDCOLL_API const char *redcoll_coll_name(redcoll_coll coll) {
     return (int)coll >= 0 && coll < REDCOLL_COLL_COUNT ? redcoll__coll_names[coll] : "?";
@@ -3405,7 +3953,7 @@ REDCOLL_API redcoll_result redcoll_reduce_local(const void *in, void *inout, siz
 
 REDCOLL_API redcoll_options redcoll_options_resolved(const redcoll_options *opts) {
     redcoll_options o;
-    if (opts) o = *opts; else memset(&o, 0, sizeof o);
+    if (opts) o = *opts; else REDCOLL_MEMSET(&o, 0, sizeof o);
     o.segment_bytes = redcoll__def(o.segment_bytes, REDCOLL_DEFAULT_SEGMENT);
     o.model.alpha   = redcoll__def(o.model.alpha, REDCOLL_DEFAULT_ALPHA);
     o.model.beta    = redcoll__def(o.model.beta, REDCOLL_DEFAULT_BETA);
@@ -3541,7 +4089,7 @@ REDCOLL_API redcoll_algo redcoll_select(redcoll_coll coll, int p, size_t bytes,
 
 static int redcoll__transport_ok(const redcoll_transport *t) {
     if (!t || !t->send || !t->recv || !t->sendrecv) return 0;
-    if (t->size < 1 || t->rank < 0 || t->rank >= t->size) return 0;
+    if (t->size < 1 || t->size > REDCOLL_MAX_RANKS || t->rank < 0 || t->rank >= t->size) return 0;
     return (t->isend && t->irecv && t->waitall) || (!t->isend && !t->irecv && !t->waitall);
 }
 
@@ -3560,303 +4108,378 @@ static int redcoll__options_ok(const redcoll_options *o) {
 /* n * size without overflow. */
 static int redcoll__mul_ok(size_t n, size_t size) { return size == 0 || n <= (size_t)-1 / size; }
 
-/* Checks what every collective shares, resolves the options and picks the
-   schedule. `op` is NULL for collectives that do not reduce; `sel_bytes` is
-   what the selector sees. Touches no buffer. */
-static redcoll_result redcoll__prepare(redcoll__ctx *c, const redcoll__entry **entry,
-                                       redcoll_coll coll, const redcoll_transport *t,
-                                       redcoll_dtype dtype, const redcoll_op *op,
-                                       size_t sel_bytes, const redcoll_options *opts) {
-    redcoll_algo algo;
-    memset(c, 0, sizeof *c);
-    if (!redcoll__transport_ok(t) || !redcoll__options_ok(opts)) return REDCOLL_ERR_INVALID_ARG;
-    c->t = t; c->rank = t->rank; c->size = t->size;
-    c->dtype = dtype;
-    c->esize = redcoll_dtype_size(dtype);
-    if (c->esize == 0) return REDCOLL_ERR_INVALID_ARG;
-    if (op) {
-        if (!redcoll__op_ok(op, dtype)) return REDCOLL_ERR_INVALID_ARG;
-        c->op = *op;
-        c->op.commutative = op->kind != REDCOLL_OP_USER || op->commutative;
-        c->kernel = redcoll__kernel_for(op->kind, dtype);
-    } else {
-        c->op = redcoll_op_predefined(REDCOLL_OP_SUM);
-    }
-    c->o = redcoll_options_resolved(opts);
-    c->dry = (t->flags & REDCOLL_TRANSPORT_NO_DATA) != 0;
-    c->tag = 0x5ec0 + (int)coll;
-    algo = c->o.algo;
-    if (algo == REDCOLL_ALGO_AUTO) algo = redcoll_select(coll, c->size, sel_bytes, c->op.commutative, &c->o);
-    *entry = redcoll__find(coll, algo);
-    if (!*entry) return REDCOLL_ERR_INVALID_ARG;
-    if (!c->op.commutative && !(*entry)->keeps_order) return REDCOLL_ERR_UNSUPPORTED;
-    c->algo = algo;
-    return REDCOLL_OK;
-}
-
-/* ==== Collectives: entry points ========================================== */
-
-REDCOLL_API redcoll_result redcoll_allreduce(const redcoll_transport *t, const void *sbuf,
-                                             void *rbuf, size_t count, redcoll_dtype dtype,
-                                             redcoll_op op, const redcoll_options *opts) {
-    redcoll__ctx c;
-    const redcoll__entry *e;
-    redcoll__args a;
-    redcoll_result r = redcoll__prepare(&c, &e, REDCOLL_COLL_ALLREDUCE, t, dtype, &op,
-                                        count * redcoll_dtype_size(dtype), opts);
-    if (r) return r;
-    if (!redcoll__mul_ok(count, c.esize)) return REDCOLL_ERR_INVALID_ARG;
-    if (count && (!sbuf || !rbuf || rbuf == REDCOLL_IN_PLACE)) return REDCOLL_ERR_INVALID_ARG;
-    if (count == 0) return REDCOLL_OK;
-    memset(&a, 0, sizeof a);
-    a.in_place = sbuf == REDCOLL_IN_PLACE;
-    if (!a.in_place) redcoll__copy(&c, rbuf, sbuf, count);
-    a.sbuf = rbuf; a.rbuf = rbuf; a.count = count;
-    return e->run(&c, &a);
-}
-
-REDCOLL_API redcoll_result redcoll_reduce(const redcoll_transport *t, const void *sbuf,
-                                          void *rbuf, size_t count, redcoll_dtype dtype,
-                                          redcoll_op op, int root, const redcoll_options *opts) {
-    redcoll__ctx c;
-    const redcoll__entry *e;
-    redcoll__args a;
-    redcoll_result r = redcoll__prepare(&c, &e, REDCOLL_COLL_REDUCE, t, dtype, &op,
-                                        count * redcoll_dtype_size(dtype), opts);
-    if (r) return r;
-    if (root < 0 || root >= c.size || !redcoll__mul_ok(count, c.esize)) return REDCOLL_ERR_INVALID_ARG;
-    if (count && !sbuf) return REDCOLL_ERR_INVALID_ARG;
-    if (count && c.rank == root && (!rbuf || rbuf == REDCOLL_IN_PLACE)) return REDCOLL_ERR_INVALID_ARG;
-    if (sbuf == REDCOLL_IN_PLACE && c.rank != root) return REDCOLL_ERR_INVALID_ARG;
-    if (count == 0) return REDCOLL_OK;
-    memset(&a, 0, sizeof a);
-    a.in_place = sbuf == REDCOLL_IN_PLACE;
-    a.sbuf = a.in_place ? rbuf : sbuf;
-    a.rbuf = c.rank == root ? rbuf : NULL;
-    a.count = count; a.root = root;
-    return e->run(&c, &a);
-}
-
-/* Sum of the p counts of an irregular collective; 0 on overflow. */
-static int redcoll__sum_counts(const size_t *counts, int p, size_t *total) {
+/* Sum of the p counts of an irregular collective and of those before rank
+   `me`; 0 on overflow. */
+static int redcoll__sum_counts(const size_t *counts, int p, int me, size_t *total, size_t *before) {
     int i;
     *total = 0;
     for (i = 0; i < p; ++i) {
+        if (i == me) *before = *total;
         if (counts[i] > (size_t)-1 - *total) return 0;
         *total += counts[i];
     }
     return 1;
 }
 
-/* Runs the schedule of an irregular collective (a->counts set) with the
-   p + 1 prefix sums of its counts, held as scratch around the call. */
-static redcoll_result redcoll__run_irregular(redcoll__ctx *c, const redcoll__entry *e,
-                                             redcoll__args *a) {
-    size_t bytes = sizeof(size_t) * (size_t)(c->size + 1);
-    size_t *d = (size_t *)redcoll__alloc_bytes(c, bytes);
+/* ---- one setup step, one execute step ----------------------------------------
+   Every entry point describes its call (redcoll__desc) and hands it to
+   redcoll__setup, which checks everything and resolves everything into a
+   redcoll__call -- the transport, type, op, options, counts and their
+   overflow, root, buffers and every IN_PLACE form, the algorithm (the
+   hierarchical levels included) and the tag -- without writing a buffer,
+   allocating or sending. redcoll__execute then makes the call's one
+   pre-copy and runs the schedule. So an argument error can never leave a
+   buffer half written, and a persistent plan is a redcoll__call kept with
+   its scratch: setup once, execute many times. */
+
+/* One collective call as its entry point received it. */
+typedef struct redcoll__desc {
+    redcoll_coll             coll;
+    const redcoll_transport *t;
+    const void              *sbuf;   /* may be REDCOLL_IN_PLACE */
+    void                    *rbuf;   /* bcast: the buffer; scatter: may be REDCOLL_IN_PLACE */
+    size_t                   count;  /* elements: the vector, or one block */
+    const size_t            *counts; /* irregular collectives: one count per rank */
+    redcoll_dtype            dtype;
+    const redcoll_op        *op;     /* NULL: the collective does not reduce */
+    int                      root;
+    const redcoll_options   *opts;
+} redcoll__desc;
+
+/* One call, checked and resolved: what execute needs and nothing more. */
+typedef struct redcoll__call {
+    redcoll__ctx        c;
+    redcoll__args       a;
+    const redcoll__row *row;
+    const void         *pre_src; /* execute first copies pre_n elements pre_src -> pre_dst */
+    void               *pre_dst;
+    size_t              pre_n;
+    int                 empty;   /* nothing to move: execute returns OK at once */
+} redcoll__call;
+
+static redcoll__desc redcoll__describe(redcoll_coll coll, const redcoll_transport *t,
+                                       const void *sbuf, void *rbuf, size_t count,
+                                       const size_t *counts, redcoll_dtype dtype,
+                                       const redcoll_op *op, int root, const redcoll_options *opts) {
+    redcoll__desc d;
+    d.coll = coll; d.t = t; d.sbuf = sbuf; d.rbuf = rbuf; d.count = count; d.counts = counts;
+    d.dtype = dtype; d.op = op; d.root = root; d.opts = opts;
+    return d;
+}
+
+static int redcoll__writable(const void *buf) { return buf && buf != REDCOLL_IN_PLACE; }
+
+/* The levels of a hierarchical row: the reduce (bcast) inside the groups,
+   the collective among the leaders and, for allreduce, the bcast back down;
+   each valid for its level and for the op. */
+static redcoll_result redcoll__setup_levels(redcoll__ctx *c, size_t bytes) {
+    redcoll_coll coll = c->coll, in = coll == REDCOLL_COLL_BCAST ? coll : REDCOLL_COLL_REDUCE;
+    redcoll_algo inner = redcoll__level_algo(c, in, c->o.inner_algo, c->o.outer_algo, c->size, bytes);
+    redcoll_algo outer = redcoll__level_algo(c, coll, c->o.outer_algo, c->o.inner_algo, c->size, bytes);
+    redcoll_result r = redcoll__level_ok(c, in, inner);
+    if (r == REDCOLL_OK) r = redcoll__level_ok(c, coll, outer);
+    if (r != REDCOLL_OK) return r;
+    c->inner = redcoll__find(in, inner);
+    c->outer = redcoll__find(coll, outer);
+    if (coll == REDCOLL_COLL_ALLREDUCE) {
+        redcoll_algo down = redcoll__level_algo(c, REDCOLL_COLL_BCAST, inner, REDCOLL_ALGO_AUTO, c->size, bytes);
+        if (down == REDCOLL_ALGO_AUTO)
+            down = redcoll__level_algo(c, REDCOLL_COLL_BCAST, REDCOLL_ALGO_AUTO, REDCOLL_ALGO_AUTO, c->size, bytes);
+        c->down = redcoll__find(REDCOLL_COLL_BCAST, down);
+    }
+    return REDCOLL_OK;
+}
+
+/* The algorithm: opts.algo or the selector's, valid for the collective and
+   the op; `bytes` is what the selector sees. */
+static redcoll_result redcoll__setup_algo(redcoll__call *call, size_t bytes) {
+    redcoll__ctx *c = &call->c;
+    redcoll_algo algo = c->o.algo;
+    if (algo == REDCOLL_ALGO_AUTO) algo = redcoll_select(c->coll, c->size, bytes, c->op.commutative, &c->o);
+    call->row = redcoll__find(c->coll, algo);
+    if (!call->row) return REDCOLL_ERR_INVALID_ARG;
+    if (!c->op.commutative && !call->row->info.keeps_order) return REDCOLL_ERR_UNSUPPORTED;
+    call->a.variant = call->row->variant;
+    return call->row->knobs & REDCOLL__KNOB_LEVELS ? redcoll__setup_levels(c, bytes) : REDCOLL_OK;
+}
+
+/* The buffer rules of each collective and its IN_PLACE forms, resolved into
+   the schedule's arguments and the pre-copy. n: elements of the vector (the
+   total for irregular collectives; one block for the block collectives);
+   mine, before: this rank's count of an irregular collective and the sum of
+   those before it. */
+static redcoll_result redcoll__setup_buffers(redcoll__call *call, const redcoll__desc *d, size_t n,
+                                             size_t mine, size_t before) {
+    redcoll__ctx *c = &call->c;
+    redcoll__args *a = &call->a;
+    const void *sbuf = d->sbuf;
+    void *rbuf = d->rbuf;
+    int root = c->rank == d->root, in_place = sbuf == REDCOLL_IN_PLACE;
+    switch (d->coll) { /* the checks */
+    case REDCOLL_COLL_ALLREDUCE: case REDCOLL_COLL_REDUCE_SCATTER_BLOCK:
+    case REDCOLL_COLL_ALLGATHER: case REDCOLL_COLL_ALLTOALL:
+        if (n && (!sbuf || !redcoll__writable(rbuf))) return REDCOLL_ERR_INVALID_ARG;
+        break;
+    case REDCOLL_COLL_REDUCE: case REDCOLL_COLL_GATHER:
+        if (n && (!sbuf || (root && !redcoll__writable(rbuf)))) return REDCOLL_ERR_INVALID_ARG;
+        if (in_place && !root) return REDCOLL_ERR_INVALID_ARG;
+        break;
+    case REDCOLL_COLL_REDUCE_SCATTER: /* in place, rbuf holds all n inputs */
+        if (n && !sbuf) return REDCOLL_ERR_INVALID_ARG;
+        if ((mine || (in_place && n)) && !redcoll__writable(rbuf)) return REDCOLL_ERR_INVALID_ARG;
+        break;
+    case REDCOLL_COLL_ALLGATHERV:
+        if ((n && !redcoll__writable(rbuf)) || (mine && !sbuf)) return REDCOLL_ERR_INVALID_ARG;
+        break;
+    case REDCOLL_COLL_BCAST:
+        if (n && !redcoll__writable(rbuf)) return REDCOLL_ERR_INVALID_ARG;
+        break;
+    case REDCOLL_COLL_SCATTER:
+        if (n && ((root && !redcoll__writable(sbuf)) || !rbuf)) return REDCOLL_ERR_INVALID_ARG;
+        if (rbuf == REDCOLL_IN_PLACE && !root) return REDCOLL_ERR_INVALID_ARG;
+        break;
+    default:
+        break;
+    }
+    call->empty = n == 0 && d->coll != REDCOLL_COLL_BARRIER;
+    if (call->empty) return REDCOLL_OK;
+    a->in_place = in_place;
+    a->sbuf = in_place ? rbuf : sbuf;
+    a->rbuf = rbuf;
+    a->count = d->counts ? 0 : n;
+    a->counts = d->counts;
+    a->root = d->root;
+    switch (d->coll) { /* where the input is, what is copied first */
+    case REDCOLL_COLL_ALLREDUCE: /* the schedules work in rbuf */
+        a->sbuf = rbuf;
+        call->pre_n = in_place ? 0 : n;
+        call->pre_dst = rbuf; call->pre_src = sbuf;
+        break;
+    case REDCOLL_COLL_REDUCE:
+        a->rbuf = root ? rbuf : NULL;
+        break;
+    case REDCOLL_COLL_ALLGATHER: case REDCOLL_COLL_ALLGATHERV: /* own block in place in rbuf */
+        if (d->coll == REDCOLL_COLL_ALLGATHER) { before = (size_t)c->rank * n; mine = n; }
+        a->sbuf = redcoll__at(c, rbuf, before);
+        call->pre_n = in_place ? 0 : mine;
+        call->pre_dst = (void *)a->sbuf; call->pre_src = sbuf;
+        break;
+    case REDCOLL_COLL_GATHER:
+        if (in_place) a->sbuf = redcoll__at(c, rbuf, (size_t)d->root * n);
+        a->rbuf = root ? rbuf : NULL;
+        break;
+    case REDCOLL_COLL_SCATTER:
+        a->in_place = rbuf == REDCOLL_IN_PLACE;
+        a->sbuf = root ? sbuf : NULL;
+        if (a->in_place) a->rbuf = redcoll__at(c, sbuf, (size_t)d->root * n);
+        break;
+    case REDCOLL_COLL_BCAST:
+        a->sbuf = rbuf;
+        break;
+    default:
+        break;
+    }
+    return REDCOLL_OK;
+}
+
+/* One step of the parameter hash (boost's hash_combine on both halves). */
+static uint32_t redcoll__mix(uint32_t h, uint64_t v) {
+    h ^= (uint32_t)v + 0x9e3779b9u + (h << 6) + (h >> 2);
+    h ^= (uint32_t)(v >> 32) + 0x9e3779b9u + (h << 6) + (h >> 2);
+    return h;
+}
+
+static uint32_t redcoll__mix_double(uint32_t h, double v) {
+    uint64_t bits;
+    REDCOLL_MEMCPY(&bits, &v, sizeof bits);
+    return redcoll__mix(h, bits);
+}
+
+/* The call's tag (issue 13 item 4): ranks that disagree about the collective,
+   the algorithm, the count, the element size, the root or an option that
+   shapes the messages use different tags, so their messages never match and
+   the call ends in an error or a timeout instead of a wrong result. The row
+   is exact; the rest is a 15-bit hash of the parameters the row reads. */
+static int redcoll__call_tag(const redcoll__call *call, const redcoll__desc *d, size_t n) {
+    const redcoll__ctx *c = &call->c;
+    const redcoll_options *o = &c->o;
+    unsigned knobs = call->row->knobs;
+    uint32_t h = redcoll__mix(0, c->esize);
+    int i;
+    if (d->counts) for (i = 0; i < c->size; ++i) h = redcoll__mix(h, d->counts[i]);
+    else h = redcoll__mix(h, n);
+    h = redcoll__mix(h, (uint64_t)d->root);
+    if (knobs & REDCOLL__KNOB_LEVELS) {
+        const redcoll__row *lv[3];
+        lv[0] = c->inner; lv[1] = c->outer; lv[2] = c->down;
+        for (i = 0; i < 3; ++i) {
+            h = redcoll__mix(h, lv[i] ? (uint64_t)(lv[i] - redcoll__rows) + 1 : 0);
+            if (lv[i]) knobs |= lv[i]->knobs;
+        }
+        h = redcoll__mix(h, (uint64_t)o->by_node);
+        h = redcoll__mix(h, (uint64_t)(o->groups < c->size ? o->groups : c->size));
+    }
+    if (knobs & REDCOLL__KNOB_SEGMENT) h = redcoll__mix(h, o->segment_bytes);
+    if (knobs & REDCOLL__KNOB_THRESHOLD) {
+        h = redcoll__mix(h, o->threshold_bytes);
+        h = redcoll__mix_double(redcoll__mix_double(redcoll__mix_double(h, o->model.alpha),
+                                                    o->model.beta), o->model.gamma);
+    }
+    h ^= h >> 16; h *= 0x7feb352du; h ^= h >> 15; h *= 0x846ca68bu; h ^= h >> 16;
+    return (int)(call->row - redcoll__rows) << REDCOLL__TAG_ROW_SHIFT |
+           (int)(h & REDCOLL__TAG_HASH_MASK) << REDCOLL__TAG_HASH_SHIFT;
+}
+
+/* Checks and resolves the call d into *call (see above); touches nothing. */
+static redcoll_result redcoll__setup(redcoll__call *call, const redcoll__desc *d) {
+    redcoll__ctx *c = &call->c;
+    const redcoll_transport *t = d->t;
+    redcoll_coll coll = d->coll;
+    size_t n = d->count, mine = 0, before = 0, bytes;
+    int blocks = coll == REDCOLL_COLL_ALLGATHER || coll == REDCOLL_COLL_ALLTOALL ||
+                 coll == REDCOLL_COLL_GATHER || coll == REDCOLL_COLL_SCATTER ||
+                 coll == REDCOLL_COLL_REDUCE_SCATTER_BLOCK;
+    int rooted = coll == REDCOLL_COLL_REDUCE || coll == REDCOLL_COLL_BCAST ||
+                 coll == REDCOLL_COLL_GATHER || coll == REDCOLL_COLL_SCATTER;
+    redcoll_result r;
+    REDCOLL_MEMSET(call, 0, sizeof *call);
+    /* the transport, the options, the type and the op */
+    if (!redcoll__transport_ok(t) || !redcoll__options_ok(d->opts)) return REDCOLL_ERR_INVALID_ARG;
+    c->t = t; c->rank = t->rank; c->size = t->size; c->coll = coll;
+    c->dtype = d->dtype;
+    c->esize = redcoll_dtype_size(d->dtype);
+    if (c->esize == 0) return REDCOLL_ERR_INVALID_ARG;
+    if (d->op) {
+        if (!redcoll__op_ok(d->op, d->dtype)) return REDCOLL_ERR_INVALID_ARG;
+        c->op = *d->op;
+        c->op.commutative = d->op->kind != REDCOLL_OP_USER || d->op->commutative;
+        c->kernel = redcoll__kernel_for(d->op->kind, d->dtype);
+    } else {
+        c->op = redcoll_op_predefined(REDCOLL_OP_SUM);
+    }
+    c->o = redcoll_options_resolved(d->opts);
+    c->dry = (t->flags & REDCOLL_TRANSPORT_NO_DATA) != 0;
+    /* the counts, without overflow */
+    if (coll == REDCOLL_COLL_ALLGATHERV || coll == REDCOLL_COLL_REDUCE_SCATTER) {
+        if (!d->counts || !redcoll__sum_counts(d->counts, c->size, c->rank, &n, &before))
+            return REDCOLL_ERR_INVALID_ARG;
+        mine = d->counts[c->rank];
+    }
+    if (blocks && !redcoll__mul_ok(c->esize, (size_t)c->size)) return REDCOLL_ERR_INVALID_ARG;
+    if (!redcoll__mul_ok(n, c->esize * (blocks ? (size_t)c->size : 1))) return REDCOLL_ERR_INVALID_ARG;
+    bytes = n * c->esize * (coll == REDCOLL_COLL_REDUCE_SCATTER_BLOCK ? (size_t)c->size : 1);
+    if (rooted && (d->root < 0 || d->root >= c->size)) return REDCOLL_ERR_INVALID_ARG;
+    /* the algorithm, then the buffers */
+    r = redcoll__setup_algo(call, bytes);
+    if (r != REDCOLL_OK) return r;
+    c->tag = redcoll__call_tag(call, d, n);
+    return redcoll__setup_buffers(call, d, n, mine, before);
+}
+
+/* Runs a call that setup accepted: the pre-copy, then the schedule (an
+   irregular collective's prefix sums held as scratch around it). Can run
+   again on the same call (a plan). */
+static redcoll_result redcoll__execute(redcoll__call *call) {
+    redcoll__ctx *c = &call->c;
+    redcoll__args a = call->a;
+    size_t bytes = sizeof(size_t) * ((size_t)c->size + 1), *d;
     redcoll_result r;
     int i;
+    if (call->empty) return REDCOLL_OK;
+    c->err = REDCOLL_OK;
+    redcoll__copy(c, call->pre_dst, call->pre_src, call->pre_n);
+    if (!a.counts) return call->row->run(c, &a);
+    d = (size_t *)redcoll__alloc_bytes(c, bytes);
     if (!d) return c->err;
     d[0] = 0;
-    for (i = 0; i < c->size; ++i) d[i + 1] = d[i] + a->counts[i];
-    a->displs = d;
-    r = e->run(c, a);
+    for (i = 0; i < c->size; ++i) d[i + 1] = d[i] + a.counts[i];
+    a.displs = d;
+    r = call->row->run(c, &a);
     redcoll__free_bytes(c, d, bytes);
     return r;
+}
+
+/* The one-shot call: setup, then execute. */
+static redcoll_result redcoll__once(redcoll_coll coll, const redcoll_transport *t, const void *sbuf,
+                                    void *rbuf, size_t count, const size_t *counts,
+                                    redcoll_dtype dtype, const redcoll_op *op, int root,
+                                    const redcoll_options *opts) {
+    redcoll__desc d = redcoll__describe(coll, t, sbuf, rbuf, count, counts, dtype, op, root, opts);
+    redcoll__call call;
+    redcoll_result r = redcoll__setup(&call, &d);
+    return r != REDCOLL_OK ? r : redcoll__execute(&call);
+}
+
+/* ==== 9. Entry points [SECTION:entry] ==================================== */
+
+REDCOLL_API redcoll_result redcoll_allreduce(const redcoll_transport *t, const void *sbuf,
+                                             void *rbuf, size_t count, redcoll_dtype dtype,
+                                             redcoll_op op, const redcoll_options *opts) {
+    return redcoll__once(REDCOLL_COLL_ALLREDUCE, t, sbuf, rbuf, count, NULL, dtype, &op, 0, opts);
+}
+
+REDCOLL_API redcoll_result redcoll_reduce(const redcoll_transport *t, const void *sbuf,
+                                          void *rbuf, size_t count, redcoll_dtype dtype,
+                                          redcoll_op op, int root, const redcoll_options *opts) {
+    return redcoll__once(REDCOLL_COLL_REDUCE, t, sbuf, rbuf, count, NULL, dtype, &op, root, opts);
 }
 
 REDCOLL_API redcoll_result redcoll_reduce_scatter(const redcoll_transport *t, const void *sbuf,
                                                   void *rbuf, const size_t *recvcounts,
                                                   redcoll_dtype dtype, redcoll_op op,
                                                   const redcoll_options *opts) {
-    redcoll__ctx c;
-    const redcoll__entry *e;
-    redcoll__args a;
-    size_t total, mine;
-    redcoll_result r;
-    if (!t || t->size < 1 || !recvcounts || !redcoll__sum_counts(recvcounts, t->size, &total))
-        return REDCOLL_ERR_INVALID_ARG;
-    r = redcoll__prepare(&c, &e, REDCOLL_COLL_REDUCE_SCATTER, t, dtype, &op,
-                         total * redcoll_dtype_size(dtype), opts);
-    if (r) return r;
-    if (!redcoll__mul_ok(total, c.esize)) return REDCOLL_ERR_INVALID_ARG;
-    mine = recvcounts[c.rank];
-    if (total && !sbuf) return REDCOLL_ERR_INVALID_ARG;
-    if ((mine || sbuf == REDCOLL_IN_PLACE) && (!rbuf || rbuf == REDCOLL_IN_PLACE))
-        return REDCOLL_ERR_INVALID_ARG;
-    if (total == 0) return REDCOLL_OK;
-    memset(&a, 0, sizeof a);
-    a.in_place = sbuf == REDCOLL_IN_PLACE;
-    a.sbuf = a.in_place ? rbuf : sbuf;
-    a.rbuf = rbuf;
-    a.counts = recvcounts;
-    return redcoll__run_irregular(&c, e, &a);
+    return redcoll__once(REDCOLL_COLL_REDUCE_SCATTER, t, sbuf, rbuf, 0, recvcounts,
+                         dtype, &op, 0, opts);
 }
 
 REDCOLL_API redcoll_result redcoll_reduce_scatter_block(const redcoll_transport *t,
                                                         const void *sbuf, void *rbuf,
                                                         size_t recvcount, redcoll_dtype dtype,
                                                         redcoll_op op, const redcoll_options *opts) {
-    redcoll__ctx c;
-    const redcoll__entry *e;
-    redcoll__args a;
-    size_t p = t && t->size > 0 ? (size_t)t->size : 1;
-    redcoll_result r = redcoll__prepare(&c, &e, REDCOLL_COLL_REDUCE_SCATTER_BLOCK, t, dtype, &op,
-                                        recvcount * p * redcoll_dtype_size(dtype), opts);
-    if (r) return r;
-    if (!redcoll__mul_ok(recvcount, c.esize * p)) return REDCOLL_ERR_INVALID_ARG;
-    if (recvcount && (!sbuf || !rbuf || rbuf == REDCOLL_IN_PLACE)) return REDCOLL_ERR_INVALID_ARG;
-    if (recvcount == 0) return REDCOLL_OK;
-    memset(&a, 0, sizeof a);
-    a.in_place = sbuf == REDCOLL_IN_PLACE;
-    a.sbuf = a.in_place ? rbuf : sbuf;
-    a.rbuf = rbuf;
-    a.count = recvcount;
-    return e->run(&c, &a);
+    return redcoll__once(REDCOLL_COLL_REDUCE_SCATTER_BLOCK, t, sbuf, rbuf, recvcount, NULL,
+                         dtype, &op, 0, opts);
 }
 
 REDCOLL_API redcoll_result redcoll_allgather(const redcoll_transport *t, const void *sbuf,
                                              void *rbuf, size_t count, redcoll_dtype dtype,
                                              const redcoll_options *opts) {
-    redcoll__ctx c;
-    const redcoll__entry *e;
-    redcoll__args a;
-    redcoll_result r = redcoll__prepare(&c, &e, REDCOLL_COLL_ALLGATHER, t, dtype, NULL,
-                                        count * redcoll_dtype_size(dtype), opts);
-    if (r) return r;
-    if (!redcoll__mul_ok(count, c.esize * (size_t)c.size)) return REDCOLL_ERR_INVALID_ARG;
-    if (count && (!sbuf || !rbuf || rbuf == REDCOLL_IN_PLACE)) return REDCOLL_ERR_INVALID_ARG;
-    if (count == 0) return REDCOLL_OK;
-    memset(&a, 0, sizeof a);
-    a.in_place = sbuf == REDCOLL_IN_PLACE;
-    a.rbuf = rbuf;
-    a.sbuf = redcoll__at(&c, rbuf, (size_t)c.rank * count);
-    if (!a.in_place) redcoll__copy(&c, redcoll__at(&c, rbuf, (size_t)c.rank * count), sbuf, count);
-    a.count = count;
-    return e->run(&c, &a);
+    return redcoll__once(REDCOLL_COLL_ALLGATHER, t, sbuf, rbuf, count, NULL, dtype, NULL, 0, opts);
 }
 
 REDCOLL_API redcoll_result redcoll_allgatherv(const redcoll_transport *t, const void *sbuf,
                                               void *rbuf, const size_t *counts,
                                               redcoll_dtype dtype, const redcoll_options *opts) {
-    redcoll__ctx c;
-    const redcoll__entry *e;
-    redcoll__args a;
-    size_t total, mine, before;
-    redcoll_result r;
-    if (!t || t->size < 1 || !counts || !redcoll__sum_counts(counts, t->size, &total))
-        return REDCOLL_ERR_INVALID_ARG;
-    r = redcoll__prepare(&c, &e, REDCOLL_COLL_ALLGATHERV, t, dtype, NULL,
-                         total * redcoll_dtype_size(dtype), opts);
-    if (r) return r;
-    if (!redcoll__mul_ok(total, c.esize)) return REDCOLL_ERR_INVALID_ARG;
-    mine = counts[c.rank];
-    if (total && (!rbuf || rbuf == REDCOLL_IN_PLACE)) return REDCOLL_ERR_INVALID_ARG;
-    if (mine && !sbuf) return REDCOLL_ERR_INVALID_ARG;
-    if (total == 0) return REDCOLL_OK;
-    memset(&a, 0, sizeof a);
-    redcoll__sum_counts(counts, c.rank, &before);
-    a.in_place = sbuf == REDCOLL_IN_PLACE;
-    a.rbuf = rbuf;
-    a.sbuf = redcoll__at(&c, rbuf, before);
-    if (!a.in_place) redcoll__copy(&c, redcoll__at(&c, rbuf, before), sbuf, mine);
-    a.counts = counts;
-    return redcoll__run_irregular(&c, e, &a);
+    return redcoll__once(REDCOLL_COLL_ALLGATHERV, t, sbuf, rbuf, 0, counts, dtype, NULL, 0, opts);
 }
 
 REDCOLL_API redcoll_result redcoll_bcast(const redcoll_transport *t, void *buf, size_t count,
                                          redcoll_dtype dtype, int root,
                                          const redcoll_options *opts) {
-    redcoll__ctx c;
-    const redcoll__entry *e;
-    redcoll__args a;
-    redcoll_result r = redcoll__prepare(&c, &e, REDCOLL_COLL_BCAST, t, dtype, NULL,
-                                        count * redcoll_dtype_size(dtype), opts);
-    if (r) return r;
-    if (root < 0 || root >= c.size || !redcoll__mul_ok(count, c.esize)) return REDCOLL_ERR_INVALID_ARG;
-    if (count && (!buf || buf == REDCOLL_IN_PLACE)) return REDCOLL_ERR_INVALID_ARG;
-    if (count == 0) return REDCOLL_OK;
-    memset(&a, 0, sizeof a);
-    a.sbuf = buf; a.rbuf = buf; a.count = count; a.root = root;
-    return e->run(&c, &a);
+    return redcoll__once(REDCOLL_COLL_BCAST, t, NULL, buf, count, NULL, dtype, NULL, root, opts);
 }
 
 REDCOLL_API redcoll_result redcoll_alltoall(const redcoll_transport *t, const void *sbuf,
                                             void *rbuf, size_t count, redcoll_dtype dtype,
                                             const redcoll_options *opts) {
-    redcoll__ctx c;
-    const redcoll__entry *e;
-    redcoll__args a;
-    redcoll_result r = redcoll__prepare(&c, &e, REDCOLL_COLL_ALLTOALL, t, dtype, NULL,
-                                        count * redcoll_dtype_size(dtype), opts);
-    if (r) return r;
-    if (!redcoll__mul_ok(count, c.esize * (size_t)c.size)) return REDCOLL_ERR_INVALID_ARG;
-    if (count && (!sbuf || !rbuf || rbuf == REDCOLL_IN_PLACE)) return REDCOLL_ERR_INVALID_ARG;
-    if (count == 0) return REDCOLL_OK;
-    memset(&a, 0, sizeof a);
-    a.in_place = sbuf == REDCOLL_IN_PLACE;
-    a.sbuf = a.in_place ? rbuf : sbuf;
-    a.rbuf = rbuf;
-    a.count = count;
-    return e->run(&c, &a);
+    return redcoll__once(REDCOLL_COLL_ALLTOALL, t, sbuf, rbuf, count, NULL, dtype, NULL, 0, opts);
 }
 
 REDCOLL_API redcoll_result redcoll_gather(const redcoll_transport *t, const void *sbuf,
                                           void *rbuf, size_t count, redcoll_dtype dtype,
                                           int root, const redcoll_options *opts) {
-    redcoll__ctx c;
-    const redcoll__entry *e;
-    redcoll__args a;
-    redcoll_result r = redcoll__prepare(&c, &e, REDCOLL_COLL_GATHER, t, dtype, NULL,
-                                        count * redcoll_dtype_size(dtype), opts);
-    if (r) return r;
-    if (root < 0 || root >= c.size) return REDCOLL_ERR_INVALID_ARG;
-    if (!redcoll__mul_ok(count, c.esize * (size_t)c.size)) return REDCOLL_ERR_INVALID_ARG;
-    if (count && !sbuf) return REDCOLL_ERR_INVALID_ARG;
-    if (count && c.rank == root && (!rbuf || rbuf == REDCOLL_IN_PLACE)) return REDCOLL_ERR_INVALID_ARG;
-    if (sbuf == REDCOLL_IN_PLACE && c.rank != root) return REDCOLL_ERR_INVALID_ARG;
-    if (count == 0) return REDCOLL_OK;
-    memset(&a, 0, sizeof a);
-    a.in_place = sbuf == REDCOLL_IN_PLACE;
-    a.sbuf = a.in_place ? redcoll__at(&c, rbuf, (size_t)root * count) : sbuf;
-    a.rbuf = c.rank == root ? rbuf : NULL;
-    a.count = count; a.root = root;
-    return e->run(&c, &a);
+    return redcoll__once(REDCOLL_COLL_GATHER, t, sbuf, rbuf, count, NULL, dtype, NULL, root, opts);
 }
 
 REDCOLL_API redcoll_result redcoll_scatter(const redcoll_transport *t, const void *sbuf,
                                            void *rbuf, size_t count, redcoll_dtype dtype,
                                            int root, const redcoll_options *opts) {
-    redcoll__ctx c;
-    const redcoll__entry *e;
-    redcoll__args a;
-    redcoll_result r = redcoll__prepare(&c, &e, REDCOLL_COLL_SCATTER, t, dtype, NULL,
-                                        count * redcoll_dtype_size(dtype), opts);
-    if (r) return r;
-    if (root < 0 || root >= c.size) return REDCOLL_ERR_INVALID_ARG;
-    if (!redcoll__mul_ok(count, c.esize * (size_t)c.size)) return REDCOLL_ERR_INVALID_ARG;
-    if (count && c.rank == root && (!sbuf || sbuf == REDCOLL_IN_PLACE)) return REDCOLL_ERR_INVALID_ARG;
-    if (count && !rbuf) return REDCOLL_ERR_INVALID_ARG;
-    if (rbuf == REDCOLL_IN_PLACE && c.rank != root) return REDCOLL_ERR_INVALID_ARG;
-    if (count == 0) return REDCOLL_OK;
-    memset(&a, 0, sizeof a);
-    a.in_place = rbuf == REDCOLL_IN_PLACE;
-    a.sbuf = c.rank == root ? sbuf : NULL;
-    a.rbuf = a.in_place ? redcoll__at(&c, sbuf, (size_t)root * count) : rbuf;
-    a.count = count; a.root = root;
-    return e->run(&c, &a);
+    return redcoll__once(REDCOLL_COLL_SCATTER, t, sbuf, rbuf, count, NULL, dtype, NULL, root, opts);
 }
 
 REDCOLL_API redcoll_result redcoll_barrier(const redcoll_transport *t,
                                            const redcoll_options *opts) {
-    redcoll__ctx c;
-    const redcoll__entry *e;
-    redcoll__args a;
-    redcoll_result r = redcoll__prepare(&c, &e, REDCOLL_COLL_BARRIER, t, REDCOLL_UINT8, NULL,
-                                        0, opts);
-    if (r) return r;
-    memset(&a, 0, sizeof a);
-    return e->run(&c, &a);
+    return redcoll__once(REDCOLL_COLL_BARRIER, t, NULL, NULL, 0, NULL,
+                         REDCOLL_UINT8, NULL, 0, opts);
 }
 
 #endif /* REDCOLL_IMPLEMENTATION_DONE */

@@ -16,6 +16,7 @@
 #include "test_rabenseifner.c"
 #include "test_hierarchical.c"
 #include "test_elimination.c"
+#include "test_kernels.c"
 
 int main(int argc, char **argv) {
     int i;
@@ -31,6 +32,7 @@ int main(int argc, char **argv) {
     suite_rabenseifner();
     suite_hierarchical();
     suite_elimination();
+    suite_kernels();
     printf("%ld passed, %ld failed\n", tf_passed, tf_failed);
     return tf_failed ? 1 : 0;
 }

@@ -216,17 +216,13 @@ typedef struct te_plan_arg {
 
 static redcoll_result te_plan_rank(const redcoll_transport *t, void *arg) {
     te_plan_arg *x = (te_plan_arg *)arg;
-    redcoll__ctx c;
-    const redcoll__entry *e;
-    redcoll__args a;
     redcoll_op op = REDCOLL_SUM;
-    redcoll_result r = redcoll__prepare(&c, &e, REDCOLL_COLL_ALLREDUCE, t, REDCOLL_UINT8, &op,
-                                        x->count, &x->opts);
+    redcoll__desc d = redcoll__describe(REDCOLL_COLL_ALLREDUCE, t, x->buf, x->buf, x->count, NULL,
+                                        REDCOLL_UINT8, &op, 0, &x->opts);
+    redcoll__call call;
+    redcoll_result r = redcoll__setup(&call, &d);
     if (r) return r;
-    memset(&a, 0, sizeof a);
-    a.sbuf = a.rbuf = x->buf;
-    a.count = x->count;
-    return x->use_plan ? redcoll__rt_execute(&c, &a, 0, &x->pl) : e->run(&c, &a);
+    return x->use_plan ? redcoll__rt_execute(&call.c, &call.a, 0, &x->pl) : redcoll__execute(&call);
 }
 
 /* Modeled time in units of alpha of one Table 1 cell: protocol 0 ring
@@ -291,9 +287,9 @@ static const char *te_plan_name(int p, double bm) {
     o.model.alpha = 1;
     o.model.beta = bm / 3013920.0;
     o.model.gamma = bm / 10 / 3013920.0;
-    c.size = p; c.esize = 1; c.algo = REDCOLL_ALGO_FACTOR_RING;
+    c.size = p; c.esize = 1;
     c.o = redcoll_options_resolved(&o);
-    redcoll__rt_make_plan(&pl, &c, 3013920);
+    redcoll__rt_make_plan(&pl, &c, 3013920, REDCOLL__VARIANT_FACTORS);
     buf[0] = 0;
     for (i = 0; i < pl.nf; ++i) len += snprintf(buf + len, sizeof buf - (size_t)len, "ring %d, ", pl.f[i]);
     if (pl.E > 1) len += snprintf(buf + len, sizeof buf - (size_t)len, "elim %d, ", pl.E);

@@ -279,6 +279,70 @@ static void test_group_view_tag_space(void) {
     redcoll_mock_report_free(&rep);
 }
 
+/* Tag spaces of views and views of views, read off a parent that records
+   the tag it is given; and the layout of a call's tag (REDCOLL_TAG_MAX). */
+static int th_last_tag;
+static redcoll_result th_tag_send(void *u, int d, const void *b, size_t n, int tag) {
+    (void)u; (void)d; (void)b; (void)n; th_last_tag = tag; return REDCOLL_ERR_TRANSPORT;
+}
+static redcoll_result th_tag_recv(void *u, int s, void *b, size_t n, int tag) {
+    (void)u; (void)s; (void)b; (void)n; th_last_tag = tag; return REDCOLL_ERR_TRANSPORT;
+}
+static redcoll_result th_tag_sendrecv(void *u, int d, const void *sb, size_t sn, int s, void *rb,
+                                      size_t rn, int tag) {
+    (void)u; (void)d; (void)sb; (void)sn; (void)s; (void)rb; (void)rn; th_last_tag = tag;
+    return REDCOLL_ERR_TRANSPORT;
+}
+
+static void test_group_view_tag_layout(void) {
+    redcoll_transport t;
+    redcoll_group g1, g2;
+    int a, b, space1[REDCOLL_GROUP_MAX_ID + 1], space2[REDCOLL_GROUP_MAX_ID + 1][REDCOLL_GROUP_MAX_ID + 1];
+    int x = 0, i, row;
+    const redcoll_algo_info *e;
+    memset(&t, 0, sizeof t);
+    t.rank = 0; t.size = 4;
+    t.send = th_tag_send; t.recv = th_tag_recv; t.sendrecv = th_tag_sendrecv;
+    for (a = 0; a <= REDCOLL_GROUP_MAX_ID; ++a) {
+        redcoll_group_range(&g1, &t, 0, 3, a);
+        g1.t.send(g1.t.user, 1, &x, sizeof x, 5 << 6);
+        space1[a] = th_last_tag & 63;
+        CHECK(th_last_tag >> 6 == 5 && space1[a] == a + 1, "view %d: tag space %d", a, space1[a]);
+        for (b = 0; b <= REDCOLL_GROUP_MAX_ID; ++b) {
+            redcoll_group_range(&g2, &g1.t, 0, 2, b);
+            g2.t.send(g2.t.user, 1, &x, sizeof x, 9 << 6);
+            space2[a][b] = th_last_tag & 63;
+            CHECK(th_last_tag >> 6 == 9 && space2[a][b] != 0, "view %d of view %d: space %d", b, a, space2[a][b]);
+        }
+    }
+    for (a = 0; a <= REDCOLL_GROUP_MAX_ID; ++a)
+        for (b = 0; b <= REDCOLL_GROUP_MAX_ID; ++b) {
+            int c;
+            if (a != b) CHECK(space2[a][b] != space2[b][a], "view %d of %d and %d of %d apart", b, a, a, b);
+            for (c = 0; c < b; ++c)
+                CHECK(space2[a][b] != space2[a][c], "views %d and %d of view %d apart", b, c, a);
+        }
+    /* a call's tag: its row in bits 6-12, within REDCOLL_TAG_MAX, the view bits clear */
+    for (i = 0; (e = redcoll_algo_at(i)) != NULL; ++i) {
+        redcoll_options o;
+        double buf[16] = { 0 };
+        size_t counts[4] = { 1, 1, 1, 1 };
+        if (e->coll != REDCOLL_COLL_ALLREDUCE && e->coll != REDCOLL_COLL_REDUCE &&
+            e->coll != REDCOLL_COLL_BCAST && e->coll != REDCOLL_COLL_ALLGATHERV) continue;
+        memset(&o, 0, sizeof o);
+        o.algo = e->algo;
+        th_last_tag = -1;
+        if (e->coll == REDCOLL_COLL_ALLREDUCE) redcoll_allreduce(&t, buf, buf + 4, 4, REDCOLL_DOUBLE, REDCOLL_SUM, &o);
+        else if (e->coll == REDCOLL_COLL_REDUCE) redcoll_reduce(&t, buf, buf + 4, 4, REDCOLL_DOUBLE, REDCOLL_SUM, 1, &o);
+        else if (e->coll == REDCOLL_COLL_BCAST) redcoll_bcast(&t, buf, 4, REDCOLL_DOUBLE, 1, &o);
+        else redcoll_allgatherv(&t, buf, buf + 4, counts, REDCOLL_DOUBLE, &o);
+        row = th_last_tag >> 6 & 127;
+        CHECK(th_last_tag >= 0 && th_last_tag <= REDCOLL_TAG_MAX && (e->algo == REDCOLL_ALGO_HIERARCHICAL ||
+              (th_last_tag & 63) == 0) && row == i, "%s/%s: tag %d (row %d)", redcoll_coll_name(e->coll),
+              redcoll_algo_name(e->algo), th_last_tag, i);
+    }
+}
+
 static redcoll_result th_view_args_rank(const redcoll_transport *t, void *arg) {
     redcoll_group g;
     int dup[3] = { 0, 1, 1 }, out[2] = { 0, 9 }, others[1];
@@ -622,6 +686,7 @@ static void suite_hierarchical(void) {
     tf_test("group/view runs collectives", test_group_view_runs_collectives);
     tf_test("group/view forwards abort", test_group_view_fault);
     tf_test("group/view has its own tags", test_group_view_tag_space);
+    tf_test("group/view tag spaces and the tag layout", test_group_view_tag_layout);
     tf_test("group/view argument checks", test_group_view_bad_args);
     tf_test("formula/(1) flat and (3) chain", test_formula_flat_chain);
     tf_test("formula/(4) pipeline", test_formula_pipeline);

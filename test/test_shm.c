@@ -346,6 +346,363 @@ static void test_shm_transport(void) {
     }
 }
 
+/* ---- receive-and-reduce, the overflow queue, scratch ------------------------ */
+
+/* A consumer that records how it was called and adds 12-byte units (three
+   int32 each, an odd unit) into `acc`: acc[k] += piece[k]. */
+typedef struct tshm_sink {
+    int32_t *acc;
+    size_t   unit, next;   /* next: the offset the following piece must start at */
+    int      calls, bad;   /* bad: a piece out of order, not whole units, or past the end */
+    size_t   cap;          /* bytes acc holds */
+} tshm_sink;
+
+static void tshm_sink_fn(void *arg, const void *piece, size_t off, size_t bytes) {
+    tshm_sink *k = (tshm_sink *)arg;
+    const int32_t *q = (const int32_t *)piece;
+    size_t i;
+    k->calls++;
+    if (off != k->next || off % k->unit || bytes % k->unit || bytes == 0 || off + bytes > k->cap) {
+        k->bad = 1;
+        return;
+    }
+    for (i = 0; i < bytes / 4; ++i) k->acc[off / 4 + i] += q[i];
+    k->next = off + bytes;
+}
+
+static redcoll_consumer tshm_sink_make(tshm_sink *k, int32_t *acc, size_t bytes) {
+    redcoll_consumer c;
+    memset(k, 0, sizeof *k);
+    k->acc = acc; k->unit = 12; k->cap = bytes;
+    c.fn = tshm_sink_fn; c.arg = k; c.unit = 12;
+    return c;
+}
+
+/* Payload of `units` 12-byte units from rank r: word i is r * 100000 + i + 1. */
+static void tshm_fill(int32_t *b, int r, size_t units) {
+    size_t i;
+    for (i = 0; i < units * 3; ++i) b[i] = r * 100000 + (int32_t)i + 1;
+}
+
+static const size_t tshm_units[] = { 0, 1, 2, 3, 5, 11, 333, 87381 }; /* 0..1 MiB; 24, 36 bytes: the inline edge */
+#define TSHM_NUNITS ((int)(sizeof tshm_units / sizeof tshm_units[0]))
+
+/* The consumer entries against every partner: rank 1's recv_reduce matches
+   rank 0's send; rank 0's sendrecv_reduce matches rank 1's plain sendrecv,
+   then a fused exchange on both sides; acc = own values + partner's. Every
+   size of tshm_units; acc is checked word by word, and the consumer saw one
+   in-order cover of whole units (or no call for an empty message). */
+static redcoll_result tshm_fused_rank(const redcoll_transport *t, void *arg) {
+    int me = t->rank, other = 1 - t->rank, ui, step;
+    int32_t *mine, *theirs, *acc;
+    size_t maxb = tshm_units[TSHM_NUNITS - 1] * 12;
+    redcoll_result res = REDCOLL_OK;
+    (void)arg;
+    mine = (int32_t *)malloc(maxb); theirs = (int32_t *)malloc(maxb); acc = (int32_t *)malloc(maxb);
+    if (!mine || !theirs || !acc) { free(mine); free(theirs); free(acc); return REDCOLL_ERR_OUT_OF_MEMORY; }
+    for (ui = 0; ui < TSHM_NUNITS && res == REDCOLL_OK; ++ui) {
+        size_t units = tshm_units[ui], b = units * 12, i;
+        tshm_fill(mine, me, units);
+        tshm_fill(theirs, other, units);
+        for (step = 0; step < 3 && res == REDCOLL_OK; ++step) {
+            tshm_sink k;
+            redcoll_consumer c = tshm_sink_make(&k, acc, b);
+            int fused = step == 2 || (step == 0 && me == 1) || (step == 1 && me == 0);
+            memcpy(acc, mine, b);
+            if (step == 0 && me == 0) res = t->send(t->user, 1, mine, b, 3);
+            else if (step == 0) res = t->recv_reduce(t->user, 0, b, 3, &c);
+            else if (!fused) res = t->sendrecv(t->user, other, mine, b, other, acc, b, 3);
+            else res = t->sendrecv_reduce(t->user, other, mine, b, other, b, 3, &c);
+            if (res != REDCOLL_OK) break;
+            if (!fused) { /* plain receive: acc holds the partner's payload */
+                for (i = 0; step > 0 && i < units * 3; ++i)
+                    if (acc[i] != theirs[i]) res = REDCOLL_ERR_INVALID_ARG;
+                continue;
+            }
+            if (k.bad || k.next != b || k.calls != (b ? 1 : 0)) res = REDCOLL_ERR_INVALID_ARG;
+            for (i = 0; i < units * 3; ++i)
+                if (acc[i] != mine[i] + theirs[i]) res = REDCOLL_ERR_INVALID_ARG;
+        }
+    }
+    free(mine); free(theirs); free(acc);
+    return res;
+}
+
+/* FIFO across the entries: rank 1 posts an irecv, then a recv_reduce, then
+   a plain recv, all from rank 0 with one tag; rank 0 sends 1, 2, 3 (the
+   second and third wait in the overflow queue behind the first's slot). */
+static redcoll_result tshm_fused_fifo_rank(const redcoll_transport *t, void *arg) {
+    int32_t v[3] = { 1, 2, 3 }, a = 0, b[3] = { 0, 0, 0 }, c = 0;
+    redcoll_request q[3];
+    tshm_sink k;
+    redcoll_consumer sink;
+    redcoll_result r;
+    (void)arg;
+    if (t->rank == 0) {
+        if (t->isend(t->user, 1, &v[0], 4, 8, &q[0]) || t->isend(t->user, 1, &v[1], 4, 8, &q[1]) ||
+            t->isend(t->user, 1, &v[2], 4, 8, &q[2]))
+            return REDCOLL_ERR_TRANSPORT;
+        return t->waitall(t->user, 3, q);
+    }
+    sink = tshm_sink_make(&k, b, sizeof b);
+    k.unit = sink.unit = 4;
+    b[0] = 40;
+    if ((r = t->irecv(t->user, 0, &a, 4, 8, &q[0]))) return r;
+    if ((r = t->recv_reduce(t->user, 0, 4, 8, &sink))) return r;
+    if ((r = t->recv(t->user, 0, &c, 4, 8))) return r;
+    if ((r = t->waitall(t->user, 1, q))) return r;
+    return a == 1 && b[0] == 42 && c == 3 && k.calls == 1 ? REDCOLL_OK : REDCOLL_ERR_INVALID_ARG;
+}
+
+/* Sizes must match exactly, through the consumer too: rank 0 sends
+   `sent` bytes, rank 1 expects `want`; both fail and the consumer is
+   never called. Pairs cross the inline edge (24, 36 bytes) and beyond. */
+static const size_t tshm_mis[][2] = { { 12, 24 }, { 24, 12 }, { 36, 48 }, { 120, 108 }, { 0, 12 } };
+static redcoll_result tshm_fused_mismatch_rank(const redcoll_transport *t, void *arg) {
+    const size_t *m = tshm_mis[*(int *)arg];
+    int32_t buf[32] = { 0 }, acc[32] = { 0 };
+    tshm_sink k;
+    redcoll_consumer c = tshm_sink_make(&k, acc, sizeof acc);
+    redcoll_result r;
+    if (t->rank == 0) return t->send(t->user, 1, buf, m[0], 4);
+    r = t->recv_reduce(t->user, 0, m[1], 4, &c);
+    return k.calls ? REDCOLL_ERR_INVALID_ARG : r;
+}
+
+/* Exchanges of mismatched sizes: rank 0 fused, rank 1 plain sendrecv. */
+static redcoll_result tshm_fused_xmismatch_rank(const redcoll_transport *t, void *arg) {
+    int32_t buf[32] = { 0 }, acc[32] = { 0 };
+    tshm_sink k;
+    redcoll_consumer c = tshm_sink_make(&k, acc, sizeof acc);
+    redcoll_result r;
+    (void)arg;
+    if (t->rank == 1) return t->sendrecv(t->user, 0, buf, 60, 0, acc, 60, 5);
+    r = t->sendrecv_reduce(t->user, 1, buf, 60, 1, 48, 5, &c);
+    return k.calls ? REDCOLL_ERR_INVALID_ARG : r;
+}
+
+/* Waiting in a consumer entry: rank 0 waits for a message rank 1 never
+   sends (a timeout); with `arg` set rank 1 aborts instead. */
+static redcoll_result tshm_fused_stuck_rank(const redcoll_transport *t, void *arg) {
+    int32_t buf[3] = { 0 }, acc[3] = { 0 };
+    tshm_sink k;
+    redcoll_consumer c = tshm_sink_make(&k, acc, sizeof acc);
+    redcoll_result r;
+    int i;
+    if (t->rank == 1) {
+        if (!arg) return REDCOLL_OK;
+        for (i = 0; i < 200; ++i) sched_yield(); /* usually rank 0 is waiting by now */
+        t->abort(t->user, REDCOLL_ERR_TRANSPORT);
+        return REDCOLL_OK;
+    }
+    r = t->recv_reduce(t->user, 1, 12, 6, &c);
+    if (r == (arg ? REDCOLL_ERR_ABORTED : REDCOLL_ERR_TIMEOUT))
+        r = t->sendrecv_reduce(t->user, 1, buf, 12, 1, 12, 6, &c);
+    return k.calls ? REDCOLL_ERR_INVALID_ARG : r;
+}
+
+/* A fused exchange with oneself, and consumers the transport refuses. */
+static redcoll_result tshm_fused_self_rank(const redcoll_transport *t, void *arg) {
+    int32_t x[6], acc[6];
+    tshm_sink k;
+    redcoll_consumer c = tshm_sink_make(&k, acc, sizeof acc), bad = c;
+    int i;
+    (void)arg;
+    for (i = 0; i < 6; ++i) { x[i] = i + 1; acc[i] = 10 * i; }
+    if (t->sendrecv_reduce(t->user, t->rank, x, 24, t->rank, 24, 2, &c)) return REDCOLL_ERR_TRANSPORT;
+    for (i = 0; i < 6; ++i) if (acc[i] != 11 * i + 1) return REDCOLL_ERR_INVALID_ARG;
+    bad.unit = 0;
+    if (t->recv_reduce(t->user, t->rank, 24, 2, &bad) != REDCOLL_ERR_INVALID_ARG) return REDCOLL_ERR_INVALID_ARG;
+    bad.unit = 12;
+    if (t->recv_reduce(t->user, t->rank, 20, 2, &bad) != REDCOLL_ERR_INVALID_ARG) return REDCOLL_ERR_INVALID_ARG;
+    bad.fn = NULL;
+    if (t->sendrecv_reduce(t->user, t->rank, x, 24, t->rank, 24, 2, &bad) != REDCOLL_ERR_INVALID_ARG ||
+        t->recv_reduce(t->user, t->rank, 24, 2, NULL) != REDCOLL_ERR_INVALID_ARG)
+        return REDCOLL_ERR_INVALID_ARG;
+    return k.calls == 1 ? REDCOLL_OK : REDCOLL_ERR_INVALID_ARG;
+}
+
+static void test_shm_fused(void) {
+    redcoll_result res[3];
+    redcoll_shm_config cfg;
+    int spin, i;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.timeout_seconds = 60;
+    for (spin = -1; spin <= 300; spin += 301) { /* sleeping and spinning waits */
+        cfg.spin = spin;
+        CHECK(redcoll_shm_run_config(&cfg, 2, tshm_fused_rank, NULL, res) == REDCOLL_OK,
+              "spin=%d: recv_reduce / sendrecv_reduce against send / sendrecv / themselves, odd sizes: %s / %s",
+              spin, redcoll_result_string(res[0]), redcoll_result_string(res[1]));
+        CHECK(redcoll_shm_run_config(&cfg, 2, tshm_fused_fifo_rank, NULL, res) == REDCOLL_OK,
+              "spin=%d: FIFO across irecv, recv_reduce, recv: %s / %s", spin,
+              redcoll_result_string(res[0]), redcoll_result_string(res[1]));
+    }
+    cfg.spin = 0;
+    for (i = 0; i < (int)(sizeof tshm_mis / sizeof tshm_mis[0]); ++i) {
+        redcoll_shm_run_config(&cfg, 2, tshm_fused_mismatch_rank, &i, res);
+        CHECK(res[0] == REDCOLL_ERR_TRANSPORT && res[1] == REDCOLL_ERR_TRANSPORT,
+              "send %zu bytes to a recv_reduce of %zu: both fail, no consumer call: %s / %s",
+              tshm_mis[i][0], tshm_mis[i][1], redcoll_result_string(res[0]), redcoll_result_string(res[1]));
+    }
+    redcoll_shm_run_config(&cfg, 2, tshm_fused_xmismatch_rank, NULL, res);
+    CHECK(res[0] == REDCOLL_ERR_TRANSPORT && res[1] == REDCOLL_ERR_TRANSPORT,
+          "sendrecv_reduce expecting 48 bytes of a 60-byte sendrecv: %s / %s",
+          redcoll_result_string(res[0]), redcoll_result_string(res[1]));
+    CHECK(redcoll_shm_run_config(&cfg, 3, tshm_fused_self_rank, NULL, res) == REDCOLL_OK,
+          "fused exchange with oneself; bad consumers refused: %s", redcoll_result_string(res[0]));
+    cfg.timeout_seconds = 0.05;
+    redcoll_shm_run_config(&cfg, 2, tshm_fused_stuck_rank, NULL, res);
+    CHECK(res[0] == REDCOLL_ERR_TIMEOUT && res[1] == REDCOLL_OK,
+          "recv_reduce / sendrecv_reduce time out, consumer untouched: %s", redcoll_result_string(res[0]));
+    cfg.timeout_seconds = 60;
+    redcoll_shm_run_config(&cfg, 2, tshm_fused_stuck_rank, &cfg, res);
+    CHECK(res[0] == REDCOLL_ERR_ABORTED && res[1] == REDCOLL_OK,
+          "recv_reduce / sendrecv_reduce released by abort: %s", redcoll_result_string(res[0]));
+}
+
+/* Overflow queue: rank 0 posts 9 isends to rank 1 with tags 0..8 (one in the
+   slot, eight queued); rank 1 receives them in reverse tag order. With `arg`
+   set (and a short timeout), two isends nobody receives are withdrawn
+   instead (slot and queue) and the channel still works in order. */
+static int tshm_withdrawn;
+static redcoll_result tshm_overflow_rank(const redcoll_transport *t, void *arg) {
+    int32_t v[9], w = 0, i;
+    redcoll_request q[9];
+    redcoll_result r;
+    if (t->rank == 0) {
+        for (i = 0; i < 9; ++i) v[i] = 100 + i;
+        if (!arg) {
+            for (i = 0; i < 9; ++i)
+                if ((r = t->isend(t->user, 1, &v[i], 4, i, &q[i]))) return r;
+            return t->waitall(t->user, 9, q);
+        }
+        if (t->isend(t->user, 1, &v[0], 4, 20, &q[0]) || t->isend(t->user, 1, &v[1], 4, 21, &q[1]))
+            return REDCOLL_ERR_TRANSPORT;
+        r = t->waitall(t->user, 2, q);
+        __atomic_store_n(&tshm_withdrawn, 1, __ATOMIC_SEQ_CST);
+        if (r != REDCOLL_ERR_TIMEOUT) return REDCOLL_ERR_INVALID_ARG;
+        if ((r = t->send(t->user, 1, &v[2], 4, 22))) return r;
+        return t->send(t->user, 1, &v[3], 4, 22);
+    }
+    for (i = 8; !arg && i >= 0; --i)
+        if ((r = t->recv(t->user, 0, &w, 4, i)) || w != 100 + i) return r ? r : REDCOLL_ERR_INVALID_ARG;
+    if (!arg) return REDCOLL_OK;
+    while (!__atomic_load_n(&tshm_withdrawn, __ATOMIC_SEQ_CST)) sched_yield();
+    if ((r = t->recv(t->user, 0, &w, 4, 22)) || w != 102) return r ? r : REDCOLL_ERR_INVALID_ARG;
+    if ((r = t->recv(t->user, 0, &w, 4, 22)) || w != 103) return r ? r : REDCOLL_ERR_INVALID_ARG;
+    return REDCOLL_OK;
+}
+
+/* Many small exchanges and ping-pongs in a row, every rank with its ring
+   neighbours: a lost wake-up would hang (the timeout catches it). */
+static redcoll_result tshm_stress_rank(const redcoll_transport *t, void *arg) {
+    int p = t->size, me = t->rank, right = (me + 1) % p, left = (me + p - 1) % p, it;
+    int64_t x, y;
+    redcoll_result r;
+    (void)arg;
+    for (it = 0; it < 2000; ++it) {
+        x = (int64_t)me * 1000000 + it;
+        if ((r = t->sendrecv(t->user, right, &x, 8, left, &y, 8, 1))) return r;
+        if (y != (int64_t)left * 1000000 + it) return REDCOLL_ERR_INVALID_ARG;
+        if (me % 2 == 0 && me + 1 < p && (r = t->send(t->user, me + 1, &x, 8, 2))) return r;
+        if (me % 2 == 1 && (r = t->recv(t->user, me - 1, &y, 8, 2))) return r;
+    }
+    return REDCOLL_OK;
+}
+
+static void test_shm_overflow(void) {
+    static const int ps[] = { 2, 3, 4, 6 };
+    redcoll_result res[6];
+    redcoll_shm_config cfg;
+    int i;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.timeout_seconds = 120;
+    CHECK(redcoll_shm_run_config(&cfg, 2, tshm_overflow_rank, NULL, res) == REDCOLL_OK,
+          "9 isends to one rank received in reverse tag order: %s / %s",
+          redcoll_result_string(res[0]), redcoll_result_string(res[1]));
+    cfg.timeout_seconds = 0.5;
+    tshm_withdrawn = 0;
+    CHECK(redcoll_shm_run_config(&cfg, 2, tshm_overflow_rank, &cfg, res) == REDCOLL_OK,
+          "isends withdrawn by a timeout (slot and queue) leave the order intact: %s / %s",
+          redcoll_result_string(res[0]), redcoll_result_string(res[1]));
+    cfg.timeout_seconds = 120;
+    for (i = 0; i < 4; ++i) {
+        cfg.spin = i % 2 ? 0 : -1;
+        CHECK(redcoll_shm_run_config(&cfg, ps[i], tshm_stress_rank, NULL, res) == REDCOLL_OK,
+              "p=%d spin=%d: 2000 ring exchanges and ping-pongs", ps[i], cfg.spin);
+    }
+}
+
+/* The scratch entry: a block per rank, the same pointer while requests do
+   not grow, a larger block after a larger request, 64-byte aligned, every
+   byte writable; freed by team_destroy (the sanitizers check the rest). */
+static void test_shm_scratch(void) {
+    redcoll_shm_team *team = NULL;
+    const redcoll_transport *t0, *t1;
+    char *a, *b, *c, *d;
+    CHECK(redcoll_shm_team_create(NULL, 2, &team) == REDCOLL_OK, "create");
+    if (!team) return;
+    t0 = redcoll_shm_transport(team, 0);
+    t1 = redcoll_shm_transport(team, 1);
+    CHECK(t0->scratch && t0->recv_reduce && t0->sendrecv_reduce, "optional entries filled");
+    a = (char *)t0->scratch(t0->user, 1000);
+    CHECK(a && ((uintptr_t)a & 63) == 0, "1000 bytes, aligned");
+    if (a) memset(a, 1, 1000);
+    CHECK((char *)t0->scratch(t0->user, 1000) == a && (char *)t0->scratch(t0->user, 10) == a &&
+          (char *)t0->scratch(t0->user, 0) == a, "same block for the same or smaller requests");
+    b = (char *)t1->scratch(t1->user, 1000);
+    CHECK(b && b != a, "each rank its own block");
+    c = (char *)t0->scratch(t0->user, (size_t)3 << 20);
+    CHECK(c && ((uintptr_t)c & 63) == 0, "grows to 3 MiB");
+    if (c) memset(c, 2, (size_t)3 << 20);
+    d = (char *)t0->scratch(t0->user, 1000);
+    CHECK(d == c && (char *)t0->scratch(t0->user, (size_t)3 << 20) == c,
+          "steady state: the grown block stays");
+    CHECK(t0->scratch(t0->user, (size_t)-1) == NULL, "an impossible request: NULL");
+    CHECK((d = (char *)t0->scratch(t0->user, 64)) != NULL && ((uintptr_t)d & 63) == 0,
+          "usable again after a failed request");
+    redcoll_shm_team_destroy(team);
+}
+
+/* Issue 13 item 2: a timeout too large for a deadline (1e19 s, 1e300 s,
+   infinity) means no timeout; it used to fail every wait at once. NaN and
+   negative ones are refused. Rank 1 sends after a pause; rank 0, never
+   spinning, sleeps with the deadline. */
+static redcoll_result tshm_late_rank(const redcoll_transport *t, void *arg) {
+    int x = 5, y = 0, i;
+    (void)arg;
+    if (t->rank == 1) {
+        for (i = 0; i < 300; ++i) sched_yield();
+        return t->send(t->user, 0, &x, sizeof x, 1);
+    }
+    return t->recv(t->user, 1, &y, sizeof y, 1) == REDCOLL_OK && y == 5 ? REDCOLL_OK
+                                                                      : REDCOLL_ERR_TIMEOUT;
+}
+
+static void test_shm_timeout_range(void) {
+    static const double huge[] = { 1e10, 1e19, 1e30, 1e300, HUGE_VAL };
+    redcoll_result res[2];
+    redcoll_shm_config cfg;
+    redcoll_shm_team *team = NULL;
+    int i;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.spin = -1;
+    for (i = 0; i < 5; ++i) {
+        cfg.timeout_seconds = huge[i];
+        CHECK(redcoll_shm_run_config(&cfg, 2, tshm_late_rank, NULL, res) == REDCOLL_OK,
+              "timeout %g s: a late message still arrives: %s", huge[i], redcoll_result_string(res[0]));
+    }
+    cfg.timeout_seconds = nan("");
+    CHECK(redcoll_shm_team_create(&cfg, 2, &team) == REDCOLL_ERR_INVALID_ARG && team == NULL,
+          "NaN timeout refused");
+    CHECK(redcoll_shm_run_config(&cfg, 2, tshm_late_rank, NULL, NULL) == REDCOLL_ERR_INVALID_ARG,
+          "NaN timeout refused by run_config");
+    cfg.timeout_seconds = -1;
+    CHECK(redcoll_shm_team_create(&cfg, 2, &team) == REDCOLL_ERR_INVALID_ARG, "negative timeout refused");
+    cfg.timeout_seconds = -HUGE_VAL;
+    CHECK(redcoll_shm_team_create(&cfg, 2, &team) == REDCOLL_ERR_INVALID_ARG, "-infinity refused");
+}
+
 /* ---- abort, faults, timeout ---------------------------------------------------- */
 
 /* Rank 0 aborts; ranks 1..p-1 are blocked in (or about to enter) a receive
@@ -486,6 +843,10 @@ static void test_shm_faults(void) {
 
 static void suite_shm(void) {
     tf_test("shm/transport semantics", test_shm_transport);
+    tf_test("shm/receive-and-reduce", test_shm_fused);
+    tf_test("shm/overflow queue and stress", test_shm_overflow);
+    tf_test("shm/scratch", test_shm_scratch);
+    tf_test("shm/timeout range", test_shm_timeout_range);
     tf_test("shm/abort and timeout", test_shm_abort_timeout);
     tf_test("shm/faults on every schedule", test_shm_faults);
     tf_test("shm/repeated calls", test_shm_repeat);

@@ -174,6 +174,114 @@ static void test_scale(void) {
     }
 }
 
+/* ---- ranks that disagree (issue 13 item 4) ----------------------------------
+   Rank 0 calls one thing, the others another: another algorithm, root, count
+   or collective. That is an erroneous program, but an easy one to write with
+   per-rank options; it must end with an error or a deadlock report, and a
+   rank that returns OK must hold the right result for the call it made. */
+typedef struct tm_call { redcoll_coll coll; redcoll_algo algo; int root; size_t count; } tm_call;
+typedef struct tm_arg { tm_call call[2]; int32_t out[8][16]; } tm_arg;
+
+static int32_t tm_input(int rank, size_t i) { return (int32_t)((rank + 1) * 10 + (int)i % 7); }
+
+static redcoll_result tm_rank(const redcoll_transport *t, void *arg) {
+    tm_arg *x = (tm_arg *)arg;
+    const tm_call *c = &x->call[t->rank == 0 ? 0 : 1];
+    int32_t in[16];
+    redcoll_options o;
+    size_t i;
+    memset(&o, 0, sizeof o);
+    o.algo = c->algo;
+    for (i = 0; i < 16; ++i) in[i] = tm_input(t->rank, i);
+    memcpy(x->out[t->rank], in, sizeof in); /* bcast: the root's input */
+    switch (c->coll) {
+    case REDCOLL_COLL_ALLREDUCE:
+        return redcoll_allreduce(t, in, x->out[t->rank], c->count, REDCOLL_INT32, REDCOLL_SUM, &o);
+    case REDCOLL_COLL_REDUCE:
+        return redcoll_reduce(t, in, x->out[t->rank], c->count, REDCOLL_INT32, REDCOLL_SUM, c->root, &o);
+    default:
+        if (t->rank != c->root) memset(x->out[t->rank], 0, sizeof x->out[t->rank]);
+        return redcoll_bcast(t, x->out[t->rank], c->count, REDCOLL_INT32, c->root, &o);
+    }
+}
+
+/* Runs one disagreement on p ranks; returns the number of ranks that
+   returned OK with a wrong result (0 is the promise), counts errored runs. */
+static int tm_run(const tm_call *c0, const tm_call *c1, int p, int *errored) {
+    tm_arg x;
+    redcoll_mock_config cfg = redcoll_mock_defaults(p);
+    redcoll_mock_report rep;
+    int r, q, wrong = 0, any_error = 0;
+    memset(&x, 0, sizeof x);
+    x.call[0] = *c0; x.call[1] = *c1;
+    if (redcoll_mock_run(&cfg, tm_rank, &x, &rep) != REDCOLL_OK) return -1;
+    for (r = 0; r < p; ++r) {
+        const tm_call *c = &x.call[r == 0 ? 0 : 1];
+        size_t i;
+        if (rep.results[r] != REDCOLL_OK) { any_error = 1; continue; }
+        if (c->coll == REDCOLL_COLL_REDUCE && r != c->root) continue;
+        for (i = 0; i < c->count; ++i) {
+            int32_t want = 0;
+            if (c->coll == REDCOLL_COLL_BCAST) want = tm_input(c->root, i);
+            else for (q = 0; q < p; ++q) want += tm_input(q, i);
+            if (x.out[r][i] != want) { wrong++; break; }
+        }
+    }
+    *errored += any_error || rep.deadlocked;
+    redcoll_mock_report_free(&rep);
+    return wrong;
+}
+
+static void test_ranks_that_disagree(void) {
+    static const redcoll_coll colls[3] = { REDCOLL_COLL_ALLREDUCE, REDCOLL_COLL_REDUCE, REDCOLL_COLL_BCAST };
+    int p, a, b, ci, runs = 0, errored = 0;
+    for (p = 4; p <= 5; ++p) {
+        /* every mismatched pair of algorithms of allreduce, reduce and bcast */
+        for (ci = 0; ci < 3; ++ci)
+            for (a = 1; a < REDCOLL_ALGO_COUNT; ++a)
+                for (b = 1; b < REDCOLL_ALGO_COUNT; ++b) {
+                    tm_call c0, c1;
+                    int w;
+                    if (a == b || !redcoll_algo_supported(colls[ci], (redcoll_algo)a) ||
+                        !redcoll_algo_supported(colls[ci], (redcoll_algo)b)) continue;
+                    c0.coll = c1.coll = colls[ci];
+                    c0.algo = (redcoll_algo)a; c1.algo = (redcoll_algo)b;
+                    c0.root = c1.root = p - 2;
+                    c0.count = c1.count = 7;
+                    w = tm_run(&c0, &c1, p, &errored);
+                    runs++;
+                    CHECK(w == 0, "p=%d %s: rank 0 %s, others %s: %d ranks OK with a wrong result", p,
+                          redcoll_coll_name(colls[ci]), redcoll_algo_name((redcoll_algo)a),
+                          redcoll_algo_name((redcoll_algo)b), w);
+                }
+        /* same algorithm, another root or count; another collective */
+        for (ci = 0; ci < 3; ++ci)
+            for (a = 1; a < REDCOLL_ALGO_COUNT; ++a) {
+                tm_call c0, c1;
+                int k, w;
+                if (!redcoll_algo_supported(colls[ci], (redcoll_algo)a)) continue;
+                for (k = 0; k < 4; ++k) {
+                    c0.coll = c1.coll = colls[ci];
+                    c0.algo = c1.algo = (redcoll_algo)a;
+                    c0.root = c1.root = 1;
+                    c0.count = c1.count = 7;
+                    if (k == 0) { if (colls[ci] == REDCOLL_COLL_ALLREDUCE) continue; c0.root = 2; }
+                    if (k == 1) { if (colls[ci] == REDCOLL_COLL_ALLREDUCE) continue; c1.root = 0; c0.root = p - 1; }
+                    if (k == 2) c0.count = 6;
+                    if (k == 3) { c0.coll = colls[(ci + 1) % 3]; c0.algo = REDCOLL_ALGO_AUTO; }
+                    w = tm_run(&c0, &c1, p, &errored);
+                    runs++;
+                    CHECK(w == 0, "p=%d %s %s: rank 0 %s root %d count %zu, others root %d count %zu: "
+                          "%d ranks OK with a wrong result", p, redcoll_coll_name(colls[ci]),
+                          redcoll_algo_name((redcoll_algo)a), redcoll_coll_name(c0.coll), c0.root, c0.count,
+                          c1.root, c1.count, w);
+                }
+            }
+    }
+    CHECK(runs > 400, "%d disagreements run", runs);
+    if (tf_verbose) printf("    %d disagreements, %d ended with an error or a deadlock report\n", runs, errored);
+}
+
 static void suite_sim(void) {
     tf_test("sim/rendezvous deadlock", test_rendezvous_deadlock);
     tf_test("sim/size mismatch", test_size_mismatch);
@@ -182,4 +290,5 @@ static void suite_sim(void) {
     tf_test("sim/scale p=1024 and 4096", test_scale);
     tf_test("reliability/fault injection, every schedule", test_faults_every_schedule);
     tf_test("reliability/deadlock, every schedule", test_deadlock_every_schedule);
+    tf_test("reliability/ranks that disagree (issue 13.4)", test_ranks_that_disagree);
 }

@@ -40,6 +40,11 @@
          redcoll_dtype d; redcoll_op o;
          if (redcoll_mpi_dtype(MPI_INT, &d) && redcoll_mpi_op(MPI_SUM, &o))
              redcoll_allreduce(&m.t, redcoll_mpi_buf(sbuf), rbuf, n, d, o, NULL);
+   - Tags: redcoll's tags have 28 bits (REDCOLL_TAG_MAX); MPI guarantees
+     tags up to 32767 only (MPICH allows 2^28 - 1). init reads MPI_TAG_UB and
+     every call keeps the low bits it allows (m.tag_mask): the group view and
+     the algorithm always fit, a narrower MPI only detects ranks that pass
+     mismatched parameters less often.
    - Thread safety: as the MPI library's thread level allows; one thread per
      redcoll_mpi at a time. */
 #ifndef REDCOLL_MPI_H
@@ -68,6 +73,8 @@ typedef struct redcoll_mpi {
     int               last_mpi_error; /* MPI error code of the last failed call */
     int              *node_ids;       /* node_of table, one per rank */
     int               nodes;          /* distinct node ids */
+    int               tag_mask;       /* redcoll's tags keep these bits: the largest
+                                         2^k - 1 <= MPI_TAG_UB (MPI: >= 32767) */
 } redcoll_mpi;
 
 /* Duplicates comm and fills m (collective over comm; MPI must be
@@ -155,6 +162,7 @@ static redcoll_result redcoll__mpi_send(void *user, int dst, const void *buf, si
     redcoll_mpi *m = (redcoll_mpi *)user;
     size_t i, n = redcoll__mpi_nchunks(m, bytes);
     if (m->failed) return REDCOLL_ERR_ABORTED;
+    tag &= m->tag_mask;
     for (i = 0; i < n; ++i) {
         redcoll_result r = redcoll__mpi_check(m, MPI_Send((const char *)buf + i * m->max_chunk,
                                                           redcoll__mpi_chunk(m, bytes, i),
@@ -168,6 +176,7 @@ static redcoll_result redcoll__mpi_recv(void *user, int src, void *buf, size_t b
     redcoll_mpi *m = (redcoll_mpi *)user;
     size_t i, n = redcoll__mpi_nchunks(m, bytes);
     if (m->failed) return REDCOLL_ERR_ABORTED;
+    tag &= m->tag_mask;
     for (i = 0; i < n; ++i) {
         MPI_Status st;
         int len = redcoll__mpi_chunk(m, bytes, i);
@@ -189,6 +198,7 @@ static redcoll_result redcoll__mpi_sendrecv(void *user, int dst, const void *sbu
     redcoll_mpi *m = (redcoll_mpi *)user;
     size_t i, ns = redcoll__mpi_nchunks(m, sbytes), nr = redcoll__mpi_nchunks(m, rbytes);
     if (m->failed) return REDCOLL_ERR_ABORTED;
+    tag &= m->tag_mask;
     for (i = 0; i < ns || i < nr; ++i) {
         const char *sp = (const char *)sbuf + i * m->max_chunk;
         char *rp = (char *)rbuf + i * m->max_chunk;
@@ -223,6 +233,7 @@ static redcoll_result redcoll__mpi_ipost(redcoll_mpi *m, int is_recv, int peer, 
     redcoll__mpi_req *q;
     req->ptr = NULL;
     if (m->failed) return REDCOLL_ERR_ABORTED;
+    tag &= m->tag_mask;
     if (n > (size_t)INT_MAX / 2) return REDCOLL_ERR_INVALID_ARG;
     q = (redcoll__mpi_req *)malloc(sizeof *q + (n - 1) * sizeof(MPI_Request));
     if (!q) return REDCOLL_ERR_OUT_OF_MEMORY;
@@ -350,6 +361,12 @@ REDCOLL_API redcoll_result redcoll_mpi_init(redcoll_mpi *m, MPI_Comm comm,
     r = redcoll__mpi_check(m, MPI_Comm_dup(comm, &m->comm));
     if (r != REDCOLL_OK) { m->comm = MPI_COMM_NULL; return r; }
     MPI_Comm_set_errhandler(m->comm, MPI_ERRORS_RETURN);
+    {   /* MPI_TAG_UB is an attribute of MPI_COMM_WORLD */
+        int *ub = NULL, flag = 0;
+        MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);
+        m->tag_mask = REDCOLL_TAG_MAX;
+        while (m->tag_mask > 32767 && (!flag || !ub || m->tag_mask > *ub)) m->tag_mask >>= 1;
+    }
     MPI_Comm_rank(m->comm, &rank);
     MPI_Comm_size(m->comm, &size);
     m->t.user = m;

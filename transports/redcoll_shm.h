@@ -16,26 +16,60 @@
        redcoll_shm_team_destroy(team);
 
    Semantics
-   - Rendezvous, single copy: a send waits until its receive is posted and the
-     RECEIVER copies straight from the sender's buffer into its own, so a
+   - Rendezvous, single copy: a send waits until its receive is matched, and
+     the RECEIVER copies straight from the sender's buffer into its own, so a
      message costs one memcpy (not two through a staging buffer), and in an
-     exchange (sendrecv) both partners copy at the same time.
+     exchange (sendrecv) both partners copy at the same time. Payloads of up
+     to 32 bytes travel inside the hand-off cache line instead (copied in by
+     the sender, out by the receiver): one line crosses the cores, not two.
+   - Receive-and-reduce (the optional entries recv_reduce, sendrecv_reduce):
+     the receiver calls the library's consumer on the sender's buffer itself,
+     in one piece (the whole message, a whole number of units), so the
+     reduction is the only pass over the incoming data and nothing is
+     staged. They match ordinary sends and the other way round. While the
+     consumer of a sendrecv_reduce runs, the partner may still be reading
+     this rank's sbuf: what the consumer writes must not overlap sbuf (as
+     MPI_Sendrecv's buffers must be disjoint). A consumer that is NULL, has
+     no fn, unit 0, or a size that is not a whole number of units: the call
+     returns REDCOLL_ERR_INVALID_ARG before posting anything.
    - Matching is FIFO per (source, destination, tag); sizes must match exactly
      (a mismatch fails both ends with REDCOLL_ERR_TRANSPORT).
    - sendrecv posts both halves and then waits, so exchanges and rings never
      deadlock; a send to oneself works inside sendrecv (not as a lone send).
-   - Waiting spins briefly, then sleeps on a condition variable. Spinning is
-     off by default when the team has more threads than online CPUs, so an
-     oversubscribed team still runs at sane speed.
+   - No lock in the common case. Each ordered pair of ranks has a channel
+     (made by the sender on its first send) whose first cache line, the
+     slot, holds the one send posted on it: the sender fills it and
+     publishes it with one store, the receiver claims it with a
+     compare-and-swap, copies, and stores "done". A send posted while its
+     channel's slot is taken (several isends to one rank) waits in the
+     channel's queue under the receiver's mutex. Receives never leave their
+     rank: each rank matches its own pending receives. So a matched send/recv
+     or sendrecv pair at p = 2 touches the two slot lines and the payload.
+   - Waiting polls, then sleeps on the rank's condition variable. A peer that
+     completes something takes the mutex to wake a rank only when that rank
+     has announced its sleep (sequentially consistent flags: no lost
+     wake-up). Polling is off by default when the team has more threads than
+     online CPUs (spin = 0: one look, then sleep), so an oversubscribed team
+     still runs at sane speed.
    - abort (the library calls it when a call fails on some rank) is sticky:
      every call blocked in or later entering the team returns
      REDCOLL_ERR_ABORTED. Create a new team to continue.
    - cfg.timeout_seconds > 0 bounds every blocking call and waitall: a hang
      becomes REDCOLL_ERR_TIMEOUT on the waiting rank (and the library's abort
-     then releases the others).
+     then releases the others). A timeout too long for a deadline (1e19 s,
+     1e300 s, INFINITY) means none; NaN or a negative one: team_create
+     returns REDCOLL_ERR_INVALID_ARG.
    - isend / irecv / waitall are provided. Every posted request must be
      completed by waitall (as in MPI). While a rank waits in any call it also
      serves the copies of its other pending irecvs (a progress guarantee).
+   - scratch (the optional entry): one block per rank, kept by the team,
+     64-byte aligned, grown (freed and allocated anew) when a request exceeds
+     it and never shrunk, so in steady state a call gets the same block and
+     faults in no pages. Memory bound: per rank, the largest single request
+     so far (at least 64 bytes) + 63; all freed by redcoll_shm_team_destroy.
+     A request that cannot be met returns NULL (the previous block is gone).
+   - Memory: 8 p^2 bytes of channel pointers per team, about 170 bytes per
+     ordered pair of ranks that ever sent to each other, the scratch.
    - node_of answers 0 for every rank: the whole team is one node.
    - Thread safety: one thread per rank transport at a time; distinct ranks
      are meant to be used concurrently. Thread-sanitizer clean.
@@ -101,8 +135,10 @@ REDCOLL_API redcoll_result redcoll_shm_run_config(const redcoll_shm_config *cfg,
 #ifndef REDCOLL_SHM_IMPLEMENTATION_DONE
 #define REDCOLL_SHM_IMPLEMENTATION_DONE
 
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -111,15 +147,26 @@ REDCOLL_API redcoll_result redcoll_shm_run_config(const redcoll_shm_config *cfg,
 #ifndef REDCOLL_SHM_SPIN
 #define REDCOLL_SHM_SPIN 2000
 #endif
+#define REDCOLL__SHM_PAUSES 64  /* polls with a pause instruction before sched_yield
+                                   (longer pausing loses on a loaded machine) */
+#define REDCOLL__SHM_INLINE 32  /* payloads up to this many bytes ride in the slot */
 
-/* Atomic int access: GNU builtins (gcc, clang, also in C++), else C11
-   <stdatomic.h>, else no lock-free polling (waiting always sleeps). */
+/* Atomics: GNU builtins (gcc, clang, also in C++), else C11 <stdatomic.h>.
+   Hand-off words are sequentially consistent: a waiter's "I sleep" store
+   and a poster's "posted" store are then seen by at least one of the two
+   (the Dekker pattern that lets posters skip the mutex unless the peer
+   sleeps). On x86 that costs an xchg per store and nothing per load. */
 #if defined(__GNUC__) || defined(__clang__)
 typedef int redcoll__shm_aint;
-#define redcoll__shm_load(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
-#define redcoll__shm_store(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
-#define redcoll__shm_inc(p) ((void)__atomic_add_fetch((p), 1, __ATOMIC_ACQ_REL))
-#define REDCOLL__SHM_CAN_SPIN 1
+typedef unsigned redcoll__shm_auint;
+typedef struct redcoll__shm_chan *redcoll__shm_achan;
+#define redcoll__shm_load(p) __atomic_load_n((p), __ATOMIC_SEQ_CST)
+#define redcoll__shm_store(p, v) __atomic_store_n((p), (v), __ATOMIC_SEQ_CST)
+#define redcoll__shm_peek(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define redcoll__shm_poke(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+#define redcoll__shm_add(p, v) ((void)__atomic_add_fetch((p), (v), __ATOMIC_SEQ_CST))
+#define redcoll__shm_cas(p, e, v) \
+    __atomic_compare_exchange_n((p), (e), (v), 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)
 #if defined(__x86_64__) || defined(__i386__)
 #define redcoll__shm_pause() __builtin_ia32_pause()
 #else
@@ -128,59 +175,102 @@ typedef int redcoll__shm_aint;
 #elif !defined(__cplusplus) && !defined(__STDC_NO_ATOMICS__)
 #include <stdatomic.h>
 typedef atomic_int redcoll__shm_aint;
-#define redcoll__shm_load(p) atomic_load_explicit((p), memory_order_acquire)
-#define redcoll__shm_store(p, v) atomic_store_explicit((p), (v), memory_order_release)
-#define redcoll__shm_inc(p) ((void)atomic_fetch_add_explicit((p), 1, memory_order_acq_rel))
-#define REDCOLL__SHM_CAN_SPIN 1
+typedef atomic_uint redcoll__shm_auint;
+typedef _Atomic(struct redcoll__shm_chan *) redcoll__shm_achan;
+#define redcoll__shm_load(p) atomic_load(p)
+#define redcoll__shm_store(p, v) atomic_store((p), (v))
+#define redcoll__shm_peek(p) atomic_load_explicit((p), memory_order_relaxed)
+#define redcoll__shm_poke(p, v) atomic_store_explicit((p), (v), memory_order_relaxed)
+#define redcoll__shm_add(p, v) ((void)atomic_fetch_add((p), (v)))
+#define redcoll__shm_cas(p, e, v) atomic_compare_exchange_strong((p), (e), (v))
 #define redcoll__shm_pause() ((void)0)
 #else
 #error "redcoll_shm.h needs GNU atomic builtins or C11 <stdatomic.h>"
 #endif
 
-/* Life of one end of a message. A send is queued in the destination's inbox
-   until a receive claims it; a receive is queued at its own rank until a
-   send matches it (then it is MATCHED: the receiver owes the copy). */
-enum { REDCOLL__SHM_QUEUED = 0, REDCOLL__SHM_CLAIMED, REDCOLL__SHM_MATCHED, REDCOLL__SHM_DONE };
+/* ---- data structures ---------------------------------------------------------
+   Every ordered pair (src, dst) has a channel, made by src on its first send
+   to dst. Its first cache line is the slot: the one send src has posted to
+   dst at a time, with its tag, buffer, size and (for small payloads) a copy
+   of the bytes. A send posted while the slot is taken waits in the channel's
+   overflow queue, under dst's mutex. A receive is private to its rank: the
+   rank's `pending` list holds its unmatched receives in posting order, and
+   the rank itself matches them (slot first: it is older than anything in
+   the queue) and copies or reduces straight from the sender's buffer. So a
+   matched exchange touches the two slot lines, the payload and nothing
+   else: no lock, no list shared between threads. */
+
+/* Slot states: the low 3 bits of `state`; the bits above count posts, so a
+   claim never takes a send that was withdrawn and posted again meanwhile. */
+enum { REDCOLL__SHM_FREE = 0, REDCOLL__SHM_POSTED, REDCOLL__SHM_CLAIMED, REDCOLL__SHM_DONE,
+       REDCOLL__SHM_MISMATCH };
+#define REDCOLL__SHM_ST(s) ((s) & 7u)
+
+/* Life of an end (one side of one transfer): WAIT (a receive in `pending`,
+   a send in a slot or queue), TAKEN (a queued send a receiver unlinked and
+   is copying from), DONE (res is final). */
+enum { REDCOLL__SHM_WAIT = 0, REDCOLL__SHM_TAKEN, REDCOLL__SHM_END_DONE };
 
 struct redcoll__shm_rank;
 
 typedef struct redcoll__shm_end {
-    struct redcoll__shm_end  *next;    /* in a queue (inbox, posted, matched) */
-    struct redcoll__shm_rank *owner;
-    int                       is_send, peer, tag;
-    const void               *sbuf;
-    void                     *rbuf;
-    size_t                    bytes;
-    struct redcoll__shm_end  *match;   /* MATCHED receive: the send to copy from */
-    redcoll__shm_aint         state;
-    redcoll_result            res;     /* written before state becomes DONE */
+    struct redcoll__shm_end *next;     /* in `pending` (receives) or an overflow queue */
+    int                      is_send, peer, tag;
+    int                      in_slot;  /* send: posted in the slot (else queued) */
+    const void              *sbuf;
+    void                    *rbuf;
+    const redcoll_consumer  *into;     /* receive-and-reduce: the consumer, not rbuf */
+    size_t                   bytes;
+    struct redcoll__shm_chan *ch;      /* send: its channel */
+    redcoll__shm_aint        state;
+    redcoll_result           res;      /* written before state becomes DONE */
 } redcoll__shm_end;
 
 typedef struct redcoll__shm_queue { redcoll__shm_end *head, *tail; } redcoll__shm_queue;
 
-/* Everything a rank's queues need is guarded by its own mutex; no code
-   holds two ranks' mutexes at once. */
+typedef struct redcoll__shm_chan {
+    /* line 0 (64 bytes on LP64), the hand-off: written by the sender to
+       post, by the receiver to claim and to complete */
+    redcoll__shm_auint  state;
+    redcoll__shm_aint   tag;
+    redcoll__shm_aint   nover;      /* sends waiting in `over` */
+    int                 unused;
+    const void         *sbuf;
+    size_t              bytes;
+    unsigned char       data[REDCOLL__SHM_INLINE];
+    /* line 1: the sender's bookkeeping; `over` is under the receiver's mutex */
+    redcoll__shm_end   *occupant;   /* the send in the slot until its sender sees it done */
+    unsigned            posts;
+    redcoll__shm_queue  over;
+    void               *mem;        /* the block malloc returned (the channel is aligned in it) */
+} redcoll__shm_chan;
+
 typedef struct redcoll__shm_rank {
-    struct redcoll_shm_team *team;
-    redcoll_transport        t;
+    /* what peers touch: the wake-up (and, under mu, the overflow queues of
+       sends to this rank) */
+    redcoll__shm_aint        sleeping;
+    int                      signal;   /* under mu */
     pthread_mutex_t          mu;
     pthread_cond_t           cv;
-    redcoll__shm_queue       inbox;    /* sends to this rank, not yet claimed */
-    redcoll__shm_queue       posted;   /* this rank's receives, not yet matched */
-    redcoll__shm_queue       matched;  /* this rank's receives a sender matched: copy owed */
-    redcoll__shm_aint        events;   /* bumped on every change this rank may wait for */
-    int                      sleeping;
-    char                     pad[64];  /* keep neighbours' hot fields apart */
+    char                     pad0[64];
+    /* the rank's own */
+    struct redcoll_shm_team *team;
+    redcoll_transport        t;
+    redcoll__shm_queue       pending;  /* unmatched receives, in posting order */
+    void                    *scratch, *scratch_mem;
+    size_t                   scratch_bytes;
+    char                     pad1[64];
 } redcoll__shm_rank;
 
 struct redcoll_shm_team {
-    int                size;
-    redcoll_shm_config cfg;
-    int                spin;
-    redcoll__shm_aint  aborted;
-    pthread_mutex_t    abort_mu;
-    redcoll_result     abort_why;   /* under abort_mu */
-    redcoll__shm_rank *ranks;
+    int                 size;
+    redcoll_shm_config  cfg;
+    int                 spin;
+    redcoll__shm_rank  *ranks;
+    redcoll__shm_achan *chans;      /* [dst * size + src] */
+    redcoll__shm_aint   aborted;
+    pthread_mutex_t     abort_mu;
+    redcoll_result      abort_why;  /* under abort_mu */
 };
 
 static void redcoll__shm_push(redcoll__shm_queue *q, redcoll__shm_end *e) {
@@ -189,203 +279,295 @@ static void redcoll__shm_push(redcoll__shm_queue *q, redcoll__shm_end *e) {
     q->tail = e;
 }
 
-/* Unlinks e from q (e == NULL: the head); returns it, or NULL if absent. */
-static redcoll__shm_end *redcoll__shm_take(redcoll__shm_queue *q, redcoll__shm_end *e) {
+/* Unlinks e (whose predecessor is prev, NULL for the head) from q. */
+static void redcoll__shm_unlink(redcoll__shm_queue *q, redcoll__shm_end *prev, redcoll__shm_end *e) {
+    if (prev) prev->next = e->next; else q->head = e->next;
+    if (q->tail == e) q->tail = prev;
+    e->next = NULL;
+}
+
+/* Unlinks and returns the first end in q with `tag`, or e itself when e is
+   given; NULL when absent. */
+static redcoll__shm_end *redcoll__shm_take(redcoll__shm_queue *q, redcoll__shm_end *e, int tag) {
     redcoll__shm_end *prev = NULL, *f;
-    for (f = q->head; f && (e && f != e); f = f->next) prev = f;
-    if (!f) return NULL;
-    if (prev) prev->next = f->next; else q->head = f->next;
-    if (q->tail == f) q->tail = prev;
-    f->next = NULL;
+    for (f = q->head; f && (e ? f != e : f->tag != tag); f = f->next) prev = f;
+    if (f) redcoll__shm_unlink(q, prev, f);
     return f;
-}
-
-/* First end in q from/to rank `peer_rank` with `tag`; unlinked. In the inbox
-   the key is the sending rank, in `posted` the receive's source. */
-static redcoll__shm_end *redcoll__shm_find(redcoll__shm_queue *q, int from_rank, int tag,
-                                           int inbox) {
-    redcoll__shm_end *e;
-    for (e = q->head; e; e = e->next) {
-        int from = inbox ? e->owner->t.rank : e->peer;
-        if (from == from_rank && e->tag == tag) break;
-    }
-    return e ? redcoll__shm_take(q, e) : NULL;
-}
-
-/* Wakes r if it sleeps; call with r->mu held after changing what r waits for. */
-static void redcoll__shm_kick_locked(redcoll__shm_rank *r) {
-    redcoll__shm_inc(&r->events);
-    if (r->sleeping) pthread_cond_broadcast(&r->cv);
-}
-
-/* Completes an end owned by another rank (the send a receiver copied from). */
-static void redcoll__shm_finish_remote(redcoll__shm_end *e, redcoll_result res) {
-    redcoll__shm_rank *o = e->owner;
-    pthread_mutex_lock(&o->mu);
-    e->res = res;
-    redcoll__shm_store(&e->state, REDCOLL__SHM_DONE);
-    redcoll__shm_kick_locked(o);
-    pthread_mutex_unlock(&o->mu);
-}
-
-/* The single copy: receiver `rcv` takes the bytes of the claimed send `snd`. */
-static void redcoll__shm_copy(redcoll__shm_end *rcv, redcoll__shm_end *snd) {
-    redcoll_result res = REDCOLL_OK;
-    if (rcv->bytes != snd->bytes) res = REDCOLL_ERR_TRANSPORT;
-    else if (snd->bytes) memcpy(rcv->rbuf, snd->sbuf, snd->bytes);
-    rcv->res = res;
-    redcoll__shm_store(&rcv->state, REDCOLL__SHM_DONE);
-    redcoll__shm_finish_remote(snd, res);
 }
 
 static int redcoll__shm_aborted(const redcoll_shm_team *team) {
     return redcoll__shm_load((redcoll__shm_aint *)&team->aborted) != 0;
 }
 
-static void redcoll__shm_end_init(redcoll__shm_end *e, redcoll__shm_rank *r, int is_send,
-                                  int peer, const void *sbuf, void *rbuf, size_t bytes, int tag) {
-    memset(e, 0, sizeof *e);
-    e->owner = r; e->is_send = is_send; e->peer = peer;
-    e->sbuf = sbuf; e->rbuf = rbuf; e->bytes = bytes; e->tag = tag;
-    e->res = REDCOLL_OK;
-    redcoll__shm_store(&e->state, REDCOLL__SHM_QUEUED);
-}
-
-static void redcoll__shm_fail_end(redcoll__shm_end *e, redcoll_result res) {
-    e->res = res;
-    redcoll__shm_store(&e->state, REDCOLL__SHM_DONE);
-}
-
-/* Posts a send: hands it to the oldest matching posted receive of dst, or
-   queues it in dst's inbox. */
-static void redcoll__shm_post_send(redcoll__shm_rank *r, redcoll__shm_end *e) {
-    redcoll__shm_rank *d = &r->team->ranks[e->peer];
-    redcoll__shm_end *rcv;
+/* Wakes d if it sleeps. Call after the sequentially consistent store that
+   published what d waits for: d either sees that store or is seen asleep. */
+static void redcoll__shm_kick(redcoll__shm_rank *d) {
+    if (!redcoll__shm_load(&d->sleeping)) return;
     pthread_mutex_lock(&d->mu);
-    if (redcoll__shm_aborted(r->team)) {
-        pthread_mutex_unlock(&d->mu);
-        redcoll__shm_fail_end(e, REDCOLL_ERR_ABORTED);
-        return;
-    }
-    rcv = redcoll__shm_find(&d->posted, r->t.rank, e->tag, 0);
-    if (rcv) {
-        redcoll__shm_store(&e->state, REDCOLL__SHM_CLAIMED);
-        rcv->match = e;
-        redcoll__shm_store(&rcv->state, REDCOLL__SHM_MATCHED);
-        redcoll__shm_push(&d->matched, rcv);
-        redcoll__shm_kick_locked(d);
-    } else {
-        redcoll__shm_push(&d->inbox, e);
-    }
+    d->signal = 1;
+    pthread_cond_signal(&d->cv);
     pthread_mutex_unlock(&d->mu);
 }
 
-/* Posts a receive: copies at once from the oldest matching queued send, or
-   queues the receive for a sender to match. */
-static void redcoll__shm_post_recv(redcoll__shm_rank *r, redcoll__shm_end *e) {
-    redcoll__shm_end *snd;
-    pthread_mutex_lock(&r->mu);
-    if (redcoll__shm_aborted(r->team)) {
-        pthread_mutex_unlock(&r->mu);
-        redcoll__shm_fail_end(e, REDCOLL_ERR_ABORTED);
-        return;
-    }
-    snd = redcoll__shm_find(&r->inbox, e->peer, e->tag, 1);
-    if (snd) redcoll__shm_store(&snd->state, REDCOLL__SHM_CLAIMED);
-    else redcoll__shm_push(&r->posted, e);
-    pthread_mutex_unlock(&r->mu);
-    if (snd) redcoll__shm_copy(e, snd);
+static void *redcoll__shm_align(void *mem) {
+    return (void *)(((uintptr_t)mem + 63) & ~(uintptr_t)63);
 }
 
-/* Serves every receive of r that a sender has matched (any call's). */
-static void redcoll__shm_serve(redcoll__shm_rank *r) {
-    for (;;) {
-        redcoll__shm_end *e;
-        pthread_mutex_lock(&r->mu);
-        e = redcoll__shm_take(&r->matched, NULL);
-        pthread_mutex_unlock(&r->mu);
-        if (!e) return;
-        redcoll__shm_copy(e, e->match);
+/* The channel src -> dst; the sender makes it on first use (make = 1). */
+static redcoll__shm_chan *redcoll__shm_chan_of(redcoll_shm_team *team, int src, int dst, int make) {
+    redcoll__shm_achan *at = &team->chans[(size_t)dst * (size_t)team->size + (size_t)src];
+    redcoll__shm_chan *ch = redcoll__shm_load(at);
+    void *mem;
+    if (ch || !make) return ch;
+    mem = malloc(sizeof *ch + 63);
+    if (!mem) return NULL;
+    ch = (redcoll__shm_chan *)redcoll__shm_align(mem);
+    memset(ch, 0, sizeof *ch);
+    ch->mem = mem;
+    redcoll__shm_store(at, ch); /* only src makes it: no race */
+    return ch;
+}
+
+static void redcoll__shm_end_init(redcoll__shm_end *e, int is_send, int peer, const void *sbuf,
+                                  void *rbuf, const redcoll_consumer *into, size_t bytes, int tag) {
+    memset(e, 0, sizeof *e);
+    e->is_send = is_send; e->peer = peer; e->tag = tag;
+    e->sbuf = sbuf; e->rbuf = rbuf; e->into = into; e->bytes = bytes;
+    e->res = REDCOLL_OK;
+    redcoll__shm_poke(&e->state, REDCOLL__SHM_WAIT);
+}
+
+static void redcoll__shm_finish(redcoll__shm_end *e, redcoll_result res) {
+    e->res = res;
+    redcoll__shm_store(&e->state, REDCOLL__SHM_END_DONE);
+}
+
+/* Posts a send: into the slot when it is free and nothing is queued (FIFO),
+   else into the overflow queue. */
+static void redcoll__shm_post_send(redcoll__shm_rank *r, redcoll__shm_end *e) {
+    redcoll_shm_team *team = r->team;
+    redcoll__shm_rank *d = &team->ranks[e->peer];
+    redcoll__shm_chan *ch;
+    if (redcoll__shm_aborted(team)) { redcoll__shm_finish(e, REDCOLL_ERR_ABORTED); return; }
+    ch = redcoll__shm_chan_of(team, r->t.rank, e->peer, 1);
+    if (!ch) { redcoll__shm_finish(e, REDCOLL_ERR_OUT_OF_MEMORY); return; }
+    e->ch = ch;
+    if (ch->occupant) { /* an earlier isend: collect it if its receiver is done */
+        unsigned s = redcoll__shm_load(&ch->state);
+        if (REDCOLL__SHM_ST(s) >= REDCOLL__SHM_DONE) {
+            redcoll__shm_finish(ch->occupant, REDCOLL__SHM_ST(s) == REDCOLL__SHM_DONE
+                                                  ? REDCOLL_OK : REDCOLL_ERR_TRANSPORT);
+            ch->occupant = NULL;
+        }
     }
+    if (!ch->occupant && redcoll__shm_load(&ch->nover) == 0) {
+        ch->posts++;
+        redcoll__shm_poke(&ch->tag, e->tag);
+        ch->sbuf = e->sbuf;
+        ch->bytes = e->bytes;
+        if (e->bytes <= REDCOLL__SHM_INLINE && e->bytes) memcpy(ch->data, e->sbuf, e->bytes);
+        ch->occupant = e;
+        e->in_slot = 1;
+        redcoll__shm_store(&ch->state, ch->posts << 3 | REDCOLL__SHM_POSTED);
+    } else {
+        pthread_mutex_lock(&d->mu);
+        redcoll__shm_push(&ch->over, e);
+        redcoll__shm_add(&ch->nover, 1);
+        pthread_mutex_unlock(&d->mu);
+    }
+    redcoll__shm_kick(d);
+}
+
+/* A slot send is done when its receiver has stored DONE (or MISMATCH);
+   only the sender looks, and then frees the slot for its next send. */
+static int redcoll__shm_done(redcoll__shm_end *e) {
+    unsigned s;
+    if (redcoll__shm_load(&e->state) == REDCOLL__SHM_END_DONE) return 1;
+    if (!e->is_send || !e->in_slot) return 0;
+    s = redcoll__shm_load(&e->ch->state);
+    if (REDCOLL__SHM_ST(s) < REDCOLL__SHM_DONE) return 0;
+    e->ch->occupant = NULL;
+    redcoll__shm_finish(e, REDCOLL__SHM_ST(s) == REDCOLL__SHM_DONE ? REDCOLL_OK : REDCOLL_ERR_TRANSPORT);
+    return 1;
 }
 
 static int redcoll__shm_all_done(redcoll__shm_end **ends, int n) {
     int i;
     for (i = 0; i < n; ++i)
-        if (redcoll__shm_load(&ends[i]->state) != REDCOLL__SHM_DONE) return 0;
+        if (!redcoll__shm_done(ends[i])) return 0;
     return 1;
 }
 
-/* Withdraws every end of this call still queued, failing it with `why`.
-   Sends already claimed and receives already matched complete normally. */
+/* The single pass: copies the payload into the receive's buffer, or hands it
+   to its consumer in one piece (a whole number of units: the sizes match). */
+static redcoll_result redcoll__shm_deliver(const redcoll__shm_end *e, const void *src, size_t bytes) {
+    if (bytes != e->bytes) return REDCOLL_ERR_TRANSPORT;
+    if (bytes == 0) return REDCOLL_OK;
+    if (e->into) e->into->fn(e->into->arg, src, 0, bytes);
+    else memcpy(e->rbuf, src, bytes);
+    return REDCOLL_OK;
+}
+
+/* Claims the slot if it holds a posted send with `tag`. */
+static int redcoll__shm_claim(redcoll__shm_chan *ch, unsigned *s, int tag) {
+    unsigned want;
+    *s = redcoll__shm_load(&ch->state);
+    if (REDCOLL__SHM_ST(*s) != REDCOLL__SHM_POSTED || redcoll__shm_peek(&ch->tag) != tag) return 0;
+    want = (*s & ~7u) | REDCOLL__SHM_CLAIMED;
+    return redcoll__shm_cas(&ch->state, s, want);
+}
+
+/* Matches receive e of rank r with the oldest send from e->peer with its
+   tag, copies (or reduces) and completes both ends. Returns 1 on a match. */
+static int redcoll__shm_match(redcoll__shm_rank *r, redcoll__shm_end *e) {
+    redcoll_shm_team *team = r->team;
+    redcoll__shm_chan *ch = redcoll__shm_chan_of(team, e->peer, r->t.rank, 0);
+    redcoll__shm_end *snd = NULL;
+    redcoll_result res;
+    unsigned s;
+    int slot;
+    if (!ch) return 0;
+    slot = redcoll__shm_claim(ch, &s, e->tag);
+    if (!slot) {
+        if (redcoll__shm_load(&ch->nover) == 0) return 0;
+        pthread_mutex_lock(&r->mu);
+        /* seen a queued send: look at the slot again, whose send is older */
+        slot = redcoll__shm_claim(ch, &s, e->tag);
+        if (!slot && (snd = redcoll__shm_take(&ch->over, NULL, e->tag)) != NULL) {
+            redcoll__shm_add(&ch->nover, -1);
+            redcoll__shm_store(&snd->state, REDCOLL__SHM_TAKEN);
+        }
+        pthread_mutex_unlock(&r->mu);
+        if (!slot && !snd) return 0;
+    }
+    if (slot) {
+        res = redcoll__shm_deliver(e, ch->bytes <= REDCOLL__SHM_INLINE ? (const void *)ch->data
+                                                                       : ch->sbuf, ch->bytes);
+        redcoll__shm_store(&ch->state, (s & ~7u) | (res == REDCOLL_OK ? REDCOLL__SHM_DONE
+                                                                      : REDCOLL__SHM_MISMATCH));
+    } else {
+        res = redcoll__shm_deliver(e, snd->sbuf, snd->bytes);
+        redcoll__shm_finish(snd, res);
+    }
+    redcoll__shm_kick(&team->ranks[e->peer]);
+    redcoll__shm_finish(e, res);
+    return 1;
+}
+
+/* Serves r's pending receives in posting order (any call's: a progress
+   guarantee for irecvs). A receive is skipped while an older pending one
+   with the same source and tag is unmatched: FIFO per (source, tag). */
+static void redcoll__shm_progress(redcoll__shm_rank *r) {
+    redcoll__shm_end *e = r->pending.head, *prev = NULL;
+    while (e) {
+        redcoll__shm_end *next = e->next, *f;
+        for (f = r->pending.head; f != e && (f->peer != e->peer || f->tag != e->tag); f = f->next) {}
+        if (f == e && redcoll__shm_match(r, e)) redcoll__shm_unlink(&r->pending, prev, e);
+        else prev = e;
+        e = next;
+    }
+}
+
+/* Withdraws every end of this call nobody has taken yet, failing it with
+   `why`. Taken ones complete normally (their copy is under way). */
 static void redcoll__shm_withdraw(redcoll__shm_rank *r, redcoll__shm_end **ends, int n,
                                   redcoll_result why) {
     int i;
     for (i = 0; i < n; ++i) {
         redcoll__shm_end *e = ends[i];
-        redcoll__shm_rank *q = e->is_send ? &r->team->ranks[e->peer] : r;
-        int gone = 0;
-        pthread_mutex_lock(&q->mu);
-        if (redcoll__shm_load(&e->state) == REDCOLL__SHM_QUEUED)
-            gone = redcoll__shm_take(e->is_send ? &q->inbox : &q->posted, e) != NULL;
-        pthread_mutex_unlock(&q->mu);
-        if (gone) redcoll__shm_fail_end(e, why);
+        if (redcoll__shm_done(e)) continue;
+        if (!e->is_send) { /* still pending: only this thread matches it */
+            redcoll__shm_take(&r->pending, e, 0);
+            redcoll__shm_finish(e, why);
+        } else if (e->in_slot) {
+            unsigned s = redcoll__shm_load(&e->ch->state);
+            if (REDCOLL__SHM_ST(s) == REDCOLL__SHM_POSTED &&
+                redcoll__shm_cas(&e->ch->state, &s, (s & ~7u) | REDCOLL__SHM_FREE)) {
+                e->ch->occupant = NULL;
+                redcoll__shm_finish(e, why);
+            }
+        } else {
+            redcoll__shm_rank *d = &r->team->ranks[e->peer];
+            int gone = 0;
+            pthread_mutex_lock(&d->mu);
+            if (redcoll__shm_load(&e->state) == REDCOLL__SHM_WAIT) {
+                gone = redcoll__shm_take(&e->ch->over, e, 0) != NULL;
+                if (gone) redcoll__shm_add(&e->ch->nover, -1);
+            }
+            pthread_mutex_unlock(&d->mu);
+            if (gone) redcoll__shm_finish(e, why);
+        }
     }
 }
 
-/* Absolute deadline `seconds` from now on the condition variable's clock. */
-static struct timespec redcoll__shm_deadline(double seconds) {
-    struct timespec ts;
-    double whole;
+/* Absolute deadline `seconds` from now on the condition variable's clock.
+   Returns 0 when it lies beyond what a time_t holds (1e19, 1e300, infinity):
+   such a timeout means none. */
+static int redcoll__shm_deadline(double seconds, struct timespec *ts) {
+    double room, whole;
     long ns;
-    timespec_get(&ts, TIME_UTC);
-    whole = (double)(long)seconds;
-    ns = ts.tv_nsec + (long)((seconds - whole) * 1e9);
-    ts.tv_sec += (time_t)whole + ns / 1000000000L;
-    ts.tv_nsec = ns % 1000000000L;
-    return ts;
+    timespec_get(ts, TIME_UTC);
+    room = (sizeof(time_t) >= 8 ? 9.0e18 : 2147483647.0) - (double)ts->tv_sec - 2.0;
+    if (!(seconds < room)) return 0;
+    whole = (double)(long long)seconds;
+    ns = ts->tv_nsec + (long)((seconds - whole) * 1e9);
+    ts->tv_sec += (time_t)whole + ns / 1000000000L;
+    ts->tv_nsec = ns % 1000000000L;
+    return 1;
 }
 
-/* Waits until every end is DONE. Spins `team->spin` polls, then sleeps on the
-   rank's condition variable; serves matched receives meanwhile. Abort and
-   timeout withdraw what is still queued and wait for the rest (claimed
-   copies are already under way). Returns the first end's error. */
+/* Sleeps until a peer kicks r (or the deadline passes: returns 1). Announces
+   the sleep first and then looks once more, so no kick is lost. */
+static int redcoll__shm_sleep(redcoll__shm_rank *r, redcoll__shm_end **ends, int n,
+                              int wake_on_abort, const struct timespec *deadline) {
+    int timed_out = 0;
+    pthread_mutex_lock(&r->mu);
+    r->signal = 0;
+    pthread_mutex_unlock(&r->mu);
+    redcoll__shm_store(&r->sleeping, 1);
+    redcoll__shm_progress(r);
+    if (!redcoll__shm_all_done(ends, n) && !(wake_on_abort && redcoll__shm_aborted(r->team))) {
+        pthread_mutex_lock(&r->mu);
+        while (!r->signal && !timed_out) {
+            if (deadline) timed_out = pthread_cond_timedwait(&r->cv, &r->mu, deadline) == ETIMEDOUT;
+            else pthread_cond_wait(&r->cv, &r->mu);
+        }
+        pthread_mutex_unlock(&r->mu);
+    }
+    redcoll__shm_store(&r->sleeping, 0);
+    return timed_out;
+}
+
+/* Waits until every end is DONE, serving r's pending receives meanwhile.
+   Polls team->spin times (pause, then sched_yield), then sleeps until kicked.
+   Abort and timeout withdraw what nobody has taken and wait for the rest
+   (copies under way). Returns the first end's error. */
 static redcoll_result redcoll__shm_wait(redcoll__shm_rank *r, redcoll__shm_end **ends, int n) {
     redcoll_shm_team *team = r->team;
     double timeout = team->cfg.timeout_seconds;
     struct timespec deadline;
     redcoll_result why = REDCOLL_OK, res = REDCOLL_OK;
-    int i, have_deadline = 0;
+    int i, polls = 0, have_deadline = 0; /* 0: not yet computed, 1: set, -1: none */
 
     for (;;) {
-        int seen = redcoll__shm_load(&r->events), k, timed_out = 0;
-        redcoll__shm_serve(r);
+        redcoll__shm_progress(r);
         if (redcoll__shm_all_done(ends, n)) break;
         if (why == REDCOLL_OK && redcoll__shm_aborted(team)) why = REDCOLL_ERR_ABORTED;
-        if (why != REDCOLL_OK) redcoll__shm_withdraw(r, ends, n, why);
-        if (redcoll__shm_all_done(ends, n)) break;
-        for (k = 0; k < team->spin && why == REDCOLL_OK; ++k) {
-            if (redcoll__shm_load(&r->events) != seen || redcoll__shm_aborted(team)) break;
-            if (k < 64) redcoll__shm_pause(); else sched_yield();
+        if (why != REDCOLL_OK) {
+            redcoll__shm_withdraw(r, ends, n, why);
+            if (redcoll__shm_all_done(ends, n)) break;
         }
-        if (timeout > 0 && !have_deadline && why == REDCOLL_OK) {
-            deadline = redcoll__shm_deadline(timeout);
-            have_deadline = 1;
+        if (polls < team->spin) {
+            if (polls++ < REDCOLL__SHM_PAUSES) redcoll__shm_pause(); else sched_yield();
+            continue;
         }
-        pthread_mutex_lock(&r->mu);
-        r->sleeping = 1;
-        while (redcoll__shm_load(&r->events) == seen &&
-               (why != REDCOLL_OK || !redcoll__shm_aborted(team))) {
-            if (have_deadline && why == REDCOLL_OK) {
-                if (pthread_cond_timedwait(&r->cv, &r->mu, &deadline) != 0 &&
-                    redcoll__shm_load(&r->events) == seen) { timed_out = 1; break; }
-            } else {
-                pthread_cond_wait(&r->cv, &r->mu);
-            }
-        }
-        r->sleeping = 0;
-        pthread_mutex_unlock(&r->mu);
-        if (timed_out && why == REDCOLL_OK) why = REDCOLL_ERR_TIMEOUT;
+        if (timeout > 0 && have_deadline == 0)
+            have_deadline = redcoll__shm_deadline(timeout, &deadline) ? 1 : -1;
+        if (redcoll__shm_sleep(r, ends, n, why == REDCOLL_OK,
+                               why == REDCOLL_OK && have_deadline == 1 ? &deadline : NULL) &&
+            why == REDCOLL_OK)
+            why = REDCOLL_ERR_TIMEOUT;
+        polls = 0;
     }
     for (i = 0; i < n; ++i)
         if (ends[i]->res != REDCOLL_OK && res == REDCOLL_OK) res = ends[i]->res;
@@ -396,38 +578,62 @@ static int redcoll__shm_peer_ok(const redcoll__shm_rank *r, int peer) {
     return peer >= 0 && peer < r->team->size;
 }
 
+static int redcoll__shm_consumer_ok(const redcoll_consumer *into, size_t bytes) {
+    return into && into->fn && into->unit && bytes % into->unit == 0;
+}
+
+/* One blocking transfer: a send of sbytes to dst (dst >= 0) and/or a
+   receive of rbytes from src (src >= 0) into rbuf or the consumer. */
+static redcoll_result redcoll__shm_xfer(redcoll__shm_rank *r, int dst, const void *sbuf, size_t sbytes,
+                                        int src, void *rbuf, const redcoll_consumer *into,
+                                        size_t rbytes, int tag) {
+    redcoll__shm_end s, v, *list[2];
+    int n = 0;
+    if ((dst >= 0 && !redcoll__shm_peer_ok(r, dst)) || (src >= 0 && !redcoll__shm_peer_ok(r, src)))
+        return REDCOLL_ERR_TRANSPORT;
+    if (dst >= 0) {
+        redcoll__shm_end_init(&s, 1, dst, sbuf, NULL, NULL, sbytes, tag);
+        redcoll__shm_post_send(r, &s);
+        list[n++] = &s;
+    }
+    if (src >= 0) {
+        redcoll__shm_end_init(&v, 0, src, NULL, rbuf, into, rbytes, tag);
+        redcoll__shm_push(&r->pending, &v);
+        list[n++] = &v;
+    }
+    return redcoll__shm_wait(r, list, n);
+}
+
 static redcoll_result redcoll__shm_send(void *user, int dst, const void *buf, size_t bytes,
                                         int tag) {
-    redcoll__shm_rank *r = (redcoll__shm_rank *)user;
-    redcoll__shm_end e, *list[1];
-    if (!redcoll__shm_peer_ok(r, dst)) return REDCOLL_ERR_TRANSPORT;
-    redcoll__shm_end_init(&e, r, 1, dst, buf, NULL, bytes, tag);
-    redcoll__shm_post_send(r, &e);
-    list[0] = &e;
-    return redcoll__shm_wait(r, list, 1);
+    if (dst < 0) return REDCOLL_ERR_TRANSPORT;
+    return redcoll__shm_xfer((redcoll__shm_rank *)user, dst, buf, bytes, -1, NULL, NULL, 0, tag);
 }
 
 static redcoll_result redcoll__shm_recv(void *user, int src, void *buf, size_t bytes, int tag) {
-    redcoll__shm_rank *r = (redcoll__shm_rank *)user;
-    redcoll__shm_end e, *list[1];
-    if (!redcoll__shm_peer_ok(r, src)) return REDCOLL_ERR_TRANSPORT;
-    redcoll__shm_end_init(&e, r, 0, src, NULL, buf, bytes, tag);
-    redcoll__shm_post_recv(r, &e);
-    list[0] = &e;
-    return redcoll__shm_wait(r, list, 1);
+    if (src < 0) return REDCOLL_ERR_TRANSPORT;
+    return redcoll__shm_xfer((redcoll__shm_rank *)user, -1, NULL, 0, src, buf, NULL, bytes, tag);
 }
 
 static redcoll_result redcoll__shm_sendrecv(void *user, int dst, const void *sbuf, size_t sbytes,
                                             int src, void *rbuf, size_t rbytes, int tag) {
-    redcoll__shm_rank *r = (redcoll__shm_rank *)user;
-    redcoll__shm_end s, v, *list[2];
-    if (!redcoll__shm_peer_ok(r, dst) || !redcoll__shm_peer_ok(r, src)) return REDCOLL_ERR_TRANSPORT;
-    redcoll__shm_end_init(&s, r, 1, dst, sbuf, NULL, sbytes, tag);
-    redcoll__shm_end_init(&v, r, 0, src, NULL, rbuf, rbytes, tag);
-    redcoll__shm_post_send(r, &s);
-    redcoll__shm_post_recv(r, &v);
-    list[0] = &s; list[1] = &v;
-    return redcoll__shm_wait(r, list, 2);
+    if (dst < 0 || src < 0) return REDCOLL_ERR_TRANSPORT;
+    return redcoll__shm_xfer((redcoll__shm_rank *)user, dst, sbuf, sbytes, src, rbuf, NULL, rbytes, tag);
+}
+
+static redcoll_result redcoll__shm_recv_reduce(void *user, int src, size_t bytes, int tag,
+                                               const redcoll_consumer *into) {
+    if (src < 0) return REDCOLL_ERR_TRANSPORT;
+    if (!redcoll__shm_consumer_ok(into, bytes)) return REDCOLL_ERR_INVALID_ARG;
+    return redcoll__shm_xfer((redcoll__shm_rank *)user, -1, NULL, 0, src, NULL, into, bytes, tag);
+}
+
+static redcoll_result redcoll__shm_sendrecv_reduce(void *user, int dst, const void *sbuf,
+                                                   size_t sbytes, int src, size_t rbytes, int tag,
+                                                   const redcoll_consumer *into) {
+    if (dst < 0 || src < 0) return REDCOLL_ERR_TRANSPORT;
+    if (!redcoll__shm_consumer_ok(into, rbytes)) return REDCOLL_ERR_INVALID_ARG;
+    return redcoll__shm_xfer((redcoll__shm_rank *)user, dst, sbuf, sbytes, src, NULL, into, rbytes, tag);
 }
 
 static redcoll_result redcoll__shm_ipost(redcoll__shm_rank *r, int is_send, int peer,
@@ -438,8 +644,8 @@ static redcoll_result redcoll__shm_ipost(redcoll__shm_rank *r, int is_send, int 
     if (!redcoll__shm_peer_ok(r, peer)) return REDCOLL_ERR_TRANSPORT;
     e = (redcoll__shm_end *)malloc(sizeof *e);
     if (!e) return REDCOLL_ERR_OUT_OF_MEMORY;
-    redcoll__shm_end_init(e, r, is_send, peer, sbuf, rbuf, bytes, tag);
-    if (is_send) redcoll__shm_post_send(r, e); else redcoll__shm_post_recv(r, e);
+    redcoll__shm_end_init(e, is_send, peer, sbuf, rbuf, NULL, bytes, tag);
+    if (is_send) redcoll__shm_post_send(r, e); else redcoll__shm_push(&r->pending, e);
     req->ptr = e;
     return REDCOLL_OK;
 }
@@ -482,17 +688,27 @@ static void redcoll__shm_abort(void *user, redcoll_result why) {
         team->abort_why = why != REDCOLL_OK ? why : REDCOLL_ERR_ABORTED;
     pthread_mutex_unlock(&team->abort_mu);
     redcoll__shm_store(&team->aborted, 1);
-    for (i = 0; i < team->size; ++i) {
-        redcoll__shm_rank *q = &team->ranks[i];
-        pthread_mutex_lock(&q->mu);
-        redcoll__shm_kick_locked(q);
-        pthread_mutex_unlock(&q->mu);
-    }
+    for (i = 0; i < team->size; ++i) redcoll__shm_kick(&team->ranks[i]);
 }
 
 static int redcoll__shm_node_of(void *user, int rank) {
     (void)user; (void)rank;
     return 0; /* one process: one node */
+}
+
+/* The rank's persistent scratch: grows to the largest request (64-byte
+   aligned, at least 64 bytes), kept until the team is destroyed. */
+static void *redcoll__shm_scratch(void *user, size_t bytes) {
+    redcoll__shm_rank *r = (redcoll__shm_rank *)user;
+    if (r->scratch && bytes <= r->scratch_bytes) return r->scratch;
+    free(r->scratch_mem);
+    r->scratch = r->scratch_mem = NULL;
+    r->scratch_bytes = 0;
+    if (bytes < 64) bytes = 64;
+    if (bytes > (size_t)-1 - 63 || !(r->scratch_mem = malloc(bytes + 63))) return NULL;
+    r->scratch = redcoll__shm_align(r->scratch_mem);
+    r->scratch_bytes = bytes;
+    return r->scratch;
 }
 
 REDCOLL_API redcoll_result redcoll_shm_team_create(const redcoll_shm_config *cfg, int size,
@@ -502,11 +718,18 @@ REDCOLL_API redcoll_result redcoll_shm_team_create(const redcoll_shm_config *cfg
     int i;
     if (!out) return REDCOLL_ERR_INVALID_ARG;
     *out = NULL;
-    if (size < 1 || (cfg && cfg->timeout_seconds < 0)) return REDCOLL_ERR_INVALID_ARG;
+    /* NaN and negative timeouts are refused; huge and infinite ones mean none */
+    if (size < 1 || (cfg && !(cfg->timeout_seconds >= 0))) return REDCOLL_ERR_INVALID_ARG;
+    if ((size_t)size > (size_t)-1 / sizeof(redcoll__shm_achan) / (size_t)size)
+        return REDCOLL_ERR_OUT_OF_MEMORY;
     team = (redcoll_shm_team *)calloc(1, sizeof *team);
     if (!team) return REDCOLL_ERR_OUT_OF_MEMORY;
     team->ranks = (redcoll__shm_rank *)calloc((size_t)size, sizeof *team->ranks);
-    if (!team->ranks) { free(team); return REDCOLL_ERR_OUT_OF_MEMORY; }
+    team->chans = (redcoll__shm_achan *)calloc((size_t)size * (size_t)size, sizeof *team->chans);
+    if (!team->ranks || !team->chans) {
+        free(team->ranks); free(team->chans); free(team);
+        return REDCOLL_ERR_OUT_OF_MEMORY;
+    }
     if (cfg) team->cfg = *cfg;
     team->size = size;
     cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -530,19 +753,29 @@ REDCOLL_API redcoll_result redcoll_shm_team_create(const redcoll_shm_config *cfg
         r->t.irecv = redcoll__shm_irecv;
         r->t.waitall = redcoll__shm_waitall;
         r->t.node_of = redcoll__shm_node_of;
+        r->t.recv_reduce = redcoll__shm_recv_reduce;
+        r->t.sendrecv_reduce = redcoll__shm_sendrecv_reduce;
+        r->t.scratch = redcoll__shm_scratch;
     }
     *out = team;
     return REDCOLL_OK;
 }
 
 REDCOLL_API void redcoll_shm_team_destroy(redcoll_shm_team *team) {
-    int i;
+    size_t i, nch;
     if (!team) return;
-    for (i = 0; i < team->size; ++i) {
+    nch = (size_t)team->size * (size_t)team->size;
+    for (i = 0; i < nch; ++i) {
+        redcoll__shm_chan *ch = redcoll__shm_load(&team->chans[i]);
+        if (ch) free(ch->mem);
+    }
+    for (i = 0; i < (size_t)team->size; ++i) {
         pthread_cond_destroy(&team->ranks[i].cv);
         pthread_mutex_destroy(&team->ranks[i].mu);
+        free(team->ranks[i].scratch_mem);
     }
     pthread_mutex_destroy(&team->abort_mu);
+    free(team->chans);
     free(team->ranks);
     free(team);
 }

@@ -412,6 +412,19 @@ static void test_helpers(void) {
     }
 }
 
+/* redcoll's 28-bit tags fit any MPI: the transport keeps the low bits that
+   MPI_TAG_UB allows (MPICH: all of them), at least the 15 every MPI has. */
+static void test_tags(void) {
+    int *ub = NULL, flag = 0, x = g_rank, y = -1;
+    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);
+    MCHECK(flag && g_m.tag_mask >= 32767 && g_m.tag_mask <= *ub && (g_m.tag_mask & (g_m.tag_mask + 1)) == 0 &&
+           (g_m.tag_mask == REDCOLL_TAG_MAX || g_m.tag_mask * 2 + 1 > *ub),
+           "tag mask %d for MPI_TAG_UB %d", g_m.tag_mask, flag ? *ub : -1);
+    if (g_size > 1 && g_rank < 2) /* the largest tag goes through */
+        MCHECK(g_m.t.sendrecv(g_m.t.user, 1 - g_rank, &x, sizeof x, 1 - g_rank, &y, sizeof y,
+                              REDCOLL_TAG_MAX) == REDCOLL_OK && y == 1 - g_rank, "REDCOLL_TAG_MAX");
+}
+
 /* Sizes that do not match become TRANSPORT errors; abort marks the transport
    failed without ending the job. */
 static void test_errors(void) {
@@ -450,6 +463,7 @@ int main(int argc, char **argv) {
     mtest("helpers, node_of", test_helpers);
     mtest("every collective and algorithm vs MPI", test_collectives);
     mtest("chunking (300-byte limit)", test_chunking);
+    mtest("tags within MPI_TAG_UB", test_tags);
     mtest("size mismatch and abort", test_errors);
     redcoll_mpi_finalize(&g_m);
     if (g_rank == 0) printf("%ld passed, %ld failed\n", g_passed, g_failed);
