@@ -204,6 +204,10 @@ static double bench_batch(bench *b, int i, const redcoll_transport *t, long n, i
     redcoll_result e = REDCOLL_OK, x;
     long k;
     bench_sync(b);
+    /* one untimed call lines the ranks up: a rank woken late from the
+       barrier would otherwise charge its wake-up (a scheduling delay under
+       load) to its peers' first call, a bias that grows as batches shrink */
+    e = bench_call(b, i, t);
     t0 = cli_now();
     for (k = 0; k < n; ++k)
         if ((x = bench_call(b, i, t)) != REDCOLL_OK && e == REDCOLL_OK) e = x;
@@ -219,22 +223,24 @@ static redcoll_result bench_time_rank(const redcoll_transport *t, void *arg) {
     bench *b = (bench *)arg;
     const cli *c = b->c;
     long *iters = b->iters + (size_t)(b->mpi ? 0 : t->rank) * (size_t)b->nrows, n;
-    double best;
+    double rate;
     int i, k, rep, failed = 0;
     for (i = 0; i < b->nrows && !failed; ++i) {
         if (b->rows[i].err) continue;
-        for (k = 0; k < c->warmup && !failed; ++k) bench_batch(b, i, t, 1, &failed);
+        if (c->warmup) bench_batch(b, i, t, c->warmup - 1, &failed); /* + its line-up call */
         if (c->iters > 0) { iters[i] = c->iters; continue; }
         /* batches of 1, 2, 4, ... calls until one fills the target and three
-           were timed; the fastest call rate seen sizes the batch (a batch
-           slowed by a preemption must not stop the growth early) */
-        for (n = 1, k = 0, best = 0; !failed; ++k) {
+           were timed; that last batch's call rate sizes the batch. Not the
+           fastest rate seen: a batch of a few calls that ran while both
+           threads had a core can be 50x faster than the machine's usual
+           rate under load, and batches sized from it ran for seconds. */
+        for (n = 1, k = 0, rate = 0; !failed; ++k) {
             double dt = bench_batch(b, i, t, n, &failed);
-            if (dt > 0 && (best == 0 || dt / (double)n < best)) best = dt / (double)n;
+            rate = dt > 0 ? dt / (double)n : 0;
             if ((dt >= BENCH_BATCH_SECONDS && k >= 2) || n >= BENCH_MAX_ITERS) break;
             n *= dt < BENCH_BATCH_SECONDS / 64 ? 8 : 2;
         }
-        iters[i] = best > 0 ? (long)(BENCH_BATCH_SECONDS / best) + 1 : n;
+        iters[i] = rate > 0 ? (long)(BENCH_BATCH_SECONDS / rate) + 1 : n;
         if (iters[i] > BENCH_MAX_ITERS) iters[i] = BENCH_MAX_ITERS;
     }
     for (rep = 0; rep < c->reps && !failed; ++rep)
@@ -353,7 +359,7 @@ static void bench_print_row(bench *b, const bench_row *row, size_t bytes, const 
         printf("%s,%s,%s,%s,%d,%zu,%zu,%s,%s,%d,", redcoll_coll_name(s->coll), row->label, selected,
                bench_transport(b), b->p, bytes, count, redcoll_dtype_name(s->dtype), s->op, s->in_place);
         if (row->err) printf(",,,");
-        else printf("%.3f,%.4f,%.4f,", t * 1e6, algbw, busbw);
+        else printf("%.3f,%.6g,%.6g,", t * 1e6, algbw, busbw);
         printf("%llu,%ld,%s,", row->wrong, row->iters, result);
         if (row->regret > 0) printf("%.4f", row->regret);
         printf("\n");
@@ -364,7 +370,7 @@ static void bench_print_row(bench *b, const bench_row *row, size_t bytes, const 
                bench_transport(b), b->p, bytes, count, redcoll_dtype_name(s->dtype), s->op,
                s->in_place ? "true" : "false");
         if (row->err) printf("\"time_us\":null,\"algbw_GBps\":null,\"busbw_GBps\":null,");
-        else printf("\"time_us\":%.3f,\"algbw_GBps\":%.4f,\"busbw_GBps\":%.4f,", t * 1e6, algbw, busbw);
+        else printf("\"time_us\":%.3f,\"algbw_GBps\":%.6g,\"busbw_GBps\":%.6g,", t * 1e6, algbw, busbw);
         printf("\"wrong\":%llu,\"iters\":%ld,\"result\":\"%s\"", row->wrong, row->iters, result);
         if (row->regret > 0) printf(",\"regret\":%.4f", row->regret);
         printf("}");
@@ -386,15 +392,20 @@ static void bench_header(bench *b) {
         printf("coll,algo,selected,transport,p,bytes,count,dtype,op,in_place,time_us,algbw_GBps,"
                "busbw_GBps,wrong,iters,result,regret\n");
     } else if (c->json) {
-        printf("{\"transport\":\"%s\",\"p\":%d,\"reps\":%d,\"rows\":[\n", bench_transport(b), b->p, c->reps);
+        printf("{\"transport\":\"%s\",\"p\":%d,\"reps\":%d,\"profile\":", bench_transport(b), b->p, c->reps);
+        if (c->profile) cli_json_string(stdout, c->profile); else printf("null");
+        printf(",\"rows\":[\n");
     } else {
         printf("# redcoll %s bench: %s transport, p=%d, %s %s; time per call: the median of %d\n"
                "# batches (each the slowest rank's); busbw with nccl-tests' factors; wrong: elements\n"
                "# that differ from the exact result, summed over every rank. auto rows name what\n"
-               "# auto picked%s.\n#\n",
+               "# auto picked%s.\n",
                REDCOLL_VERSION_STRING, b->mpi ? "MPI" : "shared-memory (threads)", b->p,
                redcoll_dtype_name(c->spec.dtype), c->spec.op, c->reps,
                c->algo_all ? "; each size ends with auto's time over the fastest algorithm's" : "");
+        printf("# auto's cost model: ");
+        cli_model_line(stdout, c);
+        printf("\n#\n");
         printf("%-20s %10s %10s %5s %-26s %11s %11s %11s %6s %8s  %s\n", "# coll", "bytes", "count",
                "place", "algo", "time_us", "algbw_GBps", "busbw_GBps", "wrong", "iters", "selected");
     }

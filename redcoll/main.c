@@ -207,7 +207,8 @@ static const cli_flag cli_flags[] = {
     { F_PROGRESS, "--progress", "S", CMD_SIMULATE | CMD_SELECT | CMD_MAP,
       "seconds before progress lines start on stderr (default 3)" },
     { F_TRANSPORT, "--transport", "T", CMD_BENCH | CMD_TUNE,
-      "threads (default) or mpi (build/redcoll_mpi under mpiexec.mpich)" },
+      "threads or mpi (build/redcoll_mpi under mpiexec.mpich, where mpi is the default; "
+      "elsewhere threads is)" },
     { F_MIN_BYTES, "-b", "BYTES", CMD_BENCH | CMD_MAP, "smallest size (K/M/G; bench default 8, map 8)" },
     { F_MAX_BYTES, "-e", "BYTES", CMD_BENCH | CMD_MAP, "largest size (bench default 8M, map 64M)" },
     { F_FACTOR, "-f", "F", CMD_BENCH | CMD_MAP, "size factor between steps, >= 2 (bench default 4, map 2)" },
@@ -596,6 +597,14 @@ static void cli_defaults(cli *c) {
     c->p_max = 1024;
     c->p_step = 1;
     if (c->cmd == CMD_TUNE) s->p = 2;
+#ifdef REDCOLL_CLI_MPI
+    /* Started by mpiexec (MPICH's PMI, Open MPI, PMIx), bench and tune run on
+       MPI unless told otherwise: P processes each timing its own threads
+       would print P unrelated benches. */
+    if (c->cmd & (CMD_BENCH | CMD_TUNE))
+        c->mpi = getenv("PMI_SIZE") || getenv("PMI_RANK") || getenv("OMPI_COMM_WORLD_SIZE") ||
+                 getenv("PMIX_RANK");
+#endif
     if (c->cmd == CMD_BENCH) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         s->p = n >= 1 && n <= INT_MAX ? (int)n : 1;

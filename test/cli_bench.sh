@@ -61,6 +61,14 @@ check "bench --coll all: every collective ($n)" $(( n == 11 ? 0 : 1 ))
 awk -F, 'NR > 1 { s[$10]++ } END { exit !(s[0] > 0 && s[1] > 0) }' "$tmp/all.csv"; check "bench: in-place and out-of-place rows" $?
 awk -F, 'NR > 1 && $1 == "allgather" && $6 % (3 * 8) { bad = 1 } END { exit bad }' "$tmp/all.csv"
 check "bench: allgather bytes are whole blocks of p" $?
+# busbw = algbw x nccl-tests' factor (allreduce 2(p-1)/p, bcast and reduce 1, barrier 0,
+# the rest (p-1)/p) and algbw = bytes / time
+awk -F, 'NR > 1 && $11 > 0 {
+    f = $1 == "allreduce" ? 4 / 3 : ($1 == "bcast" || $1 == "reduce") ? 1 : $1 == "barrier" ? 0 : 2 / 3
+    if ($13 - f * $12 > 1e-5 * $12 + 1e-12 || f * $12 - $13 > 1e-5 * $12 + 1e-12) { bad = 1; print "  busbw " $0 > "/dev/stderr" }
+    if ($1 != "barrier" && ($12 * $11 * 1e3 > $6 * 1.01 || $12 * $11 * 1e3 < $6 * 0.99)) { bad = 1; print "  algbw " $0 > "/dev/stderr" }
+} END { exit bad }' "$tmp/all.csv"
+check "bench: busbw with nccl-tests' factor per collective, algbw = bytes / time (p=3)" $?
 "$bin" bench -p 3 --coll reduce --op matmul --algo all -b 64 -e 64 --csv $quick > "$tmp/m.csv" 2>/dev/null
 check "bench reduce matmul --algo all exits 0" $?
 grep -q ',binary,' "$tmp/m.csv"; check "bench: no order-breaking algorithm for matmul" $(( $? == 1 ? 0 : 1 ))
@@ -81,6 +89,17 @@ if [ -n "$mpibin" ] && [ -x "$mpibin" ] && command -v "$mpiexec" >/dev/null 2>&1
     check "mpi bench --coll all, both places, 3 processes exits 0" $?
     awk -F, 'NR > 1 && $2 == "native" { s[$1]++ } END { exit length(s) != 11 }' "$tmp/mpi3.csv"
     check "mpi bench: native rows for every collective" $?
+    timeout 600 "$mpiexec" -n 2 "$mpibin" bench -b 64 -e 64 --csv $quick > "$tmp/mpid.csv" 2>/dev/null
+    awk -F, 'NR > 1 { n++; if ($4 != "mpi") bad = 1 } $2 == "native" { nat = 1 } END { exit bad || !n || !nat }' "$tmp/mpid.csv"
+    check "mpi bench: under mpiexec the transport is mpi without --transport (native rows too)" $?
+    REDCOLL_BENCH_CORRUPT=1 timeout 600 "$mpiexec" -n 2 "$mpibin" bench --transport mpi -b 64 -e 64 --csv $quick \
+        > "$tmp/mpic.csv" 2>/dev/null; st=$?
+    check "mpi bench: a result corrupted on rank 1 exits 1" $(( st == 1 ? 0 : 1 ))
+    awk -F, 'NR > 1 { n++; if ($14 != 1 || $16 != "wrong") bad = 1 } END { exit bad || n != 2 }' "$tmp/mpic.csv"
+    check "mpi bench: rank 1's wrong element counted in the auto and native rows" $?
+    timeout 120 "$mpiexec" -n 1 "$mpibin" bench --transport threads -p 2 -b 8 -e 8 --csv $quick 2>/dev/null |
+        awk -F, 'NR > 1 { n++; if ($4 != "threads" || $5 != 2) bad = 1 } END { exit bad || !n }'
+    check "mpi bench: --transport threads under mpiexec stays on threads" $?
     timeout 120 "$mpiexec" -n 2 "$mpibin" bench --transport mpi -p 3 >/dev/null 2>&1
     check "mpi bench: -p other than the job's size (exit 2)" $(( $? == 2 ? 0 : 1 ))
 else
@@ -106,6 +125,10 @@ b=$("$bin" simulate -p 7 --alpha 3e-06 --beta 2.5e-10 --gamma 1e-10 --f-alpha 0.
 check "profile: simulate --profile models what the flags model ($a, $b)" $([ -n "$a" ] && [ "$a" = "$b" ]; echo $?)
 "$bin" select -p 5 --profile "$tmp/p1" | grep -q "alpha 3e-06 s, beta 2.5e-10 s/B, gamma 1e-10 s/B, f_alpha 0.75, f_beta 1 (from $tmp/p1)"
 check "profile: select shows the model it read" $?
+"$bin" bench -p 2 -b 8 -e 8 $quick --profile "$tmp/p1" 2>/dev/null | grep -q "^# auto's cost model: alpha 3e-06 s, .*(from $tmp/p1)"
+check "profile: bench --profile shows the model auto uses" $?
+"$bin" bench -p 2 -b 8 -e 8 $quick --profile "$tmp/p1" --json 2>/dev/null | grep -q "\"profile\":\"$tmp/p1\""
+check "profile: bench --json names the profile" $?
 bad() { # bad NAME: the profile in $tmp/bad is refused (exit 2) naming WHY
     "$bin" profile "$tmp/bad" > /dev/null 2> "$tmp/why"
     check "profile refused: $1 (exit 2)" $(( $? == 2 ? 0 : 1 ))
@@ -144,6 +167,17 @@ while read -r p by al; do
 done < "$tmp/cells"
 check "map: every cell is select's model best" $bad
 grep -q 'winner (share of cells)' "$tmp/m.svg"; check "map: legend" $?
+# a profile whose messages cost 1000x more: map --profile draws select --profile's argmin
+sed 's/^alpha .*/alpha 3e-03/' "$tmp/p1" > "$tmp/slow"
+"$bin" map --profile "$tmp/slow" --p-min 5 --p-max 6 -b 64 -e 4K -f 8 --svg "$tmp/mp.svg" 2>/dev/null; check "map --profile exits 0" $?
+grep -q "alpha 0.003 s, .*profile $tmp/slow" "$tmp/mp.svg"; check "map --profile: the SVG names the profile's model" $?
+cells "$tmp/mp.svg" > "$tmp/pcells"
+n=$(wc -l < "$tmp/pcells"); bad=$(( n == 6 ? 0 : 1 ))
+while read -r p by al; do
+    best=$("$bin" select -p "$p" --count $((by / 8)) --profile "$tmp/slow" --json | sed -n 's/.*"model_best":"\([a-z_]*\)".*/\1/p')
+    [ "$best" = "$al" ] || { bad=1; echo "  map --profile p=$p $by B: $al, select --profile's model best: $best" >&2; }
+done < "$tmp/pcells"
+check "map --profile: every cell is select --profile's model best" $bad
 "$bin" map --from selector --p-min 2 --p-max 40 -b 8 -e 1M -f 32 --svg "$tmp/s.svg" 2>/dev/null; check "map --from selector exits 0" $?
 cells "$tmp/s.svg" > "$tmp/scells"
 bad=0
