@@ -33,7 +33,20 @@ typedef struct bench_row {
     unsigned long long wrong;
     redcoll_result     err;
     double             regret;   /* auto with --algo all: time over the fastest's */
+    double             spread;   /* the slowest batch over the fastest */
 } bench_row;
+
+/* auto against the fastest algorithm of one (collective, size, placement),
+   with --algo all. */
+typedef struct bench_verdict {
+    redcoll_coll coll;
+    size_t       bytes;
+    int          in_place;
+    const char  *picked, *fastest; /* algorithm names (static strings) */
+    double       auto_time, fastest_time, regret;
+} bench_verdict;
+#define BENCH_MAX_VERDICTS 4096
+#define BENCH_MAX_SPREADS  65536
 
 typedef struct bench {
     cli               *c;
@@ -56,8 +69,9 @@ typedef struct bench {
 #endif
     /* output */
     int                printed, nregret, worst;
-    double            *regrets;
-    char               worst_where[64];
+    double            *spreads;       /* every timed row's spread, nspread of them */
+    int                nspread;
+    bench_verdict     *verdicts;      /* nregret of them, the worst at [worst] */
     int                failures;
 } bench;
 
@@ -529,19 +543,26 @@ static int bench_one(bench *b, redcoll_coll coll, size_t bytes, size_t count, in
         if (row->err) continue;
         qsort(row->samples, (size_t)c->reps, sizeof(double), bench_dcmp);
         row->time = row->samples[c->reps / 2];
+        row->spread = row->samples[0] > 0 ? row->samples[c->reps - 1] / row->samples[0] : 0;
+        if (row->spread > 0 && b->nspread < BENCH_MAX_SPREADS) b->spreads[b->nspread++] = row->spread;
         if (!stop) bench_check_row(b, i, res);
         if (row->err) continue;
         if (row->is_auto) auto_row = i;
         else if (!row->native && (fastest < 0 || row->time < rows[fastest].time)) fastest = i;
     }
     if (c->algo_all && auto_row >= 0 && fastest >= 0 && rows[fastest].time > 0) {
+        bench_verdict *v = &b->verdicts[b->nregret];
         rows[auto_row].regret = rows[auto_row].time / rows[fastest].time;
-        b->regrets[b->nregret++] = rows[auto_row].regret;
-        if (rows[auto_row].regret >= b->regrets[b->worst]) {
-            b->worst = b->nregret - 1;
-            snprintf(b->worst_where, sizeof b->worst_where, "%s %zu B%s", redcoll_coll_name(coll), bytes,
-                     in_place ? " in place" : "");
-        }
+        v->coll = coll;
+        v->bytes = bytes;
+        v->in_place = in_place;
+        v->picked = redcoll_algo_name(sel);
+        v->fastest = rows[fastest].label;
+        v->auto_time = rows[auto_row].time;
+        v->fastest_time = rows[fastest].time;
+        v->regret = rows[auto_row].regret;
+        if (b->nregret < BENCH_MAX_VERDICTS - 1) ++b->nregret;
+        if (v->regret >= b->verdicts[b->worst].regret) b->worst = (int)(v - b->verdicts);
     }
     for (i = 0; i < n; ++i) {
         bench_print_row(b, &rows[i], bytes, selected);
@@ -558,19 +579,18 @@ static int bench_one(bench *b, redcoll_coll coll, size_t bytes, size_t count, in
     return stop;
 }
 
-static int bench_regret_cmp(const void *a, const void *b) { return bench_dcmp(a, b); }
-
 static void bench_footer(bench *b) {
     const cli *c = b->c;
     double med = 0, worst = 0;
     FILE *f = c->csv ? stderr : stdout;
+    int k;
     if (b->rank != 0) return;
     if (b->nregret) {
         double *sorted = (double *)malloc((size_t)b->nregret * sizeof(double));
-        worst = b->regrets[b->worst];
+        worst = b->verdicts[b->worst].regret;
         if (sorted) {
-            memcpy(sorted, b->regrets, (size_t)b->nregret * sizeof(double));
-            qsort(sorted, (size_t)b->nregret, sizeof(double), bench_regret_cmp);
+            for (k = 0; k < b->nregret; ++k) sorted[k] = b->verdicts[k].regret;
+            qsort(sorted, (size_t)b->nregret, sizeof(double), bench_dcmp);
             med = b->nregret % 2 ? sorted[b->nregret / 2]
                                  : (sorted[b->nregret / 2 - 1] + sorted[b->nregret / 2]) / 2;
             free(sorted);
@@ -583,9 +603,34 @@ static void bench_footer(bench *b) {
         printf(",\"failures\":%d}\n", b->failures);
         return;
     }
-    if (b->nregret)
+    if (b->nregret && !c->csv) { /* the table's verdicts again, together, for people */
+        printf("#\n# auto's pick against the fastest algorithm measured, size by size:\n");
+        for (k = 0; k < b->nregret; ++k) {
+            const bench_verdict *v = &b->verdicts[k];
+            char h[32];
+            printf("#   %s %s%s: auto ran %s in %.2f us; ", redcoll_coll_name(v->coll),
+                   cli_human(h, sizeof h, (double)v->bytes), v->in_place ? " in place" : "", v->picked,
+                   v->auto_time * 1e6);
+            if (strcmp(v->picked, v->fastest) == 0) /* the same schedule timed twice */
+                printf("that is the fastest algorithm (its own row: %.2f us, %.2fx apart: noise)\n",
+                       v->fastest_time * 1e6, v->regret);
+            else
+                printf("the fastest, %s, %.2f us (auto %.2fx)\n", v->fastest, v->fastest_time * 1e6, v->regret);
+        }
+    }
+    if (b->nregret) {
+        const bench_verdict *w = &b->verdicts[b->worst];
         fprintf(f, "# regret (auto's time over the fastest algorithm's) over %d sizes: median %.3f, "
-                   "worst %.3f (%s)\n", b->nregret, med, worst, b->worst_where);
+                   "worst %.3f (%s %zu B%s)\n", b->nregret, med, worst, redcoll_coll_name(w->coll),
+                w->bytes, w->in_place ? " in place" : "");
+    }
+    if (b->nspread && c->reps >= 3) { /* how far to trust the times */
+        double sp;
+        qsort(b->spreads, (size_t)b->nspread, sizeof(double), bench_dcmp);
+        sp = b->spreads[b->nspread / 2];
+        fprintf(f, "# noise: a row's slowest batch took %.2fx its fastest (the median over rows)%s\n", sp,
+                sp > 1.5 ? "; a loaded machine: ratios within that factor may be noise" : "");
+    }
     fprintf(f, "# %d rows with an error or a wrong element%s\n", b->failures,
             b->failures ? "" : ": every result checked and right");
 }
@@ -596,8 +641,9 @@ static int bench_go(bench *b) {
     int total = 0, done = 0;
     double t0 = cli_now();
     size_t es = redcoll_dtype_size(c->spec.dtype);
-    b->regrets = (double *)calloc(4096, sizeof(double));
-    if (!b->regrets) return 1;
+    b->verdicts = (bench_verdict *)calloc(BENCH_MAX_VERDICTS, sizeof *b->verdicts);
+    b->spreads = (double *)calloc(BENCH_MAX_SPREADS, sizeof(double));
+    if (!b->verdicts || !b->spreads) { free(b->verdicts); free(b->spreads); return 1; }
     for (k = coll0; k < coll1; ++k) {
         size_t bytes[64], count[64];
         int both = c->in_place && c->out_of_place && k != REDCOLL_COLL_BCAST && k != REDCOLL_COLL_BARRIER;
@@ -619,7 +665,8 @@ static int bench_go(bench *b) {
                 if (place == 1 && (!c->in_place || !has_in)) continue;
                 if (bench_one(b, (redcoll_coll)k, bytes[j], count[j], place)) {
                     bench_footer(b);
-                    free(b->regrets);
+                    free(b->verdicts);
+                    free(b->spreads);
                     return 1;
                 }
                 ++done;
@@ -632,7 +679,8 @@ static int bench_go(bench *b) {
             }
     }
     bench_footer(b);
-    free(b->regrets);
+    free(b->verdicts);
+    free(b->spreads);
     return b->failures ? 1 : 0;
 }
 

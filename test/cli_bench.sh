@@ -47,6 +47,11 @@ for bytes in 8 64 512 4096; do
 done
 grep -q 'redcoll bench: allreduce 4 KiB done (4 of 4)' "$tmp/b.err"; check "bench: a progress line per size on stderr" $?
 grep -q 'regret .* over 4 sizes: median' "$tmp/b.err"; check "bench: regret summary" $?
+grep -q "^# noise: a row's slowest batch took [0-9.]*x its fastest" "$tmp/b.err"; check "bench: the noise of the run" $(( $? == 1 ? 0 : 1 ))  # --reps 1: no spread
+"$bin" bench -p 2 --algo all -b 64 -e 64 --reps 3 --iters 1 --warmup 0 > "$tmp/t.txt" 2>/dev/null
+grep -q "^# noise: a row's slowest batch took [0-9.]*x its fastest" "$tmp/t.txt"; check "bench: the noise of the run (3 reps)" $?
+grep -Eq '^#   allreduce 64 B: auto ran [a-z_]+ in [0-9.]+ us; (the fastest, [a-z_]+, [0-9.]+ us \(auto [0-9.]+x\)|that is the fastest algorithm)' "$tmp/t.txt"
+check "bench: the summary says auto's pick against the fastest" $?
 
 # ---- bench: the check counts wrong elements ----
 REDCOLL_BENCH_CORRUPT=1 "$bin" bench -p 2 -b 64 -e 64 --csv $quick > "$tmp/c.csv" 2>/dev/null; st=$?
