@@ -133,6 +133,10 @@ static int cmd_select(cli *c) {
             snprintf(cd->why, sizeof cd->why, "breaks rank order: needs a commutative op");
             continue;
         }
+        if (s.p > REDCOLL_MAX_RANKS) {
+            snprintf(cd->why, sizeof cd->why, "not served: p above REDCOLL_MAX_RANKS (%d)", REDCOLL_MAX_RANKS);
+            continue;
+        }
         s.opts.algo = cd->algo;
         cd->work = cli_estimate(&s);
         if (!c->force && !cd->work.unknown && cd->work.events > c->limit) {

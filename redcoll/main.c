@@ -713,6 +713,9 @@ static int cli_check(cli *c) {
             if (s->opts.groups > s->p) return cli_bad("--groups %d must be at most -p %d", s->opts.groups, s->p);
         }
     }
+    if (c->cmd & (CMD_SIMULATE | CMD_SCHEDULE) && s->p > REDCOLL_MAX_RANKS)
+        return cli_bad("-p %d: the collectives serve up to REDCOLL_MAX_RANKS = %d ranks (select "
+                       "still says what the selector picks)", s->p, REDCOLL_MAX_RANKS);
     if (c->cmd & CMD_SIMS) {
         if (s->sim.fail_call && s->sim.fail_rank >= s->p)
             return cli_bad("--fail-rank %d must be below -p %d", s->sim.fail_rank, s->p);
@@ -738,6 +741,9 @@ static int cli_check(cli *c) {
     if (c->cmd == CMD_MAP) {
         if (c->p_min > c->p_max) return cli_bad("--p-min %d is above --p-max %d", c->p_min, c->p_max);
         if (c->from_csv && c->given[F_FROM]) return cli_bad("--from and --from-csv, not both%s", "");
+        if (!c->from_csv && strcmp(c->from, "model") == 0 && c->p_max > REDCOLL_MAX_RANKS)
+            return cli_bad("--p-max %d: the collectives serve up to REDCOLL_MAX_RANKS = %d ranks "
+                           "(--from selector draws any p)", c->p_max, REDCOLL_MAX_RANKS);
     }
     if (c->cmd == CMD_TUNE && !c->mpi && s->p < 2) return cli_bad("tune measures between two ranks: -p 2 or more%s", "");
     if (c->cmd & (CMD_BENCH | CMD_TUNE) && c->mpi) {

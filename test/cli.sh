@@ -141,6 +141,17 @@ exits 0 "11: --force insists" simulate -p 8 --limit 10 --force
 "$bin" simulate -p 16 --algo ring --progress 0 2>&1 >/dev/null | grep -q 'transport calls'; check "11: progress on stderr" $?
 "$bin" simulate -p 16 --algo ring 2>&1 >/dev/null | grep -q 'transport calls'; check "11: no progress for a short run" $(( $? == 1 ? 0 : 1 ))
 exits 1 "11: select skips what is over the limit, exits 1 when nothing is left" select -p 3000000
+# issue 13 item 1 in the tool: p up to INT_MAX answers at once, beyond REDCOLL_MAX_RANKS nothing is simulated
+start=$SECONDS
+out=$(timeout 60 "$bin" select -p 2147483647 --count 100 2>&1); st=$?
+echo "$out" | grep -q 'the selector picks [a-z_]*$'; check "1: select -p INT_MAX says the selector's pick" $?
+echo "$out" | grep -q 'not served: p above REDCOLL_MAX_RANKS'; check "1: select -p INT_MAX: candidates not served" $?
+check "1: select -p INT_MAX exits 1 (no candidate ran)" $(( st == 1 ? 0 : 1 ))
+says 'serve up to REDCOLL_MAX_RANKS' "1: simulate -p 2^30+1 refused with the reason" simulate -p 1073741825 --force
+exits 2 "1: simulate -p 2^30+1 --force refused" simulate -p 1073741825 --force --no-data --count 1
+exits 2 "1: schedule -p INT_MAX refused" schedule -p 2147483647
+exits 2 "1: map --p-max INT_MAX from the model refused" map --p-max 2147483647 --force
+check "1: all of it in seconds ($((SECONDS - start)) s)" $(( SECONDS - start < 30 ? 0 : 1 ))
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
