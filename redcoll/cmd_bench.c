@@ -579,9 +579,15 @@ static int bench_one(bench *b, redcoll_coll coll, size_t bytes, size_t count, in
     return stop;
 }
 
+/* The median of v[0..n-1] (n >= 1), which it sorts. */
+static double bench_median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, bench_dcmp);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 static void bench_footer(bench *b) {
     const cli *c = b->c;
-    double med = 0, worst = 0;
+    double med = 0, worst = 0, noise = 0;
     FILE *f = c->csv ? stderr : stdout;
     int k;
     if (b->rank != 0) return;
@@ -590,16 +596,17 @@ static void bench_footer(bench *b) {
         worst = b->verdicts[b->worst].regret;
         if (sorted) {
             for (k = 0; k < b->nregret; ++k) sorted[k] = b->verdicts[k].regret;
-            qsort(sorted, (size_t)b->nregret, sizeof(double), bench_dcmp);
-            med = b->nregret % 2 ? sorted[b->nregret / 2]
-                                 : (sorted[b->nregret / 2 - 1] + sorted[b->nregret / 2]) / 2;
+            med = bench_median(sorted, b->nregret);
             free(sorted);
         }
     }
+    /* how far to trust the times: a row's slowest batch over its fastest */
+    if (b->nspread && c->reps >= 3) noise = bench_median(b->spreads, b->nspread);
     if (c->json) {
         printf("\n],\"regret\":");
         if (b->nregret) printf("{\"sizes\":%d,\"median\":%.4f,\"worst\":%.4f}", b->nregret, med, worst);
         else printf("null");
+        if (noise > 0) printf(",\"noise\":%.4f", noise); else printf(",\"noise\":null");
         printf(",\"failures\":%d}\n", b->failures);
         return;
     }
@@ -624,13 +631,9 @@ static void bench_footer(bench *b) {
                    "worst %.3f (%s %zu B%s)\n", b->nregret, med, worst, redcoll_coll_name(w->coll),
                 w->bytes, w->in_place ? " in place" : "");
     }
-    if (b->nspread && c->reps >= 3) { /* how far to trust the times */
-        double sp;
-        qsort(b->spreads, (size_t)b->nspread, sizeof(double), bench_dcmp);
-        sp = b->spreads[b->nspread / 2];
-        fprintf(f, "# noise: a row's slowest batch took %.2fx its fastest (the median over rows)%s\n", sp,
-                sp > 1.5 ? "; a loaded machine: ratios within that factor may be noise" : "");
-    }
+    if (noise > 0)
+        fprintf(f, "# noise: a row's slowest batch took %.2fx its fastest (the median over rows)%s\n", noise,
+                noise > 1.5 ? "; a loaded machine: ratios within that factor may be noise" : "");
     fprintf(f, "# %d rows with an error or a wrong element%s\n", b->failures,
             b->failures ? "" : ": every result checked and right");
 }

@@ -75,8 +75,9 @@ static const cli_command cli_commands[] = {
     { "bench", CMD_BENCH,
       "time collectives on threads or MPI, every result checked",
       "Times collectives on a real transport: threads of this process (default,\n"
-      "p = online CPUs) or MPI (--transport mpi, build/redcoll_mpi under\n"
-      "mpiexec.mpich -n P, with rows `native` for the MPI library's own collective).\n"
+      "p = online CPUs) or MPI (build/redcoll_mpi under mpiexec.mpich -n P, where\n"
+      "--transport mpi is the default, with rows `native` for the MPI library's own\n"
+      "collective).\n"
       "Sizes from -b to -e growing by -f, as nccl-tests: `bytes` is the largest\n"
       "buffer (the whole vector; all p blocks for allgather, alltoall, gather,\n"
       "scatter, reduce_scatter), count = bytes / element size. Every row is timed\n"
@@ -86,7 +87,9 @@ static const cli_command cli_commands[] = {
       "busbw uses nccl-tests' factors: allreduce 2(p-1)/p; reduce_scatter,\n"
       "allgather, alltoall, gather, scatter (p-1)/p; bcast, reduce 1. `selected` is\n"
       "what auto picks for the size. With --algo all, each size also reports auto's\n"
-      "time over the fastest algorithm's (the regret). Progress goes to stderr.\n"
+      "time over the fastest algorithm's (the regret), and the run ends with auto's\n"
+      "pick against the fastest, size by size, and the noise: a row's slowest batch\n"
+      "over its fastest, the median over rows. Progress goes to stderr.\n"
       "Exits 1 if any row failed or had a wrong element.\n" },
     { "tune", CMD_TUNE,
       "measure a transport's alpha, beta, gamma into a profile",

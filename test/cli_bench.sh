@@ -78,6 +78,9 @@ check "bench: busbw with nccl-tests' factor per collective, algbw = bytes / time
 check "bench reduce matmul --algo all exits 0" $?
 grep -q ',binary,' "$tmp/m.csv"; check "bench: no order-breaking algorithm for matmul" $(( $? == 1 ? 0 : 1 ))
 "$bin" bench -p 2 -b 8 -e 8 --json $quick 2>/dev/null | grep -q '"rows":\[' ; check "bench --json" $?
+"$bin" bench -p 2 --algo all -b 8 -e 8 --json --reps 3 --iters 1 --warmup 0 2>/dev/null |
+    grep -Eq '^\],"regret":\{"sizes":1,"median":[0-9.]+,"worst":[0-9.]+\},"noise":[0-9.]+,"failures":0\}$'
+check "bench --json: regret and noise" $?
 REDCOLL_ALLREDUCE_ALGORITHM=ring "$bin" bench -p 2 -b 8 -e 8 --csv $quick 2>/dev/null | grep -q '^allreduce,auto,ring,'
 check "bench: REDCOLL_ALLREDUCE_ALGORITHM=ring is what auto runs" $?
 
