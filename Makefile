@@ -114,8 +114,6 @@ test: test-compile $(BUILD)/test_runner $(BUILD)/redcoll $(MPI_TOOL) examples
 # The main job on real threads: `redcoll bench` times every allreduce algorithm and
 # auto on p = online CPUs threads, checks every result on every rank, and reports
 # auto's time over the fastest algorithm's per size (DEMO_FLAGS="-p 8" for more).
-# Every allreduce algorithm timed on one thread per online CPU, each result
-# checked, auto's pick against the fastest; under a minute on a loaded machine.
 demo: $(BUILD)/redcoll
 	@echo "make demo: redcoll times each of its allreduce algorithms on threads of this process"
 	@echo "(one per online CPU), checks every result, and compares what auto picks with the fastest."
