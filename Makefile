@@ -22,12 +22,14 @@ TEST_SRC := $(wildcard test/*.c) $(wildcard test/*.h)
 EXAMPLES := $(BUILD)/allreduce_threads $(BUILD)/custom_transport $(BUILD)/demo
 SHIM     := $(BUILD)/libredcoll_pmpi.so
 VERSION  := $(shell sed -n 's/^\#define REDCOLL_VERSION_STRING "\(.*\)"/\1/p' redcoll.h)
+# The tool again with MPI (`bench --transport mpi`, `tune --transport mpi`), where MPICC exists.
+MPI_TOOL := $(if $(shell command -v $(MPICC) 2>/dev/null),$(BUILD)/redcoll_mpi)
 
 .PHONY: all demo test test-sim test-compile asan tsan examples shim install uninstall \
         test-install clean docs bench-kernels bench-datapath fuzz sim-figures bench-sim \
-        bench-exact
+        bench-exact maps
 
-all: $(BUILD)/test_runner $(BUILD)/redcoll
+all: $(BUILD)/test_runner $(BUILD)/redcoll $(MPI_TOOL)
 
 $(BUILD):
 	@mkdir -p $(BUILD)
@@ -48,6 +50,9 @@ fuzz: $(BUILD)/fuzz
 $(BUILD)/redcoll: $(wildcard redcoll/*.c) $(HEADERS) | $(BUILD)
 	$(CC) $(CFLAGS_) redcoll/main.c -o $@ $(LIBS)
 
+$(BUILD)/redcoll_mpi: $(wildcard redcoll/*.c) $(HEADERS) | $(BUILD)
+	$(MPICC) $(CFLAGS_) -DREDCOLL_CLI_MPI redcoll/main.c -o $@ $(LIBS)
+
 # docs/hierarchical.md: the G sweep of the hierarchical transformation (about 30 s).
 $(BUILD)/hierarchical_sweep: bench/hierarchical_sweep.c $(HEADERS) | $(BUILD)
 	$(CC) $(CFLAGS_) bench/hierarchical_sweep.c -o $@ $(LIBS)
@@ -55,6 +60,22 @@ $(BUILD)/hierarchical_sweep: bench/hierarchical_sweep.c $(HEADERS) | $(BUILD)
 docs/hierarchical.md: $(BUILD)/hierarchical_sweep
 	@mkdir -p docs
 	$(BUILD)/hierarchical_sweep > $@
+
+# docs/selection-map.svg: the fastest allreduce algorithm in the cost model for
+# p = 2..64 and 8 B .. 64 MiB (every candidate on the simulator: 1.6e7 events,
+# 6 minutes with the thread-per-rank simulator on a loaded 2-core machine; the
+# whole p = 2..1024 grid is 2.7e10 events, days, so raise --p-max when the
+# coroutine engine lands). docs/selector-map.svg: what the paper rules pick,
+# p = 2..1024, in a second.
+docs/selection-map.svg: $(BUILD)/redcoll
+	@mkdir -p docs
+	nice $(BUILD)/redcoll map --from model --p-max 64 -b 8 -e 64M -f 4 --svg $@
+
+docs/selector-map.svg: $(BUILD)/redcoll
+	@mkdir -p docs
+	$(BUILD)/redcoll map --from selector --p-max 1024 -b 8 -e 64M -f 2 --svg $@
+
+maps: docs/selection-map.svg docs/selector-map.svg
 
 docs: docs/hierarchical.md
 
@@ -126,17 +147,22 @@ test-sim: $(BUILD)/test_runner
 # The MPI suites (the transport; the drop-in, with and without LD_PRELOAD) run under
 # $(MPIEXEC) -n 1..5; without $(MPICC) they say so and are skipped.
 SUITES := "simulator=$(BUILD)/test_runner" "cli=test/cli.sh $(BUILD)/redcoll" \
+          "cli-bench=test/cli_bench.sh $(BUILD)/redcoll $(or $(MPI_TOOL),none) $(MPIEXEC)" \
           "mpi=test/mpi/run.sh $(BUILD) $(MPICC) $(MPIEXEC)" \
           "pmpi=test/pmpi/run.sh $(BUILD) $(MPICC) $(MPIEXEC)" \
           "fuzz=$(BUILD)/fuzz -t $(FUZZ_SECONDS)" \
           "examples=test/examples.sh $(BUILD) $(MPIEXEC)"
 
-test: test-compile $(BUILD)/test_runner $(BUILD)/redcoll $(BUILD)/fuzz examples shim
+test: test-compile $(BUILD)/test_runner $(BUILD)/redcoll $(MPI_TOOL) $(BUILD)/fuzz examples shim
 	@test/run_all.sh $(SUITES)
 
-# The main job on real threads: every allreduce algorithm on 4 threads (DEMO_FLAGS=-p 8 for more).
-demo: $(BUILD)/demo
-	$(BUILD)/demo $(DEMO_FLAGS)
+# The main job on real threads: `redcoll bench` times every allreduce algorithm and
+# auto on p = online CPUs threads, checks every result on every rank, and reports
+# auto's time over the fastest algorithm's per size (DEMO_FLAGS="-p 8" for more).
+demo: $(BUILD)/redcoll
+	@echo "make demo: redcoll times each of its allreduce algorithms on threads of this process"
+	@echo "(one per online CPU), checks every result, and compares what auto picks with the fastest."
+	$(BUILD)/redcoll bench --coll allreduce --algo all -b 64 -e 4M -f 16 $(DEMO_FLAGS)
 
 $(BUILD)/demo: examples/demo.c $(HEADERS) | $(BUILD)
 	$(CC) $(CFLAGS_) $< -o $@ $(LIBS)

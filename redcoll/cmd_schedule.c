@@ -310,30 +310,29 @@ static void sch_print(const sch_run *s, long rounds) {
     free(w);
 }
 
-static int cmd_schedule(cli *c, int argc, char **argv) {
+static int cmd_schedule(cli *c) {
     sch_run s;
     redcoll_mock_config cfg;
     redcoll_mock_report rep;
     redcoll_result run;
-    int r, i, count_given = 0, ok = 1;
+    int r, i, ok = 1;
     long rounds = 0;
-    for (i = 2; i < argc; ++i) if (strcmp(argv[i], "--count") == 0) count_given = 1;
     memset(&s, 0, sizeof s);
     s.p = c->spec.p;
     s.coll = c->spec.coll;
     s.root = c->spec.root;
     s.opts = c->spec.opts;
     s.in_place = c->spec.in_place;
-    s.n = count_given ? c->spec.count : (size_t)redcoll__pof2_floor(s.p);
+    s.n = c->given[F_COUNT] ? c->spec.count : (size_t)redcoll__pof2_floor(s.p);
     if (s.coll != REDCOLL_COLL_ALLREDUCE && s.coll != REDCOLL_COLL_REDUCE)
         return cli_bad("schedule draws allreduce and reduce (not %s)", redcoll_coll_name(s.coll));
     if (s.p > SCH_MAX_P) return cli_bad("schedule draws at most 64 ranks%s", "");
     if (s.n < 1 || s.n > SCH_MAX_ELEMS) return cli_bad("schedule draws 1 to 52 elements (--count)%s", "");
+    /* the op's real commutativity picks and runs the schedule; a non-commutative
+       op also has every reduction checked for canonical order */
+    s.commutative = c->commutative;
     if (s.opts.algo == REDCOLL_ALGO_AUTO)
-        s.opts.algo = redcoll_select(s.coll, s.p, s.n * sizeof(sch_elem), 0, &s.opts);
-    if (!redcoll_algo_supported(s.coll, s.opts.algo))
-        return cli_bad("no such %s schedule (try --algo list)", redcoll_coll_name(s.coll));
-    s.commutative = !redcoll_algo_keeps_order(s.coll, s.opts.algo);
+        s.opts.algo = redcoll_select(s.coll, s.p, s.n * sizeof(sch_elem), s.commutative, &s.opts);
     s.ranks = (sch_rank *)calloc((size_t)s.p, sizeof *s.ranks);
     s.qs = (sch_queue *)calloc((size_t)(s.p * s.p), sizeof *s.qs);
     s.qr = (sch_queue *)calloc((size_t)(s.p * s.p), sizeof *s.qr);
@@ -352,6 +351,8 @@ static int cmd_schedule(cli *c, int argc, char **argv) {
     }
     cfg = redcoll_mock_defaults(s.p);
     cfg.model = c->spec.sim.model;
+    cfg.fail_rank = c->spec.sim.fail_rank;
+    cfg.fail_call = c->spec.sim.fail_call;
     run = redcoll_mock_run(&cfg, sch_rank_fn, &s, &rep);
 
     {
@@ -361,7 +362,8 @@ static int cmd_schedule(cli *c, int argc, char **argv) {
                redcoll_algo_name(s.opts.algo), s.p, s.n, l);
     }
     if (s.coll == REDCOLL_COLL_REDUCE) printf(", root %d", s.root);
-    printf("%s\n", s.commutative ? " (commutative: this schedule does not keep rank order)" : "");
+    printf(", op %s (%s)\n", c->spec.op,
+           s.commutative ? "commutative" : "not commutative: canonical order checked");
     printf("Each cell: what the rank holds after the round (and its reductions), the elements\n"
            "reduced over the most ranks: \"A-D:0-1\" = elements A..D reduced over ranks 0..1.\n"
            "\".\" not started / done, \"-\" idle between messages; \"*\" marks a rank idle for more\n"

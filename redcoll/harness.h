@@ -34,6 +34,8 @@ typedef struct rc_spec {
     redcoll_mock_config sim;      /* size is set from p; zero model = defaults */
     int                 use_model;/* 1: sim.model as given, 0: defaults */
     int                 absent_rank1; /* 1 + a rank that never calls the collective; 0: none */
+    int                 local_rank1;  /* 1 + the only rank whose buffers this process holds
+                                         and checks (MPI: one rank per process); 0: all */
 } rc_spec;
 
 typedef struct rc_outcome {
@@ -382,22 +384,6 @@ static void rc_why(rc_outcome *o, const char *fmt, int a, long long b) {
     snprintf(o->why, sizeof o->why, fmt, a, b);
 }
 
-/* Compares `got` with `want` (n elements) and notes the first difference. */
-static int rc_same(rc_outcome *o, const rc_state *st, int rank, const void *got,
-                   const void *want, size_t n) {
-    size_t i;
-    if (o->rep.results[rank] != REDCOLL_OK) return 1; /* failed ranks promise nothing */
-    if (rank + 1 == st->spec->absent_rank1) return 1;
-    if (n == 0 || memcmp(got, want, n * st->esize) == 0) return 1;
-    o->wrong++;
-    for (i = 0; i < n; ++i)
-        if (memcmp((const char *)got + i * st->esize, (const char *)want + i * st->esize,
-                   st->esize) != 0) break;
-    rc_why(o, "rank %d: element %lld differs from the canonical-order reference", rank,
-           (long long)i);
-    return 0;
-}
-
 /* The exact reference of sum_exact, element by element over the ranks. */
 static void *rc_xreference(const rc_state *st, size_t n) {
     int p = st->spec->p, r, dbl = st->dtype == REDCOLL_DOUBLE;
@@ -436,78 +422,124 @@ static void *rc_reference(const rc_state *st, size_t n) {
     return acc;
 }
 
-static void rc_verify(const rc_state *st, rc_outcome *o) {
+/* ---- the exact result, rank by rank --------------------------------------------
+   rc_expect_init computes once what the ranks must hold (the canonical-order
+   reduction, the root's vector, the gathered blocks); rc_expect_rank then says
+   for one rank where its result is, what it must equal and how many elements,
+   so a process that holds a single rank (MPI) checks it without the others'
+   buffers, and `redcoll bench` counts wrong elements on every rank. */
+
+typedef struct rc_expect {
+    char *want;  /* shared by the ranks; alltoall: NULL (every rank differs) */
+    char *mine;  /* alltoall: one rank's expected blocks, rebuilt per rank */
+} rc_expect;
+
+/* 0 when out of memory (nothing to free then). */
+static int rc_expect_init(const rc_state *st, rc_expect *e) {
     const rc_spec *s = st->spec;
     int p = s->p, r;
-    size_t n = s->count, es = st->esize;
-    char *want = NULL;
+    size_t n = s->count, es = st->esize, total = st->displs ? st->displs[p] : n * (size_t)p;
+    e->want = e->mine = NULL;
     switch (s->coll) {
-    case REDCOLL_COLL_ALLREDUCE:
-    case REDCOLL_COLL_REDUCE:
-        want = (char *)rc_reference(st, n);
-        if (!want) { rc_why(o, "harness out of memory (rank %d, %lld)", 0, 0); o->ok = 0; return; }
-        for (r = 0; r < p; ++r)
-            if (s->coll == REDCOLL_COLL_ALLREDUCE || r == s->root)
-                o->ok &= rc_same(o, st, r, st->rbuf[r], want, n);
+    case REDCOLL_COLL_ALLREDUCE: case REDCOLL_COLL_REDUCE:
+        e->want = (char *)rc_reference(st, n);
+        break;
+    case REDCOLL_COLL_REDUCE_SCATTER: case REDCOLL_COLL_REDUCE_SCATTER_BLOCK:
+        e->want = (char *)rc_reference(st, total);
         break;
     case REDCOLL_COLL_BCAST:
-        want = (char *)calloc(n ? n : 1, es);
-        if (!want) { o->ok = 0; return; }
-        rc_fill(st->dtype, st->op.kind, s->root, want, n);
-        for (r = 0; r < p; ++r) o->ok &= rc_same(o, st, r, st->rbuf[r], want, n);
-        break;
-    case REDCOLL_COLL_GATHER:
-        want = (char *)calloc(n * (size_t)p + 1, es);
-        if (!want) { o->ok = 0; return; }
-        for (r = 0; r < p; ++r) rc_fill(st->dtype, st->op.kind, r, want + (size_t)r * n * es, n);
-        o->ok &= rc_same(o, st, s->root, st->rbuf[s->root], want, n * (size_t)p);
+        e->want = (char *)calloc(n ? n : 1, es);
+        if (e->want) rc_fill(st->dtype, st->op.kind, s->root, e->want, n);
         break;
     case REDCOLL_COLL_SCATTER:
-        want = (char *)calloc(n * (size_t)p + 1, es);
-        if (!want) { o->ok = 0; return; }
-        rc_fill(st->dtype, st->op.kind, s->root, want, n * (size_t)p);
-        for (r = 0; r < p; ++r) {
-            const char *got = s->in_place && r == s->root ? st->sbuf[r] + (size_t)r * n * es : st->rbuf[r];
-            o->ok &= rc_same(o, st, r, got, want + (size_t)r * n * es, n);
-        }
+        e->want = (char *)calloc(n * (size_t)p + 1, es);
+        if (e->want) rc_fill(st->dtype, st->op.kind, s->root, e->want, n * (size_t)p);
         break;
-    case REDCOLL_COLL_ALLGATHER: case REDCOLL_COLL_ALLGATHERV: {
-        size_t total = st->displs ? st->displs[p] : n * (size_t)p;
-        want = (char *)calloc(total + 1, es);
-        if (!want) { o->ok = 0; return; }
-        for (r = 0; r < p; ++r)
-            rc_fill(st->dtype, st->op.kind, r, want + (st->displs ? st->displs[r] : (size_t)r * n) * es,
+    case REDCOLL_COLL_GATHER: case REDCOLL_COLL_ALLGATHER: case REDCOLL_COLL_ALLGATHERV:
+        e->want = (char *)calloc(total + 1, es);
+        for (r = 0; e->want && r < p; ++r)
+            rc_fill(st->dtype, st->op.kind, r, e->want + (st->displs ? st->displs[r] : (size_t)r * n) * es,
                     st->counts ? st->counts[r] : n);
-        for (r = 0; r < p; ++r) o->ok &= rc_same(o, st, r, st->rbuf[r], want, total);
         break;
-    }
-    case REDCOLL_COLL_ALLTOALL: { /* block i of rank j = block j of rank i's input */
-        int j;
-        size_t k;
-        want = (char *)calloc(n * (size_t)p + 1, es);
-        if (!want) { o->ok = 0; return; }
-        for (j = 0; j < p; ++j) {
-            for (r = 0; r < p; ++r)
-                for (k = 0; k < n; ++k)
-                    rc_input_elem(st->dtype, st->op.kind, r, (size_t)j * n + k,
-                                  want + ((size_t)r * n + k) * es);
-            o->ok &= rc_same(o, st, j, st->rbuf[j], want, n * (size_t)p);
-        }
-        break;
-    }
-    case REDCOLL_COLL_REDUCE_SCATTER: case REDCOLL_COLL_REDUCE_SCATTER_BLOCK: {
-        size_t total = st->displs ? st->displs[p] : n * (size_t)p;
-        want = (char *)rc_reference(st, total);
-        if (!want) { rc_why(o, "harness out of memory (rank %d, %lld)", 0, 0); o->ok = 0; return; }
-        for (r = 0; r < p; ++r)
-            o->ok &= rc_same(o, st, r, st->rbuf[r], want + (st->displs ? st->displs[r] : (size_t)r * n) * es,
-                             st->counts ? st->counts[r] : n);
-        break;
-    }
+    case REDCOLL_COLL_ALLTOALL:
+        e->mine = (char *)calloc(n * (size_t)p + 1, es);
+        return e->mine != NULL;
     default:
-        break;
+        return 1;
     }
-    free(want);
+    return e->want != NULL;
+}
+
+static void rc_expect_free(rc_expect *e) { free(e->want); free(e->mine); e->want = e->mine = NULL; }
+
+/* Rank r's result (*got) and what it must be (*want); returns the element
+   count, 0 when r receives nothing to check. */
+static size_t rc_expect_rank(const rc_state *st, rc_expect *e, int r, const char **got,
+                             const char **want) {
+    const rc_spec *s = st->spec;
+    int p = s->p, j;
+    size_t n = s->count, es = st->esize, k;
+    *got = st->rbuf[r];
+    *want = e->want;
+    switch (s->coll) {
+    case REDCOLL_COLL_ALLREDUCE: case REDCOLL_COLL_BCAST: return n;
+    case REDCOLL_COLL_REDUCE: return r == s->root ? n : 0;
+    case REDCOLL_COLL_GATHER: return r == s->root ? n * (size_t)p : 0;
+    case REDCOLL_COLL_SCATTER:
+        if (s->in_place && r == s->root) *got = st->sbuf[r] + (size_t)r * n * es;
+        *want = e->want + (size_t)r * n * es;
+        return n;
+    case REDCOLL_COLL_ALLGATHER: case REDCOLL_COLL_ALLGATHERV:
+        return st->displs ? st->displs[p] : n * (size_t)p;
+    case REDCOLL_COLL_ALLTOALL: /* block j of rank r = block r of rank j's input */
+        for (j = 0; j < p; ++j)
+            for (k = 0; k < n; ++k)
+                rc_input_elem(st->dtype, st->op.kind, j, (size_t)r * n + k,
+                              e->mine + ((size_t)j * n + k) * es);
+        *want = e->mine;
+        return n * (size_t)p;
+    case REDCOLL_COLL_REDUCE_SCATTER: case REDCOLL_COLL_REDUCE_SCATTER_BLOCK:
+        *want = e->want + (st->displs ? st->displs[r] : (size_t)r * n) * es;
+        return st->counts ? st->counts[r] : n;
+    default:
+        return 0;
+    }
+}
+
+/* Elements of rank r's result that differ from the exact result (bytewise);
+   *first (optional) gets the index of the first. */
+static size_t rc_wrong_elems(const rc_state *st, rc_expect *e, int r, size_t *first) {
+    const char *got, *want;
+    size_t n = rc_expect_rank(st, e, r, &got, &want), i, bad = 0, es = st->esize;
+    if (n == 0 || memcmp(got, want, n * es) == 0) return 0;
+    for (i = 0; i < n; ++i)
+        if (memcmp(got + i * es, want + i * es, es) != 0) {
+            if (!bad++ && first) *first = i;
+        }
+    return bad;
+}
+
+/* Checks every rank this process holds (spec.local_rank1) that returned OK. */
+static void rc_verify(const rc_state *st, rc_outcome *o) {
+    rc_expect e;
+    int r;
+    if (!rc_expect_init(st, &e)) {
+        rc_why(o, "harness out of memory (rank %d, %lld)", 0, 0);
+        o->ok = 0;
+        return;
+    }
+    for (r = 0; r < st->spec->p; ++r) {
+        size_t first = 0;
+        if (st->spec->local_rank1 && r + 1 != st->spec->local_rank1) continue;
+        if (o->rep.results[r] != REDCOLL_OK) continue; /* failed ranks promise nothing */
+        if (r + 1 == st->spec->absent_rank1) continue;
+        if (rc_wrong_elems(st, &e, r, &first) == 0) continue;
+        o->wrong++;
+        o->ok = 0;
+        rc_why(o, "rank %d: element %lld differs from the canonical-order reference", r,
+               (long long)first);
+    }
+    rc_expect_free(&e);
 }
 
 /* Rank r's buffers in elements: sbuf (sn), rbuf (rn; 0 = the rank passes
@@ -570,6 +602,7 @@ static int rc_setup(rc_state *st) {
         rc_layout l = rc_layout_of(st, r);
         size_t sn = l.sn, rn = l.rn;
         int root = r == s->root;
+        if (s->local_rank1 && r + 1 != s->local_rank1) continue;
         if (l.input_in_rbuf) {
             st->rbuf[r] = rn ? (char *)calloc(rn, es) : NULL;
             if (rn && !st->rbuf[r]) return 0;
