@@ -580,9 +580,15 @@ Remarks
     In-place forms follow MPI's MPI_IN_PLACE; each function lists its own.
     Non-commutative ops are applied in canonical order x0 op x1 op ... op
     x(p-1) and every rank that gets a result gets it bitwise identical.
-    Scratch: each algorithm needs a few vectors at most, from opts.allocator;
-    the persistent collectives' plan query will report the bytes per
-    algorithm. Transfers may be synchronous: nothing relies on buffering.
+    Scratch: each algorithm needs a few vectors at most. With a transport
+    that has a `scratch` entry (redcoll_shm.h) a call measures its exact need
+    first (the schedule's control flow, no data) and takes it from the
+    transport's block, which grows to the largest single call's need and
+    then stays: steady-state calls allocate nothing and fault in no pages,
+    and the block never holds more than the biggest call needed. Otherwise
+    scratch comes from opts.allocator for the call. Persistent plans
+    (redcoll_allreduce_init ...) hold their own; redcoll_plan_scratch_bytes
+    reports it. Transfers may be synchronous: nothing relies on buffering.
 
     Ranks that disagree (an erroneous program): the collective, the algorithm
     as resolved, the count (every count of an irregular collective), the
@@ -759,6 +765,95 @@ p) rounds of empty messages).
 REDCOLL_API redcoll_result redcoll_barrier(const redcoll_transport *t,
                                            const redcoll_options *opts);
 
+/*
+Persistent collectives (MPI-4's MPI_Allreduce_init, Gloo's algorithm objects)
+-----------------------------------------------------------------------------
+redcoll_<coll>_init takes the arguments of the one-shot call plus `out` and
+settles everything once: the checks, the algorithm (AUTO's choice included),
+the tag, every schedule parameter and all scratch. redcoll_plan_run then runs
+the collective on the buffers given at init -- as many times as wanted, with
+whatever data they hold by then -- allocating nothing and costing only its
+messages and reductions. Every rank makes the same plan and runs it the
+same number of times, in the same order as its other collectives.
+
+    redcoll_plan *pl;
+    if (redcoll_allreduce_init(t, x, sum, n, REDCOLL_DOUBLE, REDCOLL_SUM, NULL, &pl) == REDCOLL_OK) {
+        for (step = 0; step < steps; ++step) { fill(x); redcoll_plan_run(pl); use(sum); }
+        redcoll_plan_free(pl);
+    }
+
+Return Value
+    init: as the one-shot call's argument checks (INVALID_ARG, UNSUPPORTED,
+    nothing touched, *out = NULL), or OUT_OF_MEMORY; it sends nothing.
+    redcoll_plan_run: as the one-shot call (INVALID_ARG for a NULL plan).
+
+Remarks
+    The transport, the buffers, and for the irregular collectives nothing else
+    (the counts are copied) are borrowed: they must stay valid (the transport
+    at its address) while the plan lives. opts is copied, its allocator kept:
+    the plan, its copy of the counts and one block of scratch come from it at
+    init and go back to it in redcoll_plan_free; redcoll_plan_run calls it
+    never. The scratch is the exact high-water mark of the schedule's needs,
+    measured at init by running the schedule's control flow once without
+    moving data (at most a few vectors of the message size per rank, see
+    redcoll_plan_scratch_bytes). A count of 0 makes a plan that returns OK.
+    Thread safety: a plan runs on one thread at a time, and counts as a call
+    on its transport (one call at a time per transport).
+*/
+typedef struct redcoll_plan redcoll_plan;
+
+REDCOLL_API redcoll_result redcoll_allreduce_init(const redcoll_transport *t, const void *sbuf,
+                                                  void *rbuf, size_t count, redcoll_dtype dtype,
+                                                  redcoll_op op, const redcoll_options *opts,
+                                                  redcoll_plan **out);
+REDCOLL_API redcoll_result redcoll_reduce_init(const redcoll_transport *t, const void *sbuf,
+                                               void *rbuf, size_t count, redcoll_dtype dtype,
+                                               redcoll_op op, int root, const redcoll_options *opts,
+                                               redcoll_plan **out);
+REDCOLL_API redcoll_result redcoll_reduce_scatter_init(const redcoll_transport *t, const void *sbuf,
+                                                       void *rbuf, const size_t *recvcounts,
+                                                       redcoll_dtype dtype, redcoll_op op,
+                                                       const redcoll_options *opts,
+                                                       redcoll_plan **out);
+REDCOLL_API redcoll_result redcoll_reduce_scatter_block_init(const redcoll_transport *t,
+                                                             const void *sbuf, void *rbuf,
+                                                             size_t recvcount, redcoll_dtype dtype,
+                                                             redcoll_op op,
+                                                             const redcoll_options *opts,
+                                                             redcoll_plan **out);
+REDCOLL_API redcoll_result redcoll_allgather_init(const redcoll_transport *t, const void *sbuf,
+                                                  void *rbuf, size_t count, redcoll_dtype dtype,
+                                                  const redcoll_options *opts, redcoll_plan **out);
+REDCOLL_API redcoll_result redcoll_allgatherv_init(const redcoll_transport *t, const void *sbuf,
+                                                   void *rbuf, const size_t *counts,
+                                                   redcoll_dtype dtype, const redcoll_options *opts,
+                                                   redcoll_plan **out);
+REDCOLL_API redcoll_result redcoll_bcast_init(const redcoll_transport *t, void *buf, size_t count,
+                                              redcoll_dtype dtype, int root,
+                                              const redcoll_options *opts, redcoll_plan **out);
+REDCOLL_API redcoll_result redcoll_alltoall_init(const redcoll_transport *t, const void *sbuf,
+                                                 void *rbuf, size_t count, redcoll_dtype dtype,
+                                                 const redcoll_options *opts, redcoll_plan **out);
+REDCOLL_API redcoll_result redcoll_gather_init(const redcoll_transport *t, const void *sbuf,
+                                               void *rbuf, size_t count, redcoll_dtype dtype,
+                                               int root, const redcoll_options *opts,
+                                               redcoll_plan **out);
+REDCOLL_API redcoll_result redcoll_scatter_init(const redcoll_transport *t, const void *sbuf,
+                                                void *rbuf, size_t count, redcoll_dtype dtype,
+                                                int root, const redcoll_options *opts,
+                                                redcoll_plan **out);
+REDCOLL_API redcoll_result redcoll_barrier_init(const redcoll_transport *t,
+                                                const redcoll_options *opts, redcoll_plan **out);
+
+/* Runs the plan once (see above). */
+REDCOLL_API redcoll_result redcoll_plan_run(redcoll_plan *plan);
+/* Releases the plan and its scratch; NULL is fine. */
+REDCOLL_API void redcoll_plan_free(redcoll_plan *plan);
+/* The algorithm the plan runs (AUTO resolved); REDCOLL_ALGO_AUTO for NULL. */
+REDCOLL_API redcoll_algo redcoll_plan_algo(const redcoll_plan *plan);
+/* The scratch bytes the plan holds for its runs (0 for NULL). */
+REDCOLL_API size_t redcoll_plan_scratch_bytes(const redcoll_plan *plan);
+
 #ifdef __cplusplus
 }
 #endif
@@ -804,6 +899,27 @@ REDCOLL_API redcoll_result redcoll_barrier(const redcoll_transport *t,
 
 typedef void (*redcoll__kernel)(const void *lo, const void *hi, void *out, size_t n);
 
+/* The scratch of one call, carved from one block (a plan's, or the
+   transport's `scratch`) by a bump pointer that a free of the top block
+   moves back. A schedule's allocations depend only on (p, rank, counts,
+   options), so a pass that only measures (`measure`: vectors get addresses
+   that are never touched, control data -- index arrays, requests -- real
+   memory from the allocator) replays the exact sequence and its high-water
+   mark `peak` is exactly what a run needs. An allocation that would not fit
+   (never, after a measuring pass) falls back to the allocator. Control data
+   of a measuring pass comes from `ctl` (a block on the measurer's stack)
+   while it lasts, so measuring allocates nothing either for p up to a few
+   hundred. */
+typedef struct redcoll__arena {
+    char  *base;
+    size_t cap, top, peak;
+    int    measure;
+    char  *ctl;
+    size_t ctl_cap, ctl_top;
+} redcoll__arena;
+
+#define REDCOLL__ARENA_ALIGN ((size_t)64) /* a cache line: vectors never share one */
+
 /* Everything a schedule needs about one call. Transport failures are latched
    in `err`: later calls become no-ops, so a schedule reads as straight-line
    code and returns c->err (STYLE: record the error, release the peers). */
@@ -819,6 +935,7 @@ typedef struct redcoll__ctx {
     const struct redcoll__row *inner, *outer, *down; /* hierarchical: the levels' rows, from setup */
     int             tag;
     int             dry;     /* transport moves no data */
+    redcoll__arena *arena;   /* NULL: scratch straight from the allocator */
     redcoll_result  err;
 } redcoll__ctx;
 
@@ -938,30 +1055,95 @@ static void redcoll__swap(const redcoll__ctx *c, void *x, void *y, size_t n) {
     for (i = 0; i < n * c->esize; ++i) { unsigned char t = a[i]; a[i] = b[i]; b[i] = t; }
 }
 
-/* Scratch of `bytes` from the user's allocator; NULL latches out-of-memory.
-   Index arrays and request lists use it directly, vectors via redcoll__alloc. */
-static void *redcoll__alloc_bytes(redcoll__ctx *c, size_t bytes) {
-    const redcoll_allocator *a = &c->o.allocator;
-    void *p;
+/* Raw memory from an allocator (all NULL: REDCOLL_MALLOC / REDCOLL_FREE). */
+static void *redcoll__mem_alloc(const redcoll_allocator *a, size_t bytes) {
+    return a->alloc_fn ? a->alloc_fn(bytes, a->user_data) : REDCOLL_MALLOC(bytes);
+}
+
+static void redcoll__mem_free(const redcoll_allocator *a, void *p) {
+    if (a->alloc_fn) a->free_fn(p, a->user_data); else REDCOLL_FREE(p);
+}
+
+static size_t redcoll__align_up(size_t x) {
+    return (x + REDCOLL__ARENA_ALIGN - 1) & ~(REDCOLL__ARENA_ALIGN - 1);
+}
+
+/* A measuring pass hands out addresses past this byte for vectors: distinct
+   per allocation, never dereferenced (the pass moves no data). */
+static char redcoll__measure_base[1];
+
+/* Takes `bytes` from the arena; `data`: a vector (1) or control data (0).
+   NULL when it does not fit. While measuring, control data is real memory
+   with its arena offset stored in front, so it can be freed in order. */
+static void *redcoll__arena_take(redcoll__ctx *c, size_t bytes, int data) {
+    redcoll__arena *A = c->arena;
+    size_t off = A->top;
+    if (A->measure) {
+        A->top = redcoll__align_up(off + bytes);
+        if (A->top > A->peak) A->peak = A->top;
+        if (data) return redcoll__measure_base + off;
+        {
+            size_t whole = redcoll__align_up(bytes) + REDCOLL__ARENA_ALIGN;
+            char *p;
+            if (A->ctl && whole <= A->ctl_cap - A->ctl_top) { p = A->ctl + A->ctl_top; A->ctl_top += whole; }
+            else p = (char *)redcoll__mem_alloc(&c->o.allocator, whole);
+            if (!p) { A->top = off; return NULL; }
+            REDCOLL_MEMCPY(p, &off, sizeof off);
+            return p + REDCOLL__ARENA_ALIGN;
+        }
+    }
+    if (off > A->cap || bytes > A->cap - off) return NULL;
+    A->top = redcoll__align_up(off + bytes);
+    return A->base + off;
+}
+
+/* Gives back an allocation of the arena; returns 0 when p is not one. */
+static int redcoll__arena_give(redcoll__ctx *c, void *p, size_t bytes, int data) {
+    redcoll__arena *A = c->arena;
+    size_t off;
+    if (A->measure) {
+        if (data) off = (size_t)((char *)p - redcoll__measure_base);
+        else {
+            char *q = (char *)p - REDCOLL__ARENA_ALIGN; /* ctl blocks go with the pass */
+            REDCOLL_MEMCPY(&off, q, sizeof off);
+            if (!A->ctl || q < A->ctl || q >= A->ctl + A->ctl_cap) redcoll__mem_free(&c->o.allocator, q);
+        }
+    } else {
+        if (!A->base || (char *)p < A->base || (char *)p >= A->base + A->cap) return 0;
+        off = (size_t)((char *)p - A->base);
+    }
+    if (redcoll__align_up(off + bytes) == A->top) A->top = off; /* the top block: reuse it */
+    return 1;
+}
+
+/* Scratch of `bytes`: from the call's arena when it has one, else (or when
+   the arena is full) from the user's allocator; NULL latches out-of-memory.
+   Index arrays and request lists use it directly (`data` 0), vectors via
+   redcoll__alloc. */
+static void *redcoll__scratch(redcoll__ctx *c, size_t bytes, int data) {
+    void *p = NULL;
     if (c->err) return NULL;
     if (bytes == 0) bytes = 1;
-    p = a->alloc_fn ? a->alloc_fn(bytes, a->user_data) : REDCOLL_MALLOC(bytes);
+    if (c->arena) p = redcoll__arena_take(c, bytes, data);
+    if (!p && (!c->arena || !c->arena->measure)) p = redcoll__mem_alloc(&c->o.allocator, bytes);
     if (!p) { redcoll__fail(c, REDCOLL_ERR_OUT_OF_MEMORY); return NULL; }
     if (c->t->on_scratch) c->t->on_scratch(c->t->user, (long long)bytes);
     return p;
 }
 
-static void redcoll__free_bytes(redcoll__ctx *c, void *p, size_t bytes) {
-    const redcoll_allocator *a = &c->o.allocator;
+static void redcoll__unscratch(redcoll__ctx *c, void *p, size_t bytes, int data) {
     if (!p) return;
     if (bytes == 0) bytes = 1;
     if (c->t->on_scratch) c->t->on_scratch(c->t->user, -(long long)bytes);
-    if (a->free_fn) a->free_fn(p, a->user_data); else REDCOLL_FREE(p);
+    if (!c->arena || !redcoll__arena_give(c, p, bytes, data)) redcoll__mem_free(&c->o.allocator, p);
 }
 
+static void *redcoll__alloc_bytes(redcoll__ctx *c, size_t bytes) { return redcoll__scratch(c, bytes, 0); }
+static void redcoll__free_bytes(redcoll__ctx *c, void *p, size_t bytes) { redcoll__unscratch(c, p, bytes, 0); }
+
 /* Scratch of n elements. */
-static void *redcoll__alloc(redcoll__ctx *c, size_t n) { return redcoll__alloc_bytes(c, n * c->esize); }
-static void redcoll__free(redcoll__ctx *c, void *p, size_t n) { redcoll__free_bytes(c, p, n * c->esize); }
+static void *redcoll__alloc(redcoll__ctx *c, size_t n) { return redcoll__scratch(c, n * c->esize, 1); }
+static void redcoll__free(redcoll__ctx *c, void *p, size_t n) { redcoll__unscratch(c, p, n * c->esize, 1); }
 
 /* Non-blocking transfers (optional vtable entries; callers check t->isend).
    A request is kept only when posting worked; redcoll__waitall waits for
@@ -4399,15 +4581,175 @@ static redcoll_result redcoll__execute(redcoll__call *call) {
     return r;
 }
 
-/* The one-shot call: setup, then execute. */
+/* ---- measuring scratch, plans, the one-shot call -------------------------------
+   The measuring pass runs execute against a transport that moves nothing
+   (REDCOLL_TRANSPORT_NO_DATA) and has the real one's optional entries, so the
+   schedule takes the same branches and makes the same allocations as a real
+   run; the arena records their high-water mark. */
+static redcoll_result redcoll__dry_send(void *u, int dst, const void *buf, size_t bytes, int tag) {
+    (void)u; (void)dst; (void)buf; (void)bytes; (void)tag;
+    return REDCOLL_OK;
+}
+static redcoll_result redcoll__dry_recv(void *u, int src, void *buf, size_t bytes, int tag) {
+    (void)u; (void)src; (void)buf; (void)bytes; (void)tag;
+    return REDCOLL_OK;
+}
+static redcoll_result redcoll__dry_sendrecv(void *u, int dst, const void *sbuf, size_t sbytes,
+                                            int src, void *rbuf, size_t rbytes, int tag) {
+    (void)u; (void)dst; (void)sbuf; (void)sbytes; (void)src; (void)rbuf; (void)rbytes; (void)tag;
+    return REDCOLL_OK;
+}
+static void redcoll__dry_abort(void *u, redcoll_result why) { (void)u; (void)why; }
+static redcoll_result redcoll__dry_ipost(void *u, int peer, void *buf, size_t bytes, int tag,
+                                         redcoll_request *req) {
+    (void)u; (void)peer; (void)buf; (void)bytes; (void)tag;
+    req->ptr = NULL; req->id = 0;
+    return REDCOLL_OK;
+}
+static redcoll_result redcoll__dry_isend(void *u, int dst, const void *buf, size_t bytes, int tag,
+                                         redcoll_request *req) {
+    (void)buf;
+    return redcoll__dry_ipost(u, dst, NULL, bytes, tag, req);
+}
+static redcoll_result redcoll__dry_waitall(void *u, int count, redcoll_request *reqs) {
+    (void)u; (void)count; (void)reqs;
+    return REDCOLL_OK;
+}
+static int redcoll__dry_node_of(void *u, int rank) {
+    const redcoll_transport *real = (const redcoll_transport *)u;
+    return real->node_of(real->user, rank);
+}
+static redcoll_result redcoll__dry_recv_reduce(void *u, int src, size_t bytes, int tag,
+                                               const redcoll_consumer *into) {
+    (void)u; (void)src; (void)bytes; (void)tag; (void)into;
+    return REDCOLL_OK;
+}
+static redcoll_result redcoll__dry_sendrecv_reduce(void *u, int dst, const void *sbuf, size_t sbytes,
+                                                   int src, size_t rbytes, int tag,
+                                                   const redcoll_consumer *into) {
+    (void)u; (void)dst; (void)sbuf; (void)sbytes; (void)src; (void)rbytes; (void)tag; (void)into;
+    return REDCOLL_OK;
+}
+
+#define REDCOLL__MEASURE_CTL 4096 /* stack bytes for a measuring pass's control data */
+
+/* The call's scratch need in bytes (the arena's high-water mark), or 0 with
+   an error latched when control data could not be allocated. */
+static redcoll_result redcoll__measure(const redcoll__call *call, size_t *need) {
+    const redcoll_transport *real = call->c.t;
+    redcoll_transport dry;
+    redcoll__arena arena;
+    redcoll__call m = *call;
+    redcoll_result r;
+    union { char b[REDCOLL__MEASURE_CTL]; double align_d; void *align_p; long long align_l; } ctl;
+    REDCOLL_MEMSET(&dry, 0, sizeof dry);
+    REDCOLL_MEMSET(&arena, 0, sizeof arena);
+    arena.ctl = ctl.b; arena.ctl_cap = sizeof ctl.b;
+    dry.user = (void *)real; /* only node_of reads it */
+    dry.rank = real->rank; dry.size = real->size;
+    dry.send = redcoll__dry_send; dry.recv = redcoll__dry_recv; dry.sendrecv = redcoll__dry_sendrecv;
+    dry.abort = redcoll__dry_abort;
+    if (real->isend) {
+        dry.isend = redcoll__dry_isend; dry.irecv = redcoll__dry_ipost; dry.waitall = redcoll__dry_waitall;
+    }
+    if (real->node_of) dry.node_of = redcoll__dry_node_of;
+    dry.flags = real->flags | REDCOLL_TRANSPORT_NO_DATA;
+    if (real->recv_reduce) {
+        dry.recv_reduce = redcoll__dry_recv_reduce;
+        dry.sendrecv_reduce = redcoll__dry_sendrecv_reduce;
+    }
+    arena.measure = 1;
+    m.c.t = &dry; m.c.dry = 1; m.c.arena = &arena;
+    r = redcoll__execute(&m);
+    *need = arena.peak;
+    return r;
+}
+
+struct redcoll_plan {
+    redcoll__call  call;
+    redcoll__arena arena;
+    void          *block;  /* the arena's memory, as allocated */
+};
+
+static redcoll_result redcoll__plan_make(const redcoll__desc *d, redcoll_plan **out) {
+    redcoll__call call;
+    redcoll_plan *pl;
+    size_t need = 0, counts = 0;
+    redcoll_result r;
+    if (!out) return REDCOLL_ERR_INVALID_ARG;
+    *out = NULL;
+    r = redcoll__setup(&call, d);
+    if (r == REDCOLL_OK && !call.empty) r = redcoll__measure(&call, &need);
+    if (r != REDCOLL_OK) return r;
+    if (call.a.counts) counts = sizeof(size_t) * (size_t)call.c.size;
+    pl = (redcoll_plan *)redcoll__mem_alloc(&call.c.o.allocator, sizeof *pl + counts);
+    if (!pl) return REDCOLL_ERR_OUT_OF_MEMORY;
+    REDCOLL_MEMSET(pl, 0, sizeof *pl);
+    pl->call = call;
+    if (counts) { /* the plan's own copy, right after it */
+        size_t *cp = (size_t *)(void *)(pl + 1);
+        REDCOLL_MEMCPY(cp, call.a.counts, counts);
+        pl->call.a.counts = cp;
+    }
+    if (need) {
+        pl->block = redcoll__mem_alloc(&call.c.o.allocator, need + REDCOLL__ARENA_ALIGN - 1);
+        if (!pl->block) { redcoll__mem_free(&call.c.o.allocator, pl); return REDCOLL_ERR_OUT_OF_MEMORY; }
+        pl->arena.base = (char *)pl->block +
+                         (REDCOLL__ARENA_ALIGN - (size_t)pl->block % REDCOLL__ARENA_ALIGN) % REDCOLL__ARENA_ALIGN;
+        pl->arena.cap = need;
+    }
+    *out = pl;
+    return REDCOLL_OK;
+}
+
+REDCOLL_API redcoll_result redcoll_plan_run(redcoll_plan *plan) {
+    if (!plan) return REDCOLL_ERR_INVALID_ARG;
+    plan->arena.top = 0;
+    plan->call.c.arena = &plan->arena;
+    return redcoll__execute(&plan->call);
+}
+
+REDCOLL_API void redcoll_plan_free(redcoll_plan *plan) {
+    redcoll_allocator a;
+    if (!plan) return;
+    a = plan->call.c.o.allocator;
+    if (plan->block) redcoll__mem_free(&a, plan->block);
+    redcoll__mem_free(&a, plan);
+}
+
+REDCOLL_API redcoll_algo redcoll_plan_algo(const redcoll_plan *plan) {
+    return plan ? plan->call.row->info.algo : REDCOLL_ALGO_AUTO;
+}
+
+REDCOLL_API size_t redcoll_plan_scratch_bytes(const redcoll_plan *plan) {
+    return plan ? plan->arena.cap : 0;
+}
+
+/* The one-shot call: setup, then execute. With a transport `scratch` entry
+   the scratch is measured first and taken from the transport's block (a
+   need of 0 asks for nothing); without one it comes from the allocator. */
 static redcoll_result redcoll__once(redcoll_coll coll, const redcoll_transport *t, const void *sbuf,
                                     void *rbuf, size_t count, const size_t *counts,
                                     redcoll_dtype dtype, const redcoll_op *op, int root,
                                     const redcoll_options *opts) {
     redcoll__desc d = redcoll__describe(coll, t, sbuf, rbuf, count, counts, dtype, op, root, opts);
     redcoll__call call;
+    redcoll__arena arena;
+    size_t need = 0;
     redcoll_result r = redcoll__setup(&call, &d);
-    return r != REDCOLL_OK ? r : redcoll__execute(&call);
+    if (r != REDCOLL_OK || call.empty || !t->scratch) return r != REDCOLL_OK ? r : redcoll__execute(&call);
+    r = redcoll__measure(&call, &need);
+    if (r != REDCOLL_OK) return r;
+    REDCOLL_MEMSET(&arena, 0, sizeof arena);
+    if (need && need <= (size_t)-1 - REDCOLL__ARENA_ALIGN) {
+        char *b = (char *)t->scratch(t->user, need + REDCOLL__ARENA_ALIGN - 1);
+        if (b) {
+            arena.base = b + (REDCOLL__ARENA_ALIGN - (size_t)b % REDCOLL__ARENA_ALIGN) % REDCOLL__ARENA_ALIGN;
+            arena.cap = need;
+        }
+    }
+    call.c.arena = &arena;
+    return redcoll__execute(&call);
 }
 
 /* ==== 9. Entry points [SECTION:entry] ==================================== */
@@ -4480,6 +4822,104 @@ REDCOLL_API redcoll_result redcoll_barrier(const redcoll_transport *t,
                                            const redcoll_options *opts) {
     return redcoll__once(REDCOLL_COLL_BARRIER, t, NULL, NULL, 0, NULL,
                          REDCOLL_UINT8, NULL, 0, opts);
+}
+
+/* Persistent collectives: the same descriptions, made into plans. */
+REDCOLL_API redcoll_result redcoll_allreduce_init(const redcoll_transport *t, const void *sbuf,
+                                                  void *rbuf, size_t count, redcoll_dtype dtype,
+                                                  redcoll_op op, const redcoll_options *opts,
+                                                  redcoll_plan **out) {
+    redcoll__desc d = redcoll__describe(REDCOLL_COLL_ALLREDUCE, t, sbuf, rbuf, count, NULL, dtype,
+                                        &op, 0, opts);
+    return redcoll__plan_make(&d, out);
+}
+
+REDCOLL_API redcoll_result redcoll_reduce_init(const redcoll_transport *t, const void *sbuf,
+                                               void *rbuf, size_t count, redcoll_dtype dtype,
+                                               redcoll_op op, int root, const redcoll_options *opts,
+                                               redcoll_plan **out) {
+    redcoll__desc d = redcoll__describe(REDCOLL_COLL_REDUCE, t, sbuf, rbuf, count, NULL, dtype,
+                                        &op, root, opts);
+    return redcoll__plan_make(&d, out);
+}
+
+REDCOLL_API redcoll_result redcoll_reduce_scatter_init(const redcoll_transport *t, const void *sbuf,
+                                                       void *rbuf, const size_t *recvcounts,
+                                                       redcoll_dtype dtype, redcoll_op op,
+                                                       const redcoll_options *opts,
+                                                       redcoll_plan **out) {
+    redcoll__desc d = redcoll__describe(REDCOLL_COLL_REDUCE_SCATTER, t, sbuf, rbuf, 0, recvcounts,
+                                        dtype, &op, 0, opts);
+    return redcoll__plan_make(&d, out);
+}
+
+REDCOLL_API redcoll_result redcoll_reduce_scatter_block_init(const redcoll_transport *t,
+                                                             const void *sbuf, void *rbuf,
+                                                             size_t recvcount, redcoll_dtype dtype,
+                                                             redcoll_op op,
+                                                             const redcoll_options *opts,
+                                                             redcoll_plan **out) {
+    redcoll__desc d = redcoll__describe(REDCOLL_COLL_REDUCE_SCATTER_BLOCK, t, sbuf, rbuf, recvcount,
+                                        NULL, dtype, &op, 0, opts);
+    return redcoll__plan_make(&d, out);
+}
+
+REDCOLL_API redcoll_result redcoll_allgather_init(const redcoll_transport *t, const void *sbuf,
+                                                  void *rbuf, size_t count, redcoll_dtype dtype,
+                                                  const redcoll_options *opts, redcoll_plan **out) {
+    redcoll__desc d = redcoll__describe(REDCOLL_COLL_ALLGATHER, t, sbuf, rbuf, count, NULL, dtype,
+                                        NULL, 0, opts);
+    return redcoll__plan_make(&d, out);
+}
+
+REDCOLL_API redcoll_result redcoll_allgatherv_init(const redcoll_transport *t, const void *sbuf,
+                                                   void *rbuf, const size_t *counts,
+                                                   redcoll_dtype dtype, const redcoll_options *opts,
+                                                   redcoll_plan **out) {
+    redcoll__desc d = redcoll__describe(REDCOLL_COLL_ALLGATHERV, t, sbuf, rbuf, 0, counts, dtype,
+                                        NULL, 0, opts);
+    return redcoll__plan_make(&d, out);
+}
+
+REDCOLL_API redcoll_result redcoll_bcast_init(const redcoll_transport *t, void *buf, size_t count,
+                                              redcoll_dtype dtype, int root,
+                                              const redcoll_options *opts, redcoll_plan **out) {
+    redcoll__desc d = redcoll__describe(REDCOLL_COLL_BCAST, t, NULL, buf, count, NULL, dtype,
+                                        NULL, root, opts);
+    return redcoll__plan_make(&d, out);
+}
+
+REDCOLL_API redcoll_result redcoll_alltoall_init(const redcoll_transport *t, const void *sbuf,
+                                                 void *rbuf, size_t count, redcoll_dtype dtype,
+                                                 const redcoll_options *opts, redcoll_plan **out) {
+    redcoll__desc d = redcoll__describe(REDCOLL_COLL_ALLTOALL, t, sbuf, rbuf, count, NULL, dtype,
+                                        NULL, 0, opts);
+    return redcoll__plan_make(&d, out);
+}
+
+REDCOLL_API redcoll_result redcoll_gather_init(const redcoll_transport *t, const void *sbuf,
+                                               void *rbuf, size_t count, redcoll_dtype dtype,
+                                               int root, const redcoll_options *opts,
+                                               redcoll_plan **out) {
+    redcoll__desc d = redcoll__describe(REDCOLL_COLL_GATHER, t, sbuf, rbuf, count, NULL, dtype,
+                                        NULL, root, opts);
+    return redcoll__plan_make(&d, out);
+}
+
+REDCOLL_API redcoll_result redcoll_scatter_init(const redcoll_transport *t, const void *sbuf,
+                                                void *rbuf, size_t count, redcoll_dtype dtype,
+                                                int root, const redcoll_options *opts,
+                                                redcoll_plan **out) {
+    redcoll__desc d = redcoll__describe(REDCOLL_COLL_SCATTER, t, sbuf, rbuf, count, NULL, dtype,
+                                        NULL, root, opts);
+    return redcoll__plan_make(&d, out);
+}
+
+REDCOLL_API redcoll_result redcoll_barrier_init(const redcoll_transport *t,
+                                                const redcoll_options *opts, redcoll_plan **out) {
+    redcoll__desc d = redcoll__describe(REDCOLL_COLL_BARRIER, t, NULL, NULL, 0, NULL, REDCOLL_UINT8,
+                                        NULL, 0, opts);
+    return redcoll__plan_make(&d, out);
 }
 
 #endif /* REDCOLL_IMPLEMENTATION_DONE */

@@ -17,6 +17,7 @@
 #include "test_hierarchical.c"
 #include "test_elimination.c"
 #include "test_kernels.c"
+#include "test_plans.c"
 
 int main(int argc, char **argv) {
     int i;
@@ -33,6 +34,7 @@ int main(int argc, char **argv) {
     suite_hierarchical();
     suite_elimination();
     suite_kernels();
+    suite_plans();
     printf("%ld passed, %ld failed\n", tf_passed, tf_failed);
     return tf_failed ? 1 : 0;
 }
