@@ -940,8 +940,8 @@ typedef struct redcoll__ctx {
 } redcoll__ctx;
 
 /* Arguments of a schedule, as redcoll__setup resolved them ([SECTION:setup]).
-   `sbuf` is the resolved input: never REDCOLL_IN_PLACE (and allreduce's
-   input has been copied into rbuf, so sbuf == rbuf there). */
+   `sbuf` is the resolved input: never REDCOLL_IN_PLACE (rbuf itself for an
+   in-place allreduce). */
 typedef struct redcoll__args {
     const void   *sbuf;
     void         *rbuf;
@@ -1165,25 +1165,108 @@ static void redcoll__account(redcoll__ctx *c, size_t n) {
     if (c->t->on_compute) c->t->on_compute(c->t->user, n, n * c->esize);
 }
 
-/* The local reductions, named by where the result goes; both take the
-   operand of the lower ranks first. reduce_hi: higher = lower op higher. */
-static void redcoll__reduce_hi(redcoll__ctx *c, const void *lower, void *higher, size_t n) {
+/* out = lo op hi over n elements, lo being the lower ranks' operand; out
+   may be lo or hi (or neither, disjoint from both). No accounting. With
+   `hi_scratch` hi may be clobbered, which a non-commutative user op that
+   writes into lo needs; without it that one case returns 0 (nothing done). */
+static int redcoll__combine(const redcoll__ctx *c, const void *lo, const void *hi, void *out,
+                            size_t n, int hi_scratch) {
+    if (c->kernel) { c->kernel(lo, hi, out, n); return 1; }
+    if (out == hi) { c->op.fn(lo, out, n, c->op.user); return 1; }
+    if (out == lo) {
+        if (c->op.commutative) { c->op.fn(hi, out, n, c->op.user); return 1; }
+        if (!hi_scratch) return 0;
+        c->op.fn(lo, (void *)(size_t)hi, n, c->op.user); /* hi is the caller's scratch */
+        REDCOLL_MEMCPY(out, hi, n * c->esize);
+        return 1;
+    }
+    REDCOLL_MEMCPY(out, hi, n * c->esize);
+    c->op.fn(lo, out, n, c->op.user);
+    return 1;
+}
+
+/* The local reductions: out = lo op hi, counted for the simulator. */
+static void redcoll__reduce3(redcoll__ctx *c, const void *lo, const void *hi, void *out, size_t n,
+                             int hi_scratch) {
     if (c->err || n == 0) return;
     redcoll__account(c, n);
     if (c->dry) return;
-    if (c->kernel) c->kernel(lower, higher, higher, n);
-    else c->op.fn(lower, higher, n, c->op.user);
+    redcoll__combine(c, lo, hi, out, n, hi_scratch);
+}
+
+/* Named by where the result goes; both take the operand of the lower ranks
+   first. reduce_hi: higher = lower op higher. */
+static void redcoll__reduce_hi(redcoll__ctx *c, const void *lower, void *higher, size_t n) {
+    redcoll__reduce3(c, lower, higher, higher, n, 0);
 }
 
 /* reduce_lo: lower = lower op higher; `higher` may be clobbered (a
    non-commutative user op computes into it and copies back). */
 static void redcoll__reduce_lo(redcoll__ctx *c, void *lower, void *higher, size_t n) {
-    if (c->err || n == 0) return;
-    redcoll__account(c, n);
-    if (c->dry) return;
-    if (c->kernel) c->kernel(lower, higher, lower, n);
-    else if (c->op.commutative) c->op.fn(higher, lower, n, c->op.user);
-    else { c->op.fn(lower, higher, n, c->op.user); REDCOLL_MEMCPY(lower, higher, n * c->esize); }
+    redcoll__reduce3(c, lower, higher, lower, n, 1);
+}
+
+/* ---- receive-and-reduce -------------------------------------------------------
+   "Receive a message, reduce it with `own` into `out`" in one building block.
+   With the transport's recv_reduce / sendrecv_reduce the message is reduced
+   where it is (the threads transport: straight from the sender's buffer,
+   one pass, nothing staged); without them (or where the fused form may not
+   run: out overlapping what this rank sends while the partner may still
+   read it, or a non-commutative user op that would have to write into own
+   in place from a read-only message) it lands in `tmp` and is reduced from
+   there. The message is the same either way, so counts, bytes and rounds
+   are; the reduction is counted once per message, as before. The fallback
+   stages whole messages: cutting them into cache-sized pieces would change
+   the message counts that the cost formulas (and the simulator's tests)
+   hold every schedule to. own and out are equal or disjoint. */
+typedef struct redcoll__into {
+    const redcoll__ctx *c;
+    const char         *own;
+    char               *out;
+    int                 msg_lower; /* the message is the lower ranks' operand */
+} redcoll__into;
+
+static void redcoll__into_piece(void *arg, const void *piece, size_t off, size_t bytes) {
+    const redcoll__into *x = (const redcoll__into *)arg;
+    size_t n = bytes / x->c->esize;
+    if (x->msg_lower) redcoll__combine(x->c, piece, x->own + off, x->out + off, n, 0);
+    else redcoll__combine(x->c, x->own + off, piece, x->out + off, n, 0);
+}
+
+static int redcoll__overlap(const void *a, size_t an, const void *b, size_t bn) {
+    size_t x = (size_t)a, y = (size_t)b;
+    return an && bn && x < y + bn && y < x + an;
+}
+
+/* Receives rn elements from src, sending sn elements of sbuf to dst at the
+   same time when dst >= 0 (an exchange): out = msg op own (msg_lower) or
+   own op msg. */
+static void redcoll__sendrecv_reduce(redcoll__ctx *c, int dst, const void *sbuf, size_t sn, int src,
+                                     const void *own, void *out, size_t rn, int msg_lower, void *tmp) {
+    const redcoll_transport *t = c->t;
+    int fused = dst >= 0 ? t->sendrecv_reduce != NULL : t->recv_reduce != NULL;
+    if (c->err) return;
+    if (!c->kernel && !c->op.commutative && !msg_lower && own == out) fused = 0;
+    if (fused && rn && !redcoll__overlap(out, rn * c->esize, sbuf, sn * c->esize)) {
+        redcoll__into x;
+        redcoll_consumer k;
+        x.c = c; x.own = (const char *)own; x.out = (char *)out; x.msg_lower = msg_lower;
+        k.fn = redcoll__into_piece; k.arg = &x; k.unit = c->esize;
+        redcoll__fail(c, dst >= 0 ? t->sendrecv_reduce(t->user, dst, sbuf, sn * c->esize, src,
+                                                       rn * c->esize, c->tag, &k)
+                                  : t->recv_reduce(t->user, src, rn * c->esize, c->tag, &k));
+        if (!c->err) redcoll__account(c, rn);
+        return;
+    }
+    if (dst >= 0) redcoll__sendrecv(c, dst, sbuf, sn, src, tmp, rn);
+    else redcoll__recv(c, src, tmp, rn);
+    if (msg_lower) redcoll__reduce3(c, tmp, own, out, rn, 0);
+    else redcoll__reduce3(c, own, tmp, out, rn, 1);
+}
+
+static void redcoll__recv_reduce(redcoll__ctx *c, int src, const void *own, void *out, size_t rn,
+                                 int msg_lower, void *tmp) {
+    redcoll__sendrecv_reduce(c, -1, NULL, 0, src, own, out, rn, msg_lower, tmp);
 }
 
 /* Small integer helpers shared by the schedules; defined for every int p
@@ -1755,12 +1838,16 @@ static int redcoll__fold_oldrank(const redcoll__fold *f, int newrank) {
     return newrank < f->rem ? 2 * newrank + 1 : newrank + f->rem;
 }
 
-/* Folds buf (n elements) into the odd partners; tmp receives. */
-static void redcoll__fold_in(redcoll__ctx *c, const redcoll__fold *f, void *buf, void *tmp,
-                             size_t n) {
-    if (c->rank >= 2 * f->rem) return;
-    if (f->newrank < 0) redcoll__send(c, c->rank + 1, buf, n);
-    else { redcoll__recv(c, c->rank - 1, tmp, n); redcoll__reduce_hi(c, tmp, buf, n); }
+/* Folds the even ranks' input `in` (n elements) into the odd partners' buf
+   (buf = partner's in op own in; in may be buf); tmp: n elements for a
+   transport without receive-and-reduce. Returns 1 when this rank's data
+   is now in buf. */
+static int redcoll__fold_in(redcoll__ctx *c, const redcoll__fold *f, const void *in, void *buf,
+                            void *tmp, size_t n) {
+    if (c->rank >= 2 * f->rem) return 0;
+    if (f->newrank < 0) redcoll__send(c, c->rank + 1, in, n);
+    else redcoll__recv_reduce(c, c->rank - 1, in, buf, n, 1, tmp);
+    return f->newrank >= 0;
 }
 
 /* Serves the result back to the ranks that sat out. */
@@ -1809,11 +1896,10 @@ static void redcoll__binomial_reduce(redcoll__ctx *c, const void *in, void *acc,
             tmp = redcoll__alloc(c, n);
             if (!acc) acc = own = redcoll__alloc(c, n);
             if (c->err) break;
-            redcoll__copy(c, acc, in, n);
-            started = 1;
         }
-        redcoll__recv(c, redcoll__unvrank(v + mask, base, p), tmp, n);
-        redcoll__reduce_lo(c, acc, tmp, n);
+        /* the first child's data meets `in` straight into acc: no copy */
+        redcoll__recv_reduce(c, redcoll__unvrank(v + mask, base, p), started ? acc : in, acc, n, 0, tmp);
+        started = 1;
     }
     if (base != root) {
         if (c->rank == 0) redcoll__send(c, root, started ? acc : in, n);
@@ -2122,23 +2208,23 @@ static void redcoll__halving_plan(redcoll__halving *h, int size, int v, int part
    rest of buf is scratch. tmp: the larger half, seg_len(s, 0, parts / 2)
    elements. Cost: lg size (alpha) + (1 - 1/size)(n beta + n gamma). */
 static void redcoll__rs_halving(redcoll__ctx *c, const redcoll__vmap *g, const redcoll__segs *s,
-                                void *buf, void *tmp, int doubling) {
+                                const void *in, void *buf, void *tmp, int doubling) {
     redcoll__halving h;
     int k;
     if (g->me < 0) return;
     redcoll__halving_plan(&h, g->size, g->me, s->parts, doubling);
-    for (k = 0; k < h.steps; ++k) {
+    for (k = 0; k < h.steps; ++k) { /* step 0 reads the input where it is (in; may be buf) */
         int vpeer = g->me ^ h.mask[k], peer = redcoll__vmap_rank(g, vpeer);
         int upper = (g->me & h.mask[k]) != 0;
         int keep = h.lo[k + 1], give = upper ? h.lo[k] : h.hi[k + 1];
         size_t kn = redcoll__seg_len(s, keep, h.hi[k + 1]);
         size_t gn = redcoll__seg_len(s, give, upper ? h.lo[k + 1] : h.hi[k]);
-        char *mine = redcoll__at(c, buf, redcoll__seg_off(s, keep));
-        redcoll__sendrecv(c, peer, redcoll__at(c, buf, redcoll__seg_off(s, give)), gn,
-                          peer, tmp, kn);
-        if (vpeer < g->me) redcoll__reduce_hi(c, tmp, mine, kn);
-        else redcoll__reduce_lo(c, mine, tmp, kn);
+        const void *from = k == 0 ? in : buf;
+        redcoll__sendrecv_reduce(c, peer, redcoll__at(c, from, redcoll__seg_off(s, give)), gn, peer,
+                                 redcoll__at(c, from, redcoll__seg_off(s, keep)),
+                                 redcoll__at(c, buf, redcoll__seg_off(s, keep)), kn, vpeer < g->me, tmp);
     }
+    if (h.steps == 0) redcoll__copy(c, buf, in, s->n); /* a group of one */
 }
 
 /* Recursive vector doubling, the inverse of redcoll__rs_halving with
@@ -2187,9 +2273,7 @@ static void redcoll__fold_halves(redcoll__ctx *c, const redcoll__vmap *g, const 
     char *keep = redcoll__at(c, buf, redcoll__seg_off(s, klo));
     char *give = redcoll__at(c, buf, redcoll__seg_off(s, glo));
     if (off < 0 || off >= 2 * g->pairs) return;
-    redcoll__sendrecv(c, partner, give, gn, partner, tmp, kn);
-    if (even) redcoll__reduce_lo(c, keep, tmp, kn);
-    else redcoll__reduce_hi(c, tmp, keep, kn);
+    redcoll__sendrecv_reduce(c, partner, give, gn, partner, keep, keep, kn, !even, tmp);
     if (redcoll__vmap_rank(g, off / 2) == c->rank) redcoll__recv(c, partner, give, gn);
     else redcoll__send(c, partner, keep, kn);
 }
@@ -2226,12 +2310,13 @@ static void redcoll__ring_reduce_scatter(redcoll__ctx *c, const redcoll__vmap *g
     redcoll__copy(c, mine, redcoll__at(c, in, redcoll__seg_off(s, v)), len);
     for (i = 1; i < p; ++i) {
         int to = (v + i) % p, from = (v - i + p) % p;
-        redcoll__sendrecv(c, redcoll__vmap_rank(g, to),
-                          redcoll__at(c, in, redcoll__seg_off(s, to)), redcoll__seg_len(s, to, to + 1),
-                          redcoll__vmap_rank(g, from), two && from == p - 1 ? hi : rcv, len);
-        if (from < v) redcoll__reduce_hi(c, rcv, mine, len);
-        else if (!two) redcoll__reduce_lo(c, mine, rcv, len);
-        else if (from != p - 1) redcoll__reduce_hi(c, rcv, hi, len);
+        int dst = redcoll__vmap_rank(g, to), src = redcoll__vmap_rank(g, from);
+        const char *out = redcoll__at(c, in, redcoll__seg_off(s, to));
+        size_t on = redcoll__seg_len(s, to, to + 1);
+        if (two && from == p - 1) redcoll__sendrecv(c, dst, out, on, src, hi, len);
+        else if (from < v || !two) /* mine = msg op mine, or mine op msg (commutative) */
+            redcoll__sendrecv_reduce(c, dst, out, on, src, mine, mine, len, from < v, rcv);
+        else redcoll__sendrecv_reduce(c, dst, out, on, src, hi, hi, len, 1, rcv);
     }
     if (two && v < p - 1) redcoll__reduce_lo(c, mine, hi, len);
 }
@@ -2390,7 +2475,7 @@ static redcoll_result redcoll__reduce_halving_doubling(redcoll__ctx *c, const re
     void *tmp = p > 1 ? redcoll__alloc(c, redcoll__seg_len(&s, 0, pof2 / 2)) : NULL;
     if (!c->err) {
         redcoll__fold_halves(c, &g, &s, buf, tmp);
-        redcoll__rs_halving(c, &g, &s, buf, tmp, 1);
+        redcoll__rs_halving(c, &g, &s, buf, buf, tmp, 1);
         redcoll__ag_doubling(c, &g, &s, buf, redcoll__vmap_vrank(&g, root));
     }
     redcoll__free(c, tmp, redcoll__seg_len(&s, 0, pof2 / 2));
@@ -2420,7 +2505,7 @@ static redcoll_result redcoll__reduce_binary_blocks(redcoll__ctx *c, const redco
     buf = redcoll__reduce_workbuf(c, a);
     tmp = c->size > 1 ? redcoll__alloc(c, redcoll__seg_len(&s, 0, b.size[0] / 2)) : NULL;
     if (!c->err) {
-        redcoll__rs_halving(c, &b.g, &s, buf, tmp, 1);
+        redcoll__rs_halving(c, &b.g, &s, buf, buf, tmp, 1);
         redcoll__blocks_combine(c, &b, &s, buf, tmp);
         redcoll__blocks_range(&b, &s, 0, 0, &off, &len);
         if (outside && c->rank == 0) redcoll__send(c, root, redcoll__at(c, buf, off), len);
@@ -2485,13 +2570,18 @@ static redcoll_result redcoll__bcast_scatter_allgather(redcoll__ctx *c, const re
 }
 
 /* ---- allreduce ------------------------------------------------------------- */
-/* The entry point has copied the input into rbuf: every schedule works in place. */
+/* The input is where the caller put it (a->sbuf; a->rbuf itself in place).
+   Schedules read it in their first step; those that work in rbuf from the
+   start copy it there first (redcoll__input_to_rbuf). */
+static void redcoll__input_to_rbuf(redcoll__ctx *c, const redcoll__args *a) {
+    redcoll__copy(c, a->rbuf, a->sbuf, a->count);
+}
 
 /* Reduce to rank 0, then broadcast (Rabenseifner 2004 section 3.2, the classical
    allreduce). Cost: 2 ceil(lg p)(alpha_uni + n beta_uni) + ceil(lg p) n gamma.
    Any p: binomial trees. Keeps canonical order (tree rooted at rank 0). */
 static redcoll_result redcoll__allreduce_reduce_bcast(redcoll__ctx *c, const redcoll__args *a) {
-    redcoll__binomial_reduce(c, a->rbuf, a->rbuf, a->count, 0);
+    redcoll__binomial_reduce(c, a->sbuf, a->rbuf, a->count, 0);
     redcoll__binomial_bcast(c, a->rbuf, a->count, 0);
     return c->err;
 }
@@ -2506,16 +2596,16 @@ static redcoll_result redcoll__allreduce_recursive_doubling(redcoll__ctx *c,
     size_t n = a->count;
     redcoll__fold f = redcoll__fold_plan(c->rank, c->size);
     void *tmp = f.newrank >= 0 && c->size > 1 ? redcoll__alloc(c, n) : NULL;
+    const void *cur = a->sbuf; /* where this rank's partial result is */
     int mask;
 
-    redcoll__fold_in(c, &f, a->rbuf, tmp, n);
+    if (redcoll__fold_in(c, &f, a->sbuf, a->rbuf, tmp, n)) cur = a->rbuf;
     for (mask = 1; f.newrank >= 0 && mask < f.pof2; mask <<= 1) {
-        int peer = f.newrank ^ mask;
-        redcoll__sendrecv(c, redcoll__fold_oldrank(&f, peer), a->rbuf, n,
-                          redcoll__fold_oldrank(&f, peer), tmp, n);
-        if (peer < f.newrank) redcoll__reduce_hi(c, tmp, a->rbuf, n);
-        else redcoll__reduce_lo(c, a->rbuf, tmp, n);
+        int peer = f.newrank ^ mask, old = redcoll__fold_oldrank(&f, peer);
+        redcoll__sendrecv_reduce(c, old, cur, n, old, cur, a->rbuf, n, peer < f.newrank, tmp);
+        cur = a->rbuf;
     }
+    if (f.newrank >= 0 && cur != a->rbuf) redcoll__input_to_rbuf(c, a); /* p = 1 */
     redcoll__fold_out(c, &f, a->rbuf, n);
     redcoll__free(c, tmp, n);
     return c->err;
@@ -2535,11 +2625,12 @@ static redcoll_result redcoll__allreduce_halving_doubling(redcoll__ctx *c,
     redcoll__vmap g = redcoll__vmap_make(c->rank, 0, pof2, p - pof2, 0, -1, -1);
     size_t half = redcoll__seg_len(&s, 0, pof2 / 2);
     void *tmp;
-    if (p == 1) return REDCOLL_OK;
+    if (p == 1) { redcoll__input_to_rbuf(c, a); return REDCOLL_OK; }
     tmp = redcoll__alloc(c, half);
-    if (!c->err) {
+    if (!c->err) { /* p = 2^k reads the input in the first halving step */
+        if (p != pof2) redcoll__input_to_rbuf(c, a);
         redcoll__fold_halves(c, &g, &s, a->rbuf, tmp);
-        redcoll__rs_halving(c, &g, &s, a->rbuf, tmp, 1);
+        redcoll__rs_halving(c, &g, &s, p == pof2 ? a->sbuf : a->rbuf, a->rbuf, tmp, 1);
         redcoll__ag_doubling(c, &g, &s, a->rbuf, -1);
         redcoll__unfold_halves(c, &g, a->rbuf, a->count);
     }
@@ -2559,13 +2650,14 @@ static redcoll_result redcoll__allreduce_binary_blocks(redcoll__ctx *c, const re
     redcoll__segs s;
     size_t half;
     void *tmp;
+    redcoll__input_to_rbuf(c, a);
     if (c->size == 1) return REDCOLL_OK;
     redcoll__blocks_plan(&b, c->rank, c->size);
     s = redcoll__segs_halving(a->count, b.size[0]);
     half = redcoll__seg_len(&s, 0, b.size[0] / 2);
     tmp = redcoll__alloc(c, half);
     if (!c->err) {
-        redcoll__rs_halving(c, &b.g, &s, a->rbuf, tmp, 1);
+        redcoll__rs_halving(c, &b.g, &s, a->rbuf, a->rbuf, tmp, 1);
         redcoll__blocks_combine(c, &b, &s, a->rbuf, tmp);
         redcoll__blocks_allgather(c, &b, &s, a->rbuf);
     }
@@ -2583,7 +2675,7 @@ static redcoll_result redcoll__allreduce_ring(redcoll__ctx *c, const redcoll__ar
     size_t big = redcoll__seg_len(&s, 0, 1);
     void *tmp = redcoll__alloc(c, 2 * big);
     if (!c->err) {
-        redcoll__ring_reduce_scatter(c, &g, &s, a->rbuf,
+        redcoll__ring_reduce_scatter(c, &g, &s, a->sbuf,
                                      redcoll__at(c, a->rbuf, redcoll__seg_off(&s, c->rank)), tmp, 0);
         redcoll__ring_allgather(c, &g, &s, a->rbuf);
     }
@@ -2829,13 +2921,13 @@ static redcoll_result redcoll__reduce_scatter_recursive_halving(redcoll__ctx *c,
     void *acc = a->in_place ? a->rbuf : redcoll__alloc(c, n), *tmp = redcoll__alloc(c, n);
     if (c->err) { redcoll__free(c, tmp, n); if (!a->in_place) redcoll__free(c, acc, n); return c->err; }
     redcoll__copy(c, acc, a->sbuf, n);
-    redcoll__fold_in(c, &f, acc, tmp, n);
+    redcoll__fold_in(c, &f, acc, acc, tmp, n);
     if (f.newrank < 0) {
         redcoll__recv(c, r + 1, a->rbuf, cnt);
     } else {
         redcoll__vmap g = redcoll__vmap_make(r, 0, f.pof2, f.rem, 1, -1, -1); /* the survivors */
         redcoll__segs F = redcoll__segs_folded(&L, f.rem);
-        redcoll__rs_halving(c, &g, &F, acc, tmp, 0);
+        redcoll__rs_halving(c, &g, &F, acc, acc, tmp, 0);
         if (r < 2 * f.rem) /* serve the even partner its block */
             redcoll__send(c, r - 1, redcoll__at(c, acc, redcoll__seg_off(&L, r - 1)),
                           redcoll__seg_len(&L, r - 1, r));
@@ -3330,6 +3422,7 @@ static redcoll_result redcoll__allreduce_hierarchical(redcoll__ctx *c, const red
     redcoll_group gv;
     redcoll__args ia;
 
+    redcoll__input_to_rbuf(c, a);
     if (redcoll__hier_plan(c, &h, 0, redcoll__linear_algo(c->inner) && redcoll__linear_algo(c->outer)))
         return c->err;
     ia = *a;
@@ -3342,7 +3435,10 @@ static redcoll_result redcoll__allreduce_hierarchical(redcoll__ctx *c, const red
     if (c->rank == h.leader[h.mine] && h.G > 1) {
         redcoll_group ov;
         redcoll__hier_outer(c, &h, &ov);
-        redcoll__run_on(c, &ov.t, c->outer, a);
+        redcoll__args oa = *a;
+        oa.sbuf = a->rbuf; /* the group's result, in place */
+        oa.in_place = 1;
+        redcoll__run_on(c, &ov.t, c->outer, &oa);
     }
     ia.rbuf = a->rbuf;
     redcoll__run_on(c, &gv.t, c->down, &ia);
@@ -3918,7 +4014,7 @@ static redcoll_result redcoll__rt_execute(redcoll__ctx *c, const redcoll__args *
     redcoll__fold f;
     redcoll__rt state, *rt = &state;
     if (c->size == 1) {
-        if (reduce) redcoll__copy(c, a->rbuf, a->sbuf, n);
+        redcoll__copy(c, a->rbuf, a->sbuf, n);
         return c->err;
     }
     REDCOLL_MEMSET(rt, 0, sizeof *rt);
@@ -3934,7 +4030,7 @@ static redcoll_result redcoll__rt_execute(redcoll__ctx *c, const redcoll__args *
         v = f.newrank;
         if (reduce) rt->root_v = redcoll__fold_plan(a->root + (a->root < 2 * f.rem && a->root % 2 == 0),
                                                     c->size).newrank;
-        if (rt->buf && redcoll__rt_need(rt, n)) redcoll__fold_in(c, &f, rt->buf, rt->tmp, n);
+        if (rt->buf && redcoll__rt_need(rt, n)) redcoll__fold_in(c, &f, rt->buf, rt->buf, rt->tmp, n);
     }
     if (rt->buf && v >= 0 && !c->err) redcoll__rt_reduce_all(rt, v, n);
     if (pl->fold && rt->buf) {
@@ -4432,10 +4528,7 @@ static redcoll_result redcoll__setup_buffers(redcoll__call *call, const redcoll_
     a->counts = d->counts;
     a->root = d->root;
     switch (d->coll) { /* where the input is, what is copied first */
-    case REDCOLL_COLL_ALLREDUCE: /* the schedules work in rbuf */
-        a->sbuf = rbuf;
-        call->pre_n = in_place ? 0 : n;
-        call->pre_dst = rbuf; call->pre_src = sbuf;
+    case REDCOLL_COLL_ALLREDUCE: /* the schedules read sbuf (rbuf in place) in their first step */
         break;
     case REDCOLL_COLL_REDUCE:
         a->rbuf = root ? rbuf : NULL;

@@ -11,6 +11,8 @@
                          a barrier
      kernel              the kernel limit: one thread computes c = a + b over
                          the vector (the other threads wait)
+     plan:auto           the same as a persistent plan (redcoll_allreduce_init
+                         once per size, redcoll_plan_run per call)
      lib:overhead        redcoll_allreduce (auto) on rank 0 alone over a null
                          transport of size p whose sendrecv copies its own
                          send buffer (send/recv do nothing): the library's own
@@ -87,7 +89,7 @@ static void bar_wait(bar *b) {
 
 /* ---- methods ------------------------------------------------------------ */
 
-enum { M_LIB, M_LIB_NULL, M_DIRECT, M_KERNEL, M_PINGPONG, M_EXCHANGE, M_EXCH_PLUS, M_EXCH_FUSED, M_HD,
+enum { M_LIB, M_PLAN, M_LIB_NULL, M_DIRECT, M_KERNEL, M_PINGPONG, M_EXCHANGE, M_EXCH_PLUS, M_EXCH_FUSED, M_HD,
        M_HD_FUSED };
 
 typedef struct method { char name[40]; int kind; redcoll_algo algo; } method;
@@ -110,6 +112,8 @@ typedef struct bench {
     long        *wrong;                 /* [size][method] */
     redcoll_result *err;                /* [size][method] */
     redcoll_transport null_t;           /* lib:overhead's, rank 0's */
+    redcoll_plan **plan;                /* plan:auto's, per rank, for plan_n[r] doubles */
+    size_t      *plan_n;
 } bench;
 
 static double input(int r, size_t i) { return (double)(r + 1) * (double)(i % 64 + 1); }
@@ -179,6 +183,17 @@ static redcoll_result run_once(const redcoll_transport *t, bench *B, const metho
         o.algo = m->algo;
         return redcoll_allreduce(t, B->in[r], B->out[r], n, REDCOLL_DOUBLE, REDCOLL_SUM, &o);
     }
+    case M_PLAN:
+        if (!B->plan[r] || B->plan_n[r] != n) { /* made in the warm-up call of each size */
+            redcoll_result e;
+            redcoll_plan_free(B->plan[r]);
+            B->plan[r] = NULL;
+            e = redcoll_allreduce_init(t, B->in[r], B->out[r], n, REDCOLL_DOUBLE, REDCOLL_SUM, NULL,
+                                       &B->plan[r]);
+            if (e) return e;
+            B->plan_n[r] = n;
+        }
+        return redcoll_plan_run(B->plan[r]);
     case M_LIB_NULL:
         if (r) return REDCOLL_OK;
         if (B->null_t.size != p) { /* made once: its cost is not the library's */
@@ -239,7 +254,7 @@ static long check(const redcoll_transport *t, bench *B, const method *m, size_t 
     size_t i;
     if (m->kind == M_LIB_NULL) return 0;
     if (m->kind == M_KERNEL) { if (r) return 0; scale = p > 1 ? 3 : 2; }
-    else if (m->kind == M_LIB || m->kind == M_DIRECT) for (k = 0; k < p; ++k) scale += k + 1;
+    else if (m->kind == M_LIB || m->kind == M_PLAN || m->kind == M_DIRECT) for (k = 0; k < p; ++k) scale += k + 1;
     else if (peer >= p) return 0;
     else if (m->kind == M_EXCHANGE || m->kind == M_PINGPONG) scale = peer + 1;
     else scale = r + peer + 2;
@@ -318,6 +333,7 @@ static redcoll_result bench_rank(const redcoll_transport *t, void *arg) {
         free(iters);
     }
     bar_wait(&B->b); /* nobody frees what a peer may still read */
+    redcoll_plan_free(B->plan[r]);
     free(B->in[r]); free(B->out[r]); free(B->tmp[r]);
     return REDCOLL_OK;
 }
@@ -456,6 +472,7 @@ static int bench_team(bench *B, const char *methods, int fused_ok) {
         snprintf(name, sizeof name, "lib:%s", redcoll_algo_name((redcoll_algo)a));
         add_method(B, methods, name, M_LIB, (redcoll_algo)a);
     }
+    add_method(B, methods, "plan:auto", M_PLAN, REDCOLL_ALGO_AUTO);
     add_method(B, methods, "lib:overhead", M_LIB_NULL, REDCOLL_ALGO_AUTO);
     add_method(B, methods, "direct", M_DIRECT, REDCOLL_ALGO_AUTO);
     add_method(B, methods, "kernel", M_KERNEL, REDCOLL_ALGO_AUTO);
@@ -476,7 +493,9 @@ static int bench_team(bench *B, const char *methods, int fused_ok) {
     B->faults = (double *)calloc(cells, sizeof(double));
     B->wrong = (long *)calloc(cells, sizeof(long));
     B->err = (redcoll_result *)calloc(cells, sizeof(redcoll_result));
-    if (!B->in || !B->out || !B->tmp || !B->sample || !B->faults || !B->wrong || !B->err) return 1;
+    B->plan = (redcoll_plan **)calloc((size_t)B->p, sizeof(redcoll_plan *));
+    B->plan_n = (size_t *)calloc((size_t)B->p, sizeof(size_t));
+    if (!B->plan || !B->plan_n || !B->in || !B->out || !B->tmp || !B->sample || !B->faults || !B->wrong || !B->err) return 1;
     B->b.p = B->p;
     res = redcoll_shm_run(B->p, bench_rank, B, NULL);
     if (res) printf("# team of %d: %s\n", B->p, redcoll_result_string(res));
@@ -485,7 +504,7 @@ static int bench_team(bench *B, const char *methods, int fused_ok) {
 
 static void bench_free(bench *B) {
     free(B->in); free(B->out); free(B->tmp); free(B->sample); free(B->faults); free(B->wrong);
-    free(B->err);
+    free(B->err); free(B->plan); free(B->plan_n);
 }
 
 int main(int argc, char **argv) {

@@ -412,9 +412,100 @@ static void test_oneshot_transport_scratch(void) {
         }
 }
 
+/* ---- receive-and-reduce: the fused entries against the staged fallback ---- */
+
+typedef struct tp_fused_case { rc_state *st; int how; } tp_fused_case;
+
+static redcoll_result tp_fused_rank(const redcoll_transport *t, void *arg) {
+    tp_fused_case *c = (tp_fused_case *)arg;
+    tp_wrap w;
+    redcoll_result e;
+    tp_wrap_make(&w, t, c->how);
+    e = rc_rank(&w.t, c->st);
+    tp_wrap_drop(&w);
+    return e;
+}
+
+/* rc_run through the wrapper `how`. */
+static redcoll_result tp_run_wrapped(const rc_spec *spec, int how, rc_outcome *o) {
+    rc_state st;
+    tp_fused_case c;
+    redcoll_mock_config cfg = spec->sim;
+    redcoll_result e = rc_begin(spec, &st, o);
+    if (e != REDCOLL_OK) return e;
+    c.st = &st; c.how = how;
+    cfg.model = redcoll_mock_defaults(spec->p).model;
+    cfg.size = spec->p;
+    e = redcoll_mock_run(&cfg, tp_fused_rank, &c, &o->rep);
+    if (e == REDCOLL_OK) rc_end(&st, o); else rc_teardown(&st);
+    return e;
+}
+
+/* Same messages, bytes, rounds, reductions, scratch and modeled time. */
+static int tp_same_stats(const redcoll_mock_stats *a, const redcoll_mock_stats *b) {
+    return a->msgs_sent == b->msgs_sent && a->msgs_recv == b->msgs_recv &&
+           a->bytes_sent == b->bytes_sent && a->bytes_recv == b->bytes_recv &&
+           a->elems_reduced == b->elems_reduced && a->scratch_bytes == b->scratch_bytes &&
+           a->rounds == b->rounds && a->time == b->time;
+}
+
+/* Every reducing row, with the transport's receive-and-reduce (pieces of 3,
+   6, 12, ... elements, so every boundary is crossed) and without it (the
+   simulator alone): right results, and the simulator counts the same. */
+static void test_fused_vs_staged(void) {
+    static const int ps[] = { 2, 3, 4, 5, 8, 11 };
+    static const char *const ops[] = { "sum", "matmul", "user_sum", "max" };
+    const redcoll_algo_info *e;
+    int i, pi, k;
+    for (i = 0; (e = redcoll_algo_at(i)) != NULL; ++i) {
+        if (!tf_reduces(e->coll)) continue;
+        for (pi = 0; pi < (int)(sizeof ps / sizeof ps[0]); ++pi)
+            for (k = 0; k < 4; ++k) {
+                rc_spec s = tf_spec(e->coll, e->algo, ps[pi], k == 3 ? 1001 : (size_t)(37 + 13 * pi));
+                rc_outcome f, g;
+                redcoll_result ef, eg;
+                int r, same = 1;
+                if (k == 1 && !e->keeps_order) continue;
+                s.op = ops[k];
+                if (k == 3) s.dtype = REDCOLL_DOUBLE;
+                s.in_place = (pi + k) % 2;
+                s.root = ps[pi] / 2;
+                ef = tp_run_wrapped(&s, TP_FUSED, &f);
+                eg = rc_run(&s, &g);
+                CHECK(ef == REDCOLL_OK && f.ok, "%s fused: %s", tf_describe(&s),
+                      ef ? redcoll_result_string(ef) : f.why);
+                CHECK(eg == REDCOLL_OK && g.ok, "%s staged: %s", tf_describe(&s),
+                      eg ? redcoll_result_string(eg) : g.why);
+                for (r = 0; ef == REDCOLL_OK && eg == REDCOLL_OK && r < ps[pi]; ++r)
+                    same &= tp_same_stats(&f.rep.stats[r], &g.rep.stats[r]);
+                CHECK(same, "%s: fused and staged runs count differently", tf_describe(&s));
+                if (ef == REDCOLL_OK) rc_outcome_free(&f);
+                if (eg == REDCOLL_OK) rc_outcome_free(&g);
+            }
+    }
+}
+
+/* Plans through the fused entries too: still no allocation per run. */
+static void test_plans_fused(void) {
+    static const int ps[] = { 2, 5, 8 };
+    const redcoll_algo_info *e;
+    int i, pi;
+    for (i = 0; (e = redcoll_algo_at(i)) != NULL; ++i) {
+        if (!tf_reduces(e->coll)) continue;
+        for (pi = 0; pi < 3; ++pi) {
+            rc_spec s = tf_spec(e->coll, e->algo, ps[pi], 53);
+            s.root = ps[pi] - 1;
+            s.in_place = pi == 1;
+            tp_check(&s, TP_FUSED);
+        }
+    }
+}
+
 static void suite_plans(void) {
     tf_test("plans: every row, p sweep, runs allocate nothing, = one-shot", test_plans_every_row);
     tf_test("plans: queries and argument errors", test_plans_queries);
     tf_test("plans: scratch is the schedule's peak", test_plans_scratch_size);
     tf_test("plans: one-shot scratch from the transport's block", test_oneshot_transport_scratch);
+    tf_test("plans: fused receive-reduce = staged fallback (results, counts)", test_fused_vs_staged);
+    tf_test("plans: plans over the fused entries", test_plans_fused);
 }
