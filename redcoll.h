@@ -2405,8 +2405,8 @@ static void redcoll__blocks_combine(redcoll__ctx *c, const redcoll__blocks *b,
             }
         } else if (b->mine == k - 1) {
             redcoll__blocks_range(b, s, k - 1, me, &off, &len);
-            redcoll__recv(c, b->start[k] + me % b->size[k], tmp, len);
-            redcoll__reduce_lo(c, redcoll__at(c, buf, off), tmp, len);
+            redcoll__recv_reduce(c, b->start[k] + me % b->size[k], redcoll__at(c, buf, off),
+                                 redcoll__at(c, buf, off), len, 0, tmp);
         }
     }
 }
@@ -3131,15 +3131,15 @@ static void redcoll__tree_reduce(redcoll__ctx *c, const void *in, void *out, siz
         if (parent >= 0 && off > 0) /* chunk k-1 up while chunk k comes in */
             redcoll__sendrecv(c, parent, acc, len, first, tmp, redcoll__chunk_len(n, chunk, off));
         len = redcoll__chunk_len(n, chunk, off);
-        if (parent < 0 || off == 0) redcoll__recv(c, first, tmp, len);
         a = parent < 0 ? redcoll__at(c, out, off) : acc;
-        redcoll__copy(c, a, redcoll__at(c, in, off), len);
-        if (first == left) redcoll__reduce_hi(c, tmp, a, len);   /* a = left op own */
-        else redcoll__reduce_lo(c, a, tmp, len);              /* a = own op right */
-        if (second >= 0) {
-            redcoll__recv(c, second, tmp, len);
-            redcoll__reduce_lo(c, a, tmp, len);               /* a = a op right */
+        if (parent < 0 || off == 0) /* a = left op own, or own op right: no copy of own first */
+            redcoll__recv_reduce(c, first, redcoll__at(c, in, off), a, len, first == left, tmp);
+        else { /* the chunk came with the exchange above */
+            redcoll__copy(c, a, redcoll__at(c, in, off), len);
+            if (first == left) redcoll__reduce_hi(c, tmp, a, len);
+            else redcoll__reduce_lo(c, a, tmp, len);
         }
+        if (second >= 0) redcoll__recv_reduce(c, second, a, a, len, 0, tmp); /* a = a op right */
     }
     if (parent >= 0) redcoll__send(c, parent, acc, len);
     redcoll__free(c, acc, chunk);
@@ -3176,15 +3176,11 @@ static redcoll_result redcoll__reduce_flat(redcoll__ctx *c, const redcoll__args 
         return c->err;
     }
     tmp = p > 1 ? redcoll__alloc(c, n) : NULL;
-    redcoll__copy(c, a->rbuf, a->sbuf, n);
-    for (i = root + 1; i < p; ++i) {
-        redcoll__recv(c, i, tmp, n);
-        redcoll__reduce_lo(c, a->rbuf, tmp, n);
-    }
-    for (i = root - 1; i >= 0; --i) {
-        redcoll__recv(c, i, tmp, n);
-        redcoll__reduce_hi(c, tmp, a->rbuf, n);
-    }
+    if (p == 1) redcoll__copy(c, a->rbuf, a->sbuf, n);
+    for (i = root + 1; i < p; ++i) /* the first message meets sbuf: no copy first */
+        redcoll__recv_reduce(c, i, i == root + 1 ? a->sbuf : a->rbuf, a->rbuf, n, 0, tmp);
+    for (i = root - 1; i >= 0; --i)
+        redcoll__recv_reduce(c, i, root == p - 1 && i == root - 1 ? a->sbuf : a->rbuf, a->rbuf, n, 1, tmp);
     redcoll__free(c, tmp, n);
     return c->err;
 }
@@ -3849,8 +3845,7 @@ static void redcoll__rt_e21(redcoll__rt *rt, redcoll__rt_step *s) {
     char *mine = redcoll__rt_at(rt, s->off);
     if (s->d == 1) { redcoll__send(c, s->peer[0], mine, s->len); rt->alive = 0; return; }
     if (!redcoll__rt_need(rt, s->len)) return;
-    redcoll__recv(c, s->peer[1], rt->tmp, s->len);
-    redcoll__reduce_lo(c, mine, rt->tmp, s->len);
+    redcoll__recv_reduce(c, s->peer[1], mine, mine, s->len, 0, rt->tmp);
 }
 
 static void redcoll__rt_e21_back(redcoll__rt *rt, const redcoll__rt_step *s, int *done) {
