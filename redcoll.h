@@ -4427,6 +4427,7 @@ typedef struct redcoll__call {
     const void         *pre_src; /* execute first copies pre_n elements pre_src -> pre_dst */
     void               *pre_dst;
     size_t              pre_n;
+    size_t              bytes;   /* the largest vector: the whole input of block collectives */
     int                 empty;   /* nothing to move: execute returns OK at once */
 } redcoll__call;
 
@@ -4638,6 +4639,7 @@ static redcoll_result redcoll__setup(redcoll__call *call, const redcoll__desc *d
     if (blocks && !redcoll__mul_ok(c->esize, (size_t)c->size)) return REDCOLL_ERR_INVALID_ARG;
     if (!redcoll__mul_ok(n, c->esize * (blocks ? (size_t)c->size : 1))) return REDCOLL_ERR_INVALID_ARG;
     bytes = n * c->esize * (coll == REDCOLL_COLL_REDUCE_SCATTER_BLOCK ? (size_t)c->size : 1);
+    call->bytes = n * c->esize * (blocks ? (size_t)c->size : 1);
     if (rooted && (d->root < 0 || d->root >= c->size)) return REDCOLL_ERR_INVALID_ARG;
     /* the algorithm, then the buffers */
     r = redcoll__setup_algo(call, bytes);
@@ -4723,32 +4725,33 @@ static redcoll_result redcoll__dry_sendrecv_reduce(void *u, int dst, const void 
 
 /* The call's scratch need in bytes (the arena's high-water mark), or 0 with
    an error latched when control data could not be allocated. */
-static redcoll_result redcoll__measure(const redcoll__call *call, size_t *need) {
+static redcoll_result redcoll__measure(redcoll__call *call, size_t *need) {
     const redcoll_transport *real = call->c.t;
     redcoll_transport dry;
-    redcoll__arena arena;
-    redcoll__call m = *call;
+    redcoll__arena arena, *was_arena = call->c.arena;
+    int was_dry = call->c.dry;
     redcoll_result r;
     union { char b[REDCOLL__MEASURE_CTL]; double align_d; void *align_p; long long align_l; } ctl;
-    REDCOLL_MEMSET(&dry, 0, sizeof dry);
-    REDCOLL_MEMSET(&arena, 0, sizeof arena);
-    arena.ctl = ctl.b; arena.ctl_cap = sizeof ctl.b;
+    /* every field set (no memset: this runs before every one-shot call) */
     dry.user = (void *)real; /* only node_of reads it */
     dry.rank = real->rank; dry.size = real->size;
     dry.send = redcoll__dry_send; dry.recv = redcoll__dry_recv; dry.sendrecv = redcoll__dry_sendrecv;
     dry.abort = redcoll__dry_abort;
-    if (real->isend) {
-        dry.isend = redcoll__dry_isend; dry.irecv = redcoll__dry_ipost; dry.waitall = redcoll__dry_waitall;
-    }
-    if (real->node_of) dry.node_of = redcoll__dry_node_of;
+    dry.isend = real->isend ? redcoll__dry_isend : NULL;
+    dry.irecv = real->isend ? redcoll__dry_ipost : NULL;
+    dry.waitall = real->isend ? redcoll__dry_waitall : NULL;
+    dry.node_of = real->node_of ? redcoll__dry_node_of : NULL;
+    dry.on_compute = NULL; dry.on_scratch = NULL;
     dry.flags = real->flags | REDCOLL_TRANSPORT_NO_DATA;
-    if (real->recv_reduce) {
-        dry.recv_reduce = redcoll__dry_recv_reduce;
-        dry.sendrecv_reduce = redcoll__dry_sendrecv_reduce;
-    }
+    dry.recv_reduce = real->recv_reduce ? redcoll__dry_recv_reduce : NULL;
+    dry.sendrecv_reduce = real->sendrecv_reduce ? redcoll__dry_sendrecv_reduce : NULL;
+    dry.scratch = NULL;
+    arena.base = NULL; arena.cap = arena.top = arena.peak = 0;
     arena.measure = 1;
-    m.c.t = &dry; m.c.dry = 1; m.c.arena = &arena;
-    r = redcoll__execute(&m);
+    arena.ctl = ctl.b; arena.ctl_cap = sizeof ctl.b; arena.ctl_top = 0;
+    call->c.t = &dry; call->c.dry = 1; call->c.arena = &arena; /* the call itself, put back below */
+    r = redcoll__execute(call);
+    call->c.t = real; call->c.dry = was_dry; call->c.arena = was_arena;
     *need = arena.peak;
     return r;
 }
@@ -4813,9 +4816,16 @@ REDCOLL_API size_t redcoll_plan_scratch_bytes(const redcoll_plan *plan) {
     return plan ? plan->arena.cap : 0;
 }
 
-/* The one-shot call: setup, then execute. With a transport `scratch` entry
-   the scratch is measured first and taken from the transport's block (a
-   need of 0 asks for nothing); without one it comes from the allocator. */
+/* A one-shot call whose vector is at most REDCOLL__SMALL_BYTES takes its
+   scratch from REDCOLL__SMALL_ARENA bytes on the stack (what does not fit
+   there comes from the allocator) and skips the measuring pass. */
+#define REDCOLL__SMALL_BYTES ((size_t)256)
+#define REDCOLL__SMALL_ARENA 2048
+
+/* The one-shot call: setup, then execute. Small vectors use the stack arena;
+   otherwise, with a transport `scratch` entry, the scratch is measured first
+   and taken from the transport's block (a need of 0 asks for nothing);
+   without one it comes from the allocator. */
 static redcoll_result redcoll__once(redcoll_coll coll, const redcoll_transport *t, const void *sbuf,
                                     void *rbuf, size_t count, const size_t *counts,
                                     redcoll_dtype dtype, const redcoll_op *op, int root,
@@ -4825,10 +4835,17 @@ static redcoll_result redcoll__once(redcoll_coll coll, const redcoll_transport *
     redcoll__arena arena;
     size_t need = 0;
     redcoll_result r = redcoll__setup(&call, &d);
-    if (r != REDCOLL_OK || call.empty || !t->scratch) return r != REDCOLL_OK ? r : redcoll__execute(&call);
+    if (r != REDCOLL_OK || call.empty) return r;
+    REDCOLL_MEMSET(&arena, 0, sizeof arena);
+    if (call.bytes <= REDCOLL__SMALL_BYTES) {
+        union { char b[REDCOLL__SMALL_ARENA]; double align_d; void *align_p; long long align_l; } small;
+        arena.base = small.b; arena.cap = sizeof small.b;
+        call.c.arena = &arena;
+        return redcoll__execute(&call);
+    }
+    if (!t->scratch) return redcoll__execute(&call);
     r = redcoll__measure(&call, &need);
     if (r != REDCOLL_OK) return r;
-    REDCOLL_MEMSET(&arena, 0, sizeof arena);
     if (need && need <= (size_t)-1 - REDCOLL__ARENA_ALIGN) {
         char *b = (char *)t->scratch(t->user, need + REDCOLL__ARENA_ALIGN - 1);
         if (b) {

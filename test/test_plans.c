@@ -398,18 +398,21 @@ static void test_plans_scratch_size(void) {
 }
 
 /* One-shot calls through a transport with a scratch entry: the scratch is
-   the transport's block, asked for once per call, and the allocator is not
-   called at all (every row, so every allocation path goes through it). */
+   the transport's block (or, for vectors up to 256 bytes, a block on the
+   stack), and the allocator is not called at all (every row, so every
+   allocation path goes through it). */
 static void test_oneshot_transport_scratch(void) {
     static const int ps[] = { 2, 5, 8 };
+    static const size_t counts[] = { 3, 77, 1000 };
     const redcoll_algo_info *e;
-    int i, pi;
+    int i, pi, k;
     for (i = 0; (e = redcoll_algo_at(i)) != NULL; ++i)
-        for (pi = 0; pi < 3; ++pi) {
-            rc_spec s = tf_spec(e->coll, e->algo, ps[pi], 77);
-            s.root = ps[pi] - 1;
-            tp_check(&s, TP_SCRATCH);
-        }
+        for (pi = 0; pi < 3; ++pi)
+            for (k = 0; k < 3; ++k) {
+                rc_spec s = tf_spec(e->coll, e->algo, ps[pi], counts[k]);
+                s.root = ps[pi] - 1;
+                tp_check(&s, TP_SCRATCH);
+            }
 }
 
 /* ---- receive-and-reduce: the fused entries against the staged fallback ---- */
