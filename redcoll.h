@@ -676,9 +676,15 @@ Remarks
     In-place forms follow MPI's MPI_IN_PLACE; each function lists its own.
     Non-commutative ops are applied in canonical order x0 op x1 op ... op
     x(p-1) and every rank that gets a result gets it bitwise identical.
-    Scratch: each algorithm needs a few vectors at most, from opts.allocator;
-    the persistent collectives' plan query will report the bytes per
-    algorithm. Transfers may be synchronous: nothing relies on buffering.
+    Scratch: each algorithm needs a few vectors at most. With a transport
+    that has a `scratch` entry (redcoll_shm.h) a call measures its exact need
+    first (the schedule's control flow, no data) and takes it from the
+    transport's block, which grows to the largest single call's need and
+    then stays: steady-state calls allocate nothing and fault in no pages,
+    and the block never holds more than the biggest call needed. Otherwise
+    scratch comes from opts.allocator for the call. Persistent plans
+    (redcoll_allreduce_init ...) hold their own; redcoll_plan_scratch_bytes
+    reports it. Transfers may be synchronous: nothing relies on buffering.
 
     Ranks that disagree (an erroneous program): the collective, the algorithm
     as resolved, the count (every count of an irregular collective), the
@@ -855,6 +861,95 @@ p) rounds of empty messages).
 REDCOLL_API redcoll_result redcoll_barrier(const redcoll_transport *t,
                                            const redcoll_options *opts);
 
+/*
+Persistent collectives (MPI-4's MPI_Allreduce_init, Gloo's algorithm objects)
+-----------------------------------------------------------------------------
+redcoll_<coll>_init takes the arguments of the one-shot call plus `out` and
+settles everything once: the checks, the algorithm (AUTO's choice included),
+the tag, every schedule parameter and all scratch. redcoll_plan_run then runs
+the collective on the buffers given at init -- as many times as wanted, with
+whatever data they hold by then -- allocating nothing and costing only its
+messages and reductions. Every rank makes the same plan and runs it the
+same number of times, in the same order as its other collectives.
+
+    redcoll_plan *pl;
+    if (redcoll_allreduce_init(t, x, sum, n, REDCOLL_DOUBLE, REDCOLL_SUM, NULL, &pl) == REDCOLL_OK) {
+        for (step = 0; step < steps; ++step) { fill(x); redcoll_plan_run(pl); use(sum); }
+        redcoll_plan_free(pl);
+    }
+
+Return Value
+    init: as the one-shot call's argument checks (INVALID_ARG, UNSUPPORTED,
+    nothing touched, *out = NULL), or OUT_OF_MEMORY; it sends nothing.
+    redcoll_plan_run: as the one-shot call (INVALID_ARG for a NULL plan).
+
+Remarks
+    The transport, the buffers, and for the irregular collectives nothing else
+    (the counts are copied) are borrowed: they must stay valid (the transport
+    at its address) while the plan lives. opts is copied, its allocator kept:
+    the plan, its copy of the counts and one block of scratch come from it at
+    init and go back to it in redcoll_plan_free; redcoll_plan_run calls it
+    never. The scratch is the exact high-water mark of the schedule's needs,
+    measured at init by running the schedule's control flow once without
+    moving data (at most a few vectors of the message size per rank, see
+    redcoll_plan_scratch_bytes). A count of 0 makes a plan that returns OK.
+    Thread safety: a plan runs on one thread at a time, and counts as a call
+    on its transport (one call at a time per transport).
+*/
+typedef struct redcoll_plan redcoll_plan;
+
+REDCOLL_API redcoll_result redcoll_allreduce_init(const redcoll_transport *t, const void *sbuf,
+                                                  void *rbuf, size_t count, redcoll_dtype dtype,
+                                                  redcoll_op op, const redcoll_options *opts,
+                                                  redcoll_plan **out);
+REDCOLL_API redcoll_result redcoll_reduce_init(const redcoll_transport *t, const void *sbuf,
+                                               void *rbuf, size_t count, redcoll_dtype dtype,
+                                               redcoll_op op, int root, const redcoll_options *opts,
+                                               redcoll_plan **out);
+REDCOLL_API redcoll_result redcoll_reduce_scatter_init(const redcoll_transport *t, const void *sbuf,
+                                                       void *rbuf, const size_t *recvcounts,
+                                                       redcoll_dtype dtype, redcoll_op op,
+                                                       const redcoll_options *opts,
+                                                       redcoll_plan **out);
+REDCOLL_API redcoll_result redcoll_reduce_scatter_block_init(const redcoll_transport *t,
+                                                             const void *sbuf, void *rbuf,
+                                                             size_t recvcount, redcoll_dtype dtype,
+                                                             redcoll_op op,
+                                                             const redcoll_options *opts,
+                                                             redcoll_plan **out);
+REDCOLL_API redcoll_result redcoll_allgather_init(const redcoll_transport *t, const void *sbuf,
+                                                  void *rbuf, size_t count, redcoll_dtype dtype,
+                                                  const redcoll_options *opts, redcoll_plan **out);
+REDCOLL_API redcoll_result redcoll_allgatherv_init(const redcoll_transport *t, const void *sbuf,
+                                                   void *rbuf, const size_t *counts,
+                                                   redcoll_dtype dtype, const redcoll_options *opts,
+                                                   redcoll_plan **out);
+REDCOLL_API redcoll_result redcoll_bcast_init(const redcoll_transport *t, void *buf, size_t count,
+                                              redcoll_dtype dtype, int root,
+                                              const redcoll_options *opts, redcoll_plan **out);
+REDCOLL_API redcoll_result redcoll_alltoall_init(const redcoll_transport *t, const void *sbuf,
+                                                 void *rbuf, size_t count, redcoll_dtype dtype,
+                                                 const redcoll_options *opts, redcoll_plan **out);
+REDCOLL_API redcoll_result redcoll_gather_init(const redcoll_transport *t, const void *sbuf,
+                                               void *rbuf, size_t count, redcoll_dtype dtype,
+                                               int root, const redcoll_options *opts,
+                                               redcoll_plan **out);
+REDCOLL_API redcoll_result redcoll_scatter_init(const redcoll_transport *t, const void *sbuf,
+                                                void *rbuf, size_t count, redcoll_dtype dtype,
+                                                int root, const redcoll_options *opts,
+                                                redcoll_plan **out);
+REDCOLL_API redcoll_result redcoll_barrier_init(const redcoll_transport *t,
+                                                const redcoll_options *opts, redcoll_plan **out);
+
+/* Runs the plan once (see above). */
+REDCOLL_API redcoll_result redcoll_plan_run(redcoll_plan *plan);
+/* Releases the plan and its scratch; NULL is fine. */
+REDCOLL_API void redcoll_plan_free(redcoll_plan *plan);
+/* The algorithm the plan runs (AUTO resolved); REDCOLL_ALGO_AUTO for NULL. */
+REDCOLL_API redcoll_algo redcoll_plan_algo(const redcoll_plan *plan);
+/* The scratch bytes the plan holds for its runs (0 for NULL). */
+REDCOLL_API size_t redcoll_plan_scratch_bytes(const redcoll_plan *plan);
+
 #ifdef __cplusplus
 }
 #endif
@@ -900,6 +995,27 @@ REDCOLL_API redcoll_result redcoll_barrier(const redcoll_transport *t,
 
 typedef void (*redcoll__kernel)(const void *lo, const void *hi, void *out, size_t n);
 
+/* The scratch of one call, carved from one block (a plan's, or the
+   transport's `scratch`) by a bump pointer that a free of the top block
+   moves back. A schedule's allocations depend only on (p, rank, counts,
+   options), so a pass that only measures (`measure`: vectors get addresses
+   that are never touched, control data -- index arrays, requests -- real
+   memory from the allocator) replays the exact sequence and its high-water
+   mark `peak` is exactly what a run needs. An allocation that would not fit
+   (never, after a measuring pass) falls back to the allocator. Control data
+   of a measuring pass comes from `ctl` (a block on the measurer's stack)
+   while it lasts, so measuring allocates nothing either for p up to a few
+   hundred. */
+typedef struct redcoll__arena {
+    char  *base;
+    size_t cap, top, peak;
+    int    measure;
+    char  *ctl;
+    size_t ctl_cap, ctl_top;
+} redcoll__arena;
+
+#define REDCOLL__ARENA_ALIGN ((size_t)64) /* a cache line: vectors never share one */
+
 /* Everything a schedule needs about one call. Transport failures are latched
    in `err`: later calls become no-ops, so a schedule reads as straight-line
    code and returns c->err (STYLE: record the error, release the peers). */
@@ -915,12 +1031,13 @@ typedef struct redcoll__ctx {
     const struct redcoll__row *inner, *outer, *down; /* hierarchical: the levels' rows, from setup */
     int             tag;
     int             dry;     /* transport moves no data */
+    redcoll__arena *arena;   /* NULL: scratch straight from the allocator */
     redcoll_result  err;
 } redcoll__ctx;
 
 /* Arguments of a schedule, as redcoll__setup resolved them ([SECTION:setup]).
-   `sbuf` is the resolved input: never REDCOLL_IN_PLACE (and allreduce's
-   input has been copied into rbuf, so sbuf == rbuf there). */
+   `sbuf` is the resolved input: never REDCOLL_IN_PLACE (rbuf itself for an
+   in-place allreduce). */
 typedef struct redcoll__args {
     const void   *sbuf;
     void         *rbuf;
@@ -1034,30 +1151,95 @@ static void redcoll__swap(const redcoll__ctx *c, void *x, void *y, size_t n) {
     for (i = 0; i < n * c->esize; ++i) { unsigned char t = a[i]; a[i] = b[i]; b[i] = t; }
 }
 
-/* Scratch of `bytes` from the user's allocator; NULL latches out-of-memory.
-   Index arrays and request lists use it directly, vectors via redcoll__alloc. */
-static void *redcoll__alloc_bytes(redcoll__ctx *c, size_t bytes) {
-    const redcoll_allocator *a = &c->o.allocator;
-    void *p;
+/* Raw memory from an allocator (all NULL: REDCOLL_MALLOC / REDCOLL_FREE). */
+static void *redcoll__mem_alloc(const redcoll_allocator *a, size_t bytes) {
+    return a->alloc_fn ? a->alloc_fn(bytes, a->user_data) : REDCOLL_MALLOC(bytes);
+}
+
+static void redcoll__mem_free(const redcoll_allocator *a, void *p) {
+    if (a->alloc_fn) a->free_fn(p, a->user_data); else REDCOLL_FREE(p);
+}
+
+static size_t redcoll__align_up(size_t x) {
+    return (x + REDCOLL__ARENA_ALIGN - 1) & ~(REDCOLL__ARENA_ALIGN - 1);
+}
+
+/* A measuring pass hands out addresses past this byte for vectors: distinct
+   per allocation, never dereferenced (the pass moves no data). */
+static char redcoll__measure_base[1];
+
+/* Takes `bytes` from the arena; `data`: a vector (1) or control data (0).
+   NULL when it does not fit. While measuring, control data is real memory
+   with its arena offset stored in front, so it can be freed in order. */
+static void *redcoll__arena_take(redcoll__ctx *c, size_t bytes, int data) {
+    redcoll__arena *A = c->arena;
+    size_t off = A->top;
+    if (A->measure) {
+        A->top = redcoll__align_up(off + bytes);
+        if (A->top > A->peak) A->peak = A->top;
+        if (data) return redcoll__measure_base + off;
+        {
+            size_t whole = redcoll__align_up(bytes) + REDCOLL__ARENA_ALIGN;
+            char *p;
+            if (A->ctl && whole <= A->ctl_cap - A->ctl_top) { p = A->ctl + A->ctl_top; A->ctl_top += whole; }
+            else p = (char *)redcoll__mem_alloc(&c->o.allocator, whole);
+            if (!p) { A->top = off; return NULL; }
+            REDCOLL_MEMCPY(p, &off, sizeof off);
+            return p + REDCOLL__ARENA_ALIGN;
+        }
+    }
+    if (off > A->cap || bytes > A->cap - off) return NULL;
+    A->top = redcoll__align_up(off + bytes);
+    return A->base + off;
+}
+
+/* Gives back an allocation of the arena; returns 0 when p is not one. */
+static int redcoll__arena_give(redcoll__ctx *c, void *p, size_t bytes, int data) {
+    redcoll__arena *A = c->arena;
+    size_t off;
+    if (A->measure) {
+        if (data) off = (size_t)((char *)p - redcoll__measure_base);
+        else {
+            char *q = (char *)p - REDCOLL__ARENA_ALIGN; /* ctl blocks go with the pass */
+            REDCOLL_MEMCPY(&off, q, sizeof off);
+            if (!A->ctl || q < A->ctl || q >= A->ctl + A->ctl_cap) redcoll__mem_free(&c->o.allocator, q);
+        }
+    } else {
+        if (!A->base || (char *)p < A->base || (char *)p >= A->base + A->cap) return 0;
+        off = (size_t)((char *)p - A->base);
+    }
+    if (redcoll__align_up(off + bytes) == A->top) A->top = off; /* the top block: reuse it */
+    return 1;
+}
+
+/* Scratch of `bytes`: from the call's arena when it has one, else (or when
+   the arena is full) from the user's allocator; NULL latches out-of-memory.
+   Index arrays and request lists use it directly (`data` 0), vectors via
+   redcoll__alloc. */
+static void *redcoll__scratch(redcoll__ctx *c, size_t bytes, int data) {
+    void *p = NULL;
     if (c->err) return NULL;
     if (bytes == 0) bytes = 1;
-    p = a->alloc_fn ? a->alloc_fn(bytes, a->user_data) : REDCOLL_MALLOC(bytes);
+    if (c->arena) p = redcoll__arena_take(c, bytes, data);
+    if (!p && (!c->arena || !c->arena->measure)) p = redcoll__mem_alloc(&c->o.allocator, bytes);
     if (!p) { redcoll__fail(c, REDCOLL_ERR_OUT_OF_MEMORY); return NULL; }
     if (c->t->on_scratch) c->t->on_scratch(c->t->user, (long long)bytes);
     return p;
 }
 
-static void redcoll__free_bytes(redcoll__ctx *c, void *p, size_t bytes) {
-    const redcoll_allocator *a = &c->o.allocator;
+static void redcoll__unscratch(redcoll__ctx *c, void *p, size_t bytes, int data) {
     if (!p) return;
     if (bytes == 0) bytes = 1;
     if (c->t->on_scratch) c->t->on_scratch(c->t->user, -(long long)bytes);
-    if (a->free_fn) a->free_fn(p, a->user_data); else REDCOLL_FREE(p);
+    if (!c->arena || !redcoll__arena_give(c, p, bytes, data)) redcoll__mem_free(&c->o.allocator, p);
 }
 
+static void *redcoll__alloc_bytes(redcoll__ctx *c, size_t bytes) { return redcoll__scratch(c, bytes, 0); }
+static void redcoll__free_bytes(redcoll__ctx *c, void *p, size_t bytes) { redcoll__unscratch(c, p, bytes, 0); }
+
 /* Scratch of n elements. */
-static void *redcoll__alloc(redcoll__ctx *c, size_t n) { return redcoll__alloc_bytes(c, n * c->esize); }
-static void redcoll__free(redcoll__ctx *c, void *p, size_t n) { redcoll__free_bytes(c, p, n * c->esize); }
+static void *redcoll__alloc(redcoll__ctx *c, size_t n) { return redcoll__scratch(c, n * c->esize, 1); }
+static void redcoll__free(redcoll__ctx *c, void *p, size_t n) { redcoll__unscratch(c, p, n * c->esize, 1); }
 
 /* Non-blocking transfers (optional vtable entries; callers check t->isend).
    A request is kept only when posting worked; redcoll__waitall waits for
@@ -1079,25 +1261,108 @@ static void redcoll__account(redcoll__ctx *c, size_t n) {
     if (c->t->on_compute) c->t->on_compute(c->t->user, n, n * c->esize);
 }
 
-/* The local reductions, named by where the result goes; both take the
-   operand of the lower ranks first. reduce_hi: higher = lower op higher. */
-static void redcoll__reduce_hi(redcoll__ctx *c, const void *lower, void *higher, size_t n) {
+/* out = lo op hi over n elements, lo being the lower ranks' operand; out
+   may be lo or hi (or neither, disjoint from both). No accounting. With
+   `hi_scratch` hi may be clobbered, which a non-commutative user op that
+   writes into lo needs; without it that one case returns 0 (nothing done). */
+static int redcoll__combine(const redcoll__ctx *c, const void *lo, const void *hi, void *out,
+                            size_t n, int hi_scratch) {
+    if (c->kernel) { c->kernel(lo, hi, out, n); return 1; }
+    if (out == hi) { c->op.fn(lo, out, n, c->op.user); return 1; }
+    if (out == lo) {
+        if (c->op.commutative) { c->op.fn(hi, out, n, c->op.user); return 1; }
+        if (!hi_scratch) return 0;
+        c->op.fn(lo, (void *)(size_t)hi, n, c->op.user); /* hi is the caller's scratch */
+        REDCOLL_MEMCPY(out, hi, n * c->esize);
+        return 1;
+    }
+    REDCOLL_MEMCPY(out, hi, n * c->esize);
+    c->op.fn(lo, out, n, c->op.user);
+    return 1;
+}
+
+/* The local reductions: out = lo op hi, counted for the simulator. */
+static void redcoll__reduce3(redcoll__ctx *c, const void *lo, const void *hi, void *out, size_t n,
+                             int hi_scratch) {
     if (c->err || n == 0) return;
     redcoll__account(c, n);
     if (c->dry) return;
-    if (c->kernel) c->kernel(lower, higher, higher, n);
-    else c->op.fn(lower, higher, n, c->op.user);
+    redcoll__combine(c, lo, hi, out, n, hi_scratch);
+}
+
+/* Named by where the result goes; both take the operand of the lower ranks
+   first. reduce_hi: higher = lower op higher. */
+static void redcoll__reduce_hi(redcoll__ctx *c, const void *lower, void *higher, size_t n) {
+    redcoll__reduce3(c, lower, higher, higher, n, 0);
 }
 
 /* reduce_lo: lower = lower op higher; `higher` may be clobbered (a
    non-commutative user op computes into it and copies back). */
 static void redcoll__reduce_lo(redcoll__ctx *c, void *lower, void *higher, size_t n) {
-    if (c->err || n == 0) return;
-    redcoll__account(c, n);
-    if (c->dry) return;
-    if (c->kernel) c->kernel(lower, higher, lower, n);
-    else if (c->op.commutative) c->op.fn(higher, lower, n, c->op.user);
-    else { c->op.fn(lower, higher, n, c->op.user); REDCOLL_MEMCPY(lower, higher, n * c->esize); }
+    redcoll__reduce3(c, lower, higher, lower, n, 1);
+}
+
+/* ---- receive-and-reduce -------------------------------------------------------
+   "Receive a message, reduce it with `own` into `out`" in one building block.
+   With the transport's recv_reduce / sendrecv_reduce the message is reduced
+   where it is (the threads transport: straight from the sender's buffer,
+   one pass, nothing staged); without them (or where the fused form may not
+   run: out overlapping what this rank sends while the partner may still
+   read it, or a non-commutative user op that would have to write into own
+   in place from a read-only message) it lands in `tmp` and is reduced from
+   there. The message is the same either way, so counts, bytes and rounds
+   are; the reduction is counted once per message, as before. The fallback
+   stages whole messages: cutting them into cache-sized pieces would change
+   the message counts that the cost formulas (and the simulator's tests)
+   hold every schedule to. own and out are equal or disjoint. */
+typedef struct redcoll__into {
+    const redcoll__ctx *c;
+    const char         *own;
+    char               *out;
+    int                 msg_lower; /* the message is the lower ranks' operand */
+} redcoll__into;
+
+static void redcoll__into_piece(void *arg, const void *piece, size_t off, size_t bytes) {
+    const redcoll__into *x = (const redcoll__into *)arg;
+    size_t n = bytes / x->c->esize;
+    if (x->msg_lower) redcoll__combine(x->c, piece, x->own + off, x->out + off, n, 0);
+    else redcoll__combine(x->c, x->own + off, piece, x->out + off, n, 0);
+}
+
+static int redcoll__overlap(const void *a, size_t an, const void *b, size_t bn) {
+    size_t x = (size_t)a, y = (size_t)b;
+    return an && bn && x < y + bn && y < x + an;
+}
+
+/* Receives rn elements from src, sending sn elements of sbuf to dst at the
+   same time when dst >= 0 (an exchange): out = msg op own (msg_lower) or
+   own op msg. */
+static void redcoll__sendrecv_reduce(redcoll__ctx *c, int dst, const void *sbuf, size_t sn, int src,
+                                     const void *own, void *out, size_t rn, int msg_lower, void *tmp) {
+    const redcoll_transport *t = c->t;
+    int fused = dst >= 0 ? t->sendrecv_reduce != NULL : t->recv_reduce != NULL;
+    if (c->err) return;
+    if (!c->kernel && !c->op.commutative && !msg_lower && own == out) fused = 0;
+    if (fused && rn && !redcoll__overlap(out, rn * c->esize, sbuf, sn * c->esize)) {
+        redcoll__into x;
+        redcoll_consumer k;
+        x.c = c; x.own = (const char *)own; x.out = (char *)out; x.msg_lower = msg_lower;
+        k.fn = redcoll__into_piece; k.arg = &x; k.unit = c->esize;
+        redcoll__fail(c, dst >= 0 ? t->sendrecv_reduce(t->user, dst, sbuf, sn * c->esize, src,
+                                                       rn * c->esize, c->tag, &k)
+                                  : t->recv_reduce(t->user, src, rn * c->esize, c->tag, &k));
+        if (!c->err) redcoll__account(c, rn);
+        return;
+    }
+    if (dst >= 0) redcoll__sendrecv(c, dst, sbuf, sn, src, tmp, rn);
+    else redcoll__recv(c, src, tmp, rn);
+    if (msg_lower) redcoll__reduce3(c, tmp, own, out, rn, 0);
+    else redcoll__reduce3(c, own, tmp, out, rn, 1);
+}
+
+static void redcoll__recv_reduce(redcoll__ctx *c, int src, const void *own, void *out, size_t rn,
+                                 int msg_lower, void *tmp) {
+    redcoll__sendrecv_reduce(c, -1, NULL, 0, src, own, out, rn, msg_lower, tmp);
 }
 
 /* Small integer helpers shared by the schedules; defined for every int p
@@ -1669,12 +1934,16 @@ static int redcoll__fold_oldrank(const redcoll__fold *f, int newrank) {
     return newrank < f->rem ? 2 * newrank + 1 : newrank + f->rem;
 }
 
-/* Folds buf (n elements) into the odd partners; tmp receives. */
-static void redcoll__fold_in(redcoll__ctx *c, const redcoll__fold *f, void *buf, void *tmp,
-                             size_t n) {
-    if (c->rank >= 2 * f->rem) return;
-    if (f->newrank < 0) redcoll__send(c, c->rank + 1, buf, n);
-    else { redcoll__recv(c, c->rank - 1, tmp, n); redcoll__reduce_hi(c, tmp, buf, n); }
+/* Folds the even ranks' input `in` (n elements) into the odd partners' buf
+   (buf = partner's in op own in; in may be buf); tmp: n elements for a
+   transport without receive-and-reduce. Returns 1 when this rank's data
+   is now in buf. */
+static int redcoll__fold_in(redcoll__ctx *c, const redcoll__fold *f, const void *in, void *buf,
+                            void *tmp, size_t n) {
+    if (c->rank >= 2 * f->rem) return 0;
+    if (f->newrank < 0) redcoll__send(c, c->rank + 1, in, n);
+    else redcoll__recv_reduce(c, c->rank - 1, in, buf, n, 1, tmp);
+    return f->newrank >= 0;
 }
 
 /* Serves the result back to the ranks that sat out. */
@@ -1723,11 +1992,10 @@ static void redcoll__binomial_reduce(redcoll__ctx *c, const void *in, void *acc,
             tmp = redcoll__alloc(c, n);
             if (!acc) acc = own = redcoll__alloc(c, n);
             if (c->err) break;
-            redcoll__copy(c, acc, in, n);
-            started = 1;
         }
-        redcoll__recv(c, redcoll__unvrank(v + mask, base, p), tmp, n);
-        redcoll__reduce_lo(c, acc, tmp, n);
+        /* the first child's data meets `in` straight into acc: no copy */
+        redcoll__recv_reduce(c, redcoll__unvrank(v + mask, base, p), started ? acc : in, acc, n, 0, tmp);
+        started = 1;
     }
     if (base != root) {
         if (c->rank == 0) redcoll__send(c, root, started ? acc : in, n);
@@ -2036,23 +2304,23 @@ static void redcoll__halving_plan(redcoll__halving *h, int size, int v, int part
    rest of buf is scratch. tmp: the larger half, seg_len(s, 0, parts / 2)
    elements. Cost: lg size (alpha) + (1 - 1/size)(n beta + n gamma). */
 static void redcoll__rs_halving(redcoll__ctx *c, const redcoll__vmap *g, const redcoll__segs *s,
-                                void *buf, void *tmp, int doubling) {
+                                const void *in, void *buf, void *tmp, int doubling) {
     redcoll__halving h;
     int k;
     if (g->me < 0) return;
     redcoll__halving_plan(&h, g->size, g->me, s->parts, doubling);
-    for (k = 0; k < h.steps; ++k) {
+    for (k = 0; k < h.steps; ++k) { /* step 0 reads the input where it is (in; may be buf) */
         int vpeer = g->me ^ h.mask[k], peer = redcoll__vmap_rank(g, vpeer);
         int upper = (g->me & h.mask[k]) != 0;
         int keep = h.lo[k + 1], give = upper ? h.lo[k] : h.hi[k + 1];
         size_t kn = redcoll__seg_len(s, keep, h.hi[k + 1]);
         size_t gn = redcoll__seg_len(s, give, upper ? h.lo[k + 1] : h.hi[k]);
-        char *mine = redcoll__at(c, buf, redcoll__seg_off(s, keep));
-        redcoll__sendrecv(c, peer, redcoll__at(c, buf, redcoll__seg_off(s, give)), gn,
-                          peer, tmp, kn);
-        if (vpeer < g->me) redcoll__reduce_hi(c, tmp, mine, kn);
-        else redcoll__reduce_lo(c, mine, tmp, kn);
+        const void *from = k == 0 ? in : buf;
+        redcoll__sendrecv_reduce(c, peer, redcoll__at(c, from, redcoll__seg_off(s, give)), gn, peer,
+                                 redcoll__at(c, from, redcoll__seg_off(s, keep)),
+                                 redcoll__at(c, buf, redcoll__seg_off(s, keep)), kn, vpeer < g->me, tmp);
     }
+    if (h.steps == 0) redcoll__copy(c, buf, in, s->n); /* a group of one */
 }
 
 /* Recursive vector doubling, the inverse of redcoll__rs_halving with
@@ -2101,9 +2369,7 @@ static void redcoll__fold_halves(redcoll__ctx *c, const redcoll__vmap *g, const 
     char *keep = redcoll__at(c, buf, redcoll__seg_off(s, klo));
     char *give = redcoll__at(c, buf, redcoll__seg_off(s, glo));
     if (off < 0 || off >= 2 * g->pairs) return;
-    redcoll__sendrecv(c, partner, give, gn, partner, tmp, kn);
-    if (even) redcoll__reduce_lo(c, keep, tmp, kn);
-    else redcoll__reduce_hi(c, tmp, keep, kn);
+    redcoll__sendrecv_reduce(c, partner, give, gn, partner, keep, keep, kn, !even, tmp);
     if (redcoll__vmap_rank(g, off / 2) == c->rank) redcoll__recv(c, partner, give, gn);
     else redcoll__send(c, partner, keep, kn);
 }
@@ -2140,12 +2406,13 @@ static void redcoll__ring_reduce_scatter(redcoll__ctx *c, const redcoll__vmap *g
     redcoll__copy(c, mine, redcoll__at(c, in, redcoll__seg_off(s, v)), len);
     for (i = 1; i < p; ++i) {
         int to = (v + i) % p, from = (v - i + p) % p;
-        redcoll__sendrecv(c, redcoll__vmap_rank(g, to),
-                          redcoll__at(c, in, redcoll__seg_off(s, to)), redcoll__seg_len(s, to, to + 1),
-                          redcoll__vmap_rank(g, from), two && from == p - 1 ? hi : rcv, len);
-        if (from < v) redcoll__reduce_hi(c, rcv, mine, len);
-        else if (!two) redcoll__reduce_lo(c, mine, rcv, len);
-        else if (from != p - 1) redcoll__reduce_hi(c, rcv, hi, len);
+        int dst = redcoll__vmap_rank(g, to), src = redcoll__vmap_rank(g, from);
+        const char *out = redcoll__at(c, in, redcoll__seg_off(s, to));
+        size_t on = redcoll__seg_len(s, to, to + 1);
+        if (two && from == p - 1) redcoll__sendrecv(c, dst, out, on, src, hi, len);
+        else if (from < v || !two) /* mine = msg op mine, or mine op msg (commutative) */
+            redcoll__sendrecv_reduce(c, dst, out, on, src, mine, mine, len, from < v, rcv);
+        else redcoll__sendrecv_reduce(c, dst, out, on, src, hi, hi, len, 1, rcv);
     }
     if (two && v < p - 1) redcoll__reduce_lo(c, mine, hi, len);
 }
@@ -2234,8 +2501,8 @@ static void redcoll__blocks_combine(redcoll__ctx *c, const redcoll__blocks *b,
             }
         } else if (b->mine == k - 1) {
             redcoll__blocks_range(b, s, k - 1, me, &off, &len);
-            redcoll__recv(c, b->start[k] + me % b->size[k], tmp, len);
-            redcoll__reduce_lo(c, redcoll__at(c, buf, off), tmp, len);
+            redcoll__recv_reduce(c, b->start[k] + me % b->size[k], redcoll__at(c, buf, off),
+                                 redcoll__at(c, buf, off), len, 0, tmp);
         }
     }
 }
@@ -2304,7 +2571,7 @@ static redcoll_result redcoll__reduce_halving_doubling(redcoll__ctx *c, const re
     void *tmp = p > 1 ? redcoll__alloc(c, redcoll__seg_len(&s, 0, pof2 / 2)) : NULL;
     if (!c->err) {
         redcoll__fold_halves(c, &g, &s, buf, tmp);
-        redcoll__rs_halving(c, &g, &s, buf, tmp, 1);
+        redcoll__rs_halving(c, &g, &s, buf, buf, tmp, 1);
         redcoll__ag_doubling(c, &g, &s, buf, redcoll__vmap_vrank(&g, root));
     }
     redcoll__free(c, tmp, redcoll__seg_len(&s, 0, pof2 / 2));
@@ -2334,7 +2601,7 @@ static redcoll_result redcoll__reduce_binary_blocks(redcoll__ctx *c, const redco
     buf = redcoll__reduce_workbuf(c, a);
     tmp = c->size > 1 ? redcoll__alloc(c, redcoll__seg_len(&s, 0, b.size[0] / 2)) : NULL;
     if (!c->err) {
-        redcoll__rs_halving(c, &b.g, &s, buf, tmp, 1);
+        redcoll__rs_halving(c, &b.g, &s, buf, buf, tmp, 1);
         redcoll__blocks_combine(c, &b, &s, buf, tmp);
         redcoll__blocks_range(&b, &s, 0, 0, &off, &len);
         if (outside && c->rank == 0) redcoll__send(c, root, redcoll__at(c, buf, off), len);
@@ -2399,13 +2666,18 @@ static redcoll_result redcoll__bcast_scatter_allgather(redcoll__ctx *c, const re
 }
 
 /* ---- allreduce ------------------------------------------------------------- */
-/* The entry point has copied the input into rbuf: every schedule works in place. */
+/* The input is where the caller put it (a->sbuf; a->rbuf itself in place).
+   Schedules read it in their first step; those that work in rbuf from the
+   start copy it there first (redcoll__input_to_rbuf). */
+static void redcoll__input_to_rbuf(redcoll__ctx *c, const redcoll__args *a) {
+    redcoll__copy(c, a->rbuf, a->sbuf, a->count);
+}
 
 /* Reduce to rank 0, then broadcast (Rabenseifner 2004 section 3.2, the classical
    allreduce). Cost: 2 ceil(lg p)(alpha_uni + n beta_uni) + ceil(lg p) n gamma.
    Any p: binomial trees. Keeps canonical order (tree rooted at rank 0). */
 static redcoll_result redcoll__allreduce_reduce_bcast(redcoll__ctx *c, const redcoll__args *a) {
-    redcoll__binomial_reduce(c, a->rbuf, a->rbuf, a->count, 0);
+    redcoll__binomial_reduce(c, a->sbuf, a->rbuf, a->count, 0);
     redcoll__binomial_bcast(c, a->rbuf, a->count, 0);
     return c->err;
 }
@@ -2420,16 +2692,16 @@ static redcoll_result redcoll__allreduce_recursive_doubling(redcoll__ctx *c,
     size_t n = a->count;
     redcoll__fold f = redcoll__fold_plan(c->rank, c->size);
     void *tmp = f.newrank >= 0 && c->size > 1 ? redcoll__alloc(c, n) : NULL;
+    const void *cur = a->sbuf; /* where this rank's partial result is */
     int mask;
 
-    redcoll__fold_in(c, &f, a->rbuf, tmp, n);
+    if (redcoll__fold_in(c, &f, a->sbuf, a->rbuf, tmp, n)) cur = a->rbuf;
     for (mask = 1; f.newrank >= 0 && mask < f.pof2; mask <<= 1) {
-        int peer = f.newrank ^ mask;
-        redcoll__sendrecv(c, redcoll__fold_oldrank(&f, peer), a->rbuf, n,
-                          redcoll__fold_oldrank(&f, peer), tmp, n);
-        if (peer < f.newrank) redcoll__reduce_hi(c, tmp, a->rbuf, n);
-        else redcoll__reduce_lo(c, a->rbuf, tmp, n);
+        int peer = f.newrank ^ mask, old = redcoll__fold_oldrank(&f, peer);
+        redcoll__sendrecv_reduce(c, old, cur, n, old, cur, a->rbuf, n, peer < f.newrank, tmp);
+        cur = a->rbuf;
     }
+    if (f.newrank >= 0 && cur != a->rbuf) redcoll__input_to_rbuf(c, a); /* p = 1 */
     redcoll__fold_out(c, &f, a->rbuf, n);
     redcoll__free(c, tmp, n);
     return c->err;
@@ -2449,11 +2721,12 @@ static redcoll_result redcoll__allreduce_halving_doubling(redcoll__ctx *c,
     redcoll__vmap g = redcoll__vmap_make(c->rank, 0, pof2, p - pof2, 0, -1, -1);
     size_t half = redcoll__seg_len(&s, 0, pof2 / 2);
     void *tmp;
-    if (p == 1) return REDCOLL_OK;
+    if (p == 1) { redcoll__input_to_rbuf(c, a); return REDCOLL_OK; }
     tmp = redcoll__alloc(c, half);
-    if (!c->err) {
+    if (!c->err) { /* p = 2^k reads the input in the first halving step */
+        if (p != pof2) redcoll__input_to_rbuf(c, a);
         redcoll__fold_halves(c, &g, &s, a->rbuf, tmp);
-        redcoll__rs_halving(c, &g, &s, a->rbuf, tmp, 1);
+        redcoll__rs_halving(c, &g, &s, p == pof2 ? a->sbuf : a->rbuf, a->rbuf, tmp, 1);
         redcoll__ag_doubling(c, &g, &s, a->rbuf, -1);
         redcoll__unfold_halves(c, &g, a->rbuf, a->count);
     }
@@ -2473,13 +2746,14 @@ static redcoll_result redcoll__allreduce_binary_blocks(redcoll__ctx *c, const re
     redcoll__segs s;
     size_t half;
     void *tmp;
+    redcoll__input_to_rbuf(c, a);
     if (c->size == 1) return REDCOLL_OK;
     redcoll__blocks_plan(&b, c->rank, c->size);
     s = redcoll__segs_halving(a->count, b.size[0]);
     half = redcoll__seg_len(&s, 0, b.size[0] / 2);
     tmp = redcoll__alloc(c, half);
     if (!c->err) {
-        redcoll__rs_halving(c, &b.g, &s, a->rbuf, tmp, 1);
+        redcoll__rs_halving(c, &b.g, &s, a->rbuf, a->rbuf, tmp, 1);
         redcoll__blocks_combine(c, &b, &s, a->rbuf, tmp);
         redcoll__blocks_allgather(c, &b, &s, a->rbuf);
     }
@@ -2497,7 +2771,7 @@ static redcoll_result redcoll__allreduce_ring(redcoll__ctx *c, const redcoll__ar
     size_t big = redcoll__seg_len(&s, 0, 1);
     void *tmp = redcoll__alloc(c, 2 * big);
     if (!c->err) {
-        redcoll__ring_reduce_scatter(c, &g, &s, a->rbuf,
+        redcoll__ring_reduce_scatter(c, &g, &s, a->sbuf,
                                      redcoll__at(c, a->rbuf, redcoll__seg_off(&s, c->rank)), tmp, 0);
         redcoll__ring_allgather(c, &g, &s, a->rbuf);
     }
@@ -2743,13 +3017,13 @@ static redcoll_result redcoll__reduce_scatter_recursive_halving(redcoll__ctx *c,
     void *acc = a->in_place ? a->rbuf : redcoll__alloc(c, n), *tmp = redcoll__alloc(c, n);
     if (c->err) { redcoll__free(c, tmp, n); if (!a->in_place) redcoll__free(c, acc, n); return c->err; }
     redcoll__copy(c, acc, a->sbuf, n);
-    redcoll__fold_in(c, &f, acc, tmp, n);
+    redcoll__fold_in(c, &f, acc, acc, tmp, n);
     if (f.newrank < 0) {
         redcoll__recv(c, r + 1, a->rbuf, cnt);
     } else {
         redcoll__vmap g = redcoll__vmap_make(r, 0, f.pof2, f.rem, 1, -1, -1); /* the survivors */
         redcoll__segs F = redcoll__segs_folded(&L, f.rem);
-        redcoll__rs_halving(c, &g, &F, acc, tmp, 0);
+        redcoll__rs_halving(c, &g, &F, acc, acc, tmp, 0);
         if (r < 2 * f.rem) /* serve the even partner its block */
             redcoll__send(c, r - 1, redcoll__at(c, acc, redcoll__seg_off(&L, r - 1)),
                           redcoll__seg_len(&L, r - 1, r));
@@ -2953,15 +3227,15 @@ static void redcoll__tree_reduce(redcoll__ctx *c, const void *in, void *out, siz
         if (parent >= 0 && off > 0) /* chunk k-1 up while chunk k comes in */
             redcoll__sendrecv(c, parent, acc, len, first, tmp, redcoll__chunk_len(n, chunk, off));
         len = redcoll__chunk_len(n, chunk, off);
-        if (parent < 0 || off == 0) redcoll__recv(c, first, tmp, len);
         a = parent < 0 ? redcoll__at(c, out, off) : acc;
-        redcoll__copy(c, a, redcoll__at(c, in, off), len);
-        if (first == left) redcoll__reduce_hi(c, tmp, a, len);   /* a = left op own */
-        else redcoll__reduce_lo(c, a, tmp, len);              /* a = own op right */
-        if (second >= 0) {
-            redcoll__recv(c, second, tmp, len);
-            redcoll__reduce_lo(c, a, tmp, len);               /* a = a op right */
+        if (parent < 0 || off == 0) /* a = left op own, or own op right: no copy of own first */
+            redcoll__recv_reduce(c, first, redcoll__at(c, in, off), a, len, first == left, tmp);
+        else { /* the chunk came with the exchange above */
+            redcoll__copy(c, a, redcoll__at(c, in, off), len);
+            if (first == left) redcoll__reduce_hi(c, tmp, a, len);
+            else redcoll__reduce_lo(c, a, tmp, len);
         }
+        if (second >= 0) redcoll__recv_reduce(c, second, a, a, len, 0, tmp); /* a = a op right */
     }
     if (parent >= 0) redcoll__send(c, parent, acc, len);
     redcoll__free(c, acc, chunk);
@@ -2998,15 +3272,11 @@ static redcoll_result redcoll__reduce_flat(redcoll__ctx *c, const redcoll__args 
         return c->err;
     }
     tmp = p > 1 ? redcoll__alloc(c, n) : NULL;
-    redcoll__copy(c, a->rbuf, a->sbuf, n);
-    for (i = root + 1; i < p; ++i) {
-        redcoll__recv(c, i, tmp, n);
-        redcoll__reduce_lo(c, a->rbuf, tmp, n);
-    }
-    for (i = root - 1; i >= 0; --i) {
-        redcoll__recv(c, i, tmp, n);
-        redcoll__reduce_hi(c, tmp, a->rbuf, n);
-    }
+    if (p == 1) redcoll__copy(c, a->rbuf, a->sbuf, n);
+    for (i = root + 1; i < p; ++i) /* the first message meets sbuf: no copy first */
+        redcoll__recv_reduce(c, i, i == root + 1 ? a->sbuf : a->rbuf, a->rbuf, n, 0, tmp);
+    for (i = root - 1; i >= 0; --i)
+        redcoll__recv_reduce(c, i, root == p - 1 && i == root - 1 ? a->sbuf : a->rbuf, a->rbuf, n, 1, tmp);
     redcoll__free(c, tmp, n);
     return c->err;
 }
@@ -3244,6 +3514,7 @@ static redcoll_result redcoll__allreduce_hierarchical(redcoll__ctx *c, const red
     redcoll_group gv;
     redcoll__args ia;
 
+    redcoll__input_to_rbuf(c, a);
     if (redcoll__hier_plan(c, &h, 0, redcoll__linear_algo(c->inner) && redcoll__linear_algo(c->outer)))
         return c->err;
     ia = *a;
@@ -3256,7 +3527,10 @@ static redcoll_result redcoll__allreduce_hierarchical(redcoll__ctx *c, const red
     if (c->rank == h.leader[h.mine] && h.G > 1) {
         redcoll_group ov;
         redcoll__hier_outer(c, &h, &ov);
-        redcoll__run_on(c, &ov.t, c->outer, a);
+        redcoll__args oa = *a;
+        oa.sbuf = a->rbuf; /* the group's result, in place */
+        oa.in_place = 1;
+        redcoll__run_on(c, &ov.t, c->outer, &oa);
     }
     ia.rbuf = a->rbuf;
     redcoll__run_on(c, &gv.t, c->down, &ia);
@@ -3667,8 +3941,7 @@ static void redcoll__rt_e21(redcoll__rt *rt, redcoll__rt_step *s) {
     char *mine = redcoll__rt_at(rt, s->off);
     if (s->d == 1) { redcoll__send(c, s->peer[0], mine, s->len); rt->alive = 0; return; }
     if (!redcoll__rt_need(rt, s->len)) return;
-    redcoll__recv(c, s->peer[1], rt->tmp, s->len);
-    redcoll__reduce_lo(c, mine, rt->tmp, s->len);
+    redcoll__recv_reduce(c, s->peer[1], mine, mine, s->len, 0, rt->tmp);
 }
 
 static void redcoll__rt_e21_back(redcoll__rt *rt, const redcoll__rt_step *s, int *done) {
@@ -3832,7 +4105,7 @@ static redcoll_result redcoll__rt_execute(redcoll__ctx *c, const redcoll__args *
     redcoll__fold f;
     redcoll__rt state, *rt = &state;
     if (c->size == 1) {
-        if (reduce) redcoll__copy(c, a->rbuf, a->sbuf, n);
+        redcoll__copy(c, a->rbuf, a->sbuf, n);
         return c->err;
     }
     REDCOLL_MEMSET(rt, 0, sizeof *rt);
@@ -3848,7 +4121,7 @@ static redcoll_result redcoll__rt_execute(redcoll__ctx *c, const redcoll__args *
         v = f.newrank;
         if (reduce) rt->root_v = redcoll__fold_plan(a->root + (a->root < 2 * f.rem && a->root % 2 == 0),
                                                     c->size).newrank;
-        if (rt->buf && redcoll__rt_need(rt, n)) redcoll__fold_in(c, &f, rt->buf, rt->tmp, n);
+        if (rt->buf && redcoll__rt_need(rt, n)) redcoll__fold_in(c, &f, rt->buf, rt->buf, rt->tmp, n);
     }
     if (rt->buf && v >= 0 && !c->err) redcoll__rt_reduce_all(rt, v, n);
     if (pl->fold && rt->buf) {
@@ -5343,6 +5616,7 @@ typedef struct redcoll__call {
     const void         *pre_src; /* execute first copies pre_n elements pre_src -> pre_dst */
     void               *pre_dst;
     size_t              pre_n;
+    size_t              bytes;   /* the largest vector: the whole input of block collectives */
     int                 empty;   /* nothing to move: execute returns OK at once */
     redcoll__xsum       exact;   /* REDCOLL_OP_SUM_EXACT only ([SECTION:exact]) */
 } redcoll__call;
@@ -5443,10 +5717,7 @@ static redcoll_result redcoll__setup_buffers(redcoll__call *call, const redcoll_
     a->counts = d->counts;
     a->root = d->root;
     switch (d->coll) { /* where the input is, what is copied first */
-    case REDCOLL_COLL_ALLREDUCE: /* the schedules work in rbuf */
-        a->sbuf = rbuf;
-        call->pre_n = in_place ? 0 : n;
-        call->pre_dst = rbuf; call->pre_src = sbuf;
+    case REDCOLL_COLL_ALLREDUCE: /* the schedules read sbuf (rbuf in place) in their first step */
         break;
     case REDCOLL_COLL_REDUCE:
         a->rbuf = root ? rbuf : NULL;
@@ -5561,6 +5832,7 @@ static redcoll_result redcoll__setup(redcoll__call *call, const redcoll__desc *d
     if (blocks && !redcoll__mul_ok(c->esize, (size_t)c->size)) return REDCOLL_ERR_INVALID_ARG;
     if (!redcoll__mul_ok(n, c->esize * (blocks ? (size_t)c->size : 1))) return REDCOLL_ERR_INVALID_ARG;
     bytes = n * c->esize * (coll == REDCOLL_COLL_REDUCE_SCATTER_BLOCK ? (size_t)c->size : 1);
+    call->bytes = n * c->esize * (blocks ? (size_t)c->size : 1);
     if (rooted && (d->root < 0 || d->root >= c->size)) return REDCOLL_ERR_INVALID_ARG;
     /* the algorithm, then the buffers */
     r = redcoll__setup_algo(call, bytes);
@@ -5596,15 +5868,190 @@ static redcoll_result redcoll__execute(redcoll__call *call) {
     return r;
 }
 
-/* The one-shot call: setup, then execute. */
+/* ---- measuring scratch, plans, the one-shot call -------------------------------
+   The measuring pass runs execute against a transport that moves nothing
+   (REDCOLL_TRANSPORT_NO_DATA) and has the real one's optional entries, so the
+   schedule takes the same branches and makes the same allocations as a real
+   run; the arena records their high-water mark. */
+static redcoll_result redcoll__dry_send(void *u, int dst, const void *buf, size_t bytes, int tag) {
+    (void)u; (void)dst; (void)buf; (void)bytes; (void)tag;
+    return REDCOLL_OK;
+}
+static redcoll_result redcoll__dry_recv(void *u, int src, void *buf, size_t bytes, int tag) {
+    (void)u; (void)src; (void)buf; (void)bytes; (void)tag;
+    return REDCOLL_OK;
+}
+static redcoll_result redcoll__dry_sendrecv(void *u, int dst, const void *sbuf, size_t sbytes,
+                                            int src, void *rbuf, size_t rbytes, int tag) {
+    (void)u; (void)dst; (void)sbuf; (void)sbytes; (void)src; (void)rbuf; (void)rbytes; (void)tag;
+    return REDCOLL_OK;
+}
+static void redcoll__dry_abort(void *u, redcoll_result why) { (void)u; (void)why; }
+static redcoll_result redcoll__dry_ipost(void *u, int peer, void *buf, size_t bytes, int tag,
+                                         redcoll_request *req) {
+    (void)u; (void)peer; (void)buf; (void)bytes; (void)tag;
+    req->ptr = NULL; req->id = 0;
+    return REDCOLL_OK;
+}
+static redcoll_result redcoll__dry_isend(void *u, int dst, const void *buf, size_t bytes, int tag,
+                                         redcoll_request *req) {
+    (void)buf;
+    return redcoll__dry_ipost(u, dst, NULL, bytes, tag, req);
+}
+static redcoll_result redcoll__dry_waitall(void *u, int count, redcoll_request *reqs) {
+    (void)u; (void)count; (void)reqs;
+    return REDCOLL_OK;
+}
+static int redcoll__dry_node_of(void *u, int rank) {
+    const redcoll_transport *real = (const redcoll_transport *)u;
+    return real->node_of(real->user, rank);
+}
+static redcoll_result redcoll__dry_recv_reduce(void *u, int src, size_t bytes, int tag,
+                                               const redcoll_consumer *into) {
+    (void)u; (void)src; (void)bytes; (void)tag; (void)into;
+    return REDCOLL_OK;
+}
+static redcoll_result redcoll__dry_sendrecv_reduce(void *u, int dst, const void *sbuf, size_t sbytes,
+                                                   int src, size_t rbytes, int tag,
+                                                   const redcoll_consumer *into) {
+    (void)u; (void)dst; (void)sbuf; (void)sbytes; (void)src; (void)rbytes; (void)tag; (void)into;
+    return REDCOLL_OK;
+}
+
+#define REDCOLL__MEASURE_CTL 4096 /* stack bytes for a measuring pass's control data */
+
+/* The call's scratch need in bytes (the arena's high-water mark), or 0 with
+   an error latched when control data could not be allocated. */
+static redcoll_result redcoll__measure(redcoll__call *call, size_t *need) {
+    const redcoll_transport *real = call->c.t;
+    redcoll_transport dry;
+    redcoll__arena arena, *was_arena = call->c.arena;
+    int was_dry = call->c.dry;
+    redcoll_result r;
+    union { char b[REDCOLL__MEASURE_CTL]; double align_d; void *align_p; long long align_l; } ctl;
+    /* every field set (no memset: this runs before every one-shot call) */
+    dry.user = (void *)real; /* only node_of reads it */
+    dry.rank = real->rank; dry.size = real->size;
+    dry.send = redcoll__dry_send; dry.recv = redcoll__dry_recv; dry.sendrecv = redcoll__dry_sendrecv;
+    dry.abort = redcoll__dry_abort;
+    dry.isend = real->isend ? redcoll__dry_isend : NULL;
+    dry.irecv = real->isend ? redcoll__dry_ipost : NULL;
+    dry.waitall = real->isend ? redcoll__dry_waitall : NULL;
+    dry.node_of = real->node_of ? redcoll__dry_node_of : NULL;
+    dry.on_compute = NULL; dry.on_scratch = NULL;
+    dry.flags = real->flags | REDCOLL_TRANSPORT_NO_DATA;
+    dry.recv_reduce = real->recv_reduce ? redcoll__dry_recv_reduce : NULL;
+    dry.sendrecv_reduce = real->sendrecv_reduce ? redcoll__dry_sendrecv_reduce : NULL;
+    dry.scratch = NULL;
+    arena.base = NULL; arena.cap = arena.top = arena.peak = 0;
+    arena.measure = 1;
+    arena.ctl = ctl.b; arena.ctl_cap = sizeof ctl.b; arena.ctl_top = 0;
+    call->c.t = &dry; call->c.dry = 1; call->c.arena = &arena; /* the call itself, put back below */
+    r = redcoll__execute(call);
+    call->c.t = real; call->c.dry = was_dry; call->c.arena = was_arena;
+    *need = arena.peak;
+    return r;
+}
+
+struct redcoll_plan {
+    redcoll__call  call;
+    redcoll__arena arena;
+    void          *block;  /* the arena's memory, as allocated */
+};
+
+static redcoll_result redcoll__plan_make(const redcoll__desc *d, redcoll_plan **out) {
+    redcoll__call call;
+    redcoll_plan *pl;
+    size_t need = 0, counts = 0;
+    redcoll_result r;
+    if (!out) return REDCOLL_ERR_INVALID_ARG;
+    *out = NULL;
+    r = redcoll__setup(&call, d);
+    if (r == REDCOLL_OK && !call.empty) r = redcoll__measure(&call, &need);
+    if (r != REDCOLL_OK) return r;
+    if (call.a.counts) counts = sizeof(size_t) * (size_t)call.c.size;
+    pl = (redcoll_plan *)redcoll__mem_alloc(&call.c.o.allocator, sizeof *pl + counts);
+    if (!pl) return REDCOLL_ERR_OUT_OF_MEMORY;
+    REDCOLL_MEMSET(pl, 0, sizeof *pl);
+    pl->call = call;
+    if (counts) { /* the plan's own copy, right after it */
+        size_t *cp = (size_t *)(void *)(pl + 1);
+        REDCOLL_MEMCPY(cp, call.a.counts, counts);
+        pl->call.a.counts = cp;
+    }
+    if (need) {
+        pl->block = redcoll__mem_alloc(&call.c.o.allocator, need + REDCOLL__ARENA_ALIGN - 1);
+        if (!pl->block) { redcoll__mem_free(&call.c.o.allocator, pl); return REDCOLL_ERR_OUT_OF_MEMORY; }
+        pl->arena.base = (char *)pl->block +
+                         (REDCOLL__ARENA_ALIGN - (size_t)pl->block % REDCOLL__ARENA_ALIGN) % REDCOLL__ARENA_ALIGN;
+        pl->arena.cap = need;
+    }
+    *out = pl;
+    return REDCOLL_OK;
+}
+
+REDCOLL_API redcoll_result redcoll_plan_run(redcoll_plan *plan) {
+    if (!plan) return REDCOLL_ERR_INVALID_ARG;
+    plan->arena.top = 0;
+    plan->call.c.arena = &plan->arena;
+    return redcoll__execute(&plan->call);
+}
+
+REDCOLL_API void redcoll_plan_free(redcoll_plan *plan) {
+    redcoll_allocator a;
+    if (!plan) return;
+    a = plan->call.c.o.allocator;
+    if (plan->block) redcoll__mem_free(&a, plan->block);
+    redcoll__mem_free(&a, plan);
+}
+
+REDCOLL_API redcoll_algo redcoll_plan_algo(const redcoll_plan *plan) {
+    return plan ? plan->call.row->info.algo : REDCOLL_ALGO_AUTO;
+}
+
+REDCOLL_API size_t redcoll_plan_scratch_bytes(const redcoll_plan *plan) {
+    return plan ? plan->arena.cap : 0;
+}
+
+/* A one-shot call whose vector is at most REDCOLL__SMALL_BYTES takes its
+   scratch from REDCOLL__SMALL_ARENA bytes on the stack (what does not fit
+   there comes from the allocator) and skips the measuring pass. */
+#define REDCOLL__SMALL_BYTES ((size_t)256)
+#define REDCOLL__SMALL_ARENA 2048
+
+/* The one-shot call: setup, then execute. Small vectors use the stack arena;
+   otherwise, with a transport `scratch` entry, the scratch is measured first
+   and taken from the transport's block (a need of 0 asks for nothing);
+   without one it comes from the allocator. */
 static redcoll_result redcoll__once(redcoll_coll coll, const redcoll_transport *t, const void *sbuf,
                                     void *rbuf, size_t count, const size_t *counts,
                                     redcoll_dtype dtype, const redcoll_op *op, int root,
                                     const redcoll_options *opts) {
     redcoll__desc d = redcoll__describe(coll, t, sbuf, rbuf, count, counts, dtype, op, root, opts);
     redcoll__call call;
+    redcoll__arena arena;
+    size_t need = 0;
     redcoll_result r = redcoll__setup(&call, &d);
-    return r != REDCOLL_OK ? r : redcoll__execute(&call);
+    if (r != REDCOLL_OK || call.empty) return r;
+    REDCOLL_MEMSET(&arena, 0, sizeof arena);
+    if (call.bytes <= REDCOLL__SMALL_BYTES) {
+        union { char b[REDCOLL__SMALL_ARENA]; double align_d; void *align_p; long long align_l; } small;
+        arena.base = small.b; arena.cap = sizeof small.b;
+        call.c.arena = &arena;
+        return redcoll__execute(&call);
+    }
+    if (!t->scratch) return redcoll__execute(&call);
+    r = redcoll__measure(&call, &need);
+    if (r != REDCOLL_OK) return r;
+    if (need && need <= (size_t)-1 - REDCOLL__ARENA_ALIGN) {
+        char *b = (char *)t->scratch(t->user, need + REDCOLL__ARENA_ALIGN - 1);
+        if (b) {
+            arena.base = b + (REDCOLL__ARENA_ALIGN - (size_t)b % REDCOLL__ARENA_ALIGN) % REDCOLL__ARENA_ALIGN;
+            arena.cap = need;
+        }
+    }
+    call.c.arena = &arena;
+    return redcoll__execute(&call);
 }
 
 /* ==== 9. Entry points [SECTION:entry] ==================================== */
@@ -5677,6 +6124,104 @@ REDCOLL_API redcoll_result redcoll_barrier(const redcoll_transport *t,
                                            const redcoll_options *opts) {
     return redcoll__once(REDCOLL_COLL_BARRIER, t, NULL, NULL, 0, NULL,
                          REDCOLL_UINT8, NULL, 0, opts);
+}
+
+/* Persistent collectives: the same descriptions, made into plans. */
+REDCOLL_API redcoll_result redcoll_allreduce_init(const redcoll_transport *t, const void *sbuf,
+                                                  void *rbuf, size_t count, redcoll_dtype dtype,
+                                                  redcoll_op op, const redcoll_options *opts,
+                                                  redcoll_plan **out) {
+    redcoll__desc d = redcoll__describe(REDCOLL_COLL_ALLREDUCE, t, sbuf, rbuf, count, NULL, dtype,
+                                        &op, 0, opts);
+    return redcoll__plan_make(&d, out);
+}
+
+REDCOLL_API redcoll_result redcoll_reduce_init(const redcoll_transport *t, const void *sbuf,
+                                               void *rbuf, size_t count, redcoll_dtype dtype,
+                                               redcoll_op op, int root, const redcoll_options *opts,
+                                               redcoll_plan **out) {
+    redcoll__desc d = redcoll__describe(REDCOLL_COLL_REDUCE, t, sbuf, rbuf, count, NULL, dtype,
+                                        &op, root, opts);
+    return redcoll__plan_make(&d, out);
+}
+
+REDCOLL_API redcoll_result redcoll_reduce_scatter_init(const redcoll_transport *t, const void *sbuf,
+                                                       void *rbuf, const size_t *recvcounts,
+                                                       redcoll_dtype dtype, redcoll_op op,
+                                                       const redcoll_options *opts,
+                                                       redcoll_plan **out) {
+    redcoll__desc d = redcoll__describe(REDCOLL_COLL_REDUCE_SCATTER, t, sbuf, rbuf, 0, recvcounts,
+                                        dtype, &op, 0, opts);
+    return redcoll__plan_make(&d, out);
+}
+
+REDCOLL_API redcoll_result redcoll_reduce_scatter_block_init(const redcoll_transport *t,
+                                                             const void *sbuf, void *rbuf,
+                                                             size_t recvcount, redcoll_dtype dtype,
+                                                             redcoll_op op,
+                                                             const redcoll_options *opts,
+                                                             redcoll_plan **out) {
+    redcoll__desc d = redcoll__describe(REDCOLL_COLL_REDUCE_SCATTER_BLOCK, t, sbuf, rbuf, recvcount,
+                                        NULL, dtype, &op, 0, opts);
+    return redcoll__plan_make(&d, out);
+}
+
+REDCOLL_API redcoll_result redcoll_allgather_init(const redcoll_transport *t, const void *sbuf,
+                                                  void *rbuf, size_t count, redcoll_dtype dtype,
+                                                  const redcoll_options *opts, redcoll_plan **out) {
+    redcoll__desc d = redcoll__describe(REDCOLL_COLL_ALLGATHER, t, sbuf, rbuf, count, NULL, dtype,
+                                        NULL, 0, opts);
+    return redcoll__plan_make(&d, out);
+}
+
+REDCOLL_API redcoll_result redcoll_allgatherv_init(const redcoll_transport *t, const void *sbuf,
+                                                   void *rbuf, const size_t *counts,
+                                                   redcoll_dtype dtype, const redcoll_options *opts,
+                                                   redcoll_plan **out) {
+    redcoll__desc d = redcoll__describe(REDCOLL_COLL_ALLGATHERV, t, sbuf, rbuf, 0, counts, dtype,
+                                        NULL, 0, opts);
+    return redcoll__plan_make(&d, out);
+}
+
+REDCOLL_API redcoll_result redcoll_bcast_init(const redcoll_transport *t, void *buf, size_t count,
+                                              redcoll_dtype dtype, int root,
+                                              const redcoll_options *opts, redcoll_plan **out) {
+    redcoll__desc d = redcoll__describe(REDCOLL_COLL_BCAST, t, NULL, buf, count, NULL, dtype,
+                                        NULL, root, opts);
+    return redcoll__plan_make(&d, out);
+}
+
+REDCOLL_API redcoll_result redcoll_alltoall_init(const redcoll_transport *t, const void *sbuf,
+                                                 void *rbuf, size_t count, redcoll_dtype dtype,
+                                                 const redcoll_options *opts, redcoll_plan **out) {
+    redcoll__desc d = redcoll__describe(REDCOLL_COLL_ALLTOALL, t, sbuf, rbuf, count, NULL, dtype,
+                                        NULL, 0, opts);
+    return redcoll__plan_make(&d, out);
+}
+
+REDCOLL_API redcoll_result redcoll_gather_init(const redcoll_transport *t, const void *sbuf,
+                                               void *rbuf, size_t count, redcoll_dtype dtype,
+                                               int root, const redcoll_options *opts,
+                                               redcoll_plan **out) {
+    redcoll__desc d = redcoll__describe(REDCOLL_COLL_GATHER, t, sbuf, rbuf, count, NULL, dtype,
+                                        NULL, root, opts);
+    return redcoll__plan_make(&d, out);
+}
+
+REDCOLL_API redcoll_result redcoll_scatter_init(const redcoll_transport *t, const void *sbuf,
+                                                void *rbuf, size_t count, redcoll_dtype dtype,
+                                                int root, const redcoll_options *opts,
+                                                redcoll_plan **out) {
+    redcoll__desc d = redcoll__describe(REDCOLL_COLL_SCATTER, t, sbuf, rbuf, count, NULL, dtype,
+                                        NULL, root, opts);
+    return redcoll__plan_make(&d, out);
+}
+
+REDCOLL_API redcoll_result redcoll_barrier_init(const redcoll_transport *t,
+                                                const redcoll_options *opts, redcoll_plan **out) {
+    redcoll__desc d = redcoll__describe(REDCOLL_COLL_BARRIER, t, NULL, NULL, 0, NULL, REDCOLL_UINT8,
+                                        NULL, 0, opts);
+    return redcoll__plan_make(&d, out);
 }
 
 #endif /* REDCOLL_IMPLEMENTATION_DONE */

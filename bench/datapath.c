@@ -11,10 +11,15 @@
                          a barrier
      kernel              the kernel limit: one thread computes c = a + b over
                          the vector (the other threads wait)
+     plan:auto           the same as a persistent plan (redcoll_allreduce_init
+                         once per size, redcoll_plan_run per call)
      lib:overhead        redcoll_allreduce (auto) on rank 0 alone over a null
                          transport of size p whose sendrecv copies its own
-                         send buffer (send/recv do nothing): the library's own
-                         cost per call, without any partner or waiting
+                         send buffer (send/recv do nothing) and which keeps a
+                         scratch block as the threads transport does: the
+                         library's own cost per call (checks, the measuring
+                         pass, the schedule), without any partner or waiting
+     plan:overhead       the same through a plan (redcoll_plan_run)
      t:...               the transport alone, through the vtable, ranks in
                          pairs (r, r ^ 1; even p only):
        t:pingpong        one way of a send/recv round trip
@@ -87,7 +92,7 @@ static void bar_wait(bar *b) {
 
 /* ---- methods ------------------------------------------------------------ */
 
-enum { M_LIB, M_LIB_NULL, M_DIRECT, M_KERNEL, M_PINGPONG, M_EXCHANGE, M_EXCH_PLUS, M_EXCH_FUSED, M_HD,
+enum { M_LIB, M_PLAN, M_LIB_NULL, M_PLAN_NULL, M_DIRECT, M_KERNEL, M_PINGPONG, M_EXCHANGE, M_EXCH_PLUS, M_EXCH_FUSED, M_HD,
        M_HD_FUSED };
 
 typedef struct method { char name[40]; int kind; redcoll_algo algo; } method;
@@ -110,6 +115,10 @@ typedef struct bench {
     long        *wrong;                 /* [size][method] */
     redcoll_result *err;                /* [size][method] */
     redcoll_transport null_t;           /* lib:overhead's, rank 0's */
+    redcoll_plan *null_plan;            /* plan:overhead's (rank 0), for null_plan_n doubles */
+    size_t       null_plan_n;
+    redcoll_plan **plan;                /* plan:auto's, per rank, for plan_n[r] doubles */
+    size_t      *plan_n;
 } bench;
 
 static double input(int r, size_t i) { return (double)(r + 1) * (double)(i % 64 + 1); }
@@ -168,6 +177,15 @@ static redcoll_result null_sendrecv(void *u, int dst, const void *sb, size_t sn,
     return REDCOLL_OK;
 }
 
+/* The null transport's scratch entry: a block kept as the threads transport keeps one. */
+static void *null_scratch(void *u, size_t bytes) {
+    static void *block;
+    static size_t have;
+    (void)u;
+    if (bytes > have) { free(block); block = malloc(bytes); have = block ? bytes : 0; }
+    return block;
+}
+
 /* One call of method m on rank t->rank with n doubles. */
 static redcoll_result run_once(const redcoll_transport *t, bench *B, const method *m, size_t n) {
     int r = t->rank, p = t->size, peer = r ^ 1;
@@ -179,12 +197,35 @@ static redcoll_result run_once(const redcoll_transport *t, bench *B, const metho
         o.algo = m->algo;
         return redcoll_allreduce(t, B->in[r], B->out[r], n, REDCOLL_DOUBLE, REDCOLL_SUM, &o);
     }
-    case M_LIB_NULL:
+    case M_PLAN:
+        if (!B->plan[r] || B->plan_n[r] != n) { /* made in the warm-up call of each size */
+            redcoll_result e;
+            redcoll_plan_free(B->plan[r]);
+            B->plan[r] = NULL;
+            e = redcoll_allreduce_init(t, B->in[r], B->out[r], n, REDCOLL_DOUBLE, REDCOLL_SUM, NULL,
+                                       &B->plan[r]);
+            if (e) return e;
+            B->plan_n[r] = n;
+        }
+        return redcoll_plan_run(B->plan[r]);
+    case M_LIB_NULL: case M_PLAN_NULL:
         if (r) return REDCOLL_OK;
         if (B->null_t.size != p) { /* made once: its cost is not the library's */
             memset(&B->null_t, 0, sizeof B->null_t);
             B->null_t.size = p; B->null_t.send = null_send; B->null_t.recv = null_recv;
-            B->null_t.sendrecv = null_sendrecv;
+            B->null_t.sendrecv = null_sendrecv; B->null_t.scratch = null_scratch;
+        }
+        if (m->kind == M_PLAN_NULL) {
+            if (!B->null_plan || B->null_plan_n != n) {
+                redcoll_result e;
+                redcoll_plan_free(B->null_plan);
+                B->null_plan = NULL;
+                e = redcoll_allreduce_init(&B->null_t, B->in[r], B->out[r], n, REDCOLL_DOUBLE,
+                                           REDCOLL_SUM, NULL, &B->null_plan);
+                if (e) return e;
+                B->null_plan_n = n;
+            }
+            return redcoll_plan_run(B->null_plan);
         }
         return redcoll_allreduce(&B->null_t, B->in[r], B->out[r], n, REDCOLL_DOUBLE, REDCOLL_SUM, NULL);
     case M_DIRECT: {
@@ -237,9 +278,9 @@ static long check(const redcoll_transport *t, bench *B, const method *m, size_t 
     double scale = 0;
     long wrong = 0;
     size_t i;
-    if (m->kind == M_LIB_NULL) return 0;
+    if (m->kind == M_LIB_NULL || m->kind == M_PLAN_NULL) return 0;
     if (m->kind == M_KERNEL) { if (r) return 0; scale = p > 1 ? 3 : 2; }
-    else if (m->kind == M_LIB || m->kind == M_DIRECT) for (k = 0; k < p; ++k) scale += k + 1;
+    else if (m->kind == M_LIB || m->kind == M_PLAN || m->kind == M_DIRECT) for (k = 0; k < p; ++k) scale += k + 1;
     else if (peer >= p) return 0;
     else if (m->kind == M_EXCHANGE || m->kind == M_PINGPONG) scale = peer + 1;
     else scale = r + peer + 2;
@@ -318,6 +359,8 @@ static redcoll_result bench_rank(const redcoll_transport *t, void *arg) {
         free(iters);
     }
     bar_wait(&B->b); /* nobody frees what a peer may still read */
+    redcoll_plan_free(B->plan[r]);
+    if (r == 0) redcoll_plan_free(B->null_plan);
     free(B->in[r]); free(B->out[r]); free(B->tmp[r]);
     return REDCOLL_OK;
 }
@@ -456,7 +499,9 @@ static int bench_team(bench *B, const char *methods, int fused_ok) {
         snprintf(name, sizeof name, "lib:%s", redcoll_algo_name((redcoll_algo)a));
         add_method(B, methods, name, M_LIB, (redcoll_algo)a);
     }
+    add_method(B, methods, "plan:auto", M_PLAN, REDCOLL_ALGO_AUTO);
     add_method(B, methods, "lib:overhead", M_LIB_NULL, REDCOLL_ALGO_AUTO);
+    add_method(B, methods, "plan:overhead", M_PLAN_NULL, REDCOLL_ALGO_AUTO);
     add_method(B, methods, "direct", M_DIRECT, REDCOLL_ALGO_AUTO);
     add_method(B, methods, "kernel", M_KERNEL, REDCOLL_ALGO_AUTO);
     if (B->p % 2 == 0) {
@@ -476,7 +521,9 @@ static int bench_team(bench *B, const char *methods, int fused_ok) {
     B->faults = (double *)calloc(cells, sizeof(double));
     B->wrong = (long *)calloc(cells, sizeof(long));
     B->err = (redcoll_result *)calloc(cells, sizeof(redcoll_result));
-    if (!B->in || !B->out || !B->tmp || !B->sample || !B->faults || !B->wrong || !B->err) return 1;
+    B->plan = (redcoll_plan **)calloc((size_t)B->p, sizeof(redcoll_plan *));
+    B->plan_n = (size_t *)calloc((size_t)B->p, sizeof(size_t));
+    if (!B->plan || !B->plan_n || !B->in || !B->out || !B->tmp || !B->sample || !B->faults || !B->wrong || !B->err) return 1;
     B->b.p = B->p;
     res = redcoll_shm_run(B->p, bench_rank, B, NULL);
     if (res) printf("# team of %d: %s\n", B->p, redcoll_result_string(res));
@@ -485,7 +532,7 @@ static int bench_team(bench *B, const char *methods, int fused_ok) {
 
 static void bench_free(bench *B) {
     free(B->in); free(B->out); free(B->tmp); free(B->sample); free(B->faults); free(B->wrong);
-    free(B->err);
+    free(B->err); free(B->plan); free(B->plan_n);
 }
 
 int main(int argc, char **argv) {

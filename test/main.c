@@ -19,6 +19,7 @@
 #include "test_exact.c"
 #include "test_kernels.c"
 #include "test_model.c"
+#include "test_plans.c"
 
 int main(int argc, char **argv) {
     int i;
@@ -37,6 +38,7 @@ int main(int argc, char **argv) {
     suite_exact();
     suite_kernels();
     suite_model();
+    suite_plans();
     printf("%ld passed, %ld failed\n", tf_passed, tf_failed);
     return tf_failed ? 1 : 0;
 }

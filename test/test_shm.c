@@ -85,6 +85,22 @@ static int tshm_f_node_of(void *u, int rank) {
     return f->in->node_of(f->in->user, rank);
 }
 
+static redcoll_result tshm_f_recv_reduce(void *u, int src, size_t n, int tag,
+                                         const redcoll_consumer *into) {
+    tshm_faulty *f = (tshm_faulty *)u;
+    return tshm_fault(f) ? REDCOLL_ERR_TRANSPORT : f->in->recv_reduce(f->in->user, src, n, tag, into);
+}
+static redcoll_result tshm_f_sendrecv_reduce(void *u, int dst, const void *sb, size_t sn, int src,
+                                             size_t rn, int tag, const redcoll_consumer *into) {
+    tshm_faulty *f = (tshm_faulty *)u;
+    return tshm_fault(f) ? REDCOLL_ERR_TRANSPORT
+                         : f->in->sendrecv_reduce(f->in->user, dst, sb, sn, src, rn, tag, into);
+}
+static void *tshm_f_scratch(void *u, size_t bytes) {
+    tshm_faulty *f = (tshm_faulty *)u;
+    return f->in->scratch(f->in->user, bytes);
+}
+
 static redcoll_result tshm_case_rank(const redcoll_transport *t, void *arg) {
     tshm_case *c = (tshm_case *)arg;
     tshm_faulty f;
@@ -98,6 +114,9 @@ static redcoll_result tshm_case_rank(const redcoll_transport *t, void *arg) {
     f.t.send = tshm_f_send; f.t.recv = tshm_f_recv; f.t.sendrecv = tshm_f_sendrecv;
     f.t.isend = tshm_f_isend; f.t.irecv = tshm_f_irecv; f.t.waitall = tshm_f_waitall;
     f.t.abort = tshm_f_abort; f.t.node_of = tshm_f_node_of;
+    f.t.recv_reduce = t->recv_reduce ? tshm_f_recv_reduce : NULL; /* every entry the library calls */
+    f.t.sendrecv_reduce = t->sendrecv_reduce ? tshm_f_sendrecv_reduce : NULL;
+    f.t.scratch = t->scratch ? tshm_f_scratch : NULL;
     r = rc_rank(&f.t, c->st);
     *c->hit = f.hit;
     return r;
