@@ -5922,7 +5922,7 @@ static redcoll_result redcoll__dry_sendrecv_reduce(void *u, int dst, const void 
 
 /* The call's scratch need in bytes (the arena's high-water mark), or 0 with
    an error latched when control data could not be allocated. */
-static redcoll_result redcoll__measure(redcoll__call *call, size_t *need) {
+static redcoll_result redcoll__measure_pass(redcoll__call *call, size_t *need) {
     const redcoll_transport *real = call->c.t;
     redcoll_transport dry;
     redcoll__arena arena, *was_arena = call->c.arena;
@@ -5951,6 +5951,15 @@ static redcoll_result redcoll__measure(redcoll__call *call, size_t *need) {
     call->c.t = real; call->c.dry = was_dry; call->c.arena = was_arena;
     *need = arena.peak;
     return r;
+}
+
+/* The exact sum is not measured: its inner collectives are one-shot calls
+   with arenas of their own, so it takes its one block from the allocator
+   at every run (a plan of it allocates per run). */
+static redcoll_result redcoll__measure(redcoll__call *call, size_t *need) {
+    *need = 0;
+    if (call->c.op.kind == REDCOLL_OP_SUM_EXACT) return REDCOLL_OK;
+    return redcoll__measure_pass(call, need);
 }
 
 struct redcoll_plan {
