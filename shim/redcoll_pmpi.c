@@ -51,9 +51,10 @@
                                     (communicator, collective, size class,
                                     algorithm), the algorithm chosen, and once
                                     per reason what passed through
-     REDCOLL_PROFILE=file           accepted; redcoll.h has no profile parser
-                                    yet (issue 11), so it is reported and
-                                    ignored */
+     REDCOLL_PROFILE=file           the cost model auto chooses by (a profile
+                                    as `redcoll tune` writes it); a file that
+                                    cannot be read or parsed is reported once
+                                    and the default model is used */
 #include <mpi.h>
 
 /* The transport's MPI calls become PMPI_ calls in this file only (a call
@@ -133,6 +134,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -214,9 +216,11 @@ static struct {
     shim_type      *types;
     shim_uop       *uops;
     size_t          nuops, cap_uops;
+    int             have_model; /* REDCOLL_PROFILE was read */
+    redcoll_cost_model model;
 } shim_g = { PTHREAD_ONCE_INIT, PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, 0, 0, 0,
              { REDCOLL_ALGO_AUTO }, MPI_KEYVAL_INVALID, MPI_KEYVAL_INVALID, 0, NULL, NULL, NULL,
-             0, 0 };
+             0, 0, 0, { 0, 0, 0, 0, 0 } };
 
 /* MPI_COMM_WORLD's state, found without the attribute lookup (the common
    case of a small call, where that lookup is a third of the shim's cost). */
@@ -290,6 +294,29 @@ static void shim_read_algorithm(redcoll_coll coll, int loud) {
     }
 }
 
+/* REDCOLL_PROFILE: the cost model auto chooses by. Every rank reads the
+   file, so every rank chooses alike; only `loud` (world rank 0) reports. */
+static void shim_read_profile(const char *path, int loud) {
+    char err[160] = "", *text = NULL;
+    long len = -1;
+    FILE *f = fopen(path, "rb");
+    if (f && fseek(f, 0, SEEK_END) == 0 && (len = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (text = (char *)malloc((size_t)len + 1)) != NULL && fread(text, 1, (size_t)len, f) == (size_t)len) {
+        text[len] = 0;
+        if (redcoll_cost_model_parse(text, &shim_g.model, err, sizeof err) == REDCOLL_OK)
+            shim_g.have_model = 1;
+    } else {
+        snprintf(err, sizeof err, "%s", f ? "cannot read it" : strerror(errno));
+    }
+    if (f) fclose(f);
+    free(text);
+    if (loud && !shim_g.have_model)
+        fprintf(stderr, "redcoll: REDCOLL_PROFILE=%s ignored (%s); auto uses the default cost model\n",
+                path, err);
+    else if (loud && shim_g.verbose)
+        fprintf(stderr, "redcoll: REDCOLL_PROFILE=%s: auto chooses by its cost model\n", path);
+}
+
 /* Once per process, at the first intercepted call (MPI is initialised). */
 static void shim_init(void) {
     const char *v = getenv("REDCOLL_DISABLE");
@@ -299,9 +326,7 @@ static void shim_init(void) {
     shim_g.verbose = v && *v && strcmp(v, "0") != 0;
     for (c = 0; c < REDCOLL_COLL_COUNT; ++c) shim_read_algorithm((redcoll_coll)c, loud);
     v = getenv("REDCOLL_PROFILE");
-    if (v && *v && loud)
-        fprintf(stderr, "redcoll: REDCOLL_PROFILE=%s ignored: this redcoll.h has no profile "
-                        "parser yet; auto uses the default cost model\n", v);
+    if (v && *v) shim_read_profile(v, loud);
     if (shim_g.disabled) {
         if (shim_g.verbose && loud)
             fprintf(stderr, "redcoll: REDCOLL_DISABLE=%s: every collective goes to MPI\n",
@@ -461,9 +486,12 @@ static inline void shim_choose(shim_call *c, size_t bytes, int commutative) {
     } else if (a == REDCOLL_ALGO_AUTO) {
         how = "auto";
     }
-    if (a == REDCOLL_ALGO_AUTO && !shim_g.verbose) return; /* opts NULL: as a direct call */
+    if (a == REDCOLL_ALGO_AUTO && !shim_g.verbose && !shim_g.have_model)
+        return; /* opts NULL: as a direct call */
     memset(&c->o, 0, sizeof c->o);
-    if (a == REDCOLL_ALGO_AUTO) a = redcoll_select(c->coll, c->s->size, bytes, commutative, NULL);
+    c->o.model = shim_g.model; /* all zero without a profile: the defaults */
+    if (a == REDCOLL_ALGO_AUTO && shim_g.verbose)
+        a = redcoll_select(c->coll, c->s->size, bytes, commutative, &c->o);
     c->o.algo = a;
     c->opts = &c->o;
     if (shim_g.verbose) shim_print_choice(c->s, c->coll, bytes, a, how);

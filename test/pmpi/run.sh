@@ -122,8 +122,18 @@ check "non-commutative ops fall back to an order-keeping algorithm" $? "$tmp/nc.
 
 shim 2 "$tmp/prof" REDCOLL_PROFILE=/nonexistent/profile -- "$build/pmpi_colls" world; s=$?
 same "REDCOLL_PROFILE: identical" $q2 $s "$tmp/q2" "$tmp/prof"
-[ "$(grep -c 'REDCOLL_PROFILE=/nonexistent/profile ignored' "$tmp/prof.err")" -eq 1 ]
-check "REDCOLL_PROFILE is reported once (no profile parser yet)" $? "$tmp/prof.err"
+[ "$(grep -c 'REDCOLL_PROFILE=/nonexistent/profile ignored (No such file' "$tmp/prof.err")" -eq 1 ]
+check "REDCOLL_PROFILE: a missing file is reported once" $? "$tmp/prof.err"
+printf 'redcoll_profile 1\nalpha 3e-6\nbeta 2e-10\ngamma 5e-11\nf_alpha 1\nf_beta 1\n' > "$tmp/good.profile"
+shim 2 "$tmp/profok" REDCOLL_PROFILE="$tmp/good.profile" REDCOLL_VERBOSE=1 -- "$build/pmpi_colls" world; s=$?
+same "REDCOLL_PROFILE with a profile: identical" $q2 $s "$tmp/q2" "$tmp/profok"
+[ "$(grep -c "REDCOLL_PROFILE=$tmp/good.profile: auto chooses by its cost model" "$tmp/profok.err")" -eq 1 ]
+check "REDCOLL_PROFILE: a profile is read and said once" $? "$tmp/profok.err"
+printf 'redcoll_profile 1\nalpha fast\n' > "$tmp/bad.profile"
+shim 2 "$tmp/profbad" REDCOLL_PROFILE="$tmp/bad.profile" -- "$build/pmpi_colls" world; s=$?
+same "REDCOLL_PROFILE with a bad profile: identical" $q2 $s "$tmp/q2" "$tmp/profbad"
+[ "$(grep -c "REDCOLL_PROFILE=$tmp/bad.profile ignored (" "$tmp/profbad.err")" -eq 1 ]
+check "REDCOLL_PROFILE: a profile that does not parse is reported once" $? "$tmp/profbad.err"
 
 # ---- every algorithm of every collective, forced: round k forces the k-th name of each
 colls="allreduce reduce reduce_scatter reduce_scatter_block allgather allgatherv bcast alltoall gather scatter barrier"
