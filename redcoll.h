@@ -3670,8 +3670,9 @@ static void redcoll__rt_make_plan(redcoll__rt_plan *pl, const redcoll__ctx *c, s
     pl->E = p;
     if (variant != REDCOLL__VARIANT_FACTORS) { redcoll__rt_threshold(pl, c, n); return; }
     for (q = 3; p > 1; q += 2) {
-        if ((long)q * q > p) q = p;
+        if ((long)q * q > p) q = p; /* what is left is prime */
         while (p % q == 0) { p /= q; odd[nodd++] = q; }
+        if (p == 1) break; /* before q += 2, which overflows for q = INT_MAX */
     }
     for (k = 0; k <= nodd; ++k) { /* k smallest primes as rings */
         int i;
