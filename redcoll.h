@@ -6137,22 +6137,28 @@ REDCOLL_API redcoll_result redcoll_barrier(const redcoll_transport *t,
 }
 
 /* Persistent collectives: the same descriptions, made into plans. */
+static redcoll_result redcoll__plan_of(redcoll_coll coll, const redcoll_transport *t,
+                                       const void *sbuf, void *rbuf, size_t count,
+                                       const size_t *counts, redcoll_dtype dtype,
+                                       const redcoll_op *op, int root, const redcoll_options *opts,
+                                       redcoll_plan **out) {
+    redcoll__desc d = redcoll__describe(coll, t, sbuf, rbuf, count, counts, dtype, op, root, opts);
+    return redcoll__plan_make(&d, out);
+}
 REDCOLL_API redcoll_result redcoll_allreduce_init(const redcoll_transport *t, const void *sbuf,
                                                   void *rbuf, size_t count, redcoll_dtype dtype,
                                                   redcoll_op op, const redcoll_options *opts,
                                                   redcoll_plan **out) {
-    redcoll__desc d = redcoll__describe(REDCOLL_COLL_ALLREDUCE, t, sbuf, rbuf, count, NULL, dtype,
-                                        &op, 0, opts);
-    return redcoll__plan_make(&d, out);
+    return redcoll__plan_of(REDCOLL_COLL_ALLREDUCE, t, sbuf, rbuf, count, NULL, dtype, &op, 0, opts,
+                            out);
 }
 
 REDCOLL_API redcoll_result redcoll_reduce_init(const redcoll_transport *t, const void *sbuf,
                                                void *rbuf, size_t count, redcoll_dtype dtype,
                                                redcoll_op op, int root, const redcoll_options *opts,
                                                redcoll_plan **out) {
-    redcoll__desc d = redcoll__describe(REDCOLL_COLL_REDUCE, t, sbuf, rbuf, count, NULL, dtype,
-                                        &op, root, opts);
-    return redcoll__plan_make(&d, out);
+    return redcoll__plan_of(REDCOLL_COLL_REDUCE, t, sbuf, rbuf, count, NULL, dtype, &op, root, opts,
+                            out);
 }
 
 REDCOLL_API redcoll_result redcoll_reduce_scatter_init(const redcoll_transport *t, const void *sbuf,
@@ -6160,9 +6166,8 @@ REDCOLL_API redcoll_result redcoll_reduce_scatter_init(const redcoll_transport *
                                                        redcoll_dtype dtype, redcoll_op op,
                                                        const redcoll_options *opts,
                                                        redcoll_plan **out) {
-    redcoll__desc d = redcoll__describe(REDCOLL_COLL_REDUCE_SCATTER, t, sbuf, rbuf, 0, recvcounts,
-                                        dtype, &op, 0, opts);
-    return redcoll__plan_make(&d, out);
+    return redcoll__plan_of(REDCOLL_COLL_REDUCE_SCATTER, t, sbuf, rbuf, 0, recvcounts, dtype, &op,
+                            0, opts, out);
 }
 
 REDCOLL_API redcoll_result redcoll_reduce_scatter_block_init(const redcoll_transport *t,
@@ -6171,67 +6176,59 @@ REDCOLL_API redcoll_result redcoll_reduce_scatter_block_init(const redcoll_trans
                                                              redcoll_op op,
                                                              const redcoll_options *opts,
                                                              redcoll_plan **out) {
-    redcoll__desc d = redcoll__describe(REDCOLL_COLL_REDUCE_SCATTER_BLOCK, t, sbuf, rbuf, recvcount,
-                                        NULL, dtype, &op, 0, opts);
-    return redcoll__plan_make(&d, out);
+    return redcoll__plan_of(REDCOLL_COLL_REDUCE_SCATTER_BLOCK, t, sbuf, rbuf, recvcount, NULL,
+                            dtype, &op, 0, opts, out);
 }
 
 REDCOLL_API redcoll_result redcoll_allgather_init(const redcoll_transport *t, const void *sbuf,
                                                   void *rbuf, size_t count, redcoll_dtype dtype,
                                                   const redcoll_options *opts, redcoll_plan **out) {
-    redcoll__desc d = redcoll__describe(REDCOLL_COLL_ALLGATHER, t, sbuf, rbuf, count, NULL, dtype,
-                                        NULL, 0, opts);
-    return redcoll__plan_make(&d, out);
+    return redcoll__plan_of(REDCOLL_COLL_ALLGATHER, t, sbuf, rbuf, count, NULL, dtype, NULL, 0,
+                            opts, out);
 }
 
 REDCOLL_API redcoll_result redcoll_allgatherv_init(const redcoll_transport *t, const void *sbuf,
                                                    void *rbuf, const size_t *counts,
                                                    redcoll_dtype dtype, const redcoll_options *opts,
                                                    redcoll_plan **out) {
-    redcoll__desc d = redcoll__describe(REDCOLL_COLL_ALLGATHERV, t, sbuf, rbuf, 0, counts, dtype,
-                                        NULL, 0, opts);
-    return redcoll__plan_make(&d, out);
+    return redcoll__plan_of(REDCOLL_COLL_ALLGATHERV, t, sbuf, rbuf, 0, counts, dtype, NULL, 0, opts,
+                            out);
 }
 
 REDCOLL_API redcoll_result redcoll_bcast_init(const redcoll_transport *t, void *buf, size_t count,
                                               redcoll_dtype dtype, int root,
                                               const redcoll_options *opts, redcoll_plan **out) {
-    redcoll__desc d = redcoll__describe(REDCOLL_COLL_BCAST, t, NULL, buf, count, NULL, dtype,
-                                        NULL, root, opts);
-    return redcoll__plan_make(&d, out);
+    return redcoll__plan_of(REDCOLL_COLL_BCAST, t, NULL, buf, count, NULL, dtype, NULL, root, opts,
+                            out);
 }
 
 REDCOLL_API redcoll_result redcoll_alltoall_init(const redcoll_transport *t, const void *sbuf,
                                                  void *rbuf, size_t count, redcoll_dtype dtype,
                                                  const redcoll_options *opts, redcoll_plan **out) {
-    redcoll__desc d = redcoll__describe(REDCOLL_COLL_ALLTOALL, t, sbuf, rbuf, count, NULL, dtype,
-                                        NULL, 0, opts);
-    return redcoll__plan_make(&d, out);
+    return redcoll__plan_of(REDCOLL_COLL_ALLTOALL, t, sbuf, rbuf, count, NULL, dtype, NULL, 0, opts,
+                            out);
 }
 
 REDCOLL_API redcoll_result redcoll_gather_init(const redcoll_transport *t, const void *sbuf,
                                                void *rbuf, size_t count, redcoll_dtype dtype,
                                                int root, const redcoll_options *opts,
                                                redcoll_plan **out) {
-    redcoll__desc d = redcoll__describe(REDCOLL_COLL_GATHER, t, sbuf, rbuf, count, NULL, dtype,
-                                        NULL, root, opts);
-    return redcoll__plan_make(&d, out);
+    return redcoll__plan_of(REDCOLL_COLL_GATHER, t, sbuf, rbuf, count, NULL, dtype, NULL, root,
+                            opts, out);
 }
 
 REDCOLL_API redcoll_result redcoll_scatter_init(const redcoll_transport *t, const void *sbuf,
                                                 void *rbuf, size_t count, redcoll_dtype dtype,
                                                 int root, const redcoll_options *opts,
                                                 redcoll_plan **out) {
-    redcoll__desc d = redcoll__describe(REDCOLL_COLL_SCATTER, t, sbuf, rbuf, count, NULL, dtype,
-                                        NULL, root, opts);
-    return redcoll__plan_make(&d, out);
+    return redcoll__plan_of(REDCOLL_COLL_SCATTER, t, sbuf, rbuf, count, NULL, dtype, NULL, root,
+                            opts, out);
 }
 
 REDCOLL_API redcoll_result redcoll_barrier_init(const redcoll_transport *t,
                                                 const redcoll_options *opts, redcoll_plan **out) {
-    redcoll__desc d = redcoll__describe(REDCOLL_COLL_BARRIER, t, NULL, NULL, 0, NULL, REDCOLL_UINT8,
-                                        NULL, 0, opts);
-    return redcoll__plan_make(&d, out);
+    return redcoll__plan_of(REDCOLL_COLL_BARRIER, t, NULL, NULL, 0, NULL, REDCOLL_UINT8, NULL, 0,
+                            opts, out);
 }
 
 #endif /* REDCOLL_IMPLEMENTATION_DONE */
