@@ -214,7 +214,7 @@ static struct cli_progress {
     atomic_llong    done;         /* transport calls so far */
     double          total, t0, after;
     char            what[160];
-    int             stop, started;
+    int             stop, started, lines;
     pthread_t       th;
     pthread_mutex_t mu;
     pthread_cond_t  cv;
@@ -222,6 +222,7 @@ static struct cli_progress {
 
 static void cli_progress_line(void) {
     double el = cli_now() - cli_prog.t0, done = (double)atomic_load(&cli_prog.done);
+    cli_prog.lines++;
     if (cli_prog.total > 0)
         fprintf(stderr, "redcoll: %s: %.3g of ~%.3g transport calls (%.0f%%), %.0f s\n", cli_prog.what,
                 done, cli_prog.total, done < cli_prog.total ? 100 * done / cli_prog.total : 99.0, el);
@@ -259,6 +260,7 @@ static void cli_progress_begin(const char *what, double total_calls, double afte
     cli_prog.t0 = cli_now();
     cli_prog.after = after;
     cli_prog.stop = 0;
+    cli_prog.lines = 0;
     cli_prog.started = pthread_create(&cli_prog.th, NULL, cli_progress_main, NULL) == 0;
 }
 
@@ -269,6 +271,8 @@ static void cli_progress_end(void) {
     pthread_cond_signal(&cli_prog.cv);
     pthread_mutex_unlock(&cli_prog.mu);
     pthread_join(cli_prog.th, NULL);
+    /* a run faster than the reporter's first wake-up still gets the line asked for at 0 s */
+    if (cli_prog.lines == 0 && cli_prog.after <= 0) cli_progress_line();
     if (cli_now() - cli_prog.t0 >= cli_prog.after + 1.0) {
         fprintf(stderr, "redcoll: %s: done, %.3g transport calls in %.0f s\n", cli_prog.what,
                 (double)atomic_load(&cli_prog.done), cli_now() - cli_prog.t0);

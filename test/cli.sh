@@ -113,9 +113,11 @@ echo "$out" | grep -q '^ *3 transport failure '; check "10: full result strings 
 out=$("$bin" select -p 24 --count 100000)
 echo "$out" | grep -q 'time (us)'; check "10: select in microseconds" $?
 echo "$out" | awk '/^algorithm/ { on = 1; next } on && NF == 0 { exit } on { print $2 }' | sort -c -g; check "10: select sorted by modeled time" $?
+echo "$out" | grep -Eq "^factor_ring .*<- selected, the model's best"; check "10: select marks the model's best (the default selector's pick)" $?
+out=$("$bin" select -p 24 --count 100000 --selector papers)
 echo "$out" | grep -Eq "^factor_ring .*<- the model's best"; check "10: select marks the model's best" $?
 echo "$out" | grep -Eq "^ring .*<- selected \\([0-9.]+x the model's best\\)"; check "10: select marks the selector's pick" $?
-"$bin" select -p 24 --count 100000 --json | grep -q '"selected":"ring","model_best":"factor_ring"'; check "10: select --json names both" $?
+"$bin" select -p 24 --count 100000 --selector papers --json | grep -q '"selected":"ring","model_best":"factor_ring"'; check "10: select --json names both" $?
 exits 1 "10: select exits 1 when no candidate ran" select -p 4 --limit 1
 exits 2 "10: bytes beyond size_t refused (2^61 doubles)" simulate --count 2305843009213693952 --no-data
 exits 2 "10: bytes beyond size_t refused (allgather, p blocks)" simulate --coll allgather -p 4 --count 1152921504606846976 --no-data
