@@ -430,7 +430,7 @@ static void bench_header(bench *b) {
 /* The sizes of coll: (bytes, the harness's count) pairs, deduplicated. */
 static int bench_sizes(const bench *b, redcoll_coll coll, size_t esize, size_t *bytes, size_t *count, int cap) {
     const cli *c = b->c;
-    size_t want = c->min_bytes, unit = esize * (cli_blocks(coll) ? (size_t)b->p : 1);
+    size_t want = c->min_bytes, unit = esize * (rc_blocks(coll) ? (size_t)b->p : 1);
     int n = 0;
     if (coll == REDCOLL_COLL_BARRIER) { bytes[0] = count[0] = 0; return 1; }
     for (;;) {
@@ -453,7 +453,7 @@ static int bench_sizes(const bench *b, redcoll_coll coll, size_t esize, size_t *
 static int bench_rows(bench *b, redcoll_coll coll, size_t count, int in_place, bench_row *rows) {
     const cli *c = b->c;
     int n = 0, a;
-    int comm = c->commutative || !cli_reduces(coll);
+    int comm = c->commutative || !rc_reduces(coll);
     redcoll_algo forced = REDCOLL_ALGO_AUTO;
     const char *var;
     if (cli_env_algo(coll, comm, &forced, &var) <= 0) forced = REDCOLL_ALGO_AUTO;
@@ -505,7 +505,7 @@ static int bench_one(bench *b, redcoll_coll coll, size_t bytes, size_t count, in
     b->iters = (long *)calloc((size_t)n * (size_t)b->p + 1, sizeof(long));
     if (!res || !samples || !b->iters || !n) { free(res); free(samples); free(b->iters); return 1; }
     /* what auto picks (or REDCOLL_<COLL>_ALGORITHM forces), whatever the rows run */
-    if (cli_env_algo(coll, c->commutative || !cli_reduces(coll), &auto_spec.opts.algo, &var) <= 0)
+    if (cli_env_algo(coll, c->commutative || !rc_reduces(coll), &auto_spec.opts.algo, &var) <= 0)
         auto_spec.opts.algo = REDCOLL_ALGO_AUTO;
     sel = cli_selected(c, &auto_spec);
     snprintf(selected, sizeof selected, "%s", redcoll_algo_name(sel));
@@ -656,7 +656,7 @@ static int bench_go(bench *b) {
     for (k = coll0; k < coll1; ++k) {
         size_t bytes[64], count[64];
         int n = bench_sizes(b, (redcoll_coll)k, es, bytes, count, 64), j, place;
-        if (c->coll_all && cli_reduces((redcoll_coll)k) && c->op.kind != REDCOLL_OP_USER &&
+        if (c->coll_all && rc_reduces((redcoll_coll)k) && c->op.kind != REDCOLL_OP_USER &&
             !redcoll_op_valid_for(c->op.kind, c->spec.dtype))
             continue;
         for (j = 0; j < n; ++j)

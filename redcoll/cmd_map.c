@@ -45,7 +45,7 @@ static int map_axes(const cli *c, map_grid *g) {
 /* The harness case of one cell: count from the size (per block for block collectives). */
 static rc_spec map_spec(const cli *c, int p, size_t bytes, redcoll_algo algo) {
     rc_spec s = c->spec;
-    size_t unit = redcoll_dtype_size(s.dtype) * (cli_blocks(s.coll) ? (size_t)p : 1);
+    size_t unit = redcoll_dtype_size(s.dtype) * (rc_blocks(s.coll) ? (size_t)p : 1);
     s.p = p;
     s.count = bytes / unit ? bytes / unit : 1;
     s.root = 0;
@@ -57,7 +57,7 @@ static rc_spec map_spec(const cli *c, int p, size_t bytes, redcoll_algo algo) {
 
 static int map_candidate(const cli *c, int a) {
     return a > 0 && redcoll_algo_supported(c->spec.coll, (redcoll_algo)a) &&
-           !cli_algo_problem(c->spec.coll, (redcoll_algo)a, c->commutative || !cli_reduces(c->spec.coll));
+           !cli_algo_problem(c->spec.coll, (redcoll_algo)a, c->commutative || !rc_reduces(c->spec.coll));
 }
 
 /* Winners in the cost model: every candidate on the simulator, no data. */
@@ -310,7 +310,7 @@ static void map_svg(FILE *f, const cli *c, const map_grid *g, const char *source
                 X0 - 5, MAP_Y(t), X0, MAP_Y(t), X0 - 8, MAP_Y(t) + 4, lab);
     }
     fprintf(f, "<text transform=\"translate(18 %g) rotate(-90)\" text-anchor=\"middle\">message size "
-               "(bytes per rank%s)</text>\n", Y0 + PH / 2, cli_blocks(c->spec.coll) ? ", all blocks" : "");
+               "(bytes per rank%s)</text>\n", Y0 + PH / 2, rc_blocks(c->spec.coll) ? ", all blocks" : "");
     /* legend: every winner, with its share of the cells */
     fprintf(f, "<text x=\"%g\" y=\"%g\" font-weight=\"bold\">winner (share of cells)</text>\n", LX, Y0 - 6);
     for (a = 0; a < REDCOLL_ALGO_COUNT; ++a) {

@@ -5,7 +5,7 @@
 /* Bytes of user buffers the harness would allocate. */
 static double cli_footprint(const rc_spec *s) {
     double per = (double)s->count * (double)redcoll_dtype_size(s->dtype);
-    return (double)s->p * 3.0 * per * (cli_blocks(s->coll) ? (double)s->p : 1.0);
+    return (double)s->p * 3.0 * per * (rc_blocks(s->coll) ? (double)s->p : 1.0);
 }
 
 static void cli_print_json(const cli *c, const rc_outcome *o, redcoll_result run) {
@@ -129,7 +129,7 @@ static int cmd_select(cli *c) {
         memset(cd, 0, sizeof *cd);
         cd->algo = (redcoll_algo)a;
         ++n;
-        if ((why = cli_algo_problem(s.coll, cd->algo, c->commutative || !cli_reduces(s.coll))) != NULL) {
+        if ((why = cli_algo_problem(s.coll, cd->algo, c->commutative || !rc_reduces(s.coll))) != NULL) {
             snprintf(cd->why, sizeof cd->why, "breaks rank order: needs a commutative op");
             continue;
         }

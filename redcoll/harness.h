@@ -300,6 +300,19 @@ static void rc_fill(redcoll_dtype d, redcoll_op_kind op, int r, void *buf, size_
 
 /* ---- irregular counts ---------------------------------------------------------- */
 
+/* 1 if `coll` takes an op. */
+static int rc_reduces(redcoll_coll coll) {
+    return coll == REDCOLL_COLL_ALLREDUCE || coll == REDCOLL_COLL_REDUCE ||
+           coll == REDCOLL_COLL_REDUCE_SCATTER || coll == REDCOLL_COLL_REDUCE_SCATTER_BLOCK;
+}
+
+/* 1 if spec.count of `coll` is one block of p (the library's convention too). */
+static int rc_blocks(redcoll_coll coll) {
+    return coll == REDCOLL_COLL_GATHER || coll == REDCOLL_COLL_SCATTER ||
+           coll == REDCOLL_COLL_ALLGATHER || coll == REDCOLL_COLL_ALLTOALL ||
+           coll == REDCOLL_COLL_REDUCE_SCATTER_BLOCK;
+}
+
 /* 1 if spec.count of `coll` is a total that rc_counts spreads over the ranks. */
 static int rc_irregular(redcoll_coll coll) {
     return coll == REDCOLL_COLL_ALLGATHERV || coll == REDCOLL_COLL_REDUCE_SCATTER;
@@ -594,8 +607,7 @@ static int rc_setup(rc_state *st) {
         for (r = 0; r < p; ++r) st->displs[r + 1] = st->displs[r] + st->counts[r];
     }
     if (st->no_data) { /* every rank shares one untouched buffer, as large as any rank's */
-        int whole = s->coll == REDCOLL_COLL_ALLREDUCE || s->coll == REDCOLL_COLL_REDUCE ||
-                    s->coll == REDCOLL_COLL_BCAST || s->coll == REDCOLL_COLL_BARRIER;
+        int whole = !rc_blocks(s->coll) && !rc_irregular(s->coll);
         char *dummy = (char *)calloc((whole ? n : pn) + 1, es);
         if (!dummy) return 0;
         for (r = 0; r < p; ++r) st->sbuf[r] = st->rbuf[r] = dummy;

@@ -363,19 +363,6 @@ static char *cli_slurp(const char *path) {
 
 /* ---- what the library would do ------------------------------------------------ */
 
-/* 1 if the collective takes an op. */
-static int cli_reduces(redcoll_coll coll) {
-    return coll == REDCOLL_COLL_ALLREDUCE || coll == REDCOLL_COLL_REDUCE ||
-           coll == REDCOLL_COLL_REDUCE_SCATTER || coll == REDCOLL_COLL_REDUCE_SCATTER_BLOCK;
-}
-
-/* 1 if spec.count is one block of p (the harness's and the library's convention). */
-static int cli_blocks(redcoll_coll coll) {
-    return coll == REDCOLL_COLL_GATHER || coll == REDCOLL_COLL_SCATTER ||
-           coll == REDCOLL_COLL_ALLGATHER || coll == REDCOLL_COLL_ALLTOALL ||
-           coll == REDCOLL_COLL_REDUCE_SCATTER_BLOCK;
-}
-
 /* The bytes the selector sees for spec.count elements (as the entry points compute them). */
 static size_t cli_sel_bytes(redcoll_coll coll, int p, size_t count, size_t esize) {
     if (coll == REDCOLL_COLL_BARRIER) return 0;
@@ -425,7 +412,7 @@ static redcoll_algo cli_selected(const cli *c, const rc_spec *s) {
     if (s->opts.algo != REDCOLL_ALGO_AUTO) return s->opts.algo;
     return redcoll_select(s->coll, s->p,
                           cli_sel_bytes(s->coll, s->p, s->count, redcoll_dtype_size(s->dtype)),
-                          c->commutative || !cli_reduces(s->coll), &s->opts);
+                          c->commutative || !rc_reduces(s->coll), &s->opts);
 }
 
 /* ---- parsing ------------------------------------------------------------------- */
@@ -653,7 +640,7 @@ static int cli_check_op(cli *c) {
     }
     c->commutative = c->op.kind != REDCOLL_OP_USER || c->op.commutative;
     if (c->op.kind != REDCOLL_OP_USER && !redcoll_op_valid_for(c->op.kind, s->dtype) &&
-        (cli_reduces(s->coll) || c->coll_all || c->cmd & (CMD_TUNE | CMD_MAP)))
+        (rc_reduces(s->coll) || c->coll_all || c->cmd & (CMD_TUNE | CMD_MAP)))
         return cli_bad("--op %s is not defined on --dtype %s", s->op, redcoll_dtype_name(s->dtype));
     return 0;
 }
@@ -697,7 +684,7 @@ static int cli_check_algo(const cli *c, redcoll_coll coll) {
 /* count x element size (x p for block collectives) must fit in size_t. */
 static int cli_check_bytes(const cli *c) {
     const rc_spec *s = &c->spec;
-    size_t es = redcoll_dtype_size(s->dtype), per = cli_blocks(s->coll) ? (size_t)s->p : 1;
+    size_t es = redcoll_dtype_size(s->dtype), per = rc_blocks(s->coll) ? (size_t)s->p : 1;
     if (es && s->count > SIZE_MAX / es / per)
         return cli_bad("--count %zu of %zu-byte %s%s is more bytes than size_t holds", s->count, es,
                        redcoll_dtype_name(s->dtype), per > 1 ? " times p blocks" : "");
@@ -738,7 +725,7 @@ static int cli_check(cli *c) {
         for (k = 0; k < REDCOLL_COLL_COUNT; ++k) {
             redcoll_algo forced;
             const char *var;
-            if (cli_env_algo((redcoll_coll)k, c->commutative || !cli_reduces((redcoll_coll)k), &forced, &var) < 0)
+            if (cli_env_algo((redcoll_coll)k, c->commutative || !rc_reduces((redcoll_coll)k), &forced, &var) < 0)
                 return 2;
         }
     }
@@ -760,7 +747,7 @@ static int cli_check(cli *c) {
     if (s->opts.algo == REDCOLL_ALGO_AUTO && !c->coll_all && (c->cmd & (CMD_SIMS | CMD_BENCH))) {
         redcoll_algo forced;
         const char *var;
-        int e = cli_env_algo(s->coll, c->commutative || !cli_reduces(s->coll), &forced, &var);
+        int e = cli_env_algo(s->coll, c->commutative || !rc_reduces(s->coll), &forced, &var);
         if (e < 0) return 2;
         if (e > 0 && c->cmd != CMD_BENCH) { s->opts.algo = forced; c->env_var = var; } /* bench: auto rows */
     }

@@ -68,10 +68,6 @@ static redcoll_algo fz_row(uint64_t *s, int coll) {
     return REDCOLL_ALGO_AUTO;
 }
 
-static int fz_is_reduction(redcoll_coll c) {
-    return c == REDCOLL_COLL_ALLREDUCE || c == REDCOLL_COLL_REDUCE ||
-           c == REDCOLL_COLL_REDUCE_SCATTER || c == REDCOLL_COLL_REDUCE_SCATTER_BLOCK;
-}
 static int fz_has_root(redcoll_coll c) {
     return c == REDCOLL_COLL_REDUCE || c == REDCOLL_COLL_BCAST || c == REDCOLL_COLL_GATHER ||
            c == REDCOLL_COLL_SCATTER;
@@ -80,9 +76,7 @@ static int fz_has_root(redcoll_coll c) {
 /* Elements per rank, from the shapes the sweeps use, kept so that a case
    moves at most about a million elements in all. */
 static size_t fz_count(uint64_t *s, redcoll_coll c, int p) {
-    size_t n, blocks = (c == REDCOLL_COLL_ALLGATHER || c == REDCOLL_COLL_ALLTOALL ||
-                        c == REDCOLL_COLL_GATHER || c == REDCOLL_COLL_SCATTER ||
-                        c == REDCOLL_COLL_REDUCE_SCATTER_BLOCK) ? (size_t)p : 1;
+    size_t n, blocks = rc_blocks(c) ? (size_t)p : 1;
     size_t cap = 1000000 / ((size_t)p * blocks);
     switch (fz_below(s, 6)) {
     case 0: n = 0; break;
@@ -116,7 +110,7 @@ static void fz_make(uint64_t seed, long index, fz_case *fc) {
     sp->count = fz_count(s, sp->coll, p);
     sp->dtype = (redcoll_dtype)fz_below(s, REDCOLL_DTYPE_COUNT);
     sp->op = "sum";
-    if (fz_is_reduction(sp->coll)) {
+    if (rc_reduces(sp->coll)) {
         int oi = fz_below(s, (int)(sizeof fz_ops / sizeof fz_ops[0]));
         sp->op = fz_ops[oi];
         if (strcmp(sp->op, "matmul") == 0) commutative = 0;

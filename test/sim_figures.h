@@ -175,11 +175,6 @@ static int sf_rooted(redcoll_coll c) {
            c == REDCOLL_COLL_SCATTER;
 }
 
-static int sf_reduces(redcoll_coll c) {
-    return c == REDCOLL_COLL_ALLREDUCE || c == REDCOLL_COLL_REDUCE ||
-           c == REDCOLL_COLL_REDUCE_SCATTER || c == REDCOLL_COLL_REDUCE_SCATTER_BLOCK;
-}
-
 /* Every rank holds p blocks of `count`: the harness's memory and work grow as p^2. */
 static int sf_quadratic(redcoll_coll c) {
     return c == REDCOLL_COLL_ALLGATHER || c == REDCOLL_COLL_ALLTOALL ||
@@ -218,7 +213,7 @@ static void sf_small(redcoll_coll coll, redcoll_algo algo, int p, int part, sf_v
         s.in_place = coll != REDCOLL_COLL_BCAST && coll != REDCOLL_COLL_BARRIER && k % 2 == 1;
         for (j = 0; j < nroots; ++j) { s.root = roots[j]; sf_emit(visit, ctx, &s, part); }
     }
-    if (sf_reduces(coll)) {
+    if (rc_reduces(coll)) {
         rc_spec s = sf_spec(coll, algo, p, (size_t)p + 2);
         s.op = "matmul";
         s.root = p > 1 ? p - 2 : 0;
@@ -276,7 +271,7 @@ static void sf_grid(redcoll_coll coll, redcoll_algo algo, sf_visit visit, void *
             }
             sf_emit(visit, ctx, &s, SF_KNOBS);
         }
-    if (sf_reduces(coll)) { /* element sizes and op paths */
+    if (rc_reduces(coll)) { /* element sizes and op paths */
         static const char *const ops[8] = { "sum", "bxor", "max", "prod", "minloc", "maxloc", "matmul", "user_sum" };
         static const redcoll_dtype dts[8] = { REDCOLL_INT8, REDCOLL_UINT64, REDCOLL_FLOAT,
                                               REDCOLL_LONG_DOUBLE, REDCOLL_DOUBLE_INT,
@@ -294,7 +289,7 @@ static void sf_grid(redcoll_coll coll, redcoll_algo algo, sf_visit visit, void *
         static const int ps[3] = { 7, 16, 33 };
         for (i = 0; i < 3; ++i)
             for (k = 0; k < 4; ++k) {
-                size_t big = sf_quadratic(coll) ? 1003 : sf_reduces(coll) ? 100003 : 10007;
+                size_t big = sf_quadratic(coll) ? 1003 : rc_reduces(coll) ? 100003 : 10007;
                 rc_spec s = sf_spec(coll, algo, ps[i], k < 2 ? big : (size_t)ps[i] + 1);
                 s.dtype = REDCOLL_DOUBLE;
                 s.root = ps[i] / 3;

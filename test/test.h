@@ -89,11 +89,6 @@ static int tf_rooted(redcoll_coll c) {
            c == REDCOLL_COLL_SCATTER;
 }
 
-static int tf_reduces(redcoll_coll c) {
-    return c == REDCOLL_COLL_ALLREDUCE || c == REDCOLL_COLL_REDUCE ||
-           c == REDCOLL_COLL_REDUCE_SCATTER || c == REDCOLL_COLL_REDUCE_SCATTER_BLOCK;
-}
-
 static int tf_has_in_place(redcoll_coll c) {
     return c != REDCOLL_COLL_BCAST && c != REDCOLL_COLL_BARRIER;
 }
@@ -136,7 +131,7 @@ static void tf_sweep_opts(redcoll_coll coll, redcoll_algo algo, const redcoll_op
             }
             for (j = 0; j < nroots; ++j) { s.root = roots[j]; tf_run_ok(&s); }
         }
-        if (tf_reduces(coll)) { /* canonical order, or a clear refusal */
+        if (rc_reduces(coll)) { /* canonical order, or a clear refusal */
             rc_spec s = tf_spec(coll, algo, p, (size_t)p + 2);
             if (opts) { s.opts = *opts; s.opts.algo = algo; }
             s.op = "matmul";
@@ -153,7 +148,7 @@ static void tf_sweep_opts(redcoll_coll coll, redcoll_algo algo, const redcoll_op
             }
         }
     }
-    if (tf_reduces(coll)) { /* every dtype x op */
+    if (rc_reduces(coll)) { /* every dtype x op */
         static const int ps[3] = { 5, 8, 13 };
         for (pi = 0; pi < 3; ++pi) {
             int d, op;
@@ -178,7 +173,7 @@ static void tf_sweep_opts(redcoll_coll coll, redcoll_algo algo, const redcoll_op
     {
         static const int ps[3] = { 7, 16, 33 };
         for (pi = 0; pi < 3; ++pi) {
-            rc_spec s = tf_spec(coll, algo, ps[pi], tf_reduces(coll) ? 100003 : 10007);
+            rc_spec s = tf_spec(coll, algo, ps[pi], rc_reduces(coll) ? 100003 : 10007);
             if (opts) { s.opts = *opts; s.opts.algo = algo; }
             s.dtype = REDCOLL_DOUBLE;
             s.root = ps[pi] / 3;

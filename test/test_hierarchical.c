@@ -100,7 +100,7 @@ static void th_pair_sweep(redcoll_coll coll, redcoll_algo inner, redcoll_algo ou
             s.in_place = tf_has_in_place(coll) && k % 2;
             tf_run_ok(&s);
         }
-        if (tf_reduces(coll) && (p <= 10 || pi % 3 == salt % 3)) {
+        if (rc_reduces(coll) && (p <= 10 || pi % 3 == salt % 3)) {
             rc_spec s = tf_spec(coll, REDCOLL_ALGO_HIERARCHICAL, p, (size_t)p + 2);
             rc_outcome o;
             int ordered = redcoll_algo_keeps_order(REDCOLL_COLL_REDUCE, inner) &&

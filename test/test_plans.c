@@ -334,7 +334,7 @@ static void test_plans_every_row(void) {
                 rc_spec s = tf_spec(e->coll, e->algo, p, counts[k]);
                 s.in_place = tf_has_in_place(e->coll) && k % 2 == 0;
                 s.root = tf_rooted(e->coll) ? (k * 5 + 1) % p : 0;
-                if (tf_reduces(e->coll) && e->keeps_order && k == 2) s.op = "matmul";
+                if (rc_reduces(e->coll) && e->keeps_order && k == 2) s.op = "matmul";
                 tp_check(&s, -1);
             }
         }
@@ -461,7 +461,7 @@ static void test_fused_vs_staged(void) {
     const redcoll_algo_info *e;
     int i, pi, k;
     for (i = 0; (e = redcoll_algo_at(i)) != NULL; ++i) {
-        if (!tf_reduces(e->coll)) continue;
+        if (!rc_reduces(e->coll)) continue;
         for (pi = 0; pi < (int)(sizeof ps / sizeof ps[0]); ++pi)
             for (k = 0; k < 4; ++k) {
                 rc_spec s = tf_spec(e->coll, e->algo, ps[pi], k == 3 ? 1001 : (size_t)(37 + 13 * pi));
@@ -494,7 +494,7 @@ static void test_plans_fused(void) {
     const redcoll_algo_info *e;
     int i, pi;
     for (i = 0; (e = redcoll_algo_at(i)) != NULL; ++i) {
-        if (!tf_reduces(e->coll)) continue;
+        if (!rc_reduces(e->coll)) continue;
         for (pi = 0; pi < 3; ++pi) {
             rc_spec s = tf_spec(e->coll, e->algo, ps[pi], 53);
             s.root = ps[pi] - 1;

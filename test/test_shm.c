@@ -210,7 +210,7 @@ static void tshm_sweep_coll(redcoll_coll coll) {
                 if (k >= 4) { roots[0] = p / 2; nroots = 1; } /* large vectors: one root */
                 for (j = 0; j < nroots; ++j) { s.root = roots[j]; tshm_ok(&s, &cfg); }
             }
-            if (tf_reduces(coll)) {
+            if (rc_reduces(coll)) {
                 rc_spec s = tf_spec(coll, (redcoll_algo)algo, p, (size_t)p + 2);
                 s.op = "minloc";
                 s.dtype = REDCOLL_2INT;
