@@ -700,171 +700,10 @@ Remarks
 */
 
 /*
-Reduces the count elements of every rank's sbuf with op and leaves the
-result in every rank's rbuf: rbuf = x0 op x1 op ... op x(p-1).
-
-Parameters
-    t       this rank's transport.
-    sbuf    count elements of this rank's input, or REDCOLL_IN_PLACE: the
-            input is in rbuf and is replaced by the result. sbuf == rbuf is
-            allowed too.
-    rbuf    count elements for the result (all ranks).
-    count   elements per rank.
-    dtype   element type; op must be valid for it (redcoll_op_valid_for).
-    op      REDCOLL_SUM ... or redcoll_op_user(fn, user, commutative).
-    opts    opts->algo: AUTO (redcoll_select) or an allreduce algorithm of
-            the list; segment_bytes, threshold_bytes, groups, inner_algo /
-            outer_algo (hierarchical: a reduce inside the groups, an
-            allreduce among the leaders), model and allocator as they apply.
-
-Return Value
-    See "What every collective shares".
-
-Example
-    double x[4] = { 1, 2, 3, 4 }, sum[4];
-    redcoll_result r = redcoll_allreduce(t, x, sum, 4, REDCOLL_DOUBLE, REDCOLL_SUM, NULL);
-    r = redcoll_allreduce(t, REDCOLL_IN_PLACE, x, 4, REDCOLL_DOUBLE, REDCOLL_MAX, NULL);
-*/
-REDCOLL_API redcoll_result redcoll_allreduce(const redcoll_transport *t, const void *sbuf,
-                                             void *rbuf, size_t count, redcoll_dtype dtype,
-                                             redcoll_op op, const redcoll_options *opts);
-
-/*
-As redcoll_allreduce, with the result only at rank `root`.
-
-Parameters
-    sbuf    count elements of input on every rank; at the root also
-            REDCOLL_IN_PLACE (its input is in rbuf). Elsewhere IN_PLACE is
-            INVALID_ARG.
-    rbuf    the root's count elements for the result; ignored (may be NULL)
-            on the other ranks.
-    root    0 .. size-1, the same on every rank.
-    opts    a reduce algorithm; hierarchical: reduce algorithms at both levels.
-
-Example
-    double part[8], total[8];
-    redcoll_reduce(t, part, t->rank == 0 ? total : NULL, 8, REDCOLL_DOUBLE, REDCOLL_SUM, 0, NULL);
-*/
-REDCOLL_API redcoll_result redcoll_reduce(const redcoll_transport *t, const void *sbuf,
-                                          void *rbuf, size_t count, redcoll_dtype dtype,
-                                          redcoll_op op, int root, const redcoll_options *opts);
-
-/*
-Reduces recvcounts[0] + ... + recvcounts[p-1] elements like allreduce and
-scatters the result: rank i keeps recvcounts[i] elements, the block that
-starts at recvcounts[0] + ... + recvcounts[i-1].
-
-Parameters
-    sbuf        the whole input (the sum of the counts), or REDCOLL_IN_PLACE:
-                the input is in rbuf, which then receives this rank's block
-                at its front.
-    rbuf        recvcounts[rank] elements (may be NULL when that is 0 and
-                the call is not in place); in place, room for the whole input.
-    recvcounts  p counts, the same on every rank.
-*/
-REDCOLL_API redcoll_result redcoll_reduce_scatter(const redcoll_transport *t, const void *sbuf,
-                                                  void *rbuf, const size_t *recvcounts,
-                                                  redcoll_dtype dtype, redcoll_op op,
-                                                  const redcoll_options *opts);
-
-/*
-As redcoll_reduce_scatter with recvcount elements for every rank: sbuf (or
-rbuf in place) holds p * recvcount elements, rank i keeps block i.
-*/
-REDCOLL_API redcoll_result redcoll_reduce_scatter_block(const redcoll_transport *t,
-                                                        const void *sbuf, void *rbuf,
-                                                        size_t recvcount, redcoll_dtype dtype,
-                                                        redcoll_op op, const redcoll_options *opts);
-
-/*
-Gathers count elements from every rank into every rank's rbuf: rank 0's
-block first, then rank 1's, ...
-
-Parameters
-    sbuf    count elements, or REDCOLL_IN_PLACE: this rank's block is already
-            at rbuf + rank * count.
-    rbuf    p * count elements.
-*/
-REDCOLL_API redcoll_result redcoll_allgather(const redcoll_transport *t, const void *sbuf,
-                                             void *rbuf, size_t count, redcoll_dtype dtype,
-                                             const redcoll_options *opts);
-
-/*
-As redcoll_allgather with counts[i] elements from rank i (counts: p entries,
-the same on every rank); rank i's block lands at counts[0] + ... +
-counts[i-1]. sbuf has counts[rank] elements (may be NULL when that is 0) or
-is REDCOLL_IN_PLACE (the block is already in place in rbuf).
-*/
-REDCOLL_API redcoll_result redcoll_allgatherv(const redcoll_transport *t, const void *sbuf,
-                                              void *rbuf, const size_t *counts,
-                                              redcoll_dtype dtype, const redcoll_options *opts);
-
-/*
-Copies the root's count elements of buf into buf on every rank.
-
-Parameters
-    buf     count elements: the data at the root, the destination elsewhere.
-    root    0 .. size-1, the same on every rank.
-    opts    a bcast algorithm; hierarchical: bcast algorithms at both levels.
-
-Example
-    int params[16];
-    if (t->rank == 0) load_params(params);
-    redcoll_bcast(t, params, 16, REDCOLL_INT32, 0, NULL);
-*/
-REDCOLL_API redcoll_result redcoll_bcast(const redcoll_transport *t, void *buf, size_t count,
-                                         redcoll_dtype dtype, int root,
-                                         const redcoll_options *opts);
-
-/*
-Exchanges blocks: block j of this rank's sbuf (count elements at j * count)
-goes to rank j and lands there as block `rank` of rbuf.
-
-Parameters
-    sbuf    p * count elements, or REDCOLL_IN_PLACE: rbuf holds the blocks to
-            send and is replaced by the ones received.
-    rbuf    p * count elements.
-*/
-REDCOLL_API redcoll_result redcoll_alltoall(const redcoll_transport *t, const void *sbuf,
-                                            void *rbuf, size_t count, redcoll_dtype dtype,
-                                            const redcoll_options *opts);
-
-/*
-Gathers count elements from every rank at the root, in rank order.
-
-Parameters
-    sbuf    count elements; at the root also REDCOLL_IN_PLACE (its block is
-            already at rbuf + root * count). Elsewhere IN_PLACE is INVALID_ARG.
-    rbuf    the root's p * count elements; ignored (may be NULL) elsewhere.
-*/
-REDCOLL_API redcoll_result redcoll_gather(const redcoll_transport *t, const void *sbuf,
-                                          void *rbuf, size_t count, redcoll_dtype dtype,
-                                          int root, const redcoll_options *opts);
-
-/*
-Scatters the root's sbuf: block i (count elements at i * count) lands in
-rank i's rbuf.
-
-Parameters
-    sbuf    the root's p * count elements; ignored (may be NULL) elsewhere.
-    rbuf    count elements; at the root also REDCOLL_IN_PLACE (its block stays
-            in sbuf). Elsewhere IN_PLACE is INVALID_ARG.
-*/
-REDCOLL_API redcoll_result redcoll_scatter(const redcoll_transport *t, const void *sbuf,
-                                           void *rbuf, size_t count, redcoll_dtype dtype,
-                                           int root, const redcoll_options *opts);
-
-/*
-Returns on every rank once every rank has entered it (dissemination: ceil(lg
-p) rounds of empty messages).
-*/
-REDCOLL_API redcoll_result redcoll_barrier(const redcoll_transport *t,
-                                           const redcoll_options *opts);
-
-/*
 Persistent collectives (MPI-4's MPI_Allreduce_init, Gloo's algorithm objects)
 -----------------------------------------------------------------------------
-redcoll_<coll>_init takes the arguments of the one-shot call plus `out` and
+redcoll_<coll>_init (declared after each one-shot call below) takes the
+arguments of the one-shot call plus `out` and
 settles everything once: the checks, the algorithm (AUTO's choice included),
 the tag, every schedule parameter and all scratch. redcoll_plan_run then runs
 the collective on the buffers given at init -- as many times as wanted, with
@@ -898,50 +737,237 @@ Remarks
 */
 typedef struct redcoll_plan redcoll_plan;
 
+/*
+Reduces the count elements of every rank's sbuf with op and leaves the
+result in every rank's rbuf: rbuf = x0 op x1 op ... op x(p-1).
+
+Parameters
+    t       this rank's transport.
+    sbuf    count elements of this rank's input, or REDCOLL_IN_PLACE: the
+            input is in rbuf and is replaced by the result. sbuf == rbuf is
+            allowed too.
+    rbuf    count elements for the result (all ranks).
+    count   elements per rank.
+    dtype   element type; op must be valid for it (redcoll_op_valid_for).
+    op      REDCOLL_SUM ... or redcoll_op_user(fn, user, commutative).
+    opts    opts->algo: AUTO (redcoll_select) or an allreduce algorithm of
+            the list; segment_bytes, threshold_bytes, groups, inner_algo /
+            outer_algo (hierarchical: a reduce inside the groups, an
+            allreduce among the leaders), model and allocator as they apply.
+
+Return Value
+    See "What every collective shares".
+
+Example
+    double x[4] = { 1, 2, 3, 4 }, sum[4];
+    redcoll_result r = redcoll_allreduce(t, x, sum, 4, REDCOLL_DOUBLE, REDCOLL_SUM, NULL);
+    r = redcoll_allreduce(t, REDCOLL_IN_PLACE, x, 4, REDCOLL_DOUBLE, REDCOLL_MAX, NULL);
+*/
+REDCOLL_API redcoll_result redcoll_allreduce(const redcoll_transport *t, const void *sbuf,
+                                             void *rbuf, size_t count, redcoll_dtype dtype,
+                                             redcoll_op op, const redcoll_options *opts);
+
+/* Plans redcoll_allreduce. In place (sbuf REDCOLL_IN_PLACE or rbuf) every
+   run reduces what rbuf holds then and leaves the result there. */
 REDCOLL_API redcoll_result redcoll_allreduce_init(const redcoll_transport *t, const void *sbuf,
                                                   void *rbuf, size_t count, redcoll_dtype dtype,
                                                   redcoll_op op, const redcoll_options *opts,
                                                   redcoll_plan **out);
+
+/*
+As redcoll_allreduce, with the result only at rank `root`.
+
+Parameters
+    sbuf    count elements of input on every rank; at the root also
+            REDCOLL_IN_PLACE (its input is in rbuf). Elsewhere IN_PLACE is
+            INVALID_ARG.
+    rbuf    the root's count elements for the result; ignored (may be NULL)
+            on the other ranks.
+    root    0 .. size-1, the same on every rank.
+    opts    a reduce algorithm; hierarchical: reduce algorithms at both levels.
+
+Example
+    double part[8], total[8];
+    redcoll_reduce(t, part, t->rank == 0 ? total : NULL, 8, REDCOLL_DOUBLE, REDCOLL_SUM, 0, NULL);
+*/
+REDCOLL_API redcoll_result redcoll_reduce(const redcoll_transport *t, const void *sbuf,
+                                          void *rbuf, size_t count, redcoll_dtype dtype,
+                                          redcoll_op op, int root, const redcoll_options *opts);
+
+/* Plans redcoll_reduce; rbuf matters at the root only, IN_PLACE too. */
 REDCOLL_API redcoll_result redcoll_reduce_init(const redcoll_transport *t, const void *sbuf,
                                                void *rbuf, size_t count, redcoll_dtype dtype,
                                                redcoll_op op, int root, const redcoll_options *opts,
                                                redcoll_plan **out);
+
+/*
+Reduces recvcounts[0] + ... + recvcounts[p-1] elements like allreduce and
+scatters the result: rank i keeps recvcounts[i] elements, the block that
+starts at recvcounts[0] + ... + recvcounts[i-1].
+
+Parameters
+    sbuf        the whole input (the sum of the counts), or REDCOLL_IN_PLACE:
+                the input is in rbuf, which then receives this rank's block
+                at its front.
+    rbuf        recvcounts[rank] elements (may be NULL when that is 0 and
+                the call is not in place); in place, room for the whole input.
+    recvcounts  p counts, the same on every rank.
+*/
+REDCOLL_API redcoll_result redcoll_reduce_scatter(const redcoll_transport *t, const void *sbuf,
+                                                  void *rbuf, const size_t *recvcounts,
+                                                  redcoll_dtype dtype, redcoll_op op,
+                                                  const redcoll_options *opts);
+
+/* Plans redcoll_reduce_scatter; recvcounts is copied at init, so later
+   changes to the caller's array do not reach the plan. */
 REDCOLL_API redcoll_result redcoll_reduce_scatter_init(const redcoll_transport *t, const void *sbuf,
                                                        void *rbuf, const size_t *recvcounts,
                                                        redcoll_dtype dtype, redcoll_op op,
                                                        const redcoll_options *opts,
                                                        redcoll_plan **out);
+
+/*
+As redcoll_reduce_scatter with recvcount elements for every rank: sbuf (or
+rbuf in place) holds p * recvcount elements, rank i keeps block i.
+*/
+REDCOLL_API redcoll_result redcoll_reduce_scatter_block(const redcoll_transport *t,
+                                                        const void *sbuf, void *rbuf,
+                                                        size_t recvcount, redcoll_dtype dtype,
+                                                        redcoll_op op, const redcoll_options *opts);
+
+/* Plans redcoll_reduce_scatter_block (p * recvcount input elements). */
 REDCOLL_API redcoll_result redcoll_reduce_scatter_block_init(const redcoll_transport *t,
                                                              const void *sbuf, void *rbuf,
                                                              size_t recvcount, redcoll_dtype dtype,
                                                              redcoll_op op,
                                                              const redcoll_options *opts,
                                                              redcoll_plan **out);
+
+/*
+Gathers count elements from every rank into every rank's rbuf: rank 0's
+block first, then rank 1's, ...
+
+Parameters
+    sbuf    count elements, or REDCOLL_IN_PLACE: this rank's block is already
+            at rbuf + rank * count.
+    rbuf    p * count elements.
+*/
+REDCOLL_API redcoll_result redcoll_allgather(const redcoll_transport *t, const void *sbuf,
+                                             void *rbuf, size_t count, redcoll_dtype dtype,
+                                             const redcoll_options *opts);
+
+/* Plans redcoll_allgather: each run gathers what every sbuf holds then. */
 REDCOLL_API redcoll_result redcoll_allgather_init(const redcoll_transport *t, const void *sbuf,
                                                   void *rbuf, size_t count, redcoll_dtype dtype,
                                                   const redcoll_options *opts, redcoll_plan **out);
+
+/*
+As redcoll_allgather with counts[i] elements from rank i (counts: p entries,
+the same on every rank); rank i's block lands at counts[0] + ... +
+counts[i-1]. sbuf has counts[rank] elements (may be NULL when that is 0) or
+is REDCOLL_IN_PLACE (the block is already in place in rbuf).
+*/
+REDCOLL_API redcoll_result redcoll_allgatherv(const redcoll_transport *t, const void *sbuf,
+                                              void *rbuf, const size_t *counts,
+                                              redcoll_dtype dtype, const redcoll_options *opts);
+
+/* Plans redcoll_allgatherv; counts is copied at init, like recvcounts. */
 REDCOLL_API redcoll_result redcoll_allgatherv_init(const redcoll_transport *t, const void *sbuf,
                                                    void *rbuf, const size_t *counts,
                                                    redcoll_dtype dtype, const redcoll_options *opts,
                                                    redcoll_plan **out);
+
+/*
+Copies the root's count elements of buf into buf on every rank.
+
+Parameters
+    buf     count elements: the data at the root, the destination elsewhere.
+    root    0 .. size-1, the same on every rank.
+    opts    a bcast algorithm; hierarchical: bcast algorithms at both levels.
+
+Example
+    int params[16];
+    if (t->rank == 0) load_params(params);
+    redcoll_bcast(t, params, 16, REDCOLL_INT32, 0, NULL);
+*/
+REDCOLL_API redcoll_result redcoll_bcast(const redcoll_transport *t, void *buf, size_t count,
+                                         redcoll_dtype dtype, int root,
+                                         const redcoll_options *opts);
+
+/* Plans redcoll_bcast: each run copies what the root's buf holds then. */
 REDCOLL_API redcoll_result redcoll_bcast_init(const redcoll_transport *t, void *buf, size_t count,
                                               redcoll_dtype dtype, int root,
                                               const redcoll_options *opts, redcoll_plan **out);
+
+/*
+Exchanges blocks: block j of this rank's sbuf (count elements at j * count)
+goes to rank j and lands there as block `rank` of rbuf.
+
+Parameters
+    sbuf    p * count elements, or REDCOLL_IN_PLACE: rbuf holds the blocks to
+            send and is replaced by the ones received.
+    rbuf    p * count elements.
+*/
+REDCOLL_API redcoll_result redcoll_alltoall(const redcoll_transport *t, const void *sbuf,
+                                            void *rbuf, size_t count, redcoll_dtype dtype,
+                                            const redcoll_options *opts);
+
+/* Plans redcoll_alltoall. In place, each run sends the blocks that rbuf
+   holds then and replaces them with the ones received. */
 REDCOLL_API redcoll_result redcoll_alltoall_init(const redcoll_transport *t, const void *sbuf,
                                                  void *rbuf, size_t count, redcoll_dtype dtype,
                                                  const redcoll_options *opts, redcoll_plan **out);
+
+/*
+Gathers count elements from every rank at the root, in rank order.
+
+Parameters
+    sbuf    count elements; at the root also REDCOLL_IN_PLACE (its block is
+            already at rbuf + root * count). Elsewhere IN_PLACE is INVALID_ARG.
+    rbuf    the root's p * count elements; ignored (may be NULL) elsewhere.
+*/
+REDCOLL_API redcoll_result redcoll_gather(const redcoll_transport *t, const void *sbuf,
+                                          void *rbuf, size_t count, redcoll_dtype dtype,
+                                          int root, const redcoll_options *opts);
+
+/* Plans redcoll_gather: each run gathers, into the root's rbuf, what every
+   rank's sbuf holds then. */
 REDCOLL_API redcoll_result redcoll_gather_init(const redcoll_transport *t, const void *sbuf,
                                                void *rbuf, size_t count, redcoll_dtype dtype,
                                                int root, const redcoll_options *opts,
                                                redcoll_plan **out);
+
+/*
+Scatters the root's sbuf: block i (count elements at i * count) lands in
+rank i's rbuf.
+
+Parameters
+    sbuf    the root's p * count elements; ignored (may be NULL) elsewhere.
+    rbuf    count elements; at the root also REDCOLL_IN_PLACE (its block stays
+            in sbuf). Elsewhere IN_PLACE is INVALID_ARG.
+*/
+REDCOLL_API redcoll_result redcoll_scatter(const redcoll_transport *t, const void *sbuf,
+                                           void *rbuf, size_t count, redcoll_dtype dtype,
+                                           int root, const redcoll_options *opts);
+
+/* Plans redcoll_scatter; sbuf matters at the root only. */
 REDCOLL_API redcoll_result redcoll_scatter_init(const redcoll_transport *t, const void *sbuf,
                                                 void *rbuf, size_t count, redcoll_dtype dtype,
                                                 int root, const redcoll_options *opts,
                                                 redcoll_plan **out);
+
+/*
+Returns on every rank once every rank has entered it (dissemination: ceil(lg
+p) rounds of empty messages).
+*/
+REDCOLL_API redcoll_result redcoll_barrier(const redcoll_transport *t,
+                                           const redcoll_options *opts);
+
+/* Plans redcoll_barrier (its plan holds no scratch). */
 REDCOLL_API redcoll_result redcoll_barrier_init(const redcoll_transport *t,
                                                 const redcoll_options *opts, redcoll_plan **out);
 
-/* Runs the plan once (see above). */
+/* Runs the plan once (see "Persistent collectives"). */
 REDCOLL_API redcoll_result redcoll_plan_run(redcoll_plan *plan);
 /* Releases the plan and its scratch; NULL is fine. */
 REDCOLL_API void redcoll_plan_free(redcoll_plan *plan);
@@ -6149,16 +6175,14 @@ REDCOLL_API redcoll_result redcoll_allreduce_init(const redcoll_transport *t, co
                                                   void *rbuf, size_t count, redcoll_dtype dtype,
                                                   redcoll_op op, const redcoll_options *opts,
                                                   redcoll_plan **out) {
-    return redcoll__plan_of(REDCOLL_COLL_ALLREDUCE, t, sbuf, rbuf, count, NULL, dtype, &op, 0, opts,
-                            out);
+    return redcoll__plan_of(REDCOLL_COLL_ALLREDUCE, t, sbuf, rbuf, count, NULL, dtype, &op, 0, opts, out);
 }
 
 REDCOLL_API redcoll_result redcoll_reduce_init(const redcoll_transport *t, const void *sbuf,
                                                void *rbuf, size_t count, redcoll_dtype dtype,
                                                redcoll_op op, int root, const redcoll_options *opts,
                                                redcoll_plan **out) {
-    return redcoll__plan_of(REDCOLL_COLL_REDUCE, t, sbuf, rbuf, count, NULL, dtype, &op, root, opts,
-                            out);
+    return redcoll__plan_of(REDCOLL_COLL_REDUCE, t, sbuf, rbuf, count, NULL, dtype, &op, root, opts, out);
 }
 
 REDCOLL_API redcoll_result redcoll_reduce_scatter_init(const redcoll_transport *t, const void *sbuf,
@@ -6166,8 +6190,7 @@ REDCOLL_API redcoll_result redcoll_reduce_scatter_init(const redcoll_transport *
                                                        redcoll_dtype dtype, redcoll_op op,
                                                        const redcoll_options *opts,
                                                        redcoll_plan **out) {
-    return redcoll__plan_of(REDCOLL_COLL_REDUCE_SCATTER, t, sbuf, rbuf, 0, recvcounts, dtype, &op,
-                            0, opts, out);
+    return redcoll__plan_of(REDCOLL_COLL_REDUCE_SCATTER, t, sbuf, rbuf, 0, recvcounts, dtype, &op, 0, opts, out);
 }
 
 REDCOLL_API redcoll_result redcoll_reduce_scatter_block_init(const redcoll_transport *t,
@@ -6176,59 +6199,51 @@ REDCOLL_API redcoll_result redcoll_reduce_scatter_block_init(const redcoll_trans
                                                              redcoll_op op,
                                                              const redcoll_options *opts,
                                                              redcoll_plan **out) {
-    return redcoll__plan_of(REDCOLL_COLL_REDUCE_SCATTER_BLOCK, t, sbuf, rbuf, recvcount, NULL,
-                            dtype, &op, 0, opts, out);
+    return redcoll__plan_of(REDCOLL_COLL_REDUCE_SCATTER_BLOCK, t, sbuf, rbuf, recvcount, NULL, dtype, &op, 0, opts, out);
 }
 
 REDCOLL_API redcoll_result redcoll_allgather_init(const redcoll_transport *t, const void *sbuf,
                                                   void *rbuf, size_t count, redcoll_dtype dtype,
                                                   const redcoll_options *opts, redcoll_plan **out) {
-    return redcoll__plan_of(REDCOLL_COLL_ALLGATHER, t, sbuf, rbuf, count, NULL, dtype, NULL, 0,
-                            opts, out);
+    return redcoll__plan_of(REDCOLL_COLL_ALLGATHER, t, sbuf, rbuf, count, NULL, dtype, NULL, 0, opts, out);
 }
 
 REDCOLL_API redcoll_result redcoll_allgatherv_init(const redcoll_transport *t, const void *sbuf,
                                                    void *rbuf, const size_t *counts,
                                                    redcoll_dtype dtype, const redcoll_options *opts,
                                                    redcoll_plan **out) {
-    return redcoll__plan_of(REDCOLL_COLL_ALLGATHERV, t, sbuf, rbuf, 0, counts, dtype, NULL, 0, opts,
-                            out);
+    return redcoll__plan_of(REDCOLL_COLL_ALLGATHERV, t, sbuf, rbuf, 0, counts, dtype, NULL, 0, opts, out);
 }
 
 REDCOLL_API redcoll_result redcoll_bcast_init(const redcoll_transport *t, void *buf, size_t count,
                                               redcoll_dtype dtype, int root,
                                               const redcoll_options *opts, redcoll_plan **out) {
-    return redcoll__plan_of(REDCOLL_COLL_BCAST, t, NULL, buf, count, NULL, dtype, NULL, root, opts,
-                            out);
+    return redcoll__plan_of(REDCOLL_COLL_BCAST, t, NULL, buf, count, NULL, dtype, NULL, root, opts, out);
 }
 
 REDCOLL_API redcoll_result redcoll_alltoall_init(const redcoll_transport *t, const void *sbuf,
                                                  void *rbuf, size_t count, redcoll_dtype dtype,
                                                  const redcoll_options *opts, redcoll_plan **out) {
-    return redcoll__plan_of(REDCOLL_COLL_ALLTOALL, t, sbuf, rbuf, count, NULL, dtype, NULL, 0, opts,
-                            out);
+    return redcoll__plan_of(REDCOLL_COLL_ALLTOALL, t, sbuf, rbuf, count, NULL, dtype, NULL, 0, opts, out);
 }
 
 REDCOLL_API redcoll_result redcoll_gather_init(const redcoll_transport *t, const void *sbuf,
                                                void *rbuf, size_t count, redcoll_dtype dtype,
                                                int root, const redcoll_options *opts,
                                                redcoll_plan **out) {
-    return redcoll__plan_of(REDCOLL_COLL_GATHER, t, sbuf, rbuf, count, NULL, dtype, NULL, root,
-                            opts, out);
+    return redcoll__plan_of(REDCOLL_COLL_GATHER, t, sbuf, rbuf, count, NULL, dtype, NULL, root, opts, out);
 }
 
 REDCOLL_API redcoll_result redcoll_scatter_init(const redcoll_transport *t, const void *sbuf,
                                                 void *rbuf, size_t count, redcoll_dtype dtype,
                                                 int root, const redcoll_options *opts,
                                                 redcoll_plan **out) {
-    return redcoll__plan_of(REDCOLL_COLL_SCATTER, t, sbuf, rbuf, count, NULL, dtype, NULL, root,
-                            opts, out);
+    return redcoll__plan_of(REDCOLL_COLL_SCATTER, t, sbuf, rbuf, count, NULL, dtype, NULL, root, opts, out);
 }
 
 REDCOLL_API redcoll_result redcoll_barrier_init(const redcoll_transport *t,
                                                 const redcoll_options *opts, redcoll_plan **out) {
-    return redcoll__plan_of(REDCOLL_COLL_BARRIER, t, NULL, NULL, 0, NULL, REDCOLL_UINT8, NULL, 0,
-                            opts, out);
+    return redcoll__plan_of(REDCOLL_COLL_BARRIER, t, NULL, NULL, 0, NULL, REDCOLL_UINT8, NULL, 0, opts, out);
 }
 
 #endif /* REDCOLL_IMPLEMENTATION_DONE */
