@@ -1,6 +1,7 @@
 /* main.c - the redcoll test runner: one translation unit with every suite.
 
-   Usage: test_runner [-v] [FILTER]   runs the tests whose name contains FILTER.
+   Usage: test_runner [-v] [-t] [FILTER]   runs the tests whose name contains FILTER
+   (-v: every failed check; -t: each test's CPU seconds).
    The last line is "N passed, N failed"; the exit status is 1 on any failure. */
 #define REDCOLL_IMPLEMENTATION
 #include "redcoll.h"
@@ -25,6 +26,7 @@ int main(int argc, char **argv) {
     int i;
     for (i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "-v") == 0) tf_verbose = 1;
+        else if (strcmp(argv[i], "-t") == 0) tf_times = 1;
         else tf_filter = argv[i];
     }
     suite_core();

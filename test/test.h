@@ -12,10 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static long tf_checks, tf_failures, tf_passed, tf_failed;
 static const char *tf_filter;
-static int tf_verbose;
+static int tf_verbose, tf_times; /* -t: each test's CPU seconds (to find the slow ones) */
 
 static void tf_fail(const char *file, int line, const char *fmt, ...) {
     va_list ap;
@@ -42,12 +43,15 @@ static int tf_close(double got, double want) {
 }
 
 static void tf_test(const char *name, void (*fn)(void)) {
+    clock_t t0 = clock();
     if (tf_filter && !strstr(name, tf_filter)) return;
     tf_checks = tf_failures = 0;
     fn();
     if (tf_failures == 0 && tf_checks > 0) {
         tf_passed++;
-        printf("ok    %-52s %8ld checks\n", name, tf_checks);
+        printf("ok    %-52s %8ld checks", name, tf_checks);
+        if (tf_times) printf(" %8.2f s", (double)(clock() - t0) / CLOCKS_PER_SEC);
+        printf("\n");
     } else {
         tf_failed++;
         printf("FAIL  %-52s %ld of %ld checks failed%s\n", name, tf_failures, tf_checks,
