@@ -58,9 +58,10 @@ for spec in "$@"; do
         continue
     fi
     echo "== $name: $cmd"
-    { time { bash -c "$cmd" 2>&1 | tee "$out"; status=${PIPESTATUS[0]}; }; } 2> "$tfile"
-    count "$name" "$out" "$status" "$tfile"
-    rm -f "$out" "$tfile"
+    st=$(mktemp) # a subshell, so a background suite reaped meanwhile is not timed with this one
+    ( { time { bash -c "$cmd" 2>&1 | tee "$out"; echo "${PIPESTATUS[0]}" > "$st"; }; } 2> "$tfile" )
+    count "$name" "$out" "$(cat "$st")" "$tfile"
+    rm -f "$out" "$st" "$tfile"
 done
 collect
 total_fail=$((total_fail + broken))
