@@ -5947,15 +5947,31 @@ static redcoll_result redcoll__dry_sendrecv_reduce(void *u, int dst, const void 
 
 #define REDCOLL__MEASURE_CTL 4096 /* stack bytes for a measuring pass's control data */
 
+/* Executes the call on transport t (which moves no data) with a measuring
+   arena: vectors are never-touched addresses, control data real memory.
+   *need gets the arena's high-water mark. */
+static redcoll_result redcoll__execute_measuring(redcoll__call *call, const redcoll_transport *t,
+                                                 size_t *need) {
+    const redcoll_transport *was_t = call->c.t;
+    redcoll__arena arena, *was_arena = call->c.arena;
+    int was_dry = call->c.dry;
+    redcoll_result r;
+    union { char b[REDCOLL__MEASURE_CTL]; double align_d; void *align_p; long long align_l; } ctl;
+    arena.base = NULL; arena.cap = arena.top = arena.peak = 0;
+    arena.measure = 1;
+    arena.ctl = ctl.b; arena.ctl_cap = sizeof ctl.b; arena.ctl_top = 0;
+    call->c.t = t; call->c.dry = 1; call->c.arena = &arena; /* the call itself, put back below */
+    r = redcoll__execute(call);
+    call->c.t = was_t; call->c.dry = was_dry; call->c.arena = was_arena;
+    *need = arena.peak;
+    return r;
+}
+
 /* The call's scratch need in bytes (the arena's high-water mark), or 0 with
    an error latched when control data could not be allocated. */
 static redcoll_result redcoll__measure_pass(redcoll__call *call, size_t *need) {
     const redcoll_transport *real = call->c.t;
     redcoll_transport dry;
-    redcoll__arena arena, *was_arena = call->c.arena;
-    int was_dry = call->c.dry;
-    redcoll_result r;
-    union { char b[REDCOLL__MEASURE_CTL]; double align_d; void *align_p; long long align_l; } ctl;
     /* every field set (no memset: this runs before every one-shot call) */
     dry.user = (void *)real; /* only node_of reads it */
     dry.rank = real->rank; dry.size = real->size;
@@ -5970,14 +5986,7 @@ static redcoll_result redcoll__measure_pass(redcoll__call *call, size_t *need) {
     dry.recv_reduce = real->recv_reduce ? redcoll__dry_recv_reduce : NULL;
     dry.sendrecv_reduce = real->sendrecv_reduce ? redcoll__dry_sendrecv_reduce : NULL;
     dry.scratch = NULL;
-    arena.base = NULL; arena.cap = arena.top = arena.peak = 0;
-    arena.measure = 1;
-    arena.ctl = ctl.b; arena.ctl_cap = sizeof ctl.b; arena.ctl_top = 0;
-    call->c.t = &dry; call->c.dry = 1; call->c.arena = &arena; /* the call itself, put back below */
-    r = redcoll__execute(call);
-    call->c.t = real; call->c.dry = was_dry; call->c.arena = was_arena;
-    *need = arena.peak;
-    return r;
+    return redcoll__execute_measuring(call, &dry, need);
 }
 
 /* The exact sum is not measured: its inner collectives are one-shot calls
@@ -6058,7 +6067,12 @@ REDCOLL_API size_t redcoll_plan_scratch_bytes(const redcoll_plan *plan) {
 /* The one-shot call: setup, then execute. Small vectors use the stack arena;
    otherwise, with a transport `scratch` entry, the scratch is measured first
    and taken from the transport's block (a need of 0 asks for nothing);
-   without one it comes from the allocator. */
+   without one it comes from the allocator. On a transport that moves no
+   data (the simulator at scale) the call runs as a measuring pass on that
+   transport: it never touches a vector, so its vectors take no memory (p =
+   65536 ranks of 8 MiB scratch would be 65536 untouched mallocs), while
+   index arrays stay real and on_scratch reports the same bytes. The exact
+   sum keeps its allocator block (its inner calls measure their own). */
 static redcoll_result redcoll__once(redcoll_coll coll, const redcoll_transport *t, const void *sbuf,
                                     void *rbuf, size_t count, const size_t *counts,
                                     redcoll_dtype dtype, const redcoll_op *op, int root,
@@ -6070,6 +6084,8 @@ static redcoll_result redcoll__once(redcoll_coll coll, const redcoll_transport *
     redcoll_result r = redcoll__setup(&call, &d);
     if (r != REDCOLL_OK || call.empty) return r;
     REDCOLL_MEMSET(&arena, 0, sizeof arena);
+    if (call.c.dry && call.c.op.kind != REDCOLL_OP_SUM_EXACT)
+        return redcoll__execute_measuring(&call, t, &need);
     if (call.bytes <= REDCOLL__SMALL_BYTES) {
         union { char b[REDCOLL__SMALL_ARENA]; double align_d; void *align_p; long long align_l; } small;
         arena.base = small.b; arena.cap = sizeof small.b;

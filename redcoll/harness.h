@@ -300,14 +300,15 @@ static void rc_fill(redcoll_dtype d, redcoll_op_kind op, int r, void *buf, size_
 
 /* ---- irregular counts ---------------------------------------------------------- */
 
-/* 1 if `coll` takes an op. */
-static int rc_reduces(redcoll_coll coll) {
+/* 1 if `coll` takes an op. (inline: programs that include the harness
+   without using these predicates, bench/sim_events.c, still compile -Werror) */
+static inline int rc_reduces(redcoll_coll coll) {
     return coll == REDCOLL_COLL_ALLREDUCE || coll == REDCOLL_COLL_REDUCE ||
            coll == REDCOLL_COLL_REDUCE_SCATTER || coll == REDCOLL_COLL_REDUCE_SCATTER_BLOCK;
 }
 
 /* 1 if spec.count of `coll` is one block of p (the library's convention too). */
-static int rc_blocks(redcoll_coll coll) {
+static inline int rc_blocks(redcoll_coll coll) {
     return coll == REDCOLL_COLL_GATHER || coll == REDCOLL_COLL_SCATTER ||
            coll == REDCOLL_COLL_ALLGATHER || coll == REDCOLL_COLL_ALLTOALL ||
            coll == REDCOLL_COLL_REDUCE_SCATTER_BLOCK;

@@ -17,7 +17,7 @@ keys='"coll":.*"algo":.*"p":.*"count":.*"dtype":.*"op":.*"bytes":.*"ok":true.*"e
         bad=0
         for p in $(seq 1 33); do
             out=$("$bin" simulate --coll "$coll" --algo "$algo" -p "$p" --count $((p + 5)) --root $((p / 2)) --json) || bad=1
-            echo "$out" | grep -Eq "$keys" || { bad=1; echo "  $coll/$algo p=$p: ${out:0:300}" >&2; }
+            [[ $out =~ $keys ]] || { bad=1; echo "  $coll/$algo p=$p: ${out:0:300}" >&2; } # no grep: 1683 runs
         done
         echo "$coll $algo $bad"
     done

@@ -12,10 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static long tf_checks, tf_failures, tf_passed, tf_failed;
 static const char *tf_filter;
-static int tf_verbose;
+static int tf_verbose, tf_times; /* -t: each test's CPU seconds (to find the slow ones) */
 
 static void tf_fail(const char *file, int line, const char *fmt, ...) {
     va_list ap;
@@ -42,12 +43,15 @@ static int tf_close(double got, double want) {
 }
 
 static void tf_test(const char *name, void (*fn)(void)) {
+    clock_t t0 = clock();
     if (tf_filter && !strstr(name, tf_filter)) return;
     tf_checks = tf_failures = 0;
     fn();
     if (tf_failures == 0 && tf_checks > 0) {
         tf_passed++;
-        printf("ok    %-52s %8ld checks\n", name, tf_checks);
+        printf("ok    %-52s %8ld checks", name, tf_checks);
+        if (tf_times) printf(" %8.2f s", (double)(clock() - t0) / CLOCKS_PER_SEC);
+        printf("\n");
     } else {
         tf_failed++;
         printf("FAIL  %-52s %ld of %ld checks failed%s\n", name, tf_failures, tf_checks,
@@ -109,7 +113,10 @@ static rc_spec tf_spec(redcoll_coll coll, redcoll_algo algo, int p, size_t count
    counts 0, 1, p-1, p+1 and 1000, alternating in place; every root for
    p <= 16 and roots 0, p/2, p-1 above; the non-commutative matrix product for
    every p (or the unsupported error when the schedule cannot keep order);
-   every dtype x op at p = 5, 8 and 13; a large count at p = 7, 16 and 33.
+   every dtype x op at p = 5, 8 and 13; a large count at p = 7, 16 and 33
+   (100003 elements per rank for the vector collectives, 10007 per block,
+   10007 p per rank, for the block collectives: allgather, alltoall and
+   reduce_scatter_block alike, so no rank holds more than 330 K elements).
    `opts` may carry knobs (groups, threshold, ...); its algo is overwritten. */
 static void tf_sweep_opts(redcoll_coll coll, redcoll_algo algo, const redcoll_options *opts) {
     int pi, k, root;
@@ -173,7 +180,7 @@ static void tf_sweep_opts(redcoll_coll coll, redcoll_algo algo, const redcoll_op
     {
         static const int ps[3] = { 7, 16, 33 };
         for (pi = 0; pi < 3; ++pi) {
-            rc_spec s = tf_spec(coll, algo, ps[pi], rc_reduces(coll) ? 100003 : 10007);
+            rc_spec s = tf_spec(coll, algo, ps[pi], rc_reduces(coll) && !rc_blocks(coll) ? 100003 : 10007);
             if (opts) { s.opts = *opts; s.opts.algo = algo; }
             s.dtype = REDCOLL_DOUBLE;
             s.root = ps[pi] / 3;

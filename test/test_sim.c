@@ -500,6 +500,60 @@ static void test_scale(void) {
     }
 }
 
+/* No-data mode allocates no vectors: every row at p = 16 with 2^20 doubles
+   (2^20 per block for the block collectives: 2^16) through a counting
+   allocator. The ranks still report their scratch peaks (on_scratch), but
+   what the allocator hands out at once stays within index arrays, far below
+   one vector (8 MiB). The exact sum, whose block comes from the allocator,
+   is the one exception (test_exact.c). */
+typedef struct ts_alloc_count { long long live, peak; long calls; } ts_alloc_count;
+
+static void *ts_count_alloc(size_t bytes, void *user) {
+    ts_alloc_count *k = (ts_alloc_count *)user;
+    size_t *p = (size_t *)malloc(bytes + sizeof(max_align_t));
+    if (!p) return NULL;
+    *p = bytes;
+    k->calls++;
+    k->live += (long long)bytes;
+    if (k->live > k->peak) k->peak = k->live;
+    return (char *)p + sizeof(max_align_t);
+}
+
+static void ts_count_free(void *ptr, void *user) {
+    ts_alloc_count *k = (ts_alloc_count *)user;
+    size_t *p = (size_t *)(void *)((char *)ptr - sizeof(max_align_t));
+    k->live -= (long long)*p;
+    free(p);
+}
+
+static void test_nodata_allocates_no_vectors(void) {
+    ts_pair pairs[256];
+    int n = ts_pairs(pairs, 256), i, r, p = 16, big = 0;
+    for (i = 0; i < n; ++i) {
+        ts_alloc_count k = { 0, 0, 0 };
+        int blocks = rc_blocks(pairs[i].coll);
+        rc_spec s = tf_spec(pairs[i].coll, pairs[i].algo, p, blocks ? 1 << 16 : 1 << 20);
+        rc_outcome o;
+        unsigned long long scratch = 0;
+        s.dtype = REDCOLL_DOUBLE;
+        s.root = 3;
+        s.sim.no_data = 1;
+        s.opts.allocator.alloc_fn = ts_count_alloc;
+        s.opts.allocator.free_fn = ts_count_free;
+        s.opts.allocator.user_data = &k;
+        rc_run(&s, &o);
+        CHECK(o.ok && !o.verified, "%s: %s", tf_describe(&s), o.why);
+        for (r = 0; o.rep.stats && r < p; ++r)
+            if (o.rep.stats[r].scratch_bytes > scratch) scratch = o.rep.stats[r].scratch_bytes;
+        big += scratch >= ((size_t)8 << 20);
+        CHECK(k.live == 0, "%s: %lld bytes never given back", tf_describe(&s), k.live);
+        CHECK(k.peak <= 64 * 1024, "%s: the allocator held %lld bytes at once (a rank's scratch peak: %llu)",
+              tf_describe(&s), k.peak, scratch);
+        rc_outcome_free(&o);
+    }
+    CHECK(big >= 10, "only %d rows hold a whole vector of scratch: the check above proves little", big);
+}
+
 /* Every pair's figures on the grid of sim_figures.h (but its largest runs,
    which `build/sim_figures --check test/sim_figures.txt` adds) equal those
    in test/sim_figures.txt, first written by the thread-per-rank engine. */
@@ -660,6 +714,7 @@ static void suite_sim(void) {
     tf_test("sim/concurrent runs on three threads", test_concurrent_runs);
     tf_test("sim/stack_bytes", test_stack_bytes);
     tf_test("sim/scale p=1024 and 4096", test_scale);
+    tf_test("sim/no-data mode allocates no vectors", test_nodata_allocates_no_vectors);
     tf_test("reliability/fault injection, every schedule", test_faults_every_schedule);
     tf_test("reliability/deadlock, every schedule", test_deadlock_every_schedule);
     tf_test("reliability/ranks that disagree (issue 13.4)", test_ranks_that_disagree);
