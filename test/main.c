@@ -20,6 +20,7 @@
 #include "test_kernels.c"
 #include "test_model.c"
 #include "test_plans.c"
+#include "test_chunked.c"
 
 int main(int argc, char **argv) {
     int i;
@@ -39,6 +40,7 @@ int main(int argc, char **argv) {
     suite_kernels();
     suite_model();
     suite_plans();
+    suite_chunked();
     printf("%ld passed, %ld failed\n", tf_passed, tf_failed);
     return tf_failed ? 1 : 0;
 }
