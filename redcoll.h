@@ -573,7 +573,7 @@ typedef struct redcoll_options {
 #define REDCOLL_DEFAULT_BETA    1e-10   /* 10 GB/s */
 #define REDCOLL_DEFAULT_GAMMA   2.5e-11 /* 40 GB/s of reduction */
 #define REDCOLL_DEFAULT_SEGMENT ((size_t)32768)
-#define REDCOLL_DEFAULT_CHUNK   ((size_t)262144) /* 256 KiB: a chunk and its operands stay in L2 */
+#define REDCOLL_DEFAULT_CHUNK   ((size_t)1 << 20) /* 1 MiB: in cache (L2 of current cores, L3 of all), few messages */
 
 /* The options with every default filled in (opts may be NULL): what a
    collective uses. It does not validate them (a collective does). Thread

@@ -131,7 +131,7 @@ static void test_chunked_every_row(void) {
 
 /* chunk_bytes that is no multiple of the element (floored to whole
    elements), below one element (1 element per message), and the default
-   (256 KiB) on vectors that cross it. */
+   (1 MiB) on vectors that cross it. */
 static void test_chunked_sizes(void) {
     static const redcoll_algo algos[] = { REDCOLL_ALGO_RING, REDCOLL_ALGO_RECURSIVE_DOUBLING,
                                           REDCOLL_ALGO_BUTTERFLY };
@@ -145,10 +145,10 @@ static void test_chunked_sizes(void) {
             s.count = 11;
             CHECK(tc_compare(&s) > 0, "%s chunk_bytes=1: nothing cut", tf_describe(&s));
         }
-    {   /* the default: 100000 doubles = 800 KB, cut into 256 KiB */
-        rc_spec s = tf_spec(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_RECURSIVE_DOUBLING, 2, 100000);
+    {   /* the default: 300000 doubles = 2.4 MB, cut into three */
+        rc_spec s = tf_spec(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_RECURSIVE_DOUBLING, 2, 300000);
         s.dtype = REDCOLL_DOUBLE;
-        CHECK(tc_compare(&s) == 2 * 3, "%s default chunk: 3 more messages per rank", tf_describe(&s));
+        CHECK(tc_compare(&s) == 2 * 2, "%s default chunk: 2 more messages per rank", tf_describe(&s));
         s.opts.chunk_bytes = (size_t)-1; /* never cut */
         CHECK(tc_compare(&s) == 0, "%s chunk_bytes=SIZE_MAX: nothing cut", tf_describe(&s));
     }
