@@ -409,6 +409,37 @@ static void test_library_chunks(void) {
            "transport calls: %ld cut, %ld whole", cut, whole);
 }
 
+/* One-shot calls take their scratch from the transport's persistent block:
+   the allocator in the options is never called, and the block stays. */
+static void *mcount_alloc(size_t bytes, void *user) { ++*(long *)user; return malloc(bytes); }
+static void mcount_free(void *ptr, void *user) { (void)user; free(ptr); }
+
+static void test_scratch_entry(void) {
+    static const redcoll_coll colls[3] = { REDCOLL_COLL_ALLREDUCE, REDCOLL_COLL_REDUCE_SCATTER_BLOCK,
+                                           REDCOLL_COLL_ALLGATHER };
+    size_t n = 30000, k;
+    int32_t *x = (int32_t *)calloc(n * (size_t)g_size, 4), *y = (int32_t *)calloc(n * (size_t)g_size, 4);
+    long allocs = 0;
+    int rep, i;
+    redcoll_options o;
+    memset(&o, 0, sizeof o);
+    o.allocator.alloc_fn = mcount_alloc; o.allocator.free_fn = mcount_free; o.allocator.user_data = &allocs;
+    MCHECK(g_m.t.scratch != NULL, "the MPI transport has a scratch entry");
+    for (k = 0; x && k < n * (size_t)g_size; ++k) x[k] = (int32_t)(k % 97);
+    for (rep = 0; x && y && rep < 3; ++rep)
+        for (i = 0; i < 3; ++i) {
+            redcoll_result r = colls[i] == REDCOLL_COLL_ALLREDUCE
+                ? redcoll_allreduce(&g_m.t, x, y, n, REDCOLL_INT32, REDCOLL_SUM, &o)
+                : colls[i] == REDCOLL_COLL_ALLGATHER
+                ? redcoll_allgather(&g_m.t, x, y, n, REDCOLL_INT32, &o)
+                : redcoll_reduce_scatter_block(&g_m.t, x, y, n, REDCOLL_INT32, REDCOLL_SUM, &o);
+            MCHECK(r == REDCOLL_OK, "%s: %s", redcoll_coll_name(colls[i]), redcoll_result_string(r));
+        }
+    MCHECK(allocs == 0, "%ld allocator calls in one-shot calls", allocs);
+    MCHECK(g_size == 1 || g_m.scratch_bytes > 0, "the block is kept");
+    free(x); free(y);
+}
+
 static void test_helpers(void) {
     redcoll_dtype d;
     redcoll_op o;
@@ -533,6 +564,7 @@ int main(int argc, char **argv) {
     mtest("every collective and algorithm vs MPI", test_collectives);
     mtest("chunking (300-byte limit)", test_chunking);
     mtest("library chunks (chunk_bytes) over MPI", test_library_chunks);
+    mtest("one-shot scratch from the transport's block", test_scratch_entry);
     mtest("tags within MPI_TAG_UB", test_tags);
     mtest("size mismatch and abort", test_errors);
     redcoll_mpi_finalize(&g_m);
