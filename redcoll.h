@@ -2425,19 +2425,24 @@ static void redcoll__ag_doubling(redcoll__ctx *c, const redcoll__vmap *g, const 
    first half of the segments, the odd one the second; then the member that
    leaves hands its reduced half to the one that plays virtual rank i.
    Cost: (1 + f_alpha) alpha + (1 + f_beta)/2 n beta + n/2 gamma.
-   tmp: redcoll__stage_len(c, seg_len(s, 0, parts / 2)) elements. */
-static void redcoll__fold_halves(redcoll__ctx *c, const redcoll__vmap *g, const redcoll__segs *s,
-                                 void *buf, void *tmp) {
+   The exchange reads the input where it is (`in`, may be buf): the member
+   that stays ends with its whole vector in buf (returns 1); every other
+   rank keeps reading `in`. tmp: redcoll__stage_len(c, seg_len(s, 0,
+   parts / 2)) elements. */
+static int redcoll__fold_halves(redcoll__ctx *c, const redcoll__vmap *g, const redcoll__segs *s,
+                                const void *in, void *buf, void *tmp) {
     int off = c->rank - g->base, even = off % 2 == 0, partner = c->rank + (even ? 1 : -1);
     int mid = s->parts / 2, klo = even ? 0 : mid, khi = even ? mid : s->parts;
     int glo = even ? mid : 0, ghi = even ? s->parts : mid;
     size_t kn = redcoll__seg_len(s, klo, khi), gn = redcoll__seg_len(s, glo, ghi);
     char *keep = redcoll__at(c, buf, redcoll__seg_off(s, klo));
     char *give = redcoll__at(c, buf, redcoll__seg_off(s, glo));
-    if (off < 0 || off >= 2 * g->pairs) return;
-    redcoll__sendrecv_reduce(c, partner, give, gn, partner, keep, keep, kn, !even, tmp);
-    if (redcoll__vmap_rank(g, off / 2) == c->rank) redcoll__recv(c, partner, give, gn);
-    else redcoll__send(c, partner, keep, kn);
+    if (off < 0 || off >= 2 * g->pairs) return 0;
+    redcoll__sendrecv_reduce(c, partner, redcoll__at(c, in, redcoll__seg_off(s, glo)), gn, partner,
+                             redcoll__at(c, in, redcoll__seg_off(s, klo)), keep, kn, !even, tmp);
+    if (redcoll__vmap_rank(g, off / 2) != c->rank) { redcoll__send(c, partner, keep, kn); return 0; }
+    redcoll__recv(c, partner, give, gn);
+    return 1;
 }
 
 /* After redcoll__fold_halves: the member that stayed sends the whole result
@@ -2614,7 +2619,11 @@ static redcoll_result redcoll__reduce_binomial(redcoll__ctx *c, const redcoll__a
    both names, so the selector and the tools speak the paper's vocabulary. */
 
 /* The buffer a reduce works in: root's rbuf, elsewhere n elements of scratch;
-   it starts as a copy of the input. NULL after an allocation failure. */
+   it starts as a copy of the input. NULL after an allocation failure. The
+   copy stays (no reading of sbuf in the first step, as the allreduces do):
+   the kernels write values, not the padding of padded types (long double,
+   the pair types), so fresh scratch as the first step's output would send
+   the root its stale padding bytes. */
 static void *redcoll__reduce_workbuf(redcoll__ctx *c, const redcoll__args *a) {
     void *buf = c->rank == a->root ? a->rbuf : redcoll__alloc(c, a->count);
     if (buf) redcoll__copy(c, buf, a->sbuf, a->count);
@@ -2642,7 +2651,7 @@ static redcoll_result redcoll__reduce_halving_doubling(redcoll__ctx *c, const re
     size_t tn = redcoll__stage_len(c, redcoll__seg_len(&s, 0, pof2 / 2));
     void *tmp = p > 1 ? redcoll__alloc(c, tn) : NULL;
     if (!c->err) {
-        redcoll__fold_halves(c, &g, &s, buf, tmp);
+        redcoll__fold_halves(c, &g, &s, buf, buf, tmp);
         redcoll__rs_halving(c, &g, &s, buf, buf, tmp, 1);
         redcoll__ag_doubling(c, &g, &s, buf, redcoll__vmap_vrank(&g, root));
     }
@@ -2798,10 +2807,9 @@ static redcoll_result redcoll__allreduce_halving_doubling(redcoll__ctx *c,
     if (p == 1) { redcoll__input_to_rbuf(c, a); return REDCOLL_OK; }
     half = redcoll__stage_len(c, half);
     tmp = redcoll__alloc(c, half);
-    if (!c->err) { /* p = 2^k reads the input in the first halving step */
-        if (p != pof2) redcoll__input_to_rbuf(c, a);
-        redcoll__fold_halves(c, &g, &s, a->rbuf, tmp);
-        redcoll__rs_halving(c, &g, &s, p == pof2 ? a->sbuf : a->rbuf, a->rbuf, tmp, 1);
+    if (!c->err) { /* the first step (fold or halving) reads the input */
+        const void *in = redcoll__fold_halves(c, &g, &s, a->sbuf, a->rbuf, tmp) ? a->rbuf : a->sbuf;
+        redcoll__rs_halving(c, &g, &s, in, a->rbuf, tmp, 1);
         redcoll__ag_doubling(c, &g, &s, a->rbuf, -1);
         redcoll__unfold_halves(c, &g, a->rbuf, a->count);
     }
@@ -2821,14 +2829,13 @@ static redcoll_result redcoll__allreduce_binary_blocks(redcoll__ctx *c, const re
     redcoll__segs s;
     size_t half;
     void *tmp;
-    redcoll__input_to_rbuf(c, a);
-    if (c->size == 1) return REDCOLL_OK;
+    if (c->size == 1) { redcoll__input_to_rbuf(c, a); return REDCOLL_OK; }
     redcoll__blocks_plan(&b, c->rank, c->size);
     s = redcoll__segs_halving(a->count, b.size[0]);
     half = redcoll__stage_len(c, redcoll__seg_len(&s, 0, b.size[0] / 2));
     tmp = redcoll__alloc(c, half);
     if (!c->err) {
-        redcoll__rs_halving(c, &b.g, &s, a->rbuf, a->rbuf, tmp, 1);
+        redcoll__rs_halving(c, &b.g, &s, a->sbuf, a->rbuf, tmp, 1); /* reads the input */
         redcoll__blocks_combine(c, &b, &s, a->rbuf, tmp);
         redcoll__blocks_allgather(c, &b, &s, a->rbuf);
     }
