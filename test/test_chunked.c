@@ -177,21 +177,7 @@ static void test_chunked_scratch(void) {
 
 /* Plans over the cut path (test_plans.c's wrapper without the fused
    entries): every reducing row, runs allocate nothing, = one-shot. */
-static void test_chunked_plans(void) {
-    static const int ps[] = { 2, 5, 8 };
-    const redcoll_algo_info *e;
-    int i, pi;
-    for (i = 0; (e = redcoll_algo_at(i)) != NULL; ++i) {
-        if (!rc_reduces(e->coll)) continue;
-        for (pi = 0; pi < 3; ++pi) {
-            rc_spec s = tf_spec(e->coll, e->algo, ps[pi], 53);
-            s.root = ps[pi] - 1;
-            s.in_place = pi == 1;
-            s.opts.chunk_bytes = 3 * 4;
-            tp_check(&s, 0);
-        }
-    }
-}
+static void test_chunked_plans(void) { tp_check_reducing_rows(0, 3 * 4); }
 
 static void suite_chunked(void) {
     tf_test("chunked: every reducing row, p 1..33, chunks of 3 = uncut, bitwise", test_chunked_every_row);
