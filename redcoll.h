@@ -2463,7 +2463,8 @@ static void redcoll__unfold_halves(redcoll__ctx *c, const redcoll__vmap *g, void
    joins them. Commutative ops use one accumulator unless `two_always`
    (MPICH's pairwise reduce_scatter keeps two: the join sits on the critical
    path, n/size gamma more). `in`: the whole input; `mine`: where segment v's
-   result goes (may be in's own segment); tmp: redcoll__ring_tmp elements
+   result goes (may be in's own segment; x_v is read from in by the first
+   reduction, no copy first); tmp: redcoll__ring_tmp elements
    (the message's staging, then the second accumulator). Cost: (size-1)(alpha
    + n/size beta + n/size gamma). */
 static size_t redcoll__ring_tmp(const redcoll__ctx *c, size_t len, int second) {
@@ -2477,19 +2478,22 @@ static void redcoll__ring_reduce_scatter(redcoll__ctx *c, const redcoll__vmap *g
     size_t len = v >= 0 ? redcoll__seg_len(s, v, v + 1) : 0;
     char *rcv = (char *)tmp, *hi = redcoll__at(c, tmp, redcoll__stage_len(c, len));
     int two = two_always || !c->op.commutative; /* two accumulators keep canonical order */
+    const char *own; /* x_v: read from in until the first reduction puts it in mine */
     if (v < 0) return;
-    redcoll__copy(c, mine, redcoll__at(c, in, redcoll__seg_off(s, v)), len);
+    own = redcoll__at(c, in, redcoll__seg_off(s, v));
     for (i = 1; i < p; ++i) {
         int to = (v + i) % p, from = (v - i + p) % p;
         int dst = redcoll__vmap_rank(g, to), src = redcoll__vmap_rank(g, from);
         const char *out = redcoll__at(c, in, redcoll__seg_off(s, to));
         size_t on = redcoll__seg_len(s, to, to + 1);
         if (two && from == p - 1) redcoll__sendrecv(c, dst, out, on, src, hi, len);
-        else if (from < v || !two) /* mine = msg op mine, or mine op msg (commutative) */
-            redcoll__sendrecv_reduce(c, dst, out, on, src, mine, mine, len, from < v, rcv);
-        else redcoll__sendrecv_reduce(c, dst, out, on, src, hi, hi, len, 1, rcv);
+        else if (from < v || !two) { /* mine = msg op mine, or mine op msg (commutative) */
+            redcoll__sendrecv_reduce(c, dst, out, on, src, own, mine, len, from < v, rcv);
+            own = mine;
+        } else redcoll__sendrecv_reduce(c, dst, out, on, src, hi, hi, len, 1, rcv);
     }
-    if (two && v < p - 1) redcoll__reduce_lo(c, mine, hi, len);
+    if (two && v < p - 1) redcoll__reduce3(c, own, hi, mine, len, 1); /* hi may be clobbered */
+    else redcoll__copy(c, mine, own, len); /* p = 1: nothing reduced */
 }
 
 /* Ring allgather (Rabenseifner 2004 3.2, MPICH paper 4.1): member v holds
@@ -2709,6 +2713,8 @@ static redcoll_result redcoll__reduce_ring(redcoll__ctx *c, const redcoll__args 
     void *mine = c->rank == a->root ? redcoll__at(c, a->rbuf, redcoll__seg_off(&s, c->rank))
                                     : redcoll__alloc(c, len);
     if (!c->err) {
+        if (c->rank != a->root) /* scratch: defined padding (see redcoll__reduce_workbuf) */
+            redcoll__copy(c, mine, redcoll__at(c, a->sbuf, redcoll__seg_off(&s, c->rank)), len);
         redcoll__ring_reduce_scatter(c, &g, &s, a->sbuf, mine, tmp, 0);
         if (c->rank != a->root) redcoll__send(c, a->root, mine, len);
         else for (j = 0; j < p; ++j)
