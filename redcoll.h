@@ -224,8 +224,10 @@ typedef struct redcoll_request { void *ptr; long long id; } redcoll_request;
                  it into its destination in one pass. A shared-memory transport
                  calls the consumer straight on the sender's buffer, so the
                  message is never staged. They match ordinary sends (the sender
-                 cannot tell). Both or none. NULL: the library receives into
-                 cache-sized pieces of scratch and reduces each.
+                 cannot tell). Both or none. NULL: the library cuts every
+                 message longer than opts.chunk_bytes into messages of that
+                 size on both ends, receives each into one chunk of scratch
+                 and reduces it there (receive-and-reduce block, [SECTION:context]).
      scratch     persistent scratch owned by the transport: a block of at least
                  `bytes`, valid until the next scratch call on this transport or
                  its destruction, or NULL when it cannot (the library then uses
@@ -550,6 +552,12 @@ typedef struct redcoll_options {
     redcoll_selector   selector;        /* DEFAULT (= MODEL): least modeled time under
                                            `model`; PAPERS, MPICH: the papers' rules */
     size_t             segment_bytes;   /* pipelined schedules; 0 = default */
+    size_t             chunk_bytes;     /* transports without recv_reduce: messages
+                                           longer than this are cut into messages of
+                                           this size (whole elements), each reduced as
+                                           it lands, so staging needs one chunk, not a
+                                           vector; 0 = default; SIZE_MAX: never cut.
+                                           Every rank must pass the same value. */
     size_t             threshold_bytes; /* butterfly threshold b; see above */
     int                groups;          /* hierarchical: G groups; 0 = default; above p: p
                                            (every rank its own group), so one value can
@@ -565,6 +573,7 @@ typedef struct redcoll_options {
 #define REDCOLL_DEFAULT_BETA    1e-10   /* 10 GB/s */
 #define REDCOLL_DEFAULT_GAMMA   2.5e-11 /* 40 GB/s of reduction */
 #define REDCOLL_DEFAULT_SEGMENT ((size_t)32768)
+#define REDCOLL_DEFAULT_CHUNK   ((size_t)1 << 20) /* 1 MiB: in cache (L2 of current cores, L3 of all), few messages */
 
 /* The options with every default filled in (opts may be NULL): what a
    collective uses. It does not validate them (a collective does). Thread
@@ -1124,21 +1133,23 @@ static void redcoll__fail(redcoll__ctx *c, redcoll_result r) {
     if (c->t->abort) c->t->abort(c->t->user, r);
 }
 
+/* Every point-to-point message of a schedule goes through redcoll__xfer
+   (receive-and-reduce block below), which cuts it into chunks on transports
+   without recv_reduce. */
+static void redcoll__xfer(redcoll__ctx *c, int dst, const void *sbuf, size_t sn, int src,
+                          void *rbuf, size_t rn, const void *own, void *out, int msg_lower);
+
 static void redcoll__send(redcoll__ctx *c, int dst, const void *buf, size_t n) {
-    if (c->err) return;
-    redcoll__fail(c, c->t->send(c->t->user, dst, buf, n * c->esize, c->tag));
+    redcoll__xfer(c, dst, buf, n, -1, NULL, 0, NULL, NULL, 0);
 }
 
 static void redcoll__recv(redcoll__ctx *c, int src, void *buf, size_t n) {
-    if (c->err) return;
-    redcoll__fail(c, c->t->recv(c->t->user, src, buf, n * c->esize, c->tag));
+    redcoll__xfer(c, -1, NULL, 0, src, buf, n, NULL, NULL, 0);
 }
 
 static void redcoll__sendrecv(redcoll__ctx *c, int dst, const void *sbuf, size_t sn,
                               int src, void *rbuf, size_t rn) {
-    if (c->err) return;
-    redcoll__fail(c, c->t->sendrecv(c->t->user, dst, sbuf, sn * c->esize,
-                                    src, rbuf, rn * c->esize, c->tag));
+    redcoll__xfer(c, dst, sbuf, sn, src, rbuf, rn, NULL, NULL, 0);
 }
 
 static void redcoll__copy(const redcoll__ctx *c, void *dst, const void *src, size_t n) {
@@ -1332,15 +1343,29 @@ static void redcoll__reduce_lo(redcoll__ctx *c, void *lower, void *higher, size_
    "Receive a message, reduce it with `own` into `out`" in one building block.
    With the transport's recv_reduce / sendrecv_reduce the message is reduced
    where it is (the threads transport: straight from the sender's buffer,
-   one pass, nothing staged); without them (or where the fused form may not
-   run: out overlapping what this rank sends while the partner may still
-   read it, or a non-commutative user op that would have to write into own
-   in place from a read-only message) it lands in `tmp` and is reduced from
-   there. The message is the same either way, so counts, bytes and rounds
-   are; the reduction is counted once per message, as before. The fallback
-   stages whole messages: cutting them into cache-sized pieces would change
-   the message counts that the cost formulas (and the simulator's tests)
-   hold every schedule to. own and out are equal or disjoint. */
+   one pass, nothing staged); where the fused form may not run (out
+   overlapping what this rank sends while the partner may still read it, or
+   a non-commutative user op that would have to write into own in place from
+   a read-only message) it lands whole in `tmp` and is reduced from there.
+
+   Without the fused entries (MPI, user transports) the library cuts every
+   point-to-point message longer than opts.chunk_bytes into messages of that
+   size (whole elements; the last one shorter), in send, recv and sendrecv
+   alike, so both ends agree on the cut from the message size alone. A
+   receive-and-reduce then lands chunk i in `tmp` and reduces it while it is
+   in cache, before chunk i + 1 moves: the staging scratch is one chunk
+   (redcoll__stage_len), not a vector. A transfer of sn and rn elements runs
+   max(chunks) steps; step i moves chunk i of each direction that has one
+   (a sendrecv while both have, then the sends or receives of the longer
+   one). Step i of a rank depends only on its peers' step i of the matching
+   transfer, whose chunk counts are equal, so what completed under
+   rendezvous sends whole (exchanges, rings, trees) completes chunked, with
+   the same tag. A 0-element message stays one empty message. The simulator
+   has recv_reduce, so its counts, formula tests and figures never see a
+   cut; schedules see the same messages either way, only more of them.
+   Chunk i of `out` is written after chunk i of sbuf has gone, so out may
+   be sbuf itself (never a shifted overlap: the schedules have none). own and
+   out are equal or disjoint. */
 typedef struct redcoll__into {
     const redcoll__ctx *c;
     const char         *own;
@@ -1360,9 +1385,53 @@ static int redcoll__overlap(const void *a, size_t an, const void *b, size_t bn) 
     return an && bn && x < y + bn && y < x + an;
 }
 
+/* Elements per message chunk: opts.chunk_bytes in whole elements on a
+   transport without receive-and-reduce, 0 (never cut) with it. */
+static size_t redcoll__cut(const redcoll__ctx *c) {
+    size_t k;
+    if (c->t->recv_reduce) return 0;
+    k = c->o.chunk_bytes / c->esize;
+    return k ? k : 1;
+}
+
+/* Scratch elements that stage a received message of n elements for
+   redcoll__sendrecv_reduce: one chunk when messages are cut, else n. */
+static size_t redcoll__stage_len(const redcoll__ctx *c, size_t n) {
+    size_t k = redcoll__cut(c);
+    return k && k < n ? k : n;
+}
+
+static size_t redcoll__chunks(size_t n, size_t k) { return n <= k ? 1 : (n + k - 1) / k; }
+
+/* Sends sn elements of sbuf to dst (dst >= 0) while receiving rn elements
+   from src (src >= 0), chunk by chunk (see above). With `out`, rbuf is one
+   chunk of staging scratch and each received chunk is reduced into out
+   (msg_lower: out = msg op own, else own op msg); without, chunks land in
+   rbuf at their offsets. */
+static void redcoll__xfer(redcoll__ctx *c, int dst, const void *sbuf, size_t sn, int src,
+                          void *rbuf, size_t rn, const void *own, void *out, int msg_lower) {
+    const redcoll_transport *t = c->t;
+    size_t k = redcoll__cut(c), ns, nr, i, es = c->esize;
+    if (!k) k = (size_t)-1;
+    ns = dst >= 0 ? redcoll__chunks(sn, k) : 0;
+    nr = src >= 0 ? redcoll__chunks(rn, k) : 0;
+    for (i = 0; (i < ns || i < nr) && !c->err; ++i) {
+        size_t off = i * k, sl = i < ns ? (sn - off < k ? sn - off : k) : 0;
+        size_t rl = i < nr ? (rn - off < k ? rn - off : k) : 0;
+        const char *sp = i < ns ? redcoll__at(c, sbuf, off) : NULL;
+        char *rp = i >= nr ? NULL : out ? (char *)rbuf : redcoll__at(c, rbuf, off);
+        if (i < ns && i < nr) redcoll__fail(c, t->sendrecv(t->user, dst, sp, sl * es, src, rp, rl * es, c->tag));
+        else if (i < ns) redcoll__fail(c, t->send(t->user, dst, sp, sl * es, c->tag));
+        else redcoll__fail(c, t->recv(t->user, src, rp, rl * es, c->tag));
+        if (!out || i >= nr) continue;
+        if (msg_lower) redcoll__reduce3(c, rp, redcoll__at(c, own, off), redcoll__at(c, out, off), rl, 0);
+        else redcoll__reduce3(c, redcoll__at(c, own, off), rp, redcoll__at(c, out, off), rl, 1);
+    }
+}
+
 /* Receives rn elements from src, sending sn elements of sbuf to dst at the
    same time when dst >= 0 (an exchange): out = msg op own (msg_lower) or
-   own op msg. */
+   own op msg. tmp: redcoll__stage_len(c, rn) elements. */
 static void redcoll__sendrecv_reduce(redcoll__ctx *c, int dst, const void *sbuf, size_t sn, int src,
                                      const void *own, void *out, size_t rn, int msg_lower, void *tmp) {
     const redcoll_transport *t = c->t;
@@ -1380,10 +1449,7 @@ static void redcoll__sendrecv_reduce(redcoll__ctx *c, int dst, const void *sbuf,
         if (!c->err) redcoll__account(c, rn);
         return;
     }
-    if (dst >= 0) redcoll__sendrecv(c, dst, sbuf, sn, src, tmp, rn);
-    else redcoll__recv(c, src, tmp, rn);
-    if (msg_lower) redcoll__reduce3(c, tmp, own, out, rn, 0);
-    else redcoll__reduce3(c, own, tmp, out, rn, 1);
+    redcoll__xfer(c, dst, sbuf, sn, src, tmp, rn, own, out, msg_lower);
 }
 
 static void redcoll__recv_reduce(redcoll__ctx *c, int src, const void *own, void *out, size_t rn,
@@ -1961,8 +2027,8 @@ static int redcoll__fold_oldrank(const redcoll__fold *f, int newrank) {
 }
 
 /* Folds the even ranks' input `in` (n elements) into the odd partners' buf
-   (buf = partner's in op own in; in may be buf); tmp: n elements for a
-   transport without receive-and-reduce. Returns 1 when this rank's data
+   (buf = partner's in op own in; in may be buf); tmp: redcoll__stage_len(c, n)
+   elements for a transport without receive-and-reduce. Returns 1 when this rank's data
    is now in buf. */
 static int redcoll__fold_in(redcoll__ctx *c, const redcoll__fold *f, const void *in, void *buf,
                             void *tmp, size_t n) {
@@ -2015,7 +2081,7 @@ static void redcoll__binomial_reduce(redcoll__ctx *c, const void *in, void *acc,
         }
         if (v + mask >= p) continue;
         if (!started) {
-            tmp = redcoll__alloc(c, n);
+            tmp = redcoll__alloc(c, redcoll__stage_len(c, n));
             if (!acc) acc = own = redcoll__alloc(c, n);
             if (c->err) break;
         }
@@ -2029,7 +2095,7 @@ static void redcoll__binomial_reduce(redcoll__ctx *c, const void *in, void *acc,
     } else if (c->rank == root && !started) {
         redcoll__copy(c, acc, in, n); /* p == 1 */
     }
-    redcoll__free(c, tmp, n);
+    redcoll__free(c, tmp, redcoll__stage_len(c, n));
     redcoll__free(c, own, n);
 }
 
@@ -2327,8 +2393,8 @@ static void redcoll__halving_plan(redcoll__halving *h, int size, int v, int part
    distance halving): every member of g starts with the whole vector in buf
    and ends with its final range (redcoll__halving_plan) reduced over the
    group, the partner's data of the lower ranks as the left operand; the
-   rest of buf is scratch. tmp: the larger half, seg_len(s, 0, parts / 2)
-   elements. Cost: lg size (alpha) + (1 - 1/size)(n beta + n gamma). */
+   rest of buf is scratch. tmp: redcoll__stage_len of the larger half,
+   seg_len(s, 0, parts / 2). Cost: lg size (alpha) + (1 - 1/size)(n beta + n gamma). */
 static void redcoll__rs_halving(redcoll__ctx *c, const redcoll__vmap *g, const redcoll__segs *s,
                                 const void *in, void *buf, void *tmp, int doubling) {
     redcoll__halving h;
@@ -2385,19 +2451,24 @@ static void redcoll__ag_doubling(redcoll__ctx *c, const redcoll__vmap *g, const 
    first half of the segments, the odd one the second; then the member that
    leaves hands its reduced half to the one that plays virtual rank i.
    Cost: (1 + f_alpha) alpha + (1 + f_beta)/2 n beta + n/2 gamma.
-   tmp: seg_len(s, 0, parts / 2) elements. */
-static void redcoll__fold_halves(redcoll__ctx *c, const redcoll__vmap *g, const redcoll__segs *s,
-                                 void *buf, void *tmp) {
+   The exchange reads the input where it is (`in`, may be buf): the member
+   that stays ends with its whole vector in buf (returns 1); every other
+   rank keeps reading `in`. tmp: redcoll__stage_len(c, seg_len(s, 0,
+   parts / 2)) elements. */
+static int redcoll__fold_halves(redcoll__ctx *c, const redcoll__vmap *g, const redcoll__segs *s,
+                                const void *in, void *buf, void *tmp) {
     int off = c->rank - g->base, even = off % 2 == 0, partner = c->rank + (even ? 1 : -1);
     int mid = s->parts / 2, klo = even ? 0 : mid, khi = even ? mid : s->parts;
     int glo = even ? mid : 0, ghi = even ? s->parts : mid;
     size_t kn = redcoll__seg_len(s, klo, khi), gn = redcoll__seg_len(s, glo, ghi);
     char *keep = redcoll__at(c, buf, redcoll__seg_off(s, klo));
     char *give = redcoll__at(c, buf, redcoll__seg_off(s, glo));
-    if (off < 0 || off >= 2 * g->pairs) return;
-    redcoll__sendrecv_reduce(c, partner, give, gn, partner, keep, keep, kn, !even, tmp);
-    if (redcoll__vmap_rank(g, off / 2) == c->rank) redcoll__recv(c, partner, give, gn);
-    else redcoll__send(c, partner, keep, kn);
+    if (off < 0 || off >= 2 * g->pairs) return 0;
+    redcoll__sendrecv_reduce(c, partner, redcoll__at(c, in, redcoll__seg_off(s, glo)), gn, partner,
+                             redcoll__at(c, in, redcoll__seg_off(s, klo)), keep, kn, !even, tmp);
+    if (redcoll__vmap_rank(g, off / 2) != c->rank) { redcoll__send(c, partner, keep, kn); return 0; }
+    redcoll__recv(c, partner, give, gn);
+    return 1;
 }
 
 /* After redcoll__fold_halves: the member that stayed sends the whole result
@@ -2418,29 +2489,37 @@ static void redcoll__unfold_halves(redcoll__ctx *c, const redcoll__vmap *g, void
    joins them. Commutative ops use one accumulator unless `two_always`
    (MPICH's pairwise reduce_scatter keeps two: the join sits on the critical
    path, n/size gamma more). `in`: the whole input; `mine`: where segment v's
-   result goes (may be in's own segment); tmp: two of v's segments (one when
-   only one accumulator is used or v = size-1). Cost: (size-1)(alpha +
-   n/size beta + n/size gamma). */
+   result goes (may be in's own segment; x_v is read from in by the first
+   reduction, no copy first); tmp: redcoll__ring_tmp elements
+   (the message's staging, then the second accumulator). Cost: (size-1)(alpha
+   + n/size beta + n/size gamma). */
+static size_t redcoll__ring_tmp(const redcoll__ctx *c, size_t len, int second) {
+    return redcoll__stage_len(c, len) + (second ? len : 0);
+}
+
 static void redcoll__ring_reduce_scatter(redcoll__ctx *c, const redcoll__vmap *g,
                                          const redcoll__segs *s, const void *in, void *mine,
                                          void *tmp, int two_always) {
     int v = g->me, p = g->size, i;
     size_t len = v >= 0 ? redcoll__seg_len(s, v, v + 1) : 0;
-    char *rcv = (char *)tmp, *hi = redcoll__at(c, tmp, len);
+    char *rcv = (char *)tmp, *hi = redcoll__at(c, tmp, redcoll__stage_len(c, len));
     int two = two_always || !c->op.commutative; /* two accumulators keep canonical order */
+    const char *own; /* x_v: read from in until the first reduction puts it in mine */
     if (v < 0) return;
-    redcoll__copy(c, mine, redcoll__at(c, in, redcoll__seg_off(s, v)), len);
+    own = redcoll__at(c, in, redcoll__seg_off(s, v));
     for (i = 1; i < p; ++i) {
         int to = (v + i) % p, from = (v - i + p) % p;
         int dst = redcoll__vmap_rank(g, to), src = redcoll__vmap_rank(g, from);
         const char *out = redcoll__at(c, in, redcoll__seg_off(s, to));
         size_t on = redcoll__seg_len(s, to, to + 1);
         if (two && from == p - 1) redcoll__sendrecv(c, dst, out, on, src, hi, len);
-        else if (from < v || !two) /* mine = msg op mine, or mine op msg (commutative) */
-            redcoll__sendrecv_reduce(c, dst, out, on, src, mine, mine, len, from < v, rcv);
-        else redcoll__sendrecv_reduce(c, dst, out, on, src, hi, hi, len, 1, rcv);
+        else if (from < v || !two) { /* mine = msg op mine, or mine op msg (commutative) */
+            redcoll__sendrecv_reduce(c, dst, out, on, src, own, mine, len, from < v, rcv);
+            own = mine;
+        } else redcoll__sendrecv_reduce(c, dst, out, on, src, hi, hi, len, 1, rcv);
     }
-    if (two && v < p - 1) redcoll__reduce_lo(c, mine, hi, len);
+    if (two && v < p - 1) redcoll__reduce3(c, own, hi, mine, len, 1); /* hi may be clobbered */
+    else redcoll__copy(c, mine, own, len); /* p = 1: nothing reduced */
 }
 
 /* Ring allgather (Rabenseifner 2004 3.2, MPICH paper 4.1): member v holds
@@ -2514,7 +2593,8 @@ static void redcoll__blocks_range(const redcoll__blocks *b, const redcoll__segs 
 /* Part 1 after the per-block reduce-scatter: from the smallest block up,
    block k splits its ranges into block k-1's and sends the pieces there,
    where they are reduced as the higher operand. Block 0 ends with the whole
-   reduction, scattered. tmp: one range of block 0 or 1 (half a vector). */
+   reduction, scattered. tmp: redcoll__stage_len of one range of block 0 or
+   1 (half a vector). */
 static void redcoll__blocks_combine(redcoll__ctx *c, const redcoll__blocks *b,
                                     const redcoll__segs *s, void *buf, void *tmp) {
     int k, u, me = b->g.me;
@@ -2569,7 +2649,11 @@ static redcoll_result redcoll__reduce_binomial(redcoll__ctx *c, const redcoll__a
    both names, so the selector and the tools speak the paper's vocabulary. */
 
 /* The buffer a reduce works in: root's rbuf, elsewhere n elements of scratch;
-   it starts as a copy of the input. NULL after an allocation failure. */
+   it starts as a copy of the input. NULL after an allocation failure. The
+   copy stays (no reading of sbuf in the first step, as the allreduces do):
+   the kernels write values, not the padding of padded types (long double,
+   the pair types), so fresh scratch as the first step's output would send
+   the root its stale padding bytes. */
 static void *redcoll__reduce_workbuf(redcoll__ctx *c, const redcoll__args *a) {
     void *buf = c->rank == a->root ? a->rbuf : redcoll__alloc(c, a->count);
     if (buf) redcoll__copy(c, buf, a->sbuf, a->count);
@@ -2594,13 +2678,14 @@ static redcoll_result redcoll__reduce_halving_doubling(redcoll__ctx *c, const re
     redcoll__vmap g = redcoll__vmap_make(c->rank, 0, pof2, r, 0, swap ? root / 2 : -1,
                                            swap ? root : -1);
     void *buf = redcoll__reduce_workbuf(c, a);
-    void *tmp = p > 1 ? redcoll__alloc(c, redcoll__seg_len(&s, 0, pof2 / 2)) : NULL;
+    size_t tn = redcoll__stage_len(c, redcoll__seg_len(&s, 0, pof2 / 2));
+    void *tmp = p > 1 ? redcoll__alloc(c, tn) : NULL;
     if (!c->err) {
-        redcoll__fold_halves(c, &g, &s, buf, tmp);
+        redcoll__fold_halves(c, &g, &s, buf, buf, tmp);
         redcoll__rs_halving(c, &g, &s, buf, buf, tmp, 1);
         redcoll__ag_doubling(c, &g, &s, buf, redcoll__vmap_vrank(&g, root));
     }
-    redcoll__free(c, tmp, redcoll__seg_len(&s, 0, pof2 / 2));
+    redcoll__free(c, tmp, tn);
     redcoll__reduce_freebuf(c, a, buf);
     return c->err;
 }
@@ -2619,13 +2704,14 @@ static redcoll_result redcoll__reduce_binary_blocks(redcoll__ctx *c, const redco
     redcoll__vmap top;
     int root = a->root, outside;
     void *buf, *tmp;
-    size_t off, len;
+    size_t off, len, tn;
     redcoll__blocks_plan(&b, c->rank, c->size);
     s = redcoll__segs_halving(a->count, b.size[0]);
     outside = root >= b.size[0];
     top = redcoll__vmap_make(c->rank, 0, b.size[0], 0, 0, outside ? 0 : -1, outside ? root : -1);
     buf = redcoll__reduce_workbuf(c, a);
-    tmp = c->size > 1 ? redcoll__alloc(c, redcoll__seg_len(&s, 0, b.size[0] / 2)) : NULL;
+    tn = redcoll__stage_len(c, redcoll__seg_len(&s, 0, b.size[0] / 2));
+    tmp = c->size > 1 ? redcoll__alloc(c, tn) : NULL;
     if (!c->err) {
         redcoll__rs_halving(c, &b.g, &s, buf, buf, tmp, 1);
         redcoll__blocks_combine(c, &b, &s, buf, tmp);
@@ -2634,7 +2720,7 @@ static redcoll_result redcoll__reduce_binary_blocks(redcoll__ctx *c, const redco
         if (outside && c->rank == root) redcoll__recv(c, 0, redcoll__at(c, buf, off), len);
         redcoll__ag_doubling(c, &top, &s, buf, outside ? 0 : root);
     }
-    redcoll__free(c, tmp, redcoll__seg_len(&s, 0, b.size[0] / 2));
+    redcoll__free(c, tmp, tn);
     redcoll__reduce_freebuf(c, a, buf);
     return c->err;
 }
@@ -2649,10 +2735,12 @@ static redcoll_result redcoll__reduce_ring(redcoll__ctx *c, const redcoll__args 
     redcoll__segs s = redcoll__segs_make(a->count, p, NULL);
     redcoll__vmap g = redcoll__vmap_make(c->rank, 0, p, 0, 0, -1, -1);
     size_t big = redcoll__seg_len(&s, 0, 1), len = redcoll__seg_len(&s, c->rank, c->rank + 1);
-    void *tmp = redcoll__alloc(c, 2 * big);
+    void *tmp = redcoll__alloc(c, redcoll__ring_tmp(c, big, 1));
     void *mine = c->rank == a->root ? redcoll__at(c, a->rbuf, redcoll__seg_off(&s, c->rank))
                                     : redcoll__alloc(c, len);
     if (!c->err) {
+        if (c->rank != a->root) /* scratch: defined padding (see redcoll__reduce_workbuf) */
+            redcoll__copy(c, mine, redcoll__at(c, a->sbuf, redcoll__seg_off(&s, c->rank)), len);
         redcoll__ring_reduce_scatter(c, &g, &s, a->sbuf, mine, tmp, 0);
         if (c->rank != a->root) redcoll__send(c, a->root, mine, len);
         else for (j = 0; j < p; ++j)
@@ -2660,7 +2748,7 @@ static redcoll_result redcoll__reduce_ring(redcoll__ctx *c, const redcoll__args 
                 redcoll__recv(c, j, redcoll__at(c, a->rbuf, redcoll__seg_off(&s, j)),
                               redcoll__seg_len(&s, j, j + 1));
     }
-    redcoll__free(c, tmp, 2 * big);
+    redcoll__free(c, tmp, redcoll__ring_tmp(c, big, 1));
     if (c->rank != a->root) redcoll__free(c, mine, len);
     return c->err;
 }
@@ -2717,7 +2805,8 @@ static redcoll_result redcoll__allreduce_recursive_doubling(redcoll__ctx *c,
                                                             const redcoll__args *a) {
     size_t n = a->count;
     redcoll__fold f = redcoll__fold_plan(c->rank, c->size);
-    void *tmp = f.newrank >= 0 && c->size > 1 ? redcoll__alloc(c, n) : NULL;
+    size_t tn = redcoll__stage_len(c, n);
+    void *tmp = f.newrank >= 0 && c->size > 1 ? redcoll__alloc(c, tn) : NULL;
     const void *cur = a->sbuf; /* where this rank's partial result is */
     int mask;
 
@@ -2729,7 +2818,7 @@ static redcoll_result redcoll__allreduce_recursive_doubling(redcoll__ctx *c,
     }
     if (f.newrank >= 0 && cur != a->rbuf) redcoll__input_to_rbuf(c, a); /* p = 1 */
     redcoll__fold_out(c, &f, a->rbuf, n);
-    redcoll__free(c, tmp, n);
+    redcoll__free(c, tmp, tn);
     return c->err;
 }
 
@@ -2748,11 +2837,11 @@ static redcoll_result redcoll__allreduce_halving_doubling(redcoll__ctx *c,
     size_t half = redcoll__seg_len(&s, 0, pof2 / 2);
     void *tmp;
     if (p == 1) { redcoll__input_to_rbuf(c, a); return REDCOLL_OK; }
+    half = redcoll__stage_len(c, half);
     tmp = redcoll__alloc(c, half);
-    if (!c->err) { /* p = 2^k reads the input in the first halving step */
-        if (p != pof2) redcoll__input_to_rbuf(c, a);
-        redcoll__fold_halves(c, &g, &s, a->rbuf, tmp);
-        redcoll__rs_halving(c, &g, &s, p == pof2 ? a->sbuf : a->rbuf, a->rbuf, tmp, 1);
+    if (!c->err) { /* the first step (fold or halving) reads the input */
+        const void *in = redcoll__fold_halves(c, &g, &s, a->sbuf, a->rbuf, tmp) ? a->rbuf : a->sbuf;
+        redcoll__rs_halving(c, &g, &s, in, a->rbuf, tmp, 1);
         redcoll__ag_doubling(c, &g, &s, a->rbuf, -1);
         redcoll__unfold_halves(c, &g, a->rbuf, a->count);
     }
@@ -2772,14 +2861,13 @@ static redcoll_result redcoll__allreduce_binary_blocks(redcoll__ctx *c, const re
     redcoll__segs s;
     size_t half;
     void *tmp;
-    redcoll__input_to_rbuf(c, a);
-    if (c->size == 1) return REDCOLL_OK;
+    if (c->size == 1) { redcoll__input_to_rbuf(c, a); return REDCOLL_OK; }
     redcoll__blocks_plan(&b, c->rank, c->size);
     s = redcoll__segs_halving(a->count, b.size[0]);
-    half = redcoll__seg_len(&s, 0, b.size[0] / 2);
+    half = redcoll__stage_len(c, redcoll__seg_len(&s, 0, b.size[0] / 2));
     tmp = redcoll__alloc(c, half);
     if (!c->err) {
-        redcoll__rs_halving(c, &b.g, &s, a->rbuf, a->rbuf, tmp, 1);
+        redcoll__rs_halving(c, &b.g, &s, a->sbuf, a->rbuf, tmp, 1); /* reads the input */
         redcoll__blocks_combine(c, &b, &s, a->rbuf, tmp);
         redcoll__blocks_allgather(c, &b, &s, a->rbuf);
     }
@@ -2795,13 +2883,13 @@ static redcoll_result redcoll__allreduce_ring(redcoll__ctx *c, const redcoll__ar
     redcoll__segs s = redcoll__segs_make(a->count, c->size, NULL);
     redcoll__vmap g = redcoll__vmap_make(c->rank, 0, c->size, 0, 0, -1, -1);
     size_t big = redcoll__seg_len(&s, 0, 1);
-    void *tmp = redcoll__alloc(c, 2 * big);
+    void *tmp = redcoll__alloc(c, redcoll__ring_tmp(c, big, 1));
     if (!c->err) {
         redcoll__ring_reduce_scatter(c, &g, &s, a->sbuf,
                                      redcoll__at(c, a->rbuf, redcoll__seg_off(&s, c->rank)), tmp, 0);
         redcoll__ring_allgather(c, &g, &s, a->rbuf);
     }
-    redcoll__free(c, tmp, 2 * big);
+    redcoll__free(c, tmp, redcoll__ring_tmp(c, big, 1));
     return c->err;
 }
 
@@ -3040,8 +3128,9 @@ static redcoll_result redcoll__reduce_scatter_recursive_halving(redcoll__ctx *c,
     int r = c->rank;
     size_t n = L.n, mine = redcoll__seg_off(&L, r), cnt = redcoll__seg_len(&L, r, r + 1);
     redcoll__fold f = redcoll__fold_plan(r, c->size);
-    void *acc = a->in_place ? a->rbuf : redcoll__alloc(c, n), *tmp = redcoll__alloc(c, n);
-    if (c->err) { redcoll__free(c, tmp, n); if (!a->in_place) redcoll__free(c, acc, n); return c->err; }
+    size_t tn = redcoll__stage_len(c, n);
+    void *acc = a->in_place ? a->rbuf : redcoll__alloc(c, n), *tmp = redcoll__alloc(c, tn);
+    if (c->err) { redcoll__free(c, tmp, tn); if (!a->in_place) redcoll__free(c, acc, n); return c->err; }
     redcoll__copy(c, acc, a->sbuf, n);
     redcoll__fold_in(c, &f, acc, acc, tmp, n);
     if (f.newrank < 0) {
@@ -3055,7 +3144,7 @@ static redcoll_result redcoll__reduce_scatter_recursive_halving(redcoll__ctx *c,
                           redcoll__seg_len(&L, r - 1, r));
         redcoll__move(c, a->rbuf, redcoll__at(c, acc, mine), cnt);
     }
-    redcoll__free(c, tmp, n);
+    redcoll__free(c, tmp, tn);
     if (!a->in_place) redcoll__free(c, acc, n);
     return c->err;
 }
@@ -3127,7 +3216,7 @@ static redcoll_result redcoll__reduce_scatter_pairwise(redcoll__ctx *c, const re
     redcoll__segs L = redcoll__segs_of(c, a);
     redcoll__vmap g = redcoll__vmap_make(c->rank, 0, c->size, 0, 0, -1, -1);
     int p = c->size, r = c->rank;
-    size_t cnt = redcoll__seg_len(&L, r, r + 1), tn = cnt * (size_t)((p > 1) + (r < p - 1));
+    size_t cnt = redcoll__seg_len(&L, r, r + 1), tn = p > 1 ? redcoll__ring_tmp(c, cnt, r < p - 1) : 0;
     void *acc = a->in_place ? redcoll__at(c, a->rbuf, redcoll__seg_off(&L, r)) : a->rbuf;
     void *tmp = p > 1 ? redcoll__alloc(c, tn) : NULL;
     redcoll__ring_reduce_scatter(c, &g, &L, a->sbuf, acc, tmp, 1);
@@ -3297,13 +3386,13 @@ static redcoll_result redcoll__reduce_flat(redcoll__ctx *c, const redcoll__args 
         redcoll__send(c, root, a->sbuf, n);
         return c->err;
     }
-    tmp = p > 1 ? redcoll__alloc(c, n) : NULL;
+    tmp = p > 1 ? redcoll__alloc(c, redcoll__stage_len(c, n)) : NULL;
     if (p == 1) redcoll__copy(c, a->rbuf, a->sbuf, n);
     for (i = root + 1; i < p; ++i) /* the first message meets sbuf: no copy first */
         redcoll__recv_reduce(c, i, i == root + 1 ? a->sbuf : a->rbuf, a->rbuf, n, 0, tmp);
     for (i = root - 1; i >= 0; --i)
         redcoll__recv_reduce(c, i, root == p - 1 && i == root - 1 ? a->sbuf : a->rbuf, a->rbuf, n, 1, tmp);
-    redcoll__free(c, tmp, n);
+    redcoll__free(c, tmp, redcoll__stage_len(c, n));
     return c->err;
 }
 
@@ -4995,6 +5084,7 @@ REDCOLL_API redcoll_options redcoll_options_resolved(const redcoll_options *opts
     redcoll_options o;
     if (opts) o = *opts; else REDCOLL_MEMSET(&o, 0, sizeof o);
     o.segment_bytes = redcoll__def(o.segment_bytes, REDCOLL_DEFAULT_SEGMENT);
+    o.chunk_bytes   = redcoll__def(o.chunk_bytes, REDCOLL_DEFAULT_CHUNK);
     o.model.alpha   = redcoll__def(o.model.alpha, REDCOLL_DEFAULT_ALPHA);
     o.model.beta    = redcoll__def(o.model.beta, REDCOLL_DEFAULT_BETA);
     o.model.gamma   = redcoll__def(o.model.gamma, REDCOLL_DEFAULT_GAMMA);
@@ -5811,6 +5901,7 @@ static int redcoll__call_tag(const redcoll__call *call, const redcoll__desc *d, 
         h = redcoll__mix(h, (uint64_t)(o->groups < c->size ? o->groups : c->size));
     }
     if (knobs & REDCOLL__KNOB_SEGMENT) h = redcoll__mix(h, o->segment_bytes);
+    if (!c->t->recv_reduce) h = redcoll__mix(h, redcoll__cut(c)); /* messages are cut */
     if (knobs & REDCOLL__KNOB_THRESHOLD) {
         h = redcoll__mix(h, o->threshold_bytes);
         h = redcoll__mix_double(redcoll__mix_double(redcoll__mix_double(h, o->model.alpha),

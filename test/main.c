@@ -21,6 +21,7 @@
 #include "test_kernels.c"
 #include "test_model.c"
 #include "test_plans.c"
+#include "test_chunked.c"
 
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -53,6 +54,7 @@ int main(int argc, char **argv) {
     suite_kernels();
     suite_model();
     suite_plans();
+    suite_chunked();
     printf("%ld passed, %ld failed\n", tf_passed, tf_failed);
     return tf_failed ? 1 : 0;
 }

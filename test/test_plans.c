@@ -488,8 +488,9 @@ static void test_fused_vs_staged(void) {
     }
 }
 
-/* Plans through the fused entries too: still no allocation per run. */
-static void test_plans_fused(void) {
+/* tp_check of every reducing row at p = 2, 5, 8 through the wrapper `how`,
+   with opts.chunk_bytes (0: the default). */
+static void tp_check_reducing_rows(int how, size_t chunk_bytes) {
     static const int ps[] = { 2, 5, 8 };
     const redcoll_algo_info *e;
     int i, pi;
@@ -499,10 +500,14 @@ static void test_plans_fused(void) {
             rc_spec s = tf_spec(e->coll, e->algo, ps[pi], 53);
             s.root = ps[pi] - 1;
             s.in_place = pi == 1;
-            tp_check(&s, TP_FUSED);
+            s.opts.chunk_bytes = chunk_bytes;
+            tp_check(&s, how);
         }
     }
 }
+
+/* Plans through the fused entries too: still no allocation per run. */
+static void test_plans_fused(void) { tp_check_reducing_rows(TP_FUSED, 0); }
 
 static void suite_plans(void) {
     tf_test("plans: every row, p sweep, runs allocate nothing, = one-shot", test_plans_every_row);

@@ -32,6 +32,15 @@
      blocked in MPI_Recv; those peers stay blocked as they would in any MPI
      collective one rank left. To end the whole job on an error instead, set
      cfg.abort_job_on_error (abort then calls MPI_Abort on the duplicate).
+   - recv_reduce / sendrecv_reduce are not provided: redcoll.h cuts every
+     message above opts.chunk_bytes (default 1 MiB) into messages of that
+     size and reduces each as it lands, so a reduction stages one chunk,
+     never a whole vector.
+   - scratch (the optional entry): one block per redcoll_mpi, 64-byte
+     aligned, grown (freed and allocated anew) when a call needs more and
+     never shrunk, so in steady state a one-shot collective gets the same
+     block and faults in no pages. Memory bound: the largest single call's
+     scratch so far (at least 64 bytes) + 63; freed by redcoll_mpi_finalize.
    - node_of: processes that share memory (MPI_Comm_split_type with
      MPI_COMM_TYPE_SHARED) have the same node id; ids are 0, 1, ... in the
      order of each node's lowest rank. Computed once by init (an allgather).
@@ -75,6 +84,8 @@ typedef struct redcoll_mpi {
     int               nodes;          /* distinct node ids */
     int               tag_mask;       /* redcoll's tags keep these bits: the largest
                                          2^k - 1 <= MPI_TAG_UB (MPI: >= 32767) */
+    void             *scratch, *scratch_mem; /* the scratch entry's block (aligned, as allocated) */
+    size_t            scratch_bytes;
 } redcoll_mpi;
 
 /* Duplicates comm and fills m (collective over comm; MPI must be
@@ -319,6 +330,20 @@ static int redcoll__mpi_node_of(void *user, int rank) {
     return rank >= 0 && rank < m->t.size ? m->node_ids[rank] : -1;
 }
 
+/* The persistent scratch: grows to the largest request, kept until finalize. */
+static void *redcoll__mpi_scratch(void *user, size_t bytes) {
+    redcoll_mpi *m = (redcoll_mpi *)user;
+    if (m->scratch && bytes <= m->scratch_bytes) return m->scratch;
+    free(m->scratch_mem);
+    m->scratch = m->scratch_mem = NULL;
+    m->scratch_bytes = 0;
+    if (bytes < 64) bytes = 64;
+    if (bytes > (size_t)-1 - 63 || !(m->scratch_mem = malloc(bytes + 63))) return NULL;
+    m->scratch = (char *)m->scratch_mem + (64 - (size_t)m->scratch_mem % 64) % 64;
+    m->scratch_bytes = bytes;
+    return m->scratch;
+}
+
 /* Node ids: each rank learns its node's lowest rank (MPI_COMM_TYPE_SHARED),
    an allgather spreads them, and they are renumbered 0, 1, ... in order of
    first appearance. */
@@ -382,6 +407,7 @@ REDCOLL_API redcoll_result redcoll_mpi_init(redcoll_mpi *m, MPI_Comm comm,
     m->t.irecv = redcoll__mpi_irecv;
     m->t.waitall = redcoll__mpi_waitall;
     m->t.node_of = redcoll__mpi_node_of;
+    m->t.scratch = redcoll__mpi_scratch;
     return REDCOLL_OK;
 }
 
@@ -389,6 +415,7 @@ REDCOLL_API void redcoll_mpi_finalize(redcoll_mpi *m) {
     if (!m) return;
     if (m->comm != MPI_COMM_NULL) MPI_Comm_free(&m->comm);
     free(m->node_ids);
+    free(m->scratch_mem);
     memset(m, 0, sizeof *m);
     m->comm = MPI_COMM_NULL;
 }

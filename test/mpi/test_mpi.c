@@ -96,6 +96,8 @@ typedef struct mcase {
     int           root;
     int           in_place;
     int           matmul; /* the non-commutative op on 16-byte elements */
+    size_t        chunk_bytes;        /* opts.chunk_bytes */
+    const redcoll_transport *t;       /* NULL: &m->t */
 } mcase;
 
 static const char *mdescribe(const mcase *c) {
@@ -128,10 +130,12 @@ static void mrun(const mcase *c) {
     redcoll_result res = REDCOLL_OK;
     size_t cmp = 0; /* elements of got/want to compare */
     const void *sb;
+    const redcoll_transport *t = c->t ? c->t : &c->m->t;
 
     if (!in || !got || !want || !icounts || !idispls || !counts) { MCHECK(0, "out of memory"); goto out; }
     memset(&o, 0, sizeof o);
     o.algo = c->algo;
+    o.chunk_bytes = c->chunk_bytes;
     if (c->matmul) {
         MPI_Type_contiguous(4, MPI_UINT32_T, &mdt);
         MPI_Type_commit(&mdt);
@@ -152,63 +156,63 @@ static void mrun(const mcase *c) {
     switch (c->coll) {
     case REDCOLL_COLL_ALLREDUCE:
         if (c->in_place) memcpy(got, in, n * es);
-        res = redcoll_allreduce(&c->m->t, sb, got, n, dt, op, &o);
+        res = redcoll_allreduce(t, sb, got, n, dt, op, &o);
         MPI_Allreduce(in, want, (int)n, mdt, mop, MPI_COMM_WORLD);
         cmp = n;
         break;
     case REDCOLL_COLL_REDUCE:
         if (c->in_place && r == c->root) memcpy(got, in, n * es);
         else sb = in;
-        res = redcoll_reduce(&c->m->t, sb, got, n, dt, op, c->root, &o);
+        res = redcoll_reduce(t, sb, got, n, dt, op, c->root, &o);
         MPI_Reduce(in, want, (int)n, mdt, mop, c->root, MPI_COMM_WORLD);
         cmp = r == c->root ? n : 0;
         break;
     case REDCOLL_COLL_BCAST:
         if (r == c->root) { memcpy(got, in, n * es); memcpy(want, in, n * es); }
-        res = redcoll_bcast(&c->m->t, got, n, dt, c->root, &o);
+        res = redcoll_bcast(t, got, n, dt, c->root, &o);
         MPI_Bcast(want, (int)n, mdt, c->root, MPI_COMM_WORLD);
         cmp = n;
         break;
     case REDCOLL_COLL_GATHER:
         if (c->in_place && r == c->root) memcpy((char *)got + (size_t)r * n * es, in, n * es);
         else sb = in;
-        res = redcoll_gather(&c->m->t, sb, got, n, dt, c->root, &o);
+        res = redcoll_gather(t, sb, got, n, dt, c->root, &o);
         MPI_Gather(in, (int)n, mdt, want, (int)n, mdt, c->root, MPI_COMM_WORLD);
         cmp = r == c->root ? pn : 0;
         break;
     case REDCOLL_COLL_SCATTER: {
         void *rb = c->in_place && r == c->root ? REDCOLL_IN_PLACE : (void *)got;
-        res = redcoll_scatter(&c->m->t, in, rb, n, dt, c->root, &o);
+        res = redcoll_scatter(t, in, rb, n, dt, c->root, &o);
         MPI_Scatter(in, (int)n, mdt, want, (int)n, mdt, c->root, MPI_COMM_WORLD);
         if (rb == REDCOLL_IN_PLACE) memcpy(got, (char *)in + (size_t)r * n * es, n * es);
         cmp = n;
         break;
     }
     case REDCOLL_COLL_BARRIER:
-        res = redcoll_barrier(&c->m->t, &o);
+        res = redcoll_barrier(t, &o);
         break;
     case REDCOLL_COLL_REDUCE_SCATTER:
-        res = redcoll_reduce_scatter(&c->m->t, in, got, counts, dt, op, &o);
+        res = redcoll_reduce_scatter(t, in, got, counts, dt, op, &o);
         MPI_Reduce_scatter(in, want, icounts, mdt, mop, MPI_COMM_WORLD);
         cmp = counts[r];
         break;
     case REDCOLL_COLL_REDUCE_SCATTER_BLOCK:
-        res = redcoll_reduce_scatter_block(&c->m->t, in, got, n, dt, op, &o);
+        res = redcoll_reduce_scatter_block(t, in, got, n, dt, op, &o);
         MPI_Reduce_scatter_block(in, want, (int)n, mdt, mop, MPI_COMM_WORLD);
         cmp = n;
         break;
     case REDCOLL_COLL_ALLGATHER:
-        res = redcoll_allgather(&c->m->t, in, got, n, dt, &o);
+        res = redcoll_allgather(t, in, got, n, dt, &o);
         MPI_Allgather(in, (int)n, mdt, want, (int)n, mdt, MPI_COMM_WORLD);
         cmp = pn;
         break;
     case REDCOLL_COLL_ALLGATHERV:
-        res = redcoll_allgatherv(&c->m->t, in, got, counts, dt, &o);
+        res = redcoll_allgatherv(t, in, got, counts, dt, &o);
         MPI_Allgatherv(in, icounts[r], mdt, want, icounts, idispls, mdt, MPI_COMM_WORLD);
         cmp = (size_t)idispls[p - 1] + counts[p - 1];
         break;
     case REDCOLL_COLL_ALLTOALL:
-        res = redcoll_alltoall(&c->m->t, in, got, n, dt, &o);
+        res = redcoll_alltoall(t, in, got, n, dt, &o);
         MPI_Alltoall(in, (int)n, mdt, want, (int)n, mdt, MPI_COMM_WORLD);
         cmp = pn;
         break;
@@ -340,6 +344,102 @@ static void test_chunking(void) {
     free(sb); free(rb); free(big); free(bigr);
 }
 
+/* The library's cut messages over MPI: the transport has no recv_reduce,
+   so opts.chunk_bytes cuts every message above it (redcoll.h's
+   receive-and-reduce block). A counting wrapper sees more transport calls
+   with chunks of 3 elements than with the default, and every reducing
+   collective and algorithm still matches MPI bytewise. */
+typedef struct mcount {
+    redcoll_transport        t;
+    const redcoll_transport *in;
+    long                     calls;
+} mcount;
+
+static redcoll_result mc_send(void *u, int dst, const void *b, size_t n, int tag) {
+    mcount *w = (mcount *)u;
+    w->calls++;
+    return w->in->send(w->in->user, dst, b, n, tag);
+}
+static redcoll_result mc_recv(void *u, int src, void *b, size_t n, int tag) {
+    mcount *w = (mcount *)u;
+    w->calls++;
+    return w->in->recv(w->in->user, src, b, n, tag);
+}
+static redcoll_result mc_sendrecv(void *u, int dst, const void *sb, size_t sn, int src, void *rb,
+                                  size_t rn, int tag) {
+    mcount *w = (mcount *)u;
+    w->calls++;
+    return w->in->sendrecv(w->in->user, dst, sb, sn, src, rb, rn, tag);
+}
+
+static long mcut_sweep(size_t chunk_bytes) {
+    mcount w;
+    int coll, algo, k;
+    memset(&w, 0, sizeof w);
+    w.in = &g_m.t;
+    w.t.user = &w; w.t.rank = g_m.t.rank; w.t.size = g_m.t.size;
+    w.t.send = mc_send; w.t.recv = mc_recv; w.t.sendrecv = mc_sendrecv;
+    for (coll = 0; coll < REDCOLL_COLL_COUNT; ++coll) {
+        if (!mreduces((redcoll_coll)coll)) continue;
+        for (algo = 1; algo < REDCOLL_ALGO_COUNT; ++algo) {
+            if (!redcoll_algo_supported((redcoll_coll)coll, (redcoll_algo)algo)) continue;
+            for (k = 0; k < 3; ++k) {
+                mcase c;
+                memset(&c, 0, sizeof c);
+                c.m = &g_m; c.t = &w.t; c.chunk_bytes = chunk_bytes;
+                c.coll = (redcoll_coll)coll; c.algo = (redcoll_algo)algo;
+                c.count = k == 0 ? 7 : k == 1 ? 3 * (size_t)g_size + 1 : 101;
+                c.root = k % g_size;
+                c.in_place = mhas_in_place(c.coll) && k == 1;
+                c.matmul = k == 2 && redcoll_algo_keeps_order(c.coll, c.algo);
+                mrun(&c);
+            }
+        }
+    }
+    return w.calls;
+}
+
+static void test_library_chunks(void) {
+    long whole, cut;
+    MCHECK(g_m.t.recv_reduce == NULL && g_m.t.sendrecv_reduce == NULL,
+           "the MPI transport has no fused entries: the library cuts its messages");
+    whole = mcut_sweep(0);
+    cut = mcut_sweep(12); /* 3 int32, or 1 matmul element */
+    MCHECK(g_size == 1 ? cut == whole && whole == 0 : cut > whole,
+           "transport calls: %ld cut, %ld whole", cut, whole);
+}
+
+/* One-shot calls take their scratch from the transport's persistent block:
+   the allocator in the options is never called, and the block stays. */
+static void *mcount_alloc(size_t bytes, void *user) { ++*(long *)user; return malloc(bytes); }
+static void mcount_free(void *ptr, void *user) { (void)user; free(ptr); }
+
+static void test_scratch_entry(void) {
+    static const redcoll_coll colls[3] = { REDCOLL_COLL_ALLREDUCE, REDCOLL_COLL_REDUCE_SCATTER_BLOCK,
+                                           REDCOLL_COLL_ALLGATHER };
+    size_t n = 30000, k;
+    int32_t *x = (int32_t *)calloc(n * (size_t)g_size, 4), *y = (int32_t *)calloc(n * (size_t)g_size, 4);
+    long allocs = 0;
+    int rep, i;
+    redcoll_options o;
+    memset(&o, 0, sizeof o);
+    o.allocator.alloc_fn = mcount_alloc; o.allocator.free_fn = mcount_free; o.allocator.user_data = &allocs;
+    MCHECK(g_m.t.scratch != NULL, "the MPI transport has a scratch entry");
+    for (k = 0; x && k < n * (size_t)g_size; ++k) x[k] = (int32_t)(k % 97);
+    for (rep = 0; x && y && rep < 3; ++rep)
+        for (i = 0; i < 3; ++i) {
+            redcoll_result r = colls[i] == REDCOLL_COLL_ALLREDUCE
+                ? redcoll_allreduce(&g_m.t, x, y, n, REDCOLL_INT32, REDCOLL_SUM, &o)
+                : colls[i] == REDCOLL_COLL_ALLGATHER
+                ? redcoll_allgather(&g_m.t, x, y, n, REDCOLL_INT32, &o)
+                : redcoll_reduce_scatter_block(&g_m.t, x, y, n, REDCOLL_INT32, REDCOLL_SUM, &o);
+            MCHECK(r == REDCOLL_OK, "%s: %s", redcoll_coll_name(colls[i]), redcoll_result_string(r));
+        }
+    MCHECK(allocs == 0, "%ld allocator calls in one-shot calls", allocs);
+    MCHECK(g_size == 1 || g_m.scratch_bytes > 0, "the block is kept");
+    free(x); free(y);
+}
+
 static void test_helpers(void) {
     redcoll_dtype d;
     redcoll_op o;
@@ -463,6 +563,8 @@ int main(int argc, char **argv) {
     mtest("helpers, node_of", test_helpers);
     mtest("every collective and algorithm vs MPI", test_collectives);
     mtest("chunking (300-byte limit)", test_chunking);
+    mtest("library chunks (chunk_bytes) over MPI", test_library_chunks);
+    mtest("one-shot scratch from the transport's block", test_scratch_entry);
     mtest("tags within MPI_TAG_UB", test_tags);
     mtest("size mismatch and abort", test_errors);
     redcoll_mpi_finalize(&g_m);

@@ -1,0 +1,188 @@
+/* test_chunked.c - the chunked receive-and-reduce (issue 10): on a transport
+   without recv_reduce / sendrecv_reduce the library cuts every message
+   longer than opts.chunk_bytes into chunks on both ends and reduces each
+   chunk as it lands. Run on the simulator with its fused entries taken away
+   and chunks of a few elements, every reducing row gives the right result,
+   bitwise the one of the simulator's own (uncut) run, with the same bytes
+   and reductions, more messages, and no more scratch. */
+
+/* The simulator's transport without its receive-and-reduce entries. */
+static redcoll_result tc_unfused_rank(const redcoll_transport *t, void *arg) {
+    redcoll_transport u = *t;
+    u.recv_reduce = NULL;
+    u.sendrecv_reduce = NULL;
+    return rc_rank(&u, (rc_state *)arg);
+}
+
+/* One run of spec, cut (the unfused transport) or not (the simulator's own
+   entries). *res gets every rank's rbuf (rank r at res[r], rlen[r] elements
+   of esize) before the harness verifies and frees them. */
+typedef struct tc_run_out {
+    rc_outcome o;
+    char     **res;
+    size_t    *bytes;
+} tc_run_out;
+
+static redcoll_result tc_run(const rc_spec *spec, int cut, tc_run_out *out) {
+    rc_state st;
+    redcoll_mock_config cfg = spec->sim;
+    redcoll_result e;
+    int r, p = spec->p;
+    out->res = (char **)calloc((size_t)p, sizeof *out->res);
+    out->bytes = (size_t *)calloc((size_t)p, sizeof *out->bytes);
+    if (!out->res || !out->bytes) return REDCOLL_ERR_OUT_OF_MEMORY;
+    e = rc_begin(spec, &st, &out->o);
+    if (e != REDCOLL_OK) return e;
+    cfg.model = redcoll_mock_defaults(p).model;
+    cfg.size = p;
+    e = redcoll_mock_run(&cfg, cut ? tc_unfused_rank : rc_rank, &st, &out->o.rep);
+    if (e != REDCOLL_OK) { rc_teardown(&st); return e; }
+    for (r = 0; r < p; ++r) {
+        size_t b = st.rlen[r] * st.esize;
+        out->bytes[r] = b;
+        out->res[r] = (char *)malloc(b + 1);
+        if (out->res[r] && b) memcpy(out->res[r], st.rbuf[r], b);
+    }
+    rc_end(&st, &out->o);
+    return REDCOLL_OK;
+}
+
+static void tc_run_free(tc_run_out *out, int p) {
+    int r;
+    for (r = 0; out->res && r < p; ++r) free(out->res[r]);
+    free(out->res);
+    free(out->bytes);
+    rc_outcome_free(&out->o);
+}
+
+/* Runs spec uncut and cut (chunk_bytes as spec gives it) and checks both
+   right, bitwise equal where a result is defined, same bytes and
+   reductions per rank, no fewer messages, no more scratch. Returns the
+   messages the cut run sent beyond the uncut one (-1 on failure). */
+static long tc_compare(const rc_spec *spec) {
+    tc_run_out a, b;
+    int p = spec->p, r, same = 1, bytes = 1, fewer = 0, scratch = 0;
+    long extra = 0;
+    redcoll_result ea, eb;
+    memset(&a, 0, sizeof a); memset(&b, 0, sizeof b);
+    ea = tc_run(spec, 0, &a);
+    eb = tc_run(spec, 1, &b);
+    CHECK(ea == REDCOLL_OK && a.o.ok, "%s uncut: %s", tf_describe(spec), ea ? redcoll_result_string(ea) : a.o.why);
+    CHECK(eb == REDCOLL_OK && b.o.ok, "%s chunk_bytes=%zu: %s%s%s", tf_describe(spec), spec->opts.chunk_bytes,
+          eb ? redcoll_result_string(eb) : b.o.why, eb == REDCOLL_OK && b.o.rep.log ? "\n" : "",
+          eb == REDCOLL_OK && b.o.rep.log ? b.o.rep.log : "");
+    if (ea != REDCOLL_OK || eb != REDCOLL_OK || !a.o.ok || !b.o.ok) {
+        if (ea == REDCOLL_OK) tc_run_free(&a, p);
+        if (eb == REDCOLL_OK) tc_run_free(&b, p);
+        return -1;
+    }
+    for (r = 0; r < p; ++r) {
+        const redcoll_mock_stats *x = &a.o.rep.stats[r], *y = &b.o.rep.stats[r];
+        int defined = (spec->coll != REDCOLL_COLL_REDUCE && spec->coll != REDCOLL_COLL_GATHER) || r == spec->root;
+        if (defined && (a.bytes[r] != b.bytes[r] || !a.res[r] || !b.res[r] ||
+                        memcmp(a.res[r], b.res[r], a.bytes[r]) != 0))
+            same = 0;
+        bytes &= x->bytes_sent == y->bytes_sent && x->bytes_recv == y->bytes_recv &&
+                 x->elems_reduced == y->elems_reduced;
+        fewer += y->msgs_sent < x->msgs_sent || y->msgs_recv < x->msgs_recv;
+        scratch += y->scratch_bytes > x->scratch_bytes;
+        extra += (long)(y->msgs_sent - x->msgs_sent);
+    }
+    CHECK(same, "%s chunk_bytes=%zu: results differ from the uncut run", tf_describe(spec), spec->opts.chunk_bytes);
+    CHECK(bytes, "%s chunk_bytes=%zu: bytes or reductions differ from the uncut run", tf_describe(spec),
+          spec->opts.chunk_bytes);
+    CHECK(fewer == 0, "%s: %d ranks moved fewer messages cut", tf_describe(spec), fewer);
+    CHECK(scratch == 0, "%s: %d ranks held more scratch cut", tf_describe(spec), scratch);
+    tc_run_free(&a, p);
+    tc_run_free(&b, p);
+    return extra;
+}
+
+/* Every row (the cut applies to every message, so the collectives that do
+   not reduce must survive it too: same peers, rendezvous, no deadlock),
+   p = 1..33, chunks of 3 elements, counts at and around the chunk
+   boundaries (per rank and per block), the non-commutative matrix product
+   on the reducing rows that keep order, doubles with max elsewhere, in
+   place and not, roots spread. */
+static void test_chunked_every_row(void) {
+    const redcoll_algo_info *e;
+    int i, p, k;
+    long cut_somewhere = 0;
+    for (i = 0; (e = redcoll_algo_at(i)) != NULL; ++i) {
+        for (p = 1; p <= 33; ++p) {
+            size_t counts[6];
+            counts[0] = 0; counts[1] = 2; counts[2] = 3; counts[3] = 4;
+            counts[4] = 3 * (size_t)p + 1; counts[5] = 7 * (size_t)p - 1;
+            for (k = 0; k < 6; ++k) {
+                rc_spec s = tf_spec(e->coll, e->algo, p, counts[k]);
+                long extra;
+                if (p > 12 && k < 4 && k != 2) continue; /* keep the sweep short */
+                if (k % 3 == 1 && e->keeps_order && rc_reduces(e->coll)) s.op = "matmul";
+                else if (k % 3 == 2) { s.op = "max"; s.dtype = REDCOLL_DOUBLE; }
+                s.in_place = (k + p) % 2;
+                s.root = (k * 7 + p / 2) % p;
+                s.opts.chunk_bytes = 3 * (strcmp(s.op, "matmul") == 0 ? 16 : redcoll_dtype_size(s.dtype));
+                extra = tc_compare(&s);
+                if (extra > 0) cut_somewhere += extra;
+            }
+        }
+    }
+    CHECK(cut_somewhere > 0, "no message was cut anywhere");
+}
+
+/* chunk_bytes that is no multiple of the element (floored to whole
+   elements), below one element (1 element per message), and the default
+   (1 MiB) on vectors that cross it. */
+static void test_chunked_sizes(void) {
+    static const redcoll_algo algos[] = { REDCOLL_ALGO_RING, REDCOLL_ALGO_RECURSIVE_DOUBLING,
+                                          REDCOLL_ALGO_BUTTERFLY };
+    int i, p;
+    for (i = 0; i < 3; ++i)
+        for (p = 2; p <= 5; ++p) {
+            rc_spec s = tf_spec(REDCOLL_COLL_ALLREDUCE, algos[i], p, 29);
+            s.opts.chunk_bytes = 4 * 4 + 3; /* 4 int32 elements */
+            CHECK(tc_compare(&s) > 0, "%s chunk_bytes=19: nothing cut", tf_describe(&s));
+            s.opts.chunk_bytes = 1; /* one element per message */
+            s.count = 11;
+            CHECK(tc_compare(&s) > 0, "%s chunk_bytes=1: nothing cut", tf_describe(&s));
+        }
+    {   /* the default: 300000 doubles = 2.4 MB, cut into three */
+        rc_spec s = tf_spec(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_RECURSIVE_DOUBLING, 2, 300000);
+        s.dtype = REDCOLL_DOUBLE;
+        CHECK(tc_compare(&s) == 2 * 2, "%s default chunk: 2 more messages per rank", tf_describe(&s));
+        s.opts.chunk_bytes = (size_t)-1; /* never cut */
+        CHECK(tc_compare(&s) == 0, "%s chunk_bytes=SIZE_MAX: nothing cut", tf_describe(&s));
+    }
+}
+
+/* The staging scratch shrinks to a chunk: recursive doubling at p = 4 over
+   10000 doubles holds 80000 bytes uncut and one chunk cut. */
+static void test_chunked_scratch(void) {
+    rc_spec s = tf_spec(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_RECURSIVE_DOUBLING, 4, 10000);
+    tc_run_out a, b;
+    int r;
+    s.dtype = REDCOLL_DOUBLE;
+    s.opts.chunk_bytes = 4096;
+    memset(&a, 0, sizeof a); memset(&b, 0, sizeof b);
+    CHECK(tc_run(&s, 0, &a) == REDCOLL_OK && a.o.ok, "uncut run");
+    CHECK(tc_run(&s, 1, &b) == REDCOLL_OK && b.o.ok, "cut run");
+    for (r = 0; r < 4 && a.o.rep.stats && b.o.rep.stats; ++r) {
+        CHECK(a.o.rep.stats[r].scratch_bytes >= 80000, "rank %d uncut: %llu bytes of scratch", r,
+              a.o.rep.stats[r].scratch_bytes);
+        CHECK(b.o.rep.stats[r].scratch_bytes <= 4096, "rank %d cut: %llu bytes of scratch", r,
+              b.o.rep.stats[r].scratch_bytes);
+    }
+    tc_run_free(&a, 4);
+    tc_run_free(&b, 4);
+}
+
+/* Plans over the cut path (test_plans.c's wrapper without the fused
+   entries): every reducing row, runs allocate nothing, = one-shot. */
+static void test_chunked_plans(void) { tp_check_reducing_rows(0, 3 * 4); }
+
+static void suite_chunked(void) {
+    tf_test("chunked: every row, p 1..33, chunks of 3 = uncut, bitwise", test_chunked_every_row);
+    tf_test("chunked: odd chunk sizes, one element, the default, SIZE_MAX", test_chunked_sizes);
+    tf_test("chunked: staging scratch is one chunk", test_chunked_scratch);
+    tf_test("chunked: plans over the cut path allocate nothing per run", test_chunked_plans);
+}
