@@ -3374,6 +3374,9 @@ static int redcoll__sqrt_groups(int p) {
     return best;
 }
 
+static redcoll_algo redcoll__select_model(redcoll_coll coll, int p, size_t bytes, size_t esize,
+                                          int commutative, const redcoll_options *resolved);
+
 /* The algorithm of one level: `want`, else `other` (the paper uses one
    algorithm at both levels) when `coll` has it, else the selector's choice
    (never hierarchical: binomial then). Returns AUTO when `want` is invalid. */
@@ -3381,8 +3384,10 @@ static redcoll_algo redcoll__level_algo(const redcoll__ctx *c, redcoll_coll coll
                                         redcoll_algo other, int p, size_t bytes) {
     if (want == REDCOLL_ALGO_AUTO && other != REDCOLL_ALGO_HIERARCHICAL && redcoll__find(coll, other))
         want = other;
-    if (want == REDCOLL_ALGO_AUTO) {
-        want = redcoll_select(coll, p, bytes, c->op.commutative, &c->o);
+    if (want == REDCOLL_ALGO_AUTO) { /* the model prices the call's elements, not bytes */
+        want = c->o.selector == REDCOLL_SELECTOR_DEFAULT || c->o.selector == REDCOLL_SELECTOR_MODEL
+                   ? redcoll__select_model(coll, p, bytes, c->esize, c->op.commutative, &c->o)
+                   : redcoll_select(coll, p, bytes, c->op.commutative, &c->o);
         if (want == REDCOLL_ALGO_HIERARCHICAL || !redcoll__find(coll, want)) want = REDCOLL_ALGO_BINOMIAL;
     }
     if (want == REDCOLL_ALGO_HIERARCHICAL || !redcoll__find(coll, want)) return REDCOLL_ALGO_AUTO;
@@ -5124,6 +5129,73 @@ static double redcoll__pipe(double hops, size_t n, size_t chunk, double E, doubl
     return (hops - 2 + (double)nseg) * (lat + (double)chunk * E * per) + lat + (double)last * E * per;
 }
 
+/* The chain of redcoll__chain_bcast / redcoll__chain_reduce (pipeline rows),
+   walked chunk by chunk as the simulator times it: node 0 (the head) only
+   sends, node p-1 (the tail) only receives, a middle node receives chunk 0,
+   then exchanges (sends k-1, receives k) and sends the last chunk; a hop is
+   an exchange-priced message only when both ends are in an exchange; each
+   received chunk costs `g` per byte (reduce). The clocks after chunk k are a
+   max-plus linear function of those after k-1, so once every node advances
+   by the same step twice the middle chunks are added in one go. Returns -1
+   when the arrays cannot be allocated. */
+static double redcoll__chain_walk(int p, size_t n, size_t chunk, double E, double g,
+                                  const redcoll_cost_model *m, const redcoll_allocator *al) {
+    enum { ONSTACK = 512 };
+    double stack[3 * ONSTACK], *mem, *pp, *pv, *cu, t = 0;
+    double a = m->alpha, b = m->beta, ua = m->f_alpha * a, ub = m->f_beta * b;
+    size_t X = (n + chunk - 1) / chunk, k;
+    int i, last = p - 1;
+    if (p < 2 || n == 0) return 0;
+    mem = p <= ONSTACK ? stack : (double *)redcoll__mem_alloc(al, 3 * (size_t)p * sizeof(double));
+    if (!mem) return -1;
+    pp = mem;
+    pv = pp + p; cu = pv + p;
+    for (i = 0; i < p; ++i) pp[i] = pv[i] = 0;
+    for (k = 0; k < X; ++k) {
+        double len = (double)(k + 1 < X ? chunk : n - (X - 1) * chunk) * E;
+        double plen = k ? (double)chunk * E : 0, *sw;
+        int same = 1;
+        for (i = 0; i < p; ++i) {
+            double in = 0, out = 0;
+            if (i > 0) { /* chunk k from i-1: posted at its op k (head) or k+1 (middle) */
+                double ps = i - 1 == 0 ? pv[0] : cu[i - 1];
+                int dup = i - 1 > 0 && k + 2 <= X && i < last && k >= 1;
+                in = (ps > pv[i] ? ps : pv[i]) + (dup ? a + len * b : ua + len * ub);
+            }
+            if (i == 0) /* the head's op k: chunk k to node 1 */
+                out = (pv[0] > pv[1] ? pv[0] : pv[1]) + ua + len * ub;
+            else if (i < last && k >= 1) { /* chunk k-1 to i+1, received in its op k-1 */
+                int dup = k - 1 >= 1 && i + 1 < last;
+                out = (pv[i] > pp[i + 1] ? pv[i] : pp[i + 1]) + (dup ? a + plen * b : ua + plen * ub);
+            }
+            cu[i] = (in > out ? in : out) + (i > 0 ? len * g : 0);
+            if (k >= 2 && k + 2 < X && !(cu[i] - pv[i] <= (pv[0] - pp[0]) * (1 + 1e-13) &&
+                                        cu[i] - pv[i] >= (pv[0] - pp[0]) * (1 - 1e-13) &&
+                                        pv[i] - pp[i] <= (pv[0] - pp[0]) * (1 + 1e-13) &&
+                                        pv[i] - pp[i] >= (pv[0] - pp[0]) * (1 - 1e-13)))
+                same = 0;
+        }
+        if (k >= 2 && k + 2 < X && same) { /* steady: jump to chunk X-2 */
+            double jump = (double)(X - 3 - k) * (cu[0] - pv[0]);
+            for (i = 0; i < p; ++i) { pv[i] += jump; cu[i] += jump; }
+            k = X - 3;
+        }
+        sw = pp; pp = pv; pv = cu; cu = sw;
+    }
+    /* the middle nodes' last op: chunk X-1 on to i+1 */
+    for (i = 0; i < p; ++i) {
+        double end = pv[i];
+        if (i > 0 && i < last) {
+            double len = (double)(n - (X - 1) * chunk) * E;
+            double pr = X >= 2 ? pp[i + 1] : 0;
+            end = (pv[i] > pr ? pv[i] : pr) + ua + len * ub;
+        }
+        if (end > t) t = end;
+    }
+    if (mem != stack) redcoll__mem_free(al, mem);
+    return t;
+}
+
 /* Rows whose cost is a plan (Rabenseifner-Traeff) or composed of other rows
    (pipelined trees, hierarchical levels). */
 static double redcoll__row_cost_composite(int row, const redcoll__cost_in *in) {
@@ -5145,13 +5217,12 @@ static double redcoll__row_cost_composite(int row, const redcoll__cost_in *in) {
             t += e->info.coll == REDCOLL_COLL_REDUCE ? ua + V * (ub + g) : 2 * (ua + V * ub) + V * g;
         return t;
     }
-    case REDCOLL__ROW_REDUCE_PIPELINE: {
+    case REDCOLL__ROW_REDUCE_PIPELINE: case REDCOLL__ROW_BCAST_PIPELINE: {
         size_t chunk = in->o->segment_bytes / in->esize ? in->o->segment_bytes / in->esize : 1;
-        return redcoll__pipe(p - 1, in->n, chunk < in->n ? chunk : in->n, E, ua, ub + g);
-    }
-    case REDCOLL__ROW_BCAST_PIPELINE: {
-        size_t chunk = in->o->segment_bytes / in->esize ? in->o->segment_bytes / in->esize : 1;
-        return redcoll__pipe(p - 1, in->n, chunk < in->n ? chunk : in->n, E, ua, ub);
+        int red = row == REDCOLL__ROW_REDUCE_PIPELINE;
+        double t = redcoll__chain_walk(p, in->n, chunk < in->n ? chunk : in->n, E, red ? g : 0, m,
+                                       &in->o->allocator);
+        return t >= 0 ? t : redcoll__pipe(p - 1, in->n, chunk < in->n ? chunk : in->n, E, ua, red ? ub + g : ub);
     }
     case REDCOLL__ROW_REDUCE_BINARY: case REDCOLL__ROW_REDUCE_IN_ORDER_BINARY: {
         /* two children per step: the pipe advances one chunk per two receives */

@@ -1,8 +1,7 @@
 /* select.c - what one AUTO decision costs (REDCOLL_SELECTOR_MODEL against the
    paper rules), per collective, at p = 1024 and sizes 8 B .. 64 MB.
 
-   cc -std=c11 -O2 -I. bench/select.c -o build/bench_select -lpthread -lm
-   nice build/bench_select
+   make bench-select
 
    Prints the median of 9 timed batches of 2000 calls per (collective,
    selector), interleaved batch by batch, in ns per call: the model as a
