@@ -5196,6 +5196,79 @@ static double redcoll__chain_walk(int p, size_t n, size_t chunk, double E, doubl
     return t;
 }
 
+/* Exact walks of the recursive-doubling family off powers of two: per-rank
+   clocks (vranks), advanced call by call in the order every rank makes its
+   calls, as the simulator times them (no message is passed). */
+
+/* redcoll__scatter_blocks from vrank 0: a parent hands its children their
+   subtrees, largest first; a child posts its receive at time 0. */
+static void redcoll__scatter_walk(int p, const redcoll__segs *L, double E, const redcoll_cost_model *m,
+                                  double *clk) {
+    double ua = m->f_alpha * m->alpha, ub = m->f_beta * m->beta;
+    int v, mask;
+    for (v = 0; v < p; ++v) clk[v] = 0;
+    for (v = 0; v < p; ++v)
+        for (mask = redcoll__lowbit(v, p) >> 1; mask > 0; mask >>= 1)
+            if (v + mask < p) {
+                int w = v + mask;
+                clk[v] += ua + (double)redcoll__seg_len(L, w, w + redcoll__subtree(w, p)) * E * ub;
+                clk[w] = clk[v];
+            }
+}
+
+/* redcoll__rd_allgather from the clocks clk (vranks): per distance, the
+   exchanges, then the fix-up forwards of the one incomplete subtree
+   (distance halving, pairs disjoint per level). Returns the last clock. */
+static double redcoll__rd_allgather_walk(int p, const redcoll__segs *L, double E,
+                                         const redcoll_cost_model *m, double *clk) {
+    double a = m->alpha, b = m->beta, ua = m->f_alpha * a, ub = m->f_beta * b, t = 0;
+    int v, mask, k;
+    for (mask = 1; mask < p; mask <<= 1) {
+        int last = (p - 1) & ~(2 * mask - 1); /* the only block of 2 mask ranks p may cut */
+        for (v = 0; v < p; ++v) {
+            redcoll__rdstep st = redcoll__rd_step(v, mask, p);
+            if (st.theirs < p && st.dst < p && v < st.dst) {
+                double x = (double)redcoll__seg_len(L, st.mine, st.mine_end);
+                double y = (double)redcoll__seg_len(L, st.theirs, st.theirs_end);
+                double end = (clk[v] > clk[st.dst] ? clk[v] : clk[st.dst]) + a + (x > y ? x : y) * E * b;
+                clk[v] = clk[st.dst] = end;
+            }
+        }
+        for (k = mask >> 1; k > 0; k >>= 1)
+            for (v = last; v < p; ++v) {
+                redcoll__rdstep st = redcoll__rd_step(v, mask, p);
+                int have = p - st.theirs, peer = v ^ k, root = v & ~(2 * k - 1);
+                if (st.theirs >= p || st.theirs + mask <= p || have <= 0) continue;
+                if (peer > v && v < root + have && peer >= root + have && peer < p) {
+                    double end = (clk[v] > clk[peer] ? clk[v] : clk[peer]) + ua +
+                                 (double)redcoll__seg_len(L, st.theirs, st.theirs_end) * E * ub;
+                    clk[v] = clk[peer] = end;
+                }
+            }
+    }
+    for (v = 0; v < p; ++v) if (clk[v] > t) t = clk[v];
+    return t;
+}
+
+/* p clocks: on the stack (`stack`, 512 entries) or from the allocator. */
+static double *redcoll__clocks(int p, double *stack, const redcoll_allocator *al) {
+    return p <= 512 ? stack : (double *)redcoll__mem_alloc(al, (size_t)p * sizeof(double));
+}
+
+/* Scatter (bcast only) and recursive-doubling allgather of segments L; -1
+   without memory. */
+static double redcoll__rd_gather_cost(int p, const redcoll__segs *L, int scatter, double E,
+                                      const redcoll_cost_model *m, const redcoll_allocator *al) {
+    double stack[512], *clk = redcoll__clocks(p, stack, al), t;
+    int v;
+    if (!clk) return -1;
+    if (scatter) redcoll__scatter_walk(p, L, E, m, clk);
+    else for (v = 0; v < p; ++v) clk[v] = 0;
+    t = redcoll__rd_allgather_walk(p, L, E, m, clk);
+    if (clk != stack) redcoll__mem_free(al, clk);
+    return t;
+}
+
 /* Rows whose cost is a plan (Rabenseifner-Traeff) or composed of other rows
    (pipelined trees, hierarchical levels). */
 static double redcoll__row_cost_composite(int row, const redcoll__cost_in *in) {
@@ -5272,11 +5345,13 @@ static double redcoll__row_cost(int row, const redcoll__cost_in *in) {
     case REDCOLL__ROW_ALLREDUCE_RECURSIVE_DOUBLING:
         return k * (a + V * (b + g)) + (odd ? 2 * (ua + V * ub) + V * g : 0);
     case REDCOLL__ROW_ALLGATHER_RECURSIVE_DOUBLING: case REDCOLL__ROW_ALLGATHERV_RECURSIVE_DOUBLING: {
-        /* p = 2^k: exact. Otherwise (MPICH 4.1.1's fix-up) ceil(lg p) exchanges
-           of up to 2^i blocks and lg p - 1 forwards of the p - 2^k blocks of
-           the incomplete subtree: an estimate (the test states its bound) */
-        double blk = row == REDCOLL__ROW_ALLGATHER_RECURSIVE_DOUBLING ? V : seg;
+        /* p = 2^k: closed form. Otherwise MPICH 4.1.1's fix-up, walked */
+        int all = row == REDCOLL__ROW_ALLGATHER_RECURSIVE_DOUBLING;
+        double blk = all ? V : seg, t;
+        redcoll__segs L = redcoll__segs_make(all ? n * (size_t)p : n, p, NULL);
         if (!odd) return k * a + (p - 1) * blk * b;
+        t = redcoll__rd_gather_cost(p, &L, 0, E, m, &in->o->allocator);
+        if (t >= 0) return t;
         return lg * a + ((double)(1u << lg) - 1) * blk * b + (lg - 1) * (ua + (p - pof2) * blk * ub);
     }
     case REDCOLL__ROW_REDUCE_SCATTER_RECURSIVE_DOUBLING:
@@ -5361,10 +5436,14 @@ static double redcoll__row_cost(int row, const redcoll__cost_in *in) {
         }
         return t + (odd ? 2 * ua + (T + blk) * ub + T * g : 0);
     }
-    case REDCOLL__ROW_BCAST_SCATTER_RECURSIVE_DOUBLING: /* the scatter, then the allgather */
+    case REDCOLL__ROW_BCAST_SCATTER_RECURSIVE_DOUBLING: { /* the scatter, then the allgather */
+        redcoll__segs L = redcoll__segs_make(n, p, NULL);
+        double t = redcoll__rd_gather_cost(p, &L, 1, E, m, &in->o->allocator);
+        if (t >= 0) return t;
         return lg * ua + (V - seg) * ub +
                (odd ? lg * a + ((double)(1u << lg) - 1) * seg * b + (lg - 1) * (ua + (p - pof2) * seg * ub)
                     : k * a + (p - 1) * seg * b);
+    }
     case REDCOLL__ROW_BCAST_SCATTER_RING: /* the root sends all but its own block */
         return lg * ua + (V - seg) * ub + (p - 1) * (a + seg * b);
     case REDCOLL__ROW_REDUCE_FLAT: case REDCOLL__ROW_REDUCE_CHAIN:

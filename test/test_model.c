@@ -46,9 +46,7 @@ typedef struct tmo_bound {
 } tmo_bound;
 
 static const tmo_bound tmo_bounds[] = {
-    { REDCOLL_COLL_ALLGATHER, REDCOLL_ALGO_RECURSIVE_DOUBLING, 0.999, 2.2, "fix-up off 2^k: upper estimate" },
     { REDCOLL_COLL_REDUCE_SCATTER_BLOCK, REDCOLL_ALGO_RECURSIVE_DOUBLING, 0.999, 1.6, "fix-up off 2^k: upper estimate" },
-    { REDCOLL_COLL_BCAST, REDCOLL_ALGO_SCATTER_RECURSIVE_DOUBLING, 0.999, 1.45, "allgather fix-up off 2^k" },
     { REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_BINARY_BLOCKS, 0.999, 1.8, "block chain: upper estimate" },
     { REDCOLL_COLL_REDUCE, REDCOLL_ALGO_BINARY_BLOCKS, 0.999, 1.4, "block chain: upper estimate" },
     { REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_ELIMINATION, 0.999, 1.25, "RT05 3.5 prices one-way steps as two-way" },
@@ -145,7 +143,6 @@ static double tmo_regret(redcoll_coll coll) {
     if (getenv("TMO_EXACT")) return 1.0;
     switch (coll) {
     case REDCOLL_COLL_REDUCE: return 1.55;          /* RT05 reduce routing, pipelines */
-    case REDCOLL_COLL_BCAST: return 1.45;           /* pipeline, scatter + RD off 2^k */
     case REDCOLL_COLL_REDUCE_SCATTER: return 1.6;   /* uneven counts */
     case REDCOLL_COLL_ALLGATHERV: return 1.05;      /* uneven counts */
     default: return 1.0;                             /* exact: AUTO is the argmin */
