@@ -5129,6 +5129,11 @@ static double redcoll__pipe(double hops, size_t n, size_t chunk, double E, doubl
     return (hops - 2 + (double)nseg) * (lat + (double)chunk * E * per) + lat + (double)last * E * per;
 }
 
+/* The exact walks below cost O(p lg p) (recursive doubling) or O(p) per chunk
+   until a pipeline is steady: tens of microseconds at p = 1024, so above this
+   p the rows keep their closed-form estimates (a decision is cached either way). */
+#define REDCOLL__WALK_MAX_P 512
+
 /* The chain of redcoll__chain_bcast / redcoll__chain_reduce (pipeline rows),
    walked chunk by chunk as the simulator times it: node 0 (the head) only
    sends, node p-1 (the tail) only receives, a middle node receives chunk 0,
@@ -5146,6 +5151,7 @@ static double redcoll__chain_walk(int p, size_t n, size_t chunk, double E, doubl
     size_t X = (n + chunk - 1) / chunk, k;
     int i, last = p - 1;
     if (p < 2 || n == 0) return 0;
+    if (p > REDCOLL__WALK_MAX_P) return -1;
     mem = p <= ONSTACK ? stack : (double *)redcoll__mem_alloc(al, 3 * (size_t)p * sizeof(double));
     if (!mem) return -1;
     pp = mem;
@@ -5169,11 +5175,10 @@ static double redcoll__chain_walk(int p, size_t n, size_t chunk, double E, doubl
                 out = (pv[i] > pp[i + 1] ? pv[i] : pp[i + 1]) + (dup ? a + plen * b : ua + plen * ub);
             }
             cu[i] = (in > out ? in : out) + (i > 0 ? len * g : 0);
-            if (k >= 2 && k + 2 < X && !(cu[i] - pv[i] <= (pv[0] - pp[0]) * (1 + 1e-13) &&
-                                        cu[i] - pv[i] >= (pv[0] - pp[0]) * (1 - 1e-13) &&
-                                        pv[i] - pp[i] <= (pv[0] - pp[0]) * (1 + 1e-13) &&
-                                        pv[i] - pp[i] >= (pv[0] - pp[0]) * (1 - 1e-13)))
-                same = 0;
+            if (same && k >= 2 && k + 2 < X) { /* both steps equal node 0's last (rounding aside) */
+                double d0 = pv[0] - pp[0], e1 = cu[i] - pv[i] - d0, e2 = pv[i] - pp[i] - d0;
+                same = (e1 < 0 ? -e1 : e1) <= 1e-12 * cu[i] && (e2 < 0 ? -e2 : e2) <= 1e-12 * cu[i];
+            }
         }
         if (k >= 2 && k + 2 < X && same) { /* steady: jump to chunk X-2 */
             double jump = (double)(X - 3 - k) * (cu[0] - pv[0]);
@@ -5234,8 +5239,9 @@ static double redcoll__rd_allgather_walk(int p, const redcoll__segs *L, double E
                 clk[v] = clk[st.dst] = end;
             }
         }
-        for (k = mask >> 1; k > 0; k >>= 1)
-            for (v = last; v < p; ++v) {
+        /* only the lower half of the last block, when p cuts its upper half */
+        for (k = last + mask < p ? mask >> 1 : 0; k > 0; k >>= 1)
+            for (v = last; v < last + mask; ++v) {
                 redcoll__rdstep st = redcoll__rd_step(v, mask, p);
                 int have = p - st.theirs, peer = v ^ k, root = v & ~(2 * k - 1);
                 if (st.theirs >= p || st.theirs + mask <= p || have <= 0) continue;
@@ -5259,9 +5265,9 @@ static double *redcoll__clocks(int p, double *stack, const redcoll_allocator *al
    without memory. */
 static double redcoll__rd_gather_cost(int p, const redcoll__segs *L, int scatter, double E,
                                       const redcoll_cost_model *m, const redcoll_allocator *al) {
-    double stack[512], *clk = redcoll__clocks(p, stack, al), t;
+    double stack[512], *clk, t;
     int v;
-    if (!clk) return -1;
+    if (p > REDCOLL__WALK_MAX_P || !(clk = redcoll__clocks(p, stack, al))) return -1;
     if (scatter) redcoll__scatter_walk(p, L, E, m, clk);
     else for (v = 0; v < p; ++v) clk[v] = 0;
     t = redcoll__rd_allgather_walk(p, L, E, m, clk);
