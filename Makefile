@@ -109,7 +109,7 @@ $(BUILD)/bench_select: bench/select.c $(HEADERS) | $(BUILD)
 	$(CC) $(CFLAGS_) bench/select.c -o $@ $(LIBS)
 
 bench-select: $(BUILD)/bench_select
-	nice $(BUILD)/bench_select
+	nice $(BUILD)/bench_select $(BENCH_FLAGS)
 
 # Reduction kernels (-O2, as the library ships) against restrict loops built
 # -O3 -march=native by the same compiler; README "Reduction kernels".
