@@ -5275,6 +5275,71 @@ static double redcoll__rd_gather_cost(int p, const redcoll__segs *L, int scatter
     return t;
 }
 
+/* min over h of redcoll__rt_cost(pl, m, mo, h) in one pass (the plan's cost
+   when the cost model picks the halving levels, threshold_bytes = 0): for
+   h <= nf the ring levels from h on and the elimination stage see the same
+   chunk m_h, so their cost is a suffix sum plus m_h times another. */
+static double redcoll__rt_min_cost(const redcoll__rt_plan *pl, double m, const redcoll_cost_model *mo) {
+    double a = mo->alpha, b = mo->beta, g = mo->gamma, sa[REDCOLL__RT_MAXF + 1], sb[REDCOLL__RT_MAXF + 1];
+    double pre = 0, best = -1, A0 = 0, B0 = 0, t, half = 0, mk;
+    int i, k, N = pl->E > 1 ? redcoll__floor_lg(pl->E) : 0;
+    sa[pl->nf] = sb[pl->nf] = 0;
+    for (i = pl->nf - 1; i >= 0; --i) {
+        sa[i] = sa[i + 1] + redcoll__ceil_lg(pl->f[i]) * a;
+        sb[i] = sb[i + 1] + (pl->f[i] - 1) * (b + g);
+    }
+    if (pl->E > 1) { A0 = (N + 2) * a; B0 = N * (b + g) + 2 * b + g; }
+    for (i = 0; i <= pl->nf; ++i) { /* h = i: levels below i halve */
+        t = pre + sa[i] + m * (sb[i] + B0) + A0;
+        if (best < 0 || t < best) best = t;
+        if (i < pl->nf) {
+            double r = pl->f[i];
+            pre += (r - 1) * (a + m / r * b) + (r - 1) / r * m * g + redcoll__ceil_lg(pl->f[i]) * a +
+                   (r - 1) / r * m * b;
+            m /= r;
+        }
+    }
+    for (mk = m, k = 1; k <= N; ++k) { /* h = nf + k: k elimination levels halve */
+        half += 2 * a + mk * b + mk / 2 * g;
+        mk /= 2;
+        t = pre + half + (N - k) * (a + mk * (b + g)) + 2 * a + m * b + m / 2 * g;
+        if (t < best) best = t;
+    }
+    return best;
+}
+
+/* The Rabenseifner-Traeff rows' cost without making their plan (which tries
+   every split and threshold through redcoll__rt_cost): the factorisation
+   of redcoll__rt_make_plan, each candidate priced by redcoll__rt_min_cost. */
+static double redcoll__rt_price(int p, double V, int variant, const redcoll_cost_model *mo) {
+    redcoll__rt_plan pl;
+    int q, odd[REDCOLL__RT_MAXF], nodd = 0, n2 = 0, k, i;
+    double best = -1;
+    REDCOLL_MEMSET(&pl, 0, sizeof pl);
+    if (variant == REDCOLL__VARIANT_BUTTERFLY) p = redcoll__pof2_floor(p);
+    while (p % 2 == 0) { p /= 2; pl.f[n2++] = 2; }
+    if (variant != REDCOLL__VARIANT_FACTORS) {
+        pl.nf = n2; pl.E = p;
+        return redcoll__rt_min_cost(&pl, V, mo);
+    }
+    for (q = 3; p > 1; q += 2) { /* as redcoll__rt_make_plan */
+        if ((long)q * q > p) q = p;
+        while (p % q == 0) { p /= q; odd[nodd++] = q; }
+        if (p == 1) break;
+    }
+    for (k = 0; k <= nodd; ++k) {
+        double t;
+        pl.nf = n2 + k; pl.E = 1;
+        for (i = 0; i < nodd; ++i) {
+            if (i < k) pl.f[n2 + i] = odd[i];
+            else pl.E *= odd[i];
+        }
+        t = redcoll__rt_min_cost(&pl, V, mo);
+        if (best < 0 || t < best) best = t;
+    }
+    return best;
+}
+
 /* Rows whose cost is a plan (Rabenseifner-Traeff) or composed of other rows
    (pipelined trees, hierarchical levels). */
 static double redcoll__row_cost_composite(int row, const redcoll__cost_in *in) {
@@ -5288,11 +5353,15 @@ static double redcoll__row_cost_composite(int row, const redcoll__cost_in *in) {
         redcoll__ctx c;
         redcoll__rt_plan pl;
         double t;
-        REDCOLL_MEMSET(&c, 0, sizeof c);
-        c.size = p; c.esize = in->esize; c.o = *in->o;
-        redcoll__rt_make_plan(&pl, &c, in->n, e->variant);
-        t = redcoll__rt_cost(&pl, V, m, pl.halve);
-        if (pl.fold && redcoll__pof2_floor(p) != p) /* excess ranks fold in (and out) */
+        if (in->o->threshold_bytes == 0) { /* the model's halving levels: no plan needed */
+            t = redcoll__rt_price(p, V, e->variant, m);
+        } else {
+            REDCOLL_MEMSET(&c, 0, sizeof c);
+            c.size = p; c.esize = in->esize; c.o = *in->o;
+            redcoll__rt_make_plan(&pl, &c, in->n, e->variant);
+            t = redcoll__rt_cost(&pl, V, m, pl.halve);
+        }
+        if (e->variant == REDCOLL__VARIANT_BUTTERFLY && redcoll__pof2_floor(p) != p) /* excess ranks fold in (and out) */
             t += e->info.coll == REDCOLL_COLL_REDUCE ? ua + V * (ub + g) : 2 * (ua + V * ub) + V * g;
         return t;
     }

@@ -161,6 +161,33 @@ static void test_pipeline_walk_many_chunks(void) {
             }
 }
 
+/* The Rabenseifner-Traeff rows are priced without making their plan
+   (redcoll__rt_price): the same cost as the plan the schedule makes, priced
+   by redcoll__rt_cost, for every variant, p = 1..300 and sizes 1 B .. 64 MB. */
+static void test_rt_price_is_the_plan(void) {
+    static const int variants[] = { REDCOLL__VARIANT_BUTTERFLY, REDCOLL__VARIANT_OVERLAP,
+                                    REDCOLL__VARIANT_NONOVERLAP, REDCOLL__VARIANT_FACTORS };
+    redcoll_cost_model m = tmo_model();
+    int p, vi, bad = 0;
+    size_t n;
+    for (p = 1; p <= 300; ++p)
+        for (vi = 0; vi < 4; ++vi)
+            for (n = 1; n <= ((size_t)1 << 24); n *= 4) {
+                redcoll__ctx c;
+                redcoll__rt_plan pl;
+                double want, got;
+                memset(&c, 0, sizeof c);
+                c.size = p; c.esize = 4; c.o = redcoll_options_resolved(NULL); c.o.model = m;
+                redcoll__rt_make_plan(&pl, &c, n, variants[vi]);
+                want = redcoll__rt_cost(&pl, (double)(n * 4), &m, pl.halve);
+                got = redcoll__rt_price(p, (double)(n * 4), variants[vi], &m);
+                if (!tf_close(got, want) && bad++ < 10)
+                    CHECK(0, "p=%d variant %d n=%zu: priced %.9g us, the plan %.9g us", p, variants[vi], n,
+                          got * 1e6, want * 1e6);
+            }
+    CHECK(bad == 0, "%d prices differ from their plans", bad);
+}
+
 /* AUTO (the model) against the simulator's argmin over the same candidates
    (every row of the collective but hierarchical; commutative op). Where AUTO's
    pick is not the argmin, its simulated time still equals the least one (a tie)
@@ -355,4 +382,5 @@ static void suite_model(void) {
     tf_test("model/auto is the simulator's argmin", test_auto_is_simulator_argmin);
     tf_test("model/cost matches the simulator", test_cost_matches_simulator);
     tf_test("model/pipeline walk, many chunks", test_pipeline_walk_many_chunks);
+    tf_test("model/rt rows priced as their plans", test_rt_price_is_the_plan);
 }
