@@ -27,7 +27,7 @@ MPI_TOOL := $(if $(shell command -v $(MPICC) 2>/dev/null),$(BUILD)/redcoll_mpi)
 
 .PHONY: all demo test test-sim test-compile asan tsan examples shim install uninstall \
         test-install clean docs bench-kernels bench-datapath fuzz sim-figures bench-sim \
-        bench-exact maps
+        bench-exact maps bench-select
 
 all: $(BUILD)/test_runner $(BUILD)/redcoll $(MPI_TOOL)
 
@@ -105,6 +105,14 @@ $(BUILD)/exact_sum: bench/exact_sum.c $(HEADERS) | $(BUILD)
 
 bench-exact: $(BUILD)/exact_sum
 	$(BUILD)/exact_sum $(BENCH_FLAGS)
+
+# What one AUTO decision costs, cache hit and miss, per collective at p = 1024
+# (README, "Choosing the algorithm").
+$(BUILD)/bench_select: bench/select.c $(HEADERS) | $(BUILD)
+	$(CC) $(CFLAGS_) bench/select.c -o $@ $(LIBS)
+
+bench-select: $(BUILD)/bench_select
+	nice $(BUILD)/bench_select $(BENCH_FLAGS)
 
 # Reduction kernels (-O2, as the library ships) against restrict loops built
 # -O3 -march=native by the same compiler; README "Reduction kernels".

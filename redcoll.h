@@ -601,7 +601,9 @@ Return Value
     the call (commutative-only rows only for commutative ops; hierarchical
     only when asked for), ties to the row listed first; bytes are priced as
     bytes (esize 1), while a collective prices whole elements of its type, so
-    for counts not divisible by p the two may differ by a rounding.
+    for counts not divisible by p the two may differ by a rounding. For
+    allgatherv and reduce_scatter the total is priced as even counts; the
+    collectives themselves price their counts (up to p = 512).
     REDCOLL_SELECTOR_PAPERS: Rabenseifner 2004 section 4 (rules measured on
     a Cray T3E) for (all)reduce and MPICH's for the rest;
     REDCOLL_SELECTOR_MPICH: MPICH's for every collective.
@@ -609,7 +611,8 @@ Return Value
 Thread Safety
     Thread safe. The model's decisions are cached in a small table shared by
     all threads (atomic words, no lock): a hit costs tens of nanoseconds, a
-    miss a few microseconds at p = 1024 for (all)reduce (bench/select.c).
+    miss about half a microsecond at p = 1024 for (all)reduce, tens of
+    microseconds for the rows priced by walks at p <= 512 (bench/select.c).
 */
 REDCOLL_API redcoll_algo redcoll_select(redcoll_coll coll, int p, size_t bytes,
                                         int commutative, const redcoll_options *opts);
@@ -3489,6 +3492,9 @@ static int redcoll__sqrt_groups(int p) {
     return best;
 }
 
+static redcoll_algo redcoll__select_model(redcoll_coll coll, int p, size_t bytes, size_t esize,
+                                          int commutative, const redcoll_options *resolved);
+
 /* The algorithm of one level: `want`, else `other` (the paper uses one
    algorithm at both levels) when `coll` has it, else the selector's choice
    (never hierarchical: binomial then). Returns AUTO when `want` is invalid. */
@@ -3496,8 +3502,10 @@ static redcoll_algo redcoll__level_algo(const redcoll__ctx *c, redcoll_coll coll
                                         redcoll_algo other, int p, size_t bytes) {
     if (want == REDCOLL_ALGO_AUTO && other != REDCOLL_ALGO_HIERARCHICAL && redcoll__find(coll, other))
         want = other;
-    if (want == REDCOLL_ALGO_AUTO) {
-        want = redcoll_select(coll, p, bytes, c->op.commutative, &c->o);
+    if (want == REDCOLL_ALGO_AUTO) { /* the model prices the call's elements, not bytes */
+        want = c->o.selector == REDCOLL_SELECTOR_DEFAULT || c->o.selector == REDCOLL_SELECTOR_MODEL
+                   ? redcoll__select_model(coll, p, bytes, c->esize, c->op.commutative, &c->o)
+                   : redcoll_select(coll, p, bytes, c->op.commutative, &c->o);
         if (want == REDCOLL_ALGO_HIERARCHICAL || !redcoll__find(coll, want)) want = REDCOLL_ALGO_BINOMIAL;
     }
     if (want == REDCOLL_ALGO_HIERARCHICAL || !redcoll__find(coll, want)) return REDCOLL_ALGO_AUTO;
@@ -5206,6 +5214,7 @@ typedef struct redcoll__cost_in {
     size_t                    esize;
     const redcoll_options    *o;     /* resolved */
     const redcoll_cost_model *m;
+    const size_t             *displs; /* allgatherv, reduce_scatter: p + 1 block offsets; NULL: even */
 } redcoll__cost_in;
 
 static double redcoll__cdiv(size_t n, size_t d) { return (double)((n + d - 1) / d); }
@@ -5240,6 +5249,341 @@ static double redcoll__pipe(double hops, size_t n, size_t chunk, double E, doubl
     return (hops - 2 + (double)nseg) * (lat + (double)chunk * E * per) + lat + (double)last * E * per;
 }
 
+/* The exact walks below cost O(p lg p) (recursive doubling) or O(p) per chunk
+   until a pipeline is steady: tens of microseconds at p = 1024, so above this
+   p the rows keep their closed-form estimates (a decision is cached either way). */
+#define REDCOLL__WALK_MAX_P 512
+#define REDCOLL__WALK2_MAX_P 128 /* the O(p^2) walks: ring allgatherv, pairwise reduce_scatter */
+
+/* The chain of redcoll__chain_bcast / redcoll__chain_reduce (pipeline rows),
+   walked chunk by chunk as the simulator times it: node 0 (the head) only
+   sends, node p-1 (the tail) only receives, a middle node receives chunk 0,
+   then exchanges (sends k-1, receives k) and sends the last chunk; a hop is
+   an exchange-priced message only when both ends are in an exchange; each
+   received chunk costs `g` per byte (reduce). The clocks after chunk k are a
+   max-plus linear function of those after k-1, so once every node advances
+   by the same step twice the middle chunks are added in one go. Returns -1
+   when the arrays cannot be allocated. */
+static double redcoll__chain_walk(int p, size_t n, size_t chunk, double E, double g,
+                                  const redcoll_cost_model *m, const redcoll_allocator *al) {
+    enum { ONSTACK = 512 };
+    double stack[3 * ONSTACK], *mem, *pp, *pv, *cu, t = 0;
+    double a = m->alpha, b = m->beta, ua = m->f_alpha * a, ub = m->f_beta * b;
+    size_t X = (n + chunk - 1) / chunk, k;
+    int i, last = p - 1;
+    if (p < 2 || n == 0) return 0;
+    if (p > REDCOLL__WALK_MAX_P) return -1;
+    mem = p <= ONSTACK ? stack : (double *)redcoll__mem_alloc(al, 3 * (size_t)p * sizeof(double));
+    if (!mem) return -1;
+    pp = mem;
+    pv = pp + p; cu = pv + p;
+    for (i = 0; i < p; ++i) pp[i] = pv[i] = 0;
+    for (k = 0; k < X; ++k) {
+        double len = (double)(k + 1 < X ? chunk : n - (X - 1) * chunk) * E;
+        double plen = k ? (double)chunk * E : 0, *sw;
+        int same = 1;
+        for (i = 0; i < p; ++i) {
+            double in = 0, out = 0;
+            if (i > 0) { /* chunk k from i-1: posted at its op k (head) or k+1 (middle) */
+                double ps = i - 1 == 0 ? pv[0] : cu[i - 1];
+                int dup = i - 1 > 0 && k + 2 <= X && i < last && k >= 1;
+                in = (ps > pv[i] ? ps : pv[i]) + (dup ? a + len * b : ua + len * ub);
+            }
+            if (i == 0) /* the head's op k: chunk k to node 1 */
+                out = (pv[0] > pv[1] ? pv[0] : pv[1]) + ua + len * ub;
+            else if (i < last && k >= 1) { /* chunk k-1 to i+1, received in its op k-1 */
+                int dup = k - 1 >= 1 && i + 1 < last;
+                out = (pv[i] > pp[i + 1] ? pv[i] : pp[i + 1]) + (dup ? a + plen * b : ua + plen * ub);
+            }
+            cu[i] = (in > out ? in : out) + (i > 0 ? len * g : 0);
+            if (same && k >= 2 && k + 2 < X) { /* both steps equal node 0's last (rounding aside) */
+                double d0 = pv[0] - pp[0], e1 = cu[i] - pv[i] - d0, e2 = pv[i] - pp[i] - d0;
+                same = (e1 < 0 ? -e1 : e1) <= 1e-12 * cu[i] && (e2 < 0 ? -e2 : e2) <= 1e-12 * cu[i];
+            }
+        }
+        if (k >= 2 && k + 2 < X && same) { /* steady: jump to chunk X-2 */
+            double jump = (double)(X - 3 - k) * (cu[0] - pv[0]);
+            for (i = 0; i < p; ++i) { pv[i] += jump; cu[i] += jump; }
+            k = X - 3;
+        }
+        sw = pp; pp = pv; pv = cu; cu = sw;
+    }
+    /* the middle nodes' last op: chunk X-1 on to i+1 */
+    for (i = 0; i < p; ++i) {
+        double end = pv[i];
+        if (i > 0 && i < last) {
+            double len = (double)(n - (X - 1) * chunk) * E;
+            double pr = X >= 2 ? pp[i + 1] : 0;
+            end = (pv[i] > pr ? pv[i] : pr) + ua + len * ub;
+        }
+        if (end > t) t = end;
+    }
+    if (mem != stack) redcoll__mem_free(al, mem);
+    return t;
+}
+
+/* Exact walks of the recursive-doubling family off powers of two: per-rank
+   clocks (vranks), advanced call by call in the order every rank makes its
+   calls, as the simulator times them (no message is passed). */
+
+/* redcoll__scatter_blocks from vrank 0: a parent hands its children their
+   subtrees, largest first; a child posts its receive at time 0. */
+static void redcoll__scatter_walk(int p, const redcoll__segs *L, double E, const redcoll_cost_model *m,
+                                  double *clk) {
+    double ua = m->f_alpha * m->alpha, ub = m->f_beta * m->beta;
+    int v, mask;
+    for (v = 0; v < p; ++v) clk[v] = 0;
+    for (v = 0; v < p; ++v)
+        for (mask = redcoll__lowbit(v, p) >> 1; mask > 0; mask >>= 1)
+            if (v + mask < p) {
+                int w = v + mask;
+                clk[v] += ua + (double)redcoll__seg_len(L, w, w + redcoll__subtree(w, p)) * E * ub;
+                clk[w] = clk[v];
+            }
+}
+
+/* redcoll__rd_allgather from the clocks clk (vranks): per distance, the
+   exchanges, then the fix-up forwards of the one incomplete subtree
+   (distance halving, pairs disjoint per level). rs: the reduce-scatter of
+   redcoll__reduce_scatter_recursive_doubling instead, which moves all but a
+   subtree's blocks and reduces what it got. Returns the last clock. */
+static double redcoll__rd_walk(int p, const redcoll__segs *L, int rs, double E,
+                               const redcoll_cost_model *m, double *clk) {
+    double a = m->alpha, b = m->beta, ua = m->f_alpha * a, ub = m->f_beta * b, t = 0;
+    double N = rs ? (double)L->n : 0, sg = rs ? -1 : 1;
+    int v, mask, k;
+    for (mask = 1; mask < p; mask <<= 1) {
+        int last = (p - 1) & ~(2 * mask - 1); /* the only block of 2 mask ranks p may cut */
+        for (v = 0; v < p; ++v) {
+            redcoll__rdstep st = redcoll__rd_step(v, mask, p);
+            if (st.theirs < p && st.dst < p && v < st.dst) {
+                double x = N + sg * (double)redcoll__seg_len(L, st.mine, st.mine_end);
+                double y = N + sg * (double)redcoll__seg_len(L, st.theirs, st.theirs_end);
+                double end = (clk[v] > clk[st.dst] ? clk[v] : clk[st.dst]) + a + (x > y ? x : y) * E * b;
+                clk[v] = clk[st.dst] = end;
+            }
+        }
+        /* only the lower half of the last block, when p cuts its upper half */
+        for (k = last + mask < p ? mask >> 1 : 0; k > 0; k >>= 1)
+            for (v = last; v < last + mask; ++v) {
+                redcoll__rdstep st = redcoll__rd_step(v, mask, p);
+                int have = p - st.theirs, peer = v ^ k, root = v & ~(2 * k - 1);
+                if (st.theirs >= p || st.theirs + mask <= p || have <= 0) continue;
+                if (peer > v && v < root + have && peer >= root + have && peer < p) {
+                    double end = (clk[v] > clk[peer] ? clk[v] : clk[peer]) + ua +
+                                 (N + sg * (double)redcoll__seg_len(L, st.theirs, st.theirs_end)) * E * ub;
+                    clk[v] = clk[peer] = end;
+                }
+            }
+        for (v = 0; rs && v < p; ++v) { /* every rank with a partner subtree got its data */
+            redcoll__rdstep st = redcoll__rd_step(v, mask, p);
+            if (st.theirs < p) clk[v] += (N - (double)redcoll__seg_len(L, st.theirs, st.theirs_end)) * E * m->gamma;
+        }
+    }
+    for (v = 0; v < p; ++v) if (clk[v] > t) t = clk[v];
+    return t;
+}
+
+/* p clocks: on the stack (`stack`, 512 entries) or from the allocator. */
+static double *redcoll__clocks(int p, double *stack, const redcoll_allocator *al) {
+    return p <= 512 ? stack : (double *)redcoll__mem_alloc(al, (size_t)p * sizeof(double));
+}
+
+/* redcoll__ring_allgather (p - 1 exchanges with both neighbours, segment
+   v - i out, v - i - 1 in) and redcoll__bruck_allgather (round d: the first
+   min(d, p - d) segments held to v - d, as many from v + d), from time 0,
+   on segments L; -1 without memory or above the walks' limit. */
+static double redcoll__ring_walk(int p, const redcoll__segs *L, double E, const redcoll_cost_model *m,
+                                 const redcoll_allocator *al) {
+    double stack[512], *clk, t = 0;
+    int v, i;
+    if (p > REDCOLL__WALK2_MAX_P || !(clk = redcoll__clocks(p, stack, al))) return -1;
+    for (v = 0; v < p; ++v) clk[v] = 0;
+    for (i = 0; i < p - 1; ++i) {
+        double first = clk[0], prev = clk[p - 1]; /* rank v-1's clock before this step */
+        for (v = 0; v < p; ++v) {
+            int sj = (v - i + p) % p, rj = (v - i - 1 + p) % p;
+            double mine = clk[v], right = v + 1 < p ? clk[v + 1] : first;
+            double out = (mine > right ? mine : right) + m->alpha + (double)redcoll__seg_len(L, sj, sj + 1) * E * m->beta;
+            double in = (prev > mine ? prev : mine) + m->alpha + (double)redcoll__seg_len(L, rj, rj + 1) * E * m->beta;
+            prev = mine;
+            clk[v] = out > in ? out : in;
+        }
+    }
+    for (v = 0; v < p; ++v) if (clk[v] > t) t = clk[v];
+    if (clk != stack) redcoll__mem_free(al, clk);
+    return t;
+}
+
+static double redcoll__bruck_walk(int p, const redcoll__segs *L, double E, const redcoll_cost_model *m,
+                                  const redcoll_allocator *al) {
+    double stack[2 * 512], *clk, *nx, t = 0;
+    int v, d;
+    if (p > REDCOLL__WALK_MAX_P) return -1;
+    clk = p <= 512 ? stack : (double *)redcoll__mem_alloc(al, 2 * (size_t)p * sizeof(double));
+    if (!clk) return -1;
+    nx = clk + p;
+    for (v = 0; v < p; ++v) clk[v] = 0;
+    for (d = 1; d < p; d <<= 1) {
+        int k = d < p - d ? d : p - d;
+        for (v = 0; v < p; ++v) {
+            double to = clk[(v - d + p) % p], from = clk[(v + d) % p];
+            double out = (clk[v] > to ? clk[v] : to) + m->alpha + (double)redcoll__seg_span(L, v, k) * E * m->beta;
+            double in = (clk[v] > from ? clk[v] : from) + m->alpha +
+                        (double)redcoll__seg_span(L, (v + d) % p, k) * E * m->beta;
+            nx[v] = out > in ? out : in;
+        }
+        for (v = 0; v < p; ++v) clk[v] = nx[v];
+    }
+    for (v = 0; v < p; ++v) if (clk[v] > t) t = clk[v];
+    if (clk != stack) redcoll__mem_free(al, clk);
+    return t;
+}
+
+/* The reduce_scatter rows on segments L (redcoll__reduce_scatter_*):
+   recursive doubling, pairwise (two accumulators: rank p-1's block is not
+   reduced on arrival, every other rank reduces its two at the end), and
+   recursive halving (MPICH's fold of the first 2 rem ranks, distance
+   halving over the survivors' folded segments, the even ranks' blocks sent
+   back); -1 without memory or above the walks' limits. */
+static double redcoll__rs_walk(int row, int p, const redcoll__segs *L, double E, const redcoll_cost_model *m,
+                               const redcoll_allocator *al) {
+    double a = m->alpha, b = m->beta, g = m->gamma, ua = m->f_alpha * a, ub = m->f_beta * b;
+    double stack[2 * 512], *clk, *old, t = 0;
+    int v, i;
+    if (p > REDCOLL__WALK_MAX_P || (row == REDCOLL__ROW_REDUCE_SCATTER_PAIRWISE && p > REDCOLL__WALK2_MAX_P))
+        return -1;
+    clk = p <= 512 ? stack : (double *)redcoll__mem_alloc(al, 2 * (size_t)p * sizeof(double));
+    if (!clk) return -1;
+    old = clk + p;
+    for (v = 0; v < p; ++v) clk[v] = 0;
+    if (row == REDCOLL__ROW_REDUCE_SCATTER_RECURSIVE_DOUBLING) {
+        redcoll__rd_walk(p, L, 1, E, m, clk);
+    } else if (row == REDCOLL__ROW_REDUCE_SCATTER_PAIRWISE) {
+        for (i = 1; i < p; ++i) {
+            for (v = 0; v < p; ++v) old[v] = clk[v];
+            for (v = 0; v < p; ++v) {
+                int to = (v + i) % p, from = (v - i + p) % p;
+                double len = (double)redcoll__seg_len(L, v, v + 1) * E;
+                double out = (old[v] > old[to] ? old[v] : old[to]) + a + (double)redcoll__seg_len(L, to, to + 1) * E * b;
+                double in = (old[from] > old[v] ? old[from] : old[v]) + a + len * b;
+                clk[v] = (out > in ? out : in) + (from == p - 1 ? 0 : len * g);
+            }
+        }
+        for (v = 0; v < p - 1; ++v) clk[v] += (double)redcoll__seg_len(L, v, v + 1) * E * g;
+    } else { /* recursive halving */
+        redcoll__fold f = redcoll__fold_plan(0, p);
+        redcoll__segs F = redcoll__segs_folded(L, f.rem);
+        double n = (double)L->n * E;
+        int k, steps = redcoll__floor_lg(f.pof2);
+        for (v = 1; v < 2 * f.rem; v += 2) clk[v] = clk[v - 1] = ua + n * ub, clk[v] += n * g;
+        for (k = 0; k < steps; ++k)
+            for (v = 0; v < f.pof2; ++v) {
+                redcoll__halving h;
+                int u, ru, rp, upper, keep, give;
+                double kn, gn, end;
+                redcoll__halving_plan(&h, f.pof2, v, F.parts, 0);
+                u = v ^ h.mask[k];
+                if (u < v) continue;
+                upper = (v & h.mask[k]) != 0;
+                keep = h.lo[k + 1]; give = upper ? h.lo[k] : h.hi[k + 1];
+                kn = (double)redcoll__seg_len(&F, keep, h.hi[k + 1]) * E;
+                gn = (double)redcoll__seg_len(&F, give, upper ? h.lo[k + 1] : h.hi[k]) * E;
+                ru = redcoll__fold_oldrank(&f, v); rp = redcoll__fold_oldrank(&f, u);
+                end = (clk[ru] > clk[rp] ? clk[ru] : clk[rp]) + a + (kn > gn ? kn : gn) * b;
+                clk[ru] = end + kn * g;
+                clk[rp] = end + gn * g;
+            }
+        for (v = 1; v < 2 * f.rem; v += 2) {
+            double end = (clk[v] > clk[v - 1] ? clk[v] : clk[v - 1]) + ua +
+                         (double)redcoll__seg_len(L, v - 1, v) * E * ub;
+            clk[v] = clk[v - 1] = end;
+        }
+    }
+    for (v = 0; v < p; ++v) if (clk[v] > t) t = clk[v];
+    if (clk != stack) redcoll__mem_free(al, clk);
+    return t;
+}
+
+/* Scatter (bcast only) and recursive-doubling allgather of segments L; -1
+   without memory. */
+static double redcoll__rd_gather_cost(int p, const redcoll__segs *L, int scatter, double E,
+                                      const redcoll_cost_model *m, const redcoll_allocator *al) {
+    double stack[512], *clk, t;
+    int v;
+    if (p > REDCOLL__WALK_MAX_P || !(clk = redcoll__clocks(p, stack, al))) return -1;
+    if (scatter) redcoll__scatter_walk(p, L, E, m, clk);
+    else for (v = 0; v < p; ++v) clk[v] = 0;
+    t = redcoll__rd_walk(p, L, 0, E, m, clk);
+    if (clk != stack) redcoll__mem_free(al, clk);
+    return t;
+}
+
+/* min over h of redcoll__rt_cost(pl, m, mo, h) in one pass (the plan's cost
+   when the cost model picks the halving levels, threshold_bytes = 0): for
+   h <= nf the ring levels from h on and the elimination stage see the same
+   chunk m_h, so their cost is a suffix sum plus m_h times another. */
+static double redcoll__rt_min_cost(const redcoll__rt_plan *pl, double m, const redcoll_cost_model *mo) {
+    double a = mo->alpha, b = mo->beta, g = mo->gamma, sa[REDCOLL__RT_MAXF + 1], sb[REDCOLL__RT_MAXF + 1];
+    double pre = 0, best = -1, A0 = 0, B0 = 0, t, half = 0, mk;
+    int i, k, N = pl->E > 1 ? redcoll__floor_lg(pl->E) : 0;
+    sa[pl->nf] = sb[pl->nf] = 0;
+    for (i = pl->nf - 1; i >= 0; --i) {
+        sa[i] = sa[i + 1] + redcoll__ceil_lg(pl->f[i]) * a;
+        sb[i] = sb[i + 1] + (pl->f[i] - 1) * (b + g);
+    }
+    if (pl->E > 1) { A0 = (N + 2) * a; B0 = N * (b + g) + 2 * b + g; }
+    for (i = 0; i <= pl->nf; ++i) { /* h = i: levels below i halve */
+        t = pre + sa[i] + m * (sb[i] + B0) + A0;
+        if (best < 0 || t < best) best = t;
+        if (i < pl->nf) {
+            double r = pl->f[i];
+            pre += (r - 1) * (a + m / r * b) + (r - 1) / r * m * g + redcoll__ceil_lg(pl->f[i]) * a +
+                   (r - 1) / r * m * b;
+            m /= r;
+        }
+    }
+    for (mk = m, k = 1; k <= N; ++k) { /* h = nf + k: k elimination levels halve */
+        half += 2 * a + mk * b + mk / 2 * g;
+        mk /= 2;
+        t = pre + half + (N - k) * (a + mk * (b + g)) + 2 * a + m * b + m / 2 * g;
+        if (t < best) best = t;
+    }
+    return best;
+}
+
+/* The Rabenseifner-Traeff rows' cost without making their plan (which tries
+   every split and threshold through redcoll__rt_cost): the factorisation
+   of redcoll__rt_make_plan, each candidate priced by redcoll__rt_min_cost. */
+static double redcoll__rt_price(int p, double V, int variant, const redcoll_cost_model *mo) {
+    redcoll__rt_plan pl;
+    int q, odd[REDCOLL__RT_MAXF], nodd = 0, n2 = 0, k, i;
+    double best = -1;
+    REDCOLL_MEMSET(&pl, 0, sizeof pl);
+    if (variant == REDCOLL__VARIANT_BUTTERFLY) p = redcoll__pof2_floor(p);
+    while (p % 2 == 0) { p /= 2; pl.f[n2++] = 2; }
+    if (variant != REDCOLL__VARIANT_FACTORS) {
+        pl.nf = n2; pl.E = p;
+        return redcoll__rt_min_cost(&pl, V, mo);
+    }
+    for (q = 3; p > 1; q += 2) { /* as redcoll__rt_make_plan */
+        if ((long)q * q > p) q = p;
+        while (p % q == 0) { p /= q; odd[nodd++] = q; }
+        if (p == 1) break;
+    }
+    for (k = 0; k <= nodd; ++k) {
+        double t;
+        pl.nf = n2 + k; pl.E = 1;
+        for (i = 0; i < nodd; ++i) {
+            if (i < k) pl.f[n2 + i] = odd[i];
+            else pl.E *= odd[i];
+        }
+        t = redcoll__rt_min_cost(&pl, V, mo);
+        if (best < 0 || t < best) best = t;
+    }
+    return best;
+}
+
 /* Rows whose cost is a plan (Rabenseifner-Traeff) or composed of other rows
    (pipelined trees, hierarchical levels). */
 static double redcoll__row_cost_composite(int row, const redcoll__cost_in *in) {
@@ -5253,21 +5597,24 @@ static double redcoll__row_cost_composite(int row, const redcoll__cost_in *in) {
         redcoll__ctx c;
         redcoll__rt_plan pl;
         double t;
-        REDCOLL_MEMSET(&c, 0, sizeof c);
-        c.size = p; c.esize = in->esize; c.o = *in->o;
-        redcoll__rt_make_plan(&pl, &c, in->n, e->variant);
-        t = redcoll__rt_cost(&pl, V, m, pl.halve);
-        if (pl.fold && redcoll__pof2_floor(p) != p) /* excess ranks fold in (and out) */
+        if (in->o->threshold_bytes == 0) { /* the model's halving levels: no plan needed */
+            t = redcoll__rt_price(p, V, e->variant, m);
+        } else {
+            REDCOLL_MEMSET(&c, 0, sizeof c);
+            c.size = p; c.esize = in->esize; c.o = *in->o;
+            redcoll__rt_make_plan(&pl, &c, in->n, e->variant);
+            t = redcoll__rt_cost(&pl, V, m, pl.halve);
+        }
+        if (e->variant == REDCOLL__VARIANT_BUTTERFLY && redcoll__pof2_floor(p) != p) /* excess ranks fold in (and out) */
             t += e->info.coll == REDCOLL_COLL_REDUCE ? ua + V * (ub + g) : 2 * (ua + V * ub) + V * g;
         return t;
     }
-    case REDCOLL__ROW_REDUCE_PIPELINE: {
+    case REDCOLL__ROW_REDUCE_PIPELINE: case REDCOLL__ROW_BCAST_PIPELINE: {
         size_t chunk = in->o->segment_bytes / in->esize ? in->o->segment_bytes / in->esize : 1;
-        return redcoll__pipe(p - 1, in->n, chunk < in->n ? chunk : in->n, E, ua, ub + g);
-    }
-    case REDCOLL__ROW_BCAST_PIPELINE: {
-        size_t chunk = in->o->segment_bytes / in->esize ? in->o->segment_bytes / in->esize : 1;
-        return redcoll__pipe(p - 1, in->n, chunk < in->n ? chunk : in->n, E, ua, ub);
+        int red = row == REDCOLL__ROW_REDUCE_PIPELINE;
+        double t = redcoll__chain_walk(p, in->n, chunk < in->n ? chunk : in->n, E, red ? g : 0, m,
+                                       &in->o->allocator);
+        return t >= 0 ? t : redcoll__pipe(p - 1, in->n, chunk < in->n ? chunk : in->n, E, ua, red ? ub + g : ub);
     }
     case REDCOLL__ROW_REDUCE_BINARY: case REDCOLL__ROW_REDUCE_IN_ORDER_BINARY: {
         /* two children per step: the pipe advances one chunk per two receives */
@@ -5302,9 +5649,18 @@ static double redcoll__row_cost(int row, const redcoll__cost_in *in) {
     size_t n = in->n;
     double V = (double)n * E;                        /* the whole vector, bytes */
     double seg = redcoll__cdiv(n, (size_t)p) * E;   /* the largest of p segments */
+    double w = -1;                                  /* reduce_scatter: the walk on its counts */
     if (p == 1) return 0;
     if (row == REDCOLL__ROW_BARRIER_DISSEMINATION) return lg * a;
     if (n == 0) return 0;
+    if (in->displs && (row == REDCOLL__ROW_REDUCE_SCATTER_RECURSIVE_DOUBLING ||
+                       row == REDCOLL__ROW_REDUCE_SCATTER_PAIRWISE || row == REDCOLL__ROW_REDUCE_SCATTER_RECURSIVE_HALVING)) {
+        redcoll__segs L = redcoll__segs_make(n, p, in->displs); /* the counts as laid out */
+        w = redcoll__rs_walk(row, p, &L, E, m, &in->o->allocator);
+    } else if (row == REDCOLL__ROW_REDUCE_SCATTER_BLOCK_RECURSIVE_DOUBLING && odd) { /* MPICH's fix-up */
+        redcoll__segs L = redcoll__segs_make(n * (size_t)p, p, NULL);
+        w = redcoll__rs_walk(REDCOLL__ROW_REDUCE_SCATTER_RECURSIVE_DOUBLING, p, &L, E, m, &in->o->allocator);
+    }
     switch (row) {
     case REDCOLL__ROW_REDUCE_BINOMIAL: case REDCOLL__ROW_REDUCE_BINARY_TREE:
         return lg * (ua + V * (ub + g));
@@ -5317,20 +5673,24 @@ static double redcoll__row_cost(int row, const redcoll__cost_in *in) {
     case REDCOLL__ROW_ALLREDUCE_RECURSIVE_DOUBLING:
         return k * (a + V * (b + g)) + (odd ? 2 * (ua + V * ub) + V * g : 0);
     case REDCOLL__ROW_ALLGATHER_RECURSIVE_DOUBLING: case REDCOLL__ROW_ALLGATHERV_RECURSIVE_DOUBLING: {
-        /* p = 2^k: exact. Otherwise (MPICH 4.1.1's fix-up) ceil(lg p) exchanges
-           of up to 2^i blocks and lg p - 1 forwards of the p - 2^k blocks of
-           the incomplete subtree: an estimate (the test states its bound) */
-        double blk = row == REDCOLL__ROW_ALLGATHER_RECURSIVE_DOUBLING ? V : seg;
-        if (!odd) return k * a + (p - 1) * blk * b;
+        /* p = 2^k, even blocks: closed form. Otherwise MPICH 4.1.1's fix-up
+           (and uneven blocks), walked */
+        int all = row == REDCOLL__ROW_ALLGATHER_RECURSIVE_DOUBLING;
+        double blk = all ? V : seg, t;
+        redcoll__segs L = redcoll__segs_make(all ? n * (size_t)p : n, p, all ? NULL : in->displs);
+        if (!odd && !L.displs) return k * a + (p - 1) * blk * b;
+        t = redcoll__rd_gather_cost(p, &L, 0, E, m, &in->o->allocator);
+        if (t >= 0) return t;
         return lg * a + ((double)(1u << lg) - 1) * blk * b + (lg - 1) * (ua + (p - pof2) * blk * ub);
     }
     case REDCOLL__ROW_REDUCE_SCATTER_RECURSIVE_DOUBLING:
     case REDCOLL__ROW_REDUCE_SCATTER_BLOCK_RECURSIVE_DOUBLING: {
+        if (w >= 0) return w; /* off powers of two or uneven: walked */
         /* step `mask`: partners exchange all blocks but their own subtree's,
            the longer message set by the smallest subtree that has a partner
            (the truncated last one when its partner exists); off powers of two
-           the fix-up forwards what arrived lg p - 1 times (MPICH 4.4): an
-           estimate there, exact for p = 2^k */
+           (above the walks' limit) the fix-up forwards what arrived lg p - 1
+           times (MPICH 4.4): an estimate there */
         double blk = row == REDCOLL__ROW_REDUCE_SCATTER_BLOCK_RECURSIVE_DOUBLING ? V : seg, t = 0;
         long long mask;
         for (mask = 1; mask < p; mask <<= 1) {
@@ -5376,12 +5736,18 @@ static double redcoll__row_cost(int row, const redcoll__cost_in *in) {
         return (p - 1) * (a + seg * (b + g) + ua) + (V - seg) * ub; /* root 0 receives p-1 segments */
     case REDCOLL__ROW_ALLGATHER_RING:
         return (p - 1) * (a + V * b);
-    case REDCOLL__ROW_ALLGATHERV_RING:
-        return (p - 1) * (a + seg * b);
+    case REDCOLL__ROW_ALLGATHERV_RING: {
+        redcoll__segs L = redcoll__segs_make(n, p, in->displs);
+        double t = in->displs ? redcoll__ring_walk(p, &L, E, m, &in->o->allocator) : -1;
+        return t >= 0 ? t : (p - 1) * (a + seg * b);
+    }
     case REDCOLL__ROW_ALLGATHER_BRUCK:
         return lg * a + (p - 1) * V * b;
-    case REDCOLL__ROW_ALLGATHERV_BRUCK:
-        return lg * a + (double)(p - 1) / p * V * b;
+    case REDCOLL__ROW_ALLGATHERV_BRUCK: {
+        redcoll__segs L = redcoll__segs_make(n, p, in->displs);
+        double t = in->displs ? redcoll__bruck_walk(p, &L, E, m, &in->o->allocator) : -1;
+        return t >= 0 ? t : lg * a + (double)(p - 1) / p * V * b;
+    }
     case REDCOLL__ROW_ALLTOALL_BRUCK:
         return lg * a + redcoll__bruck_blocks(p) * V * b;
     case REDCOLL__ROW_ALLTOALL_SCATTERED:
@@ -5389,11 +5755,13 @@ static double redcoll__row_cost(int row, const redcoll__cost_in *in) {
     case REDCOLL__ROW_ALLTOALL_PAIRWISE:
         return (p - 1) * (a + V * b);
     case REDCOLL__ROW_REDUCE_SCATTER_PAIRWISE: /* p - 1 exchanges, then the two accumulators meet */
+        if (w >= 0) return w;
         return (p - 1) * (a + seg * (b + g)) + (p > 2 ? seg * g : 0);
     case REDCOLL__ROW_REDUCE_SCATTER_BLOCK_PAIRWISE:
         return (p - 1) * (a + V * (b + g)) + (p > 2 ? V * g : 0);
     case REDCOLL__ROW_REDUCE_SCATTER_RECURSIVE_HALVING:
     case REDCOLL__ROW_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING: {
+        if (w >= 0) return w;
         /* the first 2r ranks fold in pairs (one-way vector, block back at the
            end); halving step i exchanges the first pof2/2^i survivors' segments,
            two per folded pair (segments are whole: the first n mod p larger) */
@@ -5406,10 +5774,14 @@ static double redcoll__row_cost(int row, const redcoll__cost_in *in) {
         }
         return t + (odd ? 2 * ua + (T + blk) * ub + T * g : 0);
     }
-    case REDCOLL__ROW_BCAST_SCATTER_RECURSIVE_DOUBLING: /* the scatter, then the allgather */
+    case REDCOLL__ROW_BCAST_SCATTER_RECURSIVE_DOUBLING: { /* the scatter, then the allgather */
+        redcoll__segs L = redcoll__segs_make(n, p, NULL);
+        double t = redcoll__rd_gather_cost(p, &L, 1, E, m, &in->o->allocator);
+        if (t >= 0) return t;
         return lg * ua + (V - seg) * ub +
                (odd ? lg * a + ((double)(1u << lg) - 1) * seg * b + (lg - 1) * (ua + (p - pof2) * seg * ub)
                     : k * a + (p - 1) * seg * b);
+    }
     case REDCOLL__ROW_BCAST_SCATTER_RING: /* the root sends all but its own block */
         return lg * ua + (V - seg) * ub + (p - 1) * (a + seg * b);
     case REDCOLL__ROW_REDUCE_FLAT: case REDCOLL__ROW_REDUCE_CHAIN:
@@ -5461,6 +5833,7 @@ static redcoll__cost_in redcoll__cost_input(redcoll_coll coll, int p, size_t byt
     if (coll == REDCOLL_COLL_REDUCE_SCATTER_BLOCK && p > 0) in.n /= (size_t)p;
     in.o = resolved;
     in.m = &resolved->model;
+    in.displs = NULL;
     return in;
 }
 
@@ -5505,14 +5878,20 @@ static unsigned long long redcoll__select_key(redcoll_coll coll, int p, size_t b
 }
 #endif
 
-static redcoll_algo redcoll__select_model(redcoll_coll coll, int p, size_t bytes, size_t esize,
-                                          int commutative, const redcoll_options *resolved) {
+/* displs: allgatherv's block offsets (p + 1), priced as laid out and part
+   of the cache key; NULL for the others. */
+static redcoll_algo redcoll__select_model_at(redcoll_coll coll, int p, size_t bytes, size_t esize,
+                                             int commutative, const redcoll_options *resolved,
+                                             const size_t *displs) {
     redcoll__cost_in in;
     redcoll_algo algo;
     int row;
 #ifdef REDCOLL__SELECT_CACHE
     unsigned long long key = redcoll__select_key(coll, p, bytes, esize, commutative, resolved);
-    unsigned long long *slot = &redcoll__select_cache[(key >> 40) % REDCOLL__SELECT_CACHE];
+    unsigned long long *slot;
+    int i;
+    for (i = 0; displs && i <= p; ++i) key = redcoll__cmix(key, displs[i]) | 1;
+    slot = &redcoll__select_cache[(key >> 40) % REDCOLL__SELECT_CACHE];
     unsigned long long hit = __atomic_load_n(slot, __ATOMIC_RELAXED);
     if (hit && (hit >> 8) == (key >> 8)) {
         const redcoll__row *e = redcoll__find(coll, (redcoll_algo)(hit & 0xff));
@@ -5520,12 +5899,30 @@ static redcoll_algo redcoll__select_model(redcoll_coll coll, int p, size_t bytes
     }
 #endif
     in = redcoll__cost_input(coll, p, bytes, esize, resolved);
+    in.displs = displs;
     redcoll__best_cost_for(coll, p, &in, commutative, &row);
     algo = row >= 0 ? redcoll__rows[row].info.algo : REDCOLL_ALGO_AUTO;
 #ifdef REDCOLL__SELECT_CACHE
     __atomic_store_n(slot, (key & ~0xffull) | (unsigned long long)algo, __ATOMIC_RELAXED);
 #endif
     return algo;
+}
+
+static redcoll_algo redcoll__select_model(redcoll_coll coll, int p, size_t bytes, size_t esize,
+                                          int commutative, const redcoll_options *resolved) {
+    return redcoll__select_model_at(coll, p, bytes, esize, commutative, resolved, NULL);
+}
+
+/* AUTO for allgatherv and reduce_scatter priced on their counts (the same on every rank, so every
+   rank picks the same row); p above the walks' limit: as even counts. */
+static redcoll_algo redcoll__select_counts(const redcoll__ctx *c, size_t bytes, const size_t *counts) {
+    size_t displs[REDCOLL__WALK_MAX_P + 1];
+    int i, p = c->size;
+    if ((c->coll != REDCOLL_COLL_ALLGATHERV && c->coll != REDCOLL_COLL_REDUCE_SCATTER) || !counts ||
+        p > REDCOLL__WALK_MAX_P)
+        return redcoll__select_model(c->coll, p, bytes, c->esize, c->op.commutative, &c->o);
+    for (displs[0] = 0, i = 0; i < p; ++i) displs[i + 1] = displs[i] + counts[i];
+    return redcoll__select_model_at(c->coll, p, bytes, c->esize, c->op.commutative, &c->o, displs);
 }
 
 REDCOLL_API double redcoll_algo_cost(redcoll_coll coll, redcoll_algo algo, int p, size_t bytes,
@@ -5773,12 +6170,12 @@ static redcoll_result redcoll__setup_levels(redcoll__ctx *c, size_t bytes) {
 
 /* The algorithm: opts.algo or the selector's, valid for the collective and
    the op; `bytes` is what the selector sees. */
-static redcoll_result redcoll__setup_algo(redcoll__call *call, size_t bytes) {
+static redcoll_result redcoll__setup_algo(redcoll__call *call, size_t bytes, const size_t *counts) {
     redcoll__ctx *c = &call->c;
     redcoll_algo algo = c->o.algo;
     if (algo == REDCOLL_ALGO_AUTO && (c->o.selector == REDCOLL_SELECTOR_DEFAULT ||
                                       c->o.selector == REDCOLL_SELECTOR_MODEL))
-        algo = redcoll__select_model(c->coll, c->size, bytes, c->esize, c->op.commutative, &c->o);
+        algo = redcoll__select_counts(c, bytes, counts);
     if (algo == REDCOLL_ALGO_AUTO) algo = redcoll_select(c->coll, c->size, bytes, c->op.commutative, &c->o);
     call->row = redcoll__find(c->coll, algo);
     if (!call->row) return REDCOLL_ERR_INVALID_ARG;
@@ -5953,7 +6350,7 @@ static redcoll_result redcoll__setup(redcoll__call *call, const redcoll__desc *d
     call->bytes = n * c->esize * (blocks ? (size_t)c->size : 1);
     if (rooted && (d->root < 0 || d->root >= c->size)) return REDCOLL_ERR_INVALID_ARG;
     /* the algorithm, then the buffers */
-    r = redcoll__setup_algo(call, bytes);
+    r = redcoll__setup_algo(call, bytes, d->counts);
     if (r != REDCOLL_OK) return r;
     c->tag = redcoll__call_tag(call, d, n);
     r = redcoll__setup_buffers(call, d, n, mine, before);

@@ -1,8 +1,8 @@
 /* select.c - what one AUTO decision costs (REDCOLL_SELECTOR_MODEL against the
    paper rules), per collective, at p = 1024 and sizes 8 B .. 64 MB.
 
-   cc -std=c11 -O2 -I. bench/select.c -o build/bench_select -lpthread -lm
-   nice build/bench_select
+   make bench-select             (p = 1024; BENCH_FLAGS=500: p = 500, where the
+                                  recursive-doubling and pipeline rows are walked)
 
    Prints the median of 9 timed batches of 2000 calls per (collective,
    selector), interleaved batch by batch, in ns per call: the model as a
@@ -27,9 +27,11 @@ static int cmp(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-int main(void) {
+int main(int argc, char **argv) {
     enum { BATCHES = 9, CALLS = 2000, SIZES = 24 };
-    int c, k, i, j, sink = 0;
+    int c, k, i, j, sink = 0, P = argc > 1 ? atoi(argv[1]) : 1024;
+    if (P < 8) P = 8;
+    printf("p = %d .. %d\n", P - 7, P);
     for (c = 0; c < REDCOLL_COLL_COUNT; ++c) {
         double t[3][BATCHES];
         for (k = 0; k < BATCHES; ++k)
@@ -39,7 +41,7 @@ int main(void) {
                 o.selector = j == 1 ? REDCOLL_SELECTOR_PAPERS : REDCOLL_SELECTOR_MODEL;
                 t0 = now();
                 for (i = 0; i < CALLS; ++i) /* j = 2: every call a new size, so every call misses */
-                    sink += (int)redcoll_select((redcoll_coll)c, 1024 - (i & 7),
+                    sink += (int)redcoll_select((redcoll_coll)c, P - (i & 7),
                                                 ((size_t)8 << (i % SIZES)) + (j == 2 ? (size_t)(k * CALLS + i) : 0),
                                                 1, &o);
                 t[j][k] = (now() - t0) / CALLS * 1e9;
