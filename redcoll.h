@@ -4763,15 +4763,30 @@ REDCOLL__XLOOPS(f64_avx512, REDCOLL__XAVX512, redcoll__xf64)
 REDCOLL__XLOOPS(f32_avx512, REDCOLL__XAVX512, redcoll__xf32)
 #endif
 
+/* The passes of level lv for a format (0 portable C, 1 AVX2, 2 AVX-512 with
+   CD), or NULL where this build or this CPU has no such level. */
+#define REDCOLL__XLEVELS 3
+static const redcoll__xloops *redcoll__xloops_at(int lv, const redcoll__xfmt *f) {
+    int dbl = f->bits == 64;
+    switch (lv) {
+    case 0: return dbl ? &redcoll__xloops_f64 : &redcoll__xloops_f32;
+#ifdef REDCOLL__SIMD_X86
+    case 1:
+        if (!redcoll__isa_ok(REDCOLL__ISA_AVX2)) return NULL;
+        return dbl ? &redcoll__xloops_f64_avx2 : &redcoll__xloops_f32_avx2;
+    case 2:
+        if (!redcoll__isa_ok(REDCOLL__ISA_AVX512) || !__builtin_cpu_supports("avx512cd")) return NULL;
+        return dbl ? &redcoll__xloops_f64_avx512 : &redcoll__xloops_f32_avx512;
+#endif
+    default: return NULL;
+    }
+}
+
 /* The fastest passes this CPU runs for a format. */
 static const redcoll__xloops *redcoll__xloops_for(const redcoll__xfmt *f) {
-    int dbl = f->bits == 64;
-#ifdef REDCOLL__SIMD_X86
-    if (redcoll__isa_ok(REDCOLL__ISA_AVX512) && __builtin_cpu_supports("avx512cd"))
-        return dbl ? &redcoll__xloops_f64_avx512 : &redcoll__xloops_f32_avx512;
-    if (redcoll__isa_ok(REDCOLL__ISA_AVX2)) return dbl ? &redcoll__xloops_f64_avx2 : &redcoll__xloops_f32_avx2;
-#endif
-    return dbl ? &redcoll__xloops_f64 : &redcoll__xloops_f32;
+    int lv = REDCOLL__XLEVELS - 1;
+    while (!redcoll__xloops_at(lv, f)) --lv;
+    return redcoll__xloops_at(lv, f);
 }
 
 /* Words of one round's limb buffer: up to 1 MiB, never more than the call
