@@ -4212,8 +4212,11 @@ static redcoll_result redcoll__rabenseifner_traeff(redcoll__ctx *c, const redcol
    blocks with inf, NaN or -0) in R = ceil(8 n (K + s) / 1 MiB) rounds: the
    messages of 1 + R collectives (R when direct) instead of 1; local
    work: a range scan, an encoding and a rounding pass over the n inputs
-   (about 20, 20 and 70 scalar instructions per element for K <= 2) beside
-   the int64 sums. Bytes on the wire: 16 per element (+ 0.19) for doubles
+   beside the int64 sums. Their full blocks of the common case (K <= 2, no
+   special value) run branch-free loops of constant length, compiled per
+   instruction set and picked at setup (redcoll__xloops_for): with AVX-512
+   (F, DQ, VL, CD) all three vectorise, with AVX2 the scan; in cache about
+   0.2, 0.25 and 1 ns per double on a 2-core AVX-512 EPYC. Bytes on the wire: 16 per element (+ 0.19) for doubles
    within 69 binades at p = 2, within 53 at p <= 512; 24 up to 70 binades at
    any p < 2^21. K grows with the range: 35 limbs for a block holding both
    1e-300 and 1e300 at p = 2. Limit: p < 2^21, else REDCOLL_ERR_UNSUPPORTED.
@@ -4248,7 +4251,7 @@ static redcoll_result redcoll__rabenseifner_traeff(redcoll__ctx *c, const redcol
 #else
 #define REDCOLL__XRESTRICT
 #endif
-#define REDCOLL__XNZ(v) (((v) | ((uint64_t)0 - (v))) >> 63) /* 1 if v != 0, without a branch */
+#define REDCOLL__XNZ(v) ((v) != 0 ? (uint64_t)1 : (uint64_t)0) /* a select: vectorises */
 
 /* An IEEE binary format: float or double. */
 typedef struct redcoll__xfmt {
