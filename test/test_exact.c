@@ -642,6 +642,169 @@ static void test_exact_shm(void) {
         }
 }
 
+/* ---- the local passes at every instruction-set level ------------------------------ */
+
+/* A call object around caller-owned buffers for driving the passes directly:
+   one segment of n elements, limb width L, nothing measured. */
+static void tx_xsum(redcoll__xsum *x, redcoll__ctx *c, redcoll_transport *t, int dbl, int L, const void *in,
+                    void *out, size_t n, uint16_t *info, int64_t *limb, size_t cap) {
+    memset(x, 0, sizeof *x);
+    memset(c, 0, sizeof *c);
+    memset(t, 0, sizeof *t);
+    c->t = t;
+    c->size = 1;
+    x->c = c;
+    x->f = dbl ? &redcoll__xf64 : &redcoll__xf32;
+    x->in = (const char *)in;
+    x->out = (char *)out;
+    x->total = x->each = n;
+    x->segs = 1;
+    x->L = L;
+    x->kfull = (x->f->top + L) / L;
+    x->nblocks = (n + REDCOLL__XBLOCK - 1) / REDCOLL__XBLOCK;
+    x->cap = cap;
+    x->info = info;
+    x->limb = limb;
+}
+
+/* The correctly rounded value of (w0 + w1 2^L) 2^lo units, from the
+   harness's long accumulator fed exact 32-bit pieces. */
+static uint64_t tx_limbs_ref(int64_t w0, int64_t w1, int L, int lo, int dbl) {
+    rc_xacc acc;
+    uint64_t bits = 0;
+    int unit = lo - (dbl ? 1074 : 149), j;
+    int64_t w[2];
+    w[0] = w0; w[1] = w1;
+    memset(&acc, 0, sizeof acc);
+    for (j = 0; j < 2; ++j) {
+        int64_t hi = w[j] >> 32; /* arithmetic on GCC, Clang */
+        double lo32 = (double)(uint32_t)(uint64_t)w[j];
+        rc_xadd(&acc, ldexp(lo32, unit + j * L));
+        rc_xadd(&acc, ldexp((double)hi, unit + j * L + 32));
+    }
+    rc_xresult(&acc, dbl, &bits);
+    return bits;
+}
+
+/* The vectorised passes (range scan, encoding, rounding of the common
+   blocks) at every level this build and CPU run, doubles and floats, limb
+   widths of p = 2, 3, 9, 2^20:
+   - rounding of random limb sums (K = 1 and 2, any sign, carries between
+     limbs, ties, subnormal and, for floats, overflowing results) is bitwise
+     the reference's;
+   - ranges and limbs of one input per element equal the portable level's,
+     and rounding them gives the input back (full blocks and a short tail;
+     blocks of 60 binades, of zeros of both signs, with subnormals, with
+     infinities). */
+static void test_exact_loops(void) {
+    enum { NB = 40, N = NB * REDCOLL__XBLOCK + 13, CAP = N * 64 };
+    static const int Ls[] = { 61, 60, 58, 41 };
+    static uint16_t info[3 * (NB + 1)], info0[3 * (NB + 1)];
+    static int64_t limb[CAP], limb0[CAP];
+    static uint64_t in[N], out[N];
+    int dbl, li, lv, levels = 0;
+    for (dbl = 0; dbl < 2; ++dbl)
+        for (li = 0; li < 4; ++li)
+            for (lv = 0; lv < REDCOLL__XLEVELS; ++lv) {
+                const redcoll__xfmt *f = dbl ? &redcoll__xf64 : &redcoll__xf32;
+                const redcoll__xloops *loops = redcoll__xloops_at(lv, f);
+                const int L = Ls[li], es = dbl ? 8 : 4, span = 2 * L - f->frac - 2; /* binades K = 2 holds */
+                redcoll__xsum x;
+                redcoll__ctx c;
+                redcoll_transport t;
+                redcoll__xcur cur = { 0, 0, 0, 0 }, end;
+                size_t i, b, bad = 0, words;
+                if (!loops) continue;
+                levels += dbl && li == 0;
+                /* rounding of sums: block b has lo = lo_b, K = 1 + b % 2 */
+                tx_xsum(&x, &c, &t, dbl, L, in, out, N, info, limb, CAP);
+                for (b = 0; b < x.nblocks; ++b) {
+                    uint32_t h = rc_hash((uint32_t)(b * 977 + (size_t)L * 31 + (size_t)dbl));
+                    int K = 1 + (int)(b % 2), lo = dbl ? (int)(h % 1900) : (int)(h % 160);
+                    info[3 * b] = (uint16_t)(lo + K * L);
+                    info[3 * b + 1] = (uint16_t)(0xffff - lo);
+                    info[3 * b + 2] = 0;
+                    for (i = b * REDCOLL__XBLOCK; i < N && i < (b + 1) * REDCOLL__XBLOCK; ++i) {
+                        uint32_t g = rc_hash((uint32_t)i ^ h), g2 = rc_hash(g);
+                        int64_t big = (int64_t)1 << (62 - (int)(g2 % 8) * 5), w0, w1;
+                        w0 = (int64_t)(((uint64_t)rc_hash(g2) << 32 | rc_hash(g2 + 1)) % (uint64_t)big);
+                        w1 = (int64_t)(((uint64_t)rc_hash(g2 + 2) << 32 | rc_hash(g2 + 3)) % (uint64_t)big);
+                        if (g & 1) w0 = -w0;
+                        if (g & 2) w1 = -w1;
+                        if (g % 7 == 3) w1 = 0;
+                        if (g % 11 == 5) w0 = (int64_t)1 << (g % 60);          /* a tie or near one */
+                        if (g % 13 == 6) { w0 = -((int64_t)1 << L); w1 = 1; }  /* carries cancel */
+                        if (g % 17 == 8) { /* a tie in w1, broken (or not) by w0's bit 0 */
+                            w1 = (((int64_t)1 << 53) + 1) << (g >> 8) % 8;
+                            w0 = (int64_t)((g >> 12) % 3) - 1;
+                            if (g & 4) { w1 = -w1; w0 = -w0; }
+                        }
+                        if (K == 1) limb[i] = w0;
+                        else { limb[2 * i] = w0; limb[2 * i + 1] = w1; }
+                    }
+                }
+                /* the limbs of block b start at b * 32 * K_avg: lay them out as the passes do */
+                {
+                    size_t at = 0;
+                    static int64_t packed[CAP];
+                    for (b = 0; b < x.nblocks; ++b) {
+                        size_t n0 = b * REDCOLL__XBLOCK, n = N - n0 < REDCOLL__XBLOCK ? N - n0 : REDCOLL__XBLOCK;
+                        size_t K = 1 + b % 2;
+                        memcpy(packed + at, limb + (K == 1 ? n0 : 2 * n0), n * K * sizeof(int64_t));
+                        at += n * K;
+                    }
+                    memcpy(limb, packed, at * sizeof(int64_t));
+                    end.b = x.nblocks;
+                    loops->decode(&x, cur, end);
+                    at = 0;
+                    for (b = 0; b < x.nblocks; ++b) {
+                        size_t n0 = b * REDCOLL__XBLOCK, n = N - n0 < REDCOLL__XBLOCK ? N - n0 : REDCOLL__XBLOCK;
+                        int K = 1 + (int)(b % 2), lo = 0xffff - info[3 * b + 1];
+                        for (i = 0; i < n; ++i) {
+                            uint64_t want = tx_limbs_ref(packed[at + i * (size_t)K], K == 2 ? packed[at + 2 * i + 1] : 0, L, lo, dbl), got = 0;
+                            memcpy(&got, (char *)out + (n0 + i) * (size_t)es, (size_t)es);
+                            if (got != want && bad++ < 3)
+                                CHECK(0, "level %d %s L=%d block %zu (K=%d lo=%d) element %zu: %llx, want %llx", lv,
+                                      dbl ? "double" : "float", L, b, K, lo, i, (unsigned long long)got,
+                                      (unsigned long long)want);
+                        }
+                        at += n * (size_t)K;
+                    }
+                }
+                CHECK(bad == 0, "level %d %s L=%d: %zu roundings differ", lv, dbl ? "double" : "float", L, bad);
+                /* one input per element: ranges, limbs, and back */
+                for (i = 0; i < N; ++i) {
+                    size_t blk = i / REDCOLL__XBLOCK;
+                    uint32_t g = rc_hash((uint32_t)(i * 3 + 1)), g2 = rc_hash(g);
+                    double v = ldexp(1.0 + (double)(g2 & 0xfffff) / 1048576.0,
+                                     (int)(g % (uint32_t)span) - span / 2 + (int)(blk % 5) * 7);
+                    if (g & 1) v = -v;
+                    if (blk == 3) v = (g & 2) ? 0.0 : -0.0;
+                    if (blk == 5 && i % 4 == 0) v = ldexp(v, dbl ? -1060 : -140);
+                    if (blk == 7 && i % 9 == 0) v = (g & 2) ? INFINITY : 1e30;
+                    if (dbl) memcpy(&in[i], &v, 8);
+                    else { float fv = (float)v; memcpy((char *)in + 4 * i, &fv, 4); }
+                }
+                tx_xsum(&x, &c, &t, dbl, L, in, out, N, info, limb, CAP);
+                loops->ranges(&x);
+                words = loops->encode(&x, cur, &end);
+                CHECK(end.b == x.nblocks, "level %d: one round expected", lv);
+                if (lv == 0) { memcpy(info0, info, sizeof info); memcpy(limb0, limb, words * sizeof(int64_t)); }
+                else {
+                    CHECK(memcmp(info0, info, sizeof info) == 0, "level %d %s L=%d: range words differ", lv,
+                          dbl ? "double" : "float", L);
+                    CHECK(memcmp(limb0, limb, words * sizeof(int64_t)) == 0, "level %d %s L=%d: limbs differ", lv,
+                          dbl ? "double" : "float", L);
+                }
+                memset(out, 0x5a, sizeof out);
+                loops->decode(&x, cur, end);
+                CHECK(memcmp(in, out, N * (size_t)es) == 0, "level %d %s L=%d: one input does not round to itself",
+                      lv, dbl ? "double" : "float", L);
+            }
+    CHECK(levels >= 1, "no level ran");
+    if (tf_verbose) printf("      %d instruction-set levels of the passes run here\n", levels);
+}
+
 /* ---- failures, no-data mode, scratch ---------------------------------------------- */
 
 /* A transport failure at any call of any rank: that rank reports it, every
@@ -715,6 +878,7 @@ static void suite_exact(void) {
     tf_test("exact/p_independent", test_exact_p_independent);
     tf_test("exact/fpenv", test_exact_fpenv);
     tf_test("exact/sweep", test_exact_sweep);
+    tf_test("exact/loops", test_exact_loops);
     tf_test("exact/faults", test_exact_faults);
     tf_test("exact/nodata", test_exact_nodata);
     tf_test("exact/scratch", test_exact_scratch);
