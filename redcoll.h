@@ -552,12 +552,6 @@ typedef struct redcoll_options {
     redcoll_selector   selector;        /* DEFAULT (= MODEL): least modeled time under
                                            `model`; PAPERS, MPICH: the papers' rules */
     size_t             segment_bytes;   /* pipelined schedules; 0 = default */
-    size_t             chunk_bytes;     /* transports without recv_reduce: messages
-                                           longer than this are cut into messages of
-                                           this size (whole elements), each reduced as
-                                           it lands, so staging needs one chunk, not a
-                                           vector; 0 = default; SIZE_MAX: never cut.
-                                           Every rank must pass the same value. */
     size_t             threshold_bytes; /* butterfly threshold b; see above */
     int                groups;          /* hierarchical: G groups; 0 = default; above p: p
                                            (every rank its own group), so one value can
@@ -567,6 +561,13 @@ typedef struct redcoll_options {
     int                by_node;         /* hierarchical: group by transport node_of */
     redcoll_cost_model model;
     redcoll_allocator  allocator;
+    size_t             chunk_bytes;     /* transports without recv_reduce: messages
+                                           longer than this are cut into messages of
+                                           this size (whole elements), each reduced as
+                                           it lands, so staging needs one chunk, not a
+                                           vector; 0 = default; SIZE_MAX: never cut.
+                                           Every rank must pass the same value.
+                                           (Appended: the struct only grows at its end.) */
 } redcoll_options;
 
 #define REDCOLL_DEFAULT_ALPHA   2e-6    /* 2 us latency */
@@ -2518,7 +2519,7 @@ static void redcoll__ring_reduce_scatter(redcoll__ctx *c, const redcoll__vmap *g
         if (two && from == p - 1) redcoll__sendrecv(c, dst, out, on, src, hi, len);
         else if (from < v || !two) { /* mine = msg op mine, or mine op msg (commutative) */
             redcoll__sendrecv_reduce(c, dst, out, on, src, own, mine, len, from < v, rcv);
-            own = mine;
+            own = (const char *)mine;
         } else redcoll__sendrecv_reduce(c, dst, out, on, src, hi, hi, len, 1, rcv);
     }
     if (two && v < p - 1) redcoll__reduce3(c, own, hi, mine, len, 1); /* hi may be clobbered */
