@@ -5465,33 +5465,38 @@ static double redcoll__rd_walk(int p, const redcoll__segs *L, int rs, double E,
                                const redcoll_cost_model *m, double *clk) {
     double a = m->alpha, b = m->beta, ua = m->f_alpha * a, ub = m->f_beta * b, t = 0;
     double N = rs ? (double)L->n : 0, sg = rs ? -1 : 1;
-    int v, mask, k;
+    int v, mask, k, R;
     for (mask = 1; mask < p; mask <<= 1) {
         int last = (p - 1) & ~(2 * mask - 1); /* the only block of 2 mask ranks p may cut */
-        for (v = 0; v < p; ++v) {
-            redcoll__rdstep st = redcoll__rd_step(v, mask, p);
-            if (st.theirs < p && st.dst < p && v < st.dst) {
-                double x = N + sg * (double)redcoll__seg_len(L, st.mine, st.mine_end);
-                double y = N + sg * (double)redcoll__seg_len(L, st.theirs, st.theirs_end);
-                double end = (clk[v] > clk[st.dst] ? clk[v] : clk[st.dst]) + a + (x > y ? x : y) * E * b;
-                clk[v] = clk[st.dst] = end;
+        for (R = 0; R + mask < p; R += 2 * mask) { /* blocks [R, R + 2 mask): halves exchange */
+            int hi = R + 2 * mask < p ? R + 2 * mask : p;
+            double x = N + sg * (double)redcoll__seg_len(L, R, R + mask);  /* the lower half's */
+            double y = N + sg * (double)redcoll__seg_len(L, R + mask, hi); /* the upper half's */
+            double d = a + (x > y ? x : y) * E * b;
+            for (v = R; v + mask < hi; ++v) {
+                double end = (clk[v] > clk[v + mask] ? clk[v] : clk[v + mask]) + d;
+                clk[v] = clk[v + mask] = end;
             }
         }
         /* only the lower half of the last block, when p cuts its upper half */
-        for (k = last + mask < p ? mask >> 1 : 0; k > 0; k >>= 1)
-            for (v = last; v < last + mask; ++v) {
-                redcoll__rdstep st = redcoll__rd_step(v, mask, p);
-                int have = p - st.theirs, peer = v ^ k, root = v & ~(2 * k - 1);
-                if (st.theirs >= p || st.theirs + mask <= p || have <= 0) continue;
-                if (peer > v && v < root + have && peer >= root + have && peer < p) {
-                    double end = (clk[v] > clk[peer] ? clk[v] : clk[peer]) + ua +
-                                 (N + sg * (double)redcoll__seg_len(L, st.theirs, st.theirs_end)) * E * ub;
-                    clk[v] = clk[peer] = end;
+        if (last + mask < p && last + 2 * mask > p) {
+            int have = p - (last + mask);
+            double d = ua + (N + sg * (double)redcoll__seg_len(L, last + mask, p)) * E * ub;
+            for (k = mask >> 1; k > 0; k >>= 1)
+                for (R = last; R < last + mask; R += 2 * k) { /* senders: v < R + have <= v + k */
+                    int lo = R + have - k > R ? R + have - k : R, hi = R + have < R + k ? R + have : R + k;
+                    for (v = lo; v < hi && v + k < p; ++v) {
+                        double end = (clk[v] > clk[v + k] ? clk[v] : clk[v + k]) + d;
+                        clk[v] = clk[v + k] = end;
+                    }
                 }
-            }
-        for (v = 0; rs && v < p; ++v) { /* every rank with a partner subtree got its data */
-            redcoll__rdstep st = redcoll__rd_step(v, mask, p);
-            if (st.theirs < p) clk[v] += (N - (double)redcoll__seg_len(L, st.theirs, st.theirs_end)) * E * m->gamma;
+        }
+        for (R = 0; rs && R + mask < p; R += 2 * mask) { /* every rank with a partner subtree reduces */
+            int hi = R + 2 * mask < p ? R + 2 * mask : p;
+            double lo_g = (N - (double)redcoll__seg_len(L, R + mask, hi)) * E * m->gamma;
+            double up_g = (N - (double)redcoll__seg_len(L, R, R + mask)) * E * m->gamma;
+            for (v = R; v < R + mask; ++v) clk[v] += lo_g;
+            for (v = R + mask; v < hi; ++v) clk[v] += up_g;
         }
     }
     for (v = 0; v < p; ++v) if (clk[v] > t) t = clk[v];
