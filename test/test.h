@@ -202,4 +202,32 @@ static int tf_measure(rc_spec *s, rc_outcome *o) {
 static int tf_ceil_lg(int p) { int k = 0; while ((1 << k) < p) ++k; return k; }
 static int tf_is_pof2(int p) { return p > 0 && (p & (p - 1)) == 0; }
 
+
+/* A counting allocator (opts.allocator; user_data: one tf_count per rank or
+   call): how often and how much the library takes, and what it never gave
+   back. */
+typedef struct tf_count {
+    long      allocs, frees;
+    long long live, peak; /* bytes handed out and not yet given back; their maximum */
+} tf_count;
+
+static void *tf_count_alloc(size_t bytes, void *user) {
+    tf_count *k = (tf_count *)user;
+    size_t *p = (size_t *)malloc(bytes + sizeof(max_align_t));
+    if (!p) return NULL;
+    *p = bytes;
+    k->allocs++;
+    k->live += (long long)bytes;
+    if (k->live > k->peak) k->peak = k->live;
+    return (char *)p + sizeof(max_align_t);
+}
+
+static void tf_count_free(void *ptr, void *user) {
+    tf_count *k = (tf_count *)user;
+    size_t *p = (size_t *)(void *)((char *)ptr - sizeof(max_align_t));
+    k->frees++;
+    k->live -= (long long)*p;
+    free(p);
+}
+
 #endif /* REDCOLL_TEST_H */

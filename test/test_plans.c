@@ -5,31 +5,6 @@
    entries and the library's chunked fallback giving the same results and
    the same accounting. */
 
-/* ---- a counting allocator (opts.allocator), one per rank ---- */
-
-typedef struct tp_count {
-    long allocs, frees;
-    long long live;    /* bytes handed out and not yet given back */
-} tp_count;
-
-static void *tp_alloc(size_t bytes, void *user) {
-    tp_count *k = (tp_count *)user;
-    size_t *p = (size_t *)malloc(bytes + sizeof(max_align_t));
-    if (!p) return NULL;
-    *p = bytes;
-    k->allocs++;
-    k->live += (long long)bytes;
-    return (char *)p + sizeof(max_align_t);
-}
-
-static void tp_free(void *ptr, void *user) {
-    tp_count *k = (tp_count *)user;
-    size_t *p = (size_t *)(void *)((char *)ptr - sizeof(max_align_t));
-    k->frees++;
-    k->live -= (long long)*p;
-    free(p);
-}
-
 /* ---- a transport wrapper: forwards to the simulator, and can add a
    receive-and-reduce built on its recv / sendrecv (so the library's fused
    path runs on the simulator), or a persistent scratch block ---- */
@@ -206,7 +181,7 @@ static redcoll_result tp_init(const redcoll_transport *t, const rc_state *st,
 
 typedef struct tp_case {
     rc_state *st;
-    tp_count *count;        /* per rank */
+    tf_count *count;        /* per rank */
     long     *run_allocs;   /* per rank: allocations during redcoll_plan_run */
     long     *once_allocs;  /* per rank: allocations during the one-shot call */
     int      *differs;      /* per rank: plan result != one-shot result */
@@ -232,8 +207,8 @@ static redcoll_result tp_rank(const redcoll_transport *t0, void *arg) {
     const redcoll_transport *t = t0;
     redcoll_result e;
     if (c->how >= 0) { tp_wrap_make(&w, t0, c->how); t = &w.t; }
-    o.allocator.alloc_fn = tp_alloc;
-    o.allocator.free_fn = tp_free;
+    o.allocator.alloc_fn = tf_count_alloc;
+    o.allocator.free_fn = tf_count_free;
     o.allocator.user_data = &c->count[r];
     if (!s0 || !r0 || !res) { e = REDCOLL_ERR_OUT_OF_MEMORY; goto done; }
     if (sbytes) memcpy(s0, st->sbuf[r], sbytes);
@@ -289,7 +264,7 @@ static void tp_check(const rc_spec *spec, int how) {
     if (e != REDCOLL_OK) return;
     memset(&c, 0, sizeof c);
     c.st = &st; c.how = how;
-    c.count = (tp_count *)calloc((size_t)p, sizeof *c.count);
+    c.count = (tf_count *)calloc((size_t)p, sizeof *c.count);
     c.run_allocs = (long *)calloc((size_t)p, sizeof *c.run_allocs);
     c.once_allocs = (long *)calloc((size_t)p, sizeof *c.once_allocs);
     c.differs = (int *)calloc((size_t)p, sizeof *c.differs);

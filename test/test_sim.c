@@ -506,31 +506,11 @@ static void test_scale(void) {
    what the allocator hands out at once stays within index arrays, far below
    one vector (8 MiB). The exact sum, whose block comes from the allocator,
    is the one exception (test_exact.c). */
-typedef struct ts_alloc_count { long long live, peak; long calls; } ts_alloc_count;
-
-static void *ts_count_alloc(size_t bytes, void *user) {
-    ts_alloc_count *k = (ts_alloc_count *)user;
-    size_t *p = (size_t *)malloc(bytes + sizeof(max_align_t));
-    if (!p) return NULL;
-    *p = bytes;
-    k->calls++;
-    k->live += (long long)bytes;
-    if (k->live > k->peak) k->peak = k->live;
-    return (char *)p + sizeof(max_align_t);
-}
-
-static void ts_count_free(void *ptr, void *user) {
-    ts_alloc_count *k = (ts_alloc_count *)user;
-    size_t *p = (size_t *)(void *)((char *)ptr - sizeof(max_align_t));
-    k->live -= (long long)*p;
-    free(p);
-}
-
 static void test_nodata_allocates_no_vectors(void) {
     ts_pair pairs[256];
     int n = ts_pairs(pairs, 256), i, r, p = 16, big = 0;
     for (i = 0; i < n; ++i) {
-        ts_alloc_count k = { 0, 0, 0 };
+        tf_count k = { 0, 0, 0, 0 };
         int blocks = rc_blocks(pairs[i].coll);
         rc_spec s = tf_spec(pairs[i].coll, pairs[i].algo, p, blocks ? 1 << 16 : 1 << 20);
         rc_outcome o;
@@ -538,8 +518,8 @@ static void test_nodata_allocates_no_vectors(void) {
         s.dtype = REDCOLL_DOUBLE;
         s.root = 3;
         s.sim.no_data = 1;
-        s.opts.allocator.alloc_fn = ts_count_alloc;
-        s.opts.allocator.free_fn = ts_count_free;
+        s.opts.allocator.alloc_fn = tf_count_alloc;
+        s.opts.allocator.free_fn = tf_count_free;
         s.opts.allocator.user_data = &k;
         rc_run(&s, &o);
         CHECK(o.ok && !o.verified, "%s: %s", tf_describe(&s), o.why);
