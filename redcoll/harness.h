@@ -307,6 +307,12 @@ static inline int rc_reduces(redcoll_coll coll) {
            coll == REDCOLL_COLL_REDUCE_SCATTER || coll == REDCOLL_COLL_REDUCE_SCATTER_BLOCK;
 }
 
+/* 1 if `coll` has a root (spec.root matters). */
+static inline int rc_rooted(redcoll_coll coll) {
+    return coll == REDCOLL_COLL_REDUCE || coll == REDCOLL_COLL_BCAST ||
+           coll == REDCOLL_COLL_GATHER || coll == REDCOLL_COLL_SCATTER;
+}
+
 /* 1 if spec.count of `coll` is one block of p (the library's convention too). */
 static inline int rc_blocks(redcoll_coll coll) {
     return coll == REDCOLL_COLL_GATHER || coll == REDCOLL_COLL_SCATTER ||
@@ -347,7 +353,6 @@ typedef struct rc_state {
     char         **sbuf, **rbuf; /* per rank; NULL where the rank passes none */
     size_t        *counts;       /* irregular collectives: rc_counts, and */
     size_t        *displs;       /* their p + 1 prefix sums */
-    size_t        *slen, *rlen;  /* per rank: elements of sbuf[r], rbuf[r] (0: NULL) */
 } rc_state;
 
 static redcoll_result rc_rank(const redcoll_transport *t, void *arg) {
@@ -597,9 +602,7 @@ static int rc_setup(rc_state *st) {
     size_t n = s->count, es = st->esize, pn = n * (size_t)p;
     st->sbuf = (char **)calloc((size_t)p, sizeof(char *));
     st->rbuf = (char **)calloc((size_t)p, sizeof(char *));
-    st->slen = (size_t *)calloc((size_t)p, sizeof(size_t));
-    st->rlen = (size_t *)calloc((size_t)p, sizeof(size_t));
-    if (!st->sbuf || !st->rbuf || !st->slen || !st->rlen) return 0;
+    if (!st->sbuf || !st->rbuf) return 0;
     if (rc_irregular(s->coll)) {
         st->counts = (size_t *)calloc((size_t)p, sizeof(size_t));
         st->displs = (size_t *)calloc((size_t)p + 1, sizeof(size_t));
@@ -622,7 +625,6 @@ static int rc_setup(rc_state *st) {
         if (l.input_in_rbuf) {
             st->rbuf[r] = rn ? (char *)calloc(rn, es) : NULL;
             if (rn && !st->rbuf[r]) return 0;
-            st->rlen[r] = rn;
             if (sn) rc_fill(st->dtype, st->op.kind, r, st->rbuf[r] + l.in_off * es, sn);
             sn = 0;
             rn = 0;
@@ -630,8 +632,6 @@ static int rc_setup(rc_state *st) {
         st->sbuf[r] = sn ? (char *)calloc(sn, es) : NULL;
         if (rn) st->rbuf[r] = (char *)calloc(rn, es);
         if ((sn && !st->sbuf[r]) || (rn && !st->rbuf[r])) return 0;
-        st->slen[r] = sn;
-        if (rn) st->rlen[r] = rn;
         if (st->sbuf[r]) rc_fill(st->dtype, st->op.kind, r, st->sbuf[r], sn);
         if (s->in_place && root && s->coll == REDCOLL_COLL_GATHER)
             rc_fill(st->dtype, st->op.kind, r, st->rbuf[r] + l.in_off * es, n);
@@ -649,8 +649,6 @@ static void rc_teardown(rc_state *st) {
     free(st->rbuf);
     free(st->counts);
     free(st->displs);
-    free(st->slen);
-    free(st->rlen);
 }
 
 /* The first half of a run on any transport: resolves the op and fills every

@@ -68,11 +68,6 @@ static redcoll_algo fz_row(uint64_t *s, int coll) {
     return REDCOLL_ALGO_AUTO;
 }
 
-static int fz_has_root(redcoll_coll c) {
-    return c == REDCOLL_COLL_REDUCE || c == REDCOLL_COLL_BCAST || c == REDCOLL_COLL_GATHER ||
-           c == REDCOLL_COLL_SCATTER;
-}
-
 /* Elements per rank, from the shapes the sweeps use, kept so that a case
    moves at most about a million elements in all. */
 static size_t fz_count(uint64_t *s, redcoll_coll c, int p) {
@@ -151,7 +146,7 @@ static void fz_make(uint64_t seed, long index, fz_case *fc) {
     if (!op_ok || !redcoll_algo_supported(sp->coll, o->algo) ||
         (!commutative && o->algo != REDCOLL_ALGO_AUTO && !redcoll_algo_keeps_order(sp->coll, o->algo)))
         fc->expect = FZ_ARG_ERROR;
-    else if (fz_has_root(sp->coll) && fz_chance(s, 30)) {
+    else if (rc_rooted(sp->coll) && fz_chance(s, 30)) {
         sp->root = fz_chance(s, 2) ? -1 : p + fz_below(s, 3);
         fc->expect = FZ_ARG_ERROR;
     } else if (p > 1 && fz_chance(s, 12)) {
@@ -162,7 +157,7 @@ static void fz_make(uint64_t seed, long index, fz_case *fc) {
         fc->odd_rank = fz_below(s, p);
         fc->odd_opts = *o;
         fc->odd_root = sp->root;
-        if (fz_has_root(sp->coll) && fz_chance(s, 2)) fc->odd_root = fz_below(s, p);
+        if (rc_rooted(sp->coll) && fz_chance(s, 2)) fc->odd_root = fz_below(s, p);
         else fc->odd_opts.algo = fz_row(s, (int)sp->coll);
         fc->expect = FZ_NO_WRONG_RESULT;
     }

@@ -170,11 +170,6 @@ static void sf_figures(const sf_case *c, sf_text *t, int full) {
 
 typedef void (*sf_visit)(void *ctx, const sf_case *c);
 
-static int sf_rooted(redcoll_coll c) {
-    return c == REDCOLL_COLL_REDUCE || c == REDCOLL_COLL_BCAST || c == REDCOLL_COLL_GATHER ||
-           c == REDCOLL_COLL_SCATTER;
-}
-
 /* Every rank holds p blocks of `count`: the harness's memory and work grow as p^2. */
 static int sf_quadratic(redcoll_coll c) {
     return c == REDCOLL_COLL_ALLGATHER || c == REDCOLL_COLL_ALLTOALL ||
@@ -209,7 +204,7 @@ static void sf_small(redcoll_coll coll, redcoll_algo algo, int p, int part, sf_v
     counts[4] = 1000;
     for (k = 0; k < 5; ++k) {
         rc_spec s = sf_spec(coll, algo, p, counts[k]);
-        int roots[3] = { 0, p / 2, p - 1 }, nroots = sf_rooted(coll) && p > 1 ? 3 : 1;
+        int roots[3] = { 0, p / 2, p - 1 }, nroots = rc_rooted(coll) && p > 1 ? 3 : 1;
         s.in_place = coll != REDCOLL_COLL_BCAST && coll != REDCOLL_COLL_BARRIER && k % 2 == 1;
         for (j = 0; j < nroots; ++j) { s.root = roots[j]; sf_emit(visit, ctx, &s, part); }
     }

@@ -88,11 +88,6 @@ static int tf_run_ok(const rc_spec *s) {
     return ok;
 }
 
-static int tf_rooted(redcoll_coll c) {
-    return c == REDCOLL_COLL_REDUCE || c == REDCOLL_COLL_BCAST || c == REDCOLL_COLL_GATHER ||
-           c == REDCOLL_COLL_SCATTER;
-}
-
 static int tf_has_in_place(redcoll_coll c) {
     return c != REDCOLL_COLL_BCAST && c != REDCOLL_COLL_BARRIER;
 }
@@ -131,8 +126,8 @@ static void tf_sweep_opts(redcoll_coll coll, redcoll_algo algo, const redcoll_op
             if (opts) { s.opts = *opts; s.opts.algo = algo; }
             s.in_place = tf_has_in_place(coll) && (k % 2 == 1);
             roots[0] = 0;
-            if (tf_rooted(coll) && p > 1) { roots[1] = p / 2; roots[2] = p - 1; nroots = 3; }
-            if (tf_rooted(coll) && p <= 16 && k == 3) {
+            if (rc_rooted(coll) && p > 1) { roots[1] = p / 2; roots[2] = p - 1; nroots = 3; }
+            if (rc_rooted(coll) && p <= 16 && k == 3) {
                 for (root = 0; root < p; ++root) { s.root = root; tf_run_ok(&s); }
                 continue;
             }

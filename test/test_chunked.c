@@ -15,7 +15,7 @@ static redcoll_result tc_unfused_rank(const redcoll_transport *t, void *arg) {
 }
 
 /* One run of spec, cut (the unfused transport) or not (the simulator's own
-   entries). *res gets every rank's rbuf (rank r at res[r], rlen[r] elements
+   entries). *res gets every rank's rbuf (rank r at res[r], its rbuf's elements
    of esize) before the harness verifies and frees them. */
 typedef struct tc_run_out {
     rc_outcome o;
@@ -38,7 +38,7 @@ static redcoll_result tc_run(const rc_spec *spec, int cut, tc_run_out *out) {
     e = redcoll_mock_run(&cfg, cut ? tc_unfused_rank : rc_rank, &st, &out->o.rep);
     if (e != REDCOLL_OK) { rc_teardown(&st); return e; }
     for (r = 0; r < p; ++r) {
-        size_t b = st.rlen[r] * st.esize;
+        size_t b = rc_layout_of(&st, r).rn * st.esize;
         out->bytes[r] = b;
         out->res[r] = (char *)malloc(b + 1);
         if (out->res[r] && b) memcpy(out->res[r], st.rbuf[r], b);

@@ -84,7 +84,7 @@ static void th_pair_sweep(redcoll_coll coll, redcoll_algo inner, redcoll_algo ou
     int pi, k = salt;
     for (pi = 0; pi < TH_NP; ++pi) {
         int p = th_ps[pi], roots[3], nroots, j;
-        nroots = tf_rooted(coll) && p <= 10 ? p : 1;
+        nroots = rc_rooted(coll) && p <= 10 ? p : 1;
         roots[0] = 0; roots[1] = p / 2; roots[2] = p - 1;
         for (j = 0; j < nroots; ++j, ++k) {
             size_t counts[5];

@@ -198,7 +198,8 @@ static redcoll_result tp_rank(const redcoll_transport *t0, void *arg) {
     rc_state *st = c->st;
     const rc_spec *s = st->spec;
     int r = t0->rank, k;
-    size_t sbytes = st->slen[r] * st->esize, rbytes = st->rlen[r] * st->esize;
+    rc_layout l = rc_layout_of(st, r);
+    size_t sbytes = (l.input_in_rbuf ? 0 : l.sn) * st->esize, rbytes = l.rn * st->esize;
     char *s0 = (char *)malloc(sbytes + 1), *r0 = (char *)malloc(rbytes + 1);
     char *res = (char *)malloc(rbytes + 1);
     redcoll_options o = s->opts;
@@ -308,7 +309,7 @@ static void test_plans_every_row(void) {
             for (k = 0; k < 4; ++k) {
                 rc_spec s = tf_spec(e->coll, e->algo, p, counts[k]);
                 s.in_place = tf_has_in_place(e->coll) && k % 2 == 0;
-                s.root = tf_rooted(e->coll) ? (k * 5 + 1) % p : 0;
+                s.root = rc_rooted(e->coll) ? (k * 5 + 1) % p : 0;
                 if (rc_reduces(e->coll) && e->keeps_order && k == 2) s.op = "matmul";
                 tp_check(&s, -1);
             }

@@ -206,7 +206,7 @@ static void tshm_sweep_coll(redcoll_coll coll) {
                 s.in_place = tf_has_in_place(coll) && (k % 2 == 1);
                 if (k >= 4) s.dtype = REDCOLL_DOUBLE;
                 roots[0] = 0;
-                if (tf_rooted(coll) && p > 1) { roots[1] = p / 2; roots[2] = p - 1; nroots = 3; }
+                if (rc_rooted(coll) && p > 1) { roots[1] = p / 2; roots[2] = p - 1; nroots = 3; }
                 if (k >= 4) { roots[0] = p / 2; nroots = 1; } /* large vectors: one root */
                 for (j = 0; j < nroots; ++j) { s.root = roots[j]; tshm_ok(&s, &cfg); }
             }
