@@ -144,7 +144,7 @@ static int map_from_csv(const cli *c, map_grid *g) {
     static const char *const names[C_N] = { "coll", "algo", "p", "bytes", "time_us", "result" };
     int col[C_N], have = 0, nrows = 0, cap = 0, i, k, np = 0, ns = 0;
     map_row *rows = NULL;
-    char *text = cli_slurp(c->from_csv), *line, *next;
+    char *text = rc_read_file(c->from_csv), *line, *next;
     const char *coll = redcoll_coll_name(c->spec.coll);
     double *best;
     if (!text) return cli_bad("--from-csv %s: %s", c->from_csv, strerror(errno));

@@ -11,6 +11,7 @@
 #ifndef REDCOLL_HARNESS_H
 #define REDCOLL_HARNESS_H
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -305,6 +306,42 @@ static void rc_fill(redcoll_dtype d, redcoll_op_kind op, int r, void *buf, size_
 static inline int rc_reduces(redcoll_coll coll) {
     return coll == REDCOLL_COLL_ALLREDUCE || coll == REDCOLL_COLL_REDUCE ||
            coll == REDCOLL_COLL_REDUCE_SCATTER || coll == REDCOLL_COLL_REDUCE_SCATTER_BLOCK;
+}
+
+/* A spec of `coll` with `algo` at p ranks and count elements of int32 sum;
+   everything else zero (defaults). */
+static inline rc_spec rc_spec_make(redcoll_coll coll, redcoll_algo algo, int p, size_t count) {
+    rc_spec s;
+    memset(&s, 0, sizeof s);
+    s.coll = coll;
+    s.opts.algo = algo;
+    s.p = p;
+    s.count = count;
+    s.dtype = REDCOLL_INT32;
+    s.op = "sum";
+    return s;
+}
+
+/* Reads a whole file (NUL-terminated; the caller frees it); NULL with errno
+   set on failure. */
+static inline char *rc_read_file(const char *path) {
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    size_t len = 0, cap = 0, got;
+    if (!f) return NULL;
+    do {
+        if (len + 4096 + 1 > cap) {
+            char *g = (char *)realloc(buf, cap = 2 * cap + 8192);
+            if (!g) { free(buf); fclose(f); errno = ENOMEM; return NULL; }
+            buf = g;
+        }
+        got = fread(buf + len, 1, cap - len - 1, f);
+        len += got;
+    } while (got > 0);
+    if (ferror(f)) { free(buf); fclose(f); errno = EIO; return NULL; }
+    fclose(f);
+    buf[len] = 0;
+    return buf;
 }
 
 /* 1 if `coll` has a root (spec.root matters). */

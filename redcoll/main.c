@@ -339,27 +339,6 @@ static void cli_json_string(FILE *f, const char *s) {
     fputc('"', f);
 }
 
-/* Reads a whole file (NUL-terminated); NULL with errno set on failure. */
-static char *cli_slurp(const char *path) {
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    size_t len = 0, cap = 0, got;
-    if (!f) return NULL;
-    do {
-        if (len + 4096 + 1 > cap) {
-            char *g = (char *)realloc(buf, cap = 2 * cap + 8192);
-            if (!g) { free(buf); fclose(f); errno = ENOMEM; return NULL; }
-            buf = g;
-        }
-        got = fread(buf + len, 1, cap - len - 1, f);
-        len += got;
-    } while (got > 0);
-    if (ferror(f)) { free(buf); fclose(f); errno = EIO; return NULL; }
-    fclose(f);
-    buf[len] = 0;
-    return buf;
-}
-
 
 /* ---- what the library would do ------------------------------------------------ */
 
@@ -437,7 +416,7 @@ static void cli_set_model(cli *c, redcoll_cost_model m) {
 static int cli_load_profile(cli *c, const char *path) {
     char err[256];
     redcoll_cost_model m;
-    char *text = cli_slurp(path);
+    char *text = rc_read_file(path);
     if (!text) return cli_bad("--profile %s: %s", path, strerror(errno));
     if (redcoll_cost_model_parse(text, &m, err, sizeof err) != REDCOLL_OK) {
         free(text);
@@ -854,7 +833,7 @@ static int cli_profile_cmd(cli *c) {
     redcoll_cost_model m;
     int n;
     if (!c->positional) return cli_bad("profile wants a FILE%s", "");
-    text = cli_slurp(c->positional);
+    text = rc_read_file(c->positional);
     if (!text) return cli_bad("%s: %s", c->positional, strerror(errno));
     if (redcoll_cost_model_parse(text, &m, err, sizeof err) != REDCOLL_OK) {
         free(text);

@@ -40,7 +40,7 @@ int main(int argc, char **argv) {
         else if (argv[i][0] == '-') { fprintf(stderr, "sim_figures: unknown flag '%s'\n", argv[i]); return 2; }
         else filter = argv[i];
     }
-    if (check && !(recorded = sf_read_file(check))) { fprintf(stderr, "sim_figures: cannot read %s\n", check); return 2; }
+    if (check && !(recorded = rc_read_file(check))) { fprintf(stderr, "sim_figures: cannot read %s\n", check); return 2; }
     if (!h.dump && !check)
         printf("# test/sim_figures.txt - the simulator's figures on the grid of test/sim_figures.h:\n"
                "# collective algorithm part cases FNV-1a-hash. Written by `make sim-figures`.\n");

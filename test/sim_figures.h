@@ -176,18 +176,6 @@ static int sf_quadratic(redcoll_coll c) {
            c == REDCOLL_COLL_REDUCE_SCATTER_BLOCK;
 }
 
-static rc_spec sf_spec(redcoll_coll coll, redcoll_algo algo, int p, size_t count) {
-    rc_spec s;
-    memset(&s, 0, sizeof s);
-    s.coll = coll;
-    s.opts.algo = algo;
-    s.p = p;
-    s.count = count;
-    s.dtype = REDCOLL_INT32;
-    s.op = "sum";
-    return s;
-}
-
 static void sf_emit(sf_visit visit, void *ctx, const rc_spec *s, int part) {
     sf_case c;
     c.spec = *s;
@@ -203,13 +191,13 @@ static void sf_small(redcoll_coll coll, redcoll_algo algo, int p, int part, sf_v
     counts[0] = 0; counts[1] = 1; counts[2] = (size_t)(p - 1); counts[3] = (size_t)(p + 1);
     counts[4] = 1000;
     for (k = 0; k < 5; ++k) {
-        rc_spec s = sf_spec(coll, algo, p, counts[k]);
+        rc_spec s = rc_spec_make(coll, algo, p, counts[k]);
         int roots[3] = { 0, p / 2, p - 1 }, nroots = rc_rooted(coll) && p > 1 ? 3 : 1;
         s.in_place = coll != REDCOLL_COLL_BCAST && coll != REDCOLL_COLL_BARRIER && k % 2 == 1;
         for (j = 0; j < nroots; ++j) { s.root = roots[j]; sf_emit(visit, ctx, &s, part); }
     }
     if (rc_reduces(coll)) {
-        rc_spec s = sf_spec(coll, algo, p, (size_t)p + 2);
+        rc_spec s = rc_spec_make(coll, algo, p, (size_t)p + 2);
         s.op = "matmul";
         s.root = p > 1 ? p - 2 : 0;
         s.in_place = p % 2;
@@ -224,7 +212,7 @@ static void sf_grid(redcoll_coll coll, redcoll_algo algo, sf_visit visit, void *
     int p, i, k;
     for (p = 1; p <= 33; ++p) sf_small(coll, algo, p, p <= 8 ? 0 : p <= 16 ? 1 : p <= 24 ? 2 : 3, visit, ctx);
     for (i = 0; i < (int)(sizeof large / sizeof large[0]); ++i) {
-        rc_spec s = sf_spec(coll, algo, large[i], sf_quadratic(coll) ? 3 : (size_t)large[i] + 1);
+        rc_spec s = rc_spec_make(coll, algo, large[i], sf_quadratic(coll) ? 3 : (size_t)large[i] + 1);
         s.root = large[i] / 3;
         s.in_place = i % 2;
         sf_emit(visit, ctx, &s, SF_LARGE);
@@ -235,7 +223,7 @@ static void sf_grid(redcoll_coll coll, redcoll_algo algo, sf_visit visit, void *
     { /* p = 1000 and 1024 without data */
         static const int big[2] = { 1000, 1024 };
         for (i = 0; i < 2; ++i) {
-            rc_spec s = sf_spec(coll, algo, big[i], 4099);
+            rc_spec s = rc_spec_make(coll, algo, big[i], 4099);
             s.dtype = REDCOLL_DOUBLE;
             s.root = 7;
             s.sim.no_data = 1;
@@ -247,7 +235,7 @@ static void sf_grid(redcoll_coll coll, redcoll_algo algo, sf_visit visit, void *
        simply repeats its figures) */
     for (i = 0; i < (int)(sizeof mid / sizeof mid[0]); ++i)
         for (k = 0; k < 12; ++k) {
-            rc_spec s = sf_spec(coll, algo, mid[i], k % 2 ? 1000 : (size_t)mid[i] + 1);
+            rc_spec s = rc_spec_make(coll, algo, mid[i], k % 2 ? 1000 : (size_t)mid[i] + 1);
             s.root = mid[i] - 1 - k % 3;
             s.in_place = k % 3 == 1;
             switch (k) {
@@ -273,7 +261,7 @@ static void sf_grid(redcoll_coll coll, redcoll_algo algo, sf_visit visit, void *
                                               REDCOLL_SHORT_INT, REDCOLL_INT32, REDCOLL_INT32 };
         for (i = 0; i < 3; ++i)
             for (k = 0; k < 8; ++k) {
-                rc_spec s = sf_spec(coll, algo, mid[i], 37);
+                rc_spec s = rc_spec_make(coll, algo, mid[i], 37);
                 s.dtype = dts[k];
                 s.op = ops[k];
                 s.root = mid[i] - 1;
@@ -285,7 +273,7 @@ static void sf_grid(redcoll_coll coll, redcoll_algo algo, sf_visit visit, void *
         for (i = 0; i < 3; ++i)
             for (k = 0; k < 4; ++k) {
                 size_t big = sf_quadratic(coll) ? 1003 : rc_reduces(coll) ? 100003 : 10007;
-                rc_spec s = sf_spec(coll, algo, ps[i], k < 2 ? big : (size_t)ps[i] + 1);
+                rc_spec s = rc_spec_make(coll, algo, ps[i], k < 2 ? big : (size_t)ps[i] + 1);
                 s.dtype = REDCOLL_DOUBLE;
                 s.root = ps[i] / 3;
                 s.sim.no_data = k % 2;
@@ -298,7 +286,7 @@ static void sf_grid(redcoll_coll coll, redcoll_algo algo, sf_visit visit, void *
             int victim, q = ps[i];
             for (victim = 0; victim < q; victim += q - 1)
                 for (k = 1; k <= 6; ++k) {
-                    rc_spec s = sf_spec(coll, algo, q, (size_t)q + 3);
+                    rc_spec s = rc_spec_make(coll, algo, q, (size_t)q + 3);
                     s.root = 1 % q;
                     s.sim.fail_rank = victim;
                     s.sim.fail_call = k;
@@ -309,7 +297,7 @@ static void sf_grid(redcoll_coll coll, redcoll_algo algo, sf_visit visit, void *
     { /* a rank that never joins */
         static const int ps[3] = { 6, 9, 2 }, absent[3] = { 5, 0, 1 };
         for (i = 0; i < 3; ++i) {
-            rc_spec s = sf_spec(coll, algo, ps[i], 9);
+            rc_spec s = rc_spec_make(coll, algo, ps[i], 9);
             s.root = 2 % ps[i];
             s.absent_rank1 = absent[i] + 1;
             sf_emit(visit, ctx, &s, SF_DEADLOCK);
@@ -378,26 +366,6 @@ static int sf_recorded(const char *file, redcoll_coll coll, redcoll_algo algo, i
         if (at) ++at;
     }
     return 0;
-}
-
-/* The whole of a small text file, or NULL. */
-static char *sf_read_file(const char *path) {
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    size_t len = 0, cap = 0, got;
-    if (!f) return NULL;
-    do {
-        if (len + 4096 + 1 > cap) {
-            char *g = (char *)realloc(buf, cap = (cap + 4096) * 2);
-            if (!g) { free(buf); fclose(f); return NULL; }
-            buf = g;
-        }
-        got = fread(buf + len, 1, 4096, f);
-        len += got;
-    } while (got > 0);
-    fclose(f);
-    buf[len] = 0;
-    return buf;
 }
 
 #endif /* REDCOLL_SIM_FIGURES_H */

@@ -92,18 +92,6 @@ static int tf_has_in_place(redcoll_coll c) {
     return c != REDCOLL_COLL_BCAST && c != REDCOLL_COLL_BARRIER;
 }
 
-static rc_spec tf_spec(redcoll_coll coll, redcoll_algo algo, int p, size_t count) {
-    rc_spec s;
-    memset(&s, 0, sizeof s);
-    s.coll = coll;
-    s.opts.algo = algo;
-    s.p = p;
-    s.count = count;
-    s.dtype = REDCOLL_INT32;
-    s.op = "sum";
-    return s;
-}
-
 /* The sweep every schedule gets (DEVELOPERS' list): every p of tf_sweep_p with
    counts 0, 1, p-1, p+1 and 1000, alternating in place; every root for
    p <= 16 and roots 0, p/2, p-1 above; the non-commutative matrix product for
@@ -121,7 +109,7 @@ static void tf_sweep_opts(redcoll_coll coll, redcoll_algo algo, const redcoll_op
         counts[0] = 0; counts[1] = 1; counts[2] = (size_t)(p - 1); counts[3] = (size_t)(p + 1);
         counts[4] = 1000;
         for (k = 0; k < 5; ++k) {
-            rc_spec s = tf_spec(coll, algo, p, counts[k]);
+            rc_spec s = rc_spec_make(coll, algo, p, counts[k]);
             int roots[3], nroots = 1, j;
             if (opts) { s.opts = *opts; s.opts.algo = algo; }
             s.in_place = tf_has_in_place(coll) && (k % 2 == 1);
@@ -134,7 +122,7 @@ static void tf_sweep_opts(redcoll_coll coll, redcoll_algo algo, const redcoll_op
             for (j = 0; j < nroots; ++j) { s.root = roots[j]; tf_run_ok(&s); }
         }
         if (rc_reduces(coll)) { /* canonical order, or a clear refusal */
-            rc_spec s = tf_spec(coll, algo, p, (size_t)p + 2);
+            rc_spec s = rc_spec_make(coll, algo, p, (size_t)p + 2);
             if (opts) { s.opts = *opts; s.opts.algo = algo; }
             s.op = "matmul";
             s.root = p > 1 ? p - 2 : 0;
@@ -156,7 +144,7 @@ static void tf_sweep_opts(redcoll_coll coll, redcoll_algo algo, const redcoll_op
             int d, op;
             for (d = 0; d < REDCOLL_DTYPE_COUNT; ++d)
                 for (op = 0; op < REDCOLL_OP_USER; ++op) {
-                    rc_spec s = tf_spec(coll, algo, ps[pi], 37);
+                    rc_spec s = rc_spec_make(coll, algo, ps[pi], 37);
                     if (!redcoll_op_valid_for((redcoll_op_kind)op, (redcoll_dtype)d)) continue;
                     if (opts) { s.opts = *opts; s.opts.algo = algo; }
                     s.dtype = (redcoll_dtype)d;
@@ -165,7 +153,7 @@ static void tf_sweep_opts(redcoll_coll coll, redcoll_algo algo, const redcoll_op
                     tf_run_ok(&s);
                 }
             {
-                rc_spec s = tf_spec(coll, algo, ps[pi], 37);
+                rc_spec s = rc_spec_make(coll, algo, ps[pi], 37);
                 if (opts) { s.opts = *opts; s.opts.algo = algo; }
                 s.op = "user_sum";
                 tf_run_ok(&s);
@@ -175,7 +163,7 @@ static void tf_sweep_opts(redcoll_coll coll, redcoll_algo algo, const redcoll_op
     {
         static const int ps[3] = { 7, 16, 33 };
         for (pi = 0; pi < 3; ++pi) {
-            rc_spec s = tf_spec(coll, algo, ps[pi], rc_reduces(coll) && !rc_blocks(coll) ? 100003 : 10007);
+            rc_spec s = rc_spec_make(coll, algo, ps[pi], rc_reduces(coll) && !rc_blocks(coll) ? 100003 : 10007);
             if (opts) { s.opts = *opts; s.opts.algo = algo; }
             s.dtype = REDCOLL_DOUBLE;
             s.root = ps[pi] / 3;

@@ -114,7 +114,7 @@ static void test_chunked_every_row(void) {
             counts[0] = 0; counts[1] = 2; counts[2] = 3; counts[3] = 4;
             counts[4] = 3 * (size_t)p + 1; counts[5] = 7 * (size_t)p - 1;
             for (k = 0; k < 6; ++k) {
-                rc_spec s = tf_spec(e->coll, e->algo, p, counts[k]);
+                rc_spec s = rc_spec_make(e->coll, e->algo, p, counts[k]);
                 long extra;
                 if (p > 12 && k < 4 && k != 2) continue; /* keep the sweep short */
                 if (k % 3 == 1 && e->keeps_order && rc_reduces(e->coll)) s.op = "matmul";
@@ -139,7 +139,7 @@ static void test_chunked_sizes(void) {
     int i, p;
     for (i = 0; i < 3; ++i)
         for (p = 2; p <= 5; ++p) {
-            rc_spec s = tf_spec(REDCOLL_COLL_ALLREDUCE, algos[i], p, 29);
+            rc_spec s = rc_spec_make(REDCOLL_COLL_ALLREDUCE, algos[i], p, 29);
             s.opts.chunk_bytes = 4 * 4 + 3; /* 4 int32 elements */
             CHECK(tc_compare(&s) > 0, "%s chunk_bytes=19: nothing cut", tf_describe(&s));
             s.opts.chunk_bytes = 1; /* one element per message */
@@ -147,7 +147,7 @@ static void test_chunked_sizes(void) {
             CHECK(tc_compare(&s) > 0, "%s chunk_bytes=1: nothing cut", tf_describe(&s));
         }
     {   /* the default: 300000 doubles = 2.4 MB, cut into three */
-        rc_spec s = tf_spec(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_RECURSIVE_DOUBLING, 2, 300000);
+        rc_spec s = rc_spec_make(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_RECURSIVE_DOUBLING, 2, 300000);
         s.dtype = REDCOLL_DOUBLE;
         CHECK(tc_compare(&s) == 2 * 2, "%s default chunk: 2 more messages per rank", tf_describe(&s));
         s.opts.chunk_bytes = (size_t)-1; /* never cut */
@@ -158,7 +158,7 @@ static void test_chunked_sizes(void) {
 /* The staging scratch shrinks to a chunk: recursive doubling at p = 4 over
    10000 doubles holds 80000 bytes uncut and one chunk cut. */
 static void test_chunked_scratch(void) {
-    rc_spec s = tf_spec(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_RECURSIVE_DOUBLING, 4, 10000);
+    rc_spec s = rc_spec_make(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_RECURSIVE_DOUBLING, 4, 10000);
     tc_run_out a, b;
     int r;
     s.dtype = REDCOLL_DOUBLE;

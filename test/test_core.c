@@ -534,7 +534,7 @@ static void test_groups_above_p(void) {
     static const int over[3] = { 7, 12, 2147483647 };
     int ci, k, r;
     for (ci = 0; ci < 3; ++ci) {
-        rc_spec s = tf_spec(colls[ci], REDCOLL_ALGO_HIERARCHICAL, 6, 13);
+        rc_spec s = rc_spec_make(colls[ci], REDCOLL_ALGO_HIERARCHICAL, 6, 13);
         rc_outcome want, got;
         s.opts.inner_algo = REDCOLL_ALGO_FLAT;
         s.opts.outer_algo = colls[ci] == REDCOLL_COLL_ALLREDUCE ? REDCOLL_ALGO_RING : REDCOLL_ALGO_CHAIN;

@@ -32,7 +32,7 @@ static void test_te_thresholds(void) {
             for (b = 0; b < 2; ++b)
                 for (k = 0; k < 4; ++k) {
                     int p = ps[i];
-                    rc_spec s = tf_spec(k < 2 ? REDCOLL_COLL_ALLREDUCE : REDCOLL_COLL_REDUCE,
+                    rc_spec s = rc_spec_make(k < 2 ? REDCOLL_COLL_ALLREDUCE : REDCOLL_COLL_REDUCE,
                                         te_algos[a], p, k % 2 ? (size_t)p + 1 : 1000);
                     s.opts.threshold_bytes = bs[b];
                     s.op = k % 2 ? "matmul" : "sum";
@@ -49,7 +49,7 @@ static void test_te_roots(void) {
     int i, a;
     for (i = 0; i < 7; ++i)
         for (a = 0; a < 4; ++a) {
-            rc_spec s = tf_spec(REDCOLL_COLL_REDUCE, te_algos[a], ps[i], 2 * (size_t)ps[i] + 1);
+            rc_spec s = rc_spec_make(REDCOLL_COLL_REDUCE, te_algos[a], ps[i], 2 * (size_t)ps[i] + 1);
             s.opts.threshold_bytes = REDCOLL_THRESHOLD_ZERO;
             s.op = "matmul";
             for (s.root = 0; s.root < ps[i]; ++s.root) { s.in_place = s.root % 2; tf_run_ok(&s); }
@@ -59,7 +59,7 @@ static void test_te_roots(void) {
 /* ---- counters ------------------------------------------------------------ */
 
 static rc_spec te_spec(redcoll_algo algo, int p, size_t count, size_t threshold) {
-    rc_spec s = tf_spec(REDCOLL_COLL_ALLREDUCE, algo, p, count);
+    rc_spec s = rc_spec_make(REDCOLL_COLL_ALLREDUCE, algo, p, count);
     s.dtype = REDCOLL_DOUBLE;
     s.sim.no_data = 1;
     s.opts.threshold_bytes = threshold;

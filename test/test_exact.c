@@ -576,7 +576,7 @@ static void test_exact_sweep(void) {
             for (pi = 0; pi < TF_NP; ++pi) {
                 int p = tf_sweep_p[pi];
                 size_t small[4], div = tx_colls[c] == REDCOLL_COLL_REDUCE_SCATTER_BLOCK ? (size_t)p : 1;
-                rc_spec s = tf_spec(tx_colls[c], (redcoll_algo)a, p, 0);
+                rc_spec s = rc_spec_make(tx_colls[c], (redcoll_algo)a, p, 0);
                 small[0] = 0; small[1] = 1; small[2] = (size_t)p - 1; small[3] = (size_t)p + 1;
                 s.op = "sum_exact";
                 s.dtype = REDCOLL_DOUBLE;
@@ -594,14 +594,14 @@ static void test_exact_sweep(void) {
     for (c = 0; c < 4; ++c) {
         static const int big[2] = { 3, 16 }, many[2] = { 200, 300 };
         for (pi = 0; pi < 2; ++pi) {
-            rc_spec s = tf_spec(tx_colls[c], REDCOLL_ALGO_AUTO, big[pi], 100003);
+            rc_spec s = rc_spec_make(tx_colls[c], REDCOLL_ALGO_AUTO, big[pi], 100003);
             s.op = "sum_exact";
             s.dtype = REDCOLL_DOUBLE;
             s.root = 1;
             s.in_place = pi;
             if (tx_colls[c] == REDCOLL_COLL_REDUCE_SCATTER_BLOCK) s.count /= (size_t)big[pi];
             tf_run_ok(&s);
-            s = tf_spec(tx_colls[c], REDCOLL_ALGO_AUTO, many[pi], 50);
+            s = rc_spec_make(tx_colls[c], REDCOLL_ALGO_AUTO, many[pi], 50);
             s.op = "sum_exact";
             s.dtype = pi ? REDCOLL_FLOAT : REDCOLL_DOUBLE;
             s.root = many[pi] - 3;
@@ -627,7 +627,7 @@ static void test_exact_shm(void) {
                 counts[0] = 0; counts[1] = 1; counts[2] = (size_t)p + 1; counts[3] = 300;
                 counts[4] = 65537 / div;
                 for (k = p == 16 ? 2 : 0; k < (p == 4 || p == 7 ? 5 : 4); ++k) {
-                    rc_spec s = tf_spec(tx_colls[c], (redcoll_algo)a, p, counts[k]);
+                    rc_spec s = rc_spec_make(tx_colls[c], (redcoll_algo)a, p, counts[k]);
                     redcoll_shm_config cfg;
                     memset(&cfg, 0, sizeof cfg);
                     cfg.spin = k % 2 ? 300 : -1;
@@ -814,7 +814,7 @@ static void test_exact_faults(void) {
     int c, call;
     for (c = 0; c < 4; ++c)
         for (call = 1; call <= 12; ++call) {
-            rc_spec s = tf_spec(tx_colls[c], REDCOLL_ALGO_AUTO, 5, 300);
+            rc_spec s = rc_spec_make(tx_colls[c], REDCOLL_ALGO_AUTO, 5, 300);
             rc_outcome o;
             redcoll_result r;
             s.op = "sum_exact";
@@ -835,7 +835,7 @@ static void test_exact_faults(void) {
 static void test_exact_nodata(void) {
     int c;
     for (c = 0; c < 4; ++c) {
-        rc_spec s = tf_spec(tx_colls[c], REDCOLL_ALGO_AUTO, 300, 1 << 16);
+        rc_spec s = rc_spec_make(tx_colls[c], REDCOLL_ALGO_AUTO, 300, 1 << 16);
         rc_outcome o;
         s.op = "sum_exact";
         s.dtype = REDCOLL_DOUBLE;
@@ -855,7 +855,7 @@ static void test_exact_scratch(void) {
     static const int ps[] = { 2, 5, 64 };
     int pi;
     for (pi = 0; pi < 3; ++pi) {
-        rc_spec s = tf_spec(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_AUTO, ps[pi], (size_t)1 << 20);
+        rc_spec s = rc_spec_make(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_AUTO, ps[pi], (size_t)1 << 20);
         rc_outcome o;
         unsigned long long bound = ((size_t)1 << 20) / 32 * 6 + 3 * ((size_t)1 << 20);
         s.op = "sum_exact";

@@ -21,7 +21,7 @@ static void test_sweep_auto(void) {
 /* A cost model with distinct one-way factors, so formulas can tell
    one-way from exchange messages. */
 static rc_spec tfo_spec(redcoll_coll coll, redcoll_algo algo, int p, size_t count) {
-    rc_spec s = tf_spec(coll, algo, p, count);
+    rc_spec s = rc_spec_make(coll, algo, p, count);
     s.dtype = REDCOLL_DOUBLE;
     s.use_model = 1;
     s.sim.model.alpha = 1e-6;

@@ -91,7 +91,7 @@ static void th_pair_sweep(redcoll_coll coll, redcoll_algo inner, redcoll_algo ou
             rc_spec s;
             counts[0] = 0; counts[1] = 1; counts[2] = (size_t)(p - 1); counts[3] = (size_t)(p + 1);
             counts[4] = 1000;
-            s = tf_spec(coll, REDCOLL_ALGO_HIERARCHICAL, p, counts[k % 5]);
+            s = rc_spec_make(coll, REDCOLL_ALGO_HIERARCHICAL, p, counts[k % 5]);
             s.opts.inner_algo = inner;
             s.opts.outer_algo = outer;
             s.opts.segment_bytes = 64;
@@ -101,7 +101,7 @@ static void th_pair_sweep(redcoll_coll coll, redcoll_algo inner, redcoll_algo ou
             tf_run_ok(&s);
         }
         if (rc_reduces(coll) && (p <= 10 || pi % 3 == salt % 3)) {
-            rc_spec s = tf_spec(coll, REDCOLL_ALGO_HIERARCHICAL, p, (size_t)p + 2);
+            rc_spec s = rc_spec_make(coll, REDCOLL_ALGO_HIERARCHICAL, p, (size_t)p + 2);
             rc_outcome o;
             int ordered = redcoll_algo_keeps_order(REDCOLL_COLL_REDUCE, inner) &&
                           redcoll_algo_keeps_order(coll, outer);
@@ -151,7 +151,7 @@ static void test_pairs_bcast_hierarchical(void) {
 
 /* Levels that do not exist, or hierarchical inside hierarchical, are argument errors. */
 static void test_hierarchical_bad_levels(void) {
-    rc_spec s = tf_spec(REDCOLL_COLL_REDUCE, REDCOLL_ALGO_HIERARCHICAL, 6, 10);
+    rc_spec s = rc_spec_make(REDCOLL_COLL_REDUCE, REDCOLL_ALGO_HIERARCHICAL, 6, 10);
     rc_outcome o;
     s.opts.inner_algo = REDCOLL_ALGO_HIERARCHICAL;
     rc_run(&s, &o);
@@ -164,7 +164,7 @@ static void test_hierarchical_bad_levels(void) {
         CHECK(o.error == REDCOLL_ERR_INVALID_ARG, "unknown level: %s", redcoll_result_string(o.error));
         rc_outcome_free(&o);
     }
-    s = tf_spec(REDCOLL_COLL_REDUCE, REDCOLL_ALGO_BINARY, 6, 10);
+    s = rc_spec_make(REDCOLL_COLL_REDUCE, REDCOLL_ALGO_BINARY, 6, 10);
     s.op = "matmul";
     rc_run(&s, &o);
     CHECK(o.error == REDCOLL_ERR_UNSUPPORTED, "binary refuses a non-commutative op: %s",
@@ -656,7 +656,7 @@ static void test_hierarchical_by_node(void) {
         static const redcoll_coll colls[3] = { REDCOLL_COLL_REDUCE, REDCOLL_COLL_ALLREDUCE, REDCOLL_COLL_BCAST };
         int c;
         for (c = 0; c < 3; ++c) {
-            rc_spec t = tf_spec(colls[c], REDCOLL_ALGO_HIERARCHICAL, p, 33);
+            rc_spec t = rc_spec_make(colls[c], REDCOLL_ALGO_HIERARCHICAL, p, 33);
             t.opts.by_node = 1;
             t.opts.inner_algo = REDCOLL_ALGO_PIPELINE;
             t.opts.segment_bytes = 64;

@@ -15,7 +15,7 @@ static redcoll_cost_model tmo_model(void) {
    of place); -1 when the run fails. */
 static double tmo_sim(redcoll_coll coll, redcoll_algo algo, int p, size_t count,
                       const redcoll_cost_model *m) {
-    rc_spec s = tf_spec(coll, algo, p, count);
+    rc_spec s = rc_spec_make(coll, algo, p, count);
     rc_outcome o;
     double t;
     s.sim = redcoll_mock_defaults(p);
@@ -143,7 +143,7 @@ static void test_pipeline_walk_many_chunks(void) {
         for (ci = 0; ci < 2; ++ci)
             for (pi = 0; pi < 5; ++pi) {
                 redcoll_cost_model m = mi ? tmo_model() : redcoll_options_resolved(NULL).model;
-                rc_spec s = tf_spec(colls[ci], REDCOLL_ALGO_PIPELINE, ps[pi], 100001);
+                rc_spec s = rc_spec_make(colls[ci], REDCOLL_ALGO_PIPELINE, ps[pi], 100001);
                 rc_outcome out;
                 double cost;
                 s.sim = redcoll_mock_defaults(ps[pi]);
@@ -320,7 +320,7 @@ static void test_selectors(void) {
               redcoll_algo_name(m));
     }
     {
-        rc_spec s = tf_spec(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_AUTO, 4, 10);
+        rc_spec s = rc_spec_make(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_AUTO, 4, 10);
         rc_outcome out;
         s.opts.selector = (redcoll_selector)4;
         rc_run(&s, &out);

@@ -220,7 +220,7 @@ static void test_alltoall_scattered_fallback(void) {
     int i, r;
     for (i = 0; i < 5; ++i) {
         int p = ps[i];
-        rc_spec s = tf_spec(REDCOLL_COLL_ALLTOALL, REDCOLL_ALGO_SCATTERED, p, 7);
+        rc_spec s = rc_spec_make(REDCOLL_COLL_ALLTOALL, REDCOLL_ALGO_SCATTERED, p, 7);
         rc_state st;
         rc_outcome o;
         redcoll_mock_config cfg = redcoll_mock_defaults(p);
@@ -355,7 +355,7 @@ static void test_select_mpich(void) {
     CHECK(redcoll_select(REDCOLL_COLL_ALLREDUCE, 6, 1 << 20, 0, &mp) == REDCOLL_ALGO_RECURSIVE_DOUBLING, "allreduce user op");
     /* the entry points follow the selector: non-commutative reduce_scatter works */
     {
-        rc_spec s = tf_spec(REDCOLL_COLL_REDUCE_SCATTER, REDCOLL_ALGO_AUTO, 11, 500);
+        rc_spec s = rc_spec_make(REDCOLL_COLL_REDUCE_SCATTER, REDCOLL_ALGO_AUTO, 11, 500);
         s.op = "matmul";
         tf_run_ok(&s);
         s.op = "sum";

@@ -307,7 +307,7 @@ static void test_plans_every_row(void) {
             size_t counts[4];
             counts[0] = 0; counts[1] = 1; counts[2] = (size_t)p + 3; counts[3] = 301;
             for (k = 0; k < 4; ++k) {
-                rc_spec s = tf_spec(e->coll, e->algo, p, counts[k]);
+                rc_spec s = rc_spec_make(e->coll, e->algo, p, counts[k]);
                 s.in_place = tf_has_in_place(e->coll) && k % 2 == 0;
                 s.root = rc_rooted(e->coll) ? (k * 5 + 1) % p : 0;
                 if (rc_reduces(e->coll) && e->keeps_order && k == 2) s.op = "matmul";
@@ -318,7 +318,7 @@ static void test_plans_every_row(void) {
 
 /* AUTO resolved at plan time; the plan reports what it runs and holds. */
 static void test_plans_queries(void) {
-    rc_spec s = tf_spec(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_AUTO, 6, 100000);
+    rc_spec s = rc_spec_make(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_AUTO, 6, 100000);
     redcoll_plan *pl = (redcoll_plan *)&s; /* not NULL: a failed init must clear it */
     tp_check(&s, -1);
     CHECK(redcoll_plan_algo(NULL) == REDCOLL_ALGO_AUTO && redcoll_plan_scratch_bytes(NULL) == 0,
@@ -385,7 +385,7 @@ static void test_oneshot_transport_scratch(void) {
     for (i = 0; (e = redcoll_algo_at(i)) != NULL; ++i)
         for (pi = 0; pi < 3; ++pi)
             for (k = 0; k < 3; ++k) {
-                rc_spec s = tf_spec(e->coll, e->algo, ps[pi], counts[k]);
+                rc_spec s = rc_spec_make(e->coll, e->algo, ps[pi], counts[k]);
                 s.root = ps[pi] - 1;
                 tp_check(&s, TP_SCRATCH);
             }
@@ -440,7 +440,7 @@ static void test_fused_vs_staged(void) {
         if (!rc_reduces(e->coll)) continue;
         for (pi = 0; pi < (int)(sizeof ps / sizeof ps[0]); ++pi)
             for (k = 0; k < 4; ++k) {
-                rc_spec s = tf_spec(e->coll, e->algo, ps[pi], k == 3 ? 1001 : (size_t)(37 + 13 * pi));
+                rc_spec s = rc_spec_make(e->coll, e->algo, ps[pi], k == 3 ? 1001 : (size_t)(37 + 13 * pi));
                 rc_outcome f, g;
                 redcoll_result ef, eg;
                 int r, same = 1;
@@ -473,7 +473,7 @@ static void tp_check_reducing_rows(int how, size_t chunk_bytes) {
     for (i = 0; (e = redcoll_algo_at(i)) != NULL; ++i) {
         if (!rc_reduces(e->coll)) continue;
         for (pi = 0; pi < 3; ++pi) {
-            rc_spec s = tf_spec(e->coll, e->algo, ps[pi], 53);
+            rc_spec s = rc_spec_make(e->coll, e->algo, ps[pi], 53);
             s.root = ps[pi] - 1;
             s.in_place = pi == 1;
             s.opts.chunk_bytes = chunk_bytes;

@@ -34,7 +34,7 @@ static void test_sweep_rab_reduce_every_root(void) {
     for (a = 0; a < 3; ++a)
         for (i = 0; i < 4; ++i)
             for (root = 0; root < ps[i]; ++root) {
-                rc_spec s = tf_spec(REDCOLL_COLL_REDUCE, algos[a], ps[i], (size_t)(2 * ps[i] + 3));
+                rc_spec s = rc_spec_make(REDCOLL_COLL_REDUCE, algos[a], ps[i], (size_t)(2 * ps[i] + 3));
                 s.op = "matmul";
                 s.root = root;
                 s.in_place = root % 2;

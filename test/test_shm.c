@@ -167,7 +167,7 @@ static int tshm_block_coll(redcoll_coll c) { /* count is per block of p */
    and an argument error (an empty transport) for those it does. */
 static int tshm_harness_has(redcoll_coll coll) {
     static const redcoll_transport none;
-    rc_spec s = tf_spec(coll, REDCOLL_ALGO_AUTO, 1, 0);
+    rc_spec s = rc_spec_make(coll, REDCOLL_ALGO_AUTO, 1, 0);
     rc_state st;
     char *nil[1] = { NULL };
     memset(&st, 0, sizeof st);
@@ -197,7 +197,7 @@ static void tshm_sweep_coll(redcoll_coll coll) {
             counts[4] = 65537 / (size_t)div;
             if (p == 4 || p == 7) counts[nc++] = TSHM_BIG_BYTES / 8 / (size_t)div + 3;
             for (k = 0; k < nc; ++k) {
-                rc_spec s = tf_spec(coll, (redcoll_algo)algo, p, counts[k]);
+                rc_spec s = rc_spec_make(coll, (redcoll_algo)algo, p, counts[k]);
                 redcoll_shm_config cfg;
                 int roots[3], nroots = 1, j;
                 memset(&cfg, 0, sizeof cfg);
@@ -211,13 +211,13 @@ static void tshm_sweep_coll(redcoll_coll coll) {
                 for (j = 0; j < nroots; ++j) { s.root = roots[j]; tshm_ok(&s, &cfg); }
             }
             if (rc_reduces(coll)) {
-                rc_spec s = tf_spec(coll, (redcoll_algo)algo, p, (size_t)p + 2);
+                rc_spec s = rc_spec_make(coll, (redcoll_algo)algo, p, (size_t)p + 2);
                 s.op = "minloc";
                 s.dtype = REDCOLL_2INT;
                 s.root = p - 1;
                 tshm_ok(&s, NULL);
                 if (algo == REDCOLL_ALGO_AUTO || redcoll_algo_keeps_order(coll, (redcoll_algo)algo)) {
-                    s = tf_spec(coll, (redcoll_algo)algo, p, 3 * (size_t)p + 5);
+                    s = rc_spec_make(coll, (redcoll_algo)algo, p, 3 * (size_t)p + 5);
                     s.op = "matmul";
                     s.root = p / 2;
                     s.in_place = p % 2;
@@ -836,7 +836,7 @@ static void test_shm_faults(void) {
             if (!redcoll_algo_supported((redcoll_coll)coll, (redcoll_algo)algo)) continue;
             for (fr = 0; fr < p; fr += 2) {
                 for (k = 1; k <= 12; ++k) {
-                    rc_spec s = tf_spec((redcoll_coll)coll, (redcoll_algo)algo, p, 50);
+                    rc_spec s = rc_spec_make((redcoll_coll)coll, (redcoll_algo)algo, p, 50);
                     redcoll_shm_config cfg;
                     redcoll_result res[5];
                     rc_outcome o;

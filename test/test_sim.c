@@ -343,7 +343,7 @@ static void test_faults_every_schedule(void) {
         for (pi = 0; pi < 3; ++pi) {
             int p = ps[pi], victim, k;
             for (victim = 0; victim < p; victim += p - 1 > 0 ? p - 1 : 1) {
-                rc_spec s = tf_spec(pairs[i].coll, pairs[i].algo, p, (size_t)p + 3);
+                rc_spec s = rc_spec_make(pairs[i].coll, pairs[i].algo, p, (size_t)p + 3);
                 rc_outcome clean;
                 long calls;
                 s.root = 1 % p;
@@ -378,7 +378,7 @@ static void test_deadlock_every_schedule(void) {
     ts_pair pairs[256];
     int n = ts_pairs(pairs, 256), i;
     for (i = 0; i < n; ++i) {
-        rc_spec s = tf_spec(pairs[i].coll, pairs[i].algo, 6, 9);
+        rc_spec s = rc_spec_make(pairs[i].coll, pairs[i].algo, 6, 9);
         rc_outcome o;
         int r, errors = 0;
         s.root = 2;
@@ -393,7 +393,7 @@ static void test_deadlock_every_schedule(void) {
 }
 
 static void test_deterministic(void) {
-    rc_spec s = tf_spec(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_RECURSIVE_DOUBLING, 23, 4099);
+    rc_spec s = rc_spec_make(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_RECURSIVE_DOUBLING, 23, 4099);
     rc_outcome a, b;
     s.dtype = REDCOLL_DOUBLE;
     rc_run(&s, &a);
@@ -432,7 +432,7 @@ static void test_concurrent_runs(void) {
     int i, started[3];
     for (i = 0; i < 3; ++i) {
         memset(&c[i], 0, sizeof c[i]);
-        c[i].spec = tf_spec(REDCOLL_COLL_ALLREDUCE, algos[i], 29 + i, 1001);
+        c[i].spec = rc_spec_make(REDCOLL_COLL_ALLREDUCE, algos[i], 29 + i, 1001);
         started[i] = pthread_create(&th[i], NULL, ts_conc_main, &c[i]) == 0;
         CHECK(started[i], "thread %d", i);
     }
@@ -478,7 +478,7 @@ static void test_scale(void) {
     static const int ps[2] = { 1024, 4096 };
     int i;
     for (i = 0; i < 2; ++i) {
-        rc_spec s = tf_spec(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_RECURSIVE_DOUBLING, ps[i], 1 << 20);
+        rc_spec s = rc_spec_make(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_RECURSIVE_DOUBLING, ps[i], 1 << 20);
         rc_outcome o;
         s.dtype = REDCOLL_DOUBLE;
         s.sim.no_data = 1;
@@ -489,7 +489,7 @@ static void test_scale(void) {
         rc_outcome_free(&o);
     }
     {
-        rc_spec s = tf_spec(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_RING, 1024, 1 << 20);
+        rc_spec s = rc_spec_make(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_RING, 1024, 1 << 20);
         rc_outcome o;
         s.dtype = REDCOLL_DOUBLE;
         s.sim.no_data = 1;
@@ -512,7 +512,7 @@ static void test_nodata_allocates_no_vectors(void) {
     for (i = 0; i < n; ++i) {
         tf_count k = { 0, 0, 0, 0 };
         int blocks = rc_blocks(pairs[i].coll);
-        rc_spec s = tf_spec(pairs[i].coll, pairs[i].algo, p, blocks ? 1 << 16 : 1 << 20);
+        rc_spec s = rc_spec_make(pairs[i].coll, pairs[i].algo, p, blocks ? 1 << 16 : 1 << 20);
         rc_outcome o;
         unsigned long long scratch = 0;
         s.dtype = REDCOLL_DOUBLE;
@@ -540,7 +540,7 @@ static void test_nodata_allocates_no_vectors(void) {
 static void test_figures(void) {
     redcoll_coll colls[512];
     redcoll_algo algos[512];
-    char *rec = sf_read_file("test/sim_figures.txt");
+    char *rec = rc_read_file("test/sim_figures.txt");
     sf_hashes h;
     int n = sf_pairs(colls, algos, 512), i, k;
     long compared = 0;
