@@ -5377,18 +5377,15 @@ static double redcoll__pipe(double hops, size_t n, size_t chunk, double E, doubl
    received chunk costs `g` per byte (reduce). The clocks after chunk k are a
    max-plus linear function of those after k-1, so once every node advances
    by the same step twice the middle chunks are added in one go. Returns -1
-   when the arrays cannot be allocated. */
+   above the walks' limit. */
 static double redcoll__chain_walk(int p, size_t n, size_t chunk, double E, double g,
-                                  const redcoll_cost_model *m, const redcoll_allocator *al) {
-    enum { ONSTACK = 512 };
-    double stack[3 * ONSTACK], *mem, *pp, *pv, *cu, t = 0;
+                                  const redcoll_cost_model *m) {
+    double mem[3 * REDCOLL__WALK_MAX_P], *pp, *pv, *cu, t = 0;
     double a = m->alpha, b = m->beta, ua = m->f_alpha * a, ub = m->f_beta * b;
     size_t X = (n + chunk - 1) / chunk, k;
     int i, last = p - 1;
     if (p < 2 || n == 0) return 0;
     if (p > REDCOLL__WALK_MAX_P) return -1;
-    mem = p <= ONSTACK ? stack : (double *)redcoll__mem_alloc(al, 3 * (size_t)p * sizeof(double));
-    if (!mem) return -1;
     pp = mem;
     pv = pp + p; cu = pv + p;
     for (i = 0; i < p; ++i) pp[i] = pv[i] = 0;
@@ -5432,7 +5429,6 @@ static double redcoll__chain_walk(int p, size_t n, size_t chunk, double E, doubl
         }
         if (end > t) t = end;
     }
-    if (mem != stack) redcoll__mem_free(al, mem);
     return t;
 }
 
@@ -5503,20 +5499,14 @@ static double redcoll__rd_walk(int p, const redcoll__segs *L, int rs, double E,
     return t;
 }
 
-/* p clocks: on the stack (`stack`, 512 entries) or from the allocator. */
-static double *redcoll__clocks(int p, double *stack, const redcoll_allocator *al) {
-    return p <= 512 ? stack : (double *)redcoll__mem_alloc(al, (size_t)p * sizeof(double));
-}
-
 /* redcoll__ring_allgather (p - 1 exchanges with both neighbours, segment
    v - i out, v - i - 1 in) and redcoll__bruck_allgather (round d: the first
    min(d, p - d) segments held to v - d, as many from v + d), from time 0,
-   on segments L; -1 without memory or above the walks' limit. */
-static double redcoll__ring_walk(int p, const redcoll__segs *L, double E, const redcoll_cost_model *m,
-                                 const redcoll_allocator *al) {
-    double stack[512], *clk, t = 0;
+   on segments L; -1 above the walks' limit. */
+static double redcoll__ring_walk(int p, const redcoll__segs *L, double E, const redcoll_cost_model *m) {
+    double clk[REDCOLL__WALK2_MAX_P], t = 0;
     int v, i;
-    if (p > REDCOLL__WALK2_MAX_P || !(clk = redcoll__clocks(p, stack, al))) return -1;
+    if (p > REDCOLL__WALK2_MAX_P) return -1;
     for (v = 0; v < p; ++v) clk[v] = 0;
     for (i = 0; i < p - 1; ++i) {
         double first = clk[0], prev = clk[p - 1]; /* rank v-1's clock before this step */
@@ -5530,18 +5520,13 @@ static double redcoll__ring_walk(int p, const redcoll__segs *L, double E, const 
         }
     }
     for (v = 0; v < p; ++v) if (clk[v] > t) t = clk[v];
-    if (clk != stack) redcoll__mem_free(al, clk);
     return t;
 }
 
-static double redcoll__bruck_walk(int p, const redcoll__segs *L, double E, const redcoll_cost_model *m,
-                                  const redcoll_allocator *al) {
-    double stack[2 * 512], *clk, *nx, t = 0;
+static double redcoll__bruck_walk(int p, const redcoll__segs *L, double E, const redcoll_cost_model *m) {
+    double clk[REDCOLL__WALK_MAX_P], nx[REDCOLL__WALK_MAX_P], t = 0;
     int v, d;
     if (p > REDCOLL__WALK_MAX_P) return -1;
-    clk = p <= 512 ? stack : (double *)redcoll__mem_alloc(al, 2 * (size_t)p * sizeof(double));
-    if (!clk) return -1;
-    nx = clk + p;
     for (v = 0; v < p; ++v) clk[v] = 0;
     for (d = 1; d < p; d <<= 1) {
         int k = d < p - d ? d : p - d;
@@ -5555,7 +5540,6 @@ static double redcoll__bruck_walk(int p, const redcoll__segs *L, double E, const
         for (v = 0; v < p; ++v) clk[v] = nx[v];
     }
     for (v = 0; v < p; ++v) if (clk[v] > t) t = clk[v];
-    if (clk != stack) redcoll__mem_free(al, clk);
     return t;
 }
 
@@ -5564,17 +5548,13 @@ static double redcoll__bruck_walk(int p, const redcoll__segs *L, double E, const
    reduced on arrival, every other rank reduces its two at the end), and
    recursive halving (MPICH's fold of the first 2 rem ranks, distance
    halving over the survivors' folded segments, the even ranks' blocks sent
-   back); -1 without memory or above the walks' limits. */
-static double redcoll__rs_walk(int row, int p, const redcoll__segs *L, double E, const redcoll_cost_model *m,
-                               const redcoll_allocator *al) {
+   back); -1 above the walks' limits. */
+static double redcoll__rs_walk(int row, int p, const redcoll__segs *L, double E, const redcoll_cost_model *m) {
     double a = m->alpha, b = m->beta, g = m->gamma, ua = m->f_alpha * a, ub = m->f_beta * b;
-    double stack[2 * 512], *clk, *old, t = 0;
+    double clk[REDCOLL__WALK_MAX_P], old[REDCOLL__WALK_MAX_P], t = 0;
     int v, i;
     if (p > REDCOLL__WALK_MAX_P || (row == REDCOLL__ROW_REDUCE_SCATTER_PAIRWISE && p > REDCOLL__WALK2_MAX_P))
         return -1;
-    clk = p <= 512 ? stack : (double *)redcoll__mem_alloc(al, 2 * (size_t)p * sizeof(double));
-    if (!clk) return -1;
-    old = clk + p;
     for (v = 0; v < p; ++v) clk[v] = 0;
     if (row == REDCOLL__ROW_REDUCE_SCATTER_RECURSIVE_DOUBLING) {
         redcoll__rd_walk(p, L, 1, E, m, clk);
@@ -5620,22 +5600,19 @@ static double redcoll__rs_walk(int row, int p, const redcoll__segs *L, double E,
         }
     }
     for (v = 0; v < p; ++v) if (clk[v] > t) t = clk[v];
-    if (clk != stack) redcoll__mem_free(al, clk);
     return t;
 }
 
 /* Scatter (bcast only) and recursive-doubling allgather of segments L; -1
-   without memory. */
+   above the walks' limit. */
 static double redcoll__rd_gather_cost(int p, const redcoll__segs *L, int scatter, double E,
-                                      const redcoll_cost_model *m, const redcoll_allocator *al) {
-    double stack[512], *clk, t;
+                                      const redcoll_cost_model *m) {
+    double clk[REDCOLL__WALK_MAX_P];
     int v;
-    if (p > REDCOLL__WALK_MAX_P || !(clk = redcoll__clocks(p, stack, al))) return -1;
+    if (p > REDCOLL__WALK_MAX_P) return -1;
     if (scatter) redcoll__scatter_walk(p, L, E, m, clk);
     else for (v = 0; v < p; ++v) clk[v] = 0;
-    t = redcoll__rd_walk(p, L, 0, E, m, clk);
-    if (clk != stack) redcoll__mem_free(al, clk);
-    return t;
+    return redcoll__rd_walk(p, L, 0, E, m, clk);
 }
 
 /* min over h of redcoll__rt_cost(pl, m, mo, h) in one pass (the plan's cost
@@ -5731,8 +5708,7 @@ static double redcoll__row_cost_composite(int row, const redcoll__cost_in *in) {
     case REDCOLL__ROW_REDUCE_PIPELINE: case REDCOLL__ROW_BCAST_PIPELINE: {
         size_t chunk = in->o->segment_bytes / in->esize ? in->o->segment_bytes / in->esize : 1;
         int red = row == REDCOLL__ROW_REDUCE_PIPELINE;
-        double t = redcoll__chain_walk(p, in->n, chunk < in->n ? chunk : in->n, E, red ? g : 0, m,
-                                       &in->o->allocator);
+        double t = redcoll__chain_walk(p, in->n, chunk < in->n ? chunk : in->n, E, red ? g : 0, m);
         return t >= 0 ? t : redcoll__pipe(p - 1, in->n, chunk < in->n ? chunk : in->n, E, ua, red ? ub + g : ub);
     }
     case REDCOLL__ROW_REDUCE_BINARY: case REDCOLL__ROW_REDUCE_IN_ORDER_BINARY: {
@@ -5775,10 +5751,10 @@ static double redcoll__row_cost(int row, const redcoll__cost_in *in) {
     if (in->displs && (row == REDCOLL__ROW_REDUCE_SCATTER_RECURSIVE_DOUBLING ||
                        row == REDCOLL__ROW_REDUCE_SCATTER_PAIRWISE || row == REDCOLL__ROW_REDUCE_SCATTER_RECURSIVE_HALVING)) {
         redcoll__segs L = redcoll__segs_make(n, p, in->displs); /* the counts as laid out */
-        w = redcoll__rs_walk(row, p, &L, E, m, &in->o->allocator);
+        w = redcoll__rs_walk(row, p, &L, E, m);
     } else if (row == REDCOLL__ROW_REDUCE_SCATTER_BLOCK_RECURSIVE_DOUBLING && odd) { /* MPICH's fix-up */
         redcoll__segs L = redcoll__segs_make(n * (size_t)p, p, NULL);
-        w = redcoll__rs_walk(REDCOLL__ROW_REDUCE_SCATTER_RECURSIVE_DOUBLING, p, &L, E, m, &in->o->allocator);
+        w = redcoll__rs_walk(REDCOLL__ROW_REDUCE_SCATTER_RECURSIVE_DOUBLING, p, &L, E, m);
     }
     switch (row) {
     case REDCOLL__ROW_REDUCE_BINOMIAL: case REDCOLL__ROW_REDUCE_BINARY_TREE:
@@ -5798,7 +5774,7 @@ static double redcoll__row_cost(int row, const redcoll__cost_in *in) {
         double blk = all ? V : seg, t;
         redcoll__segs L = redcoll__segs_make(all ? n * (size_t)p : n, p, all ? NULL : in->displs);
         if (!odd && !L.displs) return k * a + (p - 1) * blk * b;
-        t = redcoll__rd_gather_cost(p, &L, 0, E, m, &in->o->allocator);
+        t = redcoll__rd_gather_cost(p, &L, 0, E, m);
         if (t >= 0) return t;
         return lg * a + ((double)(1u << lg) - 1) * blk * b + (lg - 1) * (ua + (p - pof2) * blk * ub);
     }
@@ -5857,14 +5833,14 @@ static double redcoll__row_cost(int row, const redcoll__cost_in *in) {
         return (p - 1) * (a + V * b);
     case REDCOLL__ROW_ALLGATHERV_RING: {
         redcoll__segs L = redcoll__segs_make(n, p, in->displs);
-        double t = in->displs ? redcoll__ring_walk(p, &L, E, m, &in->o->allocator) : -1;
+        double t = in->displs ? redcoll__ring_walk(p, &L, E, m) : -1;
         return t >= 0 ? t : (p - 1) * (a + seg * b);
     }
     case REDCOLL__ROW_ALLGATHER_BRUCK:
         return lg * a + (p - 1) * V * b;
     case REDCOLL__ROW_ALLGATHERV_BRUCK: {
         redcoll__segs L = redcoll__segs_make(n, p, in->displs);
-        double t = in->displs ? redcoll__bruck_walk(p, &L, E, m, &in->o->allocator) : -1;
+        double t = in->displs ? redcoll__bruck_walk(p, &L, E, m) : -1;
         return t >= 0 ? t : lg * a + (double)(p - 1) / p * V * b;
     }
     case REDCOLL__ROW_ALLTOALL_BRUCK:
@@ -5895,7 +5871,7 @@ static double redcoll__row_cost(int row, const redcoll__cost_in *in) {
     }
     case REDCOLL__ROW_BCAST_SCATTER_RECURSIVE_DOUBLING: { /* the scatter, then the allgather */
         redcoll__segs L = redcoll__segs_make(n, p, NULL);
-        double t = redcoll__rd_gather_cost(p, &L, 1, E, m, &in->o->allocator);
+        double t = redcoll__rd_gather_cost(p, &L, 1, E, m);
         if (t >= 0) return t;
         return lg * ua + (V - seg) * ub +
                (odd ? lg * a + ((double)(1u << lg) - 1) * seg * b + (lg - 1) * (ua + (p - pof2) * seg * ub)
