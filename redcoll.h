@@ -3493,8 +3493,8 @@ static int redcoll__sqrt_groups(int p) {
     return best;
 }
 
-static redcoll_algo redcoll__select_model(redcoll_coll coll, int p, size_t bytes, size_t esize,
-                                          int commutative, const redcoll_options *resolved);
+static redcoll_algo redcoll__select_for(const redcoll__ctx *c, redcoll_coll coll, int p, size_t bytes,
+                                        const size_t *counts);
 
 /* The algorithm of one level: `want`, else `other` (the paper uses one
    algorithm at both levels) when `coll` has it, else the selector's choice
@@ -3503,10 +3503,8 @@ static redcoll_algo redcoll__level_algo(const redcoll__ctx *c, redcoll_coll coll
                                         redcoll_algo other, int p, size_t bytes) {
     if (want == REDCOLL_ALGO_AUTO && other != REDCOLL_ALGO_HIERARCHICAL && redcoll__find(coll, other))
         want = other;
-    if (want == REDCOLL_ALGO_AUTO) { /* the model prices the call's elements, not bytes */
-        want = c->o.selector == REDCOLL_SELECTOR_DEFAULT || c->o.selector == REDCOLL_SELECTOR_MODEL
-                   ? redcoll__select_model(coll, p, bytes, c->esize, c->op.commutative, &c->o)
-                   : redcoll_select(coll, p, bytes, c->op.commutative, &c->o);
+    if (want == REDCOLL_ALGO_AUTO) {
+        want = redcoll__select_for(c, coll, p, bytes, NULL);
         if (want == REDCOLL_ALGO_HIERARCHICAL || !redcoll__find(coll, want)) want = REDCOLL_ALGO_BINOMIAL;
     }
     if (want == REDCOLL_ALGO_HIERARCHICAL || !redcoll__find(coll, want)) return REDCOLL_ALGO_AUTO;
@@ -6008,16 +6006,22 @@ static redcoll_algo redcoll__select_model(redcoll_coll coll, int p, size_t bytes
     return redcoll__select_model_at(coll, p, bytes, esize, commutative, resolved, NULL);
 }
 
-/* AUTO for allgatherv and reduce_scatter priced on their counts (the same on every rank, so every
-   rank picks the same row); p above the walks' limit: as even counts. */
-static redcoll_algo redcoll__select_counts(const redcoll__ctx *c, size_t bytes, const size_t *counts) {
+/* AUTO as a call (or one level of a hierarchical call) asks for it: the
+   papers' selectors as redcoll_select; the model prices the call's elements
+   (not bytes) and, for allgatherv and reduce_scatter, their counts (the same
+   on every rank, so every rank picks the same row; p above the walks' limit:
+   as even counts). */
+static redcoll_algo redcoll__select_for(const redcoll__ctx *c, redcoll_coll coll, int p, size_t bytes,
+                                        const size_t *counts) {
     size_t displs[REDCOLL__WALK_MAX_P + 1];
-    int i, p = c->size;
-    if ((c->coll != REDCOLL_COLL_ALLGATHERV && c->coll != REDCOLL_COLL_REDUCE_SCATTER) || !counts ||
+    int i;
+    if (c->o.selector != REDCOLL_SELECTOR_DEFAULT && c->o.selector != REDCOLL_SELECTOR_MODEL)
+        return redcoll_select(coll, p, bytes, c->op.commutative, &c->o);
+    if ((coll != REDCOLL_COLL_ALLGATHERV && coll != REDCOLL_COLL_REDUCE_SCATTER) || !counts ||
         p > REDCOLL__WALK_MAX_P)
-        return redcoll__select_model(c->coll, p, bytes, c->esize, c->op.commutative, &c->o);
+        return redcoll__select_model(coll, p, bytes, c->esize, c->op.commutative, &c->o);
     for (displs[0] = 0, i = 0; i < p; ++i) displs[i + 1] = displs[i] + counts[i];
-    return redcoll__select_model_at(c->coll, p, bytes, c->esize, c->op.commutative, &c->o, displs);
+    return redcoll__select_model_at(coll, p, bytes, c->esize, c->op.commutative, &c->o, displs);
 }
 
 REDCOLL_API double redcoll_algo_cost(redcoll_coll coll, redcoll_algo algo, int p, size_t bytes,
@@ -6268,10 +6272,7 @@ static redcoll_result redcoll__setup_levels(redcoll__ctx *c, size_t bytes) {
 static redcoll_result redcoll__setup_algo(redcoll__call *call, size_t bytes, const size_t *counts) {
     redcoll__ctx *c = &call->c;
     redcoll_algo algo = c->o.algo;
-    if (algo == REDCOLL_ALGO_AUTO && (c->o.selector == REDCOLL_SELECTOR_DEFAULT ||
-                                      c->o.selector == REDCOLL_SELECTOR_MODEL))
-        algo = redcoll__select_counts(c, bytes, counts);
-    if (algo == REDCOLL_ALGO_AUTO) algo = redcoll_select(c->coll, c->size, bytes, c->op.commutative, &c->o);
+    if (algo == REDCOLL_ALGO_AUTO) algo = redcoll__select_for(c, c->coll, c->size, bytes, counts);
     call->row = redcoll__find(c->coll, algo);
     if (!call->row) return REDCOLL_ERR_INVALID_ARG;
     if (!c->op.commutative && !call->row->info.keeps_order) return REDCOLL_ERR_UNSUPPORTED;
