@@ -290,6 +290,19 @@ typedef struct redcoll_transport {
     void          *(*scratch)(void *user, size_t bytes);
 } redcoll_transport;
 
+/* A transport's `scratch` entry in one call: the block grows to the largest
+   request (64-byte aligned, at least 64 bytes; its old contents are not
+   kept) and stays until redcoll_scratch_block_free. Start from a zeroed
+   struct. Returns NULL when the memory (REDCOLL_MALLOC) is not there. */
+typedef struct redcoll_scratch_block {
+    void  *ptr;   /* the aligned block */
+    void  *mem;   /* as allocated */
+    size_t bytes; /* usable at ptr */
+} redcoll_scratch_block;
+
+REDCOLL_API void *redcoll_scratch_block_get(redcoll_scratch_block *b, size_t bytes);
+REDCOLL_API void redcoll_scratch_block_free(redcoll_scratch_block *b);
+
 /* ---- Group views -----------------------------------------------------------
    A group view is a transport made of a subset of another transport's ranks,
    what MPI_Comm_split makes, but built locally without communication: every
@@ -1606,6 +1619,22 @@ static void redcoll__group_make(redcoll_group *g, const redcoll_transport *paren
     t->recv_reduce = P->recv_reduce ? redcoll__grecv_reduce : NULL;
     t->sendrecv_reduce = P->sendrecv_reduce ? redcoll__gsendrecv_reduce : NULL;
     t->scratch = P->scratch ? redcoll__gscratch : NULL;
+}
+
+REDCOLL_API void *redcoll_scratch_block_get(redcoll_scratch_block *b, size_t bytes) {
+    if (b->ptr && bytes <= b->bytes) return b->ptr;
+    redcoll_scratch_block_free(b);
+    if (bytes < 64) bytes = 64;
+    if (bytes > (size_t)-1 - 63 || !(b->mem = REDCOLL_MALLOC(bytes + 63))) return NULL;
+    b->ptr = (void *)(((size_t)b->mem + 63) & ~(size_t)63);
+    b->bytes = bytes;
+    return b->ptr;
+}
+
+REDCOLL_API void redcoll_scratch_block_free(redcoll_scratch_block *b) {
+    if (b->mem) REDCOLL_FREE(b->mem);
+    b->ptr = b->mem = NULL;
+    b->bytes = 0;
 }
 
 REDCOLL_API redcoll_result redcoll_group_init(redcoll_group *g, const redcoll_transport *parent,

@@ -571,6 +571,29 @@ static redcoll_result th_fail_sendrecv(void *u, int d, const void *sb, size_t sn
     return REDCOLL_ERR_TRANSPORT;
 }
 
+/* The transports' scratch block: at least the bytes asked for, 64-byte
+   aligned, the same block while it is large enough, grown when not, empty
+   after free. */
+static void test_scratch_block(void) {
+    redcoll_scratch_block b;
+    char *first, *again, *grown;
+    memset(&b, 0, sizeof b);
+    first = (char *)redcoll_scratch_block_get(&b, 1);
+    CHECK(first && (size_t)first % 64 == 0 && b.bytes >= 64, "1 byte: %p, %zu usable", (void *)first, b.bytes);
+    if (first) memset(first, 1, b.bytes);
+    again = (char *)redcoll_scratch_block_get(&b, 64);
+    CHECK(again == first, "a request it holds returns the same block");
+    grown = (char *)redcoll_scratch_block_get(&b, 100000);
+    CHECK(grown && (size_t)grown % 64 == 0 && b.bytes >= 100000, "grown: %zu usable", b.bytes);
+    if (grown) memset(grown, 2, 100000);
+    CHECK(redcoll_scratch_block_get(&b, (size_t)-1) == NULL && b.ptr == NULL && b.bytes == 0,
+          "an impossible size: NULL and an empty block");
+    CHECK(redcoll_scratch_block_get(&b, 10) != NULL, "usable again after a failure");
+    redcoll_scratch_block_free(&b);
+    CHECK(b.ptr == NULL && b.mem == NULL && b.bytes == 0, "free empties it");
+    redcoll_scratch_block_free(&b); /* twice is fine */
+}
+
 static void test_huge_p(void) {
     static const int ps[] = { 1 << 30, (1 << 30) + 1, 1610612736, 2147483646, 2147483647 };
     static const redcoll_algo allreduce[] = {
@@ -647,4 +670,5 @@ static void suite_core(void) {
     tf_test("core/empty calls with NULL buffers (issue 13.5)", test_empty_calls_with_null_buffers);
     tf_test("core/groups above p act as p (issue 13.6)", test_groups_above_p);
     tf_test("core/p up to INT_MAX (issue 13.1)", test_huge_p);
+    tf_test("core/scratch block of a transport", test_scratch_block);
 }

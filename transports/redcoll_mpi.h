@@ -84,8 +84,7 @@ typedef struct redcoll_mpi {
     int               nodes;          /* distinct node ids */
     int               tag_mask;       /* redcoll's tags keep these bits: the largest
                                          2^k - 1 <= MPI_TAG_UB (MPI: >= 32767) */
-    void             *scratch, *scratch_mem; /* the scratch entry's block (aligned, as allocated) */
-    size_t            scratch_bytes;
+    redcoll_scratch_block scratch;    /* the scratch entry's block */
 } redcoll_mpi;
 
 /* Duplicates comm and fills m (collective over comm; MPI must be
@@ -332,16 +331,7 @@ static int redcoll__mpi_node_of(void *user, int rank) {
 
 /* The persistent scratch: grows to the largest request, kept until finalize. */
 static void *redcoll__mpi_scratch(void *user, size_t bytes) {
-    redcoll_mpi *m = (redcoll_mpi *)user;
-    if (m->scratch && bytes <= m->scratch_bytes) return m->scratch;
-    free(m->scratch_mem);
-    m->scratch = m->scratch_mem = NULL;
-    m->scratch_bytes = 0;
-    if (bytes < 64) bytes = 64;
-    if (bytes > (size_t)-1 - 63 || !(m->scratch_mem = malloc(bytes + 63))) return NULL;
-    m->scratch = (char *)m->scratch_mem + (64 - (size_t)m->scratch_mem % 64) % 64;
-    m->scratch_bytes = bytes;
-    return m->scratch;
+    return redcoll_scratch_block_get(&((redcoll_mpi *)user)->scratch, bytes);
 }
 
 /* Node ids: each rank learns its node's lowest rank (MPI_COMM_TYPE_SHARED),
@@ -415,7 +405,7 @@ REDCOLL_API void redcoll_mpi_finalize(redcoll_mpi *m) {
     if (!m) return;
     if (m->comm != MPI_COMM_NULL) MPI_Comm_free(&m->comm);
     free(m->node_ids);
-    free(m->scratch_mem);
+    redcoll_scratch_block_free(&m->scratch);
     memset(m, 0, sizeof *m);
     m->comm = MPI_COMM_NULL;
 }

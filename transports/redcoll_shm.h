@@ -257,8 +257,7 @@ typedef struct redcoll__shm_rank {
     struct redcoll_shm_team *team;
     redcoll_transport        t;
     redcoll__shm_queue       pending;  /* unmatched receives, in posting order */
-    void                    *scratch, *scratch_mem;
-    size_t                   scratch_bytes;
+    redcoll_scratch_block    scratch;  /* the scratch entry's block */
     char                     pad1[64];
 } redcoll__shm_rank;
 
@@ -699,16 +698,7 @@ static int redcoll__shm_node_of(void *user, int rank) {
 /* The rank's persistent scratch: grows to the largest request (64-byte
    aligned, at least 64 bytes), kept until the team is destroyed. */
 static void *redcoll__shm_scratch(void *user, size_t bytes) {
-    redcoll__shm_rank *r = (redcoll__shm_rank *)user;
-    if (r->scratch && bytes <= r->scratch_bytes) return r->scratch;
-    free(r->scratch_mem);
-    r->scratch = r->scratch_mem = NULL;
-    r->scratch_bytes = 0;
-    if (bytes < 64) bytes = 64;
-    if (bytes > (size_t)-1 - 63 || !(r->scratch_mem = malloc(bytes + 63))) return NULL;
-    r->scratch = redcoll__shm_align(r->scratch_mem);
-    r->scratch_bytes = bytes;
-    return r->scratch;
+    return redcoll_scratch_block_get(&((redcoll__shm_rank *)user)->scratch, bytes);
 }
 
 REDCOLL_API redcoll_result redcoll_shm_team_create(const redcoll_shm_config *cfg, int size,
@@ -772,7 +762,7 @@ REDCOLL_API void redcoll_shm_team_destroy(redcoll_shm_team *team) {
     for (i = 0; i < (size_t)team->size; ++i) {
         pthread_cond_destroy(&team->ranks[i].cv);
         pthread_mutex_destroy(&team->ranks[i].mu);
-        free(team->ranks[i].scratch_mem);
+        redcoll_scratch_block_free(&team->ranks[i].scratch);
     }
     pthread_mutex_destroy(&team->abort_mu);
     free(team->chans);

@@ -436,7 +436,7 @@ static void test_scratch_entry(void) {
             MCHECK(r == REDCOLL_OK, "%s: %s", redcoll_coll_name(colls[i]), redcoll_result_string(r));
         }
     MCHECK(allocs == 0, "%ld allocator calls in one-shot calls", allocs);
-    MCHECK(g_size == 1 || g_m.scratch_bytes > 0, "the block is kept");
+    MCHECK(g_size == 1 || g_m.scratch.bytes > 0, "the block is kept");
     free(x); free(y);
 }
 
