@@ -3355,8 +3355,11 @@ static void redcoll__chain_bcast(redcoll__ctx *c, void *buf, size_t n, int root,
    ranks), and forms left op own op right; the first receive of chunk k
    overlaps the send of chunk k-1 to the parent (sendrecv), so a level
    costs two steps per chunk, as in formula (5). `out`: the result on the
-   tree root (may equal `in`). Scratch: two chunks on inner nodes, one at
-   the tree root. */
+   tree root (may equal `in`). Every message is reduced as it lands
+   (redcoll__sendrecv_reduce), own chunk read from `in`: scratch is the
+   accumulator (one pipeline chunk) on inner nodes and the staging, nothing
+   with the transport's fused entry when the exchange's send is elsewhere,
+   else one chunk (opts.chunk_bytes) cut, one pipeline chunk uncut. */
 static void redcoll__tree_reduce(redcoll__ctx *c, const void *in, void *out, size_t n,
                                  size_t chunk, int parent, int left, int right) {
     int first = left >= 0 ? left : right, second = left >= 0 ? right : -1;
@@ -3369,25 +3372,22 @@ static void redcoll__tree_reduce(redcoll__ctx *c, const void *in, void *out, siz
             redcoll__send(c, parent, redcoll__at(c, in, off), redcoll__chunk_len(n, chunk, off));
         return;
     }
-    tmp = redcoll__alloc(c, chunk);
+    tmp = redcoll__alloc(c, redcoll__stage_len(c, chunk));
     if (parent >= 0) acc = redcoll__alloc(c, chunk);
     for (off = 0; off < n && !c->err; off += chunk) {
-        if (parent >= 0 && off > 0) /* chunk k-1 up while chunk k comes in */
-            redcoll__sendrecv(c, parent, acc, len, first, tmp, redcoll__chunk_len(n, chunk, off));
+        size_t prev = len;
         len = redcoll__chunk_len(n, chunk, off);
         a = parent < 0 ? redcoll__at(c, out, off) : acc;
-        if (parent < 0 || off == 0) /* a = left op own, or own op right: no copy of own first */
-            redcoll__recv_reduce(c, first, redcoll__at(c, in, off), a, len, first == left, tmp);
-        else { /* the chunk came with the exchange above */
-            redcoll__copy(c, a, redcoll__at(c, in, off), len);
-            if (first == left) redcoll__reduce_hi(c, tmp, a, len);
-            else redcoll__reduce_lo(c, a, tmp, len);
-        }
+        /* a = left op own, or own op right, own read from in: no copy first;
+           chunk k-1 goes up while chunk k comes in (a is acc: chunk i of the
+           message is reduced into it after chunk i of chunk k-1 has gone) */
+        redcoll__sendrecv_reduce(c, parent >= 0 && off > 0 ? parent : -1, acc, prev, first,
+                                 redcoll__at(c, in, off), a, len, first == left, tmp);
         if (second >= 0) redcoll__recv_reduce(c, second, a, a, len, 0, tmp); /* a = a op right */
     }
     if (parent >= 0) redcoll__send(c, parent, acc, len);
     redcoll__free(c, acc, chunk);
-    redcoll__free(c, tmp, chunk);
+    redcoll__free(c, tmp, redcoll__stage_len(c, chunk));
 }
 
 /* In-order binary tree over ranks 0..p-1 rooted at `root`: every subtree is
@@ -3664,23 +3664,24 @@ static redcoll_result redcoll__allreduce_hierarchical(redcoll__ctx *c, const red
     redcoll__hier h;
     redcoll_group gv;
     redcoll__args ia;
+    int alone;
 
-    redcoll__input_to_rbuf(c, a);
     if (redcoll__hier_plan(c, &h, 0, redcoll__linear_algo(c->inner) && redcoll__linear_algo(c->outer)))
         return c->err;
-    ia = *a;
+    alone = h.G > 1 && h.start[h.mine + 1] - h.start[h.mine] == 1; /* the outer level reads the input */
+    ia = *a; /* the inner reduce reads the input where it is: no copy to rbuf first */
     ia.root = 0;
-    ia.sbuf = a->rbuf;
     ia.rbuf = c->rank == h.leader[h.mine] ? a->rbuf : NULL;
-    ia.in_place = 1;
     redcoll__hier_inner(c, &h, &gv);
-    redcoll__run_on(c, &gv.t, c->inner, &ia);
+    if (!alone) redcoll__run_on(c, &gv.t, c->inner, &ia);
     if (c->rank == h.leader[h.mine] && h.G > 1) {
         redcoll_group ov;
         redcoll__hier_outer(c, &h, &ov);
         redcoll__args oa = *a;
-        oa.sbuf = a->rbuf; /* the group's result, in place */
-        oa.in_place = 1;
+        if (!alone) {
+            oa.sbuf = a->rbuf; /* the group's result, in place */
+            oa.in_place = 1;
+        }
         redcoll__run_on(c, &ov.t, c->outer, &oa);
     }
     ia.rbuf = a->rbuf;
@@ -3858,6 +3859,7 @@ typedef struct redcoll__rt_step {
 typedef struct redcoll__rt {
     redcoll__ctx        *c;
     char                *buf;           /* the working vector (n elements) */
+    const char          *in;            /* this rank's input until its first step wrote buf, then buf */
     char                *tmp;           /* scratch, grown on demand */
     size_t               tmpn, off, len;/* scratch size; this rank's current chunk */
     const redcoll__fold *fold;          /* virtual ranks of the butterfly; NULL: identity */
@@ -3882,6 +3884,7 @@ static char *redcoll__rt_need(redcoll__rt *rt, size_t n) {
 }
 
 static char *redcoll__rt_at(const redcoll__rt *rt, size_t off) { return redcoll__at(rt->c, rt->buf, off); }
+static const char *redcoll__rt_in(const redcoll__rt *rt, size_t off) { return redcoll__at(rt->c, rt->in, off); }
 
 /* The members of a ring step on the shared rank map: member k is virtual
    rank base + k stride, a survivor of the fold when the plan folds. */
@@ -3913,19 +3916,19 @@ static char *redcoll__rt_slot(const redcoll__ctx *c, char *base, int rotated, in
     return redcoll__at(c, base, (size_t)i * len);
 }
 
-/* Canonical combination of the r operands of a ring step, x_d in `own`, which ends
-   with ((x_0 op x_1) op ...) op x_(r-1): the same bracketing on every member
-   and for every block. */
+/* Canonical combination of the r operands of a ring step, x_d read from `x`
+   (the input, or own itself), into `own`, which ends with ((x_0 op x_1) op
+   ...) op x_(r-1): the same bracketing on every member and for every block. */
 static void redcoll__rt_combine(redcoll__rt *rt, char *base, int rotated, int r, int d,
-                                  char *own, size_t len) {
+                                const char *x, char *own, size_t len) {
     redcoll__ctx *c = rt->c;
     int k;
     for (k = 1; k < d; ++k)
         redcoll__reduce_hi(c, redcoll__rt_slot(c, base, rotated, r, d, k - 1, len),
                         redcoll__rt_slot(c, base, rotated, r, d, k, len), len);
-    if (d > 0) redcoll__reduce_hi(c, redcoll__rt_slot(c, base, rotated, r, d, d - 1, len), own, len);
-    for (k = d + 1; k < r; ++k)
-        redcoll__reduce_lo(c, own, redcoll__rt_slot(c, base, rotated, r, d, k, len), len);
+    if (d > 0) { redcoll__reduce3(c, redcoll__rt_slot(c, base, rotated, r, d, d - 1, len), x, own, len, 0); x = own; }
+    for (k = d + 1; k < r; ++k, x = own)
+        redcoll__reduce3(c, x, redcoll__rt_slot(c, base, rotated, r, d, k, len), own, len, 1);
 }
 
 /* ---- exchange step: ring over r members (r = 2: the butterfly) ------------
@@ -3933,21 +3936,33 @@ static void redcoll__rt_combine(redcoll__rt *rt, char *base, int rotated, int r,
    present. Halving: r-1 pairwise rounds (round s: to d+s, from d-s) of m'/r,
    member d keeps block d. Whole chunks: a Bruck allgather of the r chunks
    (r-1 pairwise rounds for r <= 3, same count, no copy). Scratch (r-1)m'/r,
-   resp. (r-1)m' (r m' for Bruck). */
+   resp. (r-1)m' (r m' for Bruck). r = 2 is one exchange whose message is
+   reduced as it lands (redcoll__sendrecv_reduce): no scratch with the
+   transport's fused entry, one chunk without. Every step reads this rank's
+   operand where it is (rt->in: the input before the first step). */
 static void redcoll__rt_ring(redcoll__rt *rt, redcoll__rt_step *s) {
     redcoll__ctx *c = rt->c;
     int r = s->r, d = s->d, sh;
     char *own;
+    const char *x;
     size_t lend, offd, po, pl;
     if (s->halved) redcoll__block(s->len, r, d, &offd, &lend);
     else { offd = 0; lend = s->len; }
     own = redcoll__rt_at(rt, s->off + offd);
-    if (!s->halved && r > 3) {
+    x = redcoll__rt_in(rt, s->off + offd);
+    if (r == 2) {
+        int o = 1 - d;
+        if (s->halved) redcoll__block(s->len, 2, o, &po, &pl);
+        else { po = 0; pl = s->len; }
+        redcoll__rt_need(rt, redcoll__stage_len(c, lend));
+        redcoll__sendrecv_reduce(c, redcoll__rt_member(rt, s, o), redcoll__rt_in(rt, s->off + po), pl,
+                                 redcoll__rt_member(rt, s, o), x, own, lend, o < d, rt->tmp);
+    } else if (!s->halved && r > 3) {
         char *rot = redcoll__rt_need(rt, (size_t)r * lend);
         if (c->err) return;
-        redcoll__copy(c, rot, own, lend);
+        redcoll__copy(c, rot, x, lend);
         redcoll__rt_bruck(rt, s, rot, (size_t)r * lend);
-        redcoll__rt_combine(rt, rot, 1, r, d, own, lend);
+        redcoll__rt_combine(rt, rot, 1, r, d, x, own, lend);
     } else {
         char *tmp = redcoll__rt_need(rt, (size_t)(r - 1) * lend);
         if (c->err) return;
@@ -3955,11 +3970,11 @@ static void redcoll__rt_ring(redcoll__rt *rt, redcoll__rt_step *s) {
             int to = (d + sh) % r, from = (d - sh + r) % r;
             if (s->halved) redcoll__block(s->len, r, to, &po, &pl);
             else { po = 0; pl = s->len; }
-            redcoll__sendrecv(c, redcoll__rt_member(rt, s, to), redcoll__rt_at(rt, s->off + po), pl,
+            redcoll__sendrecv(c, redcoll__rt_member(rt, s, to), redcoll__rt_in(rt, s->off + po), pl,
                               redcoll__rt_member(rt, s, from),
                               redcoll__rt_slot(c, tmp, 0, r, d, from, lend), lend);
         }
-        redcoll__rt_combine(rt, tmp, 0, r, d, own, lend);
+        redcoll__rt_combine(rt, tmp, 0, r, d, x, own, lend);
     }
     rt->off = s->off + offd;
     rt->len = lend;
@@ -4012,32 +4027,32 @@ static void redcoll__rt_ring_back(redcoll__rt *rt, const redcoll__rt_step *s, in
    reduce m1 + m2; round 2: p2 sends its half to p0, p0 sends its upper half
    to p1, and both survivors hold half of m0 + (m1 + m2). Whole chunks when
    m' <= b: the same two rounds with the full chunk. p0/p1: 2 alpha + m' beta
-   + m' gamma (halving). p2 is eliminated. */
+   + m' gamma (halving). p2 is eliminated. Every receive is reduced as it
+   lands (scratch: none fused, one chunk cut). */
 static void redcoll__rt_e32(redcoll__rt *rt, redcoll__rt_step *s) {
     redcoll__ctx *c = rt->c;
     size_t lo, lol, hio, hil;
     char *tmp;
     if (s->halved) { redcoll__block(s->len, 2, 0, &lo, &lol); redcoll__block(s->len, 2, 1, &hio, &hil); }
     else { lo = hio = 0; lol = hil = s->len; }
-    tmp = redcoll__rt_need(rt, s->len);
+    tmp = redcoll__rt_need(rt, redcoll__stage_len(c, lol > hil ? lol : hil));
     if (c->err) return;
     if (s->d == 1) {
         char *mine = redcoll__rt_at(rt, s->off + hio);
-        redcoll__sendrecv(c, s->peer[2], redcoll__rt_at(rt, s->off + lo), lol, s->peer[2], tmp, hil);
-        redcoll__reduce_lo(c, mine, tmp, hil);             /* m1 + m2 */
-        redcoll__recv(c, s->peer[0], tmp, hil);
-        redcoll__reduce_hi(c, tmp, mine, hil);                /* m0 + (m1 + m2) */
+        redcoll__sendrecv_reduce(c, s->peer[2], redcoll__rt_in(rt, s->off + lo), lol, s->peer[2],
+                                 redcoll__rt_in(rt, s->off + hio), mine, hil, 0, tmp); /* m1 + m2 */
+        redcoll__recv_reduce(c, s->peer[0], mine, mine, hil, 1, tmp);                  /* m0 + (m1 + m2) */
         rt->off = s->off + hio; rt->len = hil;
     } else if (s->d == 2) {
         char *mine = redcoll__rt_at(rt, s->off + lo);
-        redcoll__sendrecv(c, s->peer[1], redcoll__rt_at(rt, s->off + hio), hil, s->peer[1], tmp, lol);
-        redcoll__reduce_hi(c, tmp, mine, lol);                /* m1 + m2 */
+        redcoll__sendrecv_reduce(c, s->peer[1], redcoll__rt_in(rt, s->off + hio), hil, s->peer[1],
+                                 redcoll__rt_in(rt, s->off + lo), mine, lol, 1, tmp);  /* m1 + m2 */
         redcoll__send(c, s->peer[0], mine, lol);
         rt->alive = 0;
     } else {
         char *mine = redcoll__rt_at(rt, s->off + lo);
-        redcoll__sendrecv(c, s->peer[1], redcoll__rt_at(rt, s->off + hio), hil, s->peer[2], tmp, lol);
-        redcoll__reduce_lo(c, mine, tmp, lol);             /* m0 + (m1 + m2) */
+        redcoll__sendrecv_reduce(c, s->peer[1], redcoll__rt_in(rt, s->off + hio), hil, s->peer[2],
+                                 redcoll__rt_in(rt, s->off + lo), mine, lol, 0, tmp);  /* m0 + (m1 + m2) */
         rt->off = s->off + lo; rt->len = lol;
     }
 }
@@ -4090,10 +4105,10 @@ static void redcoll__rt_e32_back(redcoll__rt *rt, const redcoll__rt_step *s, int
    eliminated. Reverse: A sends the result chunk back. */
 static void redcoll__rt_e21(redcoll__rt *rt, redcoll__rt_step *s) {
     redcoll__ctx *c = rt->c;
-    char *mine = redcoll__rt_at(rt, s->off);
-    if (s->d == 1) { redcoll__send(c, s->peer[0], mine, s->len); rt->alive = 0; return; }
-    if (!redcoll__rt_need(rt, s->len)) return;
-    redcoll__recv_reduce(c, s->peer[1], mine, mine, s->len, 0, rt->tmp);
+    if (s->d == 1) { redcoll__send(c, s->peer[0], redcoll__rt_in(rt, s->off), s->len); rt->alive = 0; return; }
+    if (!redcoll__rt_need(rt, redcoll__stage_len(c, s->len))) return;
+    redcoll__recv_reduce(c, s->peer[1], redcoll__rt_in(rt, s->off), redcoll__rt_at(rt, s->off), s->len, 0,
+                         rt->tmp);
 }
 
 static void redcoll__rt_e21_back(redcoll__rt *rt, const redcoll__rt_step *s, int *done) {
@@ -4121,6 +4136,7 @@ static void redcoll__rt_run_step(redcoll__rt *rt, redcoll__rt_step *s) {
     if (s->kind == REDCOLL__RT_RING) redcoll__rt_ring(rt, s);
     else if (s->kind == REDCOLL__RT_E32) redcoll__rt_e32(rt, s);
     else redcoll__rt_e21(rt, s);
+    rt->in = rt->buf; /* this rank's chunk is in buf now */
 }
 
 /* A butterfly step between two units whose members are ranks lo and hi. */
@@ -4249,7 +4265,9 @@ static void redcoll__rt_reduce_all(redcoll__rt *rt, int v, size_t n) {
 /* Runs a plan (the schedules below make it from the cost model; tests may
    pass their own, e.g. one ring over all p for Table 1). The butterfly folds
    the excess ranks in first (2-1 elimination of whole vectors before round
-   0, Rabenseifner 2004 section 3.5). */
+   0, Rabenseifner 2004 section 3.5). The first step (fold or exchange) reads
+   the input where it is, no copy first, except into a reduce's scratch off
+   the root (see redcoll__reduce_workbuf). */
 static redcoll_result redcoll__rt_execute(redcoll__ctx *c, const redcoll__args *a, int reduce,
                                           const redcoll__rt_plan *pl) {
     size_t n = a->count;
@@ -4264,16 +4282,21 @@ static redcoll_result redcoll__rt_execute(redcoll__ctx *c, const redcoll__args *
     rt->c = c;
     rt->root_v = reduce ? a->root : -1;
     rt->pl = *pl;
+    rt->in = (const char *)a->sbuf;
     if (!reduce || is_root) rt->buf = (char *)a->rbuf;
-    else rt->buf = (char *)redcoll__alloc(c, n);
-    if (rt->buf) redcoll__copy(c, rt->buf, a->sbuf, n);
+    else if ((rt->buf = (char *)redcoll__alloc(c, n)) != NULL) {
+        redcoll__copy(c, rt->buf, a->sbuf, n);
+        rt->in = rt->buf;
+    }
     if (pl->fold) {
         f = redcoll__fold_plan(c->rank, c->size);
         rt->fold = &f;
         v = f.newrank;
         if (reduce) rt->root_v = redcoll__fold_plan(a->root + (a->root < 2 * f.rem && a->root % 2 == 0),
                                                     c->size).newrank;
-        if (rt->buf && redcoll__rt_need(rt, n)) redcoll__fold_in(c, &f, rt->buf, rt->buf, rt->tmp, n);
+        if (rt->buf && redcoll__rt_need(rt, redcoll__stage_len(c, n)) &&
+            redcoll__fold_in(c, &f, rt->in, rt->buf, rt->tmp, n))
+            rt->in = rt->buf;
     }
     if (rt->buf && v >= 0 && !c->err) redcoll__rt_reduce_all(rt, v, n);
     if (pl->fold && rt->buf) {
