@@ -180,9 +180,207 @@ static void test_chunked_scratch(void) {
    entries): every reducing row, runs allocate nothing, = one-shot. */
 static void test_chunked_plans(void) { tp_check_reducing_rows(0, 3 * 4); }
 
+/* ---- no wasted passes: the input is read where it is (issue 10) ----
+   A wrapper over the simulator (test_plans.c's tp_wrap, forwarding) looks at
+   this rank's rbuf when the schedule first talks to the transport: a
+   schedule that reads sbuf in its first step has not written rbuf by then,
+   one that copies sbuf to rbuf up front has. */
+typedef struct tc_touch {
+    tp_wrap     w;       /* first: the forwarding entries take the struct as their user */
+    const char *rbuf;
+    char       *before;  /* rbuf as the call found it */
+    size_t      bytes;
+    int         seen, touched;
+} tc_touch;
+
+static void tc_look(void *u) {
+    tc_touch *k = (tc_touch *)u;
+    if (k->seen) return;
+    k->seen = 1;
+    k->touched = k->bytes && memcmp(k->rbuf, k->before, k->bytes) != 0;
+}
+static redcoll_result tc_t_send(void *u, int dst, const void *b, size_t n, int tag) {
+    tc_look(u);
+    return tp_w_send(u, dst, b, n, tag);
+}
+static redcoll_result tc_t_recv(void *u, int src, void *b, size_t n, int tag) {
+    tc_look(u);
+    return tp_w_recv(u, src, b, n, tag);
+}
+static redcoll_result tc_t_sendrecv(void *u, int dst, const void *sb, size_t sn, int src, void *rb,
+                                    size_t rn, int tag) {
+    tc_look(u);
+    return tp_w_sendrecv(u, dst, sb, sn, src, rb, rn, tag);
+}
+static redcoll_result tc_t_recv_reduce(void *u, int src, size_t n, int tag, const redcoll_consumer *k) {
+    const redcoll_transport *in = ((tp_wrap *)u)->in;
+    tc_look(u);
+    return in->recv_reduce(in->user, src, n, tag, k);
+}
+static redcoll_result tc_t_sendrecv_reduce(void *u, int dst, const void *sb, size_t sn, int src, size_t rn,
+                                           int tag, const redcoll_consumer *k) {
+    const redcoll_transport *in = ((tp_wrap *)u)->in;
+    tc_look(u);
+    return in->sendrecv_reduce(in->user, dst, sb, sn, src, rn, tag, k);
+}
+
+typedef struct tc_touch_run {
+    rc_state *st;
+    int       fused;    /* keep the simulator's receive-and-reduce entries */
+    int      *touched;  /* per rank: rbuf written before the first message */
+} tc_touch_run;
+
+static redcoll_result tc_touch_rank(const redcoll_transport *t, void *arg) {
+    tc_touch_run *x = (tc_touch_run *)arg;
+    tc_touch k;
+    redcoll_result e;
+    int r = t->rank;
+    tp_wrap_make(&k.w, t, 0);
+    k.w.t.send = tc_t_send; k.w.t.recv = tc_t_recv; k.w.t.sendrecv = tc_t_sendrecv;
+    k.w.t.isend = NULL; k.w.t.irecv = NULL; k.w.t.waitall = NULL; /* every message passes tc_look */
+    k.w.t.recv_reduce = x->fused && t->recv_reduce ? tc_t_recv_reduce : NULL;
+    k.w.t.sendrecv_reduce = x->fused && t->sendrecv_reduce ? tc_t_sendrecv_reduce : NULL;
+    k.rbuf = x->st->rbuf[r];
+    k.bytes = k.rbuf ? rc_layout_of(x->st, r).rn * x->st->esize : 0;
+    k.before = (char *)malloc(k.bytes + 1);
+    k.seen = k.touched = 0;
+    if (!k.before) return REDCOLL_ERR_OUT_OF_MEMORY;
+    if (k.bytes) memcpy(k.before, k.rbuf, k.bytes);
+    e = rc_rank(&k.w.t, x->st);
+    x->touched[r] = k.touched;
+    free(k.before);
+    tp_wrap_drop(&k.w);
+    return e;
+}
+
+/* Runs spec through the wrapper; returns the ranks whose rbuf was written
+   before their first message (-1 when the run failed or was wrong). */
+static int tc_touched(const rc_spec *spec, int fused) {
+    rc_state st;
+    rc_outcome o;
+    tc_touch_run x;
+    redcoll_mock_config cfg = spec->sim;
+    int r, n = 0, touched[64];
+    if (spec->p > 64 || rc_begin(spec, &st, &o) != REDCOLL_OK) return -1;
+    memset(touched, 0, sizeof touched);
+    x.st = &st; x.fused = fused; x.touched = touched;
+    cfg.model = redcoll_mock_defaults(spec->p).model;
+    cfg.size = spec->p;
+    if (redcoll_mock_run(&cfg, tc_touch_rank, &x, &o.rep) != REDCOLL_OK) { rc_teardown(&st); return -1; }
+    rc_end(&st, &o);
+    for (r = 0; r < spec->p; ++r) n += touched[r];
+    CHECK(o.ok, "%s (%s): %s", tf_describe(spec), fused ? "fused" : "cut", o.why);
+    r = o.ok ? n : -1;
+    rc_outcome_free(&o);
+    return r;
+}
+
+/* The butterfly family (threshold b: all halving, all whole chunks, the
+   model's choice) and hierarchical allreduce (groups of one, of several,
+   one group; linear and tree levels) read sbuf in their first step: no
+   rank's rbuf is written before its first message, fused or cut, p = 2..17;
+   reduce likewise at the root. A copy up front is caught: the base of this
+   test (allreduce halving_doubling reading sbuf) passes, and the check
+   itself is tried on a schedule that copies (reduce_scatter_block with its
+   rotation into rbuf is not one; allreduce reduce_bcast's root of p = 1 has
+   no message): binary_blocks reduce's root copies into its rbuf and is
+   seen. */
+static void test_chunked_input_read_in_place(void) {
+    static const redcoll_algo rt[] = { REDCOLL_ALGO_BUTTERFLY, REDCOLL_ALGO_ELIMINATION,
+                                       REDCOLL_ALGO_ELIMINATION_NONOVERLAP, REDCOLL_ALGO_FACTOR_RING };
+    static const size_t thr[] = { 0, REDCOLL_THRESHOLD_ZERO, REDCOLL_THRESHOLD_INFINITE };
+    int i, j, p, fused, seen = 0;
+    for (p = 2; p <= 17; ++p)
+        for (fused = 0; fused < 2; ++fused) {
+            for (i = 0; i < 4; ++i)
+                for (j = 0; j < 3; ++j) {
+                    rc_spec s = rc_spec_make(REDCOLL_COLL_ALLREDUCE, rt[i], p, 5 * (size_t)p + 3);
+                    s.opts.threshold_bytes = thr[j];
+                    s.opts.chunk_bytes = 3 * 4;
+                    if ((p + j) % 3 == 0 && rc_reduces(s.coll)) s.op = "matmul", s.opts.chunk_bytes = 3 * 16;
+                    CHECK(tc_touched(&s, fused) == 0, "%s thr=%zu %s: rbuf written before the first message",
+                          tf_describe(&s), thr[j], fused ? "fused" : "cut");
+                    s.coll = REDCOLL_COLL_REDUCE;
+                    s.root = (p * 5 + j) % p;
+                    CHECK(tc_touched(&s, fused) == 0, "%s thr=%zu %s: the root's rbuf written before its first message",
+                          tf_describe(&s), thr[j], fused ? "fused" : "cut");
+                }
+            for (j = 0; j < 4; ++j) {
+                static const redcoll_algo lv[] = { REDCOLL_ALGO_AUTO, REDCOLL_ALGO_FLAT, REDCOLL_ALGO_CHAIN,
+                                                   REDCOLL_ALGO_BINOMIAL };
+                rc_spec s = rc_spec_make(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_HIERARCHICAL, p, 4 * (size_t)p + 1);
+                s.opts.groups = j == 0 ? p : j == 1 ? 1 : (p + 1) / 2; /* groups of one; one group; pairs */
+                s.opts.inner_algo = lv[j];
+                s.opts.outer_algo = lv[(j + 1) % 4] == REDCOLL_ALGO_FLAT ? REDCOLL_ALGO_RING : REDCOLL_ALGO_AUTO;
+                s.opts.chunk_bytes = 3 * 4;
+                CHECK(tc_touched(&s, fused) == 0, "%s G=%d %s: rbuf written before the first message",
+                      tf_describe(&s), s.opts.groups, fused ? "fused" : "cut");
+            }
+            {   /* the check sees a copy up front */
+                rc_spec s = rc_spec_make(REDCOLL_COLL_REDUCE, REDCOLL_ALGO_BINARY_BLOCKS, p, 3 * (size_t)p + 2);
+                seen += tc_touched(&s, fused) == 1;
+            }
+        }
+    CHECK(seen == 2 * 16, "the check missed the up-front copy of reduce binary_blocks' root (%d of 32)", seen);
+}
+
+/* Without the fused entries every receive-then-reduce of the butterfly
+   family and of the pipelined trees stages one chunk, not a vector: a
+   rank's peak scratch is at most one chunk (allreduce) beside what the
+   schedule keeps by design (the reduce's working vector off the root, a
+   tree's accumulator of one pipeline segment). 3000 doubles, chunks of
+   4 KiB; the model's threshold and all halving. */
+static void test_chunked_scratch_schedules(void) {
+    static const redcoll_algo rt[] = { REDCOLL_ALGO_BUTTERFLY, REDCOLL_ALGO_ELIMINATION,
+                                       REDCOLL_ALGO_ELIMINATION_NONOVERLAP };
+    const size_t n = 3000, chunk = 4096;
+    int i, p, r, t;
+    for (p = 2; p <= 13; ++p)
+        for (i = 0; i < 3; ++i)
+            for (t = 0; t < 2; ++t) {
+                rc_spec s = rc_spec_make(REDCOLL_COLL_ALLREDUCE, rt[i], p, n);
+                tc_run_out b;
+                s.dtype = REDCOLL_DOUBLE;
+                s.opts.chunk_bytes = chunk;
+                s.opts.threshold_bytes = t ? REDCOLL_THRESHOLD_ZERO : REDCOLL_THRESHOLD_INFINITE;
+                memset(&b, 0, sizeof b);
+                if (tc_run(&s, 1, &b) != REDCOLL_OK || !b.o.ok) {
+                    CHECK(0, "%s cut: %s", tf_describe(&s), b.o.why);
+                    continue;
+                }
+                for (r = 0; r < p; ++r)
+                    CHECK(b.o.rep.stats[r].scratch_bytes <= chunk, "%s thr=%s rank %d: %llu bytes of scratch > one chunk",
+                          tf_describe(&s), t ? "0" : "inf", r, b.o.rep.stats[r].scratch_bytes);
+                tc_run_free(&b, p);
+            }
+    for (p = 2; p <= 13; ++p) { /* in-order and plain binary trees, one pipeline segment = the vector */
+        for (i = 0; i < 2; ++i) {
+            rc_spec s = rc_spec_make(REDCOLL_COLL_REDUCE, i ? REDCOLL_ALGO_IN_ORDER_BINARY : REDCOLL_ALGO_BINARY, p, n);
+            tc_run_out b;
+            s.dtype = REDCOLL_DOUBLE;
+            s.opts.chunk_bytes = chunk;
+            s.opts.segment_bytes = n * 8;
+            s.root = p / 2;
+            memset(&b, 0, sizeof b);
+            if (tc_run(&s, 1, &b) != REDCOLL_OK || !b.o.ok) {
+                CHECK(0, "%s cut: %s", tf_describe(&s), b.o.why);
+                continue;
+            }
+            for (r = 0; r < p; ++r)
+                CHECK(b.o.rep.stats[r].scratch_bytes <= chunk + (r == s.root ? 0 : n * 8),
+                      "%s rank %d: %llu bytes of scratch (segment %zu + chunk %zu)", tf_describe(&s), r,
+                      b.o.rep.stats[r].scratch_bytes, n * 8, chunk);
+            tc_run_free(&b, p);
+        }
+    }
+}
+
 static void suite_chunked(void) {
     tf_test("chunked: every row, p 1..33, chunks of 3 = uncut, bitwise", test_chunked_every_row);
     tf_test("chunked: odd chunk sizes, one element, the default, SIZE_MAX", test_chunked_sizes);
     tf_test("chunked: staging scratch is one chunk", test_chunked_scratch);
     tf_test("chunked: plans over the cut path allocate nothing per run", test_chunked_plans);
+    tf_test("chunked: butterfly family, hierarchical read sbuf first (no copy up front)",
+            test_chunked_input_read_in_place);
+    tf_test("chunked: butterfly family, trees stage one chunk", test_chunked_scratch_schedules);
 }
