@@ -2681,16 +2681,25 @@ static redcoll_result redcoll__reduce_binomial(redcoll__ctx *c, const redcoll__a
    above (recursive distance doubling, full vectors); it is registered under
    both names, so the selector and the tools speak the paper's vocabulary. */
 
-/* The buffer a reduce works in: root's rbuf, elsewhere n elements of scratch;
-   it starts as a copy of the input. NULL after an allocation failure. The
-   copy stays (no reading of sbuf in the first step, as the allreduces do):
-   the kernels write values, not the padding of padded types (long double,
-   the pair types), so fresh scratch as the first step's output would send
-   the root its stale padding bytes. */
+/* The buffer a reduce works in: root's rbuf, whose first step reads the
+   input where it is (redcoll__reduce_input); elsewhere n elements of scratch
+   that start as a copy of the input. NULL after an allocation failure. That
+   copy stays (no reading of sbuf in the first step, as the allreduces and the
+   root do): the kernels write values, not the padding of padded types (long
+   double, the pair types), so fresh scratch as the first step's output would
+   send the root its stale padding bytes. */
 static void *redcoll__reduce_workbuf(redcoll__ctx *c, const redcoll__args *a) {
-    void *buf = c->rank == a->root ? a->rbuf : redcoll__alloc(c, a->count);
+    void *buf;
+    if (c->rank == a->root) return a->rbuf;
+    buf = redcoll__alloc(c, a->count);
     if (buf) redcoll__copy(c, buf, a->sbuf, a->count);
     return buf;
+}
+
+/* Where the first step of a reduce reads this rank's input: sbuf at the
+   root, the working copy elsewhere. */
+static const void *redcoll__reduce_input(const redcoll__ctx *c, const redcoll__args *a, const void *buf) {
+    return c->rank == a->root ? a->sbuf : buf;
 }
 
 static void redcoll__reduce_freebuf(redcoll__ctx *c, const redcoll__args *a, void *buf) {
@@ -2713,9 +2722,10 @@ static redcoll_result redcoll__reduce_halving_doubling(redcoll__ctx *c, const re
     void *buf = redcoll__reduce_workbuf(c, a);
     size_t tn = redcoll__stage_len(c, redcoll__seg_len(&s, 0, pof2 / 2));
     void *tmp = p > 1 ? redcoll__alloc(c, tn) : NULL;
-    if (!c->err) {
-        redcoll__fold_halves(c, &g, &s, buf, buf, tmp);
-        redcoll__rs_halving(c, &g, &s, buf, buf, tmp, 1);
+    if (!c->err) { /* the first step (fold or halving) reads the input */
+        const void *in = redcoll__reduce_input(c, a, buf);
+        if (redcoll__fold_halves(c, &g, &s, in, buf, tmp)) in = buf;
+        redcoll__rs_halving(c, &g, &s, in, buf, tmp, 1);
         redcoll__ag_doubling(c, &g, &s, buf, redcoll__vmap_vrank(&g, root));
     }
     redcoll__free(c, tmp, tn);
@@ -2746,7 +2756,7 @@ static redcoll_result redcoll__reduce_binary_blocks(redcoll__ctx *c, const redco
     tn = redcoll__stage_len(c, redcoll__seg_len(&s, 0, b.size[0] / 2));
     tmp = c->size > 1 ? redcoll__alloc(c, tn) : NULL;
     if (!c->err) {
-        redcoll__rs_halving(c, &b.g, &s, buf, buf, tmp, 1);
+        redcoll__rs_halving(c, &b.g, &s, redcoll__reduce_input(c, a, buf), buf, tmp, 1);
         redcoll__blocks_combine(c, &b, &s, buf, tmp);
         redcoll__blocks_range(&b, &s, 0, 0, &off, &len);
         if (outside && c->rank == 0) redcoll__send(c, root, redcoll__at(c, buf, off), len);
@@ -4282,12 +4292,8 @@ static redcoll_result redcoll__rt_execute(redcoll__ctx *c, const redcoll__args *
     rt->c = c;
     rt->root_v = reduce ? a->root : -1;
     rt->pl = *pl;
-    rt->in = (const char *)a->sbuf;
-    if (!reduce || is_root) rt->buf = (char *)a->rbuf;
-    else if ((rt->buf = (char *)redcoll__alloc(c, n)) != NULL) {
-        redcoll__copy(c, rt->buf, a->sbuf, n);
-        rt->in = rt->buf;
-    }
+    rt->buf = (char *)(reduce ? redcoll__reduce_workbuf(c, a) : a->rbuf);
+    rt->in = (const char *)(reduce ? redcoll__reduce_input(c, a, rt->buf) : a->sbuf);
     if (pl->fold) {
         f = redcoll__fold_plan(c->rank, c->size);
         rt->fold = &f;
@@ -4307,7 +4313,7 @@ static redcoll_result redcoll__rt_execute(redcoll__ctx *c, const redcoll__args *
         }
     }
     redcoll__free(c, rt->tmp, rt->tmpn);
-    if (reduce && !is_root) redcoll__free(c, rt->buf, n);
+    if (reduce) redcoll__reduce_freebuf(c, a, rt->buf);
     return c->err;
 }
 

@@ -279,12 +279,9 @@ static int tc_touched(const rc_spec *spec, int fused) {
    model's choice) and hierarchical allreduce (groups of one, of several,
    one group; linear and tree levels) read sbuf in their first step: no
    rank's rbuf is written before its first message, fused or cut, p = 2..17;
-   reduce likewise at the root. A copy up front is caught: the base of this
-   test (allreduce halving_doubling reading sbuf) passes, and the check
-   itself is tried on a schedule that copies (reduce_scatter_block with its
-   rotation into rbuf is not one; allreduce reduce_bcast's root of p = 1 has
-   no message): binary_blocks reduce's root copies into its rbuf and is
-   seen. */
+   reduce likewise at the root, there also halving_doubling and
+   binary_blocks. The check itself sees a write before the first message:
+   allgather ring puts every rank's own block into rbuf first, by design. */
 static void test_chunked_input_read_in_place(void) {
     static const redcoll_algo rt[] = { REDCOLL_ALGO_BUTTERFLY, REDCOLL_ALGO_ELIMINATION,
                                        REDCOLL_ALGO_ELIMINATION_NONOVERLAP, REDCOLL_ALGO_FACTOR_RING };
@@ -316,12 +313,20 @@ static void test_chunked_input_read_in_place(void) {
                 CHECK(tc_touched(&s, fused) == 0, "%s G=%d %s: rbuf written before the first message",
                       tf_describe(&s), s.opts.groups, fused ? "fused" : "cut");
             }
-            {   /* the check sees a copy up front */
-                rc_spec s = rc_spec_make(REDCOLL_COLL_REDUCE, REDCOLL_ALGO_BINARY_BLOCKS, p, 3 * (size_t)p + 2);
-                seen += tc_touched(&s, fused) == 1;
+            for (j = 0; j < 2; ++j) { /* reduce's root: the Rabenseifner 2004 schedules */
+                rc_spec s = rc_spec_make(REDCOLL_COLL_REDUCE, j ? REDCOLL_ALGO_BINARY_BLOCKS
+                                                               : REDCOLL_ALGO_HALVING_DOUBLING, p, 3 * (size_t)p + 2);
+                s.root = (p * 3 + j) % p;
+                s.opts.chunk_bytes = 3 * 4;
+                CHECK(tc_touched(&s, fused) == 0, "%s %s: the root's rbuf written before its first message",
+                      tf_describe(&s), fused ? "fused" : "cut");
+            }
+            {   /* the check sees a write before the first message */
+                rc_spec s = rc_spec_make(REDCOLL_COLL_ALLGATHER, REDCOLL_ALGO_RING, p, 3);
+                seen += tc_touched(&s, fused) == p;
             }
         }
-    CHECK(seen == 2 * 16, "the check missed the up-front copy of reduce binary_blocks' root (%d of 32)", seen);
+    CHECK(seen == 2 * 16, "the check missed allgather ring's own block in rbuf (%d of 32)", seen);
 }
 
 /* Without the fused entries every receive-then-reduce of the butterfly
