@@ -5707,6 +5707,282 @@ static double redcoll__rt_price(int p, double V, int variant, const redcoll_cost
     return best;
 }
 
+/* ---- pricing by replay ------------------------------------------------------
+   Rows whose simulated time has no closed form here (reduce's
+   Rabenseifner-Traeff routing, its binary trees and binary blocks) are
+   priced exactly: their schedule runs once per rank against a transport
+   that moves nothing and records the calls, and the p call lists are
+   replayed under the simulator's rules (transports/redcoll_mock.h): a
+   message starts when both ends are posted and lasts alpha + n beta when
+   both ends are halves of exchanges, f_alpha alpha + n f_beta beta
+   otherwise; a wait ends at its last end and no earlier than its first post
+   plus the summed durations of its sends, or of its receives; reducing n
+   bytes adds n gamma. One call's messages carry one tag, so ends match in
+   post order per (sender, receiver). Cost: p runs of the schedule plus the
+   messages, memory from the options' allocator; above REDCOLL__REPLAY_MAX_P
+   ranks or REDCOLL__REPLAY_MAX_EV recorded events the rows keep their
+   estimates (-1 here). */
+#define REDCOLL__REPLAY_MAX_P  128
+#define REDCOLL__REPLAY_MAX_EV ((size_t)1 << 18)
+
+enum { REDCOLL__EV_SEND, REDCOLL__EV_RECV, REDCOLL__EV_WAIT, REDCOLL__EV_REF, REDCOLL__EV_COMPUTE };
+
+/* One recorded event: a posted end (SEND, RECV: x the peer), a wait for x
+   ends (the next x REF events name them, x the rank's end number), or a
+   reduction (COMPUTE). */
+typedef struct redcoll__ev {
+    int    kind, duplex, x;
+    size_t bytes;
+} redcoll__ev;
+
+/* The recording transport's state: every rank's events, one after another. */
+typedef struct redcoll__rec {
+    const redcoll_allocator *al;
+    redcoll__ev             *ev;
+    size_t                   n, cap;
+    int                      ends, full; /* this rank's ends so far; out of room */
+} redcoll__rec;
+
+static void redcoll__rec_push(redcoll__rec *R, int kind, int duplex, int x, size_t bytes) {
+    redcoll__ev *e;
+    if (R->full) return;
+    if (R->n == R->cap) {
+        size_t cap = R->cap ? 2 * R->cap : 256;
+        redcoll__ev *ev = cap <= REDCOLL__REPLAY_MAX_EV
+                              ? (redcoll__ev *)redcoll__mem_alloc(R->al, cap * sizeof *ev) : NULL;
+        if (!ev) { R->full = 1; return; }
+        if (R->n) REDCOLL_MEMCPY(ev, R->ev, R->n * sizeof *ev);
+        if (R->ev) redcoll__mem_free(R->al, R->ev);
+        R->ev = ev; R->cap = cap;
+    }
+    e = &R->ev[R->n++];
+    e->kind = kind; e->duplex = duplex; e->x = x; e->bytes = bytes;
+}
+
+/* A blocking call, as the simulator makes it: its ends (send first), then
+   the wait for them. */
+static redcoll_result redcoll__rec_call(void *u, int dst, size_t sbytes, int src, size_t rbytes) {
+    redcoll__rec *R = (redcoll__rec *)u;
+    int duplex = dst >= 0 && src >= 0, k = (dst >= 0) + (src >= 0), i;
+    if (dst >= 0) redcoll__rec_push(R, REDCOLL__EV_SEND, duplex, dst, sbytes);
+    if (src >= 0) redcoll__rec_push(R, REDCOLL__EV_RECV, duplex, src, rbytes);
+    redcoll__rec_push(R, REDCOLL__EV_WAIT, 0, k, 0);
+    for (i = 0; i < k; ++i) redcoll__rec_push(R, REDCOLL__EV_REF, 0, R->ends++, 0);
+    return R->full ? REDCOLL_ERR_OUT_OF_MEMORY : REDCOLL_OK;
+}
+
+static redcoll_result redcoll__rec_send(void *u, int dst, const void *buf, size_t bytes, int tag) {
+    (void)buf; (void)tag;
+    return redcoll__rec_call(u, dst, bytes, -1, 0);
+}
+static redcoll_result redcoll__rec_recv(void *u, int src, void *buf, size_t bytes, int tag) {
+    (void)buf; (void)tag;
+    return redcoll__rec_call(u, -1, 0, src, bytes);
+}
+static redcoll_result redcoll__rec_sendrecv(void *u, int dst, const void *sbuf, size_t sbytes,
+                                            int src, void *rbuf, size_t rbytes, int tag) {
+    (void)sbuf; (void)rbuf; (void)tag;
+    return redcoll__rec_call(u, dst, sbytes, src, rbytes);
+}
+static redcoll_result redcoll__rec_recv_reduce(void *u, int src, size_t bytes, int tag,
+                                               const redcoll_consumer *into) {
+    (void)tag; (void)into;
+    return redcoll__rec_call(u, -1, 0, src, bytes);
+}
+static redcoll_result redcoll__rec_sendrecv_reduce(void *u, int dst, const void *sbuf, size_t sbytes,
+                                                   int src, size_t rbytes, int tag,
+                                                   const redcoll_consumer *into) {
+    (void)sbuf; (void)tag; (void)into;
+    return redcoll__rec_call(u, dst, sbytes, src, rbytes);
+}
+static redcoll_result redcoll__rec_ipost(redcoll__rec *R, int is_send, int peer, size_t bytes,
+                                         redcoll_request *req) {
+    redcoll__rec_push(R, is_send ? REDCOLL__EV_SEND : REDCOLL__EV_RECV, 0, peer, bytes);
+    req->ptr = R; req->id = R->ends++;
+    return R->full ? REDCOLL_ERR_OUT_OF_MEMORY : REDCOLL_OK;
+}
+static redcoll_result redcoll__rec_isend(void *u, int dst, const void *buf, size_t bytes, int tag,
+                                         redcoll_request *req) {
+    (void)buf; (void)tag;
+    return redcoll__rec_ipost((redcoll__rec *)u, 1, dst, bytes, req);
+}
+static redcoll_result redcoll__rec_irecv(void *u, int src, void *buf, size_t bytes, int tag,
+                                         redcoll_request *req) {
+    (void)buf; (void)tag;
+    return redcoll__rec_ipost((redcoll__rec *)u, 0, src, bytes, req);
+}
+static redcoll_result redcoll__rec_waitall(void *u, int count, redcoll_request *reqs) {
+    redcoll__rec *R = (redcoll__rec *)u;
+    int i, k = 0;
+    for (i = 0; i < count; ++i) k += reqs[i].ptr != NULL;
+    redcoll__rec_push(R, REDCOLL__EV_WAIT, 0, k, 0);
+    for (i = 0; i < count; ++i)
+        if (reqs[i].ptr) { redcoll__rec_push(R, REDCOLL__EV_REF, 0, (int)reqs[i].id, 0); reqs[i].ptr = NULL; }
+    return R->full ? REDCOLL_ERR_OUT_OF_MEMORY : REDCOLL_OK;
+}
+static void redcoll__rec_abort(void *u, redcoll_result why) { (void)u; (void)why; }
+static void redcoll__rec_compute(void *u, size_t elems, size_t bytes) {
+    (void)elems;
+    redcoll__rec_push((redcoll__rec *)u, REDCOLL__EV_COMPUTE, 0, 0, bytes);
+}
+
+/* A posted end, and a rank, in the replay. */
+typedef struct redcoll__rend {
+    double post, end, dur;
+    size_t bytes;
+    int    peer, is_send, duplex, done, next; /* next: the owner's next unmatched end (-1: none) */
+} redcoll__rend;
+
+typedef struct redcoll__rrank {
+    double clock;
+    size_t pc, stop;  /* its events: [pc, stop) still to run */
+    int    end0, ends;/* its first end's index, ends posted */
+    int    head, tail;/* its unmatched ends, in post order */
+    int    waiting;
+} redcoll__rrank;
+
+/* The oldest unmatched end of rank u toward v in direction is_send, taken
+   off u's list; -1: none. */
+static int redcoll__rtake(redcoll__rrank *u, redcoll__rend *en, int v, int is_send) {
+    int id, prev = -1;
+    for (id = u->head; id >= 0; prev = id, id = en[id].next)
+        if (en[id].peer == v && en[id].is_send == is_send) {
+            if (prev < 0) u->head = en[id].next; else en[prev].next = en[id].next;
+            if (u->tail == id) u->tail = prev;
+            return id;
+        }
+    return -1;
+}
+
+/* Replays the ranks' events from time 0; the last rank's end, -1 on a
+   deadlock (a schedule that would hang on the simulator too). */
+static double redcoll__replay(const redcoll__ev *ev, redcoll__rrank *rk, redcoll__rend *en, int *ready,
+                              int p, const redcoll_cost_model *m) {
+    int top = 0, v, finished = 0;
+    double t = 0;
+    for (v = p - 1; v >= 0; --v) ready[top++] = v;
+    while (top > 0) {
+        redcoll__rrank *r = &rk[v = ready[--top]];
+        r->waiting = 0;
+        while (r->pc < r->stop) {
+            const redcoll__ev *e = &ev[r->pc];
+            if (e->kind == REDCOLL__EV_SEND || e->kind == REDCOLL__EV_RECV) {
+                int id = r->end0 + r->ends++, f;
+                redcoll__rend *x = &en[id];
+                x->post = r->clock; x->bytes = e->bytes; x->peer = e->x;
+                x->is_send = e->kind == REDCOLL__EV_SEND; x->duplex = e->duplex; x->done = 0; x->next = -1;
+                f = redcoll__rtake(&rk[e->x], en, v, !x->is_send);
+                if (f >= 0) { /* matched: timed as redcoll__mmatch times it */
+                    redcoll__rend *s = x->is_send ? x : &en[f], *q = x->is_send ? &en[f] : x;
+                    double n = (double)s->bytes, start = s->post > q->post ? s->post : q->post;
+                    double dur = (s->duplex && q->duplex) ? m->alpha + n * m->beta
+                                                          : m->f_alpha * m->alpha + n * m->f_beta * m->beta;
+                    s->end = q->end = start + dur;
+                    s->dur = q->dur = dur;
+                    s->done = q->done = 1;
+                    if (rk[e->x].waiting) { rk[e->x].waiting = 0; ready[top++] = e->x; }
+                } else { /* queued */
+                    if (r->tail >= 0) en[r->tail].next = id; else r->head = id;
+                    r->tail = id;
+                }
+                r->pc++;
+            } else if (e->kind == REDCOLL__EV_COMPUTE) {
+                r->clock += (double)e->bytes * m->gamma;
+                r->pc++;
+            } else { /* a wait, as redcoll__mwait ends it */
+                double start = r->clock, sends = 0, recvs = 0, end = r->clock;
+                int k = e->x, i;
+                for (i = 1; i <= k && en[r->end0 + ev[r->pc + i].x].done; ++i) {}
+                if (i <= k) { r->waiting = 1; break; }
+                for (i = 1; i <= k; ++i) {
+                    const redcoll__rend *x = &en[r->end0 + ev[r->pc + i].x];
+                    if (x->post < start) start = x->post;
+                }
+                for (i = 1; i <= k; ++i) {
+                    const redcoll__rend *x = &en[r->end0 + ev[r->pc + i].x];
+                    if (x->end > end) end = x->end;
+                    if (x->is_send) sends += x->dur; else recvs += x->dur;
+                }
+                if (start + sends > end) end = start + sends;
+                if (start + recvs > end) end = start + recvs;
+                r->clock = end;
+                r->pc += 1 + (size_t)k;
+            }
+        }
+        if (r->pc == r->stop) {
+            ++finished;
+            if (r->clock > t) t = r->clock;
+        }
+    }
+    return finished == p ? t : -1;
+}
+
+/* The simulated time of row `row` (a collective with one vector of in->n
+   elements, root 0, out of place, a commutative predefined op), by replay;
+   -1 above the limits. */
+static double redcoll__replay_price(int row, const redcoll__cost_in *in) {
+    const redcoll__row *e = &redcoll__rows[row];
+    redcoll__rrank rk[REDCOLL__REPLAY_MAX_P];
+    int ready[REDCOLL__REPLAY_MAX_P];
+    int p = in->p, v, ends = 0;
+    size_t vec = redcoll__align_up(in->n * in->esize), span;
+    redcoll__rec R;
+    redcoll_transport t;
+    redcoll__rend *en;
+    double time = -1;
+    if (p > REDCOLL__REPLAY_MAX_P || in->n > ((size_t)-1 >> 8) / in->esize / (size_t)(p + 4)) return -1;
+    span = vec * (size_t)(p + 4) + REDCOLL__ARENA_ALIGN; /* past any scratch: the caller's buffers */
+    REDCOLL_MEMSET(&R, 0, sizeof R);
+    R.al = &in->o->allocator;
+    REDCOLL_MEMSET(&t, 0, sizeof t);
+    t.user = &R; t.size = p;
+    t.send = redcoll__rec_send; t.recv = redcoll__rec_recv; t.sendrecv = redcoll__rec_sendrecv;
+    t.abort = redcoll__rec_abort;
+    t.isend = redcoll__rec_isend; t.irecv = redcoll__rec_irecv; t.waitall = redcoll__rec_waitall;
+    t.on_compute = redcoll__rec_compute;
+    t.flags = REDCOLL_TRANSPORT_NO_DATA;
+    t.recv_reduce = redcoll__rec_recv_reduce; t.sendrecv_reduce = redcoll__rec_sendrecv_reduce;
+    for (v = 0; v < p; ++v) {
+        redcoll__ctx c;
+        redcoll__args a;
+        redcoll__arena ar;
+        union { char b[1024]; double align_d; void *align_p; long long align_l; } ctl;
+        REDCOLL_MEMSET(&c, 0, sizeof c);
+        REDCOLL_MEMSET(&a, 0, sizeof a);
+        t.rank = v;
+        c.t = &t; c.rank = v; c.size = p; c.coll = e->info.coll; c.dtype = REDCOLL_INT32;
+        c.esize = in->esize; c.op = redcoll_op_predefined(REDCOLL_OP_SUM);
+        c.o = *in->o; c.dry = 1; c.arena = &ar;
+        ar.base = NULL; ar.cap = ar.top = ar.peak = 0; ar.measure = 1;
+        ar.ctl = ctl.b; ar.ctl_cap = sizeof ctl.b; ar.ctl_top = 0;
+        a.sbuf = redcoll__measure_base + span;
+        a.rbuf = v == 0 ? redcoll__measure_base + 2 * span : NULL;
+        a.count = in->n; a.root = 0; a.variant = e->variant;
+        rk[v].pc = R.n; rk[v].end0 = ends;
+        R.ends = 0;
+        e->run(&c, &a);
+        if (c.err || R.full) break;
+        rk[v].stop = R.n; rk[v].ends = 0; rk[v].clock = 0;
+        rk[v].head = rk[v].tail = -1; rk[v].waiting = 0;
+        ends += R.ends;
+    }
+    en = v == p ? (redcoll__rend *)redcoll__mem_alloc(R.al, (size_t)(ends ? ends : 1) * sizeof *en) : NULL;
+    if (en) {
+        time = redcoll__replay(R.ev, rk, en, ready, p, in->m);
+        redcoll__mem_free(R.al, en);
+    }
+    if (R.ev) redcoll__mem_free(R.al, R.ev);
+    return time;
+}
+
+/* The rows priced by replay. */
+static int redcoll__replayed(int row) {
+    return row == REDCOLL__ROW_REDUCE_BUTTERFLY || row == REDCOLL__ROW_REDUCE_ELIMINATION ||
+           row == REDCOLL__ROW_REDUCE_ELIMINATION_NONOVERLAP || row == REDCOLL__ROW_REDUCE_FACTOR_RING ||
+           row == REDCOLL__ROW_REDUCE_BINARY || row == REDCOLL__ROW_REDUCE_IN_ORDER_BINARY ||
+           row == REDCOLL__ROW_REDUCE_BINARY_BLOCKS;
+}
+
 /* Rows whose cost is a plan (Rabenseifner-Traeff) or composed of other rows
    (pipelined trees, hierarchical levels). */
 static double redcoll__row_cost_composite(int row, const redcoll__cost_in *in) {
@@ -5775,6 +6051,7 @@ static double redcoll__row_cost(int row, const redcoll__cost_in *in) {
     if (p == 1) return 0;
     if (row == REDCOLL__ROW_BARRIER_DISSEMINATION) return lg * a;
     if (n == 0) return 0;
+    if (redcoll__replayed(row) && (w = redcoll__replay_price(row, in)) >= 0) return w; /* exact */
     if (in->displs && (row == REDCOLL__ROW_REDUCE_SCATTER_RECURSIVE_DOUBLING ||
                        row == REDCOLL__ROW_REDUCE_SCATTER_PAIRWISE || row == REDCOLL__ROW_REDUCE_SCATTER_RECURSIVE_HALVING)) {
         redcoll__segs L = redcoll__segs_make(n, p, in->displs); /* the counts as laid out */
