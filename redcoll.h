@@ -5356,6 +5356,7 @@ typedef struct redcoll__cost_in {
     const redcoll_options    *o;     /* resolved */
     const redcoll_cost_model *m;
     const size_t             *displs; /* allgatherv, reduce_scatter: p + 1 block offsets; NULL: even */
+    double                    bound;  /* > 0: a selection, which only wants the rows below it */
 } redcoll__cost_in;
 
 static double redcoll__cdiv(size_t n, size_t d) { return (double)((n + d - 1) / d); }
@@ -5719,55 +5720,113 @@ static double redcoll__rt_price(int p, double V, int variant, const redcoll_cost
    plus the summed durations of its sends, or of its receives; reducing n
    bytes adds n gamma. One call's messages carry one tag, so ends match in
    post order per (sender, receiver). Cost: p runs of the schedule plus the
-   messages, memory from the options' allocator; above REDCOLL__REPLAY_MAX_P
-   ranks or REDCOLL__REPLAY_MAX_EV recorded events the rows keep their
-   estimates (-1 here). */
+   messages (tens of microseconds at p = 100), memory from the options'
+   allocator past a small stack buffer. The root goes first: its calls
+   alone, back to back, are a lower bound of the time, so a row that cannot
+   beat the selection's best so far stops there. Above REDCOLL__REPLAY_MAX_P
+   ranks or REDCOLL__REPLAY_MAX_EV events (the root's times p) the rows keep
+   their estimates (-1 here). */
 #define REDCOLL__REPLAY_MAX_P  128
 #define REDCOLL__REPLAY_MAX_EV ((size_t)1 << 18)
 
-enum { REDCOLL__EV_SEND, REDCOLL__EV_RECV, REDCOLL__EV_WAIT, REDCOLL__EV_REF, REDCOLL__EV_COMPUTE };
+/* Events: a posted end (SEND, RECV: x the peer); a blocking call's wait for
+   the x ends it just posted (WAIT); a waitall for x ends, each named by the
+   REF event (x: the rank's end number) that follows (WAITALL); a reduction
+   of `bytes` (COMPUTE). */
+enum { REDCOLL__EV_SEND, REDCOLL__EV_RECV, REDCOLL__EV_WAIT, REDCOLL__EV_WAITALL, REDCOLL__EV_REF,
+       REDCOLL__EV_COMPUTE };
 
-/* One recorded event: a posted end (SEND, RECV: x the peer), a wait for x
-   ends (the next x REF events name them, x the rank's end number), or a
-   reduction (COMPUTE). */
 typedef struct redcoll__ev {
-    int    kind, duplex, x;
-    size_t bytes;
+    unsigned char kind, duplex;
+    int           x;
+    size_t        bytes;
 } redcoll__ev;
 
 /* The recording transport's state: every rank's events, one after another. */
 typedef struct redcoll__rec {
     const redcoll_allocator *al;
-    redcoll__ev             *ev;
+    redcoll__ev             *ev;     /* cap events, then room for cap ends (redcoll__replay_take) */
     size_t                   n, cap;
     int                      ends, full; /* this rank's ends so far; out of room */
 } redcoll__rec;
 
+/* A posted end in the replay. */
+typedef struct redcoll__rend {
+    double post, end, dur;
+    size_t bytes;
+    int    peer, next;                   /* next: the owner's next unmatched end (-1: none) */
+    unsigned char is_send, duplex, done;
+} redcoll__rend;
+
+/* The replay's memory: a block of cap events and then cap ends (a rank
+   posts fewer ends than it records events), a header before it holding its
+   size. With the default allocator the last block (up to 4 MiB) is kept for
+   the next replay, taken and given back by one atomic exchange each: fresh
+   pages for every decision cost more than the replay itself. */
+#define REDCOLL__REPLAY_HEAD ((size_t)64)
+#define REDCOLL__REPLAY_UNIT (sizeof(redcoll__ev) + sizeof(redcoll__rend))
+#define REDCOLL__REPLAY_KEEP ((size_t)4 << 20)
+#if defined(__GNUC__) || defined(__clang__)
+static void *redcoll__replay_kept;
+#endif
+
+static size_t redcoll__replay_cap(const redcoll__ev *ev) {
+    size_t bytes;
+    REDCOLL_MEMCPY(&bytes, (const char *)ev - REDCOLL__REPLAY_HEAD, sizeof bytes);
+    return (bytes - REDCOLL__REPLAY_HEAD) / REDCOLL__REPLAY_UNIT;
+}
+
+static redcoll__ev *redcoll__replay_take(const redcoll_allocator *al, size_t cap) {
+    size_t bytes = REDCOLL__REPLAY_HEAD + cap * REDCOLL__REPLAY_UNIT;
+    char *b;
+#if defined(__GNUC__) || defined(__clang__)
+    if (!al->alloc_fn && (b = (char *)__atomic_exchange_n(&redcoll__replay_kept, NULL, __ATOMIC_ACQ_REL))) {
+        if (redcoll__replay_cap((redcoll__ev *)(void *)(b + REDCOLL__REPLAY_HEAD)) >= cap)
+            return (redcoll__ev *)(void *)(b + REDCOLL__REPLAY_HEAD);
+        redcoll__mem_free(al, b);
+    }
+#endif
+    if (cap > REDCOLL__REPLAY_MAX_EV || !(b = (char *)redcoll__mem_alloc(al, bytes))) return NULL;
+    REDCOLL_MEMCPY(b, &bytes, sizeof bytes);
+    return (redcoll__ev *)(void *)(b + REDCOLL__REPLAY_HEAD);
+}
+
+static void redcoll__replay_give(const redcoll_allocator *al, redcoll__ev *ev) {
+    char *b = ev ? (char *)ev - REDCOLL__REPLAY_HEAD : NULL;
+#if defined(__GNUC__) || defined(__clang__)
+    if (b && !al->alloc_fn && redcoll__replay_cap(ev) * REDCOLL__REPLAY_UNIT <= REDCOLL__REPLAY_KEEP)
+        b = (char *)__atomic_exchange_n(&redcoll__replay_kept, b, __ATOMIC_ACQ_REL);
+#endif
+    if (b) redcoll__mem_free(al, b);
+}
+
+/* Room for cap events (one copy of those recorded); 0: none. */
+static int redcoll__rec_room(redcoll__rec *R, size_t cap) {
+    redcoll__ev *ev = redcoll__replay_take(R->al, cap);
+    if (!ev) return 0;
+    if (R->n) REDCOLL_MEMCPY(ev, R->ev, R->n * sizeof *ev);
+    redcoll__replay_give(R->al, R->ev);
+    R->ev = ev; R->cap = redcoll__replay_cap(ev);
+    return 1;
+}
+
 static void redcoll__rec_push(redcoll__rec *R, int kind, int duplex, int x, size_t bytes) {
     redcoll__ev *e;
     if (R->full) return;
-    if (R->n == R->cap) {
-        size_t cap = R->cap ? 2 * R->cap : 256;
-        redcoll__ev *ev = cap <= REDCOLL__REPLAY_MAX_EV
-                              ? (redcoll__ev *)redcoll__mem_alloc(R->al, cap * sizeof *ev) : NULL;
-        if (!ev) { R->full = 1; return; }
-        if (R->n) REDCOLL_MEMCPY(ev, R->ev, R->n * sizeof *ev);
-        if (R->ev) redcoll__mem_free(R->al, R->ev);
-        R->ev = ev; R->cap = cap;
-    }
+    if (R->n == R->cap && !redcoll__rec_room(R, 2 * R->cap)) { R->full = 1; return; }
     e = &R->ev[R->n++];
-    e->kind = kind; e->duplex = duplex; e->x = x; e->bytes = bytes;
+    e->kind = (unsigned char)kind; e->duplex = (unsigned char)duplex; e->x = x; e->bytes = bytes;
 }
 
 /* A blocking call, as the simulator makes it: its ends (send first), then
    the wait for them. */
 static redcoll_result redcoll__rec_call(void *u, int dst, size_t sbytes, int src, size_t rbytes) {
     redcoll__rec *R = (redcoll__rec *)u;
-    int duplex = dst >= 0 && src >= 0, k = (dst >= 0) + (src >= 0), i;
+    int duplex = dst >= 0 && src >= 0, k = (dst >= 0) + (src >= 0);
     if (dst >= 0) redcoll__rec_push(R, REDCOLL__EV_SEND, duplex, dst, sbytes);
     if (src >= 0) redcoll__rec_push(R, REDCOLL__EV_RECV, duplex, src, rbytes);
     redcoll__rec_push(R, REDCOLL__EV_WAIT, 0, k, 0);
-    for (i = 0; i < k; ++i) redcoll__rec_push(R, REDCOLL__EV_REF, 0, R->ends++, 0);
+    R->ends += k;
     return R->full ? REDCOLL_ERR_OUT_OF_MEMORY : REDCOLL_OK;
 }
 
@@ -5815,7 +5874,7 @@ static redcoll_result redcoll__rec_waitall(void *u, int count, redcoll_request *
     redcoll__rec *R = (redcoll__rec *)u;
     int i, k = 0;
     for (i = 0; i < count; ++i) k += reqs[i].ptr != NULL;
-    redcoll__rec_push(R, REDCOLL__EV_WAIT, 0, k, 0);
+    redcoll__rec_push(R, REDCOLL__EV_WAITALL, 0, k, 0);
     for (i = 0; i < count; ++i)
         if (reqs[i].ptr) { redcoll__rec_push(R, REDCOLL__EV_REF, 0, (int)reqs[i].id, 0); reqs[i].ptr = NULL; }
     return R->full ? REDCOLL_ERR_OUT_OF_MEMORY : REDCOLL_OK;
@@ -5826,13 +5885,7 @@ static void redcoll__rec_compute(void *u, size_t elems, size_t bytes) {
     redcoll__rec_push((redcoll__rec *)u, REDCOLL__EV_COMPUTE, 0, 0, bytes);
 }
 
-/* A posted end, and a rank, in the replay. */
-typedef struct redcoll__rend {
-    double post, end, dur;
-    size_t bytes;
-    int    peer, is_send, duplex, done, next; /* next: the owner's next unmatched end (-1: none) */
-} redcoll__rend;
-
+/* A rank in the replay. */
 typedef struct redcoll__rrank {
     double clock;
     size_t pc, stop;  /* its events: [pc, stop) still to run */
@@ -5852,6 +5905,13 @@ static int redcoll__rtake(redcoll__rrank *u, redcoll__rend *en, int v, int is_se
             return id;
         }
     return -1;
+}
+
+/* End number i of a wait (event at pc): a blocking call's last k ends, or
+   a waitall's REF events. */
+static int redcoll__rwaited(const redcoll__ev *ev, const redcoll__rrank *r, int i) {
+    const redcoll__ev *w = &ev[r->pc];
+    return r->end0 + (w->kind == REDCOLL__EV_WAIT ? r->ends - w->x + i : w[1 + i].x);
 }
 
 /* Replays the ranks' events from time 0; the last rank's end, -1 on a
@@ -5889,24 +5949,24 @@ static double redcoll__replay(const redcoll__ev *ev, redcoll__rrank *rk, redcoll
             } else if (e->kind == REDCOLL__EV_COMPUTE) {
                 r->clock += (double)e->bytes * m->gamma;
                 r->pc++;
-            } else { /* a wait, as redcoll__mwait ends it */
+            } else { /* a wait, ended as redcoll__mwait ends it */
                 double start = r->clock, sends = 0, recvs = 0, end = r->clock;
                 int k = e->x, i;
-                for (i = 1; i <= k && en[r->end0 + ev[r->pc + i].x].done; ++i) {}
-                if (i <= k) { r->waiting = 1; break; }
-                for (i = 1; i <= k; ++i) {
-                    const redcoll__rend *x = &en[r->end0 + ev[r->pc + i].x];
+                for (i = 0; i < k && en[redcoll__rwaited(ev, r, i)].done; ++i) {}
+                if (i < k) { r->waiting = 1; break; }
+                for (i = 0; i < k; ++i) {
+                    const redcoll__rend *x = &en[redcoll__rwaited(ev, r, i)];
                     if (x->post < start) start = x->post;
                 }
-                for (i = 1; i <= k; ++i) {
-                    const redcoll__rend *x = &en[r->end0 + ev[r->pc + i].x];
+                for (i = 0; i < k; ++i) {
+                    const redcoll__rend *x = &en[redcoll__rwaited(ev, r, i)];
                     if (x->end > end) end = x->end;
                     if (x->is_send) sends += x->dur; else recvs += x->dur;
                 }
                 if (start + sends > end) end = start + sends;
                 if (start + recvs > end) end = start + recvs;
                 r->clock = end;
-                r->pc += 1 + (size_t)k;
+                r->pc += 1 + (e->kind == REDCOLL__EV_WAITALL ? (size_t)k : 0);
             }
         }
         if (r->pc == r->stop) {
@@ -5917,61 +5977,96 @@ static double redcoll__replay(const redcoll__ev *ev, redcoll__rrank *rk, redcoll
     return finished == p ? t : -1;
 }
 
-/* The simulated time of row `row` (a collective with one vector of in->n
-   elements, root 0, out of place, a commutative predefined op), by replay;
-   -1 above the limits. */
-static double redcoll__replay_price(int row, const redcoll__cost_in *in) {
-    const redcoll__row *e = &redcoll__rows[row];
-    redcoll__rrank rk[REDCOLL__REPLAY_MAX_P];
-    int ready[REDCOLL__REPLAY_MAX_P];
-    int p = in->p, v, ends = 0;
-    size_t vec = redcoll__align_up(in->n * in->esize), span;
-    redcoll__rec R;
+/* One rank's events [0, stop) alone, every blocking call as short as it
+   can be (a peer that is never late, an exchange where its end is half of
+   one; a waitall taken as free): a lower bound of that rank's end in the
+   replay, hence of the time. */
+static double redcoll__replay_alone(const redcoll__ev *ev, size_t stop, const redcoll_cost_model *m) {
+    double clock = 0;
+    size_t i, j;
+    for (i = 0; i < stop; ++i) {
+        const redcoll__ev *e = &ev[i];
+        if (e->kind == REDCOLL__EV_COMPUTE) clock += (double)e->bytes * m->gamma;
+        if (e->kind != REDCOLL__EV_WAIT) continue;
+        { /* its ends are the x events before it */
+            double sends = 0, recvs = 0;
+            for (j = i - (size_t)e->x; j < i; ++j) {
+                double n = (double)ev[j].bytes, d = m->f_alpha * m->alpha + n * m->f_beta * m->beta;
+                double two = m->alpha + n * m->beta;
+                if (ev[j].duplex && two < d) d = two;
+                if (ev[j].kind == REDCOLL__EV_SEND) sends += d; else recvs += d;
+            }
+            clock += sends > recvs ? sends : recvs;
+        }
+    }
+    return clock;
+}
+
+/* Records rank v's calls of row e (one vector of n elements, root 0, out of
+   place, a commutative predefined op) on R; 0 when it failed or ran out of room. */
+static int redcoll__replay_record(redcoll__rec *R, const redcoll__row *e, int v, int p,
+                                  const redcoll__cost_in *in, size_t span) {
     redcoll_transport t;
-    redcoll__rend *en;
-    double time = -1;
-    if (p > REDCOLL__REPLAY_MAX_P || in->n > ((size_t)-1 >> 8) / in->esize / (size_t)(p + 4)) return -1;
-    span = vec * (size_t)(p + 4) + REDCOLL__ARENA_ALIGN; /* past any scratch: the caller's buffers */
-    REDCOLL_MEMSET(&R, 0, sizeof R);
-    R.al = &in->o->allocator;
+    redcoll__ctx c;
+    redcoll__args a;
+    redcoll__arena ar;
+    union { char b[1024]; double align_d; void *align_p; long long align_l; } ctl;
     REDCOLL_MEMSET(&t, 0, sizeof t);
-    t.user = &R; t.size = p;
+    t.user = R; t.rank = v; t.size = p;
     t.send = redcoll__rec_send; t.recv = redcoll__rec_recv; t.sendrecv = redcoll__rec_sendrecv;
     t.abort = redcoll__rec_abort;
     t.isend = redcoll__rec_isend; t.irecv = redcoll__rec_irecv; t.waitall = redcoll__rec_waitall;
     t.on_compute = redcoll__rec_compute;
     t.flags = REDCOLL_TRANSPORT_NO_DATA;
     t.recv_reduce = redcoll__rec_recv_reduce; t.sendrecv_reduce = redcoll__rec_sendrecv_reduce;
+    REDCOLL_MEMSET(&c, 0, sizeof c);
+    REDCOLL_MEMSET(&a, 0, sizeof a);
+    c.t = &t; c.rank = v; c.size = p; c.coll = e->info.coll; c.dtype = REDCOLL_INT32;
+    c.esize = in->esize; c.op = redcoll_op_predefined(REDCOLL_OP_SUM);
+    c.o = *in->o; c.dry = 1; c.arena = &ar;
+    ar.base = NULL; ar.cap = ar.top = ar.peak = 0; ar.measure = 1;
+    ar.ctl = ctl.b; ar.ctl_cap = sizeof ctl.b; ar.ctl_top = 0;
+    a.sbuf = redcoll__measure_base + span; /* the caller's buffers lie past any scratch */
+    a.rbuf = v == 0 ? redcoll__measure_base + 2 * span : NULL;
+    a.count = in->n; a.root = 0; a.variant = e->variant;
+    R->ends = 0;
+    e->run(&c, &a);
+    return !c.err && !R->full;
+}
+
+/* The simulated time of row `row` by replay; -1 above the limits; a lower
+   bound >= in->bound when the root alone shows that the row cannot come
+   in under in->bound. */
+static double redcoll__replay_price(int row, const redcoll__cost_in *in) {
+    const redcoll__row *e = &redcoll__rows[row];
+    redcoll__rrank rk[REDCOLL__REPLAY_MAX_P];
+    int ready[REDCOLL__REPLAY_MAX_P];
+    int p = in->p, v, ends = 0;
+    size_t span;
+    redcoll__rec R;
+    double time = -1;
+    if (p > REDCOLL__REPLAY_MAX_P || in->n > ((size_t)-1 >> 8) / in->esize / (size_t)(p + 4)) return -1;
+    span = redcoll__align_up(in->n * in->esize) * (size_t)(p + 4) + REDCOLL__ARENA_ALIGN;
+    REDCOLL_MEMSET(&R, 0, sizeof R);
+    R.al = &in->o->allocator;
+    if (!redcoll__rec_room(&R, 1024)) return -1;
     for (v = 0; v < p; ++v) {
-        redcoll__ctx c;
-        redcoll__args a;
-        redcoll__arena ar;
-        union { char b[1024]; double align_d; void *align_p; long long align_l; } ctl;
-        REDCOLL_MEMSET(&c, 0, sizeof c);
-        REDCOLL_MEMSET(&a, 0, sizeof a);
-        t.rank = v;
-        c.t = &t; c.rank = v; c.size = p; c.coll = e->info.coll; c.dtype = REDCOLL_INT32;
-        c.esize = in->esize; c.op = redcoll_op_predefined(REDCOLL_OP_SUM);
-        c.o = *in->o; c.dry = 1; c.arena = &ar;
-        ar.base = NULL; ar.cap = ar.top = ar.peak = 0; ar.measure = 1;
-        ar.ctl = ctl.b; ar.ctl_cap = sizeof ctl.b; ar.ctl_top = 0;
-        a.sbuf = redcoll__measure_base + span;
-        a.rbuf = v == 0 ? redcoll__measure_base + 2 * span : NULL;
-        a.count = in->n; a.root = 0; a.variant = e->variant;
         rk[v].pc = R.n; rk[v].end0 = ends;
-        R.ends = 0;
-        e->run(&c, &a);
-        if (c.err || R.full) break;
+        if (!redcoll__replay_record(&R, e, v, p, in, span)) break;
         rk[v].stop = R.n; rk[v].ends = 0; rk[v].clock = 0;
         rk[v].head = rk[v].tail = -1; rk[v].waiting = 0;
         ends += R.ends;
+        if (v == 0) { /* the root: a bound, and the size of the whole (one block) */
+            size_t want = (R.n + R.n / 4 + 16) * (size_t)p;
+            if (R.n > REDCOLL__REPLAY_MAX_EV / (size_t)p) break;
+            time = in->bound > 0 ? redcoll__replay_alone(R.ev, R.n, in->m) : -1;
+            if (in->bound > 0 && time * (1 - 1e-9) >= in->bound) break; /* (rounding aside) */
+            time = -1;
+            if (want > R.cap && !redcoll__rec_room(&R, want)) break;
+        }
     }
-    en = v == p ? (redcoll__rend *)redcoll__mem_alloc(R.al, (size_t)(ends ? ends : 1) * sizeof *en) : NULL;
-    if (en) {
-        time = redcoll__replay(R.ev, rk, en, ready, p, in->m);
-        redcoll__mem_free(R.al, en);
-    }
-    if (R.ev) redcoll__mem_free(R.al, R.ev);
+    if (v == p) time = redcoll__replay(R.ev, rk, (redcoll__rend *)(void *)(R.ev + R.cap), ready, p, in->m);
+    redcoll__replay_give(R.al, R.ev);
     return time;
 }
 
@@ -6211,7 +6306,9 @@ static double redcoll__best_cost_for(redcoll_coll coll, int p, const redcoll__co
     at.p = p;
     for (i = 0; i < REDCOLL__ROW_COUNT; ++i)
         if (redcoll__model_candidate(&redcoll__rows[i], coll, commutative)) {
-            double t = redcoll__row_cost(i, &at);
+            double t;
+            at.bound = pick >= 0 ? best * (1 - 1e-12) : -1; /* what row i must beat */
+            t = redcoll__row_cost(i, &at);
             if (t >= 0 && (pick < 0 || t < best * (1 - 1e-12))) { best = t; pick = i; }
         }
     if (row_out) *row_out = pick;
@@ -6233,6 +6330,7 @@ static redcoll__cost_in redcoll__cost_input(redcoll_coll coll, int p, size_t byt
     in.o = resolved;
     in.m = &resolved->model;
     in.displs = NULL;
+    in.bound = -1;
     return in;
 }
 

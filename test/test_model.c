@@ -169,7 +169,8 @@ static void test_pipeline_walk_many_chunks(void) {
    blocks) equal the simulator bit for bit: p = 2..40, 64, 100, 128, counts
    1 .. 100000, one-way factors or not, default and 1 KiB segments (the
    trees' many chunks) and a threshold b (the butterfly's whole-chunk
-   levels). */
+   levels); the root's calls alone, which let a selection skip the replay,
+   are a lower bound. */
 static void test_reduce_replay_bit_exact(void) {
     static const size_t counts[] = { 1, 5, 1007, 4096, 100000 };
     const redcoll_algo_info *e;
@@ -194,6 +195,17 @@ static void test_reduce_replay_bit_exact(void) {
                     if (vi == 2) { s.opts.segment_bytes = 1024; s.opts.threshold_bytes = 2048; }
                     rc_run(&s, &out);
                     cost = redcoll_algo_cost(e->coll, e->algo, q, counts[ci] * 4, 4, &s.opts);
+                    { /* the root's calls alone, which prune the selection: a lower bound */
+                        redcoll_options ro = redcoll_options_resolved(&s.opts);
+                        redcoll__cost_in in = redcoll__cost_input(e->coll, q, counts[ci] * 4, 4, &ro);
+                        double lb;
+                        in.bound = 1e-300;
+                        lb = redcoll__replay_price((int)(row - redcoll__rows), &in);
+                        if (!(lb > 0 && lb <= cost) && bad++ < 10)
+                            CHECK(0, "%s/%s p=%d n=%zu case %d: the root alone %.17g us, the time %.17g us",
+                                  redcoll_coll_name(e->coll), redcoll_algo_name(e->algo), q, counts[ci], vi,
+                                  lb * 1e6, cost * 1e6);
+                    }
                     ++runs;
                     if ((!out.ok || cost != out.rep.time) && bad++ < 10)
                         CHECK(0, "%s/%s p=%d n=%zu case %d: cost %.17g us, simulator %.17g us",
