@@ -6335,14 +6335,18 @@ static redcoll__cost_in redcoll__cost_input(redcoll_coll coll, int p, size_t byt
 }
 
 /* The decision cache: the argmin over the rows costs a few microseconds at
-   p = 1024 (the Rabenseifner-Traeff plans), a hit some tens of nanoseconds.
-   Direct-mapped, one 64-bit word per entry (the key's hash above, the algorithm
-   in the low byte), read and written atomically, so threads share it without a
-   lock; a race only costs a recomputation. A hit is checked to be a row that
+   p = 1024 (the Rabenseifner-Traeff plans) and up to a millisecond for
+   reduce at 8 < p <= 128 (its rows replayed), a hit some tens of
+   nanoseconds. 4-way set-associative, 1024 sets (32 KiB), the newest entry
+   of a set first, so a program's shapes stay in it; one 64-bit word per
+   entry (the key's hash above, the algorithm in the low byte), read and
+   written atomically, so threads share it without a lock; a race only costs
+   a recomputation or a repeated entry. A hit is checked to be a row that
    can serve the call. Without GNU atomics there is no cache. */
 #if defined(__GNUC__) || defined(__clang__)
-#define REDCOLL__SELECT_CACHE 512
-static unsigned long long redcoll__select_cache[REDCOLL__SELECT_CACHE];
+#define REDCOLL__SELECT_CACHE 1024 /* sets */
+#define REDCOLL__SELECT_WAYS 4
+static unsigned long long redcoll__select_cache[REDCOLL__SELECT_CACHE * REDCOLL__SELECT_WAYS];
 
 static unsigned long long redcoll__cmix(unsigned long long h, unsigned long long x) {
     h ^= x + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
@@ -6388,11 +6392,13 @@ static redcoll_algo redcoll__select_model_at(redcoll_coll coll, int p, size_t by
     unsigned long long *slot;
     int i;
     for (i = 0; displs && i <= p; ++i) key = redcoll__cmix(key, displs[i]) | 1;
-    slot = &redcoll__select_cache[(key >> 40) % REDCOLL__SELECT_CACHE];
-    unsigned long long hit = __atomic_load_n(slot, __ATOMIC_RELAXED);
-    if (hit && (hit >> 8) == (key >> 8)) {
-        const redcoll__row *e = redcoll__find(coll, (redcoll_algo)(hit & 0xff));
-        if (e && redcoll__model_candidate(e, coll, commutative)) return e->info.algo;
+    slot = &redcoll__select_cache[(key >> 40) % REDCOLL__SELECT_CACHE * REDCOLL__SELECT_WAYS];
+    for (i = 0; i < REDCOLL__SELECT_WAYS; ++i) {
+        unsigned long long hit = __atomic_load_n(&slot[i], __ATOMIC_RELAXED);
+        if (hit && (hit >> 8) == (key >> 8)) {
+            const redcoll__row *e = redcoll__find(coll, (redcoll_algo)(hit & 0xff));
+            if (e && redcoll__model_candidate(e, coll, commutative)) return e->info.algo;
+        }
     }
 #endif
     in = redcoll__cost_input(coll, p, bytes, esize, resolved);
@@ -6400,6 +6406,8 @@ static redcoll_algo redcoll__select_model_at(redcoll_coll coll, int p, size_t by
     redcoll__best_cost_for(coll, p, &in, commutative, &row);
     algo = row >= 0 ? redcoll__rows[row].info.algo : REDCOLL_ALGO_AUTO;
 #ifdef REDCOLL__SELECT_CACHE
+    for (i = REDCOLL__SELECT_WAYS - 1; i > 0; --i) /* the oldest leaves the set */
+        __atomic_store_n(&slot[i], __atomic_load_n(&slot[i - 1], __ATOMIC_RELAXED), __ATOMIC_RELAXED);
     __atomic_store_n(slot, (key & ~0xffull) | (unsigned long long)algo, __ATOMIC_RELAXED);
 #endif
     return algo;
