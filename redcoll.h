@@ -623,10 +623,12 @@ Return Value
     REDCOLL_SELECTOR_MPICH: MPICH's for every collective.
 
 Thread Safety
-    Thread safe. The model's decisions are cached in a small table shared by
-    all threads (atomic words, no lock): a hit costs tens of nanoseconds, a
+    Thread safe. The model's decisions are cached in a table shared by all
+    threads (atomic words, no lock): a hit costs tens of nanoseconds, a
     miss about half a microsecond at p = 1024 for (all)reduce, tens of
-    microseconds for the rows priced by walks at p <= 512 (bench/select.c).
+    microseconds for the rows priced by walks at p <= 512, up to a few
+    milliseconds for reduce at 8 < p <= 128, whose rows are priced by
+    replaying their schedules (bench/select.c).
 */
 REDCOLL_API redcoll_algo redcoll_select(redcoll_coll coll, int p, size_t bytes,
                                         int commutative, const redcoll_options *opts);
@@ -635,8 +637,10 @@ REDCOLL_API redcoll_algo redcoll_select(redcoll_coll coll, int p, size_t bytes,
 The modeled time of one row of the algorithm list under opts->model (and
 its knobs: threshold, segment size, groups): the closed form of the
 paper's cost in Rabenseifner 2004 section 3.1's model, as the simulator
-(transports/redcoll_mock.h) applies it. REDCOLL_SELECTOR_MODEL picks the
-least of these among the rows that can serve the call.
+(transports/redcoll_mock.h) applies it, or for reduce's rows without one
+(up to p = 128) the replay of the schedule's calls under the simulator's
+rules. REDCOLL_SELECTOR_MODEL picks the least of these among the rows that
+can serve the call.
 
 Parameters
     coll, algo   a row (redcoll_algo_supported); AUTO is not a row.
@@ -652,7 +656,9 @@ Return Value
     are listed in the README ("Choosing the algorithm").
 
 Thread Safety
-    Thread safe: a pure function.
+    Thread safe. A replayed row takes its memory from opts' allocator; with
+    the default allocator one block (at most 4 MiB) stays for the next
+    replay, handed over by an atomic exchange.
 */
 REDCOLL_API double redcoll_algo_cost(redcoll_coll coll, redcoll_algo algo, int p, size_t bytes,
                                      size_t esize, const redcoll_options *opts);
