@@ -656,9 +656,10 @@ Return Value
     are listed in the README ("Choosing the algorithm").
 
 Thread Safety
-    Thread safe. A replayed row takes its memory from opts' allocator; with
-    the default allocator one block (at most 4 MiB) stays for the next
-    replay, handed over by an atomic exchange.
+    Thread safe. A replayed row takes its memory from REDCOLL_MALLOC (not
+    opts' allocator: it is the library's, as the decision cache); one block
+    (at most 4 MiB) stays for the next replay, handed over by an atomic
+    exchange.
 */
 REDCOLL_API double redcoll_algo_cost(redcoll_coll coll, redcoll_algo algo, int p, size_t bytes,
                                      size_t esize, const redcoll_options *opts);
@@ -5726,8 +5727,8 @@ static double redcoll__rt_price(int p, double V, int variant, const redcoll_cost
    plus the summed durations of its sends, or of its receives; reducing n
    bytes adds n gamma. One call's messages carry one tag, so ends match in
    post order per (sender, receiver). Cost: p runs of the schedule plus the
-   messages (tens of microseconds at p = 100), memory from the options'
-   allocator past a small stack buffer. The root goes first: its calls
+   messages (tens of microseconds at p = 100), memory from REDCOLL_MALLOC
+   (redcoll__replay_take). The root goes first: its calls
    alone, back to back, are a lower bound of the time, so a row that cannot
    beat the selection's best so far stops there. Above REDCOLL__REPLAY_MAX_P
    ranks or REDCOLL__REPLAY_MAX_EV events (the root's times p) the rows keep
@@ -5775,6 +5776,9 @@ typedef struct redcoll__rend {
 #if defined(__GNUC__) || defined(__clang__)
 static void *redcoll__replay_kept;
 #endif
+/* REDCOLL_MALLOC / REDCOLL_FREE, not the call's allocator: like the decision
+   cache this is the library's state, shared by calls of every allocator. */
+static const redcoll_allocator redcoll__replay_alloc = { 0, 0, 0 };
 
 static size_t redcoll__replay_cap(const redcoll__ev *ev) {
     size_t bytes;
@@ -6054,7 +6058,7 @@ static double redcoll__replay_price(int row, const redcoll__cost_in *in) {
     if (p > REDCOLL__REPLAY_MAX_P || in->n > ((size_t)-1 >> 8) / in->esize / (size_t)(p + 4)) return -1;
     span = redcoll__align_up(in->n * in->esize) * (size_t)(p + 4) + REDCOLL__ARENA_ALIGN;
     REDCOLL_MEMSET(&R, 0, sizeof R);
-    R.al = &in->o->allocator;
+    R.al = &redcoll__replay_alloc;
     if (!redcoll__rec_room(&R, 1024)) return -1;
     for (v = 0; v < p; ++v) {
         rk[v].pc = R.n; rk[v].end0 = ends;
