@@ -623,10 +623,12 @@ Return Value
     REDCOLL_SELECTOR_MPICH: MPICH's for every collective.
 
 Thread Safety
-    Thread safe. The model's decisions are cached in a small table shared by
-    all threads (atomic words, no lock): a hit costs tens of nanoseconds, a
+    Thread safe. The model's decisions are cached in a table shared by all
+    threads (atomic words, no lock): a hit costs tens of nanoseconds, a
     miss about half a microsecond at p = 1024 for (all)reduce, tens of
-    microseconds for the rows priced by walks at p <= 512 (bench/select.c).
+    microseconds for the rows priced by walks at p <= 512, up to a few
+    milliseconds for reduce at 8 < p <= 128, whose rows are priced by
+    replaying their schedules (bench/select.c).
 */
 REDCOLL_API redcoll_algo redcoll_select(redcoll_coll coll, int p, size_t bytes,
                                         int commutative, const redcoll_options *opts);
@@ -635,8 +637,10 @@ REDCOLL_API redcoll_algo redcoll_select(redcoll_coll coll, int p, size_t bytes,
 The modeled time of one row of the algorithm list under opts->model (and
 its knobs: threshold, segment size, groups): the closed form of the
 paper's cost in Rabenseifner 2004 section 3.1's model, as the simulator
-(transports/redcoll_mock.h) applies it. REDCOLL_SELECTOR_MODEL picks the
-least of these among the rows that can serve the call.
+(transports/redcoll_mock.h) applies it, or for reduce's rows without one
+(up to p = 128) the replay of the schedule's calls under the simulator's
+rules. REDCOLL_SELECTOR_MODEL picks the least of these among the rows that
+can serve the call.
 
 Parameters
     coll, algo   a row (redcoll_algo_supported); AUTO is not a row.
@@ -652,7 +656,10 @@ Return Value
     are listed in the README ("Choosing the algorithm").
 
 Thread Safety
-    Thread safe: a pure function.
+    Thread safe. A replayed row takes its memory from REDCOLL_MALLOC (not
+    opts' allocator: it is the library's, as the decision cache); one block
+    (at most 4 MiB) stays for the next replay, handed over by an atomic
+    exchange.
 */
 REDCOLL_API double redcoll_algo_cost(redcoll_coll coll, redcoll_algo algo, int p, size_t bytes,
                                      size_t esize, const redcoll_options *opts);
@@ -5385,6 +5392,7 @@ typedef struct redcoll__cost_in {
     const redcoll_options    *o;     /* resolved */
     const redcoll_cost_model *m;
     const size_t             *displs; /* allgatherv, reduce_scatter: p + 1 block offsets; NULL: even */
+    double                    bound;  /* > 0: a selection, which only wants the rows below it */
 } redcoll__cost_in;
 
 static double redcoll__cdiv(size_t n, size_t d) { return (double)((n + d - 1) / d); }
@@ -5736,6 +5744,379 @@ static double redcoll__rt_price(int p, double V, int variant, const redcoll_cost
     return best;
 }
 
+/* ---- pricing by replay ------------------------------------------------------
+   Rows whose simulated time has no closed form here (reduce's
+   Rabenseifner-Traeff routing, its binary trees and binary blocks) are
+   priced exactly: their schedule runs once per rank against a transport
+   that moves nothing and records the calls, and the p call lists are
+   replayed under the simulator's rules (transports/redcoll_mock.h): a
+   message starts when both ends are posted and lasts alpha + n beta when
+   both ends are halves of exchanges, f_alpha alpha + n f_beta beta
+   otherwise; a wait ends at its last end and no earlier than its first post
+   plus the summed durations of its sends, or of its receives; reducing n
+   bytes adds n gamma. One call's messages carry one tag, so ends match in
+   post order per (sender, receiver). Cost: p runs of the schedule plus the
+   messages (tens of microseconds at p = 100), memory from REDCOLL_MALLOC
+   (redcoll__replay_take). The root goes first: its calls
+   alone, back to back, are a lower bound of the time, so a row that cannot
+   beat the selection's best so far stops there. Above REDCOLL__REPLAY_MAX_P
+   ranks or REDCOLL__REPLAY_MAX_EV events (the root's times p) the rows keep
+   their estimates (-1 here). */
+#define REDCOLL__REPLAY_MAX_P  128
+#define REDCOLL__REPLAY_MAX_EV ((size_t)1 << 18)
+
+/* Events: a posted end (SEND, RECV: x the peer); a blocking call's wait for
+   the x ends it just posted (WAIT); a waitall for x ends, each named by the
+   REF event (x: the rank's end number) that follows (WAITALL); a reduction
+   of `bytes` (COMPUTE). */
+enum { REDCOLL__EV_SEND, REDCOLL__EV_RECV, REDCOLL__EV_WAIT, REDCOLL__EV_WAITALL, REDCOLL__EV_REF,
+       REDCOLL__EV_COMPUTE };
+
+typedef struct redcoll__ev {
+    unsigned char kind, duplex;
+    int           x;
+    size_t        bytes;
+} redcoll__ev;
+
+/* The recording transport's state: every rank's events, one after another. */
+typedef struct redcoll__rec {
+    const redcoll_allocator *al;
+    redcoll__ev             *ev;     /* cap events, then room for cap ends (redcoll__replay_take) */
+    size_t                   n, cap;
+    int                      ends, full; /* this rank's ends so far; out of room */
+} redcoll__rec;
+
+/* A posted end in the replay. */
+typedef struct redcoll__rend {
+    double post, end, dur;
+    size_t bytes;
+    int    peer, next;                   /* next: the owner's next unmatched end (-1: none) */
+    unsigned char is_send, duplex, done;
+} redcoll__rend;
+
+/* The replay's memory: a block of cap events and then cap ends (a rank
+   posts fewer ends than it records events), a header before it holding its
+   size. With the default allocator the last block (up to 4 MiB) is kept for
+   the next replay, taken and given back by one atomic exchange each: fresh
+   pages for every decision cost more than the replay itself. */
+#define REDCOLL__REPLAY_HEAD ((size_t)64)
+#define REDCOLL__REPLAY_UNIT (sizeof(redcoll__ev) + sizeof(redcoll__rend))
+#define REDCOLL__REPLAY_KEEP ((size_t)4 << 20)
+#if defined(__GNUC__) || defined(__clang__)
+static void *redcoll__replay_kept;
+#endif
+/* REDCOLL_MALLOC / REDCOLL_FREE, not the call's allocator: like the decision
+   cache this is the library's state, shared by calls of every allocator. */
+static const redcoll_allocator redcoll__replay_alloc = { 0, 0, 0 };
+
+static size_t redcoll__replay_cap(const redcoll__ev *ev) {
+    size_t bytes;
+    REDCOLL_MEMCPY(&bytes, (const char *)ev - REDCOLL__REPLAY_HEAD, sizeof bytes);
+    return (bytes - REDCOLL__REPLAY_HEAD) / REDCOLL__REPLAY_UNIT;
+}
+
+static redcoll__ev *redcoll__replay_take(const redcoll_allocator *al, size_t cap) {
+    size_t bytes = REDCOLL__REPLAY_HEAD + cap * REDCOLL__REPLAY_UNIT;
+    char *b;
+#if defined(__GNUC__) || defined(__clang__)
+    if (!al->alloc_fn && (b = (char *)__atomic_exchange_n(&redcoll__replay_kept, NULL, __ATOMIC_ACQ_REL))) {
+        if (redcoll__replay_cap((redcoll__ev *)(void *)(b + REDCOLL__REPLAY_HEAD)) >= cap)
+            return (redcoll__ev *)(void *)(b + REDCOLL__REPLAY_HEAD);
+        redcoll__mem_free(al, b);
+    }
+#endif
+    if (cap > REDCOLL__REPLAY_MAX_EV || !(b = (char *)redcoll__mem_alloc(al, bytes))) return NULL;
+    REDCOLL_MEMCPY(b, &bytes, sizeof bytes);
+    return (redcoll__ev *)(void *)(b + REDCOLL__REPLAY_HEAD);
+}
+
+static void redcoll__replay_give(const redcoll_allocator *al, redcoll__ev *ev) {
+    char *b = ev ? (char *)ev - REDCOLL__REPLAY_HEAD : NULL;
+#if defined(__GNUC__) || defined(__clang__)
+    if (b && !al->alloc_fn && redcoll__replay_cap(ev) * REDCOLL__REPLAY_UNIT <= REDCOLL__REPLAY_KEEP)
+        b = (char *)__atomic_exchange_n(&redcoll__replay_kept, b, __ATOMIC_ACQ_REL);
+#endif
+    if (b) redcoll__mem_free(al, b);
+}
+
+/* Room for cap events (one copy of those recorded); 0: none. */
+static int redcoll__rec_room(redcoll__rec *R, size_t cap) {
+    redcoll__ev *ev = redcoll__replay_take(R->al, cap);
+    if (!ev) return 0;
+    if (R->n) REDCOLL_MEMCPY(ev, R->ev, R->n * sizeof *ev);
+    redcoll__replay_give(R->al, R->ev);
+    R->ev = ev; R->cap = redcoll__replay_cap(ev);
+    return 1;
+}
+
+static void redcoll__rec_push(redcoll__rec *R, int kind, int duplex, int x, size_t bytes) {
+    redcoll__ev *e;
+    if (R->full) return;
+    if (R->n == R->cap && !redcoll__rec_room(R, 2 * R->cap)) { R->full = 1; return; }
+    e = &R->ev[R->n++];
+    e->kind = (unsigned char)kind; e->duplex = (unsigned char)duplex; e->x = x; e->bytes = bytes;
+}
+
+/* A blocking call, as the simulator makes it: its ends (send first), then
+   the wait for them. */
+static redcoll_result redcoll__rec_call(void *u, int dst, size_t sbytes, int src, size_t rbytes) {
+    redcoll__rec *R = (redcoll__rec *)u;
+    int duplex = dst >= 0 && src >= 0, k = (dst >= 0) + (src >= 0);
+    if (dst >= 0) redcoll__rec_push(R, REDCOLL__EV_SEND, duplex, dst, sbytes);
+    if (src >= 0) redcoll__rec_push(R, REDCOLL__EV_RECV, duplex, src, rbytes);
+    redcoll__rec_push(R, REDCOLL__EV_WAIT, 0, k, 0);
+    R->ends += k;
+    return R->full ? REDCOLL_ERR_OUT_OF_MEMORY : REDCOLL_OK;
+}
+
+static redcoll_result redcoll__rec_send(void *u, int dst, const void *buf, size_t bytes, int tag) {
+    (void)buf; (void)tag;
+    return redcoll__rec_call(u, dst, bytes, -1, 0);
+}
+static redcoll_result redcoll__rec_recv(void *u, int src, void *buf, size_t bytes, int tag) {
+    (void)buf; (void)tag;
+    return redcoll__rec_call(u, -1, 0, src, bytes);
+}
+static redcoll_result redcoll__rec_sendrecv(void *u, int dst, const void *sbuf, size_t sbytes,
+                                            int src, void *rbuf, size_t rbytes, int tag) {
+    (void)sbuf; (void)rbuf; (void)tag;
+    return redcoll__rec_call(u, dst, sbytes, src, rbytes);
+}
+static redcoll_result redcoll__rec_recv_reduce(void *u, int src, size_t bytes, int tag,
+                                               const redcoll_consumer *into) {
+    (void)tag; (void)into;
+    return redcoll__rec_call(u, -1, 0, src, bytes);
+}
+static redcoll_result redcoll__rec_sendrecv_reduce(void *u, int dst, const void *sbuf, size_t sbytes,
+                                                   int src, size_t rbytes, int tag,
+                                                   const redcoll_consumer *into) {
+    (void)sbuf; (void)tag; (void)into;
+    return redcoll__rec_call(u, dst, sbytes, src, rbytes);
+}
+static redcoll_result redcoll__rec_ipost(redcoll__rec *R, int is_send, int peer, size_t bytes,
+                                         redcoll_request *req) {
+    redcoll__rec_push(R, is_send ? REDCOLL__EV_SEND : REDCOLL__EV_RECV, 0, peer, bytes);
+    req->ptr = R; req->id = R->ends++;
+    return R->full ? REDCOLL_ERR_OUT_OF_MEMORY : REDCOLL_OK;
+}
+static redcoll_result redcoll__rec_isend(void *u, int dst, const void *buf, size_t bytes, int tag,
+                                         redcoll_request *req) {
+    (void)buf; (void)tag;
+    return redcoll__rec_ipost((redcoll__rec *)u, 1, dst, bytes, req);
+}
+static redcoll_result redcoll__rec_irecv(void *u, int src, void *buf, size_t bytes, int tag,
+                                         redcoll_request *req) {
+    (void)buf; (void)tag;
+    return redcoll__rec_ipost((redcoll__rec *)u, 0, src, bytes, req);
+}
+static redcoll_result redcoll__rec_waitall(void *u, int count, redcoll_request *reqs) {
+    redcoll__rec *R = (redcoll__rec *)u;
+    int i, k = 0;
+    for (i = 0; i < count; ++i) k += reqs[i].ptr != NULL;
+    redcoll__rec_push(R, REDCOLL__EV_WAITALL, 0, k, 0);
+    for (i = 0; i < count; ++i)
+        if (reqs[i].ptr) { redcoll__rec_push(R, REDCOLL__EV_REF, 0, (int)reqs[i].id, 0); reqs[i].ptr = NULL; }
+    return R->full ? REDCOLL_ERR_OUT_OF_MEMORY : REDCOLL_OK;
+}
+static void redcoll__rec_abort(void *u, redcoll_result why) { (void)u; (void)why; }
+static void redcoll__rec_compute(void *u, size_t elems, size_t bytes) {
+    (void)elems;
+    redcoll__rec_push((redcoll__rec *)u, REDCOLL__EV_COMPUTE, 0, 0, bytes);
+}
+
+/* A rank in the replay. */
+typedef struct redcoll__rrank {
+    double clock;
+    size_t pc, stop;  /* its events: [pc, stop) still to run */
+    int    end0, ends;/* its first end's index, ends posted */
+    int    head, tail;/* its unmatched ends, in post order */
+    int    waiting;
+} redcoll__rrank;
+
+/* The oldest unmatched end of rank u toward v in direction is_send, taken
+   off u's list; -1: none. */
+static int redcoll__rtake(redcoll__rrank *u, redcoll__rend *en, int v, int is_send) {
+    int id, prev = -1;
+    for (id = u->head; id >= 0; prev = id, id = en[id].next)
+        if (en[id].peer == v && en[id].is_send == is_send) {
+            if (prev < 0) u->head = en[id].next; else en[prev].next = en[id].next;
+            if (u->tail == id) u->tail = prev;
+            return id;
+        }
+    return -1;
+}
+
+/* End number i of a wait (event at pc): a blocking call's last k ends, or
+   a waitall's REF events. */
+static int redcoll__rwaited(const redcoll__ev *ev, const redcoll__rrank *r, int i) {
+    const redcoll__ev *w = &ev[r->pc];
+    return r->end0 + (w->kind == REDCOLL__EV_WAIT ? r->ends - w->x + i : w[1 + i].x);
+}
+
+/* Replays the ranks' events from time 0; the last rank's end, -1 on a
+   deadlock (a schedule that would hang on the simulator too). */
+static double redcoll__replay(const redcoll__ev *ev, redcoll__rrank *rk, redcoll__rend *en, int *ready,
+                              int p, const redcoll_cost_model *m) {
+    int top = 0, v, finished = 0;
+    double t = 0;
+    for (v = p - 1; v >= 0; --v) ready[top++] = v;
+    while (top > 0) {
+        redcoll__rrank *r = &rk[v = ready[--top]];
+        r->waiting = 0;
+        while (r->pc < r->stop) {
+            const redcoll__ev *e = &ev[r->pc];
+            if (e->kind == REDCOLL__EV_SEND || e->kind == REDCOLL__EV_RECV) {
+                int id = r->end0 + r->ends++, f;
+                redcoll__rend *x = &en[id];
+                x->post = r->clock; x->bytes = e->bytes; x->peer = e->x;
+                x->is_send = e->kind == REDCOLL__EV_SEND; x->duplex = e->duplex; x->done = 0; x->next = -1;
+                f = redcoll__rtake(&rk[e->x], en, v, !x->is_send);
+                if (f >= 0) { /* matched: timed as redcoll__mmatch times it */
+                    redcoll__rend *s = x->is_send ? x : &en[f], *q = x->is_send ? &en[f] : x;
+                    double n = (double)s->bytes, start = s->post > q->post ? s->post : q->post;
+                    double dur = (s->duplex && q->duplex) ? m->alpha + n * m->beta
+                                                          : m->f_alpha * m->alpha + n * m->f_beta * m->beta;
+                    s->end = q->end = start + dur;
+                    s->dur = q->dur = dur;
+                    s->done = q->done = 1;
+                    if (rk[e->x].waiting) { rk[e->x].waiting = 0; ready[top++] = e->x; }
+                } else { /* queued */
+                    if (r->tail >= 0) en[r->tail].next = id; else r->head = id;
+                    r->tail = id;
+                }
+                r->pc++;
+            } else if (e->kind == REDCOLL__EV_COMPUTE) {
+                r->clock += (double)e->bytes * m->gamma;
+                r->pc++;
+            } else { /* a wait, ended as redcoll__mwait ends it */
+                double start = r->clock, sends = 0, recvs = 0, end = r->clock;
+                int k = e->x, i;
+                for (i = 0; i < k && en[redcoll__rwaited(ev, r, i)].done; ++i) {}
+                if (i < k) { r->waiting = 1; break; }
+                for (i = 0; i < k; ++i) {
+                    const redcoll__rend *x = &en[redcoll__rwaited(ev, r, i)];
+                    if (x->post < start) start = x->post;
+                }
+                for (i = 0; i < k; ++i) {
+                    const redcoll__rend *x = &en[redcoll__rwaited(ev, r, i)];
+                    if (x->end > end) end = x->end;
+                    if (x->is_send) sends += x->dur; else recvs += x->dur;
+                }
+                if (start + sends > end) end = start + sends;
+                if (start + recvs > end) end = start + recvs;
+                r->clock = end;
+                r->pc += 1 + (e->kind == REDCOLL__EV_WAITALL ? (size_t)k : 0);
+            }
+        }
+        if (r->pc == r->stop) {
+            ++finished;
+            if (r->clock > t) t = r->clock;
+        }
+    }
+    return finished == p ? t : -1;
+}
+
+/* One rank's events [0, stop) alone, every blocking call as short as it
+   can be (a peer that is never late, an exchange where its end is half of
+   one; a waitall taken as free): a lower bound of that rank's end in the
+   replay, hence of the time. */
+static double redcoll__replay_alone(const redcoll__ev *ev, size_t stop, const redcoll_cost_model *m) {
+    double clock = 0;
+    size_t i, j;
+    for (i = 0; i < stop; ++i) {
+        const redcoll__ev *e = &ev[i];
+        if (e->kind == REDCOLL__EV_COMPUTE) clock += (double)e->bytes * m->gamma;
+        if (e->kind != REDCOLL__EV_WAIT) continue;
+        { /* its ends are the x events before it */
+            double sends = 0, recvs = 0;
+            for (j = i - (size_t)e->x; j < i; ++j) {
+                double n = (double)ev[j].bytes, d = m->f_alpha * m->alpha + n * m->f_beta * m->beta;
+                double two = m->alpha + n * m->beta;
+                if (ev[j].duplex && two < d) d = two;
+                if (ev[j].kind == REDCOLL__EV_SEND) sends += d; else recvs += d;
+            }
+            clock += sends > recvs ? sends : recvs;
+        }
+    }
+    return clock;
+}
+
+/* Records rank v's calls of row e (one vector of n elements, root 0, out of
+   place, a commutative predefined op) on R; 0 when it failed or ran out of room. */
+static int redcoll__replay_record(redcoll__rec *R, const redcoll__row *e, int v, int p,
+                                  const redcoll__cost_in *in, size_t span) {
+    redcoll_transport t;
+    redcoll__ctx c;
+    redcoll__args a;
+    redcoll__arena ar;
+    union { char b[1024]; double align_d; void *align_p; long long align_l; } ctl;
+    REDCOLL_MEMSET(&t, 0, sizeof t);
+    t.user = R; t.rank = v; t.size = p;
+    t.send = redcoll__rec_send; t.recv = redcoll__rec_recv; t.sendrecv = redcoll__rec_sendrecv;
+    t.abort = redcoll__rec_abort;
+    t.isend = redcoll__rec_isend; t.irecv = redcoll__rec_irecv; t.waitall = redcoll__rec_waitall;
+    t.on_compute = redcoll__rec_compute;
+    t.flags = REDCOLL_TRANSPORT_NO_DATA;
+    t.recv_reduce = redcoll__rec_recv_reduce; t.sendrecv_reduce = redcoll__rec_sendrecv_reduce;
+    REDCOLL_MEMSET(&c, 0, sizeof c);
+    REDCOLL_MEMSET(&a, 0, sizeof a);
+    c.t = &t; c.rank = v; c.size = p; c.coll = e->info.coll; c.dtype = REDCOLL_INT32;
+    c.esize = in->esize; c.op = redcoll_op_predefined(REDCOLL_OP_SUM);
+    c.o = *in->o; c.dry = 1; c.arena = &ar;
+    ar.base = NULL; ar.cap = ar.top = ar.peak = 0; ar.measure = 1;
+    ar.ctl = ctl.b; ar.ctl_cap = sizeof ctl.b; ar.ctl_top = 0;
+    a.sbuf = redcoll__measure_base + span; /* the caller's buffers lie past any scratch */
+    a.rbuf = v == 0 ? redcoll__measure_base + 2 * span : NULL;
+    a.count = in->n; a.root = 0; a.variant = e->variant;
+    R->ends = 0;
+    e->run(&c, &a);
+    return !c.err && !R->full;
+}
+
+/* The simulated time of row `row` by replay; -1 above the limits; a lower
+   bound >= in->bound when the root alone shows that the row cannot come
+   in under in->bound. */
+static double redcoll__replay_price(int row, const redcoll__cost_in *in) {
+    const redcoll__row *e = &redcoll__rows[row];
+    redcoll__rrank rk[REDCOLL__REPLAY_MAX_P];
+    int ready[REDCOLL__REPLAY_MAX_P];
+    int p = in->p, v, ends = 0;
+    size_t span;
+    redcoll__rec R;
+    double time = -1;
+    if (p > REDCOLL__REPLAY_MAX_P || in->n > ((size_t)-1 >> 8) / in->esize / (size_t)(p + 4)) return -1;
+    span = redcoll__align_up(in->n * in->esize) * (size_t)(p + 4) + REDCOLL__ARENA_ALIGN;
+    REDCOLL_MEMSET(&R, 0, sizeof R);
+    R.al = &redcoll__replay_alloc;
+    if (!redcoll__rec_room(&R, 1024)) return -1;
+    for (v = 0; v < p; ++v) {
+        rk[v].pc = R.n; rk[v].end0 = ends;
+        if (!redcoll__replay_record(&R, e, v, p, in, span)) break;
+        rk[v].stop = R.n; rk[v].ends = 0; rk[v].clock = 0;
+        rk[v].head = rk[v].tail = -1; rk[v].waiting = 0;
+        ends += R.ends;
+        if (v == 0) { /* the root: a bound, and the size of the whole (one block) */
+            size_t want = (R.n + R.n / 4 + 16) * (size_t)p;
+            if (R.n > REDCOLL__REPLAY_MAX_EV / (size_t)p) break;
+            time = in->bound > 0 ? redcoll__replay_alone(R.ev, R.n, in->m) : -1;
+            if (in->bound > 0 && time * (1 - 1e-9) >= in->bound) break; /* (rounding aside) */
+            time = -1;
+            if (want > R.cap && !redcoll__rec_room(&R, want)) break;
+        }
+    }
+    if (v == p) time = redcoll__replay(R.ev, rk, (redcoll__rend *)(void *)(R.ev + R.cap), ready, p, in->m);
+    redcoll__replay_give(R.al, R.ev);
+    return time;
+}
+
+/* The rows priced by replay. */
+static int redcoll__replayed(int row) {
+    return row == REDCOLL__ROW_REDUCE_BUTTERFLY || row == REDCOLL__ROW_REDUCE_ELIMINATION ||
+           row == REDCOLL__ROW_REDUCE_ELIMINATION_NONOVERLAP || row == REDCOLL__ROW_REDUCE_FACTOR_RING ||
+           row == REDCOLL__ROW_REDUCE_BINARY || row == REDCOLL__ROW_REDUCE_IN_ORDER_BINARY ||
+           row == REDCOLL__ROW_REDUCE_BINARY_BLOCKS;
+}
+
 /* Rows whose cost is a plan (Rabenseifner-Traeff) or composed of other rows
    (pipelined trees, hierarchical levels). */
 static double redcoll__row_cost_composite(int row, const redcoll__cost_in *in) {
@@ -5804,6 +6185,7 @@ static double redcoll__row_cost(int row, const redcoll__cost_in *in) {
     if (p == 1) return 0;
     if (row == REDCOLL__ROW_BARRIER_DISSEMINATION) return lg * a;
     if (n == 0) return 0;
+    if (redcoll__replayed(row) && (w = redcoll__replay_price(row, in)) >= 0) return w; /* exact */
     if (in->displs && (row == REDCOLL__ROW_REDUCE_SCATTER_RECURSIVE_DOUBLING ||
                        row == REDCOLL__ROW_REDUCE_SCATTER_PAIRWISE || row == REDCOLL__ROW_REDUCE_SCATTER_RECURSIVE_HALVING)) {
         redcoll__segs L = redcoll__segs_make(n, p, in->displs); /* the counts as laid out */
@@ -5963,7 +6345,9 @@ static double redcoll__best_cost_for(redcoll_coll coll, int p, const redcoll__co
     at.p = p;
     for (i = 0; i < REDCOLL__ROW_COUNT; ++i)
         if (redcoll__model_candidate(&redcoll__rows[i], coll, commutative)) {
-            double t = redcoll__row_cost(i, &at);
+            double t;
+            at.bound = pick >= 0 ? best * (1 - 1e-12) : -1; /* what row i must beat */
+            t = redcoll__row_cost(i, &at);
             if (t >= 0 && (pick < 0 || t < best * (1 - 1e-12))) { best = t; pick = i; }
         }
     if (row_out) *row_out = pick;
@@ -5985,18 +6369,23 @@ static redcoll__cost_in redcoll__cost_input(redcoll_coll coll, int p, size_t byt
     in.o = resolved;
     in.m = &resolved->model;
     in.displs = NULL;
+    in.bound = -1;
     return in;
 }
 
 /* The decision cache: the argmin over the rows costs a few microseconds at
-   p = 1024 (the Rabenseifner-Traeff plans), a hit some tens of nanoseconds.
-   Direct-mapped, one 64-bit word per entry (the key's hash above, the algorithm
-   in the low byte), read and written atomically, so threads share it without a
-   lock; a race only costs a recomputation. A hit is checked to be a row that
+   p = 1024 (the Rabenseifner-Traeff plans) and up to a millisecond for
+   reduce at 8 < p <= 128 (its rows replayed), a hit some tens of
+   nanoseconds. 4-way set-associative, 1024 sets (32 KiB), the newest entry
+   of a set first, so a program's shapes stay in it; one 64-bit word per
+   entry (the key's hash above, the algorithm in the low byte), read and
+   written atomically, so threads share it without a lock; a race only costs
+   a recomputation or a repeated entry. A hit is checked to be a row that
    can serve the call. Without GNU atomics there is no cache. */
 #if defined(__GNUC__) || defined(__clang__)
-#define REDCOLL__SELECT_CACHE 512
-static unsigned long long redcoll__select_cache[REDCOLL__SELECT_CACHE];
+#define REDCOLL__SELECT_CACHE 1024 /* sets */
+#define REDCOLL__SELECT_WAYS 4
+static unsigned long long redcoll__select_cache[REDCOLL__SELECT_CACHE * REDCOLL__SELECT_WAYS];
 
 static unsigned long long redcoll__cmix(unsigned long long h, unsigned long long x) {
     h ^= x + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
@@ -6042,11 +6431,13 @@ static redcoll_algo redcoll__select_model_at(redcoll_coll coll, int p, size_t by
     unsigned long long *slot;
     int i;
     for (i = 0; displs && i <= p; ++i) key = redcoll__cmix(key, displs[i]) | 1;
-    slot = &redcoll__select_cache[(key >> 40) % REDCOLL__SELECT_CACHE];
-    unsigned long long hit = __atomic_load_n(slot, __ATOMIC_RELAXED);
-    if (hit && (hit >> 8) == (key >> 8)) {
-        const redcoll__row *e = redcoll__find(coll, (redcoll_algo)(hit & 0xff));
-        if (e && redcoll__model_candidate(e, coll, commutative)) return e->info.algo;
+    slot = &redcoll__select_cache[(key >> 40) % REDCOLL__SELECT_CACHE * REDCOLL__SELECT_WAYS];
+    for (i = 0; i < REDCOLL__SELECT_WAYS; ++i) {
+        unsigned long long hit = __atomic_load_n(&slot[i], __ATOMIC_RELAXED);
+        if (hit && (hit >> 8) == (key >> 8)) {
+            const redcoll__row *e = redcoll__find(coll, (redcoll_algo)(hit & 0xff));
+            if (e && redcoll__model_candidate(e, coll, commutative)) return e->info.algo;
+        }
     }
 #endif
     in = redcoll__cost_input(coll, p, bytes, esize, resolved);
@@ -6054,6 +6445,8 @@ static redcoll_algo redcoll__select_model_at(redcoll_coll coll, int p, size_t by
     redcoll__best_cost_for(coll, p, &in, commutative, &row);
     algo = row >= 0 ? redcoll__rows[row].info.algo : REDCOLL_ALGO_AUTO;
 #ifdef REDCOLL__SELECT_CACHE
+    for (i = REDCOLL__SELECT_WAYS - 1; i > 0; --i) /* the oldest leaves the set */
+        __atomic_store_n(&slot[i], __atomic_load_n(&slot[i - 1], __ATOMIC_RELAXED), __ATOMIC_RELAXED);
     __atomic_store_n(slot, (key & ~0xffull) | (unsigned long long)algo, __ATOMIC_RELAXED);
 #endif
     return algo;
