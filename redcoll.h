@@ -4391,6 +4391,7 @@ static redcoll_result redcoll__rabenseifner_traeff(redcoll__ctx *c, const redcol
 #define REDCOLL__XMAX_P        ((1 << REDCOLL__XFIELD) - 1)
 #define REDCOLL__XKMAX         56                  /* > ceil(2098 / 41): limbs at the smallest L */
 #define REDCOLL__XTYPICAL      64                  /* binades a no-data run assumes */
+#define REDCOLL__XSPLIT_BYTES  ((size_t)65536)    /* allreduce inputs from here: reduce_scatter + allgatherv */
 
 /* The per-element helpers of the hot loops: inlined into them. */
 #if defined(__GNUC__) || defined(__clang__)
@@ -4510,12 +4511,15 @@ typedef struct redcoll__xsum {
     int                  direct;  /* the full range for every block, no step 1 */
     int                  assumed; /* blocks not measured: direct, or no data moves */
     int                  sizing;  /* a measuring pass: the largest round's shapes, not the rounds */
+    int                  split;   /* allreduce rounds as reduce_scatter + allgatherv */
     redcoll_algo         algo;    /* the rounds' algorithm, fixed at setup */
+    redcoll_algo         algo2;   /* split: the allgatherv's */
     size_t               nblocks, cap;  /* cap: words of one round */
     uint16_t            *info;    /* 3 words per block: hi + 1, 0xffff - lo, special */
     size_t               info_bytes;
     int64_t             *limb;    /* one round */
-    size_t              *rcounts; /* reduce_scatter: words per rank in a round */
+    size_t              *rcounts; /* reduce_scatter, split: words per rank in a round */
+    size_t              *ecounts; /* split: elements per rank in a round */
     void                *mem;     /* info and limb */
     size_t               mem_bytes;
 } redcoll__xsum;
@@ -4842,7 +4846,8 @@ REDCOLL__XHOT size_t redcoll__xencode_round(redcoll__xsum *x, redcoll__xfmt f, r
         size_t bw = n * (size_t)(b.K + b.sp);
         const char *in = x->in + k.at * es;
         int64_t *w = x->limb + words;
-        if (k.b != cur.b && words + bw > x->cap) break;
+        /* at most cap words, and cap elements (blocks of zeros have no words) */
+        if (k.b != cur.b && (words + bw > x->cap || k.at + n - cur.at > x->cap)) break;
         if (dry) {
         } else if (b.sp || b.K < 1 || b.K > 2 || b.lo < f.frac || (f.bits == 64 && b.lo > 2096)) {
             redcoll__xencode_gen(x, in, n, &b, w);
@@ -4965,23 +4970,73 @@ static redcoll_result redcoll__nested(redcoll__ctx *c, redcoll_coll coll, void *
 
 /* The inner collective of one round: `words` int64 limbs, SUM, in place. */
 static redcoll_result redcoll__xcollect(redcoll__xsum *x, size_t words) {
-    redcoll_coll coll = x->scatter ? REDCOLL_COLL_REDUCE_SCATTER : x->coll;
-    return redcoll__nested(x->c, coll, x->limb, x->scatter ? 0 : words, x->scatter ? x->rcounts : NULL,
-                           REDCOLL_INT64, REDCOLL_SUM, x->root, x->algo);
+    int rs = x->scatter || x->split;
+    return redcoll__nested(x->c, rs ? REDCOLL_COLL_REDUCE_SCATTER : x->coll, x->limb, rs ? 0 : words,
+                           rs ? x->rcounts : NULL, REDCOLL_INT64, REDCOLL_SUM, x->root, x->algo);
 }
 
-/* A measuring pass's stand-in for the rounds: the inner collective at the
-   largest round (x->cap words; reduce_scatter: spread evenly, all on this
-   rank, all on the next), so the measured scratch holds every round. The
-   pass moves nothing, so the ranks' shapes need not agree. */
+/* The allgatherv of a split round: the rounded values of the round that
+   starts at element `first`, x->ecounts per rank, in place in x->out. */
+static redcoll_result redcoll__xgather(redcoll__xsum *x, size_t first) {
+    return redcoll__nested(x->c, REDCOLL_COLL_ALLGATHERV, x->out + first * (size_t)(x->f->bits / 8), 0,
+                           x->ecounts, x->c->dtype, REDCOLL_SUM, 0, x->algo2);
+}
+
+/* A split allreduce round, blocks cur .. end of `words` limbs: p consecutive
+   groups of about equal words + elements; the reduce_scatter leaves group
+   r's sums on rank r, which rounds them, and an allgatherv shares the
+   values. At p = 2 each rank rounds half the round, and the way back moves
+   one value instead of K limbs per element. */
+static redcoll_result redcoll__xsplit_round(redcoll__xsum *x, redcoll__xcur cur, redcoll__xcur end,
+                                            size_t words) {
+    const int p = x->c->size, me = x->c->rank;
+    size_t total = words + (end.at - cur.at), at = 0;
+    redcoll__xcur k = cur, lo = cur, hi = cur;
+    redcoll_result r;
+    int s, seen = 0;
+    for (s = 0; s < p; ++s) x->rcounts[s] = x->ecounts[s] = 0;
+    while (k.b != end.b) {
+        size_t n = redcoll__xblock_len(x, &k);
+        redcoll__xblk b = redcoll__xblock(x, k.b);
+        size_t bw = n * (size_t)(b.K + b.sp);
+        int g = (int)(at * (size_t)p / total);
+        if (g == me && !seen) { lo = k; seen = 1; }
+        x->rcounts[g] += bw;
+        x->ecounts[g] += n;
+        at += bw + n;
+        redcoll__xadvance(&k, n);
+        if (g == me) hi = k;
+    }
+    r = redcoll__xcollect(x, words);
+    if (r != REDCOLL_OK) return r;
+    x->loops->decode(x, lo, hi); /* this rank's sums lead the buffer */
+    return redcoll__xgather(x, cur.at);
+}
+
+/* Counts of m words or elements over p ranks, shape k: 0 even, 1 all on
+   rank me, 2 all on the next. */
+static void redcoll__xshape(size_t *cnt, int p, int me, int k, size_t m) {
+    int s;
+    for (s = 0; s < p; ++s) cnt[s] = k ? 0 : m / (size_t)p + ((size_t)s < m % (size_t)p);
+    if (k) cnt[(me + k - 1) % p] = m;
+}
+
+/* A measuring pass's stand-in for the rounds: the inner collectives at the
+   largest round (x->cap words, x->cap elements; reduce_scatter and
+   allgatherv in each shape of redcoll__xshape), so the measured scratch
+   holds every round. The pass moves nothing: the ranks' shapes need not
+   agree. */
 static redcoll_result redcoll__xsize_rounds(redcoll__xsum *x) {
     redcoll_result r = REDCOLL_OK;
-    int s, k, p = x->segs;
-    if (!x->scatter) return redcoll__xcollect(x, x->cap);
+    const int p = x->c->size, me = x->c->rank;
+    int k;
+    if (!x->scatter && !x->split) return redcoll__xcollect(x, x->cap);
     for (k = 0; k < 3 && r == REDCOLL_OK; ++k) {
-        for (s = 0; s < p; ++s) x->rcounts[s] = k ? 0 : x->cap / (size_t)p + ((size_t)s < x->cap % (size_t)p);
-        if (k) x->rcounts[(x->c->rank + k - 1) % p] = x->cap;
+        redcoll__xshape(x->rcounts, p, me, k, x->cap);
         r = redcoll__xcollect(x, x->cap);
+        if (r != REDCOLL_OK || !x->split) continue;
+        redcoll__xshape(x->ecounts, p, me, k, x->total < x->cap ? x->total : x->cap);
+        r = redcoll__xgather(x, 0);
     }
     return r;
 }
@@ -4998,6 +5053,12 @@ static redcoll_result redcoll__xrounds(redcoll__xsum *x) {
         redcoll_result r;
         if (scatter) for (s = 0; s < x->segs; ++s) x->rcounts[s] = 0;
         words = x->loops->encode(x, cur, &k);
+        if (x->split) {
+            r = redcoll__xsplit_round(x, cur, k, words);
+            if (r != REDCOLL_OK) return r;
+            cur = k;
+            continue;
+        }
         r = redcoll__xcollect(x, words);
         if (r != REDCOLL_OK) return r;
         if (x->coll != REDCOLL_COLL_REDUCE || me == x->root) x->loops->decode(x, cur, k);
@@ -5059,8 +5120,13 @@ static redcoll_result redcoll__xsetup(redcoll__xsum *x, redcoll__ctx *c, const v
     x->root = root;
     x->assumed = c->dry;
     x->mem_bytes = redcoll__xsizes(x);
-    x->algo = c->o.algo;
-    if (x->algo == REDCOLL_ALGO_AUTO) { /* one choice for every round: a plan's scratch holds them all */
+    x->algo = x->algo2 = c->o.algo;
+    x->split = c->coll == REDCOLL_COLL_ALLREDUCE && c->o.algo == REDCOLL_ALGO_AUTO && c->size > 1 &&
+               !x->direct && x->total * c->esize >= REDCOLL__XSPLIT_BYTES;
+    if (x->split) { /* long vectors: MPICH's long-message schedules, neither rotates in place */
+        x->algo = REDCOLL_ALGO_PAIRWISE;
+        x->algo2 = REDCOLL_ALGO_RING;
+    } else if (x->algo == REDCOLL_ALGO_AUTO) { /* one choice for every round: a plan's scratch holds them all */
         redcoll__ctx ic = *c;
         ic.coll = x->scatter ? REDCOLL_COLL_REDUCE_SCATTER : c->coll;
         ic.dtype = REDCOLL_INT64;
@@ -5076,10 +5142,11 @@ static redcoll_result redcoll__xsetup(redcoll__xsum *x, redcoll__ctx *c, const v
    collectives' scratch come from the call's arena (redcoll__nested). */
 static redcoll_result redcoll__xexecute(redcoll__xsum *x, redcoll__ctx *c) {
     redcoll_result r = REDCOLL_OK;
-    size_t rc_bytes = x->scatter ? (size_t)x->segs * sizeof(size_t) : 0;
+    size_t rc_bytes = (x->scatter ? (size_t)x->segs : x->split ? 2 * (size_t)c->size : 0) * sizeof(size_t);
     x->c = c; /* the call may have moved since setup */
     x->mem = redcoll__scratch(c, x->mem_bytes, 1); /* vectors: never touched without data */
     x->rcounts = rc_bytes ? (size_t *)redcoll__alloc_bytes(c, rc_bytes) : NULL;
+    x->ecounts = x->split && x->rcounts ? x->rcounts + c->size : NULL;
     if (!c->err) {
         x->info = (uint16_t *)x->mem;
         x->limb = (int64_t *)(void *)((char *)x->mem + x->info_bytes);

@@ -809,12 +809,13 @@ static void test_exact_loops(void) {
 
 /* A transport failure at any call of any rank: that rank reports it, every
    other rank returns (released, never hung), nothing is left allocated
-   (the sanitizer builds check the latter). */
+   (the sanitizer builds check the latter). c = 4: an allreduce long enough
+   for reduce_scatter + allgatherv rounds. */
 static void test_exact_faults(void) {
     int c, call;
-    for (c = 0; c < 4; ++c)
+    for (c = 0; c < 5; ++c)
         for (call = 1; call <= 12; ++call) {
-            rc_spec s = rc_spec_make(tx_colls[c], REDCOLL_ALGO_AUTO, 5, 300);
+            rc_spec s = rc_spec_make(tx_colls[c % 4], REDCOLL_ALGO_AUTO, 5, c == 4 ? 20000 : 300);
             rc_outcome o;
             redcoll_result r;
             s.op = "sum_exact";
