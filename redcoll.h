@@ -4354,7 +4354,11 @@ static redcoll_result redcoll__rabenseifner_traeff(redcoll__ctx *c, const redcol
 
    Collectives: allreduce runs step 1 and every round as allreduces with the
    caller's options (its algorithm, or AUTO's choice for the largest round);
-   reduce: step 1 an allreduce (AUTO),
+   with AUTO from REDCOLL__XSPLIT_BYTES of input, every round as a
+   reduce_scatter (pairwise) of the limbs in p groups of blocks, each rank
+   rounding its group, and an allgatherv (ring) of the values: at p = 2
+   half the rounding per rank, and the way back carries 8 (float 4) bytes
+   per element instead of 8K; reduce: step 1 an allreduce (AUTO),
    rounds reduces to the root, which alone rounds; reduce_scatter(_block):
    step 1 an allreduce over the whole vector (every rank encodes all of it),
    rounds irregular reduce_scatters with the caller's algorithm.
@@ -4362,19 +4366,20 @@ static redcoll_result redcoll__rabenseifner_traeff(redcoll__ctx *c, const redcol
    Cost per rank, n elements: one collective of 6n/32 bytes (none when
    direct), then the collective's cost on n (K + s) 8-byte words (s = 1 in
    blocks with inf, NaN or -0) in R = ceil(8 n (K + s) / 1 MiB) rounds: the
-   messages of 1 + R collectives (R when direct) instead of 1; local
+   messages of 1 + R collectives (R when direct; 1 + 2R split) instead of 1; local
    work: a range scan, an encoding and a rounding pass over the n inputs
    beside the int64 sums. Their full blocks of the common case (K <= 2, no
    special value) run branch-free loops of constant length, compiled per
    instruction set and picked at setup (redcoll__xloops_for): with AVX-512
    (F, DQ, VL, CD) all three vectorise, with AVX2 the scan; in cache about
-   0.2, 0.25 and 1 ns per double on a 2-core AVX-512 EPYC. Bytes on the wire: 16 per element (+ 0.19) for doubles
+   0.2, 0.25 and 1 ns per double on a 2-core AVX-512 EPYC. Bytes a rank sends at
+   p = 2 (ordinary sum: 8): 16 per element (+ 0.19; split: 12) for doubles
    within 69 binades at p = 2, within 53 at p <= 512; 24 up to 70 binades at
    any p < 2^21. K grows with the range: 35 limbs for a block holding both
    1e-300 and 1e300 at p = 2. Limit: p < 2^21, else REDCOLL_ERR_UNSUPPORTED.
 
    Scratch: 6 bytes per block and a round buffer of min(1 MiB, what the call
-   could need at most), p counts (reduce_scatter), known from (collective,
+   could need at most), p counts (reduce_scatter; 2p split), known from (collective,
    p, counts, dtype) before the data is seen; the inner collectives run
    nested on the call's arena (redcoll__nested) with their scratch for one
    round's vector, at most redcoll__xcap() words. An AUTO algorithm of the
