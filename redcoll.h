@@ -5131,13 +5131,17 @@ static redcoll_result redcoll__xsetup(redcoll__xsum *x, redcoll__ctx *c, const v
     if (x->split) { /* long vectors: MPICH's long-message schedules, neither rotates in place */
         x->algo = REDCOLL_ALGO_PAIRWISE;
         x->algo2 = REDCOLL_ALGO_RING;
-    } else if (x->algo == REDCOLL_ALGO_AUTO) { /* one choice for every round: a plan's scratch holds them all */
+    } else if (x->algo == REDCOLL_ALGO_AUTO) {
+        /* one choice for every round, made for the round of typical data (the
+           whole vector when direct); the measuring pass sizes it at x->cap */
+        int kt = (REDCOLL__XTYPICAL + x->f->frac + x->L) / x->L;
+        size_t words = x->direct || x->total > x->cap / (size_t)kt ? x->cap : x->total * (size_t)kt;
         redcoll__ctx ic = *c;
         ic.coll = x->scatter ? REDCOLL_COLL_REDUCE_SCATTER : c->coll;
         ic.dtype = REDCOLL_INT64;
         ic.esize = 8;
         ic.op = redcoll_op_predefined(REDCOLL_OP_SUM);
-        x->algo = redcoll__select_for(&ic, ic.coll, c->size, x->cap * 8, NULL);
+        x->algo = redcoll__select_for(&ic, ic.coll, c->size, words * 8, NULL);
     }
     return REDCOLL_OK;
 }
