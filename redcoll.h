@@ -4389,7 +4389,12 @@ static redcoll_result redcoll__rabenseifner_traeff(redcoll__ctx *c, const redcol
    p = 2) and the count word: one collective in all.
 
    Collectives: allreduce runs step 1 and every round as allreduces with the
-   caller's options (its algorithm too); reduce: step 1 an allreduce (AUTO),
+   caller's options (its algorithm, or AUTO's choice for the largest round);
+   with AUTO from REDCOLL__XSPLIT_BYTES of input, every round as a
+   reduce_scatter (pairwise) of the limbs in p groups of blocks, each rank
+   rounding its group, and an allgatherv (ring) of the values: at p = 2
+   half the rounding per rank, and the way back carries 8 (float 4) bytes
+   per element instead of 8K; reduce: step 1 an allreduce (AUTO),
    rounds reduces to the root, which alone rounds; reduce_scatter(_block):
    step 1 an allreduce over the whole vector (every rank encodes all of it),
    rounds irregular reduce_scatters with the caller's algorithm.
@@ -4397,23 +4402,28 @@ static redcoll_result redcoll__rabenseifner_traeff(redcoll__ctx *c, const redcol
    Cost per rank, n elements: one collective of 6n/32 bytes (none when
    direct), then the collective's cost on n (K + s) 8-byte words (s = 1 in
    blocks with inf, NaN or -0) in R = ceil(8 n (K + s) / 1 MiB) rounds: the
-   messages of 1 + R collectives (R when direct) instead of 1; local
+   messages of 1 + R collectives (R when direct; 1 + 2R split) instead of 1; local
    work: a range scan, an encoding and a rounding pass over the n inputs
    beside the int64 sums. Their full blocks of the common case (K <= 2, no
    special value) run branch-free loops of constant length, compiled per
    instruction set and picked at setup (redcoll__xloops_for): with AVX-512
    (F, DQ, VL, CD) all three vectorise, with AVX2 the scan; in cache about
-   0.2, 0.25 and 1 ns per double on a 2-core AVX-512 EPYC. Bytes on the wire: 16 per element (+ 0.19) for doubles
+   0.2, 0.25 and 1 ns per double on a 2-core AVX-512 EPYC. Bytes a rank sends at
+   p = 2 (ordinary sum: 8): 16 per element (+ 0.19; split: 12) for doubles
    within 69 binades at p = 2, within 53 at p <= 512; 24 up to 70 binades at
    any p < 2^21. K grows with the range: 35 limbs for a block holding both
    1e-300 and 1e300 at p = 2. Limit: p < 2^21, else REDCOLL_ERR_UNSUPPORTED.
 
-   Scratch: one allocation of 6 bytes per block, a round buffer of min(1 MiB,
-   what the call could need at most) and p counts (reduce_scatter), known
-   from (collective, p, counts, dtype) before the data is seen, so a plan can
-   size it up front; the inner collectives add their own scratch for one
-   round's vector, at most redcoll__xcap() words. A transport that moves no
-   data (REDCOLL_TRANSPORT_NO_DATA) models every block as 64 binades wide. */
+   Scratch: 6 bytes per block and a round buffer of min(1 MiB, what the call
+   could need at most), p counts (reduce_scatter; 2p split), known from (collective,
+   p, counts, dtype) before the data is seen; the inner collectives run
+   nested on the call's arena (redcoll__nested) with their scratch for one
+   round's vector, at most redcoll__xcap() words. An AUTO algorithm of the
+   rounds is fixed at setup for that largest round, and a measuring pass
+   runs the inner collective at that size (redcoll__xsize_rounds), so a
+   plan's block holds every run: a plan run allocates nothing. A transport
+   that moves no data (REDCOLL_TRANSPORT_NO_DATA) models every block as 64
+   binades wide, and its vectors are never-touched addresses. */
 
 #define REDCOLL__XBLOCK        32                  /* elements per range block */
 #define REDCOLL__XROUND_BYTES  ((size_t)1 << 20)  /* limbs per round */
@@ -4422,6 +4432,7 @@ static redcoll_result redcoll__rabenseifner_traeff(redcoll__ctx *c, const redcol
 #define REDCOLL__XMAX_P        ((1 << REDCOLL__XFIELD) - 1)
 #define REDCOLL__XKMAX         56                  /* > ceil(2098 / 41): limbs at the smallest L */
 #define REDCOLL__XTYPICAL      64                  /* binades a no-data run assumes */
+#define REDCOLL__XSPLIT_BYTES  ((size_t)65536)    /* allreduce inputs from here: reduce_scatter + allgatherv */
 
 /* The per-element helpers of the hot loops: inlined into them. */
 #if defined(__GNUC__) || defined(__clang__)
@@ -4540,12 +4551,17 @@ typedef struct redcoll__xsum {
     int                  L, kfull;
     int                  direct;  /* the full range for every block, no step 1 */
     int                  assumed; /* blocks not measured: direct, or no data moves */
+    int                  sizing;  /* a measuring pass: the largest round's shapes, not the rounds */
+    int                  split;   /* allreduce rounds as reduce_scatter + allgatherv */
+    redcoll_algo         algo;    /* the rounds' algorithm, fixed at setup */
+    redcoll_algo         algo2;   /* split: the allgatherv's */
     size_t               nblocks, cap;  /* cap: words of one round */
     uint16_t            *info;    /* 3 words per block: hi + 1, 0xffff - lo, special */
     size_t               info_bytes;
     int64_t             *limb;    /* one round */
-    size_t              *rcounts; /* reduce_scatter: words per rank in a round */
-    void                *mem;
+    size_t              *rcounts; /* reduce_scatter, split: words per rank in a round */
+    size_t              *ecounts; /* split: elements per rank in a round */
+    void                *mem;     /* info and limb */
     size_t               mem_bytes;
 } redcoll__xsum;
 
@@ -4871,7 +4887,8 @@ REDCOLL__XHOT size_t redcoll__xencode_round(redcoll__xsum *x, redcoll__xfmt f, r
         size_t bw = n * (size_t)(b.K + b.sp);
         const char *in = x->in + k.at * es;
         int64_t *w = x->limb + words;
-        if (k.b != cur.b && words + bw > x->cap) break;
+        /* at most cap words, and cap elements (blocks of zeros have no words) */
+        if (k.b != cur.b && (words + bw > x->cap || k.at + n - cur.at > x->cap)) break;
         if (dry) {
         } else if (b.sp || b.K < 1 || b.K > 2 || b.lo < f.frac || (f.bits == 64 && b.lo > 2096)) {
             redcoll__xencode_gen(x, in, n, &b, w);
@@ -4988,21 +5005,81 @@ static size_t redcoll__xcap(size_t total, int kfull) {
     return cap > block ? cap : block;
 }
 
-/* The inner collective of one round: `words` int64 limbs, SUM. */
+static redcoll_result redcoll__nested(redcoll__ctx *c, redcoll_coll coll, void *buf, size_t count,
+                                      const size_t *counts, redcoll_dtype dtype, redcoll_op op,
+                                      int root, redcoll_algo algo);
+
+/* The inner collective of one round: `words` int64 limbs, SUM, in place. */
 static redcoll_result redcoll__xcollect(redcoll__xsum *x, size_t words) {
-    const redcoll_transport *t = x->c->t;
-    switch (x->coll) {
-    case REDCOLL_COLL_ALLREDUCE:
-        return redcoll_allreduce(t, REDCOLL_IN_PLACE, x->limb, words, REDCOLL_INT64, REDCOLL_SUM,
-                                 &x->c->o);
-    case REDCOLL_COLL_REDUCE:
-        return redcoll_reduce(t, x->c->rank == x->root ? REDCOLL_IN_PLACE : x->limb,
-                              x->c->rank == x->root ? x->limb : NULL, words, REDCOLL_INT64,
-                              REDCOLL_SUM, x->root, &x->c->o);
-    default:
-        return redcoll_reduce_scatter(t, REDCOLL_IN_PLACE, x->limb, x->rcounts, REDCOLL_INT64,
-                                      REDCOLL_SUM, &x->c->o);
+    int rs = x->scatter || x->split;
+    return redcoll__nested(x->c, rs ? REDCOLL_COLL_REDUCE_SCATTER : x->coll, x->limb, rs ? 0 : words,
+                           rs ? x->rcounts : NULL, REDCOLL_INT64, REDCOLL_SUM, x->root, x->algo);
+}
+
+/* The allgatherv of a split round: the rounded values of the round that
+   starts at element `first`, x->ecounts per rank, in place in x->out. */
+static redcoll_result redcoll__xgather(redcoll__xsum *x, size_t first) {
+    return redcoll__nested(x->c, REDCOLL_COLL_ALLGATHERV, x->out + first * (size_t)(x->f->bits / 8), 0,
+                           x->ecounts, x->c->dtype, REDCOLL_SUM, 0, x->algo2);
+}
+
+/* A split allreduce round, blocks cur .. end of `words` limbs: p consecutive
+   groups of about equal words + elements; the reduce_scatter leaves group
+   r's sums on rank r, which rounds them, and an allgatherv shares the
+   values. At p = 2 each rank rounds half the round, and the way back moves
+   one value instead of K limbs per element. */
+static redcoll_result redcoll__xsplit_round(redcoll__xsum *x, redcoll__xcur cur, redcoll__xcur end,
+                                            size_t words) {
+    const int p = x->c->size, me = x->c->rank;
+    size_t total = words + (end.at - cur.at), at = 0;
+    redcoll__xcur k = cur, lo = cur, hi = cur;
+    redcoll_result r;
+    int s, seen = 0;
+    for (s = 0; s < p; ++s) x->rcounts[s] = x->ecounts[s] = 0;
+    while (k.b != end.b) {
+        size_t n = redcoll__xblock_len(x, &k);
+        redcoll__xblk b = redcoll__xblock(x, k.b);
+        size_t bw = n * (size_t)(b.K + b.sp);
+        int g = (int)(at * (size_t)p / total);
+        if (g == me && !seen) { lo = k; seen = 1; }
+        x->rcounts[g] += bw;
+        x->ecounts[g] += n;
+        at += bw + n;
+        redcoll__xadvance(&k, n);
+        if (g == me) hi = k;
     }
+    r = redcoll__xcollect(x, words);
+    if (r != REDCOLL_OK) return r;
+    x->loops->decode(x, lo, hi); /* this rank's sums lead the buffer */
+    return redcoll__xgather(x, cur.at);
+}
+
+/* Counts of m words or elements over p ranks, shape k: 0 even, 1 all on
+   rank me, 2 all on the next. */
+static void redcoll__xshape(size_t *cnt, int p, int me, int k, size_t m) {
+    int s;
+    for (s = 0; s < p; ++s) cnt[s] = k ? 0 : m / (size_t)p + ((size_t)s < m % (size_t)p);
+    if (k) cnt[(me + k - 1) % p] = m;
+}
+
+/* A measuring pass's stand-in for the rounds: the inner collectives at the
+   largest round (x->cap words, x->cap elements; reduce_scatter and
+   allgatherv in each shape of redcoll__xshape), so the measured scratch
+   holds every round. The pass moves nothing: the ranks' shapes need not
+   agree. */
+static redcoll_result redcoll__xsize_rounds(redcoll__xsum *x) {
+    redcoll_result r = REDCOLL_OK;
+    const int p = x->c->size, me = x->c->rank;
+    int k;
+    if (!x->scatter && !x->split) return redcoll__xcollect(x, x->cap);
+    for (k = 0; k < 3 && r == REDCOLL_OK; ++k) {
+        redcoll__xshape(x->rcounts, p, me, k, x->cap);
+        r = redcoll__xcollect(x, x->cap);
+        if (r != REDCOLL_OK || !x->split) continue;
+        redcoll__xshape(x->ecounts, p, me, k, x->total < x->cap ? x->total : x->cap);
+        r = redcoll__xgather(x, 0);
+    }
+    return r;
 }
 
 /* Steps 2 and 3, round by round: a round is the longest run of consecutive
@@ -5017,6 +5094,12 @@ static redcoll_result redcoll__xrounds(redcoll__xsum *x) {
         redcoll_result r;
         if (scatter) for (s = 0; s < x->segs; ++s) x->rcounts[s] = 0;
         words = x->loops->encode(x, cur, &k);
+        if (x->split) {
+            r = redcoll__xsplit_round(x, cur, k, words);
+            if (r != REDCOLL_OK) return r;
+            cur = k;
+            continue;
+        }
         r = redcoll__xcollect(x, words);
         if (r != REDCOLL_OK) return r;
         if (x->coll != REDCOLL_COLL_REDUCE || me == x->root) x->loops->decode(x, cur, k);
@@ -5029,7 +5112,8 @@ static redcoll_result redcoll__xrounds(redcoll__xsum *x) {
    one scratch allocation: a function of (collective, p, counts, dtype) only,
    so a persistent plan can size it before any data is seen. The inner
    collectives need, on top, their own scratch for one round's vector of at
-   most x->cap int64 words (for reduce_scatter: any split of them). */
+   most x->cap int64 words (for reduce_scatter: any split of them), with the
+   algorithm x->algo picks for that largest round. */
 static size_t redcoll__xsizes(redcoll__xsum *x) {
     size_t blocks = 0;
     int s;
@@ -5041,9 +5125,9 @@ static size_t redcoll__xsizes(redcoll__xsum *x) {
     for (s = 0; s < x->segs; ++s)
         blocks += (redcoll__xseg_len(x, s) + REDCOLL__XBLOCK - 1) / REDCOLL__XBLOCK;
     x->nblocks = blocks;
-    /* range words (none when direct), round buffer, per-rank counts */
+    /* range words (none when direct), round buffer; the per-rank counts apart */
     x->info_bytes = x->direct ? 0 : (3 * blocks * sizeof(uint16_t) + 7) & ~(size_t)7;
-    return x->info_bytes + x->cap * 8 + (x->scatter ? (size_t)x->segs * sizeof(size_t) : 0);
+    return x->info_bytes + x->cap * 8;
 }
 
 /* ---- the hook: setup and execute (called from [SECTION:setup]) ------------------ */
@@ -5077,30 +5161,53 @@ static redcoll_result redcoll__xsetup(redcoll__xsum *x, redcoll__ctx *c, const v
     x->root = root;
     x->assumed = c->dry;
     x->mem_bytes = redcoll__xsizes(x);
+    x->algo = x->algo2 = c->o.algo;
+    x->split = c->coll == REDCOLL_COLL_ALLREDUCE && c->o.algo == REDCOLL_ALGO_AUTO && c->size > 1 &&
+               !x->direct && x->total * c->esize >= REDCOLL__XSPLIT_BYTES;
+    if (x->split) { /* long vectors: MPICH's long-message schedules, neither rotates in place */
+        x->algo = REDCOLL_ALGO_PAIRWISE;
+        x->algo2 = REDCOLL_ALGO_RING;
+    } else if (x->algo == REDCOLL_ALGO_AUTO) {
+        /* one choice for every round, made for the round of typical data (the
+           whole vector when direct); the measuring pass sizes it at x->cap */
+        int kt = (REDCOLL__XTYPICAL + x->f->frac + x->L) / x->L;
+        size_t words = x->direct || x->total > x->cap / (size_t)kt ? x->cap : x->total * (size_t)kt;
+        redcoll__ctx ic = *c;
+        ic.coll = x->scatter ? REDCOLL_COLL_REDUCE_SCATTER : c->coll;
+        ic.dtype = REDCOLL_INT64;
+        ic.esize = 8;
+        ic.op = redcoll_op_predefined(REDCOLL_OP_SUM);
+        x->algo = redcoll__select_for(&ic, ic.coll, c->size, words * 8, NULL);
+    }
     return REDCOLL_OK;
 }
 
 /* Runs a call redcoll__xsetup resolved (again, for a plan): step 1, then
-   the rounds. */
+   the rounds (a measuring pass: their largest shapes). Scratch and the inner
+   collectives' scratch come from the call's arena (redcoll__nested). */
 static redcoll_result redcoll__xexecute(redcoll__xsum *x, redcoll__ctx *c) {
     redcoll_result r = REDCOLL_OK;
+    size_t rc_bytes = (x->scatter ? (size_t)x->segs : x->split ? 2 * (size_t)c->size : 0) * sizeof(size_t);
     x->c = c; /* the call may have moved since setup */
-    x->mem = redcoll__alloc_bytes(c, x->mem_bytes);
-    if (!x->mem) return c->err;
-    x->info = (uint16_t *)x->mem;
-    x->limb = (int64_t *)(void *)((char *)x->mem + x->info_bytes);
-    x->rcounts = x->scatter ? (size_t *)(void *)((char *)x->limb + x->cap * 8) : NULL;
-    if (!x->direct) {
-        redcoll_options o1 = c->o;
-        if (!c->dry) x->loops->ranges(x);
-        redcoll__account(c, x->total);
-        if (x->coll != REDCOLL_COLL_ALLREDUCE) o1.algo = REDCOLL_ALGO_AUTO; /* the caller's is not an allreduce */
-        r = redcoll_allreduce(c->t, REDCOLL_IN_PLACE, x->info, 3 * x->nblocks, REDCOLL_UINT16,
-                              REDCOLL_MAX, &o1);
+    x->mem = redcoll__scratch(c, x->mem_bytes, 1); /* vectors: never touched without data */
+    x->rcounts = rc_bytes ? (size_t *)redcoll__alloc_bytes(c, rc_bytes) : NULL;
+    x->ecounts = x->split && x->rcounts ? x->rcounts + c->size : NULL;
+    if (!c->err) {
+        x->info = (uint16_t *)x->mem;
+        x->limb = (int64_t *)(void *)((char *)x->mem + x->info_bytes);
+        if (!x->direct) {
+            /* AUTO: the caller's algorithm is not an allreduce, and the length is fixed */
+            redcoll_algo a1 = x->coll == REDCOLL_COLL_ALLREDUCE ? c->o.algo : REDCOLL_ALGO_AUTO;
+            if (!c->dry) x->loops->ranges(x);
+            redcoll__account(c, x->total);
+            r = redcoll__nested(c, REDCOLL_COLL_ALLREDUCE, x->info, 3 * x->nblocks, NULL, REDCOLL_UINT16,
+                                REDCOLL_MAX, 0, a1);
+        }
+        if (r == REDCOLL_OK) r = x->sizing ? redcoll__xsize_rounds(x) : redcoll__xrounds(x);
     }
-    if (r == REDCOLL_OK) r = redcoll__xrounds(x);
-    redcoll__free_bytes(c, x->mem, x->mem_bytes);
-    return r;
+    redcoll__free_bytes(c, x->rcounts, rc_bytes);
+    redcoll__unscratch(c, x->mem, x->mem_bytes, 1);
+    return c->err ? c->err : r;
 }
 
 /* ==== 8. Registry, names, selection, setup and execute [SECTION:setup] === */
@@ -6930,6 +7037,28 @@ static redcoll_result redcoll__execute(redcoll__call *call) {
     return r;
 }
 
+/* A collective inside a call (the exact sum's, [SECTION:exact]): in place on
+   buf (reduce: root's; count, or counts for reduce_scatter), with the call's
+   options but algorithm `algo`, set up as a call of its own and run on the
+   outer call's arena (a plan's block, the transport's, a measuring pass's),
+   on top of what the outer call holds there; without one, the allocator. */
+static redcoll_result redcoll__nested(redcoll__ctx *c, redcoll_coll coll, void *buf, size_t count,
+                                      const size_t *counts, redcoll_dtype dtype, redcoll_op op,
+                                      int root, redcoll_algo algo) {
+    redcoll_options o = c->o;
+    int rooted_away = coll == REDCOLL_COLL_REDUCE && c->rank != root;
+    redcoll__desc d;
+    redcoll__call call;
+    redcoll_result r;
+    o.algo = algo;
+    d = redcoll__describe(coll, c->t, rooted_away ? buf : REDCOLL_IN_PLACE, rooted_away ? NULL : buf,
+                          count, counts, dtype, &op, root, &o);
+    r = redcoll__setup(&call, &d);
+    if (r != REDCOLL_OK || call.empty) return r;
+    call.c.arena = c->arena;
+    return redcoll__execute(&call);
+}
+
 /* ---- measuring scratch, plans, the one-shot call -------------------------------
    The measuring pass runs execute against a transport that moves nothing
    (REDCOLL_TRANSPORT_NO_DATA) and has the real one's optional entries, so the
@@ -7024,13 +7153,15 @@ static redcoll_result redcoll__measure_pass(redcoll__call *call, size_t *need) {
     return redcoll__execute_measuring(call, &dry, need);
 }
 
-/* The exact sum is not measured: its inner collectives are one-shot calls
-   with arenas of their own, so it takes its one block from the allocator
-   at every run (a plan of it allocates per run). */
+/* The call's scratch need. The exact sum's pass runs its inner collectives
+   at the largest round's shapes instead of its rounds (whose sizes depend
+   on the data), so the need holds any run. */
 static redcoll_result redcoll__measure(redcoll__call *call, size_t *need) {
-    *need = 0;
-    if (call->c.op.kind == REDCOLL_OP_SUM_EXACT) return REDCOLL_OK;
-    return redcoll__measure_pass(call, need);
+    redcoll_result r;
+    call->exact.sizing = call->c.op.kind == REDCOLL_OP_SUM_EXACT;
+    r = redcoll__measure_pass(call, need);
+    call->exact.sizing = 0;
+    return r;
 }
 
 struct redcoll_plan {
@@ -7107,7 +7238,7 @@ REDCOLL_API size_t redcoll_plan_scratch_bytes(const redcoll_plan *plan) {
    transport: it never touches a vector, so its vectors take no memory (p =
    65536 ranks of 8 MiB scratch would be 65536 untouched mallocs), while
    index arrays stay real and on_scratch reports the same bytes. The exact
-   sum keeps its allocator block (its inner calls measure their own). */
+   sum skips the stack arena (its round buffer does not fit there). */
 static redcoll_result redcoll__once(redcoll_coll coll, const redcoll_transport *t, const void *sbuf,
                                     void *rbuf, size_t count, const size_t *counts,
                                     redcoll_dtype dtype, const redcoll_op *op, int root,
@@ -7119,9 +7250,8 @@ static redcoll_result redcoll__once(redcoll_coll coll, const redcoll_transport *
     redcoll_result r = redcoll__setup(&call, &d);
     if (r != REDCOLL_OK || call.empty) return r;
     REDCOLL_MEMSET(&arena, 0, sizeof arena);
-    if (call.c.dry && call.c.op.kind != REDCOLL_OP_SUM_EXACT)
-        return redcoll__execute_measuring(&call, t, &need);
-    if (call.bytes <= REDCOLL__SMALL_BYTES) {
+    if (call.c.dry) return redcoll__execute_measuring(&call, t, &need);
+    if (call.bytes <= REDCOLL__SMALL_BYTES && call.c.op.kind != REDCOLL_OP_SUM_EXACT) {
         union { char b[REDCOLL__SMALL_ARENA]; double align_d; void *align_p; long long align_l; } small;
         arena.base = small.b; arena.cap = sizeof small.b;
         call.c.arena = &arena;

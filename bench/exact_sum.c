@@ -16,7 +16,9 @@
    Model: the simulator (default alpha, beta, gamma; p ranks, the same data):
    modeled times, their ratio, and bytes sent per element by rank 0.
 
-   Usage: exact_sum [-p P] [--seconds S] [--max-bytes N]   (make bench-exact)
+   --float: the same with floats (x rounded to float), bytes still per rank.
+
+   Usage: exact_sum [-p P] [--seconds S] [--max-bytes N] [--float]   (make bench-exact)
    Exits 1 if an exact result differs between ranks or a call fails. */
 #define _POSIX_C_SOURCE 200809L
 #define REDCOLL_IMPLEMENTATION
@@ -49,12 +51,16 @@ static uint64_t mix(uint64_t x) {
     return x ^ (x >> 33);
 }
 
-static void fill(double *x, size_t n, int rank) {
+static redcoll_dtype dtype = REDCOLL_DOUBLE; /* --float: REDCOLL_FLOAT */
+static size_t esize = 8;
+
+static void fill(void *x, size_t n, int rank) {
     size_t i;
     for (i = 0; i < n; ++i) {
         uint64_t h = mix((uint64_t)rank << 40 ^ i);
-        double f = 1.0 + (double)(h >> 12 & 0xfffff) / 1048576.0;
-        x[i] = ldexp(h & 1 ? -f : f, (int)(h >> 1 & 63) - 32);
+        double f = 1.0 + (double)(h >> 12 & 0xfffff) / 1048576.0, v = ldexp(h & 1 ? -f : f, (int)(h >> 1 & 63) - 32);
+        if (esize == 8) ((double *)x)[i] = v;
+        else ((float *)x)[i] = (float)v;
     }
 }
 
@@ -73,7 +79,7 @@ typedef struct job {
     double  budget;          /* seconds per batch */
     double  t_sum[NPAIRS], t_exact[NPAIRS];
     double  c_sum[NPAIRS], c_exact[NPAIRS]; /* CPU seconds per call, summed over ranks */
-    double *first;           /* rank 0's exact result, compared by the others */
+    char   *first;           /* rank 0's exact result, compared by the others */
     double *cpu;             /* per rank: NPAIRS CPU seconds per ordinary call, then exact */
     int     differs;
     redcoll_result err;
@@ -82,13 +88,13 @@ typedef struct job {
 /* One timed batch: wall seconds per call (rank 0's view) and this rank's
    CPU seconds per call, added into *cpu_sum under the caller's lock-free
    discipline: ranks write their own slot. */
-static redcoll_result run_batch(const redcoll_transport *t, const double *x, double *y, size_t n,
+static redcoll_result run_batch(const redcoll_transport *t, const void *x, void *y, size_t n,
                                 redcoll_op op, int calls, double *seconds, double *cpu) {
     redcoll_result r = redcoll_barrier(t, NULL);
     double t0 = now(), c0 = cpu_now();
     int k;
     for (k = 0; k < calls && r == REDCOLL_OK; ++k)
-        r = redcoll_allreduce(t, x, y, n, REDCOLL_DOUBLE, op, NULL);
+        r = redcoll_allreduce(t, x, y, n, dtype, op, NULL);
     *cpu = (cpu_now() - c0) / calls;
     if (r == REDCOLL_OK) r = redcoll_barrier(t, NULL);
     *seconds = (now() - t0) / calls;
@@ -98,15 +104,16 @@ static redcoll_result run_batch(const redcoll_transport *t, const double *x, dou
 static redcoll_result bench_rank(const redcoll_transport *t, void *arg) {
     job *j = (job *)arg;
     size_t n = j->count;
-    double *x = (double *)malloc(n * sizeof *x), *y = (double *)malloc(n * sizeof *y), dt = 0, dc = 0;
+    char *x = (char *)malloc(n * esize), *y = (char *)malloc(n * esize);
+    double dt = 0, dc = 0;
     double *mycpu = j->cpu + (size_t)t->rank * 2 * NPAIRS; /* this rank's CPU per call: sum, exact */
     int32_t calls = 1;
     int k;
     redcoll_result r;
     if (!x || !y) { free(x); free(y); return REDCOLL_ERR_OUT_OF_MEMORY; }
     fill(x, n, t->rank);
-    r = redcoll_allreduce(t, x, y, n, REDCOLL_DOUBLE, REDCOLL_SUM_EXACT, NULL); /* warm up */
-    if (r == REDCOLL_OK) r = redcoll_allreduce(t, x, y, n, REDCOLL_DOUBLE, REDCOLL_SUM, NULL);
+    r = redcoll_allreduce(t, x, y, n, dtype, REDCOLL_SUM_EXACT, NULL); /* warm up */
+    if (r == REDCOLL_OK) r = redcoll_allreduce(t, x, y, n, dtype, REDCOLL_SUM, NULL);
     while (r == REDCOLL_OK) { /* size the batches on the ordinary sum: rank 0 decides */
         int32_t go;
         r = run_batch(t, x, y, n, REDCOLL_SUM, calls, &dt, &dc);
@@ -122,9 +129,9 @@ static redcoll_result bench_rank(const redcoll_transport *t, void *arg) {
         if (t->rank == 0) { j->t_sum[k] = a; j->t_exact[k] = b; }
     }
     /* every rank holds the same bits: rank 0 publishes, the others compare */
-    if (t->rank == 0 && r == REDCOLL_OK) memcpy(j->first, y, n * sizeof *y);
+    if (t->rank == 0 && r == REDCOLL_OK) memcpy(j->first, y, n * esize);
     if (r == REDCOLL_OK) r = redcoll_barrier(t, NULL);
-    if (t->rank != 0 && r == REDCOLL_OK && memcmp(j->first, y, n * sizeof *y) != 0) j->differs = 1;
+    if (t->rank != 0 && r == REDCOLL_OK && memcmp(j->first, y, n * esize) != 0) j->differs = 1;
     if (r == REDCOLL_OK) r = redcoll_barrier(t, NULL);
     free(x);
     free(y);
@@ -136,11 +143,11 @@ typedef struct model_job { size_t count; redcoll_op op; } model_job;
 
 static redcoll_result model_rank(const redcoll_transport *t, void *arg) {
     model_job *m = (model_job *)arg;
-    double *x = (double *)malloc(m->count * sizeof *x), *y = (double *)malloc(m->count * sizeof *y);
+    char *x = (char *)malloc(m->count * esize), *y = (char *)malloc(m->count * esize);
     redcoll_result r;
     if (!x || !y) { free(x); free(y); return REDCOLL_ERR_OUT_OF_MEMORY; }
     fill(x, m->count, t->rank);
-    r = redcoll_allreduce(t, x, y, m->count, REDCOLL_DOUBLE, m->op, NULL);
+    r = redcoll_allreduce(t, x, y, m->count, dtype, m->op, NULL);
     free(x);
     free(y);
     return r;
@@ -165,14 +172,17 @@ int main(int argc, char **argv) {
     int p = 2, i, bad = 0;
     double seconds = 0.5;
     size_t max_bytes = (size_t)8 << 20, bytes;
-    for (i = 1; i + 1 < argc; i += 2) {
+    for (i = 1; i < argc; i += 2) {
+        if (strcmp(argv[i], "--float") == 0) { dtype = REDCOLL_FLOAT; esize = 4; --i; continue; }
+        if (i + 1 == argc) { fprintf(stderr, "usage: exact_sum [-p P] [--seconds S] [--max-bytes N] [--float]\n"); return 2; }
         if (strcmp(argv[i], "-p") == 0) p = atoi(argv[i + 1]);
         else if (strcmp(argv[i], "--seconds") == 0) seconds = atof(argv[i + 1]);
         else if (strcmp(argv[i], "--max-bytes") == 0) max_bytes = (size_t)atoll(argv[i + 1]);
-        else { fprintf(stderr, "usage: exact_sum [-p P] [--seconds S] [--max-bytes N]\n"); return 2; }
+        else { fprintf(stderr, "usage: exact_sum [-p P] [--seconds S] [--max-bytes N] [--float]\n"); return 2; }
     }
     if (p < 1 || seconds <= 0) { fprintf(stderr, "exact_sum: bad -p or --seconds\n"); return 2; }
-    printf("# allreduce of doubles spanning 64 binades, p = %d: REDCOLL_SUM_EXACT / REDCOLL_SUM\n", p);
+    printf("# allreduce of %s spanning 64 binades, p = %d: REDCOLL_SUM_EXACT / REDCOLL_SUM\n",
+           esize == 8 ? "doubles" : "floats", p);
     printf("# threads: medians of %d interleaved batches; model: simulator, default alpha beta gamma\n", NPAIRS);
     printf("%10s %9s | %10s %10s %6s | %10s %10s %6s | %10s %10s %6s | %6s %6s\n", "bytes", "count",
            "wall sum", "wall exact", "ratio", "cpu sum", "cpu exact", "ratio", "model sum",
@@ -180,7 +190,7 @@ int main(int argc, char **argv) {
     printf("%10s %9s | %10s %10s %6s | %10s %10s %6s | %10s %10s %6s | %6s %6s\n", "", "", "us", "us", "",
            "us", "us", "", "us", "us", "", "sum", "exact");
     for (bytes = 8; bytes <= max_bytes; bytes *= 4) {
-        size_t count = bytes / 8;
+        size_t count = bytes / esize;
         job j;
         double ratios[NPAIRS], cratios[NPAIRS], cs[NPAIRS], ce[NPAIRS], ts, te, ms = 0, me = 0, bs = 0, be = 0;
         redcoll_result r;
@@ -188,7 +198,7 @@ int main(int argc, char **argv) {
         memset(&j, 0, sizeof j);
         j.count = count;
         j.budget = seconds / (2 * NPAIRS + 2);
-        j.first = (double *)malloc(count * sizeof(double));
+        j.first = (char *)malloc(count * esize);
         j.cpu = (double *)calloc((size_t)p * 2 * NPAIRS, sizeof(double));
         if (!j.first || !j.cpu) return 1;
         r = redcoll_shm_run(p, bench_rank, &j, NULL);

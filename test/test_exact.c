@@ -809,12 +809,13 @@ static void test_exact_loops(void) {
 
 /* A transport failure at any call of any rank: that rank reports it, every
    other rank returns (released, never hung), nothing is left allocated
-   (the sanitizer builds check the latter). */
+   (the sanitizer builds check the latter). c = 4: an allreduce long enough
+   for reduce_scatter + allgatherv rounds. */
 static void test_exact_faults(void) {
     int c, call;
-    for (c = 0; c < 4; ++c)
+    for (c = 0; c < 5; ++c)
         for (call = 1; call <= 12; ++call) {
-            rc_spec s = rc_spec_make(tx_colls[c], REDCOLL_ALGO_AUTO, 5, 300);
+            rc_spec s = rc_spec_make(tx_colls[c % 4], REDCOLL_ALGO_AUTO, 5, c == 4 ? 20000 : 300);
             rc_outcome o;
             redcoll_result r;
             s.op = "sum_exact";
@@ -831,18 +832,27 @@ static void test_exact_faults(void) {
 }
 
 /* No-data mode (the simulator at scale): runs, reports messages, models
-   blocks of 64 binades. */
+   blocks of 64 binades, and allocates no vectors (its round buffer and the
+   inner collectives' are never-touched addresses): what the allocator holds
+   at once, per rank, stays far below one round (1 MiB): index arrays. */
 static void test_exact_nodata(void) {
     int c;
     for (c = 0; c < 4; ++c) {
         rc_spec s = rc_spec_make(tx_colls[c], REDCOLL_ALGO_AUTO, 300, 1 << 16);
         rc_outcome o;
+        tf_count k = { 0, 0, 0, 0 };
         s.op = "sum_exact";
         s.dtype = REDCOLL_DOUBLE;
         s.sim.no_data = 1;
+        s.opts.allocator.alloc_fn = tf_count_alloc;
+        s.opts.allocator.free_fn = tf_count_free;
+        s.opts.allocator.user_data = &k;
         if (tx_colls[c] == REDCOLL_COLL_REDUCE_SCATTER_BLOCK) s.count = 1 << 8;
-        if (tf_measure(&s, &o))
+        if (tf_measure(&s, &o)) {
             CHECK(o.rep.stats[0].msgs_sent > 0 && o.rep.stats[0].bytes_sent > 0, "%s: no traffic", tf_describe(&s));
+            CHECK(k.peak / 300 <= 16 * 1024, "%s: the allocator held %lld bytes per rank at once",
+                  tf_describe(&s), k.peak / 300);
+        }
         rc_outcome_free(&o);
     }
 }

@@ -485,6 +485,38 @@ static void tp_check_reducing_rows(int how, size_t chunk_bytes) {
 /* Plans through the fused entries too: still no allocation per run. */
 static void test_plans_fused(void) { tp_check_reducing_rows(TP_FUSED, 0); }
 
+/* Exact sums planned: every algorithm of the four collectives (a small,
+   direct vector and one with measured ranges), and with AUTO a vector of
+   several rounds; runs allocate nothing (their inner collectives run on the
+   plan's block), also one-shot through a scratch entry, results bitwise the
+   one-shot's and the exact reference's. */
+static void test_plans_exact(void) {
+    static const redcoll_coll colls[4] = { REDCOLL_COLL_ALLREDUCE, REDCOLL_COLL_REDUCE,
+                                           REDCOLL_COLL_REDUCE_SCATTER, REDCOLL_COLL_REDUCE_SCATTER_BLOCK };
+    static const int ps[] = { 2, 5, 8 };
+    int c, a, pi, k;
+    for (c = 0; c < 4; ++c)
+        for (a = 0; a < REDCOLL_ALGO_COUNT; ++a) {
+            if (!redcoll_algo_supported(colls[c], (redcoll_algo)a) ||
+                (colls[c] == REDCOLL_COLL_REDUCE_SCATTER_BLOCK &&
+                 !redcoll_algo_supported(REDCOLL_COLL_REDUCE_SCATTER, (redcoll_algo)a)))
+                continue;
+            for (pi = 0; pi < 3; ++pi)
+                for (k = 0; k < (a == REDCOLL_ALGO_AUTO ? 3 : 2); ++k) {
+                    static const size_t counts[3] = { 7, 2000, 70001 };
+                    int p = ps[pi];
+                    rc_spec s = rc_spec_make(colls[c], (redcoll_algo)a, p, counts[k]);
+                    if (k == 2 && pi != 1) continue;
+                    s.op = "sum_exact";
+                    s.dtype = (k + pi) % 2 ? REDCOLL_FLOAT : REDCOLL_DOUBLE;
+                    if (colls[c] == REDCOLL_COLL_REDUCE_SCATTER_BLOCK) s.count = s.count / (size_t)p + 1;
+                    s.root = p - 1;
+                    s.in_place = pi == 1;
+                    tp_check(&s, k % 2 ? TP_SCRATCH : -1);
+                }
+        }
+}
+
 static void suite_plans(void) {
     tf_test("plans: every row, p sweep, runs allocate nothing, = one-shot", test_plans_every_row);
     tf_test("plans: queries and argument errors", test_plans_queries);
@@ -492,4 +524,5 @@ static void suite_plans(void) {
     tf_test("plans: one-shot scratch from the transport's block", test_oneshot_transport_scratch);
     tf_test("plans: fused receive-reduce = staged fallback (results, counts)", test_fused_vs_staged);
     tf_test("plans: plans over the fused entries", test_plans_fused);
+    tf_test("plans: exact sums, runs allocate nothing", test_plans_exact);
 }

@@ -504,8 +504,7 @@ static void test_scale(void) {
    (2^20 per block for the block collectives: 2^16) through a counting
    allocator. The ranks still report their scratch peaks (on_scratch), but
    what the allocator hands out at once stays within index arrays, far below
-   one vector (8 MiB). The exact sum, whose block comes from the allocator,
-   is the one exception (test_exact.c). */
+   one vector (8 MiB). The exact sum: test_exact.c (exact/nodata). */
 static void test_nodata_allocates_no_vectors(void) {
     ts_pair pairs[256];
     int n = ts_pairs(pairs, 256), i, r, p = 16, big = 0;
