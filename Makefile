@@ -167,8 +167,30 @@ SUITES := "simulator&=$(BUILD)/test_runner" "cli=test/cli.sh $(BUILD)/redcoll" \
           "mpi=test/mpi/run.sh $(BUILD) $(MPICC) $(MPIEXEC)" \
           "pmpi=test/pmpi/run.sh $(BUILD) $(MPICC) $(MPIEXEC)"
 
-test: test-compile $(BUILD)/test_runner $(BUILD)/redcoll $(MPI_TOOL) $(BUILD)/fuzz examples shim
+# What make test runs, longest build first. The recipes build it two at a time
+# even under a plain `make test` (CI; a -j given on the command line is kept).
+TEST_BUILD  = $(BUILD)/test_runner $(MPI_TESTS) $(BUILD)/redcoll $(MPI_TOOL) $(BUILD)/fuzz \
+              test-compile examples shim $(BUILD)/mpi_yield.so
+J2 = $(if $(filter -j%,$(MAKEFLAGS)),,-j2)
+
+test:
+	@$(MAKE) --no-print-directory $(J2) $(TEST_BUILD)
 	@test/run_all.sh $(SUITES)
+
+# The MPI suites' programs (test/mpi/run.sh and test/pmpi/run.sh build them
+# the same way when run alone, and skip the build when these are up to date).
+MPI_TESTS := $(if $(MPI_TOOL),$(BUILD)/test_mpi $(BUILD)/pmpi_errors $(BUILD)/pmpi_colls $(BUILD)/pmpi_threads)
+$(BUILD)/test_mpi: test/mpi/test_mpi.c redcoll.h transports/redcoll_mpi.h | $(BUILD)
+	$(MPICC) $(CFLAGS_) $< -o $@
+
+$(BUILD)/pmpi_errors $(BUILD)/pmpi_colls $(BUILD)/pmpi_threads: $(BUILD)/pmpi_%: test/pmpi/%.c \
+        shim/redcoll_pmpi.c redcoll.h transports/redcoll_mpi.h | $(BUILD)
+	$(MPICC) $(CFLAGS_) $< -o $@ -lpthread
+
+# The MPI suites' ranks give up the core when a poll finds nothing (test/mpi/yield.c):
+# more ranks than cores otherwise pay a timer tick per message.
+$(BUILD)/mpi_yield.so: test/mpi/yield.c | $(BUILD)
+	$(CC) -std=c11 $(WARN) -O2 -fPIC -shared $< -o $@ -ldl
 
 # The main job on real threads: `redcoll bench` times every allreduce algorithm and
 # auto on p = online CPUs threads, checks every result on every rank, and reports
@@ -191,11 +213,19 @@ examples: $(EXAMPLES)
 	    $(MPICC) $(CFLAGS_) examples/allreduce_mpi.c -o $(BUILD)/allreduce_mpi; \
 	else echo "examples: $(MPICC) not found, allreduce_mpi skipped (apt-get install -y mpich libmpich-dev)"; fi
 
-asan: | $(BUILD)
-	$(CC) $(CFLAGS_) -O1 $(SAN) -Itest test/main.c -o $(BUILD)/test_runner_asan $(LIBS)
-	ASAN_OPTIONS=detect_leaks=1 $(BUILD)/test_runner_asan
-	$(CC) $(CFLAGS_) -O1 $(SAN) test/fuzz.c -o $(BUILD)/fuzz_asan $(LIBS)
-	ASAN_OPTIONS=detect_leaks=1 $(BUILD)/fuzz_asan -t $(FUZZ_SECONDS)
+# Both programs built at once; then the suite as two runners (-s 0/2, -s 1/2:
+# alternate tests, one core each) and the fuzz smoke run beside them, through
+# test/run_all.sh: each one's time and one total.
+$(BUILD)/test_runner_asan: $(TEST_SRC) $(HEADERS) | $(BUILD)
+	$(CC) $(CFLAGS_) -O1 $(SAN) -Itest test/main.c -o $@ $(LIBS)
+
+$(BUILD)/fuzz_asan: test/fuzz.c $(HEADERS) | $(BUILD)
+	$(CC) $(CFLAGS_) -O1 $(SAN) test/fuzz.c -o $@ $(LIBS)
+
+asan:
+	@$(MAKE) --no-print-directory $(J2) $(BUILD)/test_runner_asan $(BUILD)/fuzz_asan
+	@ASAN_OPTIONS=detect_leaks=1 test/run_all.sh "simulator-asan-0&=$(BUILD)/test_runner_asan -s 0/2" \
+	    "simulator-asan-1&=$(BUILD)/test_runner_asan -s 1/2" "fuzz-asan=$(BUILD)/fuzz_asan -t $(FUZZ_SECONDS)"
 
 # The thread sanitizer over the shared-memory transport's suite (every
 # schedule on real threads, abort, timeout, faults).

@@ -1,7 +1,8 @@
 /* main.c - the redcoll test runner: one translation unit with every suite.
 
-   Usage: test_runner [-v] [-t] [FILTER]   runs the tests whose name contains FILTER
-   (-v: every failed check; -t: each test's CPU seconds).
+   Usage: test_runner [-v] [-t] [-s K/N] [FILTER]   runs the tests whose name contains
+   FILTER (-v: every failed check; -t: each test's CPU seconds; -s K/N: every N-th of
+   them from the K-th, K = 0..N-1, so N runners share the suite).
    The last line is "N passed, N failed"; the exit status is 1 on any failure. */
 #define REDCOLL_IMPLEMENTATION
 #include "redcoll.h"
@@ -40,6 +41,13 @@ int main(int argc, char **argv) {
     for (i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "-v") == 0) tf_verbose = 1;
         else if (strcmp(argv[i], "-t") == 0) tf_times = 1;
+        else if (strcmp(argv[i], "-s") == 0 && i + 1 < argc) {
+            if (sscanf(argv[++i], "%d/%d", &tf_shard, &tf_shards) != 2 || tf_shards < 1 ||
+                tf_shard < 0 || tf_shard >= tf_shards) {
+                fprintf(stderr, "test_runner: -s K/N with 0 <= K < N, not %s\n", argv[i]);
+                return 2;
+            }
+        }
         else tf_filter = argv[i];
     }
     suite_core();

@@ -17,6 +17,9 @@
 static long tf_checks, tf_failures, tf_passed, tf_failed;
 static const char *tf_filter;
 static int tf_verbose, tf_times; /* -t: each test's CPU seconds (to find the slow ones) */
+/* -s K/N: of the tests the filter selects, the K-th, (K+N)-th, ... only, so N
+   processes run the suite on N cores (make asan); the tests' order is fixed. */
+static int tf_shard, tf_shards = 1, tf_selected;
 
 static void tf_fail(const char *file, int line, const char *fmt, ...) {
     va_list ap;
@@ -45,6 +48,7 @@ static int tf_close(double got, double want) {
 static void tf_test(const char *name, void (*fn)(void)) {
     clock_t t0 = clock();
     if (tf_filter && !strstr(name, tf_filter)) return;
+    if (tf_selected++ % tf_shards != tf_shard) return;
     tf_checks = tf_failures = 0;
     fn();
     if (tf_failures == 0 && tf_checks > 0) {
