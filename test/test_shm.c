@@ -1,7 +1,7 @@
 /* test_shm.c - the POSIX-threads transport (transports/redcoll_shm.h): every
    registered schedule on real threads, checked bitwise against the harness's
    sequential canonical-order reference; the transport's own promises
-   (rendezvous, FIFO per (source, tag), exact sizes, progress of pending
+   (rendezvous, eager inline sends, FIFO per (source, tag), exact sizes, progress of pending
    receives, self exchange); abort, fault and timeout release. Runs under
    `make tsan` as well, with smaller vectors. */
 #include "transports/redcoll_shm.h"
@@ -289,28 +289,102 @@ static redcoll_result tshm_fifo_rank(const redcoll_transport *t, void *arg) {
     return REDCOLL_OK;
 }
 
+/* Rank 0 sends arg[0] bytes, rank 1 expects arg[1]. */
 static redcoll_result tshm_mismatch_rank(const redcoll_transport *t, void *arg) {
-    char buf[8] = { 0 };
-    (void)arg;
-    if (t->rank == 0) return t->send(t->user, 1, buf, 8, 1);
-    return t->recv(t->user, 0, buf, 4, 1);
+    const size_t *m = (const size_t *)arg;
+    char buf[64] = { 0 };
+    if (t->rank == 0) return t->send(t->user, 1, buf, m[0], 1);
+    return t->recv(t->user, 0, buf, m[1], 1);
 }
 
-/* A send must not complete before its receive is posted: rank 1 waits a
-   while before receiving and checks rank 0 is still inside send. */
+/* A send above the inline size must not complete before its receive is
+   posted: rank 1 waits a while before receiving and checks rank 0 is still
+   inside send. */
 static int tshm_flag;
 static redcoll_result tshm_rendezvous_rank(const redcoll_transport *t, void *arg) {
-    int x = 42, y = 0, i, early;
+    int x[10] = { 42 }, y[10] = { 0 }, i, early;
     (void)arg;
     if (t->rank == 0) {
-        redcoll_result r = t->send(t->user, 1, &x, sizeof x, 3);
+        redcoll_result r = t->send(t->user, 1, x, sizeof x, 3);
         __atomic_store_n(&tshm_flag, 1, __ATOMIC_SEQ_CST);
         return r;
     }
     for (i = 0; i < 2000; ++i) sched_yield();
     early = __atomic_load_n(&tshm_flag, __ATOMIC_SEQ_CST);
-    if (t->recv(t->user, 0, &y, sizeof y, 3) != REDCOLL_OK || y != 42) return REDCOLL_ERR_TRANSPORT;
+    if (t->recv(t->user, 0, y, sizeof y, 3) != REDCOLL_OK || y[0] != 42) return REDCOLL_ERR_TRANSPORT;
     return early ? REDCOLL_ERR_INVALID_ARG : REDCOLL_OK;
+}
+
+/* Inline sends (<= 32 bytes) are eager: two blocking sends to one rank
+   complete before it posts any receive (they fill the channel's two
+   slots); a third waits in the queue until received (rendezvous again). */
+static redcoll_result tshm_eager_rank(const redcoll_transport *t, void *arg) {
+    int64_t x[4] = { 7, 8, 9, 10 }, y[4] = { 0, 0, 0, 0 };
+    int i, flag;
+    redcoll_result r;
+    (void)arg;
+    if (t->rank == 0) {
+        if ((r = t->send(t->user, 1, x, 32, 4)) || (r = t->send(t->user, 1, &x[1], 8, 4))) return r;
+        __atomic_store_n(&tshm_flag, 1, __ATOMIC_SEQ_CST);
+        r = t->send(t->user, 1, &x[2], 8, 4);
+        __atomic_store_n(&tshm_flag, 2, __ATOMIC_SEQ_CST);
+        return r;
+    }
+    for (i = 0; i < 100000 && __atomic_load_n(&tshm_flag, __ATOMIC_SEQ_CST) == 0; ++i) sched_yield();
+    for (i = 0; i < 2000; ++i) sched_yield();
+    flag = __atomic_load_n(&tshm_flag, __ATOMIC_SEQ_CST);
+    if ((r = t->recv(t->user, 0, y, 32, 4))) return r;
+    if (y[0] != 7 || y[1] != 8 || y[2] != 9 || y[3] != 10) return REDCOLL_ERR_TRANSPORT;
+    if ((r = t->recv(t->user, 0, y, 8, 4)) || y[0] != 8) return r ? r : REDCOLL_ERR_TRANSPORT;
+    if ((r = t->recv(t->user, 0, y, 8, 4)) || y[0] != 9) return r ? r : REDCOLL_ERR_TRANSPORT;
+    return flag == 1 ? REDCOLL_OK : REDCOLL_ERR_INVALID_ARG;
+}
+
+/* Back-to-back sends on one channel, sizes 0..40 (eager inline ones that
+   fill both slots, rendezvous ones, queued ones), two tags: rank 1
+   receives tag 1 in turn with recv, tag 2 through irecvs completed in
+   batches of 5 (served meanwhile by the progress guarantee), and must see
+   each tag's messages in posting order, every byte intact. arg != NULL:
+   rank 1 yields now and then, so rank 0 runs ahead into the queue. */
+#define TSHM_B2B (TSHM_SANITIZED ? 2000 : 10000)
+static size_t tshm_b2b_bytes(int k) { return (size_t)(k * 7) % 41; }
+static int tshm_b2b_tag(int k) { return k % 3 == 2 ? 2 : 1; }
+static unsigned char tshm_b2b_byte(int k, size_t i) { return (unsigned char)(k * 31 + (int)i * 5 + 1); }
+static redcoll_result tshm_b2b_rank(const redcoll_transport *t, void *arg) {
+    unsigned char buf[6][40];
+    redcoll_request q[5];
+    int k, j, nq = 0, at[5];
+    size_t i;
+    redcoll_result r;
+    if (t->rank == 0) {
+        for (k = 0; k < TSHM_B2B; ++k) {
+            for (i = 0; i < tshm_b2b_bytes(k); ++i) buf[0][i] = tshm_b2b_byte(k, i);
+            if ((r = t->send(t->user, 1, buf[0], tshm_b2b_bytes(k), tshm_b2b_tag(k)))) return r;
+        }
+        return REDCOLL_OK;
+    }
+    for (k = 0; k <= TSHM_B2B; ++k) {
+        if (nq == 5 || (k == TSHM_B2B && nq)) { /* check a batch of tag 2 */
+            if ((r = t->waitall(t->user, nq, q))) return r;
+            for (j = 0; j < nq; ++j)
+                for (i = 0; i < tshm_b2b_bytes(at[j]); ++i)
+                    if (buf[1 + j][i] != tshm_b2b_byte(at[j], i)) return REDCOLL_ERR_INVALID_ARG;
+            nq = 0;
+        }
+        if (k == TSHM_B2B) break;
+        if (arg && k % 7 == 0) sched_yield();
+        memset(buf[nq + 1], 0, sizeof buf[0]);
+        if (tshm_b2b_tag(k) == 2) {
+            at[nq] = k;
+            if ((r = t->irecv(t->user, 0, buf[nq + 1], tshm_b2b_bytes(k), 2, &q[nq]))) return r;
+            ++nq;
+            continue;
+        }
+        if ((r = t->recv(t->user, 0, buf[0], tshm_b2b_bytes(k), 1))) return r;
+        for (i = 0; i < tshm_b2b_bytes(k); ++i)
+            if (buf[0][i] != tshm_b2b_byte(k, i)) return REDCOLL_ERR_INVALID_ARG;
+    }
+    return REDCOLL_OK;
 }
 
 /* Progress: rank 1's pending irecv is served while it waits in another call
@@ -336,17 +410,37 @@ static redcoll_result tshm_progress_rank(const redcoll_transport *t, void *arg) 
 static void test_shm_transport(void) {
     redcoll_result res[2];
     redcoll_shm_config cfg;
+    int i;
     memset(&cfg, 0, sizeof cfg);
     cfg.timeout_seconds = 60;
     CHECK(redcoll_shm_run_config(&cfg, 2, tshm_fifo_rank, NULL, res) == REDCOLL_OK,
           "FIFO per (source, tag): %s / %s", redcoll_result_string(res[0]), redcoll_result_string(res[1]));
-    redcoll_shm_run_config(&cfg, 2, tshm_mismatch_rank, NULL, res);
-    CHECK(res[0] == REDCOLL_ERR_TRANSPORT && res[1] == REDCOLL_ERR_TRANSPORT,
-          "a size mismatch fails both ends: %s / %s", redcoll_result_string(res[0]),
-          redcoll_result_string(res[1]));
+    {
+        static const size_t mis[][2] = { { 40, 36 }, { 36, 40 }, { 8, 4 }, { 4, 8 }, { 0, 8 }, { 33, 32 } };
+        for (i = 0; i < (int)(sizeof mis / sizeof mis[0]); ++i) {
+            int eager = mis[i][0] <= 32;
+            redcoll_shm_run_config(&cfg, 2, tshm_mismatch_rank, (void *)mis[i], res);
+            CHECK(res[0] == (eager ? REDCOLL_OK : REDCOLL_ERR_TRANSPORT) && res[1] == REDCOLL_ERR_TRANSPORT,
+                  "send %zu bytes to a recv of %zu: %s: %s / %s", mis[i][0], mis[i][1],
+                  eager ? "the receiver fails (the eager sender is done)" : "both fail",
+                  redcoll_result_string(res[0]), redcoll_result_string(res[1]));
+        }
+    }
     tshm_flag = 0;
     CHECK(redcoll_shm_run_config(&cfg, 2, tshm_rendezvous_rank, NULL, res) == REDCOLL_OK,
-          "send is rendezvous: %s / %s", redcoll_result_string(res[0]), redcoll_result_string(res[1]));
+          "a 40-byte send is rendezvous: %s / %s", redcoll_result_string(res[0]), redcoll_result_string(res[1]));
+    tshm_flag = 0;
+    CHECK(redcoll_shm_run_config(&cfg, 2, tshm_eager_rank, NULL, res) == REDCOLL_OK,
+          "two inline sends complete unreceived, a third waits: %s / %s", redcoll_result_string(res[0]),
+          redcoll_result_string(res[1]));
+    for (i = 0; i < 8; ++i) { /* races are rare: several runs */
+        cfg.spin = i % 4 == 0 ? -1 : 300;
+        CHECK(redcoll_shm_run_config(&cfg, 2, tshm_b2b_rank, i % 2 ? &cfg : NULL, res) == REDCOLL_OK,
+              "spin=%d%s: %d back-to-back sends of 0..40 bytes, two tags, in order and intact: %s / %s",
+              cfg.spin, i % 2 ? ", receiver yields" : "", TSHM_B2B, redcoll_result_string(res[0]),
+              redcoll_result_string(res[1]));
+    }
+    cfg.spin = 0;
     CHECK(redcoll_shm_run_config(&cfg, 2, tshm_progress_rank, NULL, res) == REDCOLL_OK,
           "pending irecv served while waiting elsewhere: %s / %s", redcoll_result_string(res[0]),
           redcoll_result_string(res[1]));
@@ -474,8 +568,10 @@ static redcoll_result tshm_fused_fifo_rank(const redcoll_transport *t, void *arg
 }
 
 /* Sizes must match exactly, through the consumer too: rank 0 sends
-   `sent` bytes, rank 1 expects `want`; both fail and the consumer is
-   never called. Pairs cross the inline edge (24, 36 bytes) and beyond. */
+   `sent` bytes, rank 1 expects `want`; the receiver fails, so does the
+   sender unless its send was inline (eager: done when posted), and the
+   consumer is never called. Pairs cross the inline edge (24, 36 bytes)
+   and beyond. */
 static const size_t tshm_mis[][2] = { { 12, 24 }, { 24, 12 }, { 36, 48 }, { 120, 108 }, { 0, 12 } };
 static redcoll_result tshm_fused_mismatch_rank(const redcoll_transport *t, void *arg) {
     const size_t *m = tshm_mis[*(int *)arg];
@@ -559,8 +655,9 @@ static void test_shm_fused(void) {
     cfg.spin = 0;
     for (i = 0; i < (int)(sizeof tshm_mis / sizeof tshm_mis[0]); ++i) {
         redcoll_shm_run_config(&cfg, 2, tshm_fused_mismatch_rank, &i, res);
-        CHECK(res[0] == REDCOLL_ERR_TRANSPORT && res[1] == REDCOLL_ERR_TRANSPORT,
-              "send %zu bytes to a recv_reduce of %zu: both fail, no consumer call: %s / %s",
+        CHECK(res[0] == (tshm_mis[i][0] <= 32 ? REDCOLL_OK : REDCOLL_ERR_TRANSPORT) &&
+              res[1] == REDCOLL_ERR_TRANSPORT,
+              "send %zu bytes to a recv_reduce of %zu: receiver (and rendezvous sender) fail, no consumer call: %s / %s",
               tshm_mis[i][0], tshm_mis[i][1], redcoll_result_string(res[0]), redcoll_result_string(res[1]));
     }
     redcoll_shm_run_config(&cfg, 2, tshm_fused_xmismatch_rank, NULL, res);
@@ -579,13 +676,14 @@ static void test_shm_fused(void) {
           "recv_reduce / sendrecv_reduce released by abort: %s", redcoll_result_string(res[0]));
 }
 
-/* Overflow queue: rank 0 posts 9 isends to rank 1 with tags 0..8 (one in the
-   slot, eight queued); rank 1 receives them in reverse tag order. With `arg`
-   set (and a short timeout), two isends nobody receives are withdrawn
-   instead (slot and queue) and the channel still works in order. */
+/* Overflow queue: rank 0 posts 9 isends to rank 1 with tags 0..8 (two in
+   the slots, seven queued); rank 1 receives them in reverse tag order. With
+   `arg` set (and a short timeout), three 40-byte isends (rendezvous) nobody
+   receives are withdrawn instead (both slots and the queue) and the channel
+   still works in order. */
 static int tshm_withdrawn;
 static redcoll_result tshm_overflow_rank(const redcoll_transport *t, void *arg) {
-    int32_t v[9], w = 0, i;
+    int32_t v[9], big[10] = { 0 }, w = 0, i;
     redcoll_request q[9];
     redcoll_result r;
     if (t->rank == 0) {
@@ -595,9 +693,9 @@ static redcoll_result tshm_overflow_rank(const redcoll_transport *t, void *arg) 
                 if ((r = t->isend(t->user, 1, &v[i], 4, i, &q[i]))) return r;
             return t->waitall(t->user, 9, q);
         }
-        if (t->isend(t->user, 1, &v[0], 4, 20, &q[0]) || t->isend(t->user, 1, &v[1], 4, 21, &q[1]))
-            return REDCOLL_ERR_TRANSPORT;
-        r = t->waitall(t->user, 2, q);
+        for (i = 0; i < 3; ++i)
+            if (t->isend(t->user, 1, big, sizeof big, 30 + i, &q[i])) return REDCOLL_ERR_TRANSPORT;
+        r = t->waitall(t->user, 3, q);
         __atomic_store_n(&tshm_withdrawn, 1, __ATOMIC_SEQ_CST);
         if (r != REDCOLL_ERR_TIMEOUT) return REDCOLL_ERR_INVALID_ARG;
         if ((r = t->send(t->user, 1, &v[2], 4, 22))) return r;

@@ -19,9 +19,17 @@
    - Rendezvous, single copy: a send waits until its receive is matched, and
      the RECEIVER copies straight from the sender's buffer into its own, so a
      message costs one memcpy (not two through a staging buffer), and in an
-     exchange (sendrecv) both partners copy at the same time. Payloads of up
-     to 32 bytes travel inside the hand-off cache line instead (copied in by
-     the sender, out by the receiver): one line crosses the cores, not two.
+     exchange (sendrecv) both partners copy at the same time.
+   - Eager inline sends: payloads of up to 32 bytes travel inside the
+     hand-off cache line instead (copied in by the sender, out by the
+     receiver), and such a send is complete as soon as it is posted in a
+     slot: the sender does not wait for the receiver's answer, so a small
+     exchange costs one line crossing each way, not a round trip. Each
+     channel has two slots, so back-to-back small sends (an exchange loop)
+     do not wait for each other; a third unreceived send on a channel waits
+     in the queue (rendezvous). An eager send is not withdrawn by abort or
+     timeout, and a size mismatch fails only its receive (the sender has
+     returned OK; the library's abort then stops the team).
    - Receive-and-reduce (the optional entries recv_reduce, sendrecv_reduce):
      the receiver calls the library's consumer on the sender's buffer itself,
      in one piece (the whole message, a whole number of units), so the
@@ -33,18 +41,19 @@
      no fn, unit 0, or a size that is not a whole number of units: the call
      returns REDCOLL_ERR_INVALID_ARG before posting anything.
    - Matching is FIFO per (source, destination, tag); sizes must match exactly
-     (a mismatch fails both ends with REDCOLL_ERR_TRANSPORT).
+     (a mismatch fails both ends with REDCOLL_ERR_TRANSPORT; only the
+     receive for an eager send).
    - sendrecv posts both halves and then waits, so exchanges and rings never
      deadlock; a send to oneself works inside sendrecv (not as a lone send).
    - No lock in the common case. Each ordered pair of ranks has a channel
-     (made by the sender on its first send) whose first cache line, the
-     slot, holds the one send posted on it: the sender fills it and
-     publishes it with one store, the receiver claims it with a
-     compare-and-swap, copies, and stores "done". A send posted while its
-     channel's slot is taken (several isends to one rank) waits in the
+     (made by the sender on its first send) whose first two cache lines,
+     the slots, hold a posted send each: the sender fills one and publishes
+     it with one store, the receiver claims it (with a compare-and-swap
+     unless it is eager), copies, and stores "done". A send posted while
+     both slots are taken (several isends to one rank) waits in the
      channel's queue under the receiver's mutex. Receives never leave their
      rank: each rank matches its own pending receives. So a matched send/recv
-     or sendrecv pair at p = 2 touches the two slot lines and the payload.
+     or sendrecv pair at p = 2 touches one slot line each way and the payload.
    - Waiting polls, then sleeps on the rank's condition variable. A peer that
      completes something takes the mutex to wake a rank only when that rank
      has announced its sleep (sequentially consistent flags: no lost
@@ -68,7 +77,7 @@
      faults in no pages. Memory bound: per rank, the largest single request
      so far (at least 64 bytes) + 63; all freed by redcoll_shm_team_destroy.
      A request that cannot be met returns NULL (the previous block is gone).
-   - Memory: 8 p^2 bytes of channel pointers per team, about 170 bytes per
+   - Memory: 8 p^2 bytes of channel pointers per team, about 320 bytes per
      ordered pair of ranks that ever sent to each other, the scratch.
    - node_of answers 0 for every rank: the whole team is one node.
    - Thread safety: one thread per rank transport at a time; distinct ranks
@@ -149,7 +158,7 @@ REDCOLL_API redcoll_result redcoll_shm_run_config(const redcoll_shm_config *cfg,
 #endif
 #define REDCOLL__SHM_PAUSES 64  /* polls with a pause instruction before sched_yield
                                    (longer pausing loses on a loaded machine) */
-#define REDCOLL__SHM_INLINE 32  /* payloads up to this many bytes ride in the slot */
+#define REDCOLL__SHM_INLINE 32  /* payloads up to this many bytes ride in the slot (eager) */
 
 /* Atomics: GNU builtins (gcc, clang, also in C++), else C11 <stdatomic.h>.
    Hand-off words are sequentially consistent: a waiter's "I sleep" store
@@ -164,6 +173,8 @@ typedef struct redcoll__shm_chan *redcoll__shm_achan;
 #define redcoll__shm_store(p, v) __atomic_store_n((p), (v), __ATOMIC_SEQ_CST)
 #define redcoll__shm_peek(p) __atomic_load_n((p), __ATOMIC_RELAXED)
 #define redcoll__shm_poke(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+#define redcoll__shm_release(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define redcoll__shm_own(p) __atomic_fetch_or((p), 0u, __ATOMIC_SEQ_CST)
 #define redcoll__shm_add(p, v) ((void)__atomic_add_fetch((p), (v), __ATOMIC_SEQ_CST))
 #define redcoll__shm_cas(p, e, v) \
     __atomic_compare_exchange_n((p), (e), (v), 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)
@@ -181,6 +192,8 @@ typedef _Atomic(struct redcoll__shm_chan *) redcoll__shm_achan;
 #define redcoll__shm_store(p, v) atomic_store((p), (v))
 #define redcoll__shm_peek(p) atomic_load_explicit((p), memory_order_relaxed)
 #define redcoll__shm_poke(p, v) atomic_store_explicit((p), (v), memory_order_relaxed)
+#define redcoll__shm_release(p, v) atomic_store_explicit((p), (v), memory_order_release)
+#define redcoll__shm_own(p) atomic_fetch_or((p), 0u)
 #define redcoll__shm_add(p, v) ((void)atomic_fetch_add((p), (v)))
 #define redcoll__shm_cas(p, e, v) atomic_compare_exchange_strong((p), (e), (v))
 #define redcoll__shm_pause() ((void)0)
@@ -190,21 +203,28 @@ typedef _Atomic(struct redcoll__shm_chan *) redcoll__shm_achan;
 
 /* ---- data structures ---------------------------------------------------------
    Every ordered pair (src, dst) has a channel, made by src on its first send
-   to dst. Its first cache line is the slot: the one send src has posted to
-   dst at a time, with its tag, buffer, size and (for small payloads) a copy
-   of the bytes. A send posted while the slot is taken waits in the channel's
-   overflow queue, under dst's mutex. A receive is private to its rank: the
-   rank's `pending` list holds its unmatched receives in posting order, and
-   the rank itself matches them (slot first: it is older than anything in
-   the queue) and copies or reduces straight from the sender's buffer. So a
-   matched exchange touches the two slot lines, the payload and nothing
-   else: no lock, no list shared between threads. */
+   to dst. Its first two cache lines are the slots: each holds one send src
+   has posted to dst, with its tag, buffer, size and (for small payloads) a
+   copy of the bytes. A send posted while both slots are taken waits in the
+   channel's overflow queue, under dst's mutex. A receive is private to its
+   rank: the rank's `pending` list holds its unmatched receives in posting
+   order, and the rank itself matches them (slots first: their sends are
+   older than anything in the queue) and copies or reduces straight from the
+   sender's buffer. So a matched exchange touches the two slot lines, the
+   payload and nothing else: no lock, no list shared between threads. */
 
 /* Slot states: the low 3 bits of `state`; the bits above count posts, so a
-   claim never takes a send that was withdrawn and posted again meanwhile. */
+   claim never takes a send that was withdrawn and posted again meanwhile.
+   EAGER is a posted inline send that its sender has already completed: it
+   is never withdrawn, so its receiver reads it without claiming it and
+   nobody waits for its DONE (the sender's next post looks at it). */
 enum { REDCOLL__SHM_FREE = 0, REDCOLL__SHM_POSTED, REDCOLL__SHM_CLAIMED, REDCOLL__SHM_DONE,
-       REDCOLL__SHM_MISMATCH };
+       REDCOLL__SHM_MISMATCH, REDCOLL__SHM_EAGER };
 #define REDCOLL__SHM_ST(s) ((s) & 7u)
+/* The slot is free for the sender's next post (nothing posted or claimed). */
+#define REDCOLL__SHM_DRAINED(s) \
+    (REDCOLL__SHM_ST(s) == REDCOLL__SHM_FREE || REDCOLL__SHM_ST(s) == REDCOLL__SHM_DONE || \
+     REDCOLL__SHM_ST(s) == REDCOLL__SHM_MISMATCH)
 
 /* Life of an end (one side of one transfer): WAIT (a receive in `pending`,
    a send in a slot or queue), TAKEN (a queued send a receiver unlinked and
@@ -216,7 +236,7 @@ struct redcoll__shm_rank;
 typedef struct redcoll__shm_end {
     struct redcoll__shm_end *next;     /* in `pending` (receives) or an overflow queue */
     int                      is_send, peer, tag;
-    int                      in_slot;  /* send: posted in the slot (else queued) */
+    int                      in_slot;  /* send: posted in slot[in_slot - 1] (0: queued) */
     const void              *sbuf;
     void                    *rbuf;
     const redcoll_consumer  *into;     /* receive-and-reduce: the consumer, not rbuf */
@@ -228,20 +248,29 @@ typedef struct redcoll__shm_end {
 
 typedef struct redcoll__shm_queue { redcoll__shm_end *head, *tail; } redcoll__shm_queue;
 
-typedef struct redcoll__shm_chan {
-    /* line 0 (64 bytes on LP64), the hand-off: written by the sender to
-       post, by the receiver to claim and to complete */
+/* One hand-off (64 bytes on LP64, one cache line): written by the sender
+   to post, by the receiver to claim and to complete. */
+typedef struct redcoll__shm_slot {
     redcoll__shm_auint  state;
     redcoll__shm_aint   tag;
-    redcoll__shm_aint   nover;      /* sends waiting in `over` */
-    int                 unused;
+    int                 unused[2];
     const void         *sbuf;
     size_t              bytes;
     unsigned char       data[REDCOLL__SHM_INLINE];
-    /* line 1: the sender's bookkeeping; `over` is under the receiver's mutex */
-    redcoll__shm_end   *occupant;   /* the send in the slot until its sender sees it done */
-    unsigned            posts;
+} redcoll__shm_slot;
+
+/* Two slots, so an eager send can be posted while the previous one is
+   still unread: in an exchange loop each side posts its next message
+   before the partner has read the last (that slot drained a step ago). */
+typedef struct redcoll__shm_chan {
+    redcoll__shm_slot   slot[2];    /* lines 0 and 1 */
+    /* line 2, written only when sends queue: `over` is under the receiver's mutex */
+    redcoll__shm_aint   nover;      /* sends waiting in `over` */
     redcoll__shm_queue  over;
+    char                pad[64 - sizeof(redcoll__shm_aint) - sizeof(redcoll__shm_queue)];
+    /* line 3: the sender's bookkeeping */
+    redcoll__shm_end   *occupant[2]; /* a rendezvous send in a slot until its sender sees it done */
+    unsigned            posts;
     void               *mem;        /* the block malloc returned (the channel is aligned in it) */
 } redcoll__shm_chan;
 
@@ -341,33 +370,56 @@ static void redcoll__shm_finish(redcoll__shm_end *e, redcoll_result res) {
     redcoll__shm_store(&e->state, REDCOLL__SHM_END_DONE);
 }
 
-/* Posts a send: into the slot when it is free and nothing is queued (FIFO),
-   else into the overflow queue. */
+/* The same for a receive: only its own rank looks at it, so no fence (which
+   would wait for the stores to the sender's slot line to drain). */
+static void redcoll__shm_finish_own(redcoll__shm_end *e, redcoll_result res) {
+    e->res = res;
+    redcoll__shm_poke(&e->state, REDCOLL__SHM_END_DONE);
+}
+
+/* Slot i of ch if it is drained (collecting the rendezvous send that sat
+   in it), else NULL. The receiver wrote the line last: one read for
+   ownership fetches it for the sender's stores, where a load would fetch it
+   twice. */
+static redcoll__shm_slot *redcoll__shm_vacant(redcoll__shm_chan *ch, int i) {
+    unsigned s = redcoll__shm_own(&ch->slot[i].state);
+    if (!REDCOLL__SHM_DRAINED(s)) return NULL;
+    if (ch->occupant[i]) { /* an earlier isend whose receiver is done */
+        redcoll__shm_finish(ch->occupant[i], REDCOLL__SHM_ST(s) == REDCOLL__SHM_DONE
+                                                 ? REDCOLL_OK : REDCOLL_ERR_TRANSPORT);
+        ch->occupant[i] = NULL;
+    }
+    return &ch->slot[i];
+}
+
+/* Posts a send: into a drained slot when nothing is queued (FIFO: a slot's
+   send is then older than every queued one), else into the overflow queue.
+   An inline send in a slot is complete at once (EAGER: its bytes are in the
+   slot); the others wait for their receiver's DONE. The slot posted to
+   longest ago is tried first. */
 static void redcoll__shm_post_send(redcoll__shm_rank *r, redcoll__shm_end *e) {
     redcoll_shm_team *team = r->team;
     redcoll__shm_rank *d = &team->ranks[e->peer];
     redcoll__shm_chan *ch;
+    redcoll__shm_slot *sl = NULL;
+    int i;
     if (redcoll__shm_aborted(team)) { redcoll__shm_finish(e, REDCOLL_ERR_ABORTED); return; }
     ch = redcoll__shm_chan_of(team, r->t.rank, e->peer, 1);
     if (!ch) { redcoll__shm_finish(e, REDCOLL_ERR_OUT_OF_MEMORY); return; }
     e->ch = ch;
-    if (ch->occupant) { /* an earlier isend: collect it if its receiver is done */
-        unsigned s = redcoll__shm_load(&ch->state);
-        if (REDCOLL__SHM_ST(s) >= REDCOLL__SHM_DONE) {
-            redcoll__shm_finish(ch->occupant, REDCOLL__SHM_ST(s) == REDCOLL__SHM_DONE
-                                                  ? REDCOLL_OK : REDCOLL_ERR_TRANSPORT);
-            ch->occupant = NULL;
-        }
-    }
-    if (!ch->occupant && redcoll__shm_load(&ch->nover) == 0) {
+    i = (int)(ch->posts & 1u); /* posts alternate while both slots drain in time */
+    if (redcoll__shm_load(&ch->nover) == 0 && !(sl = redcoll__shm_vacant(ch, i)))
+        sl = redcoll__shm_vacant(ch, i ^= 1);
+    if (sl) {
+        int eager = e->bytes <= REDCOLL__SHM_INLINE;
         ch->posts++;
-        redcoll__shm_poke(&ch->tag, e->tag);
-        ch->sbuf = e->sbuf;
-        ch->bytes = e->bytes;
-        if (e->bytes <= REDCOLL__SHM_INLINE && e->bytes) memcpy(ch->data, e->sbuf, e->bytes);
-        ch->occupant = e;
-        e->in_slot = 1;
-        redcoll__shm_store(&ch->state, ch->posts << 3 | REDCOLL__SHM_POSTED);
+        redcoll__shm_poke(&sl->tag, e->tag);
+        sl->sbuf = e->sbuf;
+        sl->bytes = e->bytes;
+        if (eager && e->bytes) memcpy(sl->data, e->sbuf, e->bytes);
+        if (eager) redcoll__shm_finish(e, REDCOLL_OK);
+        else { ch->occupant[i] = e; e->in_slot = i + 1; }
+        redcoll__shm_store(&sl->state, ch->posts << 3 | (eager ? REDCOLL__SHM_EAGER : REDCOLL__SHM_POSTED));
     } else {
         pthread_mutex_lock(&d->mu);
         redcoll__shm_push(&ch->over, e);
@@ -383,9 +435,9 @@ static int redcoll__shm_done(redcoll__shm_end *e) {
     unsigned s;
     if (redcoll__shm_load(&e->state) == REDCOLL__SHM_END_DONE) return 1;
     if (!e->is_send || !e->in_slot) return 0;
-    s = redcoll__shm_load(&e->ch->state);
-    if (REDCOLL__SHM_ST(s) < REDCOLL__SHM_DONE) return 0;
-    e->ch->occupant = NULL;
+    s = redcoll__shm_load(&e->ch->slot[e->in_slot - 1].state);
+    if (REDCOLL__SHM_ST(s) != REDCOLL__SHM_DONE && REDCOLL__SHM_ST(s) != REDCOLL__SHM_MISMATCH) return 0;
+    e->ch->occupant[e->in_slot - 1] = NULL;
     redcoll__shm_finish(e, REDCOLL__SHM_ST(s) == REDCOLL__SHM_DONE ? REDCOLL_OK : REDCOLL_ERR_TRANSPORT);
     return 1;
 }
@@ -407,13 +459,32 @@ static redcoll_result redcoll__shm_deliver(const redcoll__shm_end *e, const void
     return REDCOLL_OK;
 }
 
-/* Claims the slot if it holds a posted send with `tag`. */
-static int redcoll__shm_claim(redcoll__shm_chan *ch, unsigned *s, int tag) {
-    unsigned want;
-    *s = redcoll__shm_load(&ch->state);
-    if (REDCOLL__SHM_ST(*s) != REDCOLL__SHM_POSTED || redcoll__shm_peek(&ch->tag) != tag) return 0;
-    want = (*s & ~7u) | REDCOLL__SHM_CLAIMED;
-    return redcoll__shm_cas(&ch->state, s, want);
+/* State a was posted before state b (post counts are 29 bits and wrap). */
+#define REDCOLL__SHM_OLDER(a, b) ((((a) >> 3) - ((b) >> 3)) & 0x10000000u)
+
+/* Claims the older of ch's slots that holds a posted send with `tag`
+   (FIFO) and returns it with its state in *s; NULL when there is none. An
+   EAGER send is taken without a compare-and-swap (its sender never
+   withdraws it). The two states are read as one snapshot: slot 0 again
+   after slot 1, else two posts landing between the reads (slot 0, then
+   slot 1) would show the newer one alone. */
+static redcoll__shm_slot *redcoll__shm_claim(redcoll__shm_chan *ch, unsigned *s, int tag) {
+    redcoll__shm_slot *sl = NULL;
+    unsigned t[2];
+    int i;
+    do {
+        t[0] = redcoll__shm_load(&ch->slot[0].state);
+        t[1] = redcoll__shm_load(&ch->slot[1].state);
+    } while (redcoll__shm_load(&ch->slot[0].state) != t[0]);
+    for (i = 0; i < 2; ++i) {
+        if ((REDCOLL__SHM_ST(t[i]) == REDCOLL__SHM_POSTED || REDCOLL__SHM_ST(t[i]) == REDCOLL__SHM_EAGER) &&
+            redcoll__shm_peek(&ch->slot[i].tag) == tag && (!sl || REDCOLL__SHM_OLDER(t[i], *s))) {
+            sl = &ch->slot[i];
+            *s = t[i];
+        }
+    }
+    if (!sl || REDCOLL__SHM_ST(*s) == REDCOLL__SHM_EAGER) return sl;
+    return redcoll__shm_cas(&sl->state, s, (*s & ~7u) | REDCOLL__SHM_CLAIMED) ? sl : NULL;
 }
 
 /* Matches receive e of rank r with the oldest send from e->peer with its
@@ -422,15 +493,15 @@ static int redcoll__shm_match(redcoll__shm_rank *r, redcoll__shm_end *e) {
     redcoll_shm_team *team = r->team;
     redcoll__shm_chan *ch = redcoll__shm_chan_of(team, e->peer, r->t.rank, 0);
     redcoll__shm_end *snd = NULL;
+    redcoll__shm_slot *slot;
     redcoll_result res;
-    unsigned s;
-    int slot;
+    unsigned s = 0;
     if (!ch) return 0;
     slot = redcoll__shm_claim(ch, &s, e->tag);
     if (!slot) {
         if (redcoll__shm_load(&ch->nover) == 0) return 0;
         pthread_mutex_lock(&r->mu);
-        /* seen a queued send: look at the slot again, whose send is older */
+        /* seen a queued send: look at the slots again, whose sends are older */
         slot = redcoll__shm_claim(ch, &s, e->tag);
         if (!slot && (snd = redcoll__shm_take(&ch->over, NULL, e->tag)) != NULL) {
             redcoll__shm_add(&ch->nover, -1);
@@ -439,17 +510,25 @@ static int redcoll__shm_match(redcoll__shm_rank *r, redcoll__shm_end *e) {
         pthread_mutex_unlock(&r->mu);
         if (!slot && !snd) return 0;
     }
+    if (slot && REDCOLL__SHM_ST(s) == REDCOLL__SHM_EAGER) {
+        /* nobody waits for this DONE: no fence, no kick (a release store
+           that orders the reads of the bytes before the sender's next post) */
+        res = redcoll__shm_deliver(e, slot->data, slot->bytes);
+        redcoll__shm_release(&slot->state, (s & ~7u) | (res == REDCOLL_OK ? REDCOLL__SHM_DONE
+                                                                        : REDCOLL__SHM_MISMATCH));
+        redcoll__shm_finish_own(e, res);
+        return 1;
+    }
     if (slot) {
-        res = redcoll__shm_deliver(e, ch->bytes <= REDCOLL__SHM_INLINE ? (const void *)ch->data
-                                                                       : ch->sbuf, ch->bytes);
-        redcoll__shm_store(&ch->state, (s & ~7u) | (res == REDCOLL_OK ? REDCOLL__SHM_DONE
+        res = redcoll__shm_deliver(e, slot->sbuf, slot->bytes);
+        redcoll__shm_store(&slot->state, (s & ~7u) | (res == REDCOLL_OK ? REDCOLL__SHM_DONE
                                                                       : REDCOLL__SHM_MISMATCH));
     } else {
         res = redcoll__shm_deliver(e, snd->sbuf, snd->bytes);
         redcoll__shm_finish(snd, res);
     }
     redcoll__shm_kick(&team->ranks[e->peer]);
-    redcoll__shm_finish(e, res);
+    redcoll__shm_finish_own(e, res);
     return 1;
 }
 
@@ -479,10 +558,11 @@ static void redcoll__shm_withdraw(redcoll__shm_rank *r, redcoll__shm_end **ends,
             redcoll__shm_take(&r->pending, e, 0);
             redcoll__shm_finish(e, why);
         } else if (e->in_slot) {
-            unsigned s = redcoll__shm_load(&e->ch->state);
+            redcoll__shm_slot *sl = &e->ch->slot[e->in_slot - 1];
+            unsigned s = redcoll__shm_load(&sl->state);
             if (REDCOLL__SHM_ST(s) == REDCOLL__SHM_POSTED &&
-                redcoll__shm_cas(&e->ch->state, &s, (s & ~7u) | REDCOLL__SHM_FREE)) {
-                e->ch->occupant = NULL;
+                redcoll__shm_cas(&sl->state, &s, (s & ~7u) | REDCOLL__SHM_FREE)) {
+                e->ch->occupant[e->in_slot - 1] = NULL;
                 redcoll__shm_finish(e, why);
             }
         } else {
