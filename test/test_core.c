@@ -656,6 +656,32 @@ static void test_huge_p(void) {
         }
 }
 
+/* Rotation and swap against a naive reference: lengths across the swap
+   buffer's 256 bytes, every shift, element sizes 1, 3, 8 and 24. */
+static void test_rotate_and_swap(void) {
+    static const size_t sizes[] = { 1, 3, 8, 24 };
+    static unsigned char buf[1200 * 24], want[1200 * 24], other[1200 * 24];
+    static const size_t ns[] = { 1, 2, 3, 7, 31, 100, 257, 1200 };
+    size_t si, ni, k, i;
+    for (si = 0; si < sizeof sizes / sizeof sizes[0]; ++si)
+        for (ni = 0; ni < sizeof ns / sizeof ns[0]; ++ni) {
+            size_t es = sizes[si], n = ns[ni];
+            redcoll__ctx c;
+            memset(&c, 0, sizeof c);
+            c.esize = es;
+            for (k = 0; k <= n + 1; k += (n > 40 ? n / 13 + 1 : 1)) {
+                for (i = 0; i < n * es; ++i) buf[i] = (unsigned char)(i * 7 + i / 251);
+                for (i = 0; i < n * es; ++i) want[i] = buf[((i / es + k) % n) * es + i % es];
+                redcoll__rotate(&c, buf, n, k);
+                CHECK(memcmp(buf, want, n * es) == 0, "rotate n=%zu k=%zu esize=%zu", n, k, es);
+            }
+            for (i = 0; i < n * es; ++i) buf[i] = (unsigned char)i, other[i] = (unsigned char)(255 - i);
+            redcoll__swap(&c, buf, other, n);
+            for (i = 0; i < n * es && buf[i] == (unsigned char)(255 - i) && other[i] == (unsigned char)i; ++i) {}
+            CHECK(i == n * es, "swap n=%zu esize=%zu: byte %zu", n, es, i);
+        }
+}
+
 static void suite_core(void) {
     tf_test("core/kernels integer", test_kernels_integer);
     tf_test("core/kernels float and pairs", test_kernels_float_and_pairs);
@@ -671,4 +697,5 @@ static void suite_core(void) {
     tf_test("core/groups above p act as p (issue 13.6)", test_groups_above_p);
     tf_test("core/p up to INT_MAX (issue 13.1)", test_huge_p);
     tf_test("core/scratch block of a transport", test_scratch_block);
+    tf_test("core/rotate and swap", test_rotate_and_swap);
 }
