@@ -1075,6 +1075,14 @@ typedef struct redcoll__arena {
 
 #define REDCOLL__ARENA_ALIGN ((size_t)64) /* a cache line: vectors never share one */
 
+/* An empty measuring arena whose control data comes from ctl (cap bytes). */
+static void redcoll__arena_measuring(redcoll__arena *a, char *ctl, size_t cap) {
+    a->base = NULL;
+    a->cap = a->top = a->peak = 0;
+    a->measure = 1;
+    a->ctl = ctl; a->ctl_cap = cap; a->ctl_top = 0;
+}
+
 /* Everything a schedule needs about one call. Transport failures are latched
    in `err`: later calls become no-ops, so a schedule reads as straight-line
    code and returns c->err (STYLE: record the error, release the peers). */
@@ -6183,8 +6191,7 @@ static int redcoll__replay_record(redcoll__rec *R, const redcoll__row *e, int v,
     c.t = &t; c.rank = v; c.size = p; c.coll = e->info.coll; c.dtype = REDCOLL_INT32;
     c.esize = in->esize; c.op = redcoll_op_predefined(REDCOLL_OP_SUM);
     c.o = *in->o; c.dry = 1; c.arena = &ar;
-    ar.base = NULL; ar.cap = ar.top = ar.peak = 0; ar.measure = 1;
-    ar.ctl = ctl.b; ar.ctl_cap = sizeof ctl.b; ar.ctl_top = 0;
+    redcoll__arena_measuring(&ar, ctl.b, sizeof ctl.b);
     a.sbuf = redcoll__measure_base + span; /* the caller's buffers lie past any scratch */
     a.rbuf = v == 0 ? redcoll__measure_base + 2 * span : NULL;
     a.count = in->n; a.root = 0; a.variant = e->variant;
@@ -7134,9 +7141,7 @@ static redcoll_result redcoll__execute_measuring(redcoll__call *call, const redc
     int was_dry = call->c.dry;
     redcoll_result r;
     union { char b[REDCOLL__MEASURE_CTL]; double align_d; void *align_p; long long align_l; } ctl;
-    arena.base = NULL; arena.cap = arena.top = arena.peak = 0;
-    arena.measure = 1;
-    arena.ctl = ctl.b; arena.ctl_cap = sizeof ctl.b; arena.ctl_top = 0;
+    redcoll__arena_measuring(&arena, ctl.b, sizeof ctl.b);
     call->c.t = t; call->c.dry = 1; call->c.arena = &arena; /* the call itself, put back below */
     r = redcoll__execute(call);
     call->c.t = was_t; call->c.dry = was_dry; call->c.arena = was_arena;
