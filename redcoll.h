@@ -6052,6 +6052,12 @@ static void redcoll__rec_compute(void *u, size_t elems, size_t bytes) {
     redcoll__rec_push((redcoll__rec *)u, REDCOLL__EV_COMPUTE, 0, 0, bytes);
 }
 
+/* A matched message of n bytes as the simulator times it: an exchange
+   (both ends duplex) alpha + n beta, else one way. */
+static double redcoll__msg_time(const redcoll_cost_model *m, double n, int exchange) {
+    return exchange ? m->alpha + n * m->beta : m->f_alpha * m->alpha + n * m->f_beta * m->beta;
+}
+
 /* A rank in the replay. */
 typedef struct redcoll__rrank {
     double clock;
@@ -6102,8 +6108,7 @@ static double redcoll__replay(const redcoll__ev *ev, redcoll__rrank *rk, redcoll
                 if (f >= 0) { /* matched: timed as redcoll__mmatch times it */
                     redcoll__rend *s = x->is_send ? x : &en[f], *q = x->is_send ? &en[f] : x;
                     double n = (double)s->bytes, start = s->post > q->post ? s->post : q->post;
-                    double dur = (s->duplex && q->duplex) ? m->alpha + n * m->beta
-                                                          : m->f_alpha * m->alpha + n * m->f_beta * m->beta;
+                    double dur = redcoll__msg_time(m, n, s->duplex && q->duplex);
                     s->end = q->end = start + dur;
                     s->dur = q->dur = dur;
                     s->done = q->done = 1;
@@ -6158,9 +6163,8 @@ static double redcoll__replay_alone(const redcoll__ev *ev, size_t stop, const re
         { /* its ends are the x events before it */
             double sends = 0, recvs = 0;
             for (j = i - (size_t)e->x; j < i; ++j) {
-                double n = (double)ev[j].bytes, d = m->f_alpha * m->alpha + n * m->f_beta * m->beta;
-                double two = m->alpha + n * m->beta;
-                if (ev[j].duplex && two < d) d = two;
+                double n = (double)ev[j].bytes, d = redcoll__msg_time(m, n, 0);
+                if (ev[j].duplex && redcoll__msg_time(m, n, 1) < d) d = redcoll__msg_time(m, n, 1);
                 if (ev[j].kind == REDCOLL__EV_SEND) sends += d; else recvs += d;
             }
             clock += sends > recvs ? sends : recvs;
