@@ -44,7 +44,7 @@ $(BUILD)/test_runner: $(TEST_SRC) $(HEADERS) | $(BUILD)
 # machine; the target builds, runs and a fresh sample of cases holds);
 # hunting is make fuzz, FUZZ_LONG seconds (default 900).
 FUZZ_SECONDS ?= 20
-$(BUILD)/fuzz: test/fuzz.c $(HEADERS) | $(BUILD)
+$(BUILD)/fuzz: test/fuzz.c test/fresh_memory.h $(HEADERS) | $(BUILD)
 	$(CC) $(CFLAGS_) test/fuzz.c -o $@ $(LIBS)
 
 fuzz: $(BUILD)/fuzz
@@ -219,7 +219,7 @@ examples: $(EXAMPLES)
 $(BUILD)/test_runner_asan: $(TEST_SRC) $(HEADERS) | $(BUILD)
 	$(CC) $(CFLAGS_) -O1 $(SAN) -Itest test/main.c -o $@ $(LIBS)
 
-$(BUILD)/fuzz_asan: test/fuzz.c $(HEADERS) | $(BUILD)
+$(BUILD)/fuzz_asan: test/fuzz.c test/fresh_memory.h $(HEADERS) | $(BUILD)
 	$(CC) $(CFLAGS_) -O1 $(SAN) test/fuzz.c -o $@ $(LIBS)
 
 asan:

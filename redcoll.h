@@ -1021,6 +1021,7 @@ REDCOLL_API size_t redcoll_plan_scratch_bytes(const redcoll_plan *plan);
 #ifndef REDCOLL_IMPLEMENTATION_DONE
 #define REDCOLL_IMPLEMENTATION_DONE
 
+#include <float.h>
 #include <string.h>
 #include <stdlib.h>
 
@@ -1713,14 +1714,26 @@ REDCOLL_API redcoll_result redcoll_group_range(redcoll_group *g, const redcoll_t
             memcpy(out + i, &r, sizeof r);                                           \
         }                                                                            \
     }
-/* long double has padding bytes: typed stores leave them as they were. */
+/* x87's long double holds 10 value bytes in 12 or 16; a typed store leaves
+   the rest as it was, so the kernel zeroes them: a result never carries the
+   stale bytes of the buffer it lands in (fresh scratch, say) to another rank. */
+#if LDBL_MANT_DIG == 64
+#define REDCOLL__LDBL_VALUE_BYTES 10
+#else
+#define REDCOLL__LDBL_VALUE_BYTES sizeof(long double)
+#endif
 #define REDCOLL__KERNEL_F80(OP, EXPR)                                                \
     static void redcoll__k_##OP##_f80(const void *lo_, const void *hi_, void *out_,  \
                                       size_t n) {                                    \
         const long double *lo = (const long double *)lo_;                           \
         const long double *hi = (const long double *)hi_;                           \
         long double *out = (long double *)out_; size_t i;                            \
-        for (i = 0; i < n; ++i) { long double a = lo[i], b = hi[i]; out[i] = EXPR; } \
+        for (i = 0; i < n; ++i) {                                                    \
+            long double a = lo[i], b = hi[i];                                        \
+            out[i] = EXPR;                                                           \
+            REDCOLL_MEMSET((char *)(out + i) + REDCOLL__LDBL_VALUE_BYTES, 0,         \
+                           sizeof(long double) - REDCOLL__LDBL_VALUE_BYTES);         \
+        }                                                                            \
     }
 
 #define REDCOLL__INT_TYPES(X, OP, EXPR)                                      \
@@ -1747,17 +1760,21 @@ REDCOLL__INT_TYPES(REDCOLL__KERNEL, band, (W)a & (W)b)
 REDCOLL__INT_TYPES(REDCOLL__KERNEL, bor, (W)a | (W)b)
 REDCOLL__INT_TYPES(REDCOLL__KERNEL, bxor, (W)a ^ (W)b)
 
-/* MINLOC/MAXLOC: the better value wins; a tie keeps the smaller index. */
+/* MINLOC/MAXLOC: the better value wins; a tie keeps the smaller index. The
+   winner is copied whole, padding included (a struct assignment may copy
+   only the members), and only the index is stored after it. */
 #define REDCOLL__LOC_KERNEL(OP, SUF, T, BETTER)                                     \
     static void redcoll__k_##OP##_##SUF(const void *lo_, const void *hi_, void *out_, \
                                         size_t n) {                                  \
         const T *lo = (const T *)lo_; const T *hi = (const T *)hi_;                  \
         T *out = (T *)out_; size_t i;                                                \
         for (i = 0; i < n; ++i) {                                                    \
-            T a = lo[i], b = hi[i];                                                  \
-            if (b.v BETTER a.v) a = b;                                               \
-            else if (!(a.v BETTER b.v) && b.i < a.i) a.i = b.i;                      \
-            out[i] = a;                                                              \
+            const T *win = hi[i].v BETTER lo[i].v ? hi + i : lo + i;                 \
+            int index = win->i;                                                      \
+            if (win == lo + i && !(lo[i].v BETTER hi[i].v) && hi[i].i < index)       \
+                index = hi[i].i;                                                     \
+            if (win != out + i) REDCOLL_MEMCPY(out + i, win, sizeof(T));             \
+            out[i].i = index;                                                        \
         }                                                                            \
     }
 #define REDCOLL__PAIR_TYPES(X, OP, BETTER)                                         \

@@ -23,6 +23,7 @@
        on every rank; a well-formed one without fault or disagreement ends
        OK on every rank, or with the same argument error on every rank. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#include "fresh_memory.h"
 #define REDCOLL_IMPLEMENTATION
 #include "redcoll.h"
 #include "transports/redcoll_mock.h"

@@ -4,6 +4,7 @@
    FILTER (-v: every failed check; -t: each test's CPU seconds; -s K/N: every N-th of
    them from the K-th, K = 0..N-1, so N runners share the suite).
    The last line is "N passed, N failed"; the exit status is 1 on any failure. */
+#include "fresh_memory.h"
 #define REDCOLL_IMPLEMENTATION
 #include "redcoll.h"
 #include "transports/redcoll_mock.h"

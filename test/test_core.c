@@ -69,6 +69,57 @@ static void test_kernels_float_and_pairs(void) {
       CHECK(tb[0].v == 9 && tb[0].i == 3, "maxloc tie keeps smaller index"); }
 }
 
+/* 1 when bytes [from, to) of p are all zero. */
+static int tc_zero_bytes(const void *p, size_t from, size_t to) {
+    const unsigned char *b = (const unsigned char *)p;
+    for (; from < to; ++from)
+        if (b[from]) return 0;
+    return 1;
+}
+
+/* Kernels on padded types write whole elements into any output buffer: the
+   pairs copy the winner, padding and all; long double's padding becomes
+   zero. Inputs with zero padding, the output filled with 0xA5 first. */
+static void test_kernels_padding(void) {
+    static const redcoll_op_kind kinds[] = { REDCOLL_OP_MINLOC, REDCOLL_OP_MAXLOC };
+    const size_t value_end = REDCOLL__LDBL_VALUE_BYTES;
+    const size_t index_end = offsetof(redcoll_long_double_int, i) + sizeof(int);
+    redcoll_long_double_int a[3], b[3], out[3];
+    long double x[2], y[2], sum[2];
+    size_t i;
+    int k;
+    memset(a, 0, sizeof a); memset(b, 0, sizeof b);
+    for (i = 0; i < 3; ++i) {
+        a[i].v = (long double)i; a[i].i = 4; b[i].v = 1.0L; b[i].i = 2;
+        /* a store of a long double constant may write its padding too */
+        memset((char *)&a[i].v + value_end, 0, sizeof(long double) - value_end);
+        memset((char *)&b[i].v + value_end, 0, sizeof(long double) - value_end);
+    }
+    for (k = 0; k < 2; ++k) {
+        memset(out, 0xA5, sizeof out);
+        redcoll__kernel_for(kinds[k], REDCOLL_LONG_DOUBLE_INT)(a, b, out, 3);
+        for (i = 0; i < 3; ++i) {
+            long double lo = a[i].v < b[i].v ? a[i].v : b[i].v, hi = a[i].v < b[i].v ? b[i].v : a[i].v;
+            long double v = k == 0 ? lo : hi;
+            int index = a[i].v == b[i].v ? 2 : v == a[i].v ? 4 : 2;
+            CHECK(out[i].v == v && out[i].i == index, "%s element %d: value and index",
+                  k == 0 ? "minloc" : "maxloc", (int)i);
+            CHECK(tc_zero_bytes(&out[i], value_end, sizeof(long double)) &&
+                  tc_zero_bytes(&out[i], index_end, sizeof out[i]),
+                  "%s long_double_int element %d: padding copied from the inputs",
+                  k == 0 ? "minloc" : "maxloc", (int)i);
+        }
+    }
+    memset(x, 0, sizeof x); memset(y, 0, sizeof y);
+    x[0] = 1.0L; x[1] = -2.5L; y[0] = 0.5L; y[1] = 4.0L;
+    memset(sum, 0xA5, sizeof sum);
+    redcoll__kernel_for(REDCOLL_OP_SUM, REDCOLL_LONG_DOUBLE)(x, y, sum, 2);
+    CHECK(sum[0] == 1.5L && sum[1] == 1.5L, "long double sum values");
+    for (i = 0; i < 2; ++i)
+        CHECK(tc_zero_bytes(&sum[i], value_end, sizeof(long double)),
+              "long double sum element %d: padding zero", (int)i);
+}
+
 static void test_kernels_user_op(void) {
     uint32_t a[4] = { 1, 2, 3, 4 }, b[4] = { 0, 1, 1, 0 };
     redcoll_op op = redcoll_op_user(rc_matmul_fn, NULL, 0);
@@ -685,6 +736,7 @@ static void test_rotate_and_swap(void) {
 static void suite_core(void) {
     tf_test("core/kernels integer", test_kernels_integer);
     tf_test("core/kernels float and pairs", test_kernels_float_and_pairs);
+    tf_test("core/kernels write padded types whole", test_kernels_padding);
     tf_test("core/kernels user op", test_kernels_user_op);
     tf_test("core/op validity", test_op_validity);
     tf_test("core/names", test_names);

@@ -149,6 +149,41 @@ static void test_pairs_bcast_hierarchical(void) {
         for (j = 0; j < n; ++j) th_pair_sweep(REDCOLL_COLL_BCAST, algos[i], algos[j], i * n + j);
 }
 
+/* Padded types (long double: 10 value bytes in 16; the pair types) through
+   every inner x outer pair of reduce and allreduce: a leader's partial
+   result lands in fresh scratch (filled with 0xA5 by the suites' allocator,
+   test/fresh_memory.h), so a kernel that writes the members but not the
+   padding would hand the root stale bytes. p = 4 and 6 at G = 2 and 3 from
+   count 10 up, every root, in place and not; compared bytewise, padding too. */
+static void test_hierarchical_padded_types(void) {
+    static const struct { redcoll_dtype dtype; const char *op; } kinds[] = {
+        { REDCOLL_LONG_DOUBLE_INT, "maxloc" }, { REDCOLL_LONG_INT, "minloc" },
+        { REDCOLL_LONG_DOUBLE, "sum" },
+    };
+    static const redcoll_coll colls[2] = { REDCOLL_COLL_REDUCE, REDCOLL_COLL_ALLREDUCE };
+    redcoll_algo in[REDCOLL_ALGO_COUNT], out[REDCOLL_ALGO_COUNT];
+    int ni = th_level_algos(REDCOLL_COLL_REDUCE, in), c, i, j, k, p, root;
+    for (c = 0; c < 2; ++c) {
+        int no = th_level_algos(colls[c], out);
+        for (i = 0; i < ni; ++i)
+            for (j = 0; j < no; ++j)
+                for (k = 0; k < 3; ++k)
+                    for (p = 4; p <= 6; p += 2)
+                        for (root = 0; root < (c == 0 ? p : 1); ++root) {
+                            rc_spec s = rc_spec_make(colls[c], REDCOLL_ALGO_HIERARCHICAL, p,
+                                                     (size_t)(10 + 7 * k));
+                            s.dtype = kinds[k].dtype;
+                            s.op = kinds[k].op;
+                            s.opts.inner_algo = in[i];
+                            s.opts.outer_algo = out[j];
+                            s.opts.groups = 2 + root % 2;
+                            s.root = root;
+                            s.in_place = (i + j + root) % 2;
+                            tf_run_ok(&s);
+                        }
+    }
+}
+
 /* Levels that do not exist, or hierarchical inside hierarchical, are argument errors. */
 static void test_hierarchical_bad_levels(void) {
     rc_spec s = rc_spec_make(REDCOLL_COLL_REDUCE, REDCOLL_ALGO_HIERARCHICAL, 6, 10);
@@ -681,6 +716,7 @@ static void suite_hierarchical(void) {
     tf_test("hierarchical/reduce every inner x outer pair", test_pairs_reduce_hierarchical);
     tf_test("hierarchical/allreduce every inner x outer pair", test_pairs_allreduce_hierarchical);
     tf_test("hierarchical/bcast every inner x outer pair", test_pairs_bcast_hierarchical);
+    tf_test("hierarchical/padded types carry no stale bytes", test_hierarchical_padded_types);
     tf_test("hierarchical/bad levels", test_hierarchical_bad_levels);
     tf_test("hierarchical/by node", test_hierarchical_by_node);
     tf_test("group/view runs collectives", test_group_view_runs_collectives);
