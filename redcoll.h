@@ -2668,20 +2668,23 @@ static void redcoll__blocks_range(const redcoll__blocks *b, const redcoll__segs 
     *len = redcoll__seg_len(s, h.lo[h.steps], h.hi[h.steps]);
 }
 
-/* Part 1 after the per-block reduce-scatter: from the smallest block up,
-   block k splits its ranges into block k-1's and sends the pieces there,
-   where they are reduced as the higher operand. Block 0 ends with the whole
-   reduction, scattered. tmp: redcoll__stage_len of one range of block 0 or
-   1 (half a vector). */
-static void redcoll__blocks_combine(redcoll__ctx *c, const redcoll__blocks *b,
-                                    const redcoll__segs *s, void *buf, void *tmp) {
-    int k, u, me = b->g.me;
+/* Part 1: the reduce-scatter in every block, reading the input `in` (may
+   be buf) in its first step, then, from the smallest block up, block k
+   splits its ranges into block k-1's and sends the pieces there, where they
+   are reduced as the higher operand. Block 0 ends with the whole reduction,
+   scattered. A block of one after block 0 (odd p) reduces nothing and
+   sends straight from `in`: no copy into buf. tmp: redcoll__stage_len of
+   one range of block 0 or 1 (half a vector). */
+static void redcoll__blocks_reduce(redcoll__ctx *c, const redcoll__blocks *b, const redcoll__segs *s,
+                                   const void *in, void *buf, void *tmp) {
+    int k, u, me = b->g.me, alone = b->mine > 0 && b->size[b->mine] == 1;
     size_t off, len;
+    if (!alone) redcoll__rs_halving(c, &b->g, s, in, buf, tmp, 1);
     for (k = b->count - 1; k > 0; --k) {
         if (b->mine == k) {
             for (u = me; u < b->size[k - 1]; u += b->size[k]) {
                 redcoll__blocks_range(b, s, k - 1, u, &off, &len);
-                redcoll__send(c, b->start[k - 1] + u, redcoll__at(c, buf, off), len);
+                redcoll__send(c, b->start[k - 1] + u, redcoll__at(c, alone ? in : buf, off), len);
             }
         } else if (b->mine == k - 1) {
             redcoll__blocks_range(b, s, k - 1, me, &off, &len);
@@ -2726,25 +2729,15 @@ static redcoll_result redcoll__reduce_binomial(redcoll__ctx *c, const redcoll__a
    above (recursive distance doubling, full vectors); it is registered under
    both names, so the selector and the tools speak the paper's vocabulary. */
 
-/* The buffer a reduce works in: root's rbuf, whose first step reads the
-   input where it is (redcoll__reduce_input); elsewhere n elements of scratch
-   that start as a copy of the input. NULL after an allocation failure. That
-   copy stays (no reading of sbuf in the first step, as the allreduces and the
-   root do): the kernels write values, not the padding of padded types (long
-   double, the pair types), so fresh scratch as the first step's output would
-   send the root its stale padding bytes. */
+/* The buffer a reduce works in: root's rbuf, elsewhere n elements of
+   scratch. Either way the first step reads the input where it is (a->sbuf)
+   and writes its result here, no copy first: every kernel writes whole
+   elements, padding included (MINLOC/MAXLOC copy the winner, long double
+   zeroes its padding), and a user op's 3-operand form starts from a copy
+   of one operand (redcoll__combine), so what a rank sends from fresh
+   scratch holds no stale bytes. NULL after an allocation failure. */
 static void *redcoll__reduce_workbuf(redcoll__ctx *c, const redcoll__args *a) {
-    void *buf;
-    if (c->rank == a->root) return a->rbuf;
-    buf = redcoll__alloc(c, a->count);
-    if (buf) redcoll__copy(c, buf, a->sbuf, a->count);
-    return buf;
-}
-
-/* Where the first step of a reduce reads this rank's input: sbuf at the
-   root, the working copy elsewhere. */
-static const void *redcoll__reduce_input(const redcoll__ctx *c, const redcoll__args *a, const void *buf) {
-    return c->rank == a->root ? a->sbuf : buf;
+    return c->rank == a->root ? a->rbuf : redcoll__alloc(c, a->count);
 }
 
 static void redcoll__reduce_freebuf(redcoll__ctx *c, const redcoll__args *a, void *buf) {
@@ -2768,8 +2761,7 @@ static redcoll_result redcoll__reduce_halving_doubling(redcoll__ctx *c, const re
     size_t tn = redcoll__stage_len(c, redcoll__seg_len(&s, 0, pof2 / 2));
     void *tmp = p > 1 ? redcoll__alloc(c, tn) : NULL;
     if (!c->err) { /* the first step (fold or halving) reads the input */
-        const void *in = redcoll__reduce_input(c, a, buf);
-        if (redcoll__fold_halves(c, &g, &s, in, buf, tmp)) in = buf;
+        const void *in = redcoll__fold_halves(c, &g, &s, a->sbuf, buf, tmp) ? buf : a->sbuf;
         redcoll__rs_halving(c, &g, &s, in, buf, tmp, 1);
         redcoll__ag_doubling(c, &g, &s, buf, redcoll__vmap_vrank(&g, root));
     }
@@ -2797,12 +2789,12 @@ static redcoll_result redcoll__reduce_binary_blocks(redcoll__ctx *c, const redco
     s = redcoll__segs_halving(a->count, b.size[0]);
     outside = root >= b.size[0];
     top = redcoll__vmap_make(c->rank, 0, b.size[0], 0, 0, outside ? 0 : -1, outside ? root : -1);
-    buf = redcoll__reduce_workbuf(c, a);
+    /* a block of one (odd p) only sends its input: no working vector */
+    buf = b.mine > 0 && b.g.size == 1 && c->rank != root ? NULL : redcoll__reduce_workbuf(c, a);
     tn = redcoll__stage_len(c, redcoll__seg_len(&s, 0, b.size[0] / 2));
     tmp = c->size > 1 ? redcoll__alloc(c, tn) : NULL;
     if (!c->err) {
-        redcoll__rs_halving(c, &b.g, &s, redcoll__reduce_input(c, a, buf), buf, tmp, 1);
-        redcoll__blocks_combine(c, &b, &s, buf, tmp);
+        redcoll__blocks_reduce(c, &b, &s, a->sbuf, buf, tmp);
         redcoll__blocks_range(&b, &s, 0, 0, &off, &len);
         if (outside && c->rank == 0) redcoll__send(c, root, redcoll__at(c, buf, off), len);
         if (outside && c->rank == root) redcoll__recv(c, 0, redcoll__at(c, buf, off), len);
@@ -2827,8 +2819,6 @@ static redcoll_result redcoll__reduce_ring(redcoll__ctx *c, const redcoll__args 
     void *mine = c->rank == a->root ? redcoll__at(c, a->rbuf, redcoll__seg_off(&s, c->rank))
                                     : redcoll__alloc(c, len);
     if (!c->err) {
-        if (c->rank != a->root) /* scratch: defined padding (see redcoll__reduce_workbuf) */
-            redcoll__copy(c, mine, redcoll__at(c, a->sbuf, redcoll__seg_off(&s, c->rank)), len);
         redcoll__ring_reduce_scatter(c, &g, &s, a->sbuf, mine, tmp, 0);
         if (c->rank != a->root) redcoll__send(c, a->root, mine, len);
         else for (j = 0; j < p; ++j)
@@ -2955,8 +2945,7 @@ static redcoll_result redcoll__allreduce_binary_blocks(redcoll__ctx *c, const re
     half = redcoll__stage_len(c, redcoll__seg_len(&s, 0, b.size[0] / 2));
     tmp = redcoll__alloc(c, half);
     if (!c->err) {
-        redcoll__rs_halving(c, &b.g, &s, a->sbuf, a->rbuf, tmp, 1); /* reads the input */
-        redcoll__blocks_combine(c, &b, &s, a->rbuf, tmp);
+        redcoll__blocks_reduce(c, &b, &s, a->sbuf, a->rbuf, tmp);
         redcoll__blocks_allgather(c, &b, &s, a->rbuf);
     }
     redcoll__free(c, tmp, half);
@@ -3219,14 +3208,14 @@ static redcoll_result redcoll__reduce_scatter_recursive_halving(redcoll__ctx *c,
     size_t tn = redcoll__stage_len(c, n);
     void *acc = a->in_place ? a->rbuf : redcoll__alloc(c, n), *tmp = redcoll__alloc(c, tn);
     if (c->err) { redcoll__free(c, tmp, tn); if (!a->in_place) redcoll__free(c, acc, n); return c->err; }
-    redcoll__copy(c, acc, a->sbuf, n);
-    redcoll__fold_in(c, &f, acc, acc, tmp, n);
     if (f.newrank < 0) {
+        redcoll__fold_in(c, &f, a->sbuf, acc, tmp, n);
         redcoll__recv(c, r + 1, a->rbuf, cnt);
-    } else {
+    } else { /* the first step (fold or halving) reads the input: no copy into acc first */
         redcoll__vmap g = redcoll__vmap_make(r, 0, f.pof2, f.rem, 1, -1, -1); /* the survivors */
         redcoll__segs F = redcoll__segs_folded(&L, f.rem);
-        redcoll__rs_halving(c, &g, &F, acc, acc, tmp, 0);
+        const void *in = redcoll__fold_in(c, &f, a->sbuf, acc, tmp, n) ? acc : a->sbuf;
+        redcoll__rs_halving(c, &g, &F, in, acc, tmp, 0);
         if (r < 2 * f.rem) /* serve the even partner its block */
             redcoll__send(c, r - 1, redcoll__at(c, acc, redcoll__seg_off(&L, r - 1)),
                           redcoll__seg_len(&L, r - 1, r));
@@ -4035,9 +4024,12 @@ static void redcoll__rt_ring(redcoll__rt *rt, redcoll__rt_step *s) {
     rt->len = lend;
 }
 
-/* Reverse of a halving ring step: allgather of the r blocks (r = 2: one
-   exchange in place; else Bruck through scratch). Reduce: r <= 3 send their
-   blocks to the member toward the root; larger rings allgather too (Bruck's
+/* Reverse of a halving ring step: allgather of the r blocks, (r-1)m'/r in
+   and out as in the reduction (r = 2: one exchange in place; r = 3: the
+   ring allgather in place, the paper's reversed ring, as many rounds as
+   Bruck's and no copy; r > 3: Bruck through scratch, ceil(lg r) rounds for
+   r-1 at the price of m' of local copies). Reduce: r <= 3 send their blocks
+   to the member toward the root; larger rings allgather too (Bruck's
    ceil(lg r) rounds beat r-1 receives at the target). */
 static void redcoll__rt_ring_back(redcoll__rt *rt, const redcoll__rt_step *s, int *done) {
     redcoll__ctx *c = rt->c;
@@ -4060,6 +4052,11 @@ static void redcoll__rt_ring_back(redcoll__rt *rt, const redcoll__rt_step *s, in
         redcoll__block(s->len, 2, 1 - d, &po, &pl);
         redcoll__sendrecv(c, redcoll__rt_member(rt, s, 1 - d), redcoll__rt_at(rt, s->off + offd), lend,
                           redcoll__rt_member(rt, s, 1 - d), redcoll__rt_at(rt, s->off + po), pl);
+    } else if (r == 3) {
+        redcoll__vmap g = redcoll__rt_members(rt, s);
+        redcoll__segs L = redcoll__segs_make(s->len, r, NULL);
+        redcoll__ring_allgather(c, &g, &L, redcoll__rt_at(rt, s->off));
+        if (s->tgt >= 0 && s->tgt != d) *done = 1;
     } else {
         redcoll__segs L = redcoll__segs_make(s->len, r, NULL); /* the blocks of redcoll__block */
         char *rot = redcoll__rt_need(rt, s->len);
@@ -4321,8 +4318,8 @@ static void redcoll__rt_reduce_all(redcoll__rt *rt, int v, size_t n) {
    pass their own, e.g. one ring over all p for Table 1). The butterfly folds
    the excess ranks in first (2-1 elimination of whole vectors before round
    0, Rabenseifner 2004 section 3.5). The first step (fold or exchange) reads
-   the input where it is, no copy first, except into a reduce's scratch off
-   the root (see redcoll__reduce_workbuf). */
+   the input where it is, no copy first, also into a reduce's scratch off
+   the root (redcoll__reduce_workbuf). */
 static redcoll_result redcoll__rt_execute(redcoll__ctx *c, const redcoll__args *a, int reduce,
                                           const redcoll__rt_plan *pl) {
     size_t n = a->count;
@@ -4338,7 +4335,7 @@ static redcoll_result redcoll__rt_execute(redcoll__ctx *c, const redcoll__args *
     rt->root_v = reduce ? a->root : -1;
     rt->pl = *pl;
     rt->buf = (char *)(reduce ? redcoll__reduce_workbuf(c, a) : a->rbuf);
-    rt->in = (const char *)(reduce ? redcoll__reduce_input(c, a, rt->buf) : a->sbuf);
+    rt->in = (const char *)a->sbuf;
     if (pl->fold) {
         f = redcoll__fold_plan(c->rank, c->size);
         rt->fold = &f;

@@ -185,19 +185,49 @@ static void test_chunked_plans(void) { tp_check_reducing_rows(0, 3 * 4); }
    this rank's rbuf when the schedule first talks to the transport: a
    schedule that reads sbuf in its first step has not written rbuf by then,
    one that copies sbuf to rbuf up front has. */
+#define TC_BLOCKS 16
 typedef struct tc_touch {
     tp_wrap     w;       /* first: the forwarding entries take the struct as their user */
     const char *rbuf;
     char       *before;  /* rbuf as the call found it */
     size_t      bytes;
     int         seen, touched;
+    char       *blk[TC_BLOCKS]; /* the call's live scratch (its allocator, below) */
+    size_t      blkn[TC_BLOCKS];
+    int         scratch_touched; /* a scratch byte written before the first message */
 } tc_touch;
+
+/* The call's allocator: fresh scratch filled with 0xA5, remembered while
+   live, so tc_look sees whether the schedule wrote it (a copy of the input
+   into scratch) before its first message. */
+static void *tc_alloc(size_t bytes, void *user) {
+    tc_touch *k = (tc_touch *)user;
+    char *p = (char *)malloc(bytes);
+    int i;
+    if (!p) return NULL;
+    memset(p, 0xA5, bytes);
+    for (i = 0; i < TC_BLOCKS; ++i)
+        if (!k->blk[i]) { k->blk[i] = p; k->blkn[i] = bytes; break; }
+    return p;
+}
+static void tc_free(void *ptr, void *user) {
+    tc_touch *k = (tc_touch *)user;
+    int i;
+    for (i = 0; i < TC_BLOCKS; ++i)
+        if (k->blk[i] == ptr) k->blk[i] = NULL;
+    free(ptr);
+}
 
 static void tc_look(void *u) {
     tc_touch *k = (tc_touch *)u;
+    size_t i;
+    int b;
     if (k->seen) return;
     k->seen = 1;
     k->touched = k->bytes && memcmp(k->rbuf, k->before, k->bytes) != 0;
+    for (b = 0; b < TC_BLOCKS; ++b)
+        for (i = 0; k->blk[b] && i < k->blkn[b]; ++i)
+            if ((unsigned char)k->blk[b][i] != 0xA5) { k->scratch_touched = 1; break; }
 }
 static redcoll_result tc_t_send(void *u, int dst, const void *b, size_t n, int tag) {
     tc_look(u);
@@ -227,7 +257,8 @@ static redcoll_result tc_t_sendrecv_reduce(void *u, int dst, const void *sb, siz
 typedef struct tc_touch_run {
     rc_state *st;
     int       fused;    /* keep the simulator's receive-and-reduce entries */
-    int      *touched;  /* per rank: rbuf written before the first message */
+    int       scratch;  /* count scratch written before the first message, not rbuf */
+    int      *touched;  /* per rank: rbuf (scratch) written before the first message */
 } tc_touch_run;
 
 static redcoll_result tc_touch_rank(const redcoll_transport *t, void *arg) {
@@ -235,6 +266,13 @@ static redcoll_result tc_touch_rank(const redcoll_transport *t, void *arg) {
     tc_touch k;
     redcoll_result e;
     int r = t->rank;
+    rc_spec s2 = *x->st->spec;
+    rc_state st2 = *x->st;
+    memset(&k, 0, sizeof k);
+    s2.opts.allocator.alloc_fn = tc_alloc;
+    s2.opts.allocator.free_fn = tc_free;
+    s2.opts.allocator.user_data = &k;
+    st2.spec = &s2;
     tp_wrap_make(&k.w, t, 0);
     k.w.t.send = tc_t_send; k.w.t.recv = tc_t_recv; k.w.t.sendrecv = tc_t_sendrecv;
     k.w.t.isend = NULL; k.w.t.irecv = NULL; k.w.t.waitall = NULL; /* every message passes tc_look */
@@ -246,16 +284,17 @@ static redcoll_result tc_touch_rank(const redcoll_transport *t, void *arg) {
     k.seen = k.touched = 0;
     if (!k.before) return REDCOLL_ERR_OUT_OF_MEMORY;
     if (k.bytes) memcpy(k.before, k.rbuf, k.bytes);
-    e = rc_rank(&k.w.t, x->st);
-    x->touched[r] = k.touched;
+    e = rc_rank(&k.w.t, &st2);
+    x->touched[r] = x->scratch ? k.scratch_touched : k.touched;
     free(k.before);
     tp_wrap_drop(&k.w);
     return e;
 }
 
-/* Runs spec through the wrapper; returns the ranks whose rbuf was written
-   before their first message (-1 when the run failed or was wrong). */
-static int tc_touched(const rc_spec *spec, int fused) {
+/* Runs spec through the wrapper; returns the ranks whose rbuf (scratch)
+   was written before their first message (-1 when the run failed or was
+   wrong). */
+static int tc_touched_how(const rc_spec *spec, int fused, int scratch) {
     rc_state st;
     rc_outcome o;
     tc_touch_run x;
@@ -263,7 +302,7 @@ static int tc_touched(const rc_spec *spec, int fused) {
     int r, n = 0, touched[64];
     if (spec->p > 64 || rc_begin(spec, &st, &o) != REDCOLL_OK) return -1;
     memset(touched, 0, sizeof touched);
-    x.st = &st; x.fused = fused; x.touched = touched;
+    x.st = &st; x.fused = fused; x.scratch = scratch; x.touched = touched;
     cfg.model = redcoll_mock_defaults(spec->p).model;
     cfg.size = spec->p;
     if (redcoll_mock_run(&cfg, tc_touch_rank, &x, &o.rep) != REDCOLL_OK) { rc_teardown(&st); return -1; }
@@ -275,12 +314,15 @@ static int tc_touched(const rc_spec *spec, int fused) {
     return r;
 }
 
+static int tc_touched(const rc_spec *spec, int fused) { return tc_touched_how(spec, fused, 0); }
+
 /* The butterfly family (threshold b: all halving, all whole chunks, the
    model's choice) and hierarchical allreduce (groups of one, of several,
    one group; linear and tree levels) read sbuf in their first step: no
    rank's rbuf is written before its first message, fused or cut, p = 2..17;
    reduce likewise at the root, there also halving_doubling and
-   binary_blocks. The check itself sees a write before the first message:
+   binary_blocks; allreduce binary_blocks too (its block of one, odd p,
+   sends its input as it is). The check itself sees a write before the first message:
    allgather ring puts every rank's own block into rbuf first, by design. */
 static void test_chunked_input_read_in_place(void) {
     static const redcoll_algo rt[] = { REDCOLL_ALGO_BUTTERFLY, REDCOLL_ALGO_ELIMINATION,
@@ -313,10 +355,11 @@ static void test_chunked_input_read_in_place(void) {
                 CHECK(tc_touched(&s, fused) == 0, "%s G=%d %s: rbuf written before the first message",
                       tf_describe(&s), s.opts.groups, fused ? "fused" : "cut");
             }
-            for (j = 0; j < 2; ++j) { /* reduce's root: the Rabenseifner 2004 schedules */
-                rc_spec s = rc_spec_make(REDCOLL_COLL_REDUCE, j ? REDCOLL_ALGO_BINARY_BLOCKS
-                                                               : REDCOLL_ALGO_HALVING_DOUBLING, p, 3 * (size_t)p + 2);
-                s.root = (p * 3 + j) % p;
+            for (j = 0; j < 3; ++j) { /* reduce's root: the Rabenseifner 2004 schedules; allreduce binary_blocks */
+                rc_spec s = rc_spec_make(j == 2 ? REDCOLL_COLL_ALLREDUCE : REDCOLL_COLL_REDUCE,
+                                         j ? REDCOLL_ALGO_BINARY_BLOCKS : REDCOLL_ALGO_HALVING_DOUBLING, p,
+                                         3 * (size_t)p + 2);
+                s.root = j == 2 ? 0 : (p * 3 + j) % p;
                 s.opts.chunk_bytes = 3 * 4;
                 CHECK(tc_touched(&s, fused) == 0, "%s %s: the root's rbuf written before its first message",
                       tf_describe(&s), fused ? "fused" : "cut");
@@ -327,6 +370,48 @@ static void test_chunked_input_read_in_place(void) {
             }
         }
     CHECK(seen == 2 * 16, "the check missed allgather ring's own block in rbuf (%d of 32)", seen);
+}
+
+/* Off the root, a reduce's first step reads sbuf and writes its scratch:
+   no rank writes scratch (fresh, from the call's allocator) before its
+   first message, for every reduce row and reduce_scatter_block
+   recursive_halving (its fold or first halving reads sbuf too), fused or
+   cut, p = 2..13, every 3rd root, sum, a non-commutative op, max of
+   doubles, in place or not. Not checked: hierarchical (its group tables are scratch written
+   first; its levels are the rows checked here) and factor_ring's whole-chunk
+   rings of r > 3 (Bruck's allgather starts with the own chunk in scratch:
+   m' <= b elements, for ceil(lg r) rounds instead of r-1), so factor_ring
+   runs all halving. The check itself sees a copy into scratch:
+   reduce_scatter recursive_doubling rotates the input into its accumulator
+   first, by design. */
+static void test_chunked_scratch_read_in_place(void) {
+    const redcoll_algo_info *e;
+    int i, p, fused, k, seen = 0, runs = 0;
+    for (i = 0; (e = redcoll_algo_at(i)) != NULL; ++i) {
+        if (!(e->coll == REDCOLL_COLL_REDUCE && e->algo != REDCOLL_ALGO_HIERARCHICAL) &&
+            !(e->coll == REDCOLL_COLL_REDUCE_SCATTER_BLOCK && e->algo == REDCOLL_ALGO_RECURSIVE_HALVING))
+            continue;
+        for (p = 2; p <= 13; ++p)
+            for (fused = 0; fused < 2; ++fused)
+                for (k = 0; k < 3; ++k) {
+                    rc_spec s = rc_spec_make(e->coll, e->algo, p, 70 + 3 * (size_t)p);
+                    if (k == 1 && e->keeps_order) s.op = "matmul";
+                    else if (k == 2) { s.op = "max"; s.dtype = REDCOLL_DOUBLE; }
+                    s.root = (p + 3 * k) % p;
+                    s.in_place = (p + k) % 2;
+                    if (e->algo == REDCOLL_ALGO_FACTOR_RING) s.opts.threshold_bytes = REDCOLL_THRESHOLD_ZERO;
+                    s.opts.chunk_bytes = 3 * (strcmp(s.op, "matmul") == 0 ? 16 : redcoll_dtype_size(s.dtype));
+                    CHECK(tc_touched_how(&s, fused, 1) == 0, "%s %s: scratch written before the first message",
+                          tf_describe(&s), fused ? "fused" : "cut");
+                    ++runs;
+                }
+    }
+    CHECK(runs > 0, "no reduce row");
+    for (p = 2; p <= 13; ++p) { /* the check sees a copy into scratch */
+        rc_spec s = rc_spec_make(REDCOLL_COLL_REDUCE_SCATTER_BLOCK, REDCOLL_ALGO_RECURSIVE_DOUBLING, p, 70);
+        seen += tc_touched_how(&s, 1, 1) == p;
+    }
+    CHECK(seen == 12, "the check missed reduce_scatter recursive_doubling's copy (%d of 12)", seen);
 }
 
 /* Without the fused entries every receive-then-reduce of the butterfly
@@ -380,6 +465,34 @@ static void test_chunked_scratch_schedules(void) {
     }
 }
 
+/* factor_ring's rings of three route back by the ring allgather in place
+   (the reduction's pairwise rounds reversed): a rank's peak scratch is the
+   reduction step's (r-1)m'/r, no m' block for Bruck's rotation. p = 3 and
+   9 (rings only: a butterfly step stages m'/2 for its unfused fallback),
+   all halving, 3000 doubles, the simulator's fused entries. */
+static void test_chunked_factor_ring_scratch(void) {
+    static const int ps[] = { 3, 9 };
+    const size_t n = 3000;
+    int i, r;
+    for (i = 0; i < 2; ++i) {
+        rc_spec s = rc_spec_make(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_FACTOR_RING, ps[i], n);
+        size_t m = n; /* m' at the first ring step */
+        tc_run_out b;
+        s.dtype = REDCOLL_DOUBLE;
+        s.opts.threshold_bytes = REDCOLL_THRESHOLD_ZERO;
+        memset(&b, 0, sizeof b);
+        if (tc_run(&s, 0, &b) != REDCOLL_OK || !b.o.ok) {
+            CHECK(0, "%s: %s", tf_describe(&s), b.o.why);
+            continue;
+        }
+        for (r = 0; r < ps[i]; ++r)
+            CHECK(b.o.rep.stats[r].scratch_bytes <= 2 * ((m + 2) / 3) * 8,
+                  "%s rank %d: %llu bytes of scratch > (r-1)m'/r = %zu", tf_describe(&s), r,
+                  b.o.rep.stats[r].scratch_bytes, 2 * ((m + 2) / 3) * 8);
+        tc_run_free(&b, ps[i]);
+    }
+}
+
 static void suite_chunked(void) {
     tf_test("chunked: every row, p 1..33, chunks of 3 = uncut, bitwise", test_chunked_every_row);
     tf_test("chunked: odd chunk sizes, one element, the default, SIZE_MAX", test_chunked_sizes);
@@ -387,5 +500,9 @@ static void suite_chunked(void) {
     tf_test("chunked: plans over the cut path allocate nothing per run", test_chunked_plans);
     tf_test("chunked: butterfly family, hierarchical read sbuf first (no copy up front)",
             test_chunked_input_read_in_place);
+    tf_test("chunked: reduce off the root, reduce_scatter halving: no scratch written before the first message",
+            test_chunked_scratch_read_in_place);
     tf_test("chunked: butterfly family, trees stage one chunk", test_chunked_scratch_schedules);
+    tf_test("chunked: factor_ring r = 3 routes back in place ((r-1)m'/r of scratch)",
+            test_chunked_factor_ring_scratch);
 }
