@@ -1888,9 +1888,19 @@ REDCOLL__VTYPES(64)
     }
 #define REDCOLL__V_min(B, SUF, VS, VU, a, b, r) { VS m_ = (VS)(b < a); r = (VU)(((VS)b & m_) | ((VS)a & ~m_)); }
 #define REDCOLL__V_max(B, SUF, VS, VU, a, b, r) { VS m_ = (VS)(b > a); r = (VU)(((VS)b & m_) | ((VS)a & ~m_)); }
-#define REDCOLL__V_land(B, SUF, VS, VU, a, b, r) r = (VU)((a != 0) & (b != 0)) & 1
-#define REDCOLL__V_lor(B, SUF, VS, VU, a, b, r) r = (VU)((a != 0) | (b != 0)) & 1
-#define REDCOLL__V_lxor(B, SUF, VS, VU, a, b, r) r = (VU)((a != 0) ^ (b != 0)) & 1
+#define REDCOLL__PASTE_(a, b) a##b
+#define REDCOLL__PASTE(a, b) REDCOLL__PASTE_(a, b)
+/* Logical ops: the truth of each operand, combined by OPER (& ^), as 1 or
+   0 (REDCOLL__VLOG_<B>; 64-byte lanes below); a || b is the truth of a | b,
+   one test (REDCOLL__VTRUE_<B>). */
+#define REDCOLL__V_land(B, SUF, VS, VU, a, b, r) REDCOLL__PASTE(REDCOLL__VLOG_, B)(SUF, VU, a, b, r, &)
+#define REDCOLL__V_lor(B, SUF, VS, VU, a, b, r) \
+    { VU o_ = (VU)a | (VU)b; REDCOLL__PASTE(REDCOLL__VTRUE_, B)(SUF, VU, o_, r); }
+#define REDCOLL__V_lxor(B, SUF, VS, VU, a, b, r) REDCOLL__PASTE(REDCOLL__VLOG_, B)(SUF, VU, a, b, r, ^)
+#define REDCOLL__VLOG_16(SUF, VU, a, b, r, OPER) r = (VU)((a != 0) OPER (b != 0)) & 1
+#define REDCOLL__VLOG_32 REDCOLL__VLOG_16
+#define REDCOLL__VTRUE_16(SUF, VU, x, r) r = (VU)(x != 0) & 1
+#define REDCOLL__VTRUE_32 REDCOLL__VTRUE_16
 #define REDCOLL__V_band(B, SUF, VS, VU, a, b, r) r = (VU)a & (VU)b
 #define REDCOLL__V_bor(B, SUF, VS, VU, a, b, r) r = (VU)a | (VU)b
 #define REDCOLL__V_bxor(B, SUF, VS, VU, a, b, r) r = (VU)a ^ (VU)b
@@ -1911,13 +1921,89 @@ REDCOLL__VTYPES(64)
 #define REDCOLL__X86_f64 pd
 #define REDCOLL__X86_ALL_f32 ((__mmask16)0xFFFF)
 #define REDCOLL__X86_ALL_f64 ((__mmask8)0xFF)
-#define REDCOLL__PASTE_(a, b) a##b
-#define REDCOLL__PASTE(a, b) REDCOLL__PASTE_(a, b)
 #define REDCOLL__V_fmin(B, SUF, VS, VU, a, b, r) r = (VU)REDCOLL__X86_MIN_##B(SUF, b, a)
 #define REDCOLL__V_fmax(B, SUF, VS, VU, a, b, r) r = (VU)REDCOLL__X86_MAX_##B(SUF, b, a)
+/* Integer min/max: one PMIN/PMAX where the level has it (SSE2: int16 and
+   uint8; AVX2: 8 to 32 bits; AVX-512: all), where GCC may build the
+   compare-and-blend above from three or four instructions. Equal integers
+   are the same bits, so min(b, a) is the scalar loop's b < a ? b : a.
+   REDCOLL__X86HAS_<B>_<SUF>: X the instruction, G the generic blend. */
+#define REDCOLL__X86I_i8 epi8
+#define REDCOLL__X86I_u8 epu8
+#define REDCOLL__X86I_i16 epi16
+#define REDCOLL__X86I_u16 epu16
+#define REDCOLL__X86I_i32 epi32
+#define REDCOLL__X86I_u32 epu32
+#define REDCOLL__X86I_i64 epi64
+#define REDCOLL__X86I_u64 epu64
+#define REDCOLL__X86W_i8 epi8 /* the lane width alone, for the sign-blind ones */
+#define REDCOLL__X86W_u8 epi8
+#define REDCOLL__X86W_i16 epi16
+#define REDCOLL__X86W_u16 epi16
+#define REDCOLL__X86W_i32 epi32
+#define REDCOLL__X86W_u32 epi32
+#define REDCOLL__X86W_i64 epi64
+#define REDCOLL__X86W_u64 epi64
+#define REDCOLL__X86K_i8 __mmask64 /* an AVX-512 mask of the lanes */
+#define REDCOLL__X86K_u8 __mmask64
+#define REDCOLL__X86K_i16 __mmask32
+#define REDCOLL__X86K_u16 __mmask32
+#define REDCOLL__X86K_i32 __mmask16
+#define REDCOLL__X86K_u32 __mmask16
+#define REDCOLL__X86K_i64 __mmask8
+#define REDCOLL__X86K_u64 __mmask8
+#define REDCOLL__X86HAS_16_i8 G
+#define REDCOLL__X86HAS_16_u8 X
+#define REDCOLL__X86HAS_16_i16 X
+#define REDCOLL__X86HAS_16_u16 G
+#define REDCOLL__X86HAS_16_i32 G
+#define REDCOLL__X86HAS_16_u32 G
+#define REDCOLL__X86HAS_16_i64 G
+#define REDCOLL__X86HAS_16_u64 G
+#define REDCOLL__X86HAS_32_i8 X
+#define REDCOLL__X86HAS_32_u8 X
+#define REDCOLL__X86HAS_32_i16 X
+#define REDCOLL__X86HAS_32_u16 X
+#define REDCOLL__X86HAS_32_i32 X
+#define REDCOLL__X86HAS_32_u32 X
+#define REDCOLL__X86HAS_32_i64 G
+#define REDCOLL__X86HAS_32_u64 G
+#define REDCOLL__X86HAS_64_i8 X
+#define REDCOLL__X86HAS_64_u8 X
+#define REDCOLL__X86HAS_64_i16 X
+#define REDCOLL__X86HAS_64_u16 X
+#define REDCOLL__X86HAS_64_i32 X
+#define REDCOLL__X86HAS_64_u32 X
+#define REDCOLL__X86HAS_64_i64 X
+#define REDCOLL__X86HAS_64_u64 X
+#define REDCOLL__V_imin(B, SUF, VS, VU, a, b, r) \
+    REDCOLL__PASTE(REDCOLL__VIMM_, REDCOLL__X86HAS_##B##_##SUF)(B, min, SUF, VS, VU, a, b, r)
+#define REDCOLL__V_imax(B, SUF, VS, VU, a, b, r) \
+    REDCOLL__PASTE(REDCOLL__VIMM_, REDCOLL__X86HAS_##B##_##SUF)(B, max, SUF, VS, VU, a, b, r)
+#define REDCOLL__VIMM_G(B, OPN, SUF, VS, VU, a, b, r) REDCOLL__V_##OPN(B, SUF, VS, VU, a, b, r)
+#define REDCOLL__VIMM_X(B, OPN, SUF, VS, VU, a, b, r) REDCOLL__VIMM_##B(OPN, SUF, VU, a, b, r)
+#define REDCOLL__VIMM_16(OPN, SUF, VU, a, b, r) \
+    r = (VU)REDCOLL__PASTE(_mm_##OPN##_, REDCOLL__X86I_##SUF)((__m128i)b, (__m128i)a)
+#define REDCOLL__VIMM_32(OPN, SUF, VU, a, b, r) \
+    r = (VU)REDCOLL__PASTE(_mm256_##OPN##_, REDCOLL__X86I_##SUF)((__m256i)b, (__m256i)a)
+#define REDCOLL__VIMM_64(OPN, SUF, VU, a, b, r)                                        \
+    r = (VU)REDCOLL__PASTE(_mm512_mask_##OPN##_, REDCOLL__X86I_##SUF)(                \
+        (__m512i)b, (REDCOLL__X86K_##SUF)-1, (__m512i)b, (__m512i)a)
+/* Logical ops on 64-byte lanes: the truths as AVX-512 masks (VPTESTM),
+   combined there, and 1 written where the mask is set: what the -O3 loop
+   does, where the generic form turns each mask into a vector first. */
+#define REDCOLL__X86TEST(SUF, x) \
+    REDCOLL__PASTE(REDCOLL__PASTE(_mm512_test_, REDCOLL__X86W_##SUF), _mask)((__m512i)x, (__m512i)x)
+#define REDCOLL__VLOG_64(SUF, VU, a, b, r, OPER)                                        \
+    r = (VU)REDCOLL__PASTE(_mm512_maskz_set1_, REDCOLL__X86W_##SUF)(                  \
+        (REDCOLL__X86K_##SUF)(REDCOLL__X86TEST(SUF, a) OPER REDCOLL__X86TEST(SUF, b)), 1)
+#define REDCOLL__VTRUE_64(SUF, VU, x, r) \
+    r = (VU)REDCOLL__PASTE(_mm512_maskz_set1_, REDCOLL__X86W_##SUF)(REDCOLL__X86TEST(SUF, x), 1)
 #else
 #define REDCOLL__V_fmin REDCOLL__V_min
 #define REDCOLL__V_fmax REDCOLL__V_max
+#define REDCOLL__V_imin REDCOLL__V_min
+#define REDCOLL__V_imax REDCOLL__V_max
 #endif
 
 /* One B-byte step at byte offset `off` of lo, hi, out. */
@@ -1986,8 +2072,8 @@ REDCOLL__VTYPES(64)
     K(prod, iprod, i32, i32, u32, int32_t) K(prod, iprod, u32, u32, u32, uint32_t)            \
     K(prod, iprod, i64, i64, u64, int64_t) K(prod, iprod, u64, u64, u64, uint64_t)            \
     REDCOLL__VFLT(K, prod, fprod)                                                             \
-    REDCOLL__VINT(K, min, min) REDCOLL__VFLT(K, min, fmin)                                    \
-    REDCOLL__VINT(K, max, max) REDCOLL__VFLT(K, max, fmax)                                    \
+    REDCOLL__VINT(K, min, imin) REDCOLL__VFLT(K, min, fmin)                                   \
+    REDCOLL__VINT(K, max, imax) REDCOLL__VFLT(K, max, fmax)                                   \
     REDCOLL__VINT(K, land, land) REDCOLL__VINT(K, lor, lor) REDCOLL__VINT(K, lxor, lxor)      \
     REDCOLL__VINT(K, band, band) REDCOLL__VINT(K, bor, bor) REDCOLL__VINT(K, bxor, bxor)
 
