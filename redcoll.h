@@ -1931,7 +1931,8 @@ REDCOLL__VTYPES(64)
    the unsigned ones a mask-to-vector move and a VPTERNLOG, 1.2-1.4x at
    8 MB). Equal integers are the same bits, so min(b, a) is the scalar
    loop's b < a ? b : a.
-   REDCOLL__X86HAS_<B>_<SUF>: X the instruction, G the generic blend. */
+   REDCOLL__X86HAS_<B>_<SUF>: X the intrinsics (REDCOLL__VIMM_<B>), G the
+   generic blend. */
 #define REDCOLL__X86I_i8 epi8
 #define REDCOLL__X86I_u8 epu8
 #define REDCOLL__X86I_i16 epi16
