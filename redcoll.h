@@ -639,7 +639,8 @@ its knobs: threshold, segment size, groups): the closed form of the
 paper's cost in Rabenseifner 2004 section 3.1's model, as the simulator
 (transports/redcoll_mock.h) applies it, or for reduce's rows without one
 (up to p = 128) the replay of the schedule's calls under the simulator's
-rules, or a walk of the calls (pipelines and binary trees, up to p = 512). REDCOLL_SELECTOR_MODEL picks the least of these among the rows that
+rules, or a walk of the calls (pipelines up to p = 512, binary trees up to
+p = 128). REDCOLL_SELECTOR_MODEL picks the least of these among the rows that
 can serve the call.
 
 Parameters
@@ -5660,7 +5661,11 @@ static double redcoll__msg_time(const redcoll_cost_model *m, double n, int excha
    parent times each child's message (sent[c]) when it receives it. As in
    redcoll__chain_walk, once every clock advances by the same step the
    middle chunks are added in one go (rounding then differs from the
-   simulator's sums by ~1e-15 relative). -1 above the walks' limit. */
+   simulator's sums by ~1e-15 relative). -1 above the walks' limit. The
+   rows use it up to REDCOLL__TREE_WALK_MAX_P ranks: a few microseconds at
+   p = 128, but 20-25 us per tree at p = 500, where the estimates cost
+   nothing (the decision's budget). */
+#define REDCOLL__TREE_WALK_MAX_P 128
 static double redcoll__tree_walk(int variant, int p, size_t n, size_t chunk, double E, double g,
                                  const redcoll_cost_model *m) {
     int par[REDCOLL__WALK_MAX_P], fst[REDCOLL__WALK_MAX_P], snd[REDCOLL__WALK_MAX_P], ord[REDCOLL__WALK_MAX_P];
@@ -6385,7 +6390,7 @@ static double redcoll__row_cost_composite(int row, const redcoll__cost_in *in) {
         size_t chunk = in->o->segment_bytes / in->esize ? in->o->segment_bytes / in->esize : 1;
         double t;
         if (chunk > in->n) chunk = in->n;
-        t = redcoll__tree_walk(e->variant, p, in->n, chunk, E, g, m);
+        t = p <= REDCOLL__TREE_WALK_MAX_P ? redcoll__tree_walk(e->variant, p, in->n, chunk, E, g, m) : -1;
         if (t >= 0) return t;
         return redcoll__pipe(redcoll__floor_lg(p) + 1, in->n, chunk, E, ua, ub + g) +
                redcoll__pipe(2, in->n, chunk, E, ua, ub + g) - (ua + (double)chunk * E * (ub + g));

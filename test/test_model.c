@@ -73,13 +73,13 @@ static const tmo_bound tmo_bounds[] = {
 /* reduce's rows without a closed form are priced by replaying their schedule
    (redcoll__replay_price): exact up to REDCOLL__REPLAY_MAX_P ranks, estimates
    (the bounds above) beyond; its binary trees are walked (redcoll__tree_walk),
-   exact up to REDCOLL__WALK_MAX_P ranks. */
+   exact up to REDCOLL__TREE_WALK_MAX_P ranks. */
 static const tmo_bound *tmo_bound_of(redcoll_coll coll, redcoll_algo algo, int p) {
     const redcoll__row *e = redcoll__find(coll, algo);
     size_t i;
     if (e && redcoll__replayed((int)(e - redcoll__rows)) && p <= REDCOLL__REPLAY_MAX_P) return NULL;
     if (coll == REDCOLL_COLL_REDUCE && (algo == REDCOLL_ALGO_BINARY || algo == REDCOLL_ALGO_IN_ORDER_BINARY) &&
-        p <= REDCOLL__WALK_MAX_P)
+        p <= REDCOLL__TREE_WALK_MAX_P)
         return NULL;
     for (i = 0; i < sizeof tmo_bounds / sizeof *tmo_bounds; ++i)
         if (tmo_bounds[i].coll == coll && tmo_bounds[i].algo == algo) return &tmo_bounds[i];
@@ -224,8 +224,9 @@ static void test_reduce_replay_bit_exact(void) {
 /* reduce's binary trees (heap and in order) are walked chunk by chunk
    (redcoll__tree_walk): equal to the simulator, bit for bit while no steady
    stretch is jumped over (few chunks), within rounding otherwise; p = 2..40,
-   64, 100, 128, 200, 257, 512, counts 1 .. 300001, one-way factors or not,
-   default and 1 KiB segments (hundreds of chunks). */
+   64, 100, 128 (the rows), 200, 257, 512 (the walk itself, which the rows
+   leave to their estimates there), counts 1 .. 300001, one-way factors or
+   not, default and 1 KiB segments (hundreds of chunks). */
 static void test_tree_walk_matches_simulator(void) {
     static const size_t counts[] = { 1, 5, 1007, 4096, 300001 };
     static const int big[] = { 64, 100, 128, 200, 257, 512 };
@@ -249,6 +250,11 @@ static void test_tree_walk_matches_simulator(void) {
                     if (vi == 2) s.opts.segment_bytes = 1024;
                     rc_run(&s, &out);
                     cost = redcoll_algo_cost(REDCOLL_COLL_REDUCE, algos[ai], q, counts[ci] * 4, 4, &s.opts);
+                    if (q > REDCOLL__TREE_WALK_MAX_P) {
+                        size_t chunk = s.opts.segment_bytes ? s.opts.segment_bytes / 4 : REDCOLL_DEFAULT_SEGMENT / 4;
+                        cost = redcoll__tree_walk(ai ? REDCOLL__VARIANT_IN_ORDER : REDCOLL__VARIANT_HEAP, q, counts[ci],
+                                                  chunk < counts[ci] ? chunk : counts[ci], 4, m.gamma, &m);
+                    }
                     ++runs;
                     exact += out.ok && cost == out.rep.time;
                     if ((!out.ok || !(fabs(cost - out.rep.time) <= 1e-12 * out.rep.time)) && bad++ < 10)
