@@ -6194,9 +6194,11 @@ static int redcoll__rwaited(const redcoll__ev *ev, const redcoll__rrank *r, int 
 }
 
 /* Replays the ranks' events from time 0; the last rank's end, -1 on a
-   deadlock (a schedule that would hang on the simulator too). */
+   deadlock (a schedule that would hang on the simulator too). bound > 0:
+   stops at the first clock that reaches it (clocks only grow, so the time
+   does too) and returns that clock, a lower bound. */
 static double redcoll__replay(const redcoll__ev *ev, redcoll__rrank *rk, redcoll__rend *en, int *ready,
-                              int p, const redcoll_cost_model *m) {
+                              int p, const redcoll_cost_model *m, double bound) {
     int top = 0, v, finished = 0;
     double t = 0;
     for (v = p - 1; v >= 0; --v) ready[top++] = v;
@@ -6244,6 +6246,7 @@ static double redcoll__replay(const redcoll__ev *ev, redcoll__rrank *rk, redcoll
                 if (start + sends > end) end = start + sends;
                 if (start + recvs > end) end = start + recvs;
                 r->clock = end;
+                if (bound > 0 && end >= bound) return end; /* cannot win */
                 r->pc += 1 + (e->kind == REDCOLL__EV_WAITALL ? (size_t)k : 0);
             }
         }
@@ -6280,9 +6283,11 @@ static double redcoll__replay_alone(const redcoll__ev *ev, size_t stop, const re
 }
 
 /* Records rank v's calls of row e (one vector of n elements, root 0, out of
-   place, a commutative predefined op) on R; 0 when it failed or ran out of room. */
+   place, a commutative predefined op) on R; 0 when it failed or ran out of room.
+   pl: the Rabenseifner-Traeff rows' plan, made once for all ranks (it does
+   not depend on the rank), run as redcoll__rabenseifner_traeff runs it. */
 static int redcoll__replay_record(redcoll__rec *R, const redcoll__row *e, int v, int p,
-                                  const redcoll__cost_in *in, size_t span) {
+                                  const redcoll__cost_in *in, size_t span, const redcoll__rt_plan *pl) {
     redcoll_transport t;
     redcoll__ctx c;
     redcoll__args a;
@@ -6306,7 +6311,8 @@ static int redcoll__replay_record(redcoll__rec *R, const redcoll__row *e, int v,
     a.rbuf = v == 0 ? redcoll__measure_base + 2 * span : NULL;
     a.count = in->n; a.root = 0; a.variant = e->variant;
     R->ends = 0;
-    e->run(&c, &a);
+    if (pl) redcoll__rt_execute(&c, &a, c.coll == REDCOLL_COLL_REDUCE, pl);
+    else e->run(&c, &a);
     return !c.err && !R->full;
 }
 
@@ -6320,15 +6326,23 @@ static double redcoll__replay_price(int row, const redcoll__cost_in *in) {
     int p = in->p, v, ends = 0;
     size_t span;
     redcoll__rec R;
+    redcoll__rt_plan pl;
     double time = -1;
     if (p > REDCOLL__REPLAY_MAX_P || in->n > ((size_t)-1 >> 8) / in->esize / (size_t)(p + 4)) return -1;
     span = redcoll__align_up(in->n * in->esize) * (size_t)(p + 4) + REDCOLL__ARENA_ALIGN;
     REDCOLL_MEMSET(&R, 0, sizeof R);
     R.al = &redcoll__replay_alloc;
+    if (e->run == redcoll__rabenseifner_traeff) {
+        redcoll__ctx c;
+        REDCOLL_MEMSET(&c, 0, sizeof c);
+        c.size = p; c.esize = in->esize; c.o = *in->o;
+        redcoll__rt_make_plan(&pl, &c, in->n, e->variant);
+    }
     if (!redcoll__rec_room(&R, 1024)) return -1;
     for (v = 0; v < p; ++v) {
         rk[v].pc = R.n; rk[v].end0 = ends;
-        if (!redcoll__replay_record(&R, e, v, p, in, span)) break;
+        if (!redcoll__replay_record(&R, e, v, p, in, span, e->run == redcoll__rabenseifner_traeff ? &pl : NULL))
+            break;
         rk[v].stop = R.n; rk[v].ends = 0; rk[v].clock = 0;
         rk[v].head = rk[v].tail = -1; rk[v].waiting = 0;
         ends += R.ends;
@@ -6341,7 +6355,8 @@ static double redcoll__replay_price(int row, const redcoll__cost_in *in) {
             if (want > R.cap && !redcoll__rec_room(&R, want)) break;
         }
     }
-    if (v == p) time = redcoll__replay(R.ev, rk, (redcoll__rend *)(void *)(R.ev + R.cap), ready, p, in->m);
+    if (v == p)
+        time = redcoll__replay(R.ev, rk, (redcoll__rend *)(void *)(R.ev + R.cap), ready, p, in->m, in->bound);
     redcoll__replay_give(R.al, R.ev);
     return time;
 }

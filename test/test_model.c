@@ -174,7 +174,7 @@ static void test_pipeline_walk_many_chunks(void) {
    1 .. 100000, one-way factors or not, default and 1 KiB segments (the
    trees' many chunks) and a threshold b (the butterfly's whole-chunk
    levels); the root's calls alone, which let a selection skip the replay,
-   are a lower bound. */
+   are a lower bound, and so is a replay stopped at a bound below the time. */
 static void test_reduce_replay_bit_exact(void) {
     static const size_t counts[] = { 1, 5, 1007, 4096, 100000 };
     const redcoll_algo_info *e;
@@ -209,6 +209,12 @@ static void test_reduce_replay_bit_exact(void) {
                             CHECK(0, "%s/%s p=%d n=%zu case %d: the root alone %.17g us, the time %.17g us",
                                   redcoll_coll_name(e->coll), redcoll_algo_name(e->algo), q, counts[ci], vi,
                                   lb * 1e6, cost * 1e6);
+                        in.bound = cost * 0.999; /* the replay stops at the first clock past it */
+                        lb = redcoll__replay_price((int)(row - redcoll__rows), &in);
+                        if (!(lb >= in.bound && lb <= cost) && bad++ < 10)
+                            CHECK(0, "%s/%s p=%d n=%zu case %d: bounded by %.17g us, %.17g us, the time %.17g us",
+                                  redcoll_coll_name(e->coll), redcoll_algo_name(e->algo), q, counts[ci], vi,
+                                  in.bound * 1e6, lb * 1e6, cost * 1e6);
                     }
                     ++runs;
                     if ((!out.ok || cost != out.rep.time) && bad++ < 10)
