@@ -626,9 +626,9 @@ Thread Safety
     Thread safe. The model's decisions are cached in a table shared by all
     threads (atomic words, no lock): a hit costs tens of nanoseconds, a
     miss about half a microsecond at p = 1024 for (all)reduce, tens of
-    microseconds for the rows priced by walks at p <= 512, up to a few
-    milliseconds for reduce at 8 < p <= 128, whose rows are priced by
-    replaying their schedules (bench/select.c).
+    microseconds for the rows priced by walks at p <= 512, about a
+    millisecond for reduce at 8 < p <= 128, five of whose rows are priced
+    by replaying their schedules (bench/select.c).
 */
 REDCOLL_API redcoll_algo redcoll_select(redcoll_coll coll, int p, size_t bytes,
                                         int commutative, const redcoll_options *opts);
