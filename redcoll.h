@@ -626,9 +626,9 @@ Thread Safety
     Thread safe. The model's decisions are cached in a table shared by all
     threads (atomic words, no lock): a hit costs tens of nanoseconds, a
     miss about half a microsecond at p = 1024 for (all)reduce, tens of
-    microseconds for the rows priced by walks at p <= 512, up to a few
-    milliseconds for reduce at 8 < p <= 128, whose rows are priced by
-    replaying their schedules (bench/select.c).
+    microseconds for the rows priced by walks at p <= 512, about a
+    millisecond for reduce at 8 < p <= 128, five of whose rows are priced
+    by replaying their schedules (bench/select.c).
 */
 REDCOLL_API redcoll_algo redcoll_select(redcoll_coll coll, int p, size_t bytes,
                                         int commutative, const redcoll_options *opts);
@@ -639,7 +639,8 @@ its knobs: threshold, segment size, groups): the closed form of the
 paper's cost in Rabenseifner 2004 section 3.1's model, as the simulator
 (transports/redcoll_mock.h) applies it, or for reduce's rows without one
 (up to p = 128) the replay of the schedule's calls under the simulator's
-rules. REDCOLL_SELECTOR_MODEL picks the least of these among the rows that
+rules, or a walk of the calls (pipelines up to p = 512, binary trees up to
+p = 128). REDCOLL_SELECTOR_MODEL picks the least of these among the rows that
 can serve the call.
 
 Parameters
@@ -5732,6 +5733,99 @@ static double redcoll__chain_walk(int p, size_t n, size_t chunk, double E, doubl
     return t;
 }
 
+/* A matched message of n bytes as the simulator times it: an exchange
+   (both ends duplex) alpha + n beta, else one way. */
+static double redcoll__msg_time(const redcoll_cost_model *m, double n, int exchange) {
+    return exchange ? m->alpha + n * m->beta : m->f_alpha * m->alpha + n * m->f_beta * m->beta;
+}
+
+/* The heap-ordered (HEAP) and in-order (IN_ORDER) binary trees of
+   redcoll__reduce_binary (redcoll__tree_reduce, root 0), walked chunk by
+   chunk as the replay times them (bit for bit until the jump below): a leaf
+   sends chunk k to its parent one way; an inner node's op k receives chunk
+   k from its first child while sending chunk k-1 up (an exchange when it
+   has a parent and k > 0), then receives chunk k from its second child
+   (one way), reducing each; its last chunk goes up one way. A hop is
+   exchange-priced only when both ends are halves of exchanges: the child's
+   send of chunk k is one when it is an inner node and k + 1 < X. Within a
+   chunk, children go before parents (reverse breadth-first order); the
+   parent times each child's message (sent[c]) when it receives it. As in
+   redcoll__chain_walk, once every clock advances by the same step the
+   middle chunks are added in one go (rounding then differs from the
+   simulator's sums by ~1e-15 relative). -1 above the walks' limit. The
+   rows use it up to REDCOLL__TREE_WALK_MAX_P ranks: a few microseconds at
+   p = 128, but 20-25 us per tree at p = 500, where the estimates cost
+   nothing (the decision's budget). */
+#define REDCOLL__TREE_WALK_MAX_P 128
+static double redcoll__tree_walk(int variant, int p, size_t n, size_t chunk, double E, double g,
+                                 const redcoll_cost_model *m) {
+    int par[REDCOLL__WALK_MAX_P], fst[REDCOLL__WALK_MAX_P], snd[REDCOLL__WALK_MAX_P], ord[REDCOLL__WALK_MAX_P];
+    double clk[REDCOLL__WALK_MAX_P], sent[REDCOLL__WALK_MAX_P], pclk[REDCOLL__WALK_MAX_P], psent[REDCOLL__WALK_MAX_P];
+    double t = 0;
+    size_t X = (n + chunk - 1) / chunk, k;
+    int v, i, head, tail;
+    if (p < 2 || n == 0) return 0;
+    if (p > REDCOLL__WALK_MAX_P) return -1;
+    for (v = 0; v < p; ++v) {
+        int l, r;
+        if (variant == REDCOLL__VARIANT_IN_ORDER) {
+            redcoll__inorder_links(v, p, 0, &par[v], &l, &r);
+        } else {
+            par[v] = v > 0 ? (v - 1) / 2 : -1;
+            l = v < p / 2 ? 2 * v + 1 : -1;
+            r = v < (p - 1) / 2 ? 2 * v + 2 : -1;
+        }
+        fst[v] = l >= 0 ? l : r;
+        snd[v] = l >= 0 ? r : -1;
+        clk[v] = sent[v] = 0;
+    }
+    for (ord[0] = 0, head = 0, tail = 1; head < tail; ++head) { /* breadth first from the root */
+        if (fst[ord[head]] >= 0) ord[tail++] = fst[ord[head]];
+        if (snd[ord[head]] >= 0) ord[tail++] = snd[ord[head]];
+    }
+    for (k = 0; k < X; ++k) {
+        double len = (double)(k + 1 < X ? chunk : n - (X - 1) * chunk) * E;
+        int same = k >= 2 && k + 2 < X;
+        for (i = p - 1; i >= 0; --i) { /* children first */
+            int f, s;
+            double end;
+            v = ord[i];
+            f = fst[v]; s = snd[v];
+            pclk[v] = clk[v]; psent[v] = sent[v];
+            if (f < 0) continue; /* a leaf: posts chunk k at clk[v], timed by its parent */
+            { /* op k: chunk k from f (and chunk k-1 up, timed by the parent in step k-1) */
+                int up = par[v] >= 0 && k > 0, fx = fst[f] >= 0 && k + 1 < X;
+                double st = clk[v] > clk[f] ? clk[v] : clk[f];
+                end = st + redcoll__msg_time(m, len, up && fx);
+                sent[f] = end;
+                if (up && sent[v] > end) end = sent[v];
+                clk[v] = end + len * g;
+            }
+            if (s >= 0) { /* then chunk k from s, one way */
+                double st = clk[v] > clk[s] ? clk[v] : clk[s];
+                sent[s] = st + redcoll__msg_time(m, len, 0);
+                clk[v] = sent[s] + len * g;
+            }
+            if (fst[f] < 0) clk[f] = sent[f]; /* a leaf's next post: when its send ended */
+            if (s >= 0 && fst[s] < 0) clk[s] = sent[s];
+        }
+        for (i = 0; same && i < p; ++i) { /* every clock and message end one step on, as node 0's */
+            double d0 = clk[0] - pclk[0], e1 = clk[i] - pclk[i] - d0, e2 = par[i] < 0 ? 0 : sent[i] - psent[i] - d0;
+            same = (e1 < 0 ? -e1 : e1) <= 1e-12 * clk[i] && (e2 < 0 ? -e2 : e2) <= 1e-12 * clk[i];
+        }
+        if (same) { /* steady: jump to chunk X-2 */
+            double jump = (double)(X - 3 - k) * (clk[0] - pclk[0]);
+            for (v = 0; v < p; ++v) { clk[v] += jump; sent[v] += jump; }
+            k = X - 3;
+        }
+    }
+    for (v = 0; v < p; ++v) { /* an inner node's last op: chunk X-1 up, timed by its parent */
+        double end = par[v] >= 0 && fst[v] >= 0 ? sent[v] : clk[v];
+        if (end > t) t = end;
+    }
+    return t;
+}
+
 /* Exact walks of the recursive-doubling family off powers of two: per-rank
    clocks (vranks), advanced call by call in the order every rank makes its
    calls, as the simulator times them (no message is passed). */
@@ -5981,8 +6075,9 @@ static double redcoll__rt_price(int p, double V, int variant, const redcoll_cost
 }
 
 /* ---- pricing by replay ------------------------------------------------------
-   Rows whose simulated time has no closed form here (reduce's
-   Rabenseifner-Traeff routing, its binary trees and binary blocks) are
+   Rows whose simulated time has no closed form or walk here (reduce's
+   Rabenseifner-Traeff routing and binary blocks; its binary trees are
+   walked, redcoll__tree_walk) are
    priced exactly: their schedule runs once per rank against a transport
    that moves nothing and records the calls, and the p call lists are
    replayed under the simulator's rules (transports/redcoll_mock.h): a
@@ -6160,12 +6255,6 @@ static void redcoll__rec_compute(void *u, size_t elems, size_t bytes) {
     redcoll__rec_push((redcoll__rec *)u, REDCOLL__EV_COMPUTE, 0, 0, bytes);
 }
 
-/* A matched message of n bytes as the simulator times it: an exchange
-   (both ends duplex) alpha + n beta, else one way. */
-static double redcoll__msg_time(const redcoll_cost_model *m, double n, int exchange) {
-    return exchange ? m->alpha + n * m->beta : m->f_alpha * m->alpha + n * m->f_beta * m->beta;
-}
-
 /* A rank in the replay. */
 typedef struct redcoll__rrank {
     double clock;
@@ -6196,9 +6285,11 @@ static int redcoll__rwaited(const redcoll__ev *ev, const redcoll__rrank *r, int 
 }
 
 /* Replays the ranks' events from time 0; the last rank's end, -1 on a
-   deadlock (a schedule that would hang on the simulator too). */
+   deadlock (a schedule that would hang on the simulator too). bound > 0:
+   stops at the first clock that reaches it (clocks only grow, so the time
+   does too) and returns that clock, a lower bound. */
 static double redcoll__replay(const redcoll__ev *ev, redcoll__rrank *rk, redcoll__rend *en, int *ready,
-                              int p, const redcoll_cost_model *m) {
+                              int p, const redcoll_cost_model *m, double bound) {
     int top = 0, v, finished = 0;
     double t = 0;
     for (v = p - 1; v >= 0; --v) ready[top++] = v;
@@ -6246,6 +6337,7 @@ static double redcoll__replay(const redcoll__ev *ev, redcoll__rrank *rk, redcoll
                 if (start + sends > end) end = start + sends;
                 if (start + recvs > end) end = start + recvs;
                 r->clock = end;
+                if (bound > 0 && end >= bound) return end; /* cannot win */
                 r->pc += 1 + (e->kind == REDCOLL__EV_WAITALL ? (size_t)k : 0);
             }
         }
@@ -6282,9 +6374,11 @@ static double redcoll__replay_alone(const redcoll__ev *ev, size_t stop, const re
 }
 
 /* Records rank v's calls of row e (one vector of n elements, root 0, out of
-   place, a commutative predefined op) on R; 0 when it failed or ran out of room. */
+   place, a commutative predefined op) on R; 0 when it failed or ran out of room.
+   pl: the Rabenseifner-Traeff rows' plan, made once for all ranks (it does
+   not depend on the rank), run as redcoll__rabenseifner_traeff runs it. */
 static int redcoll__replay_record(redcoll__rec *R, const redcoll__row *e, int v, int p,
-                                  const redcoll__cost_in *in, size_t span) {
+                                  const redcoll__cost_in *in, size_t span, const redcoll__rt_plan *pl) {
     redcoll_transport t;
     redcoll__ctx c;
     redcoll__args a;
@@ -6308,7 +6402,8 @@ static int redcoll__replay_record(redcoll__rec *R, const redcoll__row *e, int v,
     a.rbuf = v == 0 ? redcoll__measure_base + 2 * span : NULL;
     a.count = in->n; a.root = 0; a.variant = e->variant;
     R->ends = 0;
-    e->run(&c, &a);
+    if (pl) redcoll__rt_execute(&c, &a, c.coll == REDCOLL_COLL_REDUCE, pl);
+    else e->run(&c, &a);
     return !c.err && !R->full;
 }
 
@@ -6322,15 +6417,23 @@ static double redcoll__replay_price(int row, const redcoll__cost_in *in) {
     int p = in->p, v, ends = 0;
     size_t span;
     redcoll__rec R;
+    redcoll__rt_plan pl;
     double time = -1;
     if (p > REDCOLL__REPLAY_MAX_P || in->n > ((size_t)-1 >> 8) / in->esize / (size_t)(p + 4)) return -1;
     span = redcoll__align_up(in->n * in->esize) * (size_t)(p + 4) + REDCOLL__ARENA_ALIGN;
     REDCOLL_MEMSET(&R, 0, sizeof R);
     R.al = &redcoll__replay_alloc;
+    if (e->run == redcoll__rabenseifner_traeff) {
+        redcoll__ctx c;
+        REDCOLL_MEMSET(&c, 0, sizeof c);
+        c.size = p; c.esize = in->esize; c.o = *in->o;
+        redcoll__rt_make_plan(&pl, &c, in->n, e->variant);
+    }
     if (!redcoll__rec_room(&R, 1024)) return -1;
     for (v = 0; v < p; ++v) {
         rk[v].pc = R.n; rk[v].end0 = ends;
-        if (!redcoll__replay_record(&R, e, v, p, in, span)) break;
+        if (!redcoll__replay_record(&R, e, v, p, in, span, e->run == redcoll__rabenseifner_traeff ? &pl : NULL))
+            break;
         rk[v].stop = R.n; rk[v].ends = 0; rk[v].clock = 0;
         rk[v].head = rk[v].tail = -1; rk[v].waiting = 0;
         ends += R.ends;
@@ -6343,7 +6446,8 @@ static double redcoll__replay_price(int row, const redcoll__cost_in *in) {
             if (want > R.cap && !redcoll__rec_room(&R, want)) break;
         }
     }
-    if (v == p) time = redcoll__replay(R.ev, rk, (redcoll__rend *)(void *)(R.ev + R.cap), ready, p, in->m);
+    if (v == p)
+        time = redcoll__replay(R.ev, rk, (redcoll__rend *)(void *)(R.ev + R.cap), ready, p, in->m, in->bound);
     redcoll__replay_give(R.al, R.ev);
     return time;
 }
@@ -6352,7 +6456,6 @@ static double redcoll__replay_price(int row, const redcoll__cost_in *in) {
 static int redcoll__replayed(int row) {
     return row == REDCOLL__ROW_REDUCE_BUTTERFLY || row == REDCOLL__ROW_REDUCE_ELIMINATION ||
            row == REDCOLL__ROW_REDUCE_ELIMINATION_NONOVERLAP || row == REDCOLL__ROW_REDUCE_FACTOR_RING ||
-           row == REDCOLL__ROW_REDUCE_BINARY || row == REDCOLL__ROW_REDUCE_IN_ORDER_BINARY ||
            row == REDCOLL__ROW_REDUCE_BINARY_BLOCKS;
 }
 
@@ -6388,9 +6491,13 @@ static double redcoll__row_cost_composite(int row, const redcoll__cost_in *in) {
         return t >= 0 ? t : redcoll__pipe(p - 1, in->n, chunk < in->n ? chunk : in->n, E, ua, red ? ub + g : ub);
     }
     case REDCOLL__ROW_REDUCE_BINARY: case REDCOLL__ROW_REDUCE_IN_ORDER_BINARY: {
-        /* two children per step: the pipe advances one chunk per two receives */
+        /* walked (exact); above the walks' limit an estimate: two children per
+           step, the pipe advances one chunk per two receives */
         size_t chunk = in->o->segment_bytes / in->esize ? in->o->segment_bytes / in->esize : 1;
+        double t;
         if (chunk > in->n) chunk = in->n;
+        t = p <= REDCOLL__TREE_WALK_MAX_P ? redcoll__tree_walk(e->variant, p, in->n, chunk, E, g, m) : -1;
+        if (t >= 0) return t;
         return redcoll__pipe(redcoll__floor_lg(p) + 1, in->n, chunk, E, ua, ub + g) +
                redcoll__pipe(2, in->n, chunk, E, ua, ub + g) - (ua + (double)chunk * E * (ub + g));
     }

@@ -72,11 +72,15 @@ static const tmo_bound tmo_bounds[] = {
 
 /* reduce's rows without a closed form are priced by replaying their schedule
    (redcoll__replay_price): exact up to REDCOLL__REPLAY_MAX_P ranks, estimates
-   (the bounds above) beyond. */
+   (the bounds above) beyond; its binary trees are walked (redcoll__tree_walk),
+   exact up to REDCOLL__TREE_WALK_MAX_P ranks. */
 static const tmo_bound *tmo_bound_of(redcoll_coll coll, redcoll_algo algo, int p) {
     const redcoll__row *e = redcoll__find(coll, algo);
     size_t i;
     if (e && redcoll__replayed((int)(e - redcoll__rows)) && p <= REDCOLL__REPLAY_MAX_P) return NULL;
+    if (coll == REDCOLL_COLL_REDUCE && (algo == REDCOLL_ALGO_BINARY || algo == REDCOLL_ALGO_IN_ORDER_BINARY) &&
+        p <= REDCOLL__TREE_WALK_MAX_P)
+        return NULL;
     for (i = 0; i < sizeof tmo_bounds / sizeof *tmo_bounds; ++i)
         if (tmo_bounds[i].coll == coll && tmo_bounds[i].algo == algo) return &tmo_bounds[i];
     return NULL;
@@ -170,7 +174,7 @@ static void test_pipeline_walk_many_chunks(void) {
    1 .. 100000, one-way factors or not, default and 1 KiB segments (the
    trees' many chunks) and a threshold b (the butterfly's whole-chunk
    levels); the root's calls alone, which let a selection skip the replay,
-   are a lower bound. */
+   are a lower bound, and so is a replay stopped at a bound below the time. */
 static void test_reduce_replay_bit_exact(void) {
     static const size_t counts[] = { 1, 5, 1007, 4096, 100000 };
     const redcoll_algo_info *e;
@@ -205,6 +209,12 @@ static void test_reduce_replay_bit_exact(void) {
                             CHECK(0, "%s/%s p=%d n=%zu case %d: the root alone %.17g us, the time %.17g us",
                                   redcoll_coll_name(e->coll), redcoll_algo_name(e->algo), q, counts[ci], vi,
                                   lb * 1e6, cost * 1e6);
+                        in.bound = cost * 0.999; /* the replay stops at the first clock past it */
+                        lb = redcoll__replay_price((int)(row - redcoll__rows), &in);
+                        if (!(lb >= in.bound && lb <= cost) && bad++ < 10)
+                            CHECK(0, "%s/%s p=%d n=%zu case %d: bounded by %.17g us, %.17g us, the time %.17g us",
+                                  redcoll_coll_name(e->coll), redcoll_algo_name(e->algo), q, counts[ci], vi,
+                                  in.bound * 1e6, lb * 1e6, cost * 1e6);
                     }
                     ++runs;
                     if ((!out.ok || cost != out.rep.time) && bad++ < 10)
@@ -215,6 +225,52 @@ static void test_reduce_replay_bit_exact(void) {
                 }
     }
     CHECK(bad == 0 && runs > 1000, "%d of %d differ", bad, runs);
+}
+
+/* reduce's binary trees (heap and in order) are walked chunk by chunk
+   (redcoll__tree_walk): equal to the simulator, bit for bit while no steady
+   stretch is jumped over (few chunks), within rounding otherwise; p = 2..40,
+   64, 100, 128 (the rows), 200, 257, 512 (the walk itself, which the rows
+   leave to their estimates there), counts 1 .. 300001, one-way factors or
+   not, default and 1 KiB segments (hundreds of chunks). */
+static void test_tree_walk_matches_simulator(void) {
+    static const size_t counts[] = { 1, 5, 1007, 4096, 300001 };
+    static const int big[] = { 64, 100, 128, 200, 257, 512 };
+    static const redcoll_algo algos[] = { REDCOLL_ALGO_BINARY, REDCOLL_ALGO_IN_ORDER_BINARY };
+    int ai, pi, ci, vi, bad = 0, runs = 0, exact = 0;
+    for (ai = 0; ai < 2; ++ai)
+        for (pi = 0; pi < 39 + 6; ++pi)
+            for (ci = 0; ci < 5; ++ci)
+                for (vi = 0; vi < 3; ++vi) {
+                    int q = pi < 39 ? pi + 2 : big[pi - 39];
+                    redcoll_cost_model m = vi == 1 ? redcoll_options_resolved(NULL).model : tmo_model();
+                    rc_spec s = rc_spec_make(REDCOLL_COLL_REDUCE, algos[ai], q, counts[ci]);
+                    rc_outcome out;
+                    double cost;
+                    if (q > 40 && (vi == 1 || (q > 128 && ci == 4 && vi == 2))) continue; /* keep the run short */
+                    s.sim = redcoll_mock_defaults(q);
+                    s.sim.no_data = 1;
+                    s.sim.model = m;
+                    s.use_model = 1;
+                    s.opts.model = m;
+                    if (vi == 2) s.opts.segment_bytes = 1024;
+                    rc_run(&s, &out);
+                    cost = redcoll_algo_cost(REDCOLL_COLL_REDUCE, algos[ai], q, counts[ci] * 4, 4, &s.opts);
+                    if (q > REDCOLL__TREE_WALK_MAX_P) {
+                        size_t chunk = s.opts.segment_bytes ? s.opts.segment_bytes / 4 : REDCOLL_DEFAULT_SEGMENT / 4;
+                        cost = redcoll__tree_walk(ai ? REDCOLL__VARIANT_IN_ORDER : REDCOLL__VARIANT_HEAP, q, counts[ci],
+                                                  chunk < counts[ci] ? chunk : counts[ci], 4, m.gamma, &m);
+                    }
+                    ++runs;
+                    exact += out.ok && cost == out.rep.time;
+                    if ((!out.ok || !(fabs(cost - out.rep.time) <= 1e-12 * out.rep.time)) && bad++ < 10)
+                        CHECK(0, "%s p=%d n=%zu case %d: walked %.17g us, simulator %.17g us",
+                              redcoll_algo_name(algos[ai]), q, counts[ci], vi, cost * 1e6,
+                              out.ok ? out.rep.time * 1e6 : -1.0);
+                    rc_outcome_free(&out);
+                }
+    CHECK(bad == 0 && runs > 1000, "%d of %d differ", bad, runs);
+    CHECK(exact * 2 > runs, "bit for bit in %d of %d runs only", exact, runs);
 }
 
 /* The Rabenseifner-Traeff rows are priced without making their plan
@@ -465,5 +521,6 @@ static void suite_model(void) {
     tf_test("model/pipeline walk, many chunks", test_pipeline_walk_many_chunks);
     tf_test("model/rt rows priced as their plans", test_rt_price_is_the_plan);
     tf_test("model/reduce rows replayed bit for bit", test_reduce_replay_bit_exact);
+    tf_test("model/binary trees walked as simulated", test_tree_walk_matches_simulator);
     tf_test("model/irregular rows priced on their counts", test_irregular_rows_on_counts);
 }
