@@ -18,7 +18,8 @@
 
    --float: the same with floats (x rounded to float), bytes still per rank.
 
-   Usage: exact_sum [-p P] [--seconds S] [--max-bytes N] [--float]   (make bench-exact)
+   Usage: exact_sum [-p P] [--seconds S] [--min-bytes N] [--max-bytes N] [--float]
+          (make bench-exact); sizes 8 B times powers of 4, from --min-bytes on
    Exits 1 if an exact result differs between ranks or a call fails. */
 #define _POSIX_C_SOURCE 200809L
 #define REDCOLL_IMPLEMENTATION
@@ -171,14 +172,15 @@ static int model(int p, size_t count, redcoll_op op, double *time, double *bytes
 int main(int argc, char **argv) {
     int p = 2, i, bad = 0;
     double seconds = 0.5;
-    size_t max_bytes = (size_t)8 << 20, bytes;
+    size_t min_bytes = 8, max_bytes = (size_t)8 << 20, bytes;
     for (i = 1; i < argc; i += 2) {
         if (strcmp(argv[i], "--float") == 0) { dtype = REDCOLL_FLOAT; esize = 4; --i; continue; }
-        if (i + 1 == argc) { fprintf(stderr, "usage: exact_sum [-p P] [--seconds S] [--max-bytes N] [--float]\n"); return 2; }
+        if (i + 1 == argc) { fprintf(stderr, "usage: exact_sum [-p P] [--seconds S] [--min-bytes N] [--max-bytes N] [--float]\n"); return 2; }
         if (strcmp(argv[i], "-p") == 0) p = atoi(argv[i + 1]);
         else if (strcmp(argv[i], "--seconds") == 0) seconds = atof(argv[i + 1]);
+        else if (strcmp(argv[i], "--min-bytes") == 0) min_bytes = (size_t)atoll(argv[i + 1]);
         else if (strcmp(argv[i], "--max-bytes") == 0) max_bytes = (size_t)atoll(argv[i + 1]);
-        else { fprintf(stderr, "usage: exact_sum [-p P] [--seconds S] [--max-bytes N] [--float]\n"); return 2; }
+        else { fprintf(stderr, "usage: exact_sum [-p P] [--seconds S] [--min-bytes N] [--max-bytes N] [--float]\n"); return 2; }
     }
     if (p < 1 || seconds <= 0) { fprintf(stderr, "exact_sum: bad -p or --seconds\n"); return 2; }
     printf("# allreduce of %s spanning 64 binades, p = %d: REDCOLL_SUM_EXACT / REDCOLL_SUM\n",
@@ -195,6 +197,7 @@ int main(int argc, char **argv) {
         double ratios[NPAIRS], cratios[NPAIRS], cs[NPAIRS], ce[NPAIRS], ts, te, ms = 0, me = 0, bs = 0, be = 0;
         redcoll_result r;
         int k, mok;
+        if (bytes < min_bytes) continue;
         memset(&j, 0, sizeof j);
         j.count = count;
         j.budget = seconds / (2 * NPAIRS + 2);

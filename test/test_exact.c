@@ -536,7 +536,7 @@ static void test_exact_fpenv(void) {
             for (r = 0; r < P; ++r)
                 for (i = 0; i < N; ++i) {
                     double v = tx_wide(r, i, dt);
-                    if ((i / 32) % 2 == 0) /* blocks of 64 binades: the floating-point encoder */
+                    if ((i / REDCOLL__XBLOCK) % 2 == 0) /* blocks of 64 binades: the floating-point encoder */
                         v = ldexp(1.0 + (double)(rc_hash((uint32_t)(r * 7919 + (int)i)) & 0xffff) / 65536.0,
                                   (int)(rc_hash((uint32_t)(r * 31 + (int)i)) % 64) - 32) * (r % 2 ? -1 : 1);
                     else if (i % 7 == 3) v = ldexp(v, dt ? -120 : -1000); /* subnormals, near-subnormals */
@@ -660,6 +660,7 @@ static void tx_xsum(redcoll__xsum *x, redcoll__ctx *c, redcoll_transport *t, int
     x->total = x->each = n;
     x->segs = 1;
     x->L = L;
+    x->Linv = ((uint64_t)1 << 32) / (uint64_t)L + 1;
     x->kfull = (x->f->top + L) / L;
     x->nblocks = (n + REDCOLL__XBLOCK - 1) / REDCOLL__XBLOCK;
     x->cap = cap;
@@ -684,6 +685,33 @@ static uint64_t tx_limbs_ref(int64_t w0, int64_t w1, int L, int lo, int dbl) {
     }
     rc_xresult(&acc, dbl, &bits);
     return bits;
+}
+
+/* A block's limb count comes from a multiply by x->Linv, not a division:
+   equal to ceil((hi + 1 - lo) / L) for every range the words can hold
+   (hi + 1 up to 2098 above lo = 0, every lo) at every limb width (p = 1 ..
+   2^21 - 1: L = 62 .. 41). */
+static void test_exact_block_k(void) {
+    redcoll__xsum x;
+    redcoll__ctx c;
+    redcoll_transport t;
+    uint16_t info[3];
+    size_t bad = 0;
+    int L, lo, span;
+    for (L = 41; L <= 62; ++L) {
+        tx_xsum(&x, &c, &t, 1, L, NULL, NULL, 1, info, NULL, 0);
+        for (lo = 0; lo <= 2097; lo += 97)
+            for (span = 1; lo + span <= 2098; ++span) {
+                redcoll__xblk k;
+                info[0] = (uint16_t)(lo + span);
+                info[1] = (uint16_t)(0xffff - lo);
+                info[2] = 0;
+                k = redcoll__xblock(&x, 0);
+                if ((k.K != (span + L - 1) / L || k.lo != lo) && bad++ < 3)
+                    CHECK(0, "L=%d lo=%d span=%d: K %d, want %d", L, lo, span, k.K, (span + L - 1) / L);
+            }
+    }
+    CHECK(bad == 0, "%zu limb counts wrong", bad);
 }
 
 /* The vectorised passes (range scan, encoding, rounding of the common
@@ -889,6 +917,7 @@ static void suite_exact(void) {
     tf_test("exact/fpenv", test_exact_fpenv);
     tf_test("exact/sweep", test_exact_sweep);
     tf_test("exact/loops", test_exact_loops);
+    tf_test("exact/block_k", test_exact_block_k);
     tf_test("exact/faults", test_exact_faults);
     tf_test("exact/nodata", test_exact_nodata);
     tf_test("exact/scratch", test_exact_scratch);
