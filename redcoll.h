@@ -617,7 +617,10 @@ Parameters
                  block for allgather, alltoall, gather and scatter; the total
                  for allgatherv, reduce_scatter and reduce_scatter_block.
     commutative  0: never an algorithm that cannot keep canonical order.
-    opts         opts->selector, and for the model opts->model and the knobs
+    opts         opts->selector, and for the model opts->model, the knobs and
+                 opts->transport_flags (a collective adds its transport's
+                 REDCOLL_TRANSPORT_PEER_REDUCE; pass it here to ask what AUTO
+                 picks on such a transport, e.g. threads)
                  (NULL: REDCOLL_SELECTOR_DEFAULT with the default model).
 
 Return Value
