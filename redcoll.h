@@ -196,6 +196,12 @@ typedef struct redcoll_request { void *ptr; long long id; } redcoll_request;
 /* Transport flags. */
 #define REDCOLL_TRANSPORT_NO_DATA 1u /* moves no payload: the library skips copies
                                         and reductions and only reports them */
+#define REDCOLL_TRANSPORT_PEER_REDUCE 2u /* recv_reduce / sendrecv_reduce reduce straight
+                                        from the sender's memory (shared address space),
+                                        so the reduction's read is the transfer: the
+                                        cost model prices a message reduced on arrival
+                                        at alpha + n gamma, without its n beta
+                                        (redcoll_options.transport_flags) */
 
 /* What a transport provides, filled by the adapter's own init function.
    Every call takes the adapter's `user` first, blocks until its buffers may be
@@ -581,6 +587,12 @@ typedef struct redcoll_options {
                                            vector; 0 = default; SIZE_MAX: never cut.
                                            Every rank must pass the same value.
                                            (Appended: the struct only grows at its end.) */
+    unsigned           transport_flags; /* the model prices the call as on a transport
+                                           with these flags (REDCOLL_TRANSPORT_PEER_REDUCE;
+                                           others are ignored); a collective adds its own
+                                           transport's, so this is for redcoll_select and
+                                           redcoll_algo_cost, which see no transport.
+                                           0: none. (Appended.) */
 } redcoll_options;
 
 #define REDCOLL_DEFAULT_ALPHA   2e-6    /* 2 us latency */
@@ -605,7 +617,10 @@ Parameters
                  block for allgather, alltoall, gather and scatter; the total
                  for allgatherv, reduce_scatter and reduce_scatter_block.
     commutative  0: never an algorithm that cannot keep canonical order.
-    opts         opts->selector, and for the model opts->model and the knobs
+    opts         opts->selector, and for the model opts->model, the knobs and
+                 opts->transport_flags (a collective adds its transport's
+                 REDCOLL_TRANSPORT_PEER_REDUCE; pass it here to ask what AUTO
+                 picks on such a transport, e.g. threads)
                  (NULL: REDCOLL_SELECTOR_DEFAULT with the default model).
 
 Return Value
@@ -6542,6 +6557,12 @@ static double redcoll__row_cost(int row, const redcoll__cost_in *in) {
     double V = (double)n * E;                        /* the whole vector, bytes */
     double seg = redcoll__cdiv(n, (size_t)p) * E;   /* the largest of p segments */
     double w = -1;                                  /* reduce_scatter: the walk on its counts */
+    /* allreduce's messages reduced on arrival: on a transport that reduces
+       from the sender's memory the reduction's read is the transfer (no n
+       beta). Not (yet) in reduce's rows, whose replay prices by the
+       simulator's rules, nor in the Rabenseifner-Traeff plans. */
+    int peer = (in->o->transport_flags & REDCOLL_TRANSPORT_PEER_REDUCE) != 0;
+    double br = peer ? 0 : b, ubr = peer ? 0 : ub;
     if (p == 1) return 0;
     if (row == REDCOLL__ROW_BARRIER_DISSEMINATION) return lg * a;
     if (n == 0) return 0;
@@ -6562,9 +6583,13 @@ static double redcoll__row_cost(int row, const redcoll__cost_in *in) {
     case REDCOLL__ROW_GATHER_BINOMIAL: case REDCOLL__ROW_SCATTER_BINOMIAL:
         return lg * ua + (p - 1) * V * ub;
     case REDCOLL__ROW_ALLREDUCE_REDUCE_BCAST: case REDCOLL__ROW_ALLREDUCE_BINARY_TREE:
-        return lg * (2 * ua + V * (2 * ub + g));
+        return lg * (2 * ua + V * (ubr + ub + g));
     case REDCOLL__ROW_ALLREDUCE_RECURSIVE_DOUBLING:
-        return k * (a + V * (b + g)) + (odd ? 2 * (ua + V * ub) + V * g : 0);
+        /* the first reducing step reads sbuf (fused: the fold-in, else the
+           first exchange); later exchanges reduce rbuf into itself while the
+           partner reads it, so they are staged */
+        return k * (a + V * (b + g)) - (odd ? 0 : V * (b - br)) +
+               (odd ? 2 * ua + V * (ubr + ub) + V * g : 0);
     case REDCOLL__ROW_ALLGATHER_RECURSIVE_DOUBLING: case REDCOLL__ROW_ALLGATHERV_RECURSIVE_DOUBLING: {
         /* p = 2^k, even blocks: closed form. Otherwise MPICH 4.1.1's fix-up
            (and uneven blocks), walked */
@@ -6595,7 +6620,7 @@ static double redcoll__row_cost(int row, const redcoll__cost_in *in) {
     case REDCOLL__ROW_ALLREDUCE_HALVING_DOUBLING: {
         double h = redcoll__halves(n, k) * E;
         double C = redcoll__cdiv(n, 2) * E, F = (double)(n / 2) * E; /* the halves folded in */
-        return (odd ? a + ua + C * (b + g) + F * ub + ua + V * ub : 0) + 2 * k * a + h * (2 * b + g);
+        return (odd ? a + ua + C * (br + g) + F * ub + ua + V * ub : 0) + 2 * k * a + h * (br + b + g);
     }
     case REDCOLL__ROW_REDUCE_HALVING_DOUBLING: {
         double h = redcoll__halves(n, k) * E;
@@ -6609,12 +6634,13 @@ static double redcoll__row_cost(int row, const redcoll__cost_in *in) {
            one-way pieces per member, reduced on arrival), then the gather (or,
            for allreduce, the chain back down and each block's allgather) */
         int all = row == REDCOLL__ROW_ALLREDUCE_BINARY_BLOCKS, bit, prev = 0, last = pof2;
-        double t = k * a + redcoll__halves(n, k) * E * (b + g);
+        double rb = all ? br : b, rub = all ? ubr : ub; /* reduced on arrival */
+        double t = k * a + redcoll__halves(n, k) * E * (rb + g);
         for (bit = k; bit >= 0; --bit)
             if (p & (1 << bit)) {
                 if (prev) {
                     double piece = redcoll__cdiv(n, (size_t)prev) * E, hops = prev >> bit;
-                    t += hops * (ua + piece * ub) + piece * g;
+                    t += hops * (ua + piece * rub) + piece * g;
                     if (all) t += hops * (ua + piece * ub);
                 }
                 prev = 1 << bit;
@@ -6624,7 +6650,7 @@ static double redcoll__row_cost(int row, const redcoll__cost_in *in) {
         return t + (all ? k * a + redcoll__halves(n, k) * E * b : k * ua + redcoll__halves(n, k) * E * ub);
     }
     case REDCOLL__ROW_ALLREDUCE_RING:
-        return (p - 1) * (2 * a + seg * (2 * b + g));
+        return (p - 1) * (2 * a + seg * (br + b + g));
     case REDCOLL__ROW_REDUCE_RING:
         return (p - 1) * (a + seg * (b + g) + ua) + (V - seg) * ub; /* root 0 receives p-1 segments */
     case REDCOLL__ROW_ALLGATHER_RING:
@@ -6774,6 +6800,7 @@ static unsigned long long redcoll__select_key(redcoll_coll coll, int p, size_t b
     h = redcoll__cmix(h, o->threshold_bytes);
     h = redcoll__cmix(h, o->segment_bytes);
     h = redcoll__cmix(h, (unsigned long long)(unsigned)o->groups);
+    h = redcoll__cmix(h, o->transport_flags & REDCOLL_TRANSPORT_PEER_REDUCE);
     return h | 1; /* never 0, the empty entry */
 }
 #endif
@@ -7244,6 +7271,7 @@ static redcoll_result redcoll__setup(redcoll__call *call, const redcoll__desc *d
         c->op = redcoll_op_predefined(REDCOLL_OP_SUM);
     }
     c->o = redcoll_options_resolved(d->opts);
+    if (t->recv_reduce) c->o.transport_flags |= t->flags & REDCOLL_TRANSPORT_PEER_REDUCE; /* the model reads it */
     c->dry = (t->flags & REDCOLL_TRANSPORT_NO_DATA) != 0;
     /* the counts, without overflow */
     if (coll == REDCOLL_COLL_ALLGATHERV || coll == REDCOLL_COLL_REDUCE_SCATTER) {

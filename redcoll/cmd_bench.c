@@ -507,6 +507,7 @@ static int bench_one(bench *b, redcoll_coll coll, size_t bytes, size_t count, in
     /* what auto picks (or REDCOLL_<COLL>_ALGORITHM forces), whatever the rows run */
     if (cli_env_algo(coll, c->commutative || !rc_reduces(coll), &auto_spec.opts.algo, &var) <= 0)
         auto_spec.opts.algo = REDCOLL_ALGO_AUTO;
+    if (!c->mpi) auto_spec.opts.transport_flags |= REDCOLL_TRANSPORT_PEER_REDUCE; /* as threads advertise */
     sel = cli_selected(c, &auto_spec);
     snprintf(selected, sizeof selected, "%s", redcoll_algo_name(sel));
     for (i = 0; i < n; ++i) rows[i].samples = samples + (size_t)i * (size_t)c->reps;

@@ -11,6 +11,10 @@ static redcoll_cost_model tmo_model(void) {
     return m;
 }
 
+/* 1: tmo_sim simulates a transport that reduces from the sender's memory
+   (redcoll_mock_config.peer_reduce, as the threads transport). */
+static int tmo_peer_reduce;
+
 /* The simulator's modeled time of one row (no-data mode, int32, root 0, out
    of place); -1 when the run fails. */
 static double tmo_sim(redcoll_coll coll, redcoll_algo algo, int p, size_t count,
@@ -19,7 +23,9 @@ static double tmo_sim(redcoll_coll coll, redcoll_algo algo, int p, size_t count,
     rc_outcome o;
     double t;
     s.sim = redcoll_mock_defaults(p);
-    s.sim.no_data = 1;
+    s.sim.no_data = !tmo_peer_reduce; /* without data the buffers are NULL, so every
+                                         message looks overlapping and is staged */
+    s.sim.peer_reduce = tmo_peer_reduce;
     s.sim.model = *m;
     s.use_model = 1;
     s.opts.model = *m;
@@ -509,7 +515,70 @@ static void test_profile_errors(void) {
     }
 }
 
+/* REDCOLL_TRANSPORT_PEER_REDUCE (the threads transport advertises it): a
+   message reduced on arrival costs no n beta. allreduce's closed-form rows
+   equal the simulator with peer_reduce (binary_blocks within its bound; the
+   Rabenseifner-Traeff rows and reduce's rows do not read the flag yet, so
+   they are only checked not to get cheaper); AUTO on such a transport, or
+   with opts.transport_flags, picks recursive_doubling at p = 2 at every
+   size (one fused pass, where halving-doubling adds an allgather copy), and
+   without the flag the model is unchanged. */
+static void test_peer_reduce(void) {
+    static const redcoll_algo exact[] = { REDCOLL_ALGO_RECURSIVE_DOUBLING, REDCOLL_ALGO_HALVING_DOUBLING,
+                                          REDCOLL_ALGO_REDUCE_BCAST, REDCOLL_ALGO_BINARY_TREE,
+                                          REDCOLL_ALGO_RING, REDCOLL_ALGO_BINARY_BLOCKS };
+    redcoll_cost_model m[2];
+    redcoll_options o, plain;
+    int mi, ai, p, ci;
+    size_t bytes;
+    m[0] = tmo_model();
+    m[1] = redcoll_options_resolved(NULL).model;
+    tmo_peer_reduce = 1;
+    for (mi = 0; mi < 2; ++mi) {
+        memset(&o, 0, sizeof o);
+        o.model = m[mi];
+        o.transport_flags = REDCOLL_TRANSPORT_PEER_REDUCE;
+        plain = o;
+        plain.transport_flags = 0;
+        for (ai = 0; ai < (int)(sizeof exact / sizeof *exact); ++ai)
+            for (p = 1; p <= 33; p += p < 9 ? 1 : 4) {
+                size_t counts[4];
+                counts[0] = 1; counts[1] = p > 1 ? (size_t)p - 1 : 2; counts[2] = 1007; counts[3] = 100000;
+                for (ci = 0; ci < 4; ++ci) {
+                    double sim = tmo_sim(REDCOLL_COLL_ALLREDUCE, exact[ai], p, counts[ci], &m[mi]);
+                    double cost = redcoll_algo_cost(REDCOLL_COLL_ALLREDUCE, exact[ai], p, counts[ci] * 4, 4, &o);
+                    double unfused = redcoll_algo_cost(REDCOLL_COLL_ALLREDUCE, exact[ai], p, counts[ci] * 4, 4, &plain);
+                    int ok = exact[ai] == REDCOLL_ALGO_BINARY_BLOCKS
+                                 ? cost >= 0.999 * sim * (1 - 1e-9) && cost <= 1.8 * sim * (1 + 1e-9)
+                                 : tf_close(cost, sim);
+                    CHECK(sim >= 0 && ok, "peer_reduce %s p=%d n=%zu: cost %.6f us, simulator %.6f us",
+                          redcoll_algo_name(exact[ai]), p, counts[ci], cost * 1e6, sim * 1e6);
+                    CHECK(p == 1 || cost < unfused, "peer_reduce %s p=%d n=%zu: %.6f us, not below %.6f us unfused",
+                          redcoll_algo_name(exact[ai]), p, counts[ci], cost * 1e6, unfused * 1e6);
+                }
+            }
+        for (bytes = 8; bytes <= (size_t)64 << 20; bytes *= 8) {
+            redcoll_algo a = redcoll_select(REDCOLL_COLL_ALLREDUCE, 2, bytes, 1, &o);
+            CHECK(a == REDCOLL_ALGO_RECURSIVE_DOUBLING, "p = 2, %zu B, peer reduce: %s", bytes, redcoll_algo_name(a));
+            CHECK(redcoll_select(REDCOLL_COLL_ALLREDUCE, 2, bytes, 1, &plain) ==
+                      redcoll_select(REDCOLL_COLL_ALLREDUCE, 2, bytes, 1, &(redcoll_options){ .model = m[mi] }),
+                  "p = 2, %zu B: without the flag the pick is the plain model's", bytes);
+        }
+        /* the collective reads the flag from its transport: AUTO runs what
+           redcoll_select picks with it */
+        for (p = 2; p <= 8; p *= 2) {
+            double sim_auto = tmo_sim(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_AUTO, p, 100000, &m[mi]);
+            redcoll_algo a = redcoll_select(REDCOLL_COLL_ALLREDUCE, p, 400000, 1, &o);
+            double sim_pick = tmo_sim(REDCOLL_COLL_ALLREDUCE, a, p, 100000, &m[mi]);
+            CHECK(sim_auto >= 0 && sim_auto == sim_pick, "p = %d: AUTO on a peer-reduce simulator %.6f us, %s %.6f us",
+                  p, sim_auto * 1e6, redcoll_algo_name(a), sim_pick * 1e6);
+        }
+    }
+    tmo_peer_reduce = 0;
+}
+
 static void suite_model(void) {
+    tf_test("model/peer reduce: no beta for messages reduced on arrival", test_peer_reduce);
     tf_test("model/every row has a cost", test_cost_every_row);
     tf_test("model/profile round trip", test_profile_round_trip);
     tf_test("model/profile errors", test_profile_errors);

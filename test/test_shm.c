@@ -762,6 +762,8 @@ static void test_shm_scratch(void) {
     t0 = redcoll_shm_transport(team, 0);
     t1 = redcoll_shm_transport(team, 1);
     CHECK(t0->scratch && t0->recv_reduce && t0->sendrecv_reduce, "optional entries filled");
+    CHECK(t0->flags == REDCOLL_TRANSPORT_PEER_REDUCE && t1->flags == REDCOLL_TRANSPORT_PEER_REDUCE,
+          "reduces from the sender's memory, and says so (AUTO's model reads it)");
     a = (char *)t0->scratch(t0->user, 1000);
     CHECK(a && ((uintptr_t)a & 63) == 0, "1000 bytes, aligned");
     if (a) memset(a, 1, 1000);

@@ -35,7 +35,9 @@
    are sendrecv (bi-directional), after f_alpha alpha + n f_beta beta
    otherwise (one-way). A call ends when all its messages have; a sendrecv
    therefore lasts alpha + n beta for the larger of its two directions. A
-   local reduction of n bytes adds n gamma. Rounds count the longest chain of
+   local reduction of n bytes adds n gamma. With peer_reduce, a message the
+   receiver reduces on arrival (recv_reduce, sendrecv_reduce) costs its alpha
+   part only: the reduction reads it where it lies. Rounds count the longest chain of
    dependent messages ending at the rank (a sendrecv is one round).
    Non-blocking transfers of one waitall are serialised on the rank's port:
    the wait ends no earlier than post time plus the summed durations of its
@@ -84,6 +86,10 @@ typedef struct redcoll_mock_config {
     int                node_size;   /* > 0: node_of(rank) = rank / node_size */
     size_t             stack_bytes; /* per rank; 0 = 256 KiB (address space: only
                                        touched pages cost memory; at least 16 KiB) */
+    int                peer_reduce; /* model a transport that reduces from the
+                                       sender's memory (the threads transport): it
+                                       advertises REDCOLL_TRANSPORT_PEER_REDUCE and a
+                                       message reduced on arrival costs no n beta */
 } redcoll_mock_config;
 
 typedef struct redcoll_mock_stats {
@@ -748,6 +754,7 @@ static void redcoll__mmatch(redcoll__msim *s, redcoll__mend *snd, redcoll__mend 
         else memcpy(rcv->rbuf, snd->sbuf, snd->bytes);
     }
     start = snd->post_time > rcv->post_time ? snd->post_time : rcv->post_time;
+    if (rcv->into && s->cfg.peer_reduce) n = 0; /* the reduction's read is the transfer */
     dur = (snd->duplex && rcv->duplex) ? m->alpha + n * m->beta
                                        : m->f_alpha * m->alpha + n * m->f_beta * m->beta;
     round = (snd->post_round > rcv->post_round ? snd->post_round : rcv->post_round) + 1;
@@ -1035,7 +1042,8 @@ REDCOLL_API redcoll_result redcoll_mock_run(const redcoll_mock_config *cfg,
         r->t.node_of = cfg->node_size > 0 ? redcoll__mnode_of : NULL;
         r->t.on_compute = redcoll__mon_compute;
         r->t.on_scratch = redcoll__mon_scratch;
-        r->t.flags = cfg->no_data ? REDCOLL_TRANSPORT_NO_DATA : 0u;
+        r->t.flags = (cfg->no_data ? REDCOLL_TRANSPORT_NO_DATA : 0u) |
+                     (cfg->peer_reduce ? REDCOLL_TRANSPORT_PEER_REDUCE : 0u);
         r->t.recv_reduce = redcoll__mrecv_reduce;
         r->t.sendrecv_reduce = redcoll__msendrecv_reduce;
         r->t.scratch = NULL; /* scratch is accounted through on_scratch */

@@ -34,7 +34,10 @@
      the receiver calls the library's consumer on the sender's buffer itself,
      in one piece (the whole message, a whole number of units), so the
      reduction is the only pass over the incoming data and nothing is
-     staged. They match ordinary sends and the other way round. While the
+     staged. The transport says so (REDCOLL_TRANSPORT_PEER_REDUCE), and
+     AUTO's cost model then prices such a message without its n beta: at
+     p = 2 recursive doubling, one fused pass over both vectors, beats
+     halving-doubling, whose allgather copies what the partner just wrote. They match ordinary sends and the other way round. While the
      consumer of a sendrecv_reduce runs, the partner may still be reading
      this rank's sbuf: what the consumer writes must not overlap sbuf (as
      MPI_Sendrecv's buffers must be disjoint). A consumer that is NULL, has
@@ -825,6 +828,7 @@ REDCOLL_API redcoll_result redcoll_shm_team_create(const redcoll_shm_config *cfg
         r->t.node_of = redcoll__shm_node_of;
         r->t.recv_reduce = redcoll__shm_recv_reduce;
         r->t.sendrecv_reduce = redcoll__shm_sendrecv_reduce;
+        r->t.flags = REDCOLL_TRANSPORT_PEER_REDUCE; /* AUTO's model drops their n beta */
         r->t.scratch = redcoll__shm_scratch;
     }
     *out = team;
