@@ -2757,6 +2757,11 @@ typedef struct redcoll__blocks {
     redcoll__vmap g;         /* this rank's block as a group */
 } redcoll__blocks;
 
+/* A block of one after block 0 (odd p): it reduces nothing and only sends its input. */
+static int redcoll__blocks_alone(const redcoll__blocks *b) {
+    return b->mine > 0 && b->size[b->mine] == 1;
+}
+
 static void redcoll__blocks_plan(redcoll__blocks *b, int rank, int p) {
     int bit, k = 0, start = 0;
     for (bit = 30; bit >= 0; --bit)
@@ -2787,7 +2792,7 @@ static void redcoll__blocks_range(const redcoll__blocks *b, const redcoll__segs 
    one range of block 0 or 1 (half a vector). */
 static void redcoll__blocks_reduce(redcoll__ctx *c, const redcoll__blocks *b, const redcoll__segs *s,
                                    const void *in, void *buf, void *tmp) {
-    int k, u, me = b->g.me, alone = b->mine > 0 && b->size[b->mine] == 1;
+    int k, u, me = b->g.me, alone = redcoll__blocks_alone(b);
     size_t off, len;
     if (!alone) redcoll__rs_halving(c, &b->g, s, in, buf, tmp, 1);
     for (k = b->count - 1; k > 0; --k) {
@@ -2900,7 +2905,7 @@ static redcoll_result redcoll__reduce_binary_blocks(redcoll__ctx *c, const redco
     outside = root >= b.size[0];
     top = redcoll__vmap_make(c->rank, 0, b.size[0], 0, 0, outside ? 0 : -1, outside ? root : -1);
     /* a block of one (odd p) only sends its input: no working vector */
-    buf = b.mine > 0 && b.g.size == 1 && c->rank != root ? NULL : redcoll__reduce_workbuf(c, a);
+    buf = redcoll__blocks_alone(&b) && c->rank != root ? NULL : redcoll__reduce_workbuf(c, a);
     tn = redcoll__stage_len(c, redcoll__seg_len(&s, 0, b.size[0] / 2));
     tmp = c->size > 1 ? redcoll__alloc(c, tn) : NULL;
     if (!c->err) {
@@ -6393,7 +6398,8 @@ static double redcoll__replay_alone(const redcoll__ev *ev, size_t stop, const re
             double sends = 0, recvs = 0;
             for (j = i - (size_t)e->x; j < i; ++j) {
                 double n = (double)ev[j].bytes, d = redcoll__msg_time(m, n, 0);
-                if (ev[j].duplex && redcoll__msg_time(m, n, 1) < d) d = redcoll__msg_time(m, n, 1);
+                double two = redcoll__msg_time(m, n, 1);
+                if (ev[j].duplex && two < d) d = two;
                 if (ev[j].kind == REDCOLL__EV_SEND) sends += d; else recvs += d;
             }
             clock += sends > recvs ? sends : recvs;
@@ -6446,7 +6452,7 @@ static double redcoll__replay_price(int row, const redcoll__cost_in *in) {
     int p = in->p, v, ends = 0;
     size_t span;
     redcoll__rec R;
-    redcoll__rt_plan pl;
+    redcoll__rt_plan pl, *plan = NULL; /* the Rabenseifner-Traeff rows' plan */
     double time = -1;
     if (p > REDCOLL__REPLAY_MAX_P || in->n > ((size_t)-1 >> 8) / in->esize / (size_t)(p + 4)) return -1;
     span = redcoll__align_up(in->n * in->esize) * (size_t)(p + 4) + REDCOLL__ARENA_ALIGN;
@@ -6457,12 +6463,12 @@ static double redcoll__replay_price(int row, const redcoll__cost_in *in) {
         REDCOLL_MEMSET(&c, 0, sizeof c);
         c.size = p; c.esize = in->esize; c.o = *in->o;
         redcoll__rt_make_plan(&pl, &c, in->n, e->variant);
+        plan = &pl;
     }
     if (!redcoll__rec_room(&R, 1024)) return -1;
     for (v = 0; v < p; ++v) {
         rk[v].pc = R.n; rk[v].end0 = ends;
-        if (!redcoll__replay_record(&R, e, v, p, in, span, e->run == redcoll__rabenseifner_traeff ? &pl : NULL))
-            break;
+        if (!redcoll__replay_record(&R, e, v, p, in, span, plan)) break;
         rk[v].stop = R.n; rk[v].ends = 0; rk[v].clock = 0;
         rk[v].head = rk[v].tail = -1; rk[v].waiting = 0;
         ends += R.ends;
