@@ -103,8 +103,13 @@ bench-sim: $(BUILD)/sim_events
 $(BUILD)/exact_sum: bench/exact_sum.c $(HEADERS) | $(BUILD)
 	$(CC) $(CFLAGS_) bench/exact_sum.c -o $@ $(LIBS)
 
-bench-exact: $(BUILD)/exact_sum
+# exact_sum_general: the general method at p = 2 too (REDCOLL_NO_EXACT_PAIR)
+$(BUILD)/exact_sum_general: bench/exact_sum.c $(HEADERS) | $(BUILD)
+	$(CC) $(CFLAGS_) -DREDCOLL_NO_EXACT_PAIR bench/exact_sum.c -o $@ $(LIBS)
+
+bench-exact: $(BUILD)/exact_sum $(BUILD)/exact_sum_general
 	$(BUILD)/exact_sum $(BENCH_FLAGS)
+	$(BUILD)/exact_sum_general $(BENCH_FLAGS)
 
 # What one AUTO decision costs, cache hit and miss, per collective at p = 1024
 # (README, "Choosing the algorithm").

@@ -22,6 +22,9 @@
                              memory routines (default: memcpy, memmove, memset)
        REDCOLL_NO_SIMD       scalar reduction kernels only (default: vector
                              kernels where the compiler and the CPU have them)
+       REDCOLL_NO_EXACT_PAIR REDCOLL_SUM_EXACT runs its general method at p = 2
+                             too (default: one IEEE addition there, x86-64;
+                             for measuring the general method)
 
    CONTENTS (grep for the tag to jump to a section)
        1. Results, data types and operations          [SECTION:types]
@@ -1776,6 +1779,67 @@ REDCOLL__INT_TYPES(REDCOLL__KERNEL, band, (W)a & (W)b)
 REDCOLL__INT_TYPES(REDCOLL__KERNEL, bor, (W)a | (W)b)
 REDCOLL__INT_TYPES(REDCOLL__KERNEL, bxor, (W)a ^ (W)b)
 
+/* The exact sum of two ([SECTION:exact]): the correctly rounded sum of two
+   floats or doubles is their IEEE sum when it rounds to nearest and neither
+   flushes nor reads subnormals as zero; a NaN is made the canonical quiet
+   one (bits that, shifted past the sign, exceed infinity's). On x86-64 the
+   kernels run with the SSE environment at its default (MXCSR 0x1f80: to
+   nearest, no FTZ or DAZ, exceptions masked) and give the caller's back, so
+   the caller's FP environment cannot change a bit; there SUM_EXACT at p = 2
+   is this kernel inside the ordinary schedules. Elsewhere (no such control
+   here) the general method runs at every p, and redcoll_reduce_local adds in
+   the caller's environment. FLT_EVAL_METHOD 0: no double rounding through
+   a wider type. */
+#if (defined(__x86_64__) || defined(_M_X64)) && FLT_EVAL_METHOD == 0
+#include <xmmintrin.h>
+#define REDCOLL__FENV_CONTROL 1
+#define REDCOLL__MXCSR_DEFAULT 0x1f80u
+#define REDCOLL__MXCSR_FLAGS   0x3fu /* sticky exception flags: left as they are */
+static unsigned redcoll__fenv_default(void) {
+    unsigned old = _mm_getcsr();
+    if ((old & ~REDCOLL__MXCSR_FLAGS) != REDCOLL__MXCSR_DEFAULT)
+        _mm_setcsr(REDCOLL__MXCSR_DEFAULT | (old & REDCOLL__MXCSR_FLAGS));
+    return old;
+}
+static void redcoll__fenv_restore(unsigned old) {
+    if ((old & ~REDCOLL__MXCSR_FLAGS) != REDCOLL__MXCSR_DEFAULT) _mm_setcsr(old);
+}
+#else
+#define REDCOLL__FENV_CONTROL 0
+static unsigned redcoll__fenv_default(void) { return 0; }
+static void redcoll__fenv_restore(unsigned old) { (void)old; }
+#endif
+#define REDCOLL__XINF2_f32 0xff000000u             /* infinity's bits << 1 */
+#define REDCOLL__XINF2_f64 0xffe0000000000000ull
+#define REDCOLL__XQNAN_f32 0x7fc00000u             /* the canonical quiet NaN */
+#define REDCOLL__XQNAN_f64 0x7ff8000000000000ull
+static float redcoll__xadd_f32(float a, float b) {
+    float s = a + b;
+    uint32_t u;
+    memcpy(&u, &s, 4);
+    if ((uint32_t)(u << 1) > REDCOLL__XINF2_f32) { u = REDCOLL__XQNAN_f32; memcpy(&s, &u, 4); }
+    return s;
+}
+static double redcoll__xadd_f64(double a, double b) {
+    double s = a + b;
+    uint64_t u;
+    memcpy(&u, &s, 8);
+    if ((uint64_t)(u << 1) > REDCOLL__XINF2_f64) { u = REDCOLL__XQNAN_f64; memcpy(&s, &u, 8); }
+    return s;
+}
+REDCOLL__KERNEL(xsum, f32, float, float, redcoll__xadd_f32(a, b))
+REDCOLL__KERNEL(xsum, f64, double, double, redcoll__xadd_f64(a, b))
+/* Kernel P##xsum_SUF inside the default environment: redcoll__kxP##xsum_SUF. */
+#define REDCOLL__XSUM_GUARD(P, SUF)                                                      \
+    static void redcoll__kx##P##xsum_##SUF(const void *lo, const void *hi, void *out,      \
+                                           size_t n) {                                   \
+        unsigned env_ = redcoll__fenv_default();                                         \
+        redcoll__k##P##xsum_##SUF(lo, hi, out, n);                                       \
+        redcoll__fenv_restore(env_);                                                     \
+    }
+REDCOLL__XSUM_GUARD(_, f32)
+REDCOLL__XSUM_GUARD(_, f64)
+
 /* MINLOC/MAXLOC: the better value wins; a tie keeps the smaller index. The
    winner is copied whole, padding included (a struct assignment may copy
    only the members), and only the index is stored after it. */
@@ -1837,6 +1901,7 @@ static redcoll__kernel redcoll__kernel_scalar(redcoll_op_kind kind, redcoll_dtyp
     case REDCOLL_OP_BXOR: switch (d) { REDCOLL__INT_CASES(redcoll__k_, bxor) default: return NULL; }
     case REDCOLL_OP_MINLOC: switch (d) { REDCOLL__PAIR_CASES(minloc) default: return NULL; }
     case REDCOLL_OP_MAXLOC: switch (d) { REDCOLL__PAIR_CASES(maxloc) default: return NULL; }
+    case REDCOLL_OP_SUM_EXACT: switch (d) { REDCOLL__F32_F64_CASES(redcoll__kx_, xsum) default: return NULL; }
     default: return NULL;
     }
 }
@@ -1920,6 +1985,12 @@ REDCOLL__VTYPES(64)
 #define REDCOLL__V_band(B, SUF, VS, VU, a, b, r) r = (VU)a & (VU)b
 #define REDCOLL__V_bor(B, SUF, VS, VU, a, b, r) r = (VU)a | (VU)b
 #define REDCOLL__V_bxor(B, SUF, VS, VU, a, b, r) r = (VU)a ^ (VU)b
+/* The exact sum of two (redcoll__xadd_f64): the sum, NaN lanes replaced. */
+#define REDCOLL__V_xsum(B, SUF, VS, VU, a, b, r)                                          \
+    {                                                                                     \
+        VU s_ = (VU)(a + b), m_ = (VU)((s_ << 1) > REDCOLL__XINF2_##SUF);                 \
+        r = (s_ & ~m_) | (m_ & REDCOLL__XQNAN_##SUF);                                     \
+    }
 #ifdef REDCOLL__SIMD_X86
 /* x86's MINPS(x, y) is x < y ? x : y, its second operand on NaN and on
    equal values: MINPS(b, a) is the scalar loop's b < a ? b : a exactly, in
@@ -2099,7 +2170,8 @@ REDCOLL__VTYPES(64)
     REDCOLL__VINT(K, min, imin) REDCOLL__VFLT(K, min, fmin)                                   \
     REDCOLL__VINT(K, max, imax) REDCOLL__VFLT(K, max, fmax)                                   \
     REDCOLL__VINT(K, land, land) REDCOLL__VINT(K, lor, lor) REDCOLL__VINT(K, lxor, lxor)      \
-    REDCOLL__VINT(K, band, band) REDCOLL__VINT(K, bor, bor) REDCOLL__VINT(K, bxor, bxor)
+    REDCOLL__VINT(K, band, band) REDCOLL__VINT(K, bor, bor) REDCOLL__VINT(K, bxor, bxor)      \
+    REDCOLL__VFLT(K, xsum, xsum)
 
 /* Level L's lookup: its vector kernel where it has one, else the scalar one. */
 #define REDCOLL__VLOOKUP(L)                                                                   \
@@ -2119,6 +2191,7 @@ REDCOLL__VTYPES(64)
         case REDCOLL_OP_BAND: switch (d) { REDCOLL__INT_CASES(redcoll__k##L##_, band) default: break; } break; \
         case REDCOLL_OP_BOR:  switch (d) { REDCOLL__INT_CASES(redcoll__k##L##_, bor)  default: break; } break; \
         case REDCOLL_OP_BXOR: switch (d) { REDCOLL__INT_CASES(redcoll__k##L##_, bxor) default: break; } break; \
+        case REDCOLL_OP_SUM_EXACT: switch (d) { REDCOLL__F32_F64_CASES(redcoll__kx##L##_, xsum) default: break; } break; \
         default: break;                                                                       \
         }                                                                                     \
         return redcoll__kernel_scalar(kind, d);                                               \
@@ -2126,6 +2199,7 @@ REDCOLL__VTYPES(64)
 
 #define REDCOLL__K1(OP, VOP, SUF, SSUF, USUF, T) REDCOLL__VKERNEL(1, , 16, OP, VOP, SUF, SSUF, USUF, T)
 REDCOLL__VALL(REDCOLL__K1)
+REDCOLL__XSUM_GUARD(1_, f32) REDCOLL__XSUM_GUARD(1_, f64)
 REDCOLL__VLOOKUP(1)
 
 #ifdef REDCOLL__SIMD_X86
@@ -2137,6 +2211,8 @@ REDCOLL__VLOOKUP(1)
     REDCOLL__VKERNEL(3, REDCOLL__AVX512, 64, OP, VOP, SUF, SSUF, USUF, T)
 REDCOLL__VALL(REDCOLL__K2)
 REDCOLL__VALL(REDCOLL__K3)
+REDCOLL__XSUM_GUARD(2_, f32) REDCOLL__XSUM_GUARD(2_, f64)
+REDCOLL__XSUM_GUARD(3_, f32) REDCOLL__XSUM_GUARD(3_, f64)
 REDCOLL__VLOOKUP(2)
 REDCOLL__VLOOKUP(3)
 #endif
@@ -4537,6 +4613,12 @@ static redcoll_result redcoll__rabenseifner_traeff(redcoll__ctx *c, const redcol
    Vectors whose whole-range encoding fits in 8 KiB skip step 1: every
    element gets the limbs of the whole range (K = ceil(2098 / L), 35 at
    p = 2) and the count word: one collective in all.
+   Two ranks (x86-64, redcoll__xpair): the correctly rounded sum of two
+   inputs is their IEEE sum in the default FP environment, so p = 2 runs the
+   caller's ordinary schedule with the pair kernel (redcoll__k_xsum_f64 in
+   [SECTION:kernels]: NaN made canonical, MXCSR held at its default while it
+   runs): exactly the ordinary sum's messages, bytes and time.
+   REDCOLL_NO_EXACT_PAIR keeps the general method there (benchmarks).
 
    Collectives: allreduce runs step 1 and every round as allreduces with the
    caller's options (its algorithm, or AUTO's choice for the largest round);
@@ -4668,26 +4750,24 @@ REDCOLL__XHOT int64_t redcoll__xasr(int64_t v, int s) {
 #endif
 }
 
-/* The correctly rounded sum of two: IEEE addition (round to nearest) with the
-   NaN made canonical. Used by redcoll_reduce_local. */
-static void redcoll__exact_local(const void *in, void *inout, size_t n, redcoll_dtype dtype) {
-    size_t i;
-    if (dtype == REDCOLL_DOUBLE) {
-        const double *a = (const double *)in; double *b = (double *)inout;
-        for (i = 0; i < n; ++i) {
-            double s = a[i] + b[i];
-            if (s != s) memcpy(&s, &redcoll__xf64.nan, 8);
-            b[i] = s;
-        }
-    } else {
-        const float *a = (const float *)in; float *b = (float *)inout;
-        uint32_t qnan = (uint32_t)redcoll__xf32.nan;
-        for (i = 0; i < n; ++i) {
-            float s = a[i] + b[i];
-            if (s != s) memcpy(&s, &qnan, 4);
-            b[i] = s;
-        }
-    }
+/* 1 when a SUM_EXACT call runs as one IEEE addition per element inside the
+   ordinary schedules (redcoll__k_xsum_f64): two ranks, and kernels that
+   hold the FP environment at its default. The general method's refusals
+   stay refusals at p = 2. */
+#if REDCOLL__FENV_CONTROL && !defined(REDCOLL_NO_EXACT_PAIR)
+#define REDCOLL__XPAIR_ON 1
+#else
+#define REDCOLL__XPAIR_ON 0
+#endif
+static int redcoll__xpair(const redcoll__ctx *c) {
+#if REDCOLL__XPAIR_ON
+    return c->op.kind == REDCOLL_OP_SUM_EXACT && c->size == 2 &&
+           (c->coll != REDCOLL_COLL_REDUCE_SCATTER_BLOCK ||
+            redcoll_algo_supported(REDCOLL_COLL_REDUCE_SCATTER, c->o.algo));
+#else
+    (void)c;
+    return 0;
+#endif
 }
 
 /* ---- one call --------------------------------------------------------------- */
@@ -5530,7 +5610,6 @@ REDCOLL_API redcoll_result redcoll_reduce_local(const void *in, void *inout, siz
     if (!redcoll__op_ok(&op, dtype)) return REDCOLL_ERR_INVALID_ARG;
     if (count && (!in || !inout)) return REDCOLL_ERR_INVALID_ARG;
     if (count == 0) return REDCOLL_OK;
-    if (op.kind == REDCOLL_OP_SUM_EXACT) { redcoll__exact_local(in, inout, count, dtype); return REDCOLL_OK; }
     k = redcoll__kernel_for(op.kind, dtype);
     if (k) k(in, inout, inout, count); else op.fn(in, inout, count, op.user);
     return REDCOLL_OK;
@@ -7277,6 +7356,7 @@ static redcoll_result redcoll__setup(redcoll__call *call, const redcoll__desc *d
         c->op = redcoll_op_predefined(REDCOLL_OP_SUM);
     }
     c->o = redcoll_options_resolved(d->opts);
+    if (redcoll__xpair(c)) c->op.kind = REDCOLL_OP_SUM; /* c->kernel: the exact sum of two */
     if (t->recv_reduce) c->o.transport_flags |= t->flags & REDCOLL_TRANSPORT_PEER_REDUCE; /* the model reads it */
     c->dry = (t->flags & REDCOLL_TRANSPORT_NO_DATA) != 0;
     /* the counts, without overflow */

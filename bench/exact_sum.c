@@ -17,8 +17,9 @@
    modeled times, their ratio, and bytes sent per element by rank 0.
 
    --float: the same with floats (x rounded to float), bytes still per rank.
+   --model-only: the simulator's columns alone (any p, no threads).
 
-   Usage: exact_sum [-p P] [--seconds S] [--min-bytes N] [--max-bytes N] [--float]
+   Usage: exact_sum [-p P] [--seconds S] [--min-bytes N] [--max-bytes N] [--float] [--model-only]
           (make bench-exact); sizes 8 B times powers of 4, from --min-bytes on
    Exits 1 if an exact result differs between ranks or a call fails. */
 #define _POSIX_C_SOURCE 200809L
@@ -170,17 +171,18 @@ static int model(int p, size_t count, redcoll_op op, double *time, double *bytes
 }
 
 int main(int argc, char **argv) {
-    int p = 2, i, bad = 0;
+    int p = 2, i, bad = 0, model_only = 0;
     double seconds = 0.5;
     size_t min_bytes = 8, max_bytes = (size_t)8 << 20, bytes;
     for (i = 1; i < argc; i += 2) {
         if (strcmp(argv[i], "--float") == 0) { dtype = REDCOLL_FLOAT; esize = 4; --i; continue; }
-        if (i + 1 == argc) { fprintf(stderr, "usage: exact_sum [-p P] [--seconds S] [--min-bytes N] [--max-bytes N] [--float]\n"); return 2; }
+        if (strcmp(argv[i], "--model-only") == 0) { model_only = 1; --i; continue; }
+        if (i + 1 == argc) { fprintf(stderr, "usage: exact_sum [-p P] [--seconds S] [--min-bytes N] [--max-bytes N] [--float] [--model-only]\n"); return 2; }
         if (strcmp(argv[i], "-p") == 0) p = atoi(argv[i + 1]);
         else if (strcmp(argv[i], "--seconds") == 0) seconds = atof(argv[i + 1]);
         else if (strcmp(argv[i], "--min-bytes") == 0) min_bytes = (size_t)atoll(argv[i + 1]);
         else if (strcmp(argv[i], "--max-bytes") == 0) max_bytes = (size_t)atoll(argv[i + 1]);
-        else { fprintf(stderr, "usage: exact_sum [-p P] [--seconds S] [--min-bytes N] [--max-bytes N] [--float]\n"); return 2; }
+        else { fprintf(stderr, "usage: exact_sum [-p P] [--seconds S] [--min-bytes N] [--max-bytes N] [--float] [--model-only]\n"); return 2; }
     }
     if (p < 1 || seconds <= 0) { fprintf(stderr, "exact_sum: bad -p or --seconds\n"); return 2; }
     printf("# allreduce of %s spanning 64 binades, p = %d: REDCOLL_SUM_EXACT / REDCOLL_SUM\n",
@@ -204,13 +206,13 @@ int main(int argc, char **argv) {
         j.first = (char *)malloc(count * esize);
         j.cpu = (double *)calloc((size_t)p * 2 * NPAIRS, sizeof(double));
         if (!j.first || !j.cpu) return 1;
-        r = redcoll_shm_run(p, bench_rank, &j, NULL);
+        r = model_only ? REDCOLL_OK : redcoll_shm_run(p, bench_rank, &j, NULL);
         for (k = 0; k < NPAIRS; ++k) {
             int q;
             cs[k] = ce[k] = 0;
             for (q = 0; q < p; ++q) { cs[k] += j.cpu[(size_t)q * 2 * NPAIRS + (size_t)k]; ce[k] += j.cpu[(size_t)q * 2 * NPAIRS + NPAIRS + (size_t)k]; }
-            ratios[k] = j.t_exact[k] / j.t_sum[k];
-            cratios[k] = ce[k] / cs[k];
+            ratios[k] = model_only ? 0 : j.t_exact[k] / j.t_sum[k];
+            cratios[k] = model_only ? 0 : ce[k] / cs[k];
         }
         ts = median(j.t_sum, NPAIRS);
         te = median(j.t_exact, NPAIRS);

@@ -523,13 +523,14 @@ static void test_exact_p_independent(void) {
    every rounding mode, and flush-to-zero with denormals-are-zero (x86), give
    the bits of the default environment (the reference is computed there). */
 static void test_exact_fpenv(void) {
-    enum { P = 5, N = 400 };
-    static double in[P * N];
-    int env, r, dt, nenv = 4;
+    enum { PMAX = 5, N = 400 };
+    static double in[PMAX * N];
+    int env, r, dt, P, nenv = 4;
     size_t i;
 #if defined(__x86_64__) || defined(__i386__)
     nenv = 5;
 #endif
+    for (P = 2; P <= PMAX; P += PMAX - 2) /* p = 2: the exact sum of two (one addition) */
     for (dt = 0; dt < 2; ++dt)
         for (env = 1; env < nenv; ++env) {
             tx_job j;
@@ -550,10 +551,10 @@ static void test_exact_fpenv(void) {
             j.in = in;
             j.count = N;
             j.coll = REDCOLL_COLL_ALLREDUCE;
-            if (!tx_check(&j, NULL)) printf("      FP environment %d\n", env);
+            if (!tx_check(&j, NULL)) printf("      FP environment %d, p = %d\n", env, P);
             j.coll = REDCOLL_COLL_REDUCE_SCATTER_BLOCK;
             j.count = N / P;
-            if (!tx_check(&j, NULL)) printf("      FP environment %d\n", env);
+            if (!tx_check(&j, NULL)) printf("      FP environment %d, p = %d\n", env, P);
         }
 }
 
@@ -888,9 +889,10 @@ static void test_exact_nodata(void) {
 /* Scratch does not grow with the inputs' range nor with p: 1 M doubles whose
    blocks span the whole exponent range (35 limbs each) hold at most 6 bytes
    per block of range words, a 1 MiB round buffer and what the inner
-   allreduce needs for that round (at most about one more). */
+   allreduce needs for that round (at most about one more). (p = 2 adds in
+   the ordinary schedules: exact/pair.) */
 static void test_exact_scratch(void) {
-    static const int ps[] = { 2, 5, 64 };
+    static const int ps[] = { 3, 5, 64 };
     int pi;
     for (pi = 0; pi < 3; ++pi) {
         rc_spec s = rc_spec_make(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_AUTO, ps[pi], (size_t)1 << 20);
@@ -909,6 +911,73 @@ static void test_exact_scratch(void) {
     }
 }
 
+/* p = 2 on x86-64: the exact sum of two is one IEEE addition, run inside
+   the ordinary schedules (redcoll__xpair), so every collective and
+   algorithm costs what the ordinary SUM costs: the same messages, bytes,
+   reduced elements, rounds, scratch and modeled time, with no range step
+   and no limbs. Results are checked by rc_run (the sweep and the
+   FP-environment test check the bits against the exact reference). */
+static void test_exact_pair(void) {
+    int c, a, k;
+    static const size_t counts[] = { 1, 7, 1000, 100003 };
+    for (c = 0; c < 4; ++c)
+        for (a = 0; a < REDCOLL_ALGO_COUNT; ++a) {
+            if (!redcoll_algo_supported(tx_colls[c], (redcoll_algo)a)) continue;
+            if (tx_colls[c] == REDCOLL_COLL_REDUCE_SCATTER_BLOCK &&
+                !redcoll_algo_supported(REDCOLL_COLL_REDUCE_SCATTER, (redcoll_algo)a)) continue;
+            for (k = 0; k < 4; ++k) {
+                rc_spec s = rc_spec_make(tx_colls[c], (redcoll_algo)a, 2, counts[k]);
+                rc_outcome ex, ord;
+                int r;
+                s.dtype = k % 2 ? REDCOLL_FLOAT : REDCOLL_DOUBLE;
+                s.in_place = k == 2;
+                s.root = 1;
+                s.op = "sum";
+                if (!tf_measure(&s, &ord)) { rc_outcome_free(&ord); continue; }
+                s.op = "sum_exact";
+                if (tf_measure(&s, &ex))
+                    for (r = 0; r < 2; ++r) {
+                        const redcoll_mock_stats *x = &ex.rep.stats[r], *o = &ord.rep.stats[r];
+                        if (!REDCOLL__XPAIR_ON) { /* the general method: a range step, limbs */
+                            CHECK(x->msgs_sent > o->msgs_sent, "%s: general method", tf_describe(&s));
+                            continue;
+                        }
+                        CHECK(x->msgs_sent == o->msgs_sent && x->bytes_sent == o->bytes_sent &&
+                                  x->elems_reduced == o->elems_reduced && x->rounds == o->rounds &&
+                                  x->scratch_bytes == o->scratch_bytes && x->time == o->time,
+                              "%s rank %d: exact %llu msgs %llu B %llu el %ld rounds %llu scratch %g s, "
+                              "ordinary %llu %llu %llu %ld %llu %g", tf_describe(&s), r, x->msgs_sent,
+                              x->bytes_sent, x->elems_reduced, x->rounds, x->scratch_bytes, x->time,
+                              o->msgs_sent, o->bytes_sent, o->elems_reduced, o->rounds, o->scratch_bytes,
+                              o->time);
+                    }
+                rc_outcome_free(&ex);
+                rc_outcome_free(&ord);
+            }
+        }
+}
+
+/* The pair kernel (redcoll_reduce_local and p = 2) under a caller's FP
+   environment that would change an addition: rounding upward, and FTZ/DAZ
+   (x86); the caller's environment is back afterwards. */
+#if REDCOLL__FENV_CONTROL
+static void test_exact_pair_fpenv(void) {
+    double one = 1, tiny = 0x1p-60, sub = 0x1p-1070, s2 = 0x1p-1070;
+    float fsub = 0x1p-140f, fs2 = 0x1p-140f;
+    unsigned csr = _mm_getcsr();
+    fesetround(FE_UPWARD);
+    CHECK(tx_local2(tiny, one) == tx_dbits(1.0), "1 + 2^-60 rounds to nearest, not upward");
+    CHECK(fegetround() == FE_UPWARD, "the caller's rounding mode is back");
+    fesetround(FE_TONEAREST);
+    _mm_setcsr(csr | 0x8040); /* FTZ, DAZ */
+    redcoll_reduce_local(&sub, &s2, 1, REDCOLL_DOUBLE, REDCOLL_SUM_EXACT);
+    redcoll_reduce_local(&fsub, &fs2, 1, REDCOLL_FLOAT, REDCOLL_SUM_EXACT);
+    CHECK((_mm_getcsr() & 0x8040) == 0x8040, "FTZ and DAZ are back");
+    _mm_setcsr(csr);
+    CHECK(s2 == 0x1p-1069 && fs2 == 0x1p-139f, "subnormal sums exact under FTZ/DAZ: %a %a", s2, (double)fs2);
+}
+#endif
+
 static void suite_exact(void) {
     tf_test("exact/op", test_exact_op);
     tf_test("exact/args", test_exact_args);
@@ -921,6 +990,10 @@ static void suite_exact(void) {
     tf_test("exact/faults", test_exact_faults);
     tf_test("exact/nodata", test_exact_nodata);
     tf_test("exact/scratch", test_exact_scratch);
+    tf_test("exact/pair", test_exact_pair);
+#if REDCOLL__FENV_CONTROL
+    tf_test("exact/pair/fpenv", test_exact_pair_fpenv);
+#endif
     tf_test("exact/shm/cases", test_exact_cases_shm);
     tf_test("exact/shm/sweep", test_exact_shm);
 }

@@ -134,6 +134,8 @@ static int tk_float_is_nan(redcoll_dtype d, const unsigned char *p) {
         memcpy(out, &r, sizeof r);                                                         \
         return 1;                                                                          \
     }
+static const uint32_t tk_qnanf = 0x7fc00000u;           /* SUM_EXACT's NaN */
+static const uint64_t tk_qnan = 0x7ff8000000000000ull;
 /* MPI's min and max on floats as the C comparison sees them: the higher rank's
    operand replaces the lower's only when it compares strictly better. */
 #define TK_FLOAT_REF(T)                                                                    \
@@ -145,6 +147,11 @@ static int tk_float_is_nan(redcoll_dtype d, const unsigned char *p) {
         case REDCOLL_OP_PROD: r = a * b; break;                                            \
         case REDCOLL_OP_MIN: r = a; if (b < a) r = b; break;                               \
         case REDCOLL_OP_MAX: r = a; if (b > a) r = b; break;                               \
+        case REDCOLL_OP_SUM_EXACT: /* float, double: the sum, NaN canonical */             \
+            if (d == REDCOLL_LONG_DOUBLE) return 0;                                        \
+            r = a + b;                                                                     \
+            if (r != r) memcpy(&r, sizeof r == 4 ? (const void *)&tk_qnanf : &tk_qnan, sizeof r); \
+            break;                                                                         \
         default: return 0;                                                                 \
         }                                                                                  \
         memcpy(out, &r, tk_value_bytes(d));                                                \
@@ -335,7 +342,8 @@ static void tk_sweep(int first_dtype, int last_dtype) {
     if (B.lo_in && B.hi_in && B.want && B.a && B.b && B.c) {
         B.a += 64 - TK_GUARD % 64; B.b += 64 - TK_GUARD % 64; B.c += 64 - TK_GUARD % 64;
         for (d = first_dtype; d <= last_dtype; ++d)
-            for (op = 0; op < REDCOLL_OP_USER; ++op) tk_sweep_one((redcoll_op_kind)op, (redcoll_dtype)d, &B);
+            for (op = 0; op < REDCOLL_OP_KIND_COUNT; ++op)
+                if (op != REDCOLL_OP_USER) tk_sweep_one((redcoll_op_kind)op, (redcoll_dtype)d, &B);
         B.a -= 64 - TK_GUARD % 64; B.b -= 64 - TK_GUARD % 64; B.c -= 64 - TK_GUARD % 64;
     }
     free(B.lo_in); free(B.hi_in); free(B.want); free(B.a); free(B.b); free(B.c);
