@@ -476,7 +476,7 @@ static int bench_rows(bench *b, redcoll_coll coll, size_t count, int in_place, b
         row->label = a ? redcoll_algo_name((redcoll_algo)a) : "auto";
     }
 #ifdef REDCOLL_CLI_MPI
-    if (b->mpi && c->op.kind != REDCOLL_OP_USER && bench_mpi_dtype(c->spec.dtype) != MPI_DATATYPE_NULL) {
+    if (b->mpi && bench_mpi_op(c->op.kind) != MPI_OP_NULL && bench_mpi_dtype(c->spec.dtype) != MPI_DATATYPE_NULL) {
         bench_row *row = &rows[n++];
         *row = rows[0];
         row->native = 1;

@@ -108,6 +108,11 @@ if [ -n "$mpibin" ] && [ -x "$mpibin" ] && command -v "$mpiexec" >/dev/null 2>&1
     timeout 120 "$mpiexec" -n 1 "$mpibin" bench --transport threads -p 2 -b 8 -e 8 --csv $quick 2>/dev/null |
         awk -F, 'NR > 1 { n++; if ($4 != "threads" || $5 != 2) bad = 1 } END { exit bad || !n }'
     check "mpi bench: --transport threads under mpiexec stays on threads" $?
+    timeout 300 "$mpiexec" -n 2 "$mpibin" bench --transport mpi --op sum_exact -b 8 -e 8K -f 32 --csv $quick \
+        > "$tmp/mpix.csv" 2>/dev/null
+    check "mpi bench --op sum_exact exits 0" $?
+    awk -F, 'NR > 1 { n++; if ($2 == "native" || $14 != 0 || $16 != "ok") bad = 1 } END { exit bad || n != 3 }' "$tmp/mpix.csv"
+    check "mpi bench --op sum_exact: no native row (MPI has no such op), every row right" $?
     timeout 120 "$mpiexec" -n 2 "$mpibin" bench --transport mpi -p 3 >/dev/null 2>&1
     check "mpi bench: -p other than the job's size (exit 2)" $(( $? == 2 ? 0 : 1 ))
 else
