@@ -1813,20 +1813,16 @@ static void redcoll__fenv_restore(unsigned old) { (void)old; }
 #define REDCOLL__XINF2_f64 0xffe0000000000000ull
 #define REDCOLL__XQNAN_f32 0x7fc00000u             /* the canonical quiet NaN */
 #define REDCOLL__XQNAN_f64 0x7ff8000000000000ull
-static float redcoll__xadd_f32(float a, float b) {
-    float s = a + b;
-    uint32_t u;
-    memcpy(&u, &s, 4);
-    if ((uint32_t)(u << 1) > REDCOLL__XINF2_f32) { u = REDCOLL__XQNAN_f32; memcpy(&s, &u, 4); }
-    return s;
-}
-static double redcoll__xadd_f64(double a, double b) {
-    double s = a + b;
-    uint64_t u;
-    memcpy(&u, &s, 8);
-    if ((uint64_t)(u << 1) > REDCOLL__XINF2_f64) { u = REDCOLL__XQNAN_f64; memcpy(&s, &u, 8); }
-    return s;
-}
+#define REDCOLL__XADD(SUF, T, U)                                                          \
+    static T redcoll__xadd_##SUF(T a, T b) {                                              \
+        T s = a + b;                                                                      \
+        U u;                                                                              \
+        memcpy(&u, &s, sizeof u);                                                         \
+        if ((U)(u << 1) > REDCOLL__XINF2_##SUF) { u = REDCOLL__XQNAN_##SUF; memcpy(&s, &u, sizeof u); } \
+        return s;                                                                         \
+    }
+REDCOLL__XADD(f32, float, uint32_t)
+REDCOLL__XADD(f64, double, uint64_t)
 REDCOLL__KERNEL(xsum, f32, float, float, redcoll__xadd_f32(a, b))
 REDCOLL__KERNEL(xsum, f64, double, double, redcoll__xadd_f64(a, b))
 /* Kernel P##xsum_SUF inside the default environment: redcoll__kxP##xsum_SUF. */
