@@ -4837,7 +4837,9 @@ REDCOLL__XHOT void redcoll__xranges(redcoll__xsum *x, redcoll__xfmt f) {
    integer below 2^(KL) (bias: 1074, 149), and its digits come from a
    truncating division by 2^L; every operation is exact, so the FP
    environment (rounding mode, flush to zero) cannot change the result.
-   Needs lo >= F (no subnormal input) and a normal scale factor. */
+   Needs lo >= F (no subnormal input) and a normal scale factor. Limb j of
+   element i goes to w[j n + i] (a block's limbs limb by limb: plain vector
+   stores, and the same layout the rounding reads). */
 REDCOLL__XHOT void redcoll__xencode_fp(redcoll__xfmt f, int L, const char *REDCOLL__XRESTRICT in,
                                        size_t n, int K, int lo, int64_t *REDCOLL__XRESTRICT w) {
     const int bias = f.bits == 64 ? 1074 : 149;
@@ -4852,13 +4854,14 @@ REDCOLL__XHOT void redcoll__xencode_fp(redcoll__xfmt f, int L, const char *REDCO
         else { float v; memcpy(&v, in + 4 * i, 4); y = v; }
         y *= S;
         if (K == 1) { w[i] = (int64_t)y; continue; }
-        w[2 * i + 1] = (int64_t)(y * R);
-        w[2 * i] = (int64_t)(y - (double)w[2 * i + 1] * B);
+        w[n + i] = (int64_t)(y * R);
+        w[i] = (int64_t)(y - (double)w[n + i] * B);
     }
 }
 
 /* Step 2 the general way: the signed base-2^L digits of n inputs x / 2^lo,
-   K limbs per element and the count word when k->sp, element after element. */
+   K limbs per element and the count word when k->sp; word j of element i at
+   w[j n + i], as every block's. */
 static void redcoll__xencode_gen(const redcoll__xsum *x, const char *in, size_t n,
                                  const redcoll__xblk *k, int64_t *w) {
     const redcoll__xfmt *f = x->f;
@@ -4867,17 +4870,18 @@ static void redcoll__xencode_gen(const redcoll__xsum *x, const char *in, size_t 
     const uint64_t inv = ((uint64_t)1 << 32) / (uint64_t)L + 1; /* r / L = r inv >> 32, r < 2^16 */
     const int64_t z1 = (int64_t)1 << (2 * REDCOLL__XFIELD);     /* one input that is not -0 */
     size_t i;
-    for (i = 0; i < n; ++i, w += kw) {
+    for (i = 0; i < n; ++i) {
+        int64_t *wi = w + i;
         uint64_t u = redcoll__xload(f, in + i * (size_t)es), m = u & fm, d[3];
         unsigned e = (unsigned)(u >> F) & f->emax;
         int neg = (int)(u >> (f->bits - 1)), a, r, q, o, j;
-        for (j = 0; j < kw; ++j) w[j] = 0;
+        for (j = 0; j < kw; ++j) wi[j * n] = 0;
         if (e == f->emax) { /* NaN counts as both infinities */
-            if (k->sp) w[K] = z1 + (m ? 1 + ((int64_t)1 << REDCOLL__XFIELD)
-                                      : (int64_t)1 << (neg ? REDCOLL__XFIELD : 0));
+            if (k->sp) wi[K * n] = z1 + (m ? 1 + ((int64_t)1 << REDCOLL__XFIELD)
+                                           : (int64_t)1 << (neg ? REDCOLL__XFIELD : 0));
             continue;
         }
-        if (k->sp && (m || e || !neg)) w[K] = z1;
+        if (k->sp && (m || e || !neg)) wi[K * n] = z1;
         if (e == 0 && m == 0) continue;
         if (e) m |= fm + 1;
         a = e ? (int)e - 1 : 0;            /* position of m's bit 0 */
@@ -4888,7 +4892,7 @@ static void redcoll__xencode_gen(const redcoll__xsum *x, const char *in, size_t 
         d[0] = (m << o) & mask;
         d[1] = (m >> (L - o)) & mask;
         d[2] = 2 * L - o < 64 ? m >> (2 * L - o) : 0;
-        for (j = 0; j < 3 && q + j < K; ++j) w[q + j] = neg ? -(int64_t)d[j] : (int64_t)d[j];
+        for (j = 0; j < 3 && q + j < K; ++j) wi[(q + j) * n] = neg ? -(int64_t)d[j] : (int64_t)d[j];
     }
 }
 
@@ -4965,9 +4969,9 @@ REDCOLL__XHOT uint64_t redcoll__xround_fast(redcoll__xfmt f, int L, int lo, int6
     return (bits | (sm & ((uint64_t)1 << (f.bits - 1)))) & any;
 }
 
-/* Step 3 for one element: its K summed limbs (and count word) to the
-   correctly rounded value's bits. */
-static uint64_t redcoll__xround(const redcoll__xsum *x, const int64_t *w, const redcoll__xblk *k) {
+/* Step 3 for one element: its K summed limbs (and count word), st words
+   apart, to the correctly rounded value's bits. */
+static uint64_t redcoll__xround(const redcoll__xsum *x, const int64_t *w, size_t st, const redcoll__xblk *k) {
     const redcoll__xfmt *f = x->f;
     const int L = x->L, K = k->K;
     const uint64_t mask = ((uint64_t)1 << L) - 1, fmask = ((uint64_t)1 << REDCOLL__XFIELD) - 1;
@@ -4975,22 +4979,22 @@ static uint64_t redcoll__xround(const redcoll__xsum *x, const int64_t *w, const 
     int64_t c = 0, top;
     int j, h, neg, sticky;
     if (k->sp) {
-        uint64_t s = (uint64_t)w[K];
+        uint64_t s = (uint64_t)w[K * st];
         int pinf = (s & fmask) != 0, ninf = ((s >> REDCOLL__XFIELD) & fmask) != 0;
         if (pinf && ninf) return f->nan;
         if (pinf || ninf) return (uint64_t)f->emax << f->frac | (uint64_t)ninf << (f->bits - 1);
     }
     if (K >= 1 && K <= 2) { /* normal results the short way; the rest below */
         uint64_t slow = 0;
-        v = redcoll__xround_fast(*f, L, k->lo, w[0], K == 2 ? w[1] : 0, &slow);
+        v = redcoll__xround_fast(*f, L, k->lo, w[0], K == 2 ? w[st] : 0, &slow);
         if (v && !(slow >> 63)) return v;
     }
     for (j = 0; j + 1 < K; ++j) { /* digits in [0, 2^L), carries up */
-        int64_t t = w[j] + c;
+        int64_t t = w[j * st] + c;
         g[j] = (uint64_t)t & mask;
         c = redcoll__xasr(t, L);
     }
-    top = K ? w[K - 1] + c : 0;
+    top = K ? w[(K - 1) * st] + c : 0;
     neg = top < 0;
     if (neg) { /* the magnitude: negate the digits */
         int borrow = 0;
@@ -5009,7 +5013,7 @@ static uint64_t redcoll__xround(const redcoll__xsum *x, const int64_t *w, const 
         return redcoll__xpack(f, k->lo, u, v, sticky, neg);
     }
     /* exact zero: -0 only if no input was anything else */
-    return k->sp && ((uint64_t)w[K] >> (2 * REDCOLL__XFIELD)) == 0 ? (uint64_t)1 << (f->bits - 1) : 0;
+    return k->sp && ((uint64_t)w[K * st] >> (2 * REDCOLL__XFIELD)) == 0 ? (uint64_t)1 << (f->bits - 1) : 0;
 }
 
 /* The common block's loop, for one format and K (constants once inlined).
@@ -5023,7 +5027,7 @@ REDCOLL__XHOT int redcoll__xdecode_fast(redcoll__xfmt f, int L, const int64_t *R
         for (i = 0; i < n; ++i) redcoll__xstore(&f, out + i * es, redcoll__xround_fast(f, L, lo, w[i], 0, &slow));
     else
         for (i = 0; i < n; ++i)
-            redcoll__xstore(&f, out + i * es, redcoll__xround_fast(f, L, lo, w[2 * i], w[2 * i + 1], &slow));
+            redcoll__xstore(&f, out + i * es, redcoll__xround_fast(f, L, lo, w[i], w[n + i], &slow));
     return (int)(slow >> 63);
 }
 
@@ -5031,8 +5035,8 @@ REDCOLL__XHOT int redcoll__xdecode_fast(redcoll__xfmt f, int L, const int64_t *R
    general way. */
 static void redcoll__xdecode_gen(const redcoll__xsum *x, const int64_t *w, size_t n,
                                  const redcoll__xblk *k, char *out) {
-    size_t i, kw = (size_t)(k->K + k->sp), es = (size_t)(x->f->bits / 8);
-    for (i = 0; i < n; ++i, w += kw) redcoll__xstore(x->f, out + i * es, redcoll__xround(x, w, k));
+    size_t i, es = (size_t)(x->f->bits / 8);
+    for (i = 0; i < n; ++i) redcoll__xstore(x->f, out + i * es, redcoll__xround(x, w + i, n, k));
 }
 
 /* Step 2 for the blocks of a round, from cur on while they fit in x->cap (at

@@ -771,14 +771,15 @@ static void test_exact_loops(void) {
                         else { limb[2 * i] = w0; limb[2 * i + 1] = w1; }
                     }
                 }
-                /* the limbs of block b start at b * 32 * K_avg: lay them out as the passes do */
+                /* the limbs of block b start at b * 32 * K_avg: lay them out as the passes do
+                   (a block's low limbs, then its high limbs) */
                 {
                     size_t at = 0;
                     static int64_t packed[CAP];
                     for (b = 0; b < x.nblocks; ++b) {
                         size_t n0 = b * REDCOLL__XBLOCK, n = N - n0 < REDCOLL__XBLOCK ? N - n0 : REDCOLL__XBLOCK;
                         size_t K = 1 + b % 2;
-                        memcpy(packed + at, limb + (K == 1 ? n0 : 2 * n0), n * K * sizeof(int64_t));
+                        for (i = 0; i < n * K; ++i) packed[at + i] = K == 1 ? limb[n0 + i] : limb[2 * n0 + 2 * (i % n) + i / n];
                         at += n * K;
                     }
                     memcpy(limb, packed, at * sizeof(int64_t));
@@ -789,7 +790,7 @@ static void test_exact_loops(void) {
                         size_t n0 = b * REDCOLL__XBLOCK, n = N - n0 < REDCOLL__XBLOCK ? N - n0 : REDCOLL__XBLOCK;
                         int K = 1 + (int)(b % 2), lo = 0xffff - info[3 * b + 1];
                         for (i = 0; i < n; ++i) {
-                            uint64_t want = tx_limbs_ref(packed[at + i * (size_t)K], K == 2 ? packed[at + 2 * i + 1] : 0, L, lo, dbl), got = 0;
+                            uint64_t want = tx_limbs_ref(packed[at + i], K == 2 ? packed[at + n + i] : 0, L, lo, dbl), got = 0;
                             memcpy(&got, (char *)out + (n0 + i) * (size_t)es, (size_t)es);
                             if (got != want && bad++ < 3)
                                 CHECK(0, "level %d %s L=%d block %zu (K=%d lo=%d) element %zu: %llx, want %llx", lv,
