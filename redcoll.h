@@ -4766,22 +4766,25 @@ REDCOLL__XHOT redcoll__xblk redcoll__xblock(const redcoll__xsum *x, size_t b) {
 
 /* Step 1's fast scan of n inputs: the smallest exponent field (+0 left out)
    and the largest, and whether any input is an inf, a NaN, a subnormal or
-   a -0 (nonzero return). */
+   a -0 (nonzero return). Per element only a shift, a select and a min and a
+   max of the bits without the sign (whose order is the magnitudes'), the
+   fields taken once: the largest is the all-ones field for an inf or a NaN,
+   the smallest 0 for a subnormal or a -0 (its key is 0, +0's the largest). */
 REDCOLL__XHOT uint64_t redcoll__xscan(redcoll__xfmt f, const char *REDCOLL__XRESTRICT in, size_t n,
                                       uint64_t *emin_, uint64_t *emx_) {
     const int F = f.frac, es = f.bits / 8;
-    uint64_t emin = f.emax, emx = 0, odd = 0;
+    const uint64_t ones = ((uint64_t)2 << (f.bits - 1)) - 1; /* the format's bits */
+    uint64_t kmin = ones, kmax = 0;
     size_t i;
     for (i = 0; i < n; ++i) {
-        uint64_t u = redcoll__xload(&f, in + i * (size_t)es), e = (u >> F) & f.emax;
-        odd |= (e == f.emax) | ((e == 0) & (u != 0));  /* inf, NaN, subnormal, -0 */
-        emx = e > emx ? e : emx;
-        e = e ? e : f.emax;                             /* +0 has no bits */
-        emin = e < emin ? e : emin;
+        uint64_t u = redcoll__xload(&f, in + i * (size_t)es), a = (u << 1) & ones;
+        kmax = a > kmax ? a : kmax;
+        a = (a - (uint64_t)(u == 0)) & ones;            /* +0 has no bits: the largest key */
+        kmin = a < kmin ? a : kmin;
     }
-    *emin_ = emin;
-    *emx_ = emx;
-    return odd;
+    *emin_ = kmin >> (F + 1);
+    *emx_ = kmax >> (F + 1);
+    return (*emx_ == f.emax) | (*emin_ == 0);
 }
 
 /* Step 1 for one block of n inputs: bits hi down to lo hold every finite
