@@ -4972,6 +4972,39 @@ REDCOLL__XHOT uint64_t redcoll__xround_fast(redcoll__xfmt f, int L, int lo, int6
     return (bits | (sm & ((uint64_t)1 << (f.bits - 1)))) & any;
 }
 
+/* redcoll__xround_fast by conversion, for x86 with MXCSR at its default
+   (round to nearest, no flush to zero; redcoll__xdecode_round sets it):
+   about half the instructions. t = w1 + floor(w0 / 2^L) and the value
+   V = t 2^L + r, 0 <= r < 2^L, |t| < 2^62 (p limbs of L bits, L = 62 -
+   ceil(lg p)). The exponent of (double)t gives log2|t| within one, so
+   X = floor(V / 2^(L - c)) with its lowest bit set when bits were dropped
+   (rounding to odd) has at least 60 significant bits and fits in int64
+   (c = L: X = V exactly); one conversion of X to the format rounds it as V
+   would round (round to odd at 2 or more extra bits, then to nearest, is
+   rounding to nearest), and the scale 2^(L - c + lo - bias) goes onto the
+   exponent field. Returns 0 for a zero sum; sets the top bit of *slow
+   when a nonzero result is subnormal or overflows. */
+REDCOLL__XHOT uint64_t redcoll__xround_cvt(redcoll__xfmt f, int L, int lo, int64_t w0, int64_t w1,
+                                           uint64_t *slow) {
+    const int F = f.frac;
+    const int64_t bias = f.bits == 64 ? 1074 : 149;
+    const uint64_t mask = ((uint64_t)1 << L) - 1;
+    int64_t t = w1 + redcoll__xasr(w0, L), c, k;
+    uint64_t r = (uint64_t)w0 & mask, e, X, bits, field, any;
+    double a = (double)t;
+    memcpy(&e, &a, 8);
+    c = 1085 - (int64_t)(e >> 52 & 2047);              /* 62 - log2|t| or one less, >= 0 */
+    c = c > L ? L : c;
+    X = (uint64_t)t << c | r >> (L - c) | REDCOLL__XNZ(r << (64 - L) << c);
+    any = (uint64_t)0 - REDCOLL__XNZ(X);
+    if (f.bits == 64) { double d = (double)(int64_t)X; memcpy(&bits, &d, 8); }
+    else { float d = (float)(int64_t)X; uint32_t b32; memcpy(&b32, &d, 4); bits = b32; }
+    k = L - c + lo - bias;
+    field = (bits >> F & f.emax) + (uint64_t)k;
+    *slow |= any & ((field - 1) | ((f.emax - 1) - field)); /* field < 1, or inf */
+    return (bits + ((uint64_t)k << F)) & any;
+}
+
 /* Step 3 for one element: its K summed limbs (and count word), st words
    apart, to the correctly rounded value's bits. */
 static uint64_t redcoll__xround(const redcoll__xsum *x, const int64_t *w, size_t st, const redcoll__xblk *k) {
@@ -5019,14 +5052,20 @@ static uint64_t redcoll__xround(const redcoll__xsum *x, const int64_t *w, size_t
     return k->sp && ((uint64_t)w[K * st] >> (2 * REDCOLL__XFIELD)) == 0 ? (uint64_t)1 << (f->bits - 1) : 0;
 }
 
-/* The common block's loop, for one format and K (constants once inlined).
-   f by value: the stores to out may alias anything behind a pointer.
-   Returns 1 if some element must be redone the general way. */
+/* The common block's loop, for one format and K (constants once inlined);
+   cvt: by conversion (redcoll__xround_cvt). f by value: the stores to out
+   may alias anything behind a pointer. Returns 1 if some element must be
+   redone the general way. */
 REDCOLL__XHOT int redcoll__xdecode_fast(redcoll__xfmt f, int L, const int64_t *REDCOLL__XRESTRICT w,
-                                        size_t n, int K, int lo, char *REDCOLL__XRESTRICT out) {
+                                        size_t n, int K, int lo, char *REDCOLL__XRESTRICT out, int cvt) {
     size_t i, es = (size_t)(f.bits / 8);
     uint64_t slow = 0;
-    if (K == 1)
+    if (cvt && K == 1)
+        for (i = 0; i < n; ++i) redcoll__xstore(&f, out + i * es, redcoll__xround_cvt(f, L, lo, w[i], 0, &slow));
+    else if (cvt)
+        for (i = 0; i < n; ++i)
+            redcoll__xstore(&f, out + i * es, redcoll__xround_cvt(f, L, lo, w[i], w[n + i], &slow));
+    else if (K == 1)
         for (i = 0; i < n; ++i) redcoll__xstore(&f, out + i * es, redcoll__xround_fast(f, L, lo, w[i], 0, &slow));
     else
         for (i = 0; i < n; ++i)
@@ -5079,12 +5118,23 @@ REDCOLL__XHOT size_t redcoll__xencode_round(redcoll__xsum *x, redcoll__xfmt f, r
 }
 
 /* Step 3 for the blocks cur .. end of a round: this rank's results (after a
-   reduce_scatter rank me's blocks lead the buffer). */
+   reduce_scatter rank me's blocks lead the buffer). cvt (x86 only): the
+   common blocks by conversion, with MXCSR at its default for the pass and
+   the caller's (modes and flags) restored after it. */
 REDCOLL__XHOT void redcoll__xdecode_round(redcoll__xsum *x, redcoll__xfmt f, redcoll__xcur cur,
-                                          redcoll__xcur end) {
+                                          redcoll__xcur end, int cvt) {
     const size_t es = (size_t)f.bits / 8;
     const int me = x->c->rank, scatter = x->scatter, dry = x->c->dry;
     size_t words = 0, mine = 0;
+#ifdef REDCOLL__SIMD_X86
+    unsigned csr = 0, def = 0x1f80; /* every exception masked, round to nearest, no FTZ or DAZ */
+    if (cvt) {
+        __asm__ __volatile__("stmxcsr %0" : "=m"(csr) : : "memory");
+        __asm__ __volatile__("ldmxcsr %0" : : "m"(def) : "memory");
+    }
+#else
+    cvt = 0;
+#endif
     while (cur.b != end.b) {
         size_t n = redcoll__xblock_len(x, &cur);
         redcoll__xblk b = redcoll__xblock(x, cur.b);
@@ -5095,9 +5145,9 @@ REDCOLL__XHOT void redcoll__xdecode_round(redcoll__xsum *x, redcoll__xfmt f, red
             int slow = 1;
             if (dry || b.sp || b.K < 1 || b.K > 2) {
             } else if (n == REDCOLL__XBLOCK) {
-                slow = redcoll__xdecode_fast(f, x->L, w, REDCOLL__XBLOCK, b.K, b.lo, out);
+                slow = redcoll__xdecode_fast(f, x->L, w, REDCOLL__XBLOCK, b.K, b.lo, out, cvt);
             } else {
-                slow = redcoll__xdecode_fast(f, x->L, w, n, b.K, b.lo, out);
+                slow = redcoll__xdecode_fast(f, x->L, w, n, b.K, b.lo, out, cvt);
             }
             if (slow && !dry) redcoll__xdecode_gen(x, w, n, &b, out);
             redcoll__account(x->c, n);
@@ -5106,6 +5156,9 @@ REDCOLL__XHOT void redcoll__xdecode_round(redcoll__xsum *x, redcoll__xfmt f, red
         words += bw;
         redcoll__xadvance(&cur, n);
     }
+#ifdef REDCOLL__SIMD_X86
+    if (cvt) __asm__ __volatile__("ldmxcsr %0" : : "m"(csr) : "memory");
+#endif
 }
 
 /* The three passes over the call for one format, compiled once per
@@ -5117,27 +5170,27 @@ typedef struct redcoll__xloops {
     void (*decode)(redcoll__xsum *x, redcoll__xcur cur, redcoll__xcur end);   /* redcoll__xdecode_round */
 } redcoll__xloops;
 
-#define REDCOLL__XLOOPS(SUF, ATTR, FMT)                                                            \
+#define REDCOLL__XLOOPS(SUF, ATTR, FMT, CVT)                                                       \
     static ATTR void redcoll__xranges_##SUF(redcoll__xsum *x) { redcoll__xranges(x, FMT); }       \
     static ATTR size_t redcoll__xencode_##SUF(redcoll__xsum *x, redcoll__xcur cur, redcoll__xcur *end) { \
         return redcoll__xencode_round(x, FMT, cur, end);                                           \
     }                                                                                              \
     static ATTR void redcoll__xdecode_##SUF(redcoll__xsum *x, redcoll__xcur cur, redcoll__xcur end) { \
-        redcoll__xdecode_round(x, FMT, cur, end);                                                  \
+        redcoll__xdecode_round(x, FMT, cur, end, CVT);                                             \
     }                                                                                              \
     static const redcoll__xloops redcoll__xloops_##SUF = { redcoll__xranges_##SUF,                 \
                                                            redcoll__xencode_##SUF, redcoll__xdecode_##SUF };
 
-REDCOLL__XLOOPS(f64, , redcoll__xf64)
-REDCOLL__XLOOPS(f32, , redcoll__xf32)
+REDCOLL__XLOOPS(f64, , redcoll__xf64, 0)
+REDCOLL__XLOOPS(f32, , redcoll__xf32, 0)
 #ifdef REDCOLL__SIMD_X86
 /* AVX-512 has the lanes all three need (double <-> int64, 64-bit leading
    zeros: CD); AVX2 vectorises the range scan. */
 #define REDCOLL__XAVX512 __attribute__((target("avx512f,avx512dq,avx512vl,avx512cd")))
-REDCOLL__XLOOPS(f64_avx2, REDCOLL__AVX2, redcoll__xf64)
-REDCOLL__XLOOPS(f32_avx2, REDCOLL__AVX2, redcoll__xf32)
-REDCOLL__XLOOPS(f64_avx512, REDCOLL__XAVX512, redcoll__xf64)
-REDCOLL__XLOOPS(f32_avx512, REDCOLL__XAVX512, redcoll__xf32)
+REDCOLL__XLOOPS(f64_avx2, REDCOLL__AVX2, redcoll__xf64, 1)
+REDCOLL__XLOOPS(f32_avx2, REDCOLL__AVX2, redcoll__xf32, 1)
+REDCOLL__XLOOPS(f64_avx512, REDCOLL__XAVX512, redcoll__xf64, 1)
+REDCOLL__XLOOPS(f32_avx512, REDCOLL__XAVX512, redcoll__xf32, 1)
 #endif
 
 /* The passes of level lv for a format (0 portable C, 1 AVX2, 2 AVX-512 with

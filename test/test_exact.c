@@ -28,6 +28,7 @@ typedef struct tx_job {
     const double  *in;
     char         **out;
     redcoll_result *res;
+    int           *kept;    /* optional, per rank: the caller's rounding mode, FTZ and DAZ survived the call */
 } tx_job;
 
 static size_t tx_total(const tx_job *j) {
@@ -92,6 +93,13 @@ static redcoll_result tx_rank(const redcoll_transport *t, void *arg) {
         res = redcoll_reduce_scatter(t, s, rb, j->counts, j->dtype, REDCOLL_SUM_EXACT, &o); break;
     default:
         res = redcoll_reduce_scatter_block(t, s, rb, j->count, j->dtype, REDCOLL_SUM_EXACT, &o); break;
+    }
+    if (j->kept) {
+        j->kept[r] = fegetround() == (j->fpenv == 1 ? FE_UPWARD : j->fpenv == 2 ? FE_DOWNWARD
+                                      : j->fpenv == 3 ? FE_TOWARDZERO : FE_TONEAREST);
+#if defined(__x86_64__) || defined(__i386__)
+        j->kept[r] &= (_mm_getcsr() & 0x8040) == (j->fpenv == 4 ? 0x8040u : (csr & 0x8040));
+#endif
     }
     fesetenv(&env);
 #if defined(__x86_64__) || defined(__i386__)
@@ -521,11 +529,13 @@ static void test_exact_p_independent(void) {
 
 /* The results do not depend on the FP environment of the calling threads:
    every rounding mode, and flush-to-zero with denormals-are-zero (x86), give
-   the bits of the default environment (the reference is computed there). */
+   the bits of the default environment (the reference is computed there), and
+   the caller finds its environment as it was (the rounding pass on x86 sets
+   MXCSR to the default and back). */
 static void test_exact_fpenv(void) {
     enum { P = 5, N = 400 };
     static double in[P * N];
-    int env, r, dt, nenv = 4;
+    int env, r, dt, nenv = 4, kept[P];
     size_t i;
 #if defined(__x86_64__) || defined(__i386__)
     nenv = 5;
@@ -545,15 +555,20 @@ static void test_exact_fpenv(void) {
                 }
             memset(&j, 0, sizeof j);
             j.fpenv = env;
+            j.kept = kept;
             j.dtype = dt ? REDCOLL_FLOAT : REDCOLL_DOUBLE;
             j.p = P;
             j.in = in;
             j.count = N;
             j.coll = REDCOLL_COLL_ALLREDUCE;
+            for (r = 0; r < P; ++r) kept[r] = 0;
             if (!tx_check(&j, NULL)) printf("      FP environment %d\n", env);
+            for (r = 0; r < P; ++r) CHECK(kept[r], "FP environment %d: rank %d's changed (allreduce)", env, r);
             j.coll = REDCOLL_COLL_REDUCE_SCATTER_BLOCK;
             j.count = N / P;
+            for (r = 0; r < P; ++r) kept[r] = 0;
             if (!tx_check(&j, NULL)) printf("      FP environment %d\n", env);
+            for (r = 0; r < P; ++r) CHECK(kept[r], "FP environment %d: rank %d's changed (reduce_scatter_block)", env, r);
         }
 }
 
