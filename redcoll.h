@@ -4524,14 +4524,21 @@ static redcoll_result redcoll__rabenseifner_traeff(redcoll__ctx *c, const redcol
       of whatever schedule runs does the exact arithmetic. A block with inf,
       NaN or -0 adds a word per element counting them in three 21-bit fields
       (+inf or NaN, -inf or NaN, inputs that are not -0); a block of zeros
-      has no words. The common block (K <= 2, no subnormal) is encoded in
-      floating point: x 2^(1074 - lo) and its truncating division by 2^L are
-      exact, so no rounding mode or flush-to-zero can change them. Limbs go
-      in rounds of at most 1 MiB (consecutive blocks), one collective each.
+      has no words. A block's words go limb by limb (every element's limb 0,
+      then every element's limb 1, ..., the count words last), so the loops
+      load and store whole vectors. The common block (K <= 2, no subnormal)
+      is encoded in floating point: x 2^(1074 - lo) and its truncating
+      division by 2^L are exact, so no rounding mode or flush-to-zero can
+      change them. Limbs go in rounds of at most 1 MiB (consecutive blocks),
+      one collective each.
    3. Rounding. Carries are propagated and the integer rounded to nearest,
       ties to even, in integer arithmetic: K <= 2 as a 128-bit value whose top
       64 bits hold mantissa and round bit at fixed places; subnormal results
       (exact), overflow (signed infinity) and wider blocks the general way.
+      On x86 the common block's normal results come from one int64
+      conversion of a window of 60+ bits rounded to odd (redcoll__xround_cvt),
+      with MXCSR at its default (nearest, no FTZ/DAZ, exceptions masked) for
+      the pass and the caller's restored after it.
       Any NaN, or +inf with -inf, gives the quiet NaN 0x7ff8.. / 0x7fc0..; an
       exact zero is -0 only when every input was -0.
    Vectors whose whole-range encoding fits in 8 KiB skip step 1: every
@@ -4558,7 +4565,7 @@ static redcoll_result redcoll__rabenseifner_traeff(redcoll__ctx *c, const redcol
    special value) run branch-free loops of constant length, compiled per
    instruction set and picked at setup (redcoll__xloops_for): with AVX-512
    (F, DQ, VL, CD) all three vectorise, with AVX2 the scan; in cache about
-   0.2, 0.25 and 1 ns per double on a 2-core AVX-512 EPYC. Bytes a rank sends at
+   0.2, 0.2 and 0.55 ns per double on a 2-core AVX-512 EPYC. Bytes a rank sends at
    p = 2 (ordinary sum: 8): 16 per element (+ 0.09; split: 12) for doubles
    within 69 binades at p = 2, within 53 at p <= 512; 24 up to 70 binades at
    any p < 2^21. K grows with the range: 35 limbs for a block holding both
