@@ -4596,14 +4596,21 @@ static redcoll_result redcoll__rabenseifner_traeff(redcoll__ctx *c, const redcol
       of whatever schedule runs does the exact arithmetic. A block with inf,
       NaN or -0 adds a word per element counting them in three 21-bit fields
       (+inf or NaN, -inf or NaN, inputs that are not -0); a block of zeros
-      has no words. The common block (K <= 2, no subnormal) is encoded in
-      floating point: x 2^(1074 - lo) and its truncating division by 2^L are
-      exact, so no rounding mode or flush-to-zero can change them. Limbs go
-      in rounds of at most 1 MiB (consecutive blocks), one collective each.
+      has no words. A block's words go limb by limb (every element's limb 0,
+      then every element's limb 1, ..., the count words last), so the loops
+      load and store whole vectors. The common block (K <= 2, no subnormal)
+      is encoded in floating point: x 2^(1074 - lo) and its truncating
+      division by 2^L are exact, so no rounding mode or flush-to-zero can
+      change them. Limbs go in rounds of at most 1 MiB (consecutive blocks),
+      one collective each.
    3. Rounding. Carries are propagated and the integer rounded to nearest,
       ties to even, in integer arithmetic: K <= 2 as a 128-bit value whose top
       64 bits hold mantissa and round bit at fixed places; subnormal results
       (exact), overflow (signed infinity) and wider blocks the general way.
+      On x86 the common block's normal results come from one int64
+      conversion of a window of 60+ bits rounded to odd (redcoll__xround_cvt),
+      with MXCSR at its default (nearest, no FTZ/DAZ, exceptions masked) for
+      the pass and the caller's restored after it.
       Any NaN, or +inf with -inf, gives the quiet NaN 0x7ff8.. / 0x7fc0..; an
       exact zero is -0 only when every input was -0.
    Vectors whose whole-range encoding fits in 8 KiB skip step 1: every
@@ -4636,7 +4643,7 @@ static redcoll_result redcoll__rabenseifner_traeff(redcoll__ctx *c, const redcol
    special value) run branch-free loops of constant length, compiled per
    instruction set and picked at setup (redcoll__xloops_for): with AVX-512
    (F, DQ, VL, CD) all three vectorise, with AVX2 the scan; in cache about
-   0.2, 0.25 and 1 ns per double on a 2-core AVX-512 EPYC. Bytes a rank sends at
+   0.2, 0.2 and 0.55 ns per double on a 2-core AVX-512 EPYC. Bytes a rank sends at
    p = 2 (ordinary sum: 8): 16 per element (+ 0.09; split: 12) for doubles
    within 69 binades at p = 2, within 53 at p <= 512; 24 up to 70 binades at
    any p < 2^21. K grows with the range: 35 limbs for a block holding both
@@ -4842,22 +4849,25 @@ REDCOLL__XHOT redcoll__xblk redcoll__xblock(const redcoll__xsum *x, size_t b) {
 
 /* Step 1's fast scan of n inputs: the smallest exponent field (+0 left out)
    and the largest, and whether any input is an inf, a NaN, a subnormal or
-   a -0 (nonzero return). */
+   a -0 (nonzero return). Per element only a shift, a select and a min and a
+   max of the bits without the sign (whose order is the magnitudes'), the
+   fields taken once: the largest is the all-ones field for an inf or a NaN,
+   the smallest 0 for a subnormal or a -0 (its key is 0, +0's the largest). */
 REDCOLL__XHOT uint64_t redcoll__xscan(redcoll__xfmt f, const char *REDCOLL__XRESTRICT in, size_t n,
                                       uint64_t *emin_, uint64_t *emx_) {
     const int F = f.frac, es = f.bits / 8;
-    uint64_t emin = f.emax, emx = 0, odd = 0;
+    const uint64_t ones = ((uint64_t)2 << (f.bits - 1)) - 1; /* the format's bits */
+    uint64_t kmin = ones, kmax = 0;
     size_t i;
     for (i = 0; i < n; ++i) {
-        uint64_t u = redcoll__xload(&f, in + i * (size_t)es), e = (u >> F) & f.emax;
-        odd |= (e == f.emax) | ((e == 0) & (u != 0));  /* inf, NaN, subnormal, -0 */
-        emx = e > emx ? e : emx;
-        e = e ? e : f.emax;                             /* +0 has no bits */
-        emin = e < emin ? e : emin;
+        uint64_t u = redcoll__xload(&f, in + i * (size_t)es), a = (u << 1) & ones;
+        kmax = a > kmax ? a : kmax;
+        a = (a - (uint64_t)(u == 0)) & ones;            /* +0 has no bits: the largest key */
+        kmin = a < kmin ? a : kmin;
     }
-    *emin_ = emin;
-    *emx_ = emx;
-    return odd;
+    *emin_ = kmin >> (F + 1);
+    *emx_ = kmax >> (F + 1);
+    return (*emx_ == f.emax) | (*emin_ == 0);
 }
 
 /* Step 1 for one block of n inputs: bits hi down to lo hold every finite
@@ -4913,7 +4923,9 @@ REDCOLL__XHOT void redcoll__xranges(redcoll__xsum *x, redcoll__xfmt f) {
    integer below 2^(KL) (bias: 1074, 149), and its digits come from a
    truncating division by 2^L; every operation is exact, so the FP
    environment (rounding mode, flush to zero) cannot change the result.
-   Needs lo >= F (no subnormal input) and a normal scale factor. */
+   Needs lo >= F (no subnormal input) and a normal scale factor. Limb j of
+   element i goes to w[j n + i] (a block's limbs limb by limb: plain vector
+   stores, and the same layout the rounding reads). */
 REDCOLL__XHOT void redcoll__xencode_fp(redcoll__xfmt f, int L, const char *REDCOLL__XRESTRICT in,
                                        size_t n, int K, int lo, int64_t *REDCOLL__XRESTRICT w) {
     const int bias = f.bits == 64 ? 1074 : 149;
@@ -4928,13 +4940,14 @@ REDCOLL__XHOT void redcoll__xencode_fp(redcoll__xfmt f, int L, const char *REDCO
         else { float v; memcpy(&v, in + 4 * i, 4); y = v; }
         y *= S;
         if (K == 1) { w[i] = (int64_t)y; continue; }
-        w[2 * i + 1] = (int64_t)(y * R);
-        w[2 * i] = (int64_t)(y - (double)w[2 * i + 1] * B);
+        w[n + i] = (int64_t)(y * R);
+        w[i] = (int64_t)(y - (double)w[n + i] * B);
     }
 }
 
 /* Step 2 the general way: the signed base-2^L digits of n inputs x / 2^lo,
-   K limbs per element and the count word when k->sp, element after element. */
+   K limbs per element and the count word when k->sp; word j of element i at
+   w[j n + i], as every block's. */
 static void redcoll__xencode_gen(const redcoll__xsum *x, const char *in, size_t n,
                                  const redcoll__xblk *k, int64_t *w) {
     const redcoll__xfmt *f = x->f;
@@ -4943,17 +4956,18 @@ static void redcoll__xencode_gen(const redcoll__xsum *x, const char *in, size_t 
     const uint64_t inv = ((uint64_t)1 << 32) / (uint64_t)L + 1; /* r / L = r inv >> 32, r < 2^16 */
     const int64_t z1 = (int64_t)1 << (2 * REDCOLL__XFIELD);     /* one input that is not -0 */
     size_t i;
-    for (i = 0; i < n; ++i, w += kw) {
+    for (i = 0; i < n; ++i) {
+        int64_t *wi = w + i;
         uint64_t u = redcoll__xload(f, in + i * (size_t)es), m = u & fm, d[3];
         unsigned e = (unsigned)(u >> F) & f->emax;
         int neg = (int)(u >> (f->bits - 1)), a, r, q, o, j;
-        for (j = 0; j < kw; ++j) w[j] = 0;
+        for (j = 0; j < kw; ++j) wi[j * n] = 0;
         if (e == f->emax) { /* NaN counts as both infinities */
-            if (k->sp) w[K] = z1 + (m ? 1 + ((int64_t)1 << REDCOLL__XFIELD)
-                                      : (int64_t)1 << (neg ? REDCOLL__XFIELD : 0));
+            if (k->sp) wi[K * n] = z1 + (m ? 1 + ((int64_t)1 << REDCOLL__XFIELD)
+                                           : (int64_t)1 << (neg ? REDCOLL__XFIELD : 0));
             continue;
         }
-        if (k->sp && (m || e || !neg)) w[K] = z1;
+        if (k->sp && (m || e || !neg)) wi[K * n] = z1;
         if (e == 0 && m == 0) continue;
         if (e) m |= fm + 1;
         a = e ? (int)e - 1 : 0;            /* position of m's bit 0 */
@@ -4964,7 +4978,7 @@ static void redcoll__xencode_gen(const redcoll__xsum *x, const char *in, size_t 
         d[0] = (m << o) & mask;
         d[1] = (m >> (L - o)) & mask;
         d[2] = 2 * L - o < 64 ? m >> (2 * L - o) : 0;
-        for (j = 0; j < 3 && q + j < K; ++j) w[q + j] = neg ? -(int64_t)d[j] : (int64_t)d[j];
+        for (j = 0; j < 3 && q + j < K; ++j) wi[(q + j) * n] = neg ? -(int64_t)d[j] : (int64_t)d[j];
     }
 }
 
@@ -5041,9 +5055,42 @@ REDCOLL__XHOT uint64_t redcoll__xround_fast(redcoll__xfmt f, int L, int lo, int6
     return (bits | (sm & ((uint64_t)1 << (f.bits - 1)))) & any;
 }
 
-/* Step 3 for one element: its K summed limbs (and count word) to the
-   correctly rounded value's bits. */
-static uint64_t redcoll__xround(const redcoll__xsum *x, const int64_t *w, const redcoll__xblk *k) {
+/* redcoll__xround_fast by conversion, for x86 with MXCSR at its default
+   (round to nearest, no flush to zero; redcoll__xdecode_round sets it):
+   about half the instructions. t = w1 + floor(w0 / 2^L) and the value
+   V = t 2^L + r, 0 <= r < 2^L, |t| < 2^62 (p limbs of L bits, L = 62 -
+   ceil(lg p)). The exponent of (double)t gives log2|t| within one, so
+   X = floor(V / 2^(L - c)) with its lowest bit set when bits were dropped
+   (rounding to odd) has at least 60 significant bits and fits in int64
+   (c = L: X = V exactly); one conversion of X to the format rounds it as V
+   would round (round to odd at 2 or more extra bits, then to nearest, is
+   rounding to nearest), and the scale 2^(L - c + lo - bias) goes onto the
+   exponent field. Returns 0 for a zero sum; sets the top bit of *slow
+   when a nonzero result is subnormal or overflows. */
+REDCOLL__XHOT uint64_t redcoll__xround_cvt(redcoll__xfmt f, int L, int lo, int64_t w0, int64_t w1,
+                                           uint64_t *slow) {
+    const int F = f.frac;
+    const int64_t bias = f.bits == 64 ? 1074 : 149;
+    const uint64_t mask = ((uint64_t)1 << L) - 1;
+    int64_t t = w1 + redcoll__xasr(w0, L), c, k;
+    uint64_t r = (uint64_t)w0 & mask, e, X, bits, field, any;
+    double a = (double)t;
+    memcpy(&e, &a, 8);
+    c = 1085 - (int64_t)(e >> 52 & 2047);              /* 62 - log2|t| or one less, >= 0 */
+    c = c > L ? L : c;
+    X = (uint64_t)t << c | r >> (L - c) | REDCOLL__XNZ(r << (64 - L) << c);
+    any = (uint64_t)0 - REDCOLL__XNZ(X);
+    if (f.bits == 64) { double d = (double)(int64_t)X; memcpy(&bits, &d, 8); }
+    else { float d = (float)(int64_t)X; uint32_t b32; memcpy(&b32, &d, 4); bits = b32; }
+    k = L - c + lo - bias;
+    field = (bits >> F & f.emax) + (uint64_t)k;
+    *slow |= any & ((field - 1) | ((f.emax - 1) - field)); /* field < 1, or inf */
+    return (bits + ((uint64_t)k << F)) & any;
+}
+
+/* Step 3 for one element: its K summed limbs (and count word), st words
+   apart, to the correctly rounded value's bits. */
+static uint64_t redcoll__xround(const redcoll__xsum *x, const int64_t *w, size_t st, const redcoll__xblk *k) {
     const redcoll__xfmt *f = x->f;
     const int L = x->L, K = k->K;
     const uint64_t mask = ((uint64_t)1 << L) - 1, fmask = ((uint64_t)1 << REDCOLL__XFIELD) - 1;
@@ -5051,22 +5098,22 @@ static uint64_t redcoll__xround(const redcoll__xsum *x, const int64_t *w, const 
     int64_t c = 0, top;
     int j, h, neg, sticky;
     if (k->sp) {
-        uint64_t s = (uint64_t)w[K];
+        uint64_t s = (uint64_t)w[K * st];
         int pinf = (s & fmask) != 0, ninf = ((s >> REDCOLL__XFIELD) & fmask) != 0;
         if (pinf && ninf) return f->nan;
         if (pinf || ninf) return (uint64_t)f->emax << f->frac | (uint64_t)ninf << (f->bits - 1);
     }
     if (K >= 1 && K <= 2) { /* normal results the short way; the rest below */
         uint64_t slow = 0;
-        v = redcoll__xround_fast(*f, L, k->lo, w[0], K == 2 ? w[1] : 0, &slow);
+        v = redcoll__xround_fast(*f, L, k->lo, w[0], K == 2 ? w[st] : 0, &slow);
         if (v && !(slow >> 63)) return v;
     }
     for (j = 0; j + 1 < K; ++j) { /* digits in [0, 2^L), carries up */
-        int64_t t = w[j] + c;
+        int64_t t = w[j * st] + c;
         g[j] = (uint64_t)t & mask;
         c = redcoll__xasr(t, L);
     }
-    top = K ? w[K - 1] + c : 0;
+    top = K ? w[(K - 1) * st] + c : 0;
     neg = top < 0;
     if (neg) { /* the magnitude: negate the digits */
         int borrow = 0;
@@ -5085,21 +5132,27 @@ static uint64_t redcoll__xround(const redcoll__xsum *x, const int64_t *w, const 
         return redcoll__xpack(f, k->lo, u, v, sticky, neg);
     }
     /* exact zero: -0 only if no input was anything else */
-    return k->sp && ((uint64_t)w[K] >> (2 * REDCOLL__XFIELD)) == 0 ? (uint64_t)1 << (f->bits - 1) : 0;
+    return k->sp && ((uint64_t)w[K * st] >> (2 * REDCOLL__XFIELD)) == 0 ? (uint64_t)1 << (f->bits - 1) : 0;
 }
 
-/* The common block's loop, for one format and K (constants once inlined).
-   f by value: the stores to out may alias anything behind a pointer.
-   Returns 1 if some element must be redone the general way. */
+/* The common block's loop, for one format and K (constants once inlined);
+   cvt: by conversion (redcoll__xround_cvt). f by value: the stores to out
+   may alias anything behind a pointer. Returns 1 if some element must be
+   redone the general way. */
 REDCOLL__XHOT int redcoll__xdecode_fast(redcoll__xfmt f, int L, const int64_t *REDCOLL__XRESTRICT w,
-                                        size_t n, int K, int lo, char *REDCOLL__XRESTRICT out) {
+                                        size_t n, int K, int lo, char *REDCOLL__XRESTRICT out, int cvt) {
     size_t i, es = (size_t)(f.bits / 8);
     uint64_t slow = 0;
-    if (K == 1)
+    if (cvt && K == 1)
+        for (i = 0; i < n; ++i) redcoll__xstore(&f, out + i * es, redcoll__xround_cvt(f, L, lo, w[i], 0, &slow));
+    else if (cvt)
+        for (i = 0; i < n; ++i)
+            redcoll__xstore(&f, out + i * es, redcoll__xround_cvt(f, L, lo, w[i], w[n + i], &slow));
+    else if (K == 1)
         for (i = 0; i < n; ++i) redcoll__xstore(&f, out + i * es, redcoll__xround_fast(f, L, lo, w[i], 0, &slow));
     else
         for (i = 0; i < n; ++i)
-            redcoll__xstore(&f, out + i * es, redcoll__xround_fast(f, L, lo, w[2 * i], w[2 * i + 1], &slow));
+            redcoll__xstore(&f, out + i * es, redcoll__xround_fast(f, L, lo, w[i], w[n + i], &slow));
     return (int)(slow >> 63);
 }
 
@@ -5107,8 +5160,8 @@ REDCOLL__XHOT int redcoll__xdecode_fast(redcoll__xfmt f, int L, const int64_t *R
    general way. */
 static void redcoll__xdecode_gen(const redcoll__xsum *x, const int64_t *w, size_t n,
                                  const redcoll__xblk *k, char *out) {
-    size_t i, kw = (size_t)(k->K + k->sp), es = (size_t)(x->f->bits / 8);
-    for (i = 0; i < n; ++i, w += kw) redcoll__xstore(x->f, out + i * es, redcoll__xround(x, w, k));
+    size_t i, es = (size_t)(x->f->bits / 8);
+    for (i = 0; i < n; ++i) redcoll__xstore(x->f, out + i * es, redcoll__xround(x, w + i, n, k));
 }
 
 /* Step 2 for the blocks of a round, from cur on while they fit in x->cap (at
@@ -5148,12 +5201,23 @@ REDCOLL__XHOT size_t redcoll__xencode_round(redcoll__xsum *x, redcoll__xfmt f, r
 }
 
 /* Step 3 for the blocks cur .. end of a round: this rank's results (after a
-   reduce_scatter rank me's blocks lead the buffer). */
+   reduce_scatter rank me's blocks lead the buffer). cvt (x86 only): the
+   common blocks by conversion, with MXCSR at its default for the pass and
+   the caller's (modes and flags) restored after it. */
 REDCOLL__XHOT void redcoll__xdecode_round(redcoll__xsum *x, redcoll__xfmt f, redcoll__xcur cur,
-                                          redcoll__xcur end) {
+                                          redcoll__xcur end, int cvt) {
     const size_t es = (size_t)f.bits / 8;
     const int me = x->c->rank, scatter = x->scatter, dry = x->c->dry;
     size_t words = 0, mine = 0;
+#ifdef REDCOLL__SIMD_X86
+    unsigned csr = 0, def = 0x1f80; /* every exception masked, round to nearest, no FTZ or DAZ */
+    if (cvt) {
+        __asm__ __volatile__("stmxcsr %0" : "=m"(csr) : : "memory");
+        __asm__ __volatile__("ldmxcsr %0" : : "m"(def) : "memory");
+    }
+#else
+    cvt = 0;
+#endif
     while (cur.b != end.b) {
         size_t n = redcoll__xblock_len(x, &cur);
         redcoll__xblk b = redcoll__xblock(x, cur.b);
@@ -5164,9 +5228,9 @@ REDCOLL__XHOT void redcoll__xdecode_round(redcoll__xsum *x, redcoll__xfmt f, red
             int slow = 1;
             if (dry || b.sp || b.K < 1 || b.K > 2) {
             } else if (n == REDCOLL__XBLOCK) {
-                slow = redcoll__xdecode_fast(f, x->L, w, REDCOLL__XBLOCK, b.K, b.lo, out);
+                slow = redcoll__xdecode_fast(f, x->L, w, REDCOLL__XBLOCK, b.K, b.lo, out, cvt);
             } else {
-                slow = redcoll__xdecode_fast(f, x->L, w, n, b.K, b.lo, out);
+                slow = redcoll__xdecode_fast(f, x->L, w, n, b.K, b.lo, out, cvt);
             }
             if (slow && !dry) redcoll__xdecode_gen(x, w, n, &b, out);
             redcoll__account(x->c, n);
@@ -5175,6 +5239,9 @@ REDCOLL__XHOT void redcoll__xdecode_round(redcoll__xsum *x, redcoll__xfmt f, red
         words += bw;
         redcoll__xadvance(&cur, n);
     }
+#ifdef REDCOLL__SIMD_X86
+    if (cvt) __asm__ __volatile__("ldmxcsr %0" : : "m"(csr) : "memory");
+#endif
 }
 
 /* The three passes over the call for one format, compiled once per
@@ -5186,27 +5253,27 @@ typedef struct redcoll__xloops {
     void (*decode)(redcoll__xsum *x, redcoll__xcur cur, redcoll__xcur end);   /* redcoll__xdecode_round */
 } redcoll__xloops;
 
-#define REDCOLL__XLOOPS(SUF, ATTR, FMT)                                                            \
+#define REDCOLL__XLOOPS(SUF, ATTR, FMT, CVT)                                                       \
     static ATTR void redcoll__xranges_##SUF(redcoll__xsum *x) { redcoll__xranges(x, FMT); }       \
     static ATTR size_t redcoll__xencode_##SUF(redcoll__xsum *x, redcoll__xcur cur, redcoll__xcur *end) { \
         return redcoll__xencode_round(x, FMT, cur, end);                                           \
     }                                                                                              \
     static ATTR void redcoll__xdecode_##SUF(redcoll__xsum *x, redcoll__xcur cur, redcoll__xcur end) { \
-        redcoll__xdecode_round(x, FMT, cur, end);                                                  \
+        redcoll__xdecode_round(x, FMT, cur, end, CVT);                                             \
     }                                                                                              \
     static const redcoll__xloops redcoll__xloops_##SUF = { redcoll__xranges_##SUF,                 \
                                                            redcoll__xencode_##SUF, redcoll__xdecode_##SUF };
 
-REDCOLL__XLOOPS(f64, , redcoll__xf64)
-REDCOLL__XLOOPS(f32, , redcoll__xf32)
+REDCOLL__XLOOPS(f64, , redcoll__xf64, 0)
+REDCOLL__XLOOPS(f32, , redcoll__xf32, 0)
 #ifdef REDCOLL__SIMD_X86
 /* AVX-512 has the lanes all three need (double <-> int64, 64-bit leading
    zeros: CD); AVX2 vectorises the range scan. */
 #define REDCOLL__XAVX512 __attribute__((target("avx512f,avx512dq,avx512vl,avx512cd")))
-REDCOLL__XLOOPS(f64_avx2, REDCOLL__AVX2, redcoll__xf64)
-REDCOLL__XLOOPS(f32_avx2, REDCOLL__AVX2, redcoll__xf32)
-REDCOLL__XLOOPS(f64_avx512, REDCOLL__XAVX512, redcoll__xf64)
-REDCOLL__XLOOPS(f32_avx512, REDCOLL__XAVX512, redcoll__xf32)
+REDCOLL__XLOOPS(f64_avx2, REDCOLL__AVX2, redcoll__xf64, 1)
+REDCOLL__XLOOPS(f32_avx2, REDCOLL__AVX2, redcoll__xf32, 1)
+REDCOLL__XLOOPS(f64_avx512, REDCOLL__XAVX512, redcoll__xf64, 1)
+REDCOLL__XLOOPS(f32_avx512, REDCOLL__XAVX512, redcoll__xf32, 1)
 #endif
 
 /* The passes of level lv for a format (0 portable C, 1 AVX2, 2 AVX-512 with

@@ -28,6 +28,7 @@ typedef struct tx_job {
     const double  *in;
     char         **out;
     redcoll_result *res;
+    int           *kept;    /* optional, per rank: the caller's rounding mode, FTZ and DAZ survived the call */
 } tx_job;
 
 static size_t tx_total(const tx_job *j) {
@@ -92,6 +93,13 @@ static redcoll_result tx_rank(const redcoll_transport *t, void *arg) {
         res = redcoll_reduce_scatter(t, s, rb, j->counts, j->dtype, REDCOLL_SUM_EXACT, &o); break;
     default:
         res = redcoll_reduce_scatter_block(t, s, rb, j->count, j->dtype, REDCOLL_SUM_EXACT, &o); break;
+    }
+    if (j->kept) {
+        j->kept[r] = fegetround() == (j->fpenv == 1 ? FE_UPWARD : j->fpenv == 2 ? FE_DOWNWARD
+                                      : j->fpenv == 3 ? FE_TOWARDZERO : FE_TONEAREST);
+#if defined(__x86_64__) || defined(__i386__)
+        j->kept[r] &= (_mm_getcsr() & 0x8040) == (j->fpenv == 4 ? 0x8040u : (csr & 0x8040));
+#endif
     }
     fesetenv(&env);
 #if defined(__x86_64__) || defined(__i386__)
@@ -521,11 +529,13 @@ static void test_exact_p_independent(void) {
 
 /* The results do not depend on the FP environment of the calling threads:
    every rounding mode, and flush-to-zero with denormals-are-zero (x86), give
-   the bits of the default environment (the reference is computed there). */
+   the bits of the default environment (the reference is computed there), and
+   the caller finds its environment as it was (the rounding pass on x86 sets
+   MXCSR to the default and back). */
 static void test_exact_fpenv(void) {
     enum { PMAX = 5, N = 400 };
     static double in[PMAX * N];
-    int env, r, dt, P, nenv = 4;
+    int env, r, dt, P, nenv = 4, kept[PMAX];
     size_t i;
 #if defined(__x86_64__) || defined(__i386__)
     nenv = 5;
@@ -546,15 +556,21 @@ static void test_exact_fpenv(void) {
                 }
             memset(&j, 0, sizeof j);
             j.fpenv = env;
+            j.kept = kept;
             j.dtype = dt ? REDCOLL_FLOAT : REDCOLL_DOUBLE;
             j.p = P;
             j.in = in;
             j.count = N;
             j.coll = REDCOLL_COLL_ALLREDUCE;
+            for (r = 0; r < P; ++r) kept[r] = 0;
             if (!tx_check(&j, NULL)) printf("      FP environment %d, p = %d\n", env, P);
+            for (r = 0; r < P; ++r) CHECK(kept[r], "FP environment %d, p = %d: rank %d's changed (allreduce)", env, P, r);
             j.coll = REDCOLL_COLL_REDUCE_SCATTER_BLOCK;
             j.count = N / P;
+            for (r = 0; r < P; ++r) kept[r] = 0;
             if (!tx_check(&j, NULL)) printf("      FP environment %d, p = %d\n", env, P);
+            for (r = 0; r < P; ++r)
+                CHECK(kept[r], "FP environment %d, p = %d: rank %d's changed (reduce_scatter_block)", env, P, r);
         }
 }
 
@@ -772,14 +788,15 @@ static void test_exact_loops(void) {
                         else { limb[2 * i] = w0; limb[2 * i + 1] = w1; }
                     }
                 }
-                /* the limbs of block b start at b * 32 * K_avg: lay them out as the passes do */
+                /* the limbs of block b start at b * 32 * K_avg: lay them out as the passes do
+                   (a block's low limbs, then its high limbs) */
                 {
                     size_t at = 0;
                     static int64_t packed[CAP];
                     for (b = 0; b < x.nblocks; ++b) {
                         size_t n0 = b * REDCOLL__XBLOCK, n = N - n0 < REDCOLL__XBLOCK ? N - n0 : REDCOLL__XBLOCK;
                         size_t K = 1 + b % 2;
-                        memcpy(packed + at, limb + (K == 1 ? n0 : 2 * n0), n * K * sizeof(int64_t));
+                        for (i = 0; i < n * K; ++i) packed[at + i] = K == 1 ? limb[n0 + i] : limb[2 * n0 + 2 * (i % n) + i / n];
                         at += n * K;
                     }
                     memcpy(limb, packed, at * sizeof(int64_t));
@@ -790,7 +807,7 @@ static void test_exact_loops(void) {
                         size_t n0 = b * REDCOLL__XBLOCK, n = N - n0 < REDCOLL__XBLOCK ? N - n0 : REDCOLL__XBLOCK;
                         int K = 1 + (int)(b % 2), lo = 0xffff - info[3 * b + 1];
                         for (i = 0; i < n; ++i) {
-                            uint64_t want = tx_limbs_ref(packed[at + i * (size_t)K], K == 2 ? packed[at + 2 * i + 1] : 0, L, lo, dbl), got = 0;
+                            uint64_t want = tx_limbs_ref(packed[at + i], K == 2 ? packed[at + n + i] : 0, L, lo, dbl), got = 0;
                             memcpy(&got, (char *)out + (n0 + i) * (size_t)es, (size_t)es);
                             if (got != want && bad++ < 3)
                                 CHECK(0, "level %d %s L=%d block %zu (K=%d lo=%d) element %zu: %llx, want %llx", lv,
