@@ -4537,9 +4537,10 @@ static redcoll_result redcoll__rabenseifner_traeff(redcoll__ctx *c, const redcol
    Vectors whose whole-range encoding fits in 8 KiB skip step 1: every
    element gets the limbs of the whole range (K = ceil(2098 / L), 35 at
    p = 2) and the count word: one collective in all.
-   Gathered: an AUTO allreduce whose p inputs hold at most 64 KiB together
-   (REDCOLL__XGATHER_BYTES) at p <= 32 allgathers the inputs instead and
-   runs steps 1 to 3 on every rank alone, the p vectors' range words
+   Gathered: an AUTO allreduce (reduce) whose p inputs hold at most 64 KiB
+   together (REDCOLL__XGATHER_BYTES) at p <= 32 allgathers the inputs (to
+   the root) instead and runs steps 1 to 3 on every rank (the root) alone,
+   the p vectors' range words
    combined and their limbs summed (int64, exact) round by round in 64 KiB
    rounds: one collective, no wider than the inputs, where the two
    collectives' latency (or the direct path's 36 words per element)
@@ -4555,10 +4556,11 @@ static redcoll_result redcoll__rabenseifner_traeff(redcoll__ctx *c, const redcol
    rounds reduces to the root, which alone rounds; reduce_scatter(_block):
    step 1 an allreduce over the whole vector (every rank encodes all of it),
    rounds irregular reduce_scatters with the caller's algorithm; gathered:
-   one allgather (AUTO) of the inputs.
+   one allgather (gather) of the inputs, AUTO's choice.
 
-   Cost per rank, n elements (gathered: an allgather of n elements, and p
-   scans, p encodings, p - 1 int64 sums of n K words, one rounding): one collective of 6n/64 bytes (none when
+   Cost per rank, n elements (gathered: an allgather, or gather, of n
+   elements, and p scans, p encodings, p - 1 int64 sums of n K words, one
+   rounding): one collective of 6n/64 bytes (none when
    direct), then the collective's cost on n (K + s) 8-byte words (s = 1 in
    blocks with inf, NaN or -0) in R = ceil(8 n (K + s) / 1 MiB) rounds: the
    messages of 1 + R collectives (R when direct; 1 + 2R split) instead of 1; local
@@ -5287,8 +5289,9 @@ static redcoll_result redcoll__xrounds(redcoll__xsum *x) {
     return REDCOLL_OK;
 }
 
-/* A gathered allreduce: one allgather of the inputs into x->all (rank
-   after rank), then steps 1 to 3 on this rank alone. The range words are
+/* A gathered allreduce (reduce): one allgather (gather to the root) of the
+   inputs into x->all (rank after rank), then steps 1 to 3 on this rank (the
+   root) alone. The range words are
    every rank's vector's, combined (MAX) as step 1's allreduce would; each
    round encodes the p vectors in turn and sums their limbs (int64 SUM,
    exact as in the collective), then rounds. x->mem holds the range words
@@ -5304,12 +5307,13 @@ static redcoll_result redcoll__xlocal(redcoll__xsum *x) {
     redcoll__kernel add = redcoll__kernel_for(REDCOLL_OP_SUM, REDCOLL_INT64);
     redcoll__xcur cur = { 0, 0, 0, 0 };
     redcoll_result r;
-    int s;
+    int s, away = x->coll == REDCOLL_COLL_REDUCE && x->c->rank != x->root;
     x->all = (char *)(limb2 + x->cap);
-    if (!dry) REDCOLL_MEMCPY(x->all + (size_t)x->c->rank * vec, in, vec);
-    r = redcoll__nested(x->c, REDCOLL_COLL_ALLGATHER, x->all, x->total, NULL, x->c->dtype, REDCOLL_SUM, 0,
+    if (!dry && !away) REDCOLL_MEMCPY(x->all + (size_t)x->c->rank * vec, in, vec);
+    r = redcoll__nested(x->c, x->coll == REDCOLL_COLL_REDUCE ? REDCOLL_COLL_GATHER : REDCOLL_COLL_ALLGATHER,
+                        away ? (void *)in : x->all, x->total, NULL, x->c->dtype, REDCOLL_SUM, x->root,
                         REDCOLL_ALGO_AUTO);
-    if (r != REDCOLL_OK || x->sizing) return r;
+    if (r != REDCOLL_OK || x->sizing || away) return r;
     for (s = 0; s < p && !dry; ++s) {
         x->in = x->all + (size_t)s * vec;
         x->info = s ? info2 : info;
@@ -5403,7 +5407,8 @@ static redcoll_result redcoll__xsetup(redcoll__xsum *x, redcoll__ctx *c, const v
     x->segs = x->scatter ? c->size : 1;
     x->root = root;
     x->assumed = c->dry;
-    x->gathered = c->coll == REDCOLL_COLL_ALLREDUCE && c->o.algo == REDCOLL_ALGO_AUTO && c->size > 1 &&
+    x->gathered = (c->coll == REDCOLL_COLL_ALLREDUCE || c->coll == REDCOLL_COLL_REDUCE) &&
+                  c->o.algo == REDCOLL_ALGO_AUTO && c->size > 1 &&
                   c->size <= REDCOLL__XGATHER_P && n <= REDCOLL__XGATHER_BYTES / c->esize / (size_t)c->size;
     x->mem_bytes = redcoll__xsizes(x);
     x->algo = x->algo2 = c->o.algo;
@@ -7413,15 +7418,16 @@ static redcoll_result redcoll__execute(redcoll__call *call) {
 }
 
 /* A collective inside a call (the exact sum's, [SECTION:exact]): in place on
-   buf (reduce: root's; count, or counts for reduce_scatter), with the call's
-   options but algorithm `algo`, set up as a call of its own and run on the
+   buf (reduce, gather: the root's, the other ranks' buf is their input;
+   count, or counts for reduce_scatter), with the call's options but
+   algorithm `algo`, set up as a call of its own and run on the
    outer call's arena (a plan's block, the transport's, a measuring pass's),
    on top of what the outer call holds there; without one, the allocator. */
 static redcoll_result redcoll__nested(redcoll__ctx *c, redcoll_coll coll, void *buf, size_t count,
                                       const size_t *counts, redcoll_dtype dtype, redcoll_op op,
                                       int root, redcoll_algo algo) {
     redcoll_options o = c->o;
-    int rooted_away = coll == REDCOLL_COLL_REDUCE && c->rank != root;
+    int rooted_away = (coll == REDCOLL_COLL_REDUCE || coll == REDCOLL_COLL_GATHER) && c->rank != root;
     redcoll__desc d;
     redcoll__call call;
     redcoll_result r;
