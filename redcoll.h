@@ -5339,16 +5339,40 @@ static redcoll_result redcoll__xlocal(redcoll__xsum *x) {
     return REDCOLL_OK;
 }
 
+/* NaNs among n values at p made canonical, in place (an unordered compare:
+   SSE2 has it, so the blocks of constant length vectorise). */
+REDCOLL__XHOT void redcoll__xcanon(int dbl, char *REDCOLL__XRESTRICT p, size_t n) {
+    size_t i;
+    if (dbl) {
+        double q;
+        memcpy(&q, &redcoll__xf64.nan, 8);
+        for (i = 0; i < n; ++i) {
+            double v;
+            memcpy(&v, p + 8 * i, 8);
+            v = v != v ? q : v;
+            memcpy(p + 8 * i, &v, 8);
+        }
+    } else {
+        uint32_t qb = (uint32_t)redcoll__xf32.nan;
+        float q;
+        memcpy(&q, &qb, 4);
+        for (i = 0; i < n; ++i) {
+            float v;
+            memcpy(&v, p + 4 * i, 4);
+            v = v != v ? q : v;
+            memcpy(p + 4 * i, &v, 4);
+        }
+    }
+}
+
 /* p = 1: the exact sum of one input is that input, a NaN made canonical. */
 static void redcoll__xalone(const redcoll__xsum *x) {
-    const redcoll__xfmt *f = x->f;
-    const size_t es = (size_t)(f->bits / 8);
-    const uint64_t mag = ~((uint64_t)1 << (f->bits - 1)) & (f->bits == 64 ? ~(uint64_t)0 : 0xffffffffu);
+    const int dbl = x->f->bits == 64;
+    const size_t es = dbl ? 8 : 4, n = x->total;
     size_t i;
-    for (i = 0; i < x->total; ++i) {
-        uint64_t u = redcoll__xload(f, x->in + i * es);
-        redcoll__xstore(f, x->out + i * es, (u & mag) > (uint64_t)f->emax << f->frac ? f->nan : u);
-    }
+    if (x->out != x->in) REDCOLL_MEMMOVE(x->out, x->in, n * es);
+    for (i = 0; i + REDCOLL__XBLOCK <= n; i += REDCOLL__XBLOCK) redcoll__xcanon(dbl, x->out + i * es, REDCOLL__XBLOCK);
+    redcoll__xcanon(dbl, x->out + i * es, n - i);
 }
 
 /* The call's limb width, mode, round size and blocks, and the bytes of its
