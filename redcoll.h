@@ -4539,11 +4539,10 @@ static redcoll_result redcoll__rabenseifner_traeff(redcoll__ctx *c, const redcol
    p = 2) and the count word: one collective in all.
    Gathered: an AUTO allreduce (reduce) whose p inputs hold at most 64 KiB
    together (REDCOLL__XGATHER_BYTES) at p <= 32 allgathers the inputs (to
-   the root) instead and runs steps 1 to 3 on every rank (the root) alone,
-   the p vectors' range words
-   combined and their limbs summed (int64, exact) round by round in 64 KiB
-   rounds: one collective, no wider than the inputs, where the two
-   collectives' latency (or the direct path's 36 words per element)
+   the root) instead and runs steps 1 to 3 on every rank (the root) alone:
+   the p vectors' range words combined, their limbs summed (int64, exact)
+   in rounds of 64 KiB: one collective, no wider than the inputs, where the
+   two collectives' latency (or the direct path's 36 words per element)
    outweighs p scans and encodings. p = 1: the input, a NaN made canonical.
 
    Collectives: allreduce runs step 1 and every round as allreduces with the
@@ -4730,7 +4729,7 @@ typedef struct redcoll__xsum {
     int                  assumed; /* blocks not measured: direct, or no data moves */
     int                  sizing;  /* a measuring pass: the largest round's shapes, not the rounds */
     int                  split;   /* allreduce rounds as reduce_scatter + allgatherv */
-    int                  gathered; /* allreduce: one allgather of the inputs, the sums local */
+    int                  gathered; /* allreduce, reduce: one allgather (gather) of the inputs, sums local */
     redcoll_algo         algo;    /* the rounds' algorithm, fixed at setup */
     redcoll_algo         algo2;   /* split: the allgatherv's */
     size_t               nblocks, cap;  /* cap: words of one round */
@@ -4740,7 +4739,7 @@ typedef struct redcoll__xsum {
     size_t              *rcounts; /* reduce_scatter, split: words per rank in a round */
     size_t              *ecounts; /* split: elements per rank in a round */
     char                *all;     /* gathered: every rank's inputs, rank after rank */
-    void                *mem;     /* info and limb */
+    void                *mem;     /* info and limb (gathered: twice, and all) */
     size_t               mem_bytes;
 } redcoll__xsum;
 
@@ -5291,10 +5290,9 @@ static redcoll_result redcoll__xrounds(redcoll__xsum *x) {
 
 /* A gathered allreduce (reduce): one allgather (gather to the root) of the
    inputs into x->all (rank after rank), then steps 1 to 3 on this rank (the
-   root) alone. The range words are
-   every rank's vector's, combined (MAX) as step 1's allreduce would; each
-   round encodes the p vectors in turn and sums their limbs (int64 SUM,
-   exact as in the collective), then rounds. x->mem holds the range words
+   root) alone. The range words are every rank's vector's, combined (MAX)
+   as step 1's allreduce would; each round encodes the p vectors in turn and
+   sums their limbs (int64 SUM, exact as in the collective), then rounds. x->mem holds the range words
    and a round buffer twice (one rank's, the sum) and x->all; a measuring
    pass stops after the allgather (the rest allocates nothing). */
 static redcoll_result redcoll__xlocal(redcoll__xsum *x) {
