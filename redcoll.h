@@ -4616,6 +4616,13 @@ static redcoll_result redcoll__rabenseifner_traeff(redcoll__ctx *c, const redcol
    Vectors whose whole-range encoding fits in 8 KiB skip step 1: every
    element gets the limbs of the whole range (K = ceil(2098 / L), 35 at
    p = 2) and the count word: one collective in all.
+   Gathered: an AUTO allreduce (reduce) whose p inputs hold at most 64 KiB
+   together (REDCOLL__XGATHER_BYTES) at p <= 32 allgathers the inputs (to
+   the root) instead and runs steps 1 to 3 on every rank (the root) alone:
+   the p vectors' range words combined, their limbs summed (int64, exact)
+   in rounds of 64 KiB: one collective, no wider than the inputs, where the
+   two collectives' latency (or the direct path's 36 words per element)
+   outweighs p scans and encodings. p = 1: the input, a NaN made canonical.
    Two ranks (x86-64, redcoll__xpair): the correctly rounded sum of two
    inputs is their IEEE sum in the default FP environment, so p = 2 runs the
    caller's ordinary schedule with the pair kernel (redcoll__k_xsum_f64 in
@@ -4632,9 +4639,12 @@ static redcoll_result redcoll__rabenseifner_traeff(redcoll__ctx *c, const redcol
    per element instead of 8K; reduce: step 1 an allreduce (AUTO),
    rounds reduces to the root, which alone rounds; reduce_scatter(_block):
    step 1 an allreduce over the whole vector (every rank encodes all of it),
-   rounds irregular reduce_scatters with the caller's algorithm.
+   rounds irregular reduce_scatters with the caller's algorithm; gathered:
+   one allgather (gather) of the inputs, AUTO's choice.
 
-   Cost per rank, n elements: one collective of 6n/64 bytes (none when
+   Cost per rank, n elements (gathered: an allgather, or gather, of n
+   elements, and p scans, p encodings, p - 1 int64 sums of n K words, one
+   rounding): one collective of 6n/64 bytes (none when
    direct), then the collective's cost on n (K + s) 8-byte words (s = 1 in
    blocks with inf, NaN or -0) in R = ceil(8 n (K + s) / 1 MiB) rounds: the
    messages of 1 + R collectives (R when direct; 1 + 2R split) instead of 1; local
@@ -4650,7 +4660,9 @@ static redcoll_result redcoll__rabenseifner_traeff(redcoll__ctx *c, const redcol
    1e-300 and 1e300 at p = 2. Limit: p < 2^21, else REDCOLL_ERR_UNSUPPORTED.
 
    Scratch: 6 bytes per block and a round buffer of min(1 MiB, what the call
-   could need at most), p counts (reduce_scatter; 2p split), known from (collective,
+   could need at most), p counts (reduce_scatter; 2p split); gathered: the
+   range words and a round buffer of at most 64 KiB twice, and the p n
+   inputs; p = 1: none; all known from (collective,
    p, counts, dtype) before the data is seen; the inner collectives run
    nested on the call's arena (redcoll__nested) with their scratch for one
    round's vector, at most redcoll__xcap() words. An AUTO algorithm of the
@@ -4668,6 +4680,9 @@ static redcoll_result redcoll__rabenseifner_traeff(redcoll__ctx *c, const redcol
 #define REDCOLL__XKMAX         56                  /* > ceil(2098 / 41): limbs at the smallest L */
 #define REDCOLL__XTYPICAL      64                  /* binades a no-data run assumes */
 #define REDCOLL__XSPLIT_BYTES  ((size_t)65536)    /* allreduce inputs from here: reduce_scatter + allgatherv */
+#define REDCOLL__XGATHER_BYTES ((size_t)65536)    /* allreduce: every rank's inputs, up to this, gathered */
+#define REDCOLL__XGATHER_P     32                  /* ... at up to this many ranks */
+#define REDCOLL__XLOCAL_BYTES  ((size_t)65536)    /* limbs per round summed locally */
 
 /* The per-element helpers of the hot loops: inlined into them. */
 #if defined(__GNUC__) || defined(__clang__)
@@ -4797,6 +4812,7 @@ typedef struct redcoll__xsum {
     int                  assumed; /* blocks not measured: direct, or no data moves */
     int                  sizing;  /* a measuring pass: the largest round's shapes, not the rounds */
     int                  split;   /* allreduce rounds as reduce_scatter + allgatherv */
+    int                  gathered; /* allreduce, reduce: one allgather (gather) of the inputs, sums local */
     redcoll_algo         algo;    /* the rounds' algorithm, fixed at setup */
     redcoll_algo         algo2;   /* split: the allgatherv's */
     size_t               nblocks, cap;  /* cap: words of one round */
@@ -4805,7 +4821,8 @@ typedef struct redcoll__xsum {
     int64_t             *limb;    /* one round */
     size_t              *rcounts; /* reduce_scatter, split: words per rank in a round */
     size_t              *ecounts; /* split: elements per rank in a round */
-    void                *mem;     /* info and limb */
+    char                *all;     /* gathered: every rank's inputs, rank after rank */
+    void                *mem;     /* info and limb (gathered: twice, and all) */
     size_t               mem_bytes;
 } redcoll__xsum;
 
@@ -5302,10 +5319,10 @@ static const redcoll__xloops *redcoll__xloops_for(const redcoll__xfmt *f) {
     return redcoll__xloops_at(lv, f);
 }
 
-/* Words of one round's limb buffer: up to 1 MiB, never more than the call
+/* Words of one round's limb buffer: up to `bytes`, never more than the call
    could need, never less than one block at its widest. */
-static size_t redcoll__xcap(size_t total, int kfull) {
-    size_t per = (size_t)(kfull + 1), cap = REDCOLL__XROUND_BYTES / 8;
+static size_t redcoll__xcap(size_t total, int kfull, size_t bytes) {
+    size_t per = (size_t)(kfull + 1), cap = bytes / 8;
     size_t block = (size_t)REDCOLL__XBLOCK * per;
     if (total <= cap / per) return total * per;
     return cap > block ? cap : block;
@@ -5414,6 +5431,91 @@ static redcoll_result redcoll__xrounds(redcoll__xsum *x) {
     return REDCOLL_OK;
 }
 
+/* A gathered allreduce (reduce): one allgather (gather to the root) of the
+   inputs into x->all (rank after rank), then steps 1 to 3 on this rank (the
+   root) alone. The range words are every rank's vector's, combined (MAX)
+   as step 1's allreduce would; each round encodes the p vectors in turn and
+   sums their limbs (int64 SUM, exact as in the collective), then rounds. x->mem holds the range words
+   and a round buffer twice (one rank's, the sum) and x->all; a measuring
+   pass stops after the allgather (the rest allocates nothing). */
+static redcoll_result redcoll__xlocal(redcoll__xsum *x) {
+    const int p = x->c->size, dry = x->c->dry;
+    const size_t vec = x->total * (size_t)(x->f->bits / 8);
+    const char *in = x->in;
+    uint16_t *info = x->info, *info2 = (uint16_t *)(void *)((char *)x->limb + x->cap * 8);
+    int64_t *limb = x->limb, *limb2 = (int64_t *)(void *)((char *)info2 + x->info_bytes);
+    redcoll__kernel max = redcoll__kernel_for(REDCOLL_OP_MAX, REDCOLL_UINT16);
+    redcoll__kernel add = redcoll__kernel_for(REDCOLL_OP_SUM, REDCOLL_INT64);
+    redcoll__xcur cur = { 0, 0, 0, 0 };
+    redcoll_result r;
+    int s, away = x->coll == REDCOLL_COLL_REDUCE && x->c->rank != x->root;
+    x->all = (char *)(limb2 + x->cap);
+    if (!dry && !away) REDCOLL_MEMCPY(x->all + (size_t)x->c->rank * vec, in, vec);
+    r = redcoll__nested(x->c, x->coll == REDCOLL_COLL_REDUCE ? REDCOLL_COLL_GATHER : REDCOLL_COLL_ALLGATHER,
+                        away ? (void *)in : x->all, x->total, NULL, x->c->dtype, REDCOLL_SUM, x->root,
+                        REDCOLL_ALGO_AUTO);
+    if (r != REDCOLL_OK || x->sizing || away) return r;
+    for (s = 0; s < p && !dry; ++s) {
+        x->in = x->all + (size_t)s * vec;
+        x->info = s ? info2 : info;
+        x->loops->ranges(x);
+        if (s) max(info, info2, info, 3 * x->nblocks);
+    }
+    x->info = info;
+    redcoll__account(x->c, (size_t)p * x->total);
+    while (redcoll__xblock_len(x, &cur) != 0) {
+        redcoll__xcur k = cur;
+        size_t words = 0;
+        for (s = 0; s < p; ++s) {
+            x->in = x->all + (size_t)s * vec;
+            x->limb = s ? limb2 : limb;
+            words = x->loops->encode(x, cur, &k);
+            if (s && !dry) add(limb, limb2, limb, words);
+        }
+        x->limb = limb;
+        x->loops->decode(x, cur, k);
+        cur = k;
+    }
+    x->in = in;
+    return REDCOLL_OK;
+}
+
+/* NaNs among n values at p made canonical, in place (an unordered compare:
+   SSE2 has it, so the blocks of constant length vectorise). */
+REDCOLL__XHOT void redcoll__xcanon(int dbl, char *REDCOLL__XRESTRICT p, size_t n) {
+    size_t i;
+    if (dbl) {
+        double q;
+        memcpy(&q, &redcoll__xf64.nan, 8);
+        for (i = 0; i < n; ++i) {
+            double v;
+            memcpy(&v, p + 8 * i, 8);
+            v = v != v ? q : v;
+            memcpy(p + 8 * i, &v, 8);
+        }
+    } else {
+        uint32_t qb = (uint32_t)redcoll__xf32.nan;
+        float q;
+        memcpy(&q, &qb, 4);
+        for (i = 0; i < n; ++i) {
+            float v;
+            memcpy(&v, p + 4 * i, 4);
+            v = v != v ? q : v;
+            memcpy(p + 4 * i, &v, 4);
+        }
+    }
+}
+
+/* p = 1: the exact sum of one input is that input, a NaN made canonical. */
+static void redcoll__xalone(const redcoll__xsum *x) {
+    const int dbl = x->f->bits == 64;
+    const size_t es = dbl ? 8 : 4, n = x->total;
+    size_t i;
+    if (x->out != x->in) REDCOLL_MEMMOVE(x->out, x->in, n * es);
+    for (i = 0; i + REDCOLL__XBLOCK <= n; i += REDCOLL__XBLOCK) redcoll__xcanon(dbl, x->out + i * es, REDCOLL__XBLOCK);
+    redcoll__xcanon(dbl, x->out + i * es, n - i);
+}
+
 /* The call's limb width, mode, round size and blocks, and the bytes of its
    one scratch allocation: a function of (collective, p, counts, dtype) only,
    so a persistent plan can size it before any data is seen. The inner
@@ -5426,14 +5528,17 @@ static size_t redcoll__xsizes(redcoll__xsum *x) {
     x->L = 62 - redcoll__ceil_lg(x->c->size);
     x->kfull = (x->f->top + x->L) / x->L; /* ceil((top + 1) / L) */
     x->Linv = ((uint64_t)1 << 32) / (uint64_t)x->L + 1;
-    x->direct = x->total <= REDCOLL__XDIRECT_BYTES / 8 / (size_t)(x->kfull + 1);
+    x->direct = !x->gathered && x->total <= REDCOLL__XDIRECT_BYTES / 8 / (size_t)(x->kfull + 1);
     x->assumed |= x->direct;
-    x->cap = redcoll__xcap(x->total, x->kfull);
+    x->cap = redcoll__xcap(x->total, x->kfull, x->gathered ? REDCOLL__XLOCAL_BYTES : REDCOLL__XROUND_BYTES);
     for (s = 0; s < x->segs; ++s)
         blocks += (redcoll__xseg_len(x, s) + REDCOLL__XBLOCK - 1) / REDCOLL__XBLOCK;
     x->nblocks = blocks;
-    /* range words (none when direct), round buffer; the per-rank counts apart */
+    /* range words (none when direct), round buffer; the per-rank counts apart;
+       gathered: twice both (one rank's, the sum so far) and every rank's inputs */
     x->info_bytes = x->direct ? 0 : (3 * blocks * sizeof(uint16_t) + 7) & ~(size_t)7;
+    if (x->gathered)
+        return 2 * (x->info_bytes + x->cap * 8) + ((x->total * (size_t)(x->f->bits / 8) * (size_t)x->c->size + 7) & ~(size_t)7);
     return x->info_bytes + x->cap * 8;
 }
 
@@ -5467,14 +5572,17 @@ static redcoll_result redcoll__xsetup(redcoll__xsum *x, redcoll__ctx *c, const v
     x->segs = x->scatter ? c->size : 1;
     x->root = root;
     x->assumed = c->dry;
+    x->gathered = (c->coll == REDCOLL_COLL_ALLREDUCE || c->coll == REDCOLL_COLL_REDUCE) &&
+                  c->o.algo == REDCOLL_ALGO_AUTO && c->size > 1 &&
+                  c->size <= REDCOLL__XGATHER_P && n <= REDCOLL__XGATHER_BYTES / c->esize / (size_t)c->size;
     x->mem_bytes = redcoll__xsizes(x);
     x->algo = x->algo2 = c->o.algo;
     x->split = c->coll == REDCOLL_COLL_ALLREDUCE && c->o.algo == REDCOLL_ALGO_AUTO && c->size > 1 &&
-               !x->direct && x->total * c->esize >= REDCOLL__XSPLIT_BYTES;
+               !x->direct && !x->gathered && x->total * c->esize >= REDCOLL__XSPLIT_BYTES;
     if (x->split) { /* long vectors: MPICH's long-message schedules, neither rotates in place */
         x->algo = REDCOLL_ALGO_PAIRWISE;
         x->algo2 = REDCOLL_ALGO_RING;
-    } else if (x->algo == REDCOLL_ALGO_AUTO) {
+    } else if (x->algo == REDCOLL_ALGO_AUTO && !x->gathered) { /* gathered: the allgather's own */
         /* one choice for every round, made for the round of typical data (the
            whole vector when direct); the measuring pass sizes it at x->cap */
         int kt = (REDCOLL__XTYPICAL + x->f->frac + x->L) / x->L;
@@ -5496,13 +5604,20 @@ static redcoll_result redcoll__xexecute(redcoll__xsum *x, redcoll__ctx *c) {
     redcoll_result r = REDCOLL_OK;
     size_t rc_bytes = (x->scatter ? (size_t)x->segs : x->split ? 2 * (size_t)c->size : 0) * sizeof(size_t);
     x->c = c; /* the call may have moved since setup */
+    if (c->size == 1) { /* nothing to sum: no scratch, no passes */
+        if (!c->dry) redcoll__xalone(x);
+        redcoll__account(c, x->total);
+        return REDCOLL_OK;
+    }
     x->mem = redcoll__scratch(c, x->mem_bytes, 1); /* vectors: never touched without data */
     x->rcounts = rc_bytes ? (size_t *)redcoll__alloc_bytes(c, rc_bytes) : NULL;
     x->ecounts = x->split && x->rcounts ? x->rcounts + c->size : NULL;
     if (!c->err) {
         x->info = (uint16_t *)x->mem;
         x->limb = (int64_t *)(void *)((char *)x->mem + x->info_bytes);
-        if (!x->direct) {
+        if (x->gathered) {
+            r = redcoll__xlocal(x);
+        } else if (!x->direct) {
             /* AUTO: the caller's algorithm is not an allreduce, and the length is fixed */
             redcoll_algo a1 = x->coll == REDCOLL_COLL_ALLREDUCE ? c->o.algo : REDCOLL_ALGO_AUTO;
             if (!c->dry) x->loops->ranges(x);
@@ -5510,7 +5625,7 @@ static redcoll_result redcoll__xexecute(redcoll__xsum *x, redcoll__ctx *c) {
             r = redcoll__nested(c, REDCOLL_COLL_ALLREDUCE, x->info, 3 * x->nblocks, NULL, REDCOLL_UINT16,
                                 REDCOLL_MAX, 0, a1);
         }
-        if (r == REDCOLL_OK) r = x->sizing ? redcoll__xsize_rounds(x) : redcoll__xrounds(x);
+        if (r == REDCOLL_OK && !x->gathered) r = x->sizing ? redcoll__xsize_rounds(x) : redcoll__xrounds(x);
     }
     redcoll__free_bytes(c, x->rcounts, rc_bytes);
     redcoll__unscratch(c, x->mem, x->mem_bytes, 1);
@@ -7468,15 +7583,16 @@ static redcoll_result redcoll__execute(redcoll__call *call) {
 }
 
 /* A collective inside a call (the exact sum's, [SECTION:exact]): in place on
-   buf (reduce: root's; count, or counts for reduce_scatter), with the call's
-   options but algorithm `algo`, set up as a call of its own and run on the
+   buf (reduce, gather: the root's, the other ranks' buf is their input;
+   count, or counts for reduce_scatter), with the call's options but
+   algorithm `algo`, set up as a call of its own and run on the
    outer call's arena (a plan's block, the transport's, a measuring pass's),
    on top of what the outer call holds there; without one, the allocator. */
 static redcoll_result redcoll__nested(redcoll__ctx *c, redcoll_coll coll, void *buf, size_t count,
                                       const size_t *counts, redcoll_dtype dtype, redcoll_op op,
                                       int root, redcoll_algo algo) {
     redcoll_options o = c->o;
-    int rooted_away = coll == REDCOLL_COLL_REDUCE && c->rank != root;
+    int rooted_away = (coll == REDCOLL_COLL_REDUCE || coll == REDCOLL_COLL_GATHER) && c->rank != root;
     redcoll__desc d;
     redcoll__call call;
     redcoll_result r;
