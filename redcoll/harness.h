@@ -254,9 +254,15 @@ static void rc_input_elem(redcoll_dtype d, redcoll_op_kind op, int r, size_t i, 
     long long v = (long long)(h % 9) - 4; /* -4..4 */
     double f = (double)v;
     if (op == REDCOLL_OP_SUM_EXACT && rc_xinput(d, r, i, out)) return;
-    if (op == REDCOLL_OP_PROD) { /* factors 1, -1, 2, 1/2 that cancel over every 4 ranks */
+    if (op == REDCOLL_OP_PROD) {
+        /* factors 1, -1, 2, 1/2 that cancel over every 4 ranks, so products of
+           consecutive ranks stay small; 2 and 1/2 only on the first 100 ranks,
+           so that products of any subset (a commutative schedule's partial
+           results) stay within 2^+-50 and exact in float at every p (p = 577
+           overflowed float through 128 ranks of factor 2) */
         static const double fac[4] = { 2.0, -1.0, 0.5, 1.0 };
         f = fac[(r + (int)(i % 4)) % 4];
+        if (r >= 100 && (f == 2.0 || f == 0.5)) f = 1.0;
         v = (h & 1) ? -1 : 1;
     }
     if (op == REDCOLL_OP_LAND || op == REDCOLL_OP_LOR || op == REDCOLL_OP_LXOR) v = (h % 5 != 0);

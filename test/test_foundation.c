@@ -186,6 +186,27 @@ static void test_counters_barrier(void) {
     }
 }
 
+/* The harness's float products are exact in any bracketing at large p:
+   a commutative schedule multiplies non-consecutive ranks (recursive
+   halving pairs rank i with i + p'/2), and with a factor 2 on every fourth
+   rank 577 ranks overflowed float (CI's fuzz: seed 1795454677, case 2724). */
+static void test_sweep_float_prod_large_p(void) {
+    static const redcoll_coll colls[3] = { REDCOLL_COLL_REDUCE_SCATTER, REDCOLL_COLL_ALLREDUCE,
+                                           REDCOLL_COLL_REDUCE };
+    static const redcoll_algo algos[3] = { REDCOLL_ALGO_RECURSIVE_HALVING, REDCOLL_ALGO_HALVING_DOUBLING,
+                                           REDCOLL_ALGO_BINOMIAL };
+    int k;
+    for (k = 0; k < 3; ++k) {
+        rc_spec s = rc_spec_make(colls[k], algos[k], 577, 1733);
+        rc_outcome o;
+        s.dtype = REDCOLL_FLOAT;
+        s.op = "prod";
+        s.root = 339;
+        tf_measure(&s, &o);
+        rc_outcome_free(&o);
+    }
+}
+
 static void suite_foundation(void) {
     tf_test("sweep/reduce binomial", test_sweep_reduce_binomial);
     tf_test("sweep/bcast binomial", test_sweep_bcast_binomial);
@@ -195,6 +216,7 @@ static void suite_foundation(void) {
     tf_test("sweep/allreduce recursive_doubling", test_sweep_allreduce_recursive_doubling);
     tf_test("sweep/barrier dissemination", test_sweep_barrier);
     tf_test("sweep/allreduce and reduce auto", test_sweep_auto);
+    tf_test("sweep/float prod exact in any bracketing at p = 577", test_sweep_float_prod_large_p);
     tf_test("counters/reduce binomial", test_counters_reduce_binomial);
     tf_test("counters/reduce binomial non-commutative", test_counters_reduce_binomial_noncommutative);
     tf_test("counters/allreduce recursive_doubling", test_counters_allreduce_recursive_doubling);
