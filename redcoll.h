@@ -4628,7 +4628,9 @@ static redcoll_result redcoll__rabenseifner_traeff(redcoll__ctx *c, const redcol
    caller's ordinary schedule with the pair kernel (redcoll__k_xsum_f64 in
    [SECTION:kernels]: NaN made canonical, MXCSR held at its default while it
    runs): exactly the ordinary sum's messages, bytes and time.
-   REDCOLL_NO_EXACT_PAIR keeps the general method there (benchmarks).
+   REDCOLL_NO_EXACT_PAIR keeps the general method there (benchmarks). So
+   the two ranks of a job must agree on it: both x86-64 builds, both with
+   or both without the macro (a job mixing them fails or hangs).
 
    Collectives: allreduce runs step 1 and every round as allreduces with the
    caller's options (its algorithm, or AUTO's choice for the largest round);
