@@ -4868,8 +4868,8 @@ REDCOLL__XHOT redcoll__xblk redcoll__xblock(const redcoll__xsum *x, size_t b) {
 
 /* Step 1's fast scan of n inputs: the smallest exponent field (+0 left out)
    and the largest, and whether any input is an inf, a NaN, a subnormal or
-   a -0 (nonzero return). Per element only a shift, a select and a min and a
-   max of the bits without the sign (whose order is the magnitudes'), the
+   a -0 (nonzero return). Per element only a shift, a subtraction, a min and
+   a max of the bits without the sign (whose order is the magnitudes'), the
    fields taken once: the largest is the all-ones field for an inf or a NaN,
    the smallest 0 for a subnormal or a -0 (its key is 0, +0's the largest). */
 REDCOLL__XHOT uint64_t redcoll__xscan(redcoll__xfmt f, const char *REDCOLL__XRESTRICT in, size_t n,
@@ -5076,9 +5076,10 @@ REDCOLL__XHOT uint64_t redcoll__xround_fast(redcoll__xfmt f, int L, int lo, int6
 
 /* redcoll__xround_fast by conversion, for x86 with MXCSR at its default
    (round to nearest, no flush to zero; redcoll__xdecode_round sets it):
-   about half the instructions. t = w1 + floor(w0 / 2^L) and the value
-   V = t 2^L + r, 0 <= r < 2^L, |t| < 2^62 (p limbs of L bits, L = 62 -
-   ceil(lg p)). The exponent of (double)t gives log2|t| within one, so
+   a third fewer instructions. t = w1 + floor(w0 / 2^L) and the value
+   V = t 2^L + r, 0 <= r < 2^L; |t| < 2^62 + 2^(62 - L) (p high limbs below
+   2^L each, L = 62 - ceil(lg p)), so |(double)t| < 2^63 and c >= 0 below.
+   The exponent of (double)t gives log2|t| within one, so
    X = floor(V / 2^(L - c)) with its lowest bit set when bits were dropped
    (rounding to odd) has at least 60 significant bits and fits in int64
    (c = L: X = V exactly); one conversion of X to the format rounds it as V
