@@ -1795,14 +1795,34 @@ REDCOLL__INT_TYPES(REDCOLL__KERNEL, bxor, (W)a ^ (W)b)
 #define REDCOLL__FENV_CONTROL 1
 #define REDCOLL__MXCSR_DEFAULT 0x1f80u
 #define REDCOLL__MXCSR_FLAGS   0x3fu /* sticky exception flags: left as they are */
+/* GCC and Clang get asm with a memory clobber: no load or store of the
+   guarded loop moves across it (the intrinsics promise less). */
+static unsigned redcoll__mxcsr_get(void) {
+    unsigned v;
+#if defined(__GNUC__) || defined(__clang__)
+    __asm__ __volatile__("stmxcsr %0" : "=m"(v) : : "memory");
+#else
+    v = _mm_getcsr();
+#endif
+    return v;
+}
+static void redcoll__mxcsr_set(unsigned v) {
+#if defined(__GNUC__) || defined(__clang__)
+    __asm__ __volatile__("ldmxcsr %0" : : "m"(v) : "memory");
+#else
+    _mm_setcsr(v);
+#endif
+}
+/* Sets the default environment; returns the caller's, for
+   redcoll__fenv_restore. */
 static unsigned redcoll__fenv_default(void) {
-    unsigned old = _mm_getcsr();
+    unsigned old = redcoll__mxcsr_get();
     if ((old & ~REDCOLL__MXCSR_FLAGS) != REDCOLL__MXCSR_DEFAULT)
-        _mm_setcsr(REDCOLL__MXCSR_DEFAULT | (old & REDCOLL__MXCSR_FLAGS));
+        redcoll__mxcsr_set(REDCOLL__MXCSR_DEFAULT | (old & REDCOLL__MXCSR_FLAGS));
     return old;
 }
 static void redcoll__fenv_restore(unsigned old) {
-    if ((old & ~REDCOLL__MXCSR_FLAGS) != REDCOLL__MXCSR_DEFAULT) _mm_setcsr(old);
+    if ((old & ~REDCOLL__MXCSR_FLAGS) != REDCOLL__MXCSR_DEFAULT) redcoll__mxcsr_set(old);
 }
 #else
 #define REDCOLL__FENV_CONTROL 0
@@ -5229,15 +5249,8 @@ REDCOLL__XHOT void redcoll__xdecode_round(redcoll__xsum *x, redcoll__xfmt f, red
     const size_t es = (size_t)f.bits / 8;
     const int me = x->c->rank, scatter = x->scatter, dry = x->c->dry;
     size_t words = 0, mine = 0;
-#ifdef REDCOLL__SIMD_X86
-    unsigned csr = 0, def = 0x1f80; /* every exception masked, round to nearest, no FTZ or DAZ */
-    if (cvt) {
-        __asm__ __volatile__("stmxcsr %0" : "=m"(csr) : : "memory");
-        __asm__ __volatile__("ldmxcsr %0" : : "m"(def) : "memory");
-    }
-#else
-    cvt = 0;
-#endif
+    unsigned env = cvt ? redcoll__fenv_default() : 0;
+    cvt &= REDCOLL__FENV_CONTROL;
     while (cur.b != end.b) {
         size_t n = redcoll__xblock_len(x, &cur);
         redcoll__xblk b = redcoll__xblock(x, cur.b);
@@ -5259,9 +5272,7 @@ REDCOLL__XHOT void redcoll__xdecode_round(redcoll__xsum *x, redcoll__xfmt f, red
         words += bw;
         redcoll__xadvance(&cur, n);
     }
-#ifdef REDCOLL__SIMD_X86
-    if (cvt) __asm__ __volatile__("ldmxcsr %0" : : "m"(csr) : "memory");
-#endif
+    if (cvt) redcoll__fenv_restore(env);
 }
 
 /* The three passes over the call for one format, compiled once per
