@@ -4654,7 +4654,8 @@ static redcoll_result redcoll__rabenseifner_traeff(redcoll__ctx *c, const redcol
 
    Collectives: allreduce runs step 1 and every round as allreduces with the
    caller's options (its algorithm, or AUTO's choice for the largest round);
-   with AUTO from REDCOLL__XSPLIT_BYTES of input, every round as a
+   with AUTO from REDCOLL__XSPLIT_BYTES of input, where the model says it
+   pays (redcoll__xsplit_pays: up to p = 16 or so), every round as a
    reduce_scatter (pairwise) of the limbs in p groups of blocks, each rank
    rounding its group, and an allgatherv (ring) of the values: at p = 2
    half the rounding per rank, and the way back carries 8 (float 4) bytes
@@ -5558,6 +5559,22 @@ static size_t redcoll__xsizes(redcoll__xsum *x) {
 
 /* ---- the hook: setup and execute (called from [SECTION:setup]) ------------------ */
 
+/* Whether a round of `words` limbs for `elems` elements costs less in the
+   model as a reduce_scatter (pairwise) + allgatherv (ring) of the values,
+   each rank rounding 1/p of it, than as an allreduce (`whole`, AUTO's
+   choice) with every rank rounding all: at p <= 8 from 64 KiB; at p = 64
+   the pairwise and ring steps' p - 1 latencies per round would cost 2.5x. */
+static int redcoll__xsplit_pays(const redcoll__ctx *c, redcoll_algo whole, size_t words, size_t elems) {
+    const int p = c->size;
+    const size_t eb = elems * c->esize;
+    double round = c->o.model.gamma * (double)eb; /* the passes' model: gamma per input byte */
+    double split = redcoll_algo_cost(REDCOLL_COLL_REDUCE_SCATTER, REDCOLL_ALGO_PAIRWISE, p, words * 8, 8, &c->o) +
+                   redcoll_algo_cost(REDCOLL_COLL_ALLGATHERV, REDCOLL_ALGO_RING, p, eb, c->esize, &c->o) +
+                   round / p;
+    double all = redcoll_algo_cost(REDCOLL_COLL_ALLREDUCE, whole, p, words * 8, 8, &c->o) + round;
+    return split < all;
+}
+
 /* Resolves a SUM_EXACT call that redcoll__setup has checked as any other
    (transport, type, op, options, counts, root, buffers): the reduce_scatter
    twin of a reduce_scatter_block algorithm, the rank limit, the input and
@@ -5591,12 +5608,7 @@ static redcoll_result redcoll__xsetup(redcoll__xsum *x, redcoll__ctx *c, const v
                   c->size <= REDCOLL__XGATHER_P && n <= REDCOLL__XGATHER_BYTES / c->esize / (size_t)c->size;
     x->mem_bytes = redcoll__xsizes(x);
     x->algo = x->algo2 = c->o.algo;
-    x->split = c->coll == REDCOLL_COLL_ALLREDUCE && c->o.algo == REDCOLL_ALGO_AUTO && c->size > 1 &&
-               !x->direct && !x->gathered && x->total * c->esize >= REDCOLL__XSPLIT_BYTES;
-    if (x->split) { /* long vectors: MPICH's long-message schedules, neither rotates in place */
-        x->algo = REDCOLL_ALGO_PAIRWISE;
-        x->algo2 = REDCOLL_ALGO_RING;
-    } else if (x->algo == REDCOLL_ALGO_AUTO && !x->gathered) { /* gathered: the allgather's own */
+    if (x->algo == REDCOLL_ALGO_AUTO && !x->gathered) { /* gathered: the allgather's own */
         /* one choice for every round, made for the round of typical data (the
            whole vector when direct); the measuring pass sizes it at x->cap */
         int kt = (REDCOLL__XTYPICAL + x->f->frac + x->L) / x->L;
@@ -5607,6 +5619,13 @@ static redcoll_result redcoll__xsetup(redcoll__xsum *x, redcoll__ctx *c, const v
         ic.esize = 8;
         ic.op = redcoll_op_predefined(REDCOLL_OP_SUM);
         x->algo = redcoll__select_for(&ic, ic.coll, c->size, words * 8, NULL);
+        x->split = c->coll == REDCOLL_COLL_ALLREDUCE && c->size > 1 && !x->direct &&
+                   x->total * c->esize >= REDCOLL__XSPLIT_BYTES &&
+                   redcoll__xsplit_pays(c, x->algo, words, words / (size_t)kt);
+        if (x->split) { /* long vectors: MPICH's long-message schedules, neither rotates in place */
+            x->algo = REDCOLL_ALGO_PAIRWISE;
+            x->algo2 = REDCOLL_ALGO_RING;
+        }
     }
     return REDCOLL_OK;
 }
