@@ -5450,9 +5450,10 @@ static redcoll_result redcoll__xrounds(redcoll__xsum *x) {
    inputs into x->all (rank after rank), then steps 1 to 3 on this rank (the
    root) alone. The range words are every rank's vector's, combined (MAX)
    as step 1's allreduce would; each round encodes the p vectors in turn and
-   sums their limbs (int64 SUM, exact as in the collective), then rounds. x->mem holds the range words
-   and a round buffer twice (one rank's, the sum) and x->all; a measuring
-   pass stops after the allgather (the rest allocates nothing). */
+   sums their limbs (int64 SUM, exact as in the collective), then rounds.
+   x->mem holds the range words and a round buffer twice (one rank's, the
+   sum) and x->all; a measuring pass stops after the allgather (the rest
+   allocates nothing). */
 static redcoll_result redcoll__xlocal(redcoll__xsum *x) {
     const int p = x->c->size, dry = x->c->dry;
     const size_t vec = x->total * (size_t)(x->f->bits / 8);
@@ -5495,28 +5496,24 @@ static redcoll_result redcoll__xlocal(redcoll__xsum *x) {
     return REDCOLL_OK;
 }
 
-/* NaNs among n values at p made canonical, in place (an unordered compare:
-   SSE2 has it, so the blocks of constant length vectorise). */
+/* NaNs among n values at p made canonical, in place: by their bits, as the
+   pair kernel does (REDCOLL__XINF2_*), which no FP environment or fast-math
+   flag changes. */
 REDCOLL__XHOT void redcoll__xcanon(int dbl, char *REDCOLL__XRESTRICT p, size_t n) {
     size_t i;
     if (dbl) {
-        double q;
-        memcpy(&q, &redcoll__xf64.nan, 8);
         for (i = 0; i < n; ++i) {
-            double v;
-            memcpy(&v, p + 8 * i, 8);
-            v = v != v ? q : v;
-            memcpy(p + 8 * i, &v, 8);
+            uint64_t u;
+            memcpy(&u, p + 8 * i, 8);
+            u = (uint64_t)(u << 1) > REDCOLL__XINF2_f64 ? REDCOLL__XQNAN_f64 : u;
+            memcpy(p + 8 * i, &u, 8);
         }
     } else {
-        uint32_t qb = (uint32_t)redcoll__xf32.nan;
-        float q;
-        memcpy(&q, &qb, 4);
         for (i = 0; i < n; ++i) {
-            float v;
-            memcpy(&v, p + 4 * i, 4);
-            v = v != v ? q : v;
-            memcpy(p + 4 * i, &v, 4);
+            uint32_t u;
+            memcpy(&u, p + 4 * i, 4);
+            u = (uint32_t)(u << 1) > REDCOLL__XINF2_f32 ? REDCOLL__XQNAN_f32 : u;
+            memcpy(p + 4 * i, &u, 4);
         }
     }
 }
@@ -5527,7 +5524,8 @@ static void redcoll__xalone(const redcoll__xsum *x) {
     const size_t es = dbl ? 8 : 4, n = x->total;
     size_t i;
     if (x->out != x->in) REDCOLL_MEMMOVE(x->out, x->in, n * es);
-    for (i = 0; i + REDCOLL__XBLOCK <= n; i += REDCOLL__XBLOCK) redcoll__xcanon(dbl, x->out + i * es, REDCOLL__XBLOCK);
+    for (i = 0; i + REDCOLL__XBLOCK <= n; i += REDCOLL__XBLOCK)
+        redcoll__xcanon(dbl, x->out + i * es, REDCOLL__XBLOCK);
     redcoll__xcanon(dbl, x->out + i * es, n - i);
 }
 
@@ -5552,8 +5550,10 @@ static size_t redcoll__xsizes(redcoll__xsum *x) {
     /* range words (none when direct), round buffer; the per-rank counts apart;
        gathered: twice both (one rank's, the sum so far) and every rank's inputs */
     x->info_bytes = x->direct ? 0 : (3 * blocks * sizeof(uint16_t) + 7) & ~(size_t)7;
-    if (x->gathered)
-        return 2 * (x->info_bytes + x->cap * 8) + ((x->total * (size_t)(x->f->bits / 8) * (size_t)x->c->size + 7) & ~(size_t)7);
+    if (x->gathered) {
+        size_t all = x->total * (size_t)(x->f->bits / 8) * (size_t)x->c->size;
+        return 2 * (x->info_bytes + x->cap * 8) + ((all + 7) & ~(size_t)7);
+    }
     return x->info_bytes + x->cap * 8;
 }
 
