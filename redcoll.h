@@ -1833,12 +1833,16 @@ static void redcoll__fenv_restore(unsigned old) { (void)old; }
 #define REDCOLL__XINF2_f64 0xffe0000000000000ull
 #define REDCOLL__XQNAN_f32 0x7fc00000u             /* the canonical quiet NaN */
 #define REDCOLL__XQNAN_f64 0x7ff8000000000000ull
+/* The bits u of a value of format SUF (unsigned type U), a NaN's made the
+   canonical quiet NaN's. */
+#define REDCOLL__XCANON(SUF, U, u) ((U)((u) << 1) > REDCOLL__XINF2_##SUF ? (U)REDCOLL__XQNAN_##SUF : (u))
 #define REDCOLL__XADD(SUF, T, U)                                                          \
     static T redcoll__xadd_##SUF(T a, T b) {                                              \
         T s = a + b;                                                                      \
         U u;                                                                              \
         memcpy(&u, &s, sizeof u);                                                         \
-        if ((U)(u << 1) > REDCOLL__XINF2_##SUF) { u = REDCOLL__XQNAN_##SUF; memcpy(&s, &u, sizeof u); } \
+        u = REDCOLL__XCANON(SUF, U, u);                                                   \
+        memcpy(&s, &u, sizeof u);                                                         \
         return s;                                                                         \
     }
 REDCOLL__XADD(f32, float, uint32_t)
@@ -4993,7 +4997,6 @@ static void redcoll__xencode_gen(const redcoll__xsum *x, const char *in, size_t 
     const redcoll__xfmt *f = x->f;
     const int F = f->frac, L = x->L, K = k->K, kw = k->K + k->sp, es = f->bits / 8;
     const uint64_t fm = ((uint64_t)1 << F) - 1, mask = ((uint64_t)1 << L) - 1;
-    const uint64_t inv = ((uint64_t)1 << 32) / (uint64_t)L + 1; /* r / L = r inv >> 32, r < 2^16 */
     const int64_t z1 = (int64_t)1 << (2 * REDCOLL__XFIELD);     /* one input that is not -0 */
     size_t i;
     for (i = 0; i < n; ++i) {
@@ -5013,7 +5016,7 @@ static void redcoll__xencode_gen(const redcoll__xsum *x, const char *in, size_t 
         a = e ? (int)e - 1 : 0;            /* position of m's bit 0 */
         r = a - k->lo;
         if (r < 0) { m >>= -r; r = 0; }   /* only zeros below lo */
-        q = (int)(((uint64_t)r * inv) >> 32);
+        q = (int)(((uint64_t)r * x->Linv) >> 32);
         o = r - q * L;
         d[0] = (m << o) & mask;
         d[1] = (m >> (L - o)) & mask;
@@ -5497,7 +5500,7 @@ static redcoll_result redcoll__xlocal(redcoll__xsum *x) {
 }
 
 /* NaNs among n values at p made canonical, in place: by their bits, as the
-   pair kernel does (REDCOLL__XINF2_*), which no FP environment or fast-math
+   pair kernel does (REDCOLL__XCANON), which no FP environment or fast-math
    flag changes. */
 REDCOLL__XHOT void redcoll__xcanon(int dbl, char *REDCOLL__XRESTRICT p, size_t n) {
     size_t i;
@@ -5505,14 +5508,14 @@ REDCOLL__XHOT void redcoll__xcanon(int dbl, char *REDCOLL__XRESTRICT p, size_t n
         for (i = 0; i < n; ++i) {
             uint64_t u;
             memcpy(&u, p + 8 * i, 8);
-            u = (uint64_t)(u << 1) > REDCOLL__XINF2_f64 ? REDCOLL__XQNAN_f64 : u;
+            u = REDCOLL__XCANON(f64, uint64_t, u);
             memcpy(p + 8 * i, &u, 8);
         }
     } else {
         for (i = 0; i < n; ++i) {
             uint32_t u;
             memcpy(&u, p + 4 * i, 4);
-            u = (uint32_t)(u << 1) > REDCOLL__XINF2_f32 ? REDCOLL__XQNAN_f32 : u;
+            u = REDCOLL__XCANON(f32, uint32_t, u);
             memcpy(p + 4 * i, &u, 4);
         }
     }
@@ -5529,6 +5532,14 @@ static void redcoll__xalone(const redcoll__xsum *x) {
     redcoll__xcanon(dbl, x->out + i * es, n - i);
 }
 
+/* Limbs of L bits, and what follows from L: the limbs of the whole range
+   and the multiplier that divides by L. */
+static void redcoll__xwidth(redcoll__xsum *x, int L) {
+    x->L = L;
+    x->kfull = (x->f->top + L) / L; /* ceil((top + 1) / L) */
+    x->Linv = ((uint64_t)1 << 32) / (uint64_t)L + 1;
+}
+
 /* The call's limb width, mode, round size and blocks, and the bytes of its
    one scratch allocation: a function of (collective, p, counts, dtype) only,
    so a persistent plan can size it before any data is seen. The inner
@@ -5538,9 +5549,7 @@ static void redcoll__xalone(const redcoll__xsum *x) {
 static size_t redcoll__xsizes(redcoll__xsum *x) {
     size_t blocks = 0;
     int s;
-    x->L = 62 - redcoll__ceil_lg(x->c->size);
-    x->kfull = (x->f->top + x->L) / x->L; /* ceil((top + 1) / L) */
-    x->Linv = ((uint64_t)1 << 32) / (uint64_t)x->L + 1;
+    redcoll__xwidth(x, 62 - redcoll__ceil_lg(x->c->size));
     x->direct = !x->gathered && x->total <= REDCOLL__XDIRECT_BYTES / 8 / (size_t)(x->kfull + 1);
     x->assumed |= x->direct;
     x->cap = redcoll__xcap(x->total, x->kfull, x->gathered ? REDCOLL__XLOCAL_BYTES : REDCOLL__XROUND_BYTES);

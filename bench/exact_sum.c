@@ -171,18 +171,19 @@ static int model(int p, size_t count, redcoll_op op, double *time, double *bytes
 }
 
 int main(int argc, char **argv) {
+    static const char usage[] = "usage: exact_sum [-p P] [--seconds S] [--min-bytes N] [--max-bytes N] [--float] [--model-only]\n";
     int p = 2, i, bad = 0, model_only = 0;
     double seconds = 0.5;
     size_t min_bytes = 8, max_bytes = (size_t)8 << 20, bytes;
     for (i = 1; i < argc; i += 2) {
         if (strcmp(argv[i], "--float") == 0) { dtype = REDCOLL_FLOAT; esize = 4; --i; continue; }
         if (strcmp(argv[i], "--model-only") == 0) { model_only = 1; --i; continue; }
-        if (i + 1 == argc) { fprintf(stderr, "usage: exact_sum [-p P] [--seconds S] [--min-bytes N] [--max-bytes N] [--float] [--model-only]\n"); return 2; }
+        if (i + 1 == argc) { fputs(usage, stderr); return 2; }
         if (strcmp(argv[i], "-p") == 0) p = atoi(argv[i + 1]);
         else if (strcmp(argv[i], "--seconds") == 0) seconds = atof(argv[i + 1]);
         else if (strcmp(argv[i], "--min-bytes") == 0) min_bytes = (size_t)atoll(argv[i + 1]);
         else if (strcmp(argv[i], "--max-bytes") == 0) max_bytes = (size_t)atoll(argv[i + 1]);
-        else { fprintf(stderr, "usage: exact_sum [-p P] [--seconds S] [--min-bytes N] [--max-bytes N] [--float] [--model-only]\n"); return 2; }
+        else { fputs(usage, stderr); return 2; }
     }
     if (p < 1 || seconds <= 0) { fprintf(stderr, "exact_sum: bad -p or --seconds\n"); return 2; }
     printf("# allreduce of %s spanning 64 binades, p = %d: REDCOLL_SUM_EXACT / REDCOLL_SUM\n",

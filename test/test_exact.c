@@ -534,16 +534,18 @@ static void test_exact_p_independent(void) {
    MXCSR to the default and back). */
 static void test_exact_fpenv(void) {
     enum { PMAX = 5, N = 400 };
+    static const int ps[2] = { 2, PMAX }; /* p = 2: the exact sum of two (one addition) */
     static double in[PMAX * N];
-    int env, r, dt, P, nenv = 4, kept[PMAX];
+    int env, r, dt, P, pi, nenv = 4, kept[PMAX];
     size_t i;
 #if defined(__x86_64__) || defined(__i386__)
     nenv = 5;
 #endif
-    for (P = 2; P <= PMAX; P += PMAX - 2) /* p = 2: the exact sum of two (one addition) */
+    for (pi = 0; pi < 2; ++pi)
     for (dt = 0; dt < 2; ++dt)
         for (env = 1; env < nenv; ++env) {
             tx_job j;
+            P = ps[pi];
             for (r = 0; r < P; ++r)
                 for (i = 0; i < N; ++i) {
                     double v = tx_wide(r, i, dt);
@@ -676,9 +678,7 @@ static void tx_xsum(redcoll__xsum *x, redcoll__ctx *c, redcoll_transport *t, int
     x->out = (char *)out;
     x->total = x->each = n;
     x->segs = 1;
-    x->L = L;
-    x->Linv = ((uint64_t)1 << 32) / (uint64_t)L + 1;
-    x->kfull = (x->f->top + L) / L;
+    redcoll__xwidth(x, L);
     x->nblocks = (n + REDCOLL__XBLOCK - 1) / REDCOLL__XBLOCK;
     x->cap = cap;
     x->info = info;
