@@ -37,7 +37,12 @@ typedef struct rc_spec {
     int                 absent_rank1; /* 1 + a rank that never calls the collective; 0: none */
     int                 local_rank1;  /* 1 + the only rank whose buffers this process holds
                                          and checks (MPI: one rank per process); 0: all */
+    int                 nonblock;     /* how ranks call it: RC_BLOCKING, RC_NB_* */
 } rc_spec;
+
+/* rc_spec.nonblock: the blocking call; the non-blocking one completed by
+   redcoll_wait, or by redcoll_test in a loop; a plan started and waited for. */
+enum { RC_BLOCKING = 0, RC_NB_WAIT, RC_NB_TEST, RC_NB_PLAN };
 
 typedef struct rc_outcome {
     int                 ok;       /* every rank returned OK and (if verified) matched */
@@ -398,47 +403,86 @@ typedef struct rc_state {
     size_t        *displs;       /* their p + 1 prefix sums */
 } rc_state;
 
-static redcoll_result rc_rank(const redcoll_transport *t, void *arg) {
-    rc_state *st = (rc_state *)arg;
+/* Calls the spec's collective on rank t->rank: with plan, makes its plan
+   (redcoll_<coll>_init); else with req, starts its non-blocking form
+   (redcoll_i<coll>); else calls it. The same arguments in every form. */
+#define RC_CALL(f, ...) \
+    (plan ? redcoll_##f##_init(__VA_ARGS__, plan) : req ? redcoll_i##f(__VA_ARGS__, req) \
+                                                        : redcoll_##f(__VA_ARGS__))
+static redcoll_result rc_call(const redcoll_transport *t, rc_state *st, redcoll_coll_request **req,
+                              redcoll_plan **plan) {
     const rc_spec *s = st->spec;
     int r = t->rank;
     const void *sb = st->sbuf[r];
     void *rb = st->rbuf[r];
-    if (r + 1 == s->absent_rank1) return REDCOLL_OK;
     switch (s->coll) {
     case REDCOLL_COLL_ALLREDUCE:
-        return redcoll_allreduce(t, s->in_place ? REDCOLL_IN_PLACE : sb, rb, s->count, st->dtype,
-                                 st->op, &s->opts);
+        return RC_CALL(allreduce, t, s->in_place ? REDCOLL_IN_PLACE : sb, rb, s->count, st->dtype,
+                       st->op, &s->opts);
     case REDCOLL_COLL_REDUCE:
-        return redcoll_reduce(t, s->in_place && r == s->root ? REDCOLL_IN_PLACE : sb, rb,
-                              s->count, st->dtype, st->op, s->root, &s->opts);
+        return RC_CALL(reduce, t, s->in_place && r == s->root ? REDCOLL_IN_PLACE : sb, rb,
+                       s->count, st->dtype, st->op, s->root, &s->opts);
     case REDCOLL_COLL_BCAST:
-        return redcoll_bcast(t, rb, s->count, st->dtype, s->root, &s->opts);
+        return RC_CALL(bcast, t, rb, s->count, st->dtype, s->root, &s->opts);
     case REDCOLL_COLL_GATHER:
-        return redcoll_gather(t, s->in_place && r == s->root ? REDCOLL_IN_PLACE : sb, rb,
-                              s->count, st->dtype, s->root, &s->opts);
+        return RC_CALL(gather, t, s->in_place && r == s->root ? REDCOLL_IN_PLACE : sb, rb,
+                       s->count, st->dtype, s->root, &s->opts);
     case REDCOLL_COLL_SCATTER:
-        return redcoll_scatter(t, sb, s->in_place && r == s->root ? REDCOLL_IN_PLACE : rb,
-                               s->count, st->dtype, s->root, &s->opts);
+        return RC_CALL(scatter, t, sb, s->in_place && r == s->root ? REDCOLL_IN_PLACE : rb,
+                       s->count, st->dtype, s->root, &s->opts);
     case REDCOLL_COLL_BARRIER:
-        return redcoll_barrier(t, &s->opts);
+        return RC_CALL(barrier, t, &s->opts);
     case REDCOLL_COLL_ALLGATHER:
-        return redcoll_allgather(t, s->in_place ? REDCOLL_IN_PLACE : sb, rb, s->count, st->dtype,
-                                 &s->opts);
+        return RC_CALL(allgather, t, s->in_place ? REDCOLL_IN_PLACE : sb, rb, s->count, st->dtype,
+                       &s->opts);
     case REDCOLL_COLL_ALLGATHERV:
-        return redcoll_allgatherv(t, s->in_place ? REDCOLL_IN_PLACE : sb, rb, st->counts,
-                                  st->dtype, &s->opts);
+        return RC_CALL(allgatherv, t, s->in_place ? REDCOLL_IN_PLACE : sb, rb, st->counts,
+                       st->dtype, &s->opts);
     case REDCOLL_COLL_ALLTOALL:
-        return redcoll_alltoall(t, s->in_place ? REDCOLL_IN_PLACE : sb, rb, s->count, st->dtype,
-                                &s->opts);
+        return RC_CALL(alltoall, t, s->in_place ? REDCOLL_IN_PLACE : sb, rb, s->count, st->dtype,
+                       &s->opts);
     case REDCOLL_COLL_REDUCE_SCATTER:
-        return redcoll_reduce_scatter(t, s->in_place ? REDCOLL_IN_PLACE : sb, rb, st->counts,
-                                      st->dtype, st->op, &s->opts);
+        return RC_CALL(reduce_scatter, t, s->in_place ? REDCOLL_IN_PLACE : sb, rb, st->counts,
+                       st->dtype, st->op, &s->opts);
     case REDCOLL_COLL_REDUCE_SCATTER_BLOCK:
-        return redcoll_reduce_scatter_block(t, s->in_place ? REDCOLL_IN_PLACE : sb, rb, s->count,
-                                            st->dtype, st->op, &s->opts);
+        return RC_CALL(reduce_scatter_block, t, s->in_place ? REDCOLL_IN_PLACE : sb, rb, s->count,
+                       st->dtype, st->op, &s->opts);
     default:
         return REDCOLL_ERR_UNSUPPORTED;
+    }
+}
+#undef RC_CALL
+
+/* Completes a started request: redcoll_test in a loop (poll) or redcoll_wait;
+   frees it. */
+static redcoll_result rc_complete(redcoll_coll_request *req, int poll) {
+    redcoll_result r;
+    int done = 0;
+    if (poll) do r = redcoll_test(req, &done); while (!done);
+    else r = redcoll_wait(req);
+    redcoll_request_free(req);
+    return r;
+}
+
+static redcoll_result rc_rank(const redcoll_transport *t, void *arg) {
+    rc_state *st = (rc_state *)arg;
+    const rc_spec *s = st->spec;
+    redcoll_coll_request *req = NULL;
+    redcoll_plan *plan = NULL;
+    redcoll_result r;
+    if (t->rank + 1 == s->absent_rank1) return REDCOLL_OK;
+    switch (s->nonblock) {
+    case RC_NB_WAIT: case RC_NB_TEST:
+        r = rc_call(t, st, &req, NULL);
+        return r != REDCOLL_OK ? r : rc_complete(req, s->nonblock == RC_NB_TEST);
+    case RC_NB_PLAN:
+        r = rc_call(t, st, NULL, &plan);
+        if (r == REDCOLL_OK) r = redcoll_plan_start(plan);
+        if (r == REDCOLL_OK) r = redcoll_plan_wait(plan);
+        redcoll_plan_free(plan);
+        return r;
+    default:
+        return rc_call(t, st, NULL, NULL);
     }
 }
 

@@ -117,6 +117,7 @@ static redcoll_result tshm_case_rank(const redcoll_transport *t, void *arg) {
     f.t.recv_reduce = t->recv_reduce ? tshm_f_recv_reduce : NULL; /* every entry the library calls */
     f.t.sendrecv_reduce = t->sendrecv_reduce ? tshm_f_sendrecv_reduce : NULL;
     f.t.scratch = t->scratch ? tshm_f_scratch : NULL;
+    f.t.test = NULL; f.t.irecv_reduce = NULL; f.t.nb = NULL; /* blocking calls only */
     r = rc_rank(&f.t, c->st);
     *c->hit = f.hit;
     return r;
