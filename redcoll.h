@@ -395,62 +395,62 @@ typedef enum redcoll_coll {
    Adding an algorithm: a NEW row at the end (AND rows for its other
    collectives) and its schedule function in [SECTION:schedules]. */
 #define REDCOLL_ALGORITHM_LIST(X) \
- /* first ALGO                    name                        COLL                  schedule                           variant     order        knobs      paper */ \
-  X(NEW, BINOMIAL,               "binomial",                  REDUCE,               reduce_binomial,                   PLAIN,      ORDERED,     NONE,      "MPICH 4.5") \
-  X(AND, BINOMIAL,               "binomial",                  BCAST,                bcast_binomial,                    PLAIN,      ORDERED,     NONE,      "MPICH 4.2") \
-  X(AND, BINOMIAL,               "binomial",                  GATHER,               gather_binomial,                   PLAIN,      ORDERED,     NONE,      "MPICH 4.1") \
-  X(AND, BINOMIAL,               "binomial",                  SCATTER,              scatter_binomial,                  PLAIN,      ORDERED,     NONE,      "MPICH 4.1") \
-  X(NEW, REDUCE_BCAST,           "reduce_bcast",              ALLREDUCE,            allreduce_reduce_bcast,            PLAIN,      ORDERED,     NONE,      "R04 3.2") \
-  X(NEW, RECURSIVE_DOUBLING,     "recursive_doubling",        ALLREDUCE,            allreduce_recursive_doubling,      PLAIN,      ORDERED,     NONE,      "R04 3.4, MPICH 4.5") \
-  X(AND, RECURSIVE_DOUBLING,     "recursive_doubling",        ALLGATHER,            allgather_recursive_doubling,      PLAIN,      ORDERED,     NONE,      "MPICH 4.1.1") \
-  X(AND, RECURSIVE_DOUBLING,     "recursive_doubling",        ALLGATHERV,           allgather_recursive_doubling,      PLAIN,      ORDERED,     NONE,      "MPICH 4.1.1") \
-  X(AND, RECURSIVE_DOUBLING,     "recursive_doubling",        REDUCE_SCATTER,       reduce_scatter_recursive_doubling, PLAIN,      ORDERED,     NONE,      "MPICH 4.4") \
-  X(AND, RECURSIVE_DOUBLING,     "recursive_doubling",        REDUCE_SCATTER_BLOCK, reduce_scatter_recursive_doubling, PLAIN,      ORDERED,     NONE,      "MPICH 4.4") \
-  X(NEW, BINARY_TREE,            "binary_tree",               ALLREDUCE,            allreduce_reduce_bcast,            PLAIN,      ORDERED,     NONE,      "R04 3.3") \
-  X(AND, BINARY_TREE,            "binary_tree",               REDUCE,               reduce_binomial,                   PLAIN,      ORDERED,     NONE,      "R04 3.3") \
-  X(NEW, HALVING_DOUBLING,       "halving_doubling",          ALLREDUCE,            allreduce_halving_doubling,        PLAIN,      ORDERED,     NONE,      "R04 3.5, MPICH 5.1") \
-  X(AND, HALVING_DOUBLING,       "halving_doubling",          REDUCE,               reduce_halving_doubling,           PLAIN,      ORDERED,     NONE,      "R04 3.5, MPICH 5.1") \
-  X(NEW, BINARY_BLOCKS,          "binary_blocks",             ALLREDUCE,            allreduce_binary_blocks,           PLAIN,      ORDERED,     NONE,      "R04 3.6, MPICH 5.2") \
-  X(AND, BINARY_BLOCKS,          "binary_blocks",             REDUCE,               reduce_binary_blocks,              PLAIN,      ORDERED,     NONE,      "R04 3.6") \
-  X(NEW, RING,                   "ring",                      ALLREDUCE,            allreduce_ring,                    PLAIN,      ORDERED,     NONE,      "R04 3.7, MPICH 5.3") \
-  X(AND, RING,                   "ring",                      REDUCE,               reduce_ring,                       PLAIN,      ORDERED,     NONE,      "R04 3.7") \
-  X(AND, RING,                   "ring",                      ALLGATHER,            allgather_ring,                    PLAIN,      ORDERED,     NONE,      "MPICH 4.1") \
-  X(AND, RING,                   "ring",                      ALLGATHERV,           allgather_ring,                    PLAIN,      ORDERED,     NONE,      "MPICH 4.1") \
-  X(NEW, BUTTERFLY,              "butterfly",                 ALLREDUCE,            rabenseifner_traeff,               BUTTERFLY,  ORDERED,     THRESHOLD, "RT05 Fig. 1") \
-  X(AND, BUTTERFLY,              "butterfly",                 REDUCE,               rabenseifner_traeff,               BUTTERFLY,  ORDERED,     THRESHOLD, "RT05 Fig. 1") \
-  X(NEW, ELIMINATION,            "elimination",               ALLREDUCE,            rabenseifner_traeff,               OVERLAP,    ORDERED,     THRESHOLD, "RT05 3.2 (Fig. 4)") \
-  X(AND, ELIMINATION,            "elimination",               REDUCE,               rabenseifner_traeff,               OVERLAP,    ORDERED,     THRESHOLD, "RT05 3.2 (Fig. 4)") \
-  X(NEW, ELIMINATION_NONOVERLAP, "elimination_nonoverlap",    ALLREDUCE,            rabenseifner_traeff,               NONOVERLAP, ORDERED,     THRESHOLD, "RT05 3.3 (Fig. 5)") \
-  X(AND, ELIMINATION_NONOVERLAP, "elimination_nonoverlap",    REDUCE,               rabenseifner_traeff,               NONOVERLAP, ORDERED,     THRESHOLD, "RT05 3.3 (Fig. 5)") \
-  X(NEW, FACTOR_RING,            "factor_ring",               ALLREDUCE,            rabenseifner_traeff,               FACTORS,    ORDERED,     THRESHOLD, "RT05 3.4-3.6") \
-  X(AND, FACTOR_RING,            "factor_ring",               REDUCE,               rabenseifner_traeff,               FACTORS,    ORDERED,     THRESHOLD, "RT05 3.4-3.6") \
-  X(NEW, BRUCK,                  "bruck",                     ALLGATHER,            allgather_bruck,                   PLAIN,      ORDERED,     NONE,      "MPICH 4.1.2") \
-  X(AND, BRUCK,                  "bruck",                     ALLGATHERV,           allgather_bruck,                   PLAIN,      ORDERED,     NONE,      "MPICH 4.1.2") \
-  X(AND, BRUCK,                  "bruck",                     ALLTOALL,             alltoall_bruck,                    PLAIN,      ORDERED,     NONE,      "MPICH 4.3") \
-  X(NEW, SCATTER_RECURSIVE_DOUBLING, "scatter_recursive_doubling", BCAST,           bcast_scatter_allgather,           DOUBLING,   ORDERED,     NONE,      "MPICH 4.2 (van de Geijn)") \
-  X(NEW, SCATTER_RING,           "scatter_ring",              BCAST,                bcast_scatter_allgather,           RING,       ORDERED,     NONE,      "MPICH 4.2 (van de Geijn)") \
-  X(NEW, SCATTERED,              "scattered",                 ALLTOALL,             alltoall_scattered,                PLAIN,      ORDERED,     NONE,      "MPICH 4.3") \
-  X(NEW, PAIRWISE,               "pairwise",                  ALLTOALL,             alltoall_pairwise,                 PLAIN,      ORDERED,     NONE,      "MPICH 4.3") \
-  X(AND, PAIRWISE,               "pairwise",                  REDUCE_SCATTER,       reduce_scatter_pairwise,           PLAIN,      ORDERED,     NONE,      "MPICH 4.4") \
-  X(AND, PAIRWISE,               "pairwise",                  REDUCE_SCATTER_BLOCK, reduce_scatter_pairwise,           PLAIN,      ORDERED,     NONE,      "MPICH 4.4") \
-  X(NEW, RECURSIVE_HALVING,      "recursive_halving",         REDUCE_SCATTER,       reduce_scatter_recursive_halving,  PLAIN,      COMMUTATIVE, NONE,      "MPICH 4.4") \
-  X(AND, RECURSIVE_HALVING,      "recursive_halving",         REDUCE_SCATTER_BLOCK, reduce_scatter_recursive_halving,  PLAIN,      COMMUTATIVE, NONE,      "MPICH 4.4") \
-  X(NEW, FLAT,                   "flat",                      REDUCE,               reduce_flat,                       PLAIN,      ORDERED,     NONE,      "HL 2.1") \
-  X(AND, FLAT,                   "flat",                      BCAST,                bcast_flat,                        PLAIN,      ORDERED,     NONE,      "HL") \
-  X(NEW, CHAIN,                  "chain",                     REDUCE,               reduce_chain,                      WHOLE,      ORDERED,     NONE,      "HL 2.1") \
-  X(AND, CHAIN,                  "chain",                     BCAST,                bcast_chain,                       WHOLE,      ORDERED,     NONE,      "HL") \
-  X(NEW, PIPELINE,               "pipeline",                  REDUCE,               reduce_chain,                      PIPELINED,  ORDERED,     SEGMENT,   "HL 2.1") \
-  X(AND, PIPELINE,               "pipeline",                  BCAST,                bcast_chain,                       PIPELINED,  ORDERED,     SEGMENT,   "HL") \
-  X(NEW, BINARY,                 "binary",                    REDUCE,               reduce_binary,                     HEAP,       COMMUTATIVE, SEGMENT,   "HL 2.1") \
-  X(NEW, IN_ORDER_BINARY,        "in_order_binary",           REDUCE,               reduce_binary,                     IN_ORDER,   ORDERED,     SEGMENT,   "HL 2.1") \
-  X(NEW, HIERARCHICAL,           "hierarchical",              ALLREDUCE,            allreduce_hierarchical,            PLAIN,      ORDERED,     LEVELS,    "HL Alg. 1") \
-  X(AND, HIERARCHICAL,           "hierarchical",              REDUCE,               reduce_hierarchical,               PLAIN,      ORDERED,     LEVELS,    "HL Alg. 1") \
-  X(AND, HIERARCHICAL,           "hierarchical",              BCAST,                bcast_hierarchical,                PLAIN,      ORDERED,     LEVELS,    "HL Alg. 1") \
-  X(NEW, DISSEMINATION,          "dissemination",             BARRIER,              barrier_dissemination,             PLAIN,      ORDERED,     NONE,      "Hensgen et al.")
+ /* first ALGO                    name                        COLL                  schedule                           cost                               variant     order        knobs      paper */ \
+  X(NEW, BINOMIAL,               "binomial",                  REDUCE,               reduce_binomial,                   reduce_binomial,                   PLAIN,      ORDERED,     NONE,      "MPICH 4.5") \
+  X(AND, BINOMIAL,               "binomial",                  BCAST,                bcast_binomial,                    bcast_binomial,                    PLAIN,      ORDERED,     NONE,      "MPICH 4.2") \
+  X(AND, BINOMIAL,               "binomial",                  GATHER,               gather_binomial,                   gather_binomial,                   PLAIN,      ORDERED,     NONE,      "MPICH 4.1") \
+  X(AND, BINOMIAL,               "binomial",                  SCATTER,              scatter_binomial,                  gather_binomial,                   PLAIN,      ORDERED,     NONE,      "MPICH 4.1") \
+  X(NEW, REDUCE_BCAST,           "reduce_bcast",              ALLREDUCE,            allreduce_reduce_bcast,            allreduce_reduce_bcast,            PLAIN,      ORDERED,     NONE,      "R04 3.2") \
+  X(NEW, RECURSIVE_DOUBLING,     "recursive_doubling",        ALLREDUCE,            allreduce_recursive_doubling,      allreduce_recursive_doubling,      PLAIN,      ORDERED,     NONE,      "R04 3.4, MPICH 4.5") \
+  X(AND, RECURSIVE_DOUBLING,     "recursive_doubling",        ALLGATHER,            allgather_recursive_doubling,      allgather_recursive_doubling,      PLAIN,      ORDERED,     NONE,      "MPICH 4.1.1") \
+  X(AND, RECURSIVE_DOUBLING,     "recursive_doubling",        ALLGATHERV,           allgather_recursive_doubling,      allgather_recursive_doubling,      PLAIN,      ORDERED,     NONE,      "MPICH 4.1.1") \
+  X(AND, RECURSIVE_DOUBLING,     "recursive_doubling",        REDUCE_SCATTER,       reduce_scatter_recursive_doubling, reduce_scatter_recursive_doubling, PLAIN,      ORDERED,     NONE,      "MPICH 4.4") \
+  X(AND, RECURSIVE_DOUBLING,     "recursive_doubling",        REDUCE_SCATTER_BLOCK, reduce_scatter_recursive_doubling, reduce_scatter_recursive_doubling, PLAIN,      ORDERED,     NONE,      "MPICH 4.4") \
+  X(NEW, BINARY_TREE,            "binary_tree",               ALLREDUCE,            allreduce_reduce_bcast,            allreduce_reduce_bcast,            PLAIN,      ORDERED,     NONE,      "R04 3.3") \
+  X(AND, BINARY_TREE,            "binary_tree",               REDUCE,               reduce_binomial,                   reduce_binomial,                   PLAIN,      ORDERED,     NONE,      "R04 3.3") \
+  X(NEW, HALVING_DOUBLING,       "halving_doubling",          ALLREDUCE,            allreduce_halving_doubling,        allreduce_halving_doubling,        PLAIN,      ORDERED,     NONE,      "R04 3.5, MPICH 5.1") \
+  X(AND, HALVING_DOUBLING,       "halving_doubling",          REDUCE,               reduce_halving_doubling,           reduce_halving_doubling,           PLAIN,      ORDERED,     NONE,      "R04 3.5, MPICH 5.1") \
+  X(NEW, BINARY_BLOCKS,          "binary_blocks",             ALLREDUCE,            allreduce_binary_blocks,           allreduce_binary_blocks,           PLAIN,      ORDERED,     NONE,      "R04 3.6, MPICH 5.2") \
+  X(AND, BINARY_BLOCKS,          "binary_blocks",             REDUCE,               reduce_binary_blocks,              reduce_binary_blocks,              PLAIN,      ORDERED,     NONE,      "R04 3.6") \
+  X(NEW, RING,                   "ring",                      ALLREDUCE,            allreduce_ring,                    allreduce_ring,                    PLAIN,      ORDERED,     NONE,      "R04 3.7, MPICH 5.3") \
+  X(AND, RING,                   "ring",                      REDUCE,               reduce_ring,                       reduce_ring,                       PLAIN,      ORDERED,     NONE,      "R04 3.7") \
+  X(AND, RING,                   "ring",                      ALLGATHER,            allgather_ring,                    allgather_ring,                    PLAIN,      ORDERED,     NONE,      "MPICH 4.1") \
+  X(AND, RING,                   "ring",                      ALLGATHERV,           allgather_ring,                    allgather_ring,                    PLAIN,      ORDERED,     NONE,      "MPICH 4.1") \
+  X(NEW, BUTTERFLY,              "butterfly",                 ALLREDUCE,            rabenseifner_traeff,               rabenseifner_traeff,               BUTTERFLY,  ORDERED,     THRESHOLD, "RT05 Fig. 1") \
+  X(AND, BUTTERFLY,              "butterfly",                 REDUCE,               rabenseifner_traeff,               rabenseifner_traeff,               BUTTERFLY,  ORDERED,     THRESHOLD, "RT05 Fig. 1") \
+  X(NEW, ELIMINATION,            "elimination",               ALLREDUCE,            rabenseifner_traeff,               rabenseifner_traeff,               OVERLAP,    ORDERED,     THRESHOLD, "RT05 3.2 (Fig. 4)") \
+  X(AND, ELIMINATION,            "elimination",               REDUCE,               rabenseifner_traeff,               rabenseifner_traeff,               OVERLAP,    ORDERED,     THRESHOLD, "RT05 3.2 (Fig. 4)") \
+  X(NEW, ELIMINATION_NONOVERLAP, "elimination_nonoverlap",    ALLREDUCE,            rabenseifner_traeff,               rabenseifner_traeff,               NONOVERLAP, ORDERED,     THRESHOLD, "RT05 3.3 (Fig. 5)") \
+  X(AND, ELIMINATION_NONOVERLAP, "elimination_nonoverlap",    REDUCE,               rabenseifner_traeff,               rabenseifner_traeff,               NONOVERLAP, ORDERED,     THRESHOLD, "RT05 3.3 (Fig. 5)") \
+  X(NEW, FACTOR_RING,            "factor_ring",               ALLREDUCE,            rabenseifner_traeff,               rabenseifner_traeff,               FACTORS,    ORDERED,     THRESHOLD, "RT05 3.4-3.6") \
+  X(AND, FACTOR_RING,            "factor_ring",               REDUCE,               rabenseifner_traeff,               rabenseifner_traeff,               FACTORS,    ORDERED,     THRESHOLD, "RT05 3.4-3.6") \
+  X(NEW, BRUCK,                  "bruck",                     ALLGATHER,            allgather_bruck,                   allgather_bruck,                   PLAIN,      ORDERED,     NONE,      "MPICH 4.1.2") \
+  X(AND, BRUCK,                  "bruck",                     ALLGATHERV,           allgather_bruck,                   allgather_bruck,                   PLAIN,      ORDERED,     NONE,      "MPICH 4.1.2") \
+  X(AND, BRUCK,                  "bruck",                     ALLTOALL,             alltoall_bruck,                    alltoall_bruck,                    PLAIN,      ORDERED,     NONE,      "MPICH 4.3") \
+  X(NEW, SCATTER_RECURSIVE_DOUBLING, "scatter_recursive_doubling", BCAST,           bcast_scatter_allgather,           bcast_scatter_allgather,           DOUBLING,   ORDERED,     NONE,      "MPICH 4.2 (van de Geijn)") \
+  X(NEW, SCATTER_RING,           "scatter_ring",              BCAST,                bcast_scatter_allgather,           bcast_scatter_allgather,           RING,       ORDERED,     NONE,      "MPICH 4.2 (van de Geijn)") \
+  X(NEW, SCATTERED,              "scattered",                 ALLTOALL,             alltoall_scattered,                alltoall_scattered,                PLAIN,      ORDERED,     NONE,      "MPICH 4.3") \
+  X(NEW, PAIRWISE,               "pairwise",                  ALLTOALL,             alltoall_pairwise,                 alltoall_pairwise,                 PLAIN,      ORDERED,     NONE,      "MPICH 4.3") \
+  X(AND, PAIRWISE,               "pairwise",                  REDUCE_SCATTER,       reduce_scatter_pairwise,           reduce_scatter_pairwise,           PLAIN,      ORDERED,     NONE,      "MPICH 4.4") \
+  X(AND, PAIRWISE,               "pairwise",                  REDUCE_SCATTER_BLOCK, reduce_scatter_pairwise,           reduce_scatter_pairwise,           PLAIN,      ORDERED,     NONE,      "MPICH 4.4") \
+  X(NEW, RECURSIVE_HALVING,      "recursive_halving",         REDUCE_SCATTER,       reduce_scatter_recursive_halving,  reduce_scatter_recursive_halving,  PLAIN,      COMMUTATIVE, NONE,      "MPICH 4.4") \
+  X(AND, RECURSIVE_HALVING,      "recursive_halving",         REDUCE_SCATTER_BLOCK, reduce_scatter_recursive_halving,  reduce_scatter_recursive_halving,  PLAIN,      COMMUTATIVE, NONE,      "MPICH 4.4") \
+  X(NEW, FLAT,                   "flat",                      REDUCE,               reduce_flat,                       reduce_flat,                       PLAIN,      ORDERED,     NONE,      "HL 2.1") \
+  X(AND, FLAT,                   "flat",                      BCAST,                bcast_flat,                        bcast_flat,                        PLAIN,      ORDERED,     NONE,      "HL") \
+  X(NEW, CHAIN,                  "chain",                     REDUCE,               reduce_chain,                      reduce_chain,                      WHOLE,      ORDERED,     NONE,      "HL 2.1") \
+  X(AND, CHAIN,                  "chain",                     BCAST,                bcast_chain,                       bcast_chain,                       WHOLE,      ORDERED,     NONE,      "HL") \
+  X(NEW, PIPELINE,               "pipeline",                  REDUCE,               reduce_chain,                      reduce_chain,                      PIPELINED,  ORDERED,     SEGMENT,   "HL 2.1") \
+  X(AND, PIPELINE,               "pipeline",                  BCAST,                bcast_chain,                       bcast_chain,                       PIPELINED,  ORDERED,     SEGMENT,   "HL") \
+  X(NEW, BINARY,                 "binary",                    REDUCE,               reduce_binary,                     reduce_binary,                     HEAP,       COMMUTATIVE, SEGMENT,   "HL 2.1") \
+  X(NEW, IN_ORDER_BINARY,        "in_order_binary",           REDUCE,               reduce_binary,                     reduce_binary,                     IN_ORDER,   ORDERED,     SEGMENT,   "HL 2.1") \
+  X(NEW, HIERARCHICAL,           "hierarchical",              ALLREDUCE,            allreduce_hierarchical,            hierarchical,                      PLAIN,      ORDERED,     LEVELS,    "HL Alg. 1") \
+  X(AND, HIERARCHICAL,           "hierarchical",              REDUCE,               reduce_hierarchical,               hierarchical,                      PLAIN,      ORDERED,     LEVELS,    "HL Alg. 1") \
+  X(AND, HIERARCHICAL,           "hierarchical",              BCAST,                bcast_hierarchical,                hierarchical,                      PLAIN,      ORDERED,     LEVELS,    "HL Alg. 1") \
+  X(NEW, DISSEMINATION,          "dissemination",             BARRIER,              barrier_dissemination,             barrier_dissemination,             PLAIN,      ORDERED,     NONE,      "Hensgen et al.")
 
 #define REDCOLL__ALGO_ENUM_NEW(A) REDCOLL_ALGO_##A,
 #define REDCOLL__ALGO_ENUM_AND(A)
-#define REDCOLL__ALGO_ENUM(first, A, name, C, fn, var, ord, knobs, paper) REDCOLL__ALGO_ENUM_##first(A)
+#define REDCOLL__ALGO_ENUM(first, A, name, C, fn, cost, var, ord, knobs, paper) REDCOLL__ALGO_ENUM_##first(A)
 
 /* Every algorithm name; each collective accepts the subset its rows of the
    list give (redcoll_algo_supported). AUTO lets the selector choose. The
@@ -1137,11 +1137,14 @@ typedef struct redcoll__args {
 } redcoll__args;
 
 typedef redcoll_result (*redcoll__schedule)(redcoll__ctx *c, const redcoll__args *a);
+typedef struct redcoll__cost_in redcoll__cost_in; /* [SECTION:context], cost terms */
+typedef double (*redcoll__pricer)(const redcoll__cost_in *in);
 
 /* A row of the algorithm list ([SECTION:options]), as the registry holds it. */
 typedef struct redcoll__row {
     redcoll_algo_info info;   /* coll, algo, keeps_order, paper */
     redcoll__schedule run;
+    redcoll__pricer   cost;   /* its modeled time (the cost column; [SECTION:cost]) */
     int               variant;
     unsigned          knobs;  /* REDCOLL__KNOB_* */
 } redcoll__row;
@@ -1526,6 +1529,7 @@ static void redcoll__recv_reduce(redcoll__ctx *c, int src, const void *own, void
    (the selector answers up to INT_MAX, collectives serve up to 2^30). */
 static int redcoll__pof2_floor(int p) { int k = 1; while (k <= p / 2) k *= 2; return k; }
 static int redcoll__ceil_lg(int p) { int k = 0; while (k < 31 && (1 << k) < p) ++k; return k; }
+static int redcoll__floor_lg(int x) { int k = 0; while (x >> (k + 1)) ++k; return k; }
 
 /* Split n elements into `parts` blocks, the first n % parts one larger:
    block i starts at element *off and has *len elements. */
@@ -1710,6 +1714,72 @@ REDCOLL_API redcoll_result redcoll_group_range(redcoll_group *g, const redcoll_t
     redcoll__group_make(g, parent, NULL, first, n, id, parent->rank - first);
     return REDCOLL_OK;
 }
+
+/* ---- cost terms ----------------------------------------------------------------
+   Every row of the algorithm list has a cost function beside its schedule
+   (the list's cost column): the modeled time of one call in the model of
+   Rabenseifner 2004 section 3.1 as the simulator (transports/redcoll_mock.h)
+   applies it. An exchange (sendrecv) costs alpha + m beta, a one-way message
+   f_alpha alpha + m f_beta beta (ua + m ub), a reduction of m bytes m gamma;
+   schedules split vectors in whole elements, so the forms count the largest
+   piece that lies on the critical path. Where the simulated time has no
+   closed form (pipelines filling, recursive doubling off powers of two,
+   irregular counts) a walk of the schedule's calls beside its building
+   block computes it, up to REDCOLL__WALK_MAX_P ranks; above, and for the
+   elimination corner cases, the paper's form stands, and the test
+   test_cost_matches_simulator states how far it may be off. The cost model
+   section ([SECTION:cost]) fills the terms below and prices rows by replay
+   where neither suffices. */
+struct redcoll__cost_in {
+    int                       p;
+    size_t                    n;     /* elements: the vector, or one block (as the selector's bytes) */
+    size_t                    esize;
+    const redcoll_options    *o;     /* resolved */
+    const redcoll_cost_model *m;
+    const size_t             *displs; /* allgatherv, reduce_scatter: p + 1 block offsets; NULL: even */
+    double                    bound;  /* > 0: a selection, which only wants the rows below it */
+    /* set by redcoll__row_cost before the row's cost function runs */
+    const struct redcoll__row *row;
+    double a, b, g, ua, ub;  /* alpha, beta, gamma; one-way alpha and beta */
+    double br, ubr;          /* beta, one-way beta of a message reduced on arrival: 0 on a
+                                transport that reduces from the sender's memory */
+    double E, V, seg;        /* bytes: of an element, of the vector, of the largest of p segments */
+    int    lg, pof2, k, odd; /* ceil(lg p), 2^floor(lg p), floor(lg p), p != pof2 */
+};
+
+static double redcoll__cdiv(size_t n, size_t d) { return (double)((n + d - 1) / d); }
+
+/* sum_{i=1..k} ceil(n / 2^i) elements: the pieces of a vector halved k times. */
+static double redcoll__halves(size_t n, int k) {
+    double s = 0;
+    int i;
+    for (i = 1; i <= k; ++i) s += (double)((n + ((size_t)1 << i) - 1) >> i);
+    return s;
+}
+
+/* A matched message of n bytes as the simulator times it: an exchange
+   (both ends duplex) alpha + n beta, else one way. */
+static double redcoll__msg_time(const redcoll_cost_model *m, double n, int exchange) {
+    return exchange ? m->alpha + n * m->beta : m->f_alpha * m->alpha + n * m->f_beta * m->beta;
+}
+
+/* A pipeline of `hops` links carrying ceil(n / chunk) chunks, each chunk
+   costing `per` seconds per byte plus `lat`: the first chunk fills the
+   pipe, the others follow one step behind (HL 2.1); the short last chunk
+   leaves last. */
+static double redcoll__pipe(double hops, size_t n, size_t chunk, double E, double lat, double per) {
+    size_t nseg = (n + chunk - 1) / chunk, last = n - (nseg - 1) * chunk;
+    return (hops - 2 + (double)nseg) * (lat + (double)chunk * E * per) + lat + (double)last * E * per;
+}
+
+/* The exact walks beside the building blocks cost O(p lg p) (recursive
+   doubling) or O(p) per chunk until a pipeline is steady: tens of
+   microseconds at p = 1024, so above this p the rows keep their closed-form
+   estimates (a decision is cached either way). */
+#define REDCOLL__WALK_MAX_P 512
+#define REDCOLL__WALK2_MAX_P 128 /* the O(p^2) walks: ring allgatherv, pairwise reduce_scatter */
+
+static double redcoll__best_cost(redcoll_coll coll, int p, const redcoll__cost_in *in, int *row_out);
 
 /* ==== 6. Reduction kernels [SECTION:kernels] ============================= */
 /* A kernel computes out[i] = lo[i] op hi[i] for i < n, where out is lo, or
@@ -2511,6 +2581,22 @@ static void redcoll__scatter_blocks(redcoll__ctx *c, void *sub, const redcoll__s
     }
 }
 
+/* redcoll__scatter_blocks from vrank 0: a parent hands its children their
+   subtrees, largest first; a child posts its receive at time 0. */
+static void redcoll__scatter_walk(int p, const redcoll__segs *L, double E, const redcoll_cost_model *m,
+                                  double *clk) {
+    double ua = m->f_alpha * m->alpha, ub = m->f_beta * m->beta;
+    int v, mask;
+    for (v = 0; v < p; ++v) clk[v] = 0;
+    for (v = 0; v < p; ++v)
+        for (mask = redcoll__lowbit(v, p) >> 1; mask > 0; mask >>= 1)
+            if (v + mask < p) {
+                int w = v + mask;
+                clk[v] += ua + (double)redcoll__seg_len(L, w, w + redcoll__subtree(w, p)) * E * ub;
+                clk[w] = clk[v];
+            }
+}
+
 /* ---- building block: recursive-doubling subtree exchange ---------------------
    Both recursive-doubling schedules of MPICH paper 4.1.1/4.4 pair v with
    v ^ 2^k in step k; the subtrees are the aligned ranges of 2^k vranks. When
@@ -2574,6 +2660,76 @@ static void redcoll__rd_allgather(redcoll__ctx *c, void *buf, const redcoll__seg
                               redcoll__unvrank(s.dst, base, p), theirs, tn);
         redcoll__rd_fixup(c, &s, v, base, theirs, tn);
     }
+}
+
+/* Exact walks of the recursive-doubling family off powers of two: per-rank
+   clocks (vranks), advanced call by call in the order every rank makes its
+   calls, as the simulator times them (no message is passed). */
+
+/* redcoll__rd_allgather from the clocks clk (vranks): per distance, the
+   exchanges, then the fix-up forwards of the one incomplete subtree
+   (distance halving, pairs disjoint per level). rs: the reduce-scatter of
+   redcoll__reduce_scatter_recursive_doubling instead, which moves all but a
+   subtree's blocks and reduces what it got. Returns the last clock. */
+static double redcoll__rd_walk(int p, const redcoll__segs *L, int rs, double E,
+                               const redcoll_cost_model *m, double *clk) {
+    double a = m->alpha, b = m->beta, ua = m->f_alpha * a, ub = m->f_beta * b, t = 0;
+    double N = rs ? (double)L->n : 0, sg = rs ? -1 : 1;
+    int v, mask, k, R;
+    for (mask = 1; mask < p; mask <<= 1) {
+        int last = (p - 1) & ~(2 * mask - 1); /* the only block of 2 mask ranks p may cut */
+        for (R = 0; R + mask < p; R += 2 * mask) { /* blocks [R, R + 2 mask): halves exchange */
+            int hi = R + 2 * mask < p ? R + 2 * mask : p;
+            double x = N + sg * (double)redcoll__seg_len(L, R, R + mask);  /* the lower half's */
+            double y = N + sg * (double)redcoll__seg_len(L, R + mask, hi); /* the upper half's */
+            double d = a + (x > y ? x : y) * E * b;
+            for (v = R; v + mask < hi; ++v) {
+                double end = (clk[v] > clk[v + mask] ? clk[v] : clk[v + mask]) + d;
+                clk[v] = clk[v + mask] = end;
+            }
+        }
+        /* only the lower half of the last block, when p cuts its upper half */
+        if (last + mask < p && last + 2 * mask > p) {
+            int have = p - (last + mask);
+            double d = ua + (N + sg * (double)redcoll__seg_len(L, last + mask, p)) * E * ub;
+            for (k = mask >> 1; k > 0; k >>= 1)
+                for (R = last; R < last + mask; R += 2 * k) { /* senders: v < R + have <= v + k */
+                    int lo = R + have - k > R ? R + have - k : R, hi = R + have < R + k ? R + have : R + k;
+                    for (v = lo; v < hi && v + k < p; ++v) {
+                        double end = (clk[v] > clk[v + k] ? clk[v] : clk[v + k]) + d;
+                        clk[v] = clk[v + k] = end;
+                    }
+                }
+        }
+        for (R = 0; rs && R + mask < p; R += 2 * mask) { /* every rank with a partner subtree reduces */
+            int hi = R + 2 * mask < p ? R + 2 * mask : p;
+            double lo_g = (N - (double)redcoll__seg_len(L, R + mask, hi)) * E * m->gamma;
+            double up_g = (N - (double)redcoll__seg_len(L, R, R + mask)) * E * m->gamma;
+            for (v = R; v < R + mask; ++v) clk[v] += lo_g;
+            for (v = R + mask; v < hi; ++v) clk[v] += up_g;
+        }
+    }
+    for (v = 0; v < p; ++v) if (clk[v] > t) t = clk[v];
+    return t;
+}
+
+/* Scatter (bcast only) and recursive-doubling allgather of segments L; -1
+   above the walks' limit. */
+static double redcoll__rd_gather_cost(int p, const redcoll__segs *L, int scatter, double E,
+                                      const redcoll_cost_model *m) {
+    double clk[REDCOLL__WALK_MAX_P];
+    int v;
+    if (p > REDCOLL__WALK_MAX_P) return -1;
+    if (scatter) redcoll__scatter_walk(p, L, E, m, clk);
+    else for (v = 0; v < p; ++v) clk[v] = 0;
+    return redcoll__rd_walk(p, L, 0, E, m, clk);
+}
+
+/* Recursive-doubling allgather of p blocks of blk bytes off powers of two,
+   above the walks' limit: MPICH's fix-up (an estimate). */
+static double redcoll__rd_allgather_guess(const redcoll__cost_in *in, double blk) {
+    return in->lg * in->a + ((double)(1u << in->lg) - 1) * blk * in->b +
+           (in->lg - 1) * (in->ua + (in->p - in->pof2) * blk * in->ub);
 }
 
 /* ---- building blocks: vector halving / doubling, ring steps -----------------
@@ -2841,6 +2997,50 @@ static void redcoll__bruck_allgather(redcoll__ctx *c, const redcoll__vmap *g,
     }
 }
 
+/* redcoll__ring_allgather (p - 1 exchanges with both neighbours, segment
+   v - i out, v - i - 1 in) and redcoll__bruck_allgather (round d: the first
+   min(d, p - d) segments held to v - d, as many from v + d), from time 0,
+   on segments L; -1 above the walks' limit. */
+static double redcoll__ring_walk(int p, const redcoll__segs *L, double E, const redcoll_cost_model *m) {
+    double clk[REDCOLL__WALK2_MAX_P], t = 0;
+    int v, i;
+    if (p > REDCOLL__WALK2_MAX_P) return -1;
+    for (v = 0; v < p; ++v) clk[v] = 0;
+    for (i = 0; i < p - 1; ++i) {
+        double first = clk[0], prev = clk[p - 1]; /* rank v-1's clock before this step */
+        for (v = 0; v < p; ++v) {
+            int sj = (v - i + p) % p, rj = (v - i - 1 + p) % p;
+            double mine = clk[v], right = v + 1 < p ? clk[v + 1] : first;
+            double out = (mine > right ? mine : right) + m->alpha + (double)redcoll__seg_len(L, sj, sj + 1) * E * m->beta;
+            double in = (prev > mine ? prev : mine) + m->alpha + (double)redcoll__seg_len(L, rj, rj + 1) * E * m->beta;
+            prev = mine;
+            clk[v] = out > in ? out : in;
+        }
+    }
+    for (v = 0; v < p; ++v) if (clk[v] > t) t = clk[v];
+    return t;
+}
+
+static double redcoll__bruck_walk(int p, const redcoll__segs *L, double E, const redcoll_cost_model *m) {
+    double clk[REDCOLL__WALK_MAX_P], nx[REDCOLL__WALK_MAX_P], t = 0;
+    int v, d;
+    if (p > REDCOLL__WALK_MAX_P) return -1;
+    for (v = 0; v < p; ++v) clk[v] = 0;
+    for (d = 1; d < p; d <<= 1) {
+        int k = d < p - d ? d : p - d;
+        for (v = 0; v < p; ++v) {
+            double to = clk[(v - d + p) % p], from = clk[(v + d) % p];
+            double out = (clk[v] > to ? clk[v] : to) + m->alpha + (double)redcoll__seg_span(L, v, k) * E * m->beta;
+            double in = (clk[v] > from ? clk[v] : from) + m->alpha +
+                        (double)redcoll__seg_span(L, (v + d) % p, k) * E * m->beta;
+            nx[v] = out > in ? out : in;
+        }
+        for (v = 0; v < p; ++v) clk[v] = nx[v];
+    }
+    for (v = 0; v < p; ++v) if (clk[v] > t) t = clk[v];
+    return t;
+}
+
 /* Binary blocks (Rabenseifner 2004 section 3.6): p = 2^e0 + 2^e1 + ...,
    e0 > e1 > ..., block k holds ranks start[k] .. start[k] + size[k] - 1,
    the largest block first, so every block holds lower ranks than the next
@@ -2924,6 +3124,28 @@ static void redcoll__blocks_allgather(redcoll__ctx *c, const redcoll__blocks *b,
     redcoll__ag_doubling(c, &b->g, s, buf, -1);
 }
 
+/* The binary blocks schedules' cost (all: allreduce): the largest block's
+   reduce-scatter, the combination chain from the smallest block up
+   (size[k-1]/size[k] one-way pieces per member, reduced on arrival), then
+   the gather (or, for allreduce, the chain back down and each block's
+   allgather). */
+static double redcoll__blocks_cost(const redcoll__cost_in *in, int all) {
+    double rb = all ? in->br : in->b, rub = all ? in->ubr : in->ub; /* reduced on arrival */
+    double t = in->k * in->a + redcoll__halves(in->n, in->k) * in->E * (rb + in->g);
+    int bit, prev = 0;
+    for (bit = in->k; bit >= 0; --bit)
+        if (in->p & (1 << bit)) {
+            if (prev) {
+                double piece = redcoll__cdiv(in->n, (size_t)prev) * in->E, hops = prev >> bit;
+                t += hops * (in->ua + piece * rub) + piece * in->g;
+                if (all) t += hops * (in->ua + piece * in->ub);
+            }
+            prev = 1 << bit;
+        }
+    return t + (all ? in->k * in->a + redcoll__halves(in->n, in->k) * in->E * in->b
+                    : in->k * in->ua + redcoll__halves(in->n, in->k) * in->E * in->ub);
+}
+
 /* ---- reduce ---------------------------------------------------------------- */
 
 /* Binomial tree (MPICH paper 4.5, the classical reduce).
@@ -2934,6 +3156,11 @@ static redcoll_result redcoll__reduce_binomial(redcoll__ctx *c, const redcoll__a
     redcoll__binomial_reduce(c, a->sbuf, c->rank == a->root ? a->rbuf : NULL, a->count,
                              a->root);
     return c->err;
+}
+
+/* The root's ceil(lg p) receives, each reduced. */
+static double redcoll__reduce_binomial_cost(const redcoll__cost_in *in) {
+    return in->lg * (in->ua + in->V * (in->ub + in->g));
 }
 
 /* The binary tree of Rabenseifner 2004 section 3.3 is the binomial tree
@@ -2981,6 +3208,14 @@ static redcoll_result redcoll__reduce_halving_doubling(redcoll__ctx *c, const re
     return c->err;
 }
 
+static double redcoll__reduce_halving_doubling_cost(const redcoll__cost_in *in) {
+    double h = redcoll__halves(in->n, in->k) * in->E;
+    double C = redcoll__cdiv(in->n, 2) * in->E, F = (double)(in->n / 2) * in->E; /* the halves folded in */
+    double own = redcoll__cdiv(in->n, (size_t)in->pof2) * in->E; /* root 0's segment: the gather brings the rest */
+    return (in->odd ? in->a + in->ua + C * (in->b + in->g) + F * in->ub : 0) + in->k * (in->a + in->ua) +
+           h * (in->b + in->g) + (in->V - own) * in->ub;
+}
+
 /* Binary blocks (Rabenseifner 2004 section 3.6, MPICH paper 5.2): reduce-
    scatter in every power-of-two block, combination from the smallest block
    up, binomial gather in the largest block; a root outside it gets rank 0's
@@ -3016,6 +3251,10 @@ static redcoll_result redcoll__reduce_binary_blocks(redcoll__ctx *c, const redco
     return c->err;
 }
 
+static double redcoll__reduce_binary_blocks_cost(const redcoll__cost_in *in) {
+    return redcoll__blocks_cost(in, 0);
+}
+
 /* Ring (Rabenseifner 2004 section 3.7, MPICH paper 5.3): pairwise-exchange
    reduce-scatter, then every rank sends its segment straight to root.
    Cost: (p-1)(alpha + alpha_uni) + (1 - 1/p) n (beta + beta_uni)
@@ -3042,6 +3281,10 @@ static redcoll_result redcoll__reduce_ring(redcoll__ctx *c, const redcoll__args 
     return c->err;
 }
 
+static double redcoll__reduce_ring_cost(const redcoll__cost_in *in) { /* root 0 receives p-1 segments */
+    return (in->p - 1) * (in->a + in->seg * (in->b + in->g) + in->ua) + (in->V - in->seg) * in->ub;
+}
+
 /* ---- bcast ----------------------------------------------------------------- */
 
 /* Binomial tree (MPICH paper 4.2). Cost: ceil(lg p)(alpha_uni + n beta_uni)
@@ -3049,6 +3292,10 @@ static redcoll_result redcoll__reduce_ring(redcoll__ctx *c, const redcoll__args 
 static redcoll_result redcoll__bcast_binomial(redcoll__ctx *c, const redcoll__args *a) {
     redcoll__binomial_bcast(c, a->rbuf, a->count, a->root);
     return c->err;
+}
+
+static double redcoll__bcast_binomial_cost(const redcoll__cost_in *in) {
+    return in->lg * (in->ua + in->V * in->ub);
 }
 
 /* Scatter + allgather (van de Geijn; MPICH paper 4.2). The vector is split
@@ -3068,6 +3315,18 @@ static redcoll_result redcoll__bcast_scatter_allgather(redcoll__ctx *c, const re
     return c->err;
 }
 
+/* The scatter, then the allgather: walked (recursive doubling), or closed. */
+static double redcoll__bcast_scatter_allgather_cost(const redcoll__cost_in *in) {
+    double scatter = in->lg * in->ua + (in->V - in->seg) * in->ub, t;
+    redcoll__segs L = redcoll__segs_make(in->n, in->p, NULL);
+    if (in->row->variant == REDCOLL__VARIANT_RING) /* the root sends all but its own block */
+        return scatter + (in->p - 1) * (in->a + in->seg * in->b);
+    t = redcoll__rd_gather_cost(in->p, &L, 1, in->E, in->m);
+    if (t >= 0) return t;
+    return scatter + (in->odd ? redcoll__rd_allgather_guess(in, in->seg)
+                              : in->k * in->a + (in->p - 1) * in->seg * in->b);
+}
+
 /* ---- allreduce ------------------------------------------------------------- */
 /* The input is where the caller put it (a->sbuf; a->rbuf itself in place).
    Schedules read it in their first step; those that work in rbuf from the
@@ -3083,6 +3342,10 @@ static redcoll_result redcoll__allreduce_reduce_bcast(redcoll__ctx *c, const red
     redcoll__binomial_reduce(c, a->sbuf, a->rbuf, a->count, 0);
     redcoll__binomial_bcast(c, a->rbuf, a->count, 0);
     return c->err;
+}
+
+static double redcoll__allreduce_reduce_bcast_cost(const redcoll__cost_in *in) {
+    return in->lg * (2 * in->ua + in->V * (in->ubr + in->ub + in->g));
 }
 
 /* Recursive doubling (Rabenseifner 2004 section 3.4, MPICH paper 4.5): lg p'
@@ -3109,6 +3372,14 @@ static redcoll_result redcoll__allreduce_recursive_doubling(redcoll__ctx *c,
     redcoll__fold_out(c, &f, a->rbuf, n);
     redcoll__free(c, tmp, tn);
     return c->err;
+}
+
+/* The first reducing step reads sbuf (fused: the fold-in, else the first
+   exchange); later exchanges reduce rbuf into itself while the partner
+   reads it, so they are staged. */
+static double redcoll__allreduce_recursive_doubling_cost(const redcoll__cost_in *in) {
+    return in->k * (in->a + in->V * (in->b + in->g)) - (in->odd ? 0 : in->V * (in->b - in->br)) +
+           (in->odd ? 2 * in->ua + in->V * (in->ubr + in->ub) + in->V * in->g : 0);
 }
 
 /* Recursive halving and doubling (Rabenseifner 2004 section 3.5, MPICH paper
@@ -3138,6 +3409,13 @@ static redcoll_result redcoll__allreduce_halving_doubling(redcoll__ctx *c,
     return c->err;
 }
 
+static double redcoll__allreduce_halving_doubling_cost(const redcoll__cost_in *in) {
+    double h = redcoll__halves(in->n, in->k) * in->E;
+    double C = redcoll__cdiv(in->n, 2) * in->E, F = (double)(in->n / 2) * in->E; /* the halves folded in */
+    return (in->odd ? in->a + in->ua + C * (in->br + in->g) + F * in->ub + in->ua + in->V * in->ub : 0) +
+           2 * in->k * in->a + h * (in->br + in->b + in->g);
+}
+
 /* Binary blocks (Rabenseifner 2004 section 3.6, MPICH paper 5.2): reduce-
    scatter in every power-of-two block, combination from the smallest block
    up, then the blocks' ranges are fed back down (size[k]/size[k+1] messages
@@ -3163,6 +3441,10 @@ static redcoll_result redcoll__allreduce_binary_blocks(redcoll__ctx *c, const re
     return c->err;
 }
 
+static double redcoll__allreduce_binary_blocks_cost(const redcoll__cost_in *in) {
+    return redcoll__blocks_cost(in, 1);
+}
+
 /* Ring (Rabenseifner 2004 section 3.7, MPICH paper 5.3): pairwise-exchange
    reduce-scatter, then ring allgather.
    Cost: 2(p-1) alpha + 2(1 - 1/p) n beta + (1 - 1/p) n gamma, for any p.
@@ -3179,6 +3461,10 @@ static redcoll_result redcoll__allreduce_ring(redcoll__ctx *c, const redcoll__ar
     }
     redcoll__free(c, tmp, redcoll__ring_tmp(c, big, 1));
     return c->err;
+}
+
+static double redcoll__allreduce_ring_cost(const redcoll__cost_in *in) {
+    return (in->p - 1) * (2 * in->a + in->seg * (in->br + in->b + in->g));
 }
 
 /* ---- gather / scatter ------------------------------------------------------ */
@@ -3215,6 +3501,11 @@ static redcoll_result redcoll__gather_binomial(redcoll__ctx *c, const redcoll__a
     }
     if (!direct) redcoll__free(c, tmp, have * n);
     return c->err;
+}
+
+/* Also the scatter's: the same messages, the other way. */
+static double redcoll__gather_binomial_cost(const redcoll__cost_in *in) {
+    return in->lg * in->ua + (in->p - 1) * in->V * in->ub;
 }
 
 /* Binomial scatter, the inverse of the gather above (MPICH paper 4.2's first
@@ -3254,6 +3545,10 @@ static redcoll_result redcoll__barrier_dissemination(redcoll__ctx *c, const redc
     return c->err;
 }
 
+static double redcoll__barrier_dissemination_cost(const redcoll__cost_in *in) {
+    return in->lg * in->a;
+}
+
 /* ---- allgather ------------------------------------------------------------- */
 /* Allgather and allgatherv share these schedules: the segments carry the
    counts. The entry point has put this rank's block in place in rbuf. */
@@ -3267,6 +3562,16 @@ static redcoll_result redcoll__allgather_ring(redcoll__ctx *c, const redcoll__ar
     return c->err;
 }
 
+/* allgatherv with counts: walked on them. */
+static double redcoll__allgather_ring_cost(const redcoll__cost_in *in) {
+    redcoll__segs L;
+    double t;
+    if (in->row->info.coll == REDCOLL_COLL_ALLGATHER) return (in->p - 1) * (in->a + in->V * in->b);
+    L = redcoll__segs_make(in->n, in->p, in->displs);
+    t = in->displs ? redcoll__ring_walk(in->p, &L, in->E, in->m) : -1;
+    return t >= 0 ? t : (in->p - 1) * (in->a + in->seg * in->b);
+}
+
 /* Recursive doubling (MPICH paper 4.1.1, short and medium messages,
    power-of-two p): lg p alpha + (p-1)/p n beta. Other p: MPICH's extra
    exchanges inside cut subtrees, at most 2 ceil(lg p) rounds. */
@@ -3275,6 +3580,17 @@ static redcoll_result redcoll__allgather_recursive_doubling(redcoll__ctx *c,
     redcoll__segs L = redcoll__segs_of(c, a);
     redcoll__rd_allgather(c, a->rbuf, &L, 0);
     return c->err;
+}
+
+/* p = 2^k, even blocks: closed form. Otherwise MPICH 4.1.1's fix-up (and
+   uneven blocks), walked. */
+static double redcoll__allgather_recursive_doubling_cost(const redcoll__cost_in *in) {
+    int all = in->row->info.coll == REDCOLL_COLL_ALLGATHER;
+    double blk = all ? in->V : in->seg, t;
+    redcoll__segs L = redcoll__segs_make(all ? in->n * (size_t)in->p : in->n, in->p, all ? NULL : in->displs);
+    if (!in->odd && !L.displs) return in->k * in->a + (in->p - 1) * blk * in->b;
+    t = redcoll__rd_gather_cost(in->p, &L, 0, in->E, in->m);
+    return t >= 0 ? t : redcoll__rd_allgather_guess(in, blk);
 }
 
 /* Bruck, "concatenation" (MPICH paper 4.1.2, short messages): the own
@@ -3290,6 +3606,15 @@ static redcoll_result redcoll__allgather_bruck(redcoll__ctx *c, const redcoll__a
     redcoll__bruck_allgather(c, &g, &L, a->rbuf);
     if (!c->err) redcoll__rotate(c, a->rbuf, L.n, L.n - mine);
     return c->err;
+}
+
+static double redcoll__allgather_bruck_cost(const redcoll__cost_in *in) {
+    redcoll__segs L;
+    double t;
+    if (in->row->info.coll == REDCOLL_COLL_ALLGATHER) return in->lg * in->a + (in->p - 1) * in->V * in->b;
+    L = redcoll__segs_make(in->n, in->p, in->displs);
+    t = in->displs ? redcoll__bruck_walk(in->p, &L, in->E, in->m) : -1;
+    return t >= 0 ? t : in->lg * in->a + (double)(in->p - 1) / in->p * in->V * in->b;
 }
 
 /* ---- alltoall -------------------------------------------------------------- */
@@ -3331,6 +3656,10 @@ static redcoll_result redcoll__alltoall_pairwise(redcoll__ctx *c, const redcoll_
     return c->err;
 }
 
+static double redcoll__alltoall_pairwise_cost(const redcoll__cost_in *in) {
+    return (in->p - 1) * (in->a + in->V * in->b);
+}
+
 /* Scattered isend/irecv (MPICH paper 4.3, medium messages): all p-1 receives
    (from rank + i) and sends (to rank - i) posted at once, then one wait.
    Cost: (p-1) alpha + (p-1)/p n beta with every transfer in flight together.
@@ -3362,6 +3691,10 @@ static redcoll_result redcoll__alltoall_scattered(redcoll__ctx *c, const redcoll
     redcoll__free_bytes(c, reqs, sizeof *reqs * 2 * (size_t)p);
     redcoll__free(c, copy, count * (size_t)p);
     return c->err;
+}
+
+static double redcoll__alltoall_scattered_cost(const redcoll__cost_in *in) {
+    return (in->p - 1) * (in->ua + in->V * in->ub);
 }
 
 /* Bruck's index algorithm (MPICH paper 4.3, short messages, Fig. 7): rotate
@@ -3398,10 +3731,96 @@ static redcoll_result redcoll__alltoall_bruck(redcoll__ctx *c, const redcoll__ar
     return c->err;
 }
 
+/* Blocks of Bruck's alltoall: sum over k of #{ j < p : bit k of j set }. */
+static double redcoll__bruck_blocks(int p) {
+    double s = 0;
+    long long d;
+    for (d = 1; d < p; d <<= 1) { /* whole periods of 2d, then the tail's upper part */
+        long long tail = p % (2 * d) - d;
+        s += (double)(p / (2 * d)) * (double)d + (double)(tail > 0 ? tail : 0);
+    }
+    return s;
+}
+
+static double redcoll__alltoall_bruck_cost(const redcoll__cost_in *in) {
+    return in->lg * in->a + redcoll__bruck_blocks(in->p) * in->V * in->b;
+}
+
 /* ---- reduce_scatter -------------------------------------------------------- */
 /* reduce_scatter and reduce_scatter_block share these schedules (the segments
    carry the counts). sbuf is the whole input (for REDCOLL_IN_PLACE, rbuf
    itself, which then receives the result at its front). */
+
+enum { REDCOLL__RS_RECURSIVE_DOUBLING, REDCOLL__RS_PAIRWISE, REDCOLL__RS_RECURSIVE_HALVING };
+
+/* The reduce_scatter schedules' walks on segments L (kind: which one):
+   recursive doubling, pairwise (two accumulators: rank p-1's block is not
+   reduced on arrival, every other rank reduces its two at the end), and
+   recursive halving (MPICH's fold of the first 2 rem ranks, distance
+   halving over the survivors' folded segments, the even ranks' blocks sent
+   back); -1 above the walks' limits. */
+static double redcoll__rs_walk(int kind, int p, const redcoll__segs *L, double E, const redcoll_cost_model *m) {
+    double a = m->alpha, b = m->beta, g = m->gamma, ua = m->f_alpha * a, ub = m->f_beta * b;
+    double clk[REDCOLL__WALK_MAX_P], old[REDCOLL__WALK_MAX_P], t = 0;
+    int v, i;
+    if (p > REDCOLL__WALK_MAX_P || (kind == REDCOLL__RS_PAIRWISE && p > REDCOLL__WALK2_MAX_P))
+        return -1;
+    for (v = 0; v < p; ++v) clk[v] = 0;
+    if (kind == REDCOLL__RS_RECURSIVE_DOUBLING) {
+        redcoll__rd_walk(p, L, 1, E, m, clk);
+    } else if (kind == REDCOLL__RS_PAIRWISE) {
+        for (i = 1; i < p; ++i) {
+            for (v = 0; v < p; ++v) old[v] = clk[v];
+            for (v = 0; v < p; ++v) {
+                int to = (v + i) % p, from = (v - i + p) % p;
+                double len = (double)redcoll__seg_len(L, v, v + 1) * E;
+                double out = (old[v] > old[to] ? old[v] : old[to]) + a + (double)redcoll__seg_len(L, to, to + 1) * E * b;
+                double in = (old[from] > old[v] ? old[from] : old[v]) + a + len * b;
+                clk[v] = (out > in ? out : in) + (from == p - 1 ? 0 : len * g);
+            }
+        }
+        for (v = 0; v < p - 1; ++v) clk[v] += (double)redcoll__seg_len(L, v, v + 1) * E * g;
+    } else { /* recursive halving */
+        redcoll__fold f = redcoll__fold_plan(0, p);
+        redcoll__segs F = redcoll__segs_folded(L, f.rem);
+        double n = (double)L->n * E;
+        int k, steps = redcoll__floor_lg(f.pof2);
+        for (v = 1; v < 2 * f.rem; v += 2) clk[v] = clk[v - 1] = ua + n * ub, clk[v] += n * g;
+        for (k = 0; k < steps; ++k)
+            for (v = 0; v < f.pof2; ++v) {
+                redcoll__halving h;
+                int u, ru, rp, upper, keep, give;
+                double kn, gn, end;
+                redcoll__halving_plan(&h, f.pof2, v, F.parts, 0);
+                u = v ^ h.mask[k];
+                if (u < v) continue;
+                upper = (v & h.mask[k]) != 0;
+                keep = h.lo[k + 1]; give = upper ? h.lo[k] : h.hi[k + 1];
+                kn = (double)redcoll__seg_len(&F, keep, h.hi[k + 1]) * E;
+                gn = (double)redcoll__seg_len(&F, give, upper ? h.lo[k + 1] : h.hi[k]) * E;
+                ru = redcoll__fold_oldrank(&f, v); rp = redcoll__fold_oldrank(&f, u);
+                end = (clk[ru] > clk[rp] ? clk[ru] : clk[rp]) + a + (kn > gn ? kn : gn) * b;
+                clk[ru] = end + kn * g;
+                clk[rp] = end + gn * g;
+            }
+        for (v = 1; v < 2 * f.rem; v += 2) {
+            double end = (clk[v] > clk[v - 1] ? clk[v] : clk[v - 1]) + ua +
+                         (double)redcoll__seg_len(L, v - 1, v) * E * ub;
+            clk[v] = clk[v - 1] = end;
+        }
+    }
+    for (v = 0; v < p; ++v) if (clk[v] > t) t = clk[v];
+    return t;
+}
+
+/* The walk of kind `kind` on the call's counts (reduce_scatter with counts),
+   or -1: no walk applies or p is above its limit. */
+static double redcoll__rs_walked(const redcoll__cost_in *in, int kind) {
+    redcoll__segs L;
+    if (!in->displs) return -1;
+    L = redcoll__segs_make(in->n, in->p, in->displs); /* the counts as laid out */
+    return redcoll__rs_walk(kind, in->p, &L, in->E, in->m);
+}
 
 /* Recursive halving (MPICH paper 4.4, Fig. 9; commutative ops): lg p steps
    with partners p/2, p/4, ..., 1, each sending the half the other side
@@ -3435,6 +3854,24 @@ static redcoll_result redcoll__reduce_scatter_recursive_halving(redcoll__ctx *c,
     redcoll__free(c, tmp, tn);
     if (!a->in_place) redcoll__free(c, acc, n);
     return c->err;
+}
+
+/* The first 2r ranks fold in pairs (one-way vector, block back at the end);
+   halving step i exchanges the first pof2/2^i survivors' segments, two per
+   folded pair (segments are whole: the first n mod p larger). With counts:
+   walked. */
+static double redcoll__reduce_scatter_recursive_halving_cost(const redcoll__cost_in *in) {
+    size_t N = in->row->info.coll == REDCOLL_COLL_REDUCE_SCATTER ? in->n : in->n * (size_t)in->p;
+    double T = (double)N * in->E, blk = redcoll__cdiv(N, (size_t)in->p) * in->E, t = in->k * in->a;
+    double w = redcoll__rs_walked(in, REDCOLL__RS_RECURSIVE_HALVING);
+    int i, rem = in->p - in->pof2;
+    if (w >= 0) return w;
+    for (i = 1; i <= in->k; ++i) {
+        size_t sv = (size_t)(in->pof2 >> i), cnt = sv + ((size_t)rem < sv ? (size_t)rem : sv);
+        t += (double)(cnt * (N / (size_t)in->p) + (cnt < N % (size_t)in->p ? cnt : N % (size_t)in->p)) *
+             in->E * (in->b + in->g);
+    }
+    return t + (in->odd ? 2 * in->ua + (T + blk) * in->ub + T * in->g : 0);
 }
 
 /* len elements: acc op= the data received in recv, which holds the cyclic
@@ -3495,6 +3932,27 @@ static redcoll_result redcoll__reduce_scatter_recursive_doubling(redcoll__ctx *c
     return c->err;
 }
 
+/* Step `mask`: partners exchange all blocks but their own subtree's, the
+   longer message set by the smallest subtree that has a partner (the
+   truncated last one when its partner exists). Off powers of two the
+   fix-up forwards what arrived lg p - 1 times (MPICH 4.4): walked, as
+   uneven counts are, up to the walks' limit, an estimate above it. */
+static double redcoll__reduce_scatter_recursive_doubling_cost(const redcoll__cost_in *in) {
+    int block = in->row->info.coll == REDCOLL_COLL_REDUCE_SCATTER_BLOCK;
+    double blk = block ? in->V : in->seg, t = 0, w = redcoll__rs_walked(in, REDCOLL__RS_RECURSIVE_DOUBLING);
+    long long mask;
+    if (block && in->odd) {
+        redcoll__segs L = redcoll__segs_make(in->n * (size_t)in->p, in->p, NULL);
+        w = redcoll__rs_walk(REDCOLL__RS_RECURSIVE_DOUBLING, in->p, &L, in->E, in->m);
+    }
+    if (w >= 0) return w;
+    for (mask = 1; mask < in->p; mask <<= 1) {
+        long long j0 = in->p / mask * mask, smin = in->p % mask && (j0 & mask) ? in->p - j0 : mask;
+        t += in->a + (double)(in->p - smin) * blk * (in->b + in->g);
+    }
+    return t + (in->odd ? (in->lg - 1) * (in->ua + (in->p - 1) * blk * in->ub) + (in->p - 1) * blk * in->g : 0);
+}
+
 /* Pairwise exchange (MPICH paper 4.4, long messages): p-1 steps, in step i
    send block rank+i to its owner, receive rank-i's contribution and reduce
    (redcoll__ring_reduce_scatter with two accumulators: canonical order for
@@ -3511,6 +3969,14 @@ static redcoll_result redcoll__reduce_scatter_pairwise(redcoll__ctx *c, const re
     redcoll__free(c, tmp, tn);
     redcoll__move(c, a->rbuf, acc, cnt);
     return c->err;
+}
+
+/* p - 1 exchanges, then the two accumulators meet. With counts: walked. */
+static double redcoll__reduce_scatter_pairwise_cost(const redcoll__cost_in *in) {
+    int block = in->row->info.coll == REDCOLL_COLL_REDUCE_SCATTER_BLOCK;
+    double blk = block ? in->V : in->seg, w = redcoll__rs_walked(in, REDCOLL__RS_PAIRWISE);
+    if (w >= 0) return w;
+    return (in->p - 1) * (in->a + blk * (in->b + in->g)) + (in->p > 2 ? blk * in->g : 0);
 }
 
 /* ---- Hasanov & Lastovetsky: reduce algorithms and the hierarchical transformation ----
@@ -3604,6 +4070,79 @@ static void redcoll__chain_bcast(redcoll__ctx *c, void *buf, size_t n, int root,
     if (up >= 0 && down >= 0) redcoll__send(c, down, redcoll__at(c, buf, prev), plen);
 }
 
+/* The chain of redcoll__chain_bcast / redcoll__chain_reduce (pipeline rows),
+   walked chunk by chunk as the simulator times it: node 0 (the head) only
+   sends, node p-1 (the tail) only receives, a middle node receives chunk 0,
+   then exchanges (sends k-1, receives k) and sends the last chunk; a hop is
+   an exchange-priced message only when both ends are in an exchange; each
+   received chunk costs `g` per byte (reduce). The clocks after chunk k are a
+   max-plus linear function of those after k-1, so once every node advances
+   by the same step twice the middle chunks are added in one go. Returns -1
+   above the walks' limit. */
+static double redcoll__chain_walk(int p, size_t n, size_t chunk, double E, double g,
+                                  const redcoll_cost_model *m) {
+    double mem[3 * REDCOLL__WALK_MAX_P], *pp, *pv, *cu, t = 0;
+    double a = m->alpha, b = m->beta, ua = m->f_alpha * a, ub = m->f_beta * b;
+    size_t X = (n + chunk - 1) / chunk, k;
+    int i, last = p - 1;
+    if (p < 2 || n == 0) return 0;
+    if (p > REDCOLL__WALK_MAX_P) return -1;
+    pp = mem;
+    pv = pp + p; cu = pv + p;
+    for (i = 0; i < p; ++i) pp[i] = pv[i] = 0;
+    for (k = 0; k < X; ++k) {
+        double len = (double)(k + 1 < X ? chunk : n - (X - 1) * chunk) * E;
+        double plen = k ? (double)chunk * E : 0, *sw;
+        int same = 1;
+        for (i = 0; i < p; ++i) {
+            double in = 0, out = 0;
+            if (i > 0) { /* chunk k from i-1: posted at its op k (head) or k+1 (middle) */
+                double ps = i - 1 == 0 ? pv[0] : cu[i - 1];
+                int dup = i - 1 > 0 && k + 2 <= X && i < last && k >= 1;
+                in = (ps > pv[i] ? ps : pv[i]) + (dup ? a + len * b : ua + len * ub);
+            }
+            if (i == 0) /* the head's op k: chunk k to node 1 */
+                out = (pv[0] > pv[1] ? pv[0] : pv[1]) + ua + len * ub;
+            else if (i < last && k >= 1) { /* chunk k-1 to i+1, received in its op k-1 */
+                int dup = k - 1 >= 1 && i + 1 < last;
+                out = (pv[i] > pp[i + 1] ? pv[i] : pp[i + 1]) + (dup ? a + plen * b : ua + plen * ub);
+            }
+            cu[i] = (in > out ? in : out) + (i > 0 ? len * g : 0);
+            if (same && k >= 2 && k + 2 < X) { /* both steps equal node 0's last (rounding aside) */
+                double d0 = pv[0] - pp[0], e1 = cu[i] - pv[i] - d0, e2 = pv[i] - pp[i] - d0;
+                same = (e1 < 0 ? -e1 : e1) <= 1e-12 * cu[i] && (e2 < 0 ? -e2 : e2) <= 1e-12 * cu[i];
+            }
+        }
+        if (k >= 2 && k + 2 < X && same) { /* steady: jump to chunk X-2 */
+            double jump = (double)(X - 3 - k) * (cu[0] - pv[0]);
+            for (i = 0; i < p; ++i) { pv[i] += jump; cu[i] += jump; }
+            k = X - 3;
+        }
+        sw = pp; pp = pv; pv = cu; cu = sw;
+    }
+    /* the middle nodes' last op: chunk X-1 on to i+1 */
+    for (i = 0; i < p; ++i) {
+        double end = pv[i];
+        if (i > 0 && i < last) {
+            double len = (double)(n - (X - 1) * chunk) * E;
+            double pr = X >= 2 ? pp[i + 1] : 0;
+            end = (pv[i] > pr ? pv[i] : pr) + ua + len * ub;
+        }
+        if (end > t) t = end;
+    }
+    return t;
+}
+
+/* The pipeline rows (reduce: reduced chunks): walked, or above the walks'
+   limit the pipe of HL 2.1. */
+static double redcoll__chain_cost(const redcoll__cost_in *in, int reduce) {
+    size_t chunk = in->o->segment_bytes / in->esize ? in->o->segment_bytes / in->esize : 1;
+    double g = reduce ? in->g : 0, t;
+    if (chunk > in->n) chunk = in->n;
+    t = redcoll__chain_walk(in->p, in->n, chunk, in->E, g, in->m);
+    return t >= 0 ? t : redcoll__pipe(in->p - 1, in->n, chunk, in->E, in->ua, in->ub + g);
+}
+
 /* ---- building block: pipelined binary-tree reduce ---------------------------
    Open MPI's generic tree reduce: per chunk a node receives the partial
    result of its left child (lower ranks), then of its right child (higher
@@ -3661,6 +4200,93 @@ static void redcoll__inorder_links(int rank, int p, int root, int *parent, int *
     *right = hi > node + 1 ? node + 1 + (hi - node - 1) / 2 : -1;
 }
 
+/* The heap-ordered (HEAP) and in-order (IN_ORDER) binary trees of
+   redcoll__reduce_binary (redcoll__tree_reduce, root 0), walked chunk by
+   chunk as the replay times them (bit for bit until the jump below): a leaf
+   sends chunk k to its parent one way; an inner node's op k receives chunk
+   k from its first child while sending chunk k-1 up (an exchange when it
+   has a parent and k > 0), then receives chunk k from its second child
+   (one way), reducing each; its last chunk goes up one way. A hop is
+   exchange-priced only when both ends are halves of exchanges: the child's
+   send of chunk k is one when it is an inner node and k + 1 < X. Within a
+   chunk, children go before parents (reverse breadth-first order); the
+   parent times each child's message (sent[c]) when it receives it. As in
+   redcoll__chain_walk, once every clock advances by the same step the
+   middle chunks are added in one go (rounding then differs from the
+   simulator's sums by ~1e-15 relative). -1 above the walks' limit. The
+   rows use it up to REDCOLL__TREE_WALK_MAX_P ranks: a few microseconds at
+   p = 128, but 20-25 us per tree at p = 500, where the estimates cost
+   nothing (the decision's budget). */
+#define REDCOLL__TREE_WALK_MAX_P 128
+static double redcoll__tree_walk(int variant, int p, size_t n, size_t chunk, double E, double g,
+                                 const redcoll_cost_model *m) {
+    int par[REDCOLL__WALK_MAX_P], fst[REDCOLL__WALK_MAX_P], snd[REDCOLL__WALK_MAX_P], ord[REDCOLL__WALK_MAX_P];
+    double clk[REDCOLL__WALK_MAX_P], sent[REDCOLL__WALK_MAX_P], pclk[REDCOLL__WALK_MAX_P], psent[REDCOLL__WALK_MAX_P];
+    double t = 0;
+    size_t X = (n + chunk - 1) / chunk, k;
+    int v, i, head, tail;
+    if (p < 2 || n == 0) return 0;
+    if (p > REDCOLL__WALK_MAX_P) return -1;
+    for (v = 0; v < p; ++v) {
+        int l, r;
+        if (variant == REDCOLL__VARIANT_IN_ORDER) {
+            redcoll__inorder_links(v, p, 0, &par[v], &l, &r);
+        } else {
+            par[v] = v > 0 ? (v - 1) / 2 : -1;
+            l = v < p / 2 ? 2 * v + 1 : -1;
+            r = v < (p - 1) / 2 ? 2 * v + 2 : -1;
+        }
+        fst[v] = l >= 0 ? l : r;
+        snd[v] = l >= 0 ? r : -1;
+        clk[v] = sent[v] = 0;
+    }
+    for (ord[0] = 0, head = 0, tail = 1; head < tail; ++head) { /* breadth first from the root */
+        if (fst[ord[head]] >= 0) ord[tail++] = fst[ord[head]];
+        if (snd[ord[head]] >= 0) ord[tail++] = snd[ord[head]];
+    }
+    for (k = 0; k < X; ++k) {
+        double len = (double)(k + 1 < X ? chunk : n - (X - 1) * chunk) * E;
+        int same = k >= 2 && k + 2 < X;
+        for (i = p - 1; i >= 0; --i) { /* children first */
+            int f, s;
+            double end;
+            v = ord[i];
+            f = fst[v]; s = snd[v];
+            pclk[v] = clk[v]; psent[v] = sent[v];
+            if (f < 0) continue; /* a leaf: posts chunk k at clk[v], timed by its parent */
+            { /* op k: chunk k from f (and chunk k-1 up, timed by the parent in step k-1) */
+                int up = par[v] >= 0 && k > 0, fx = fst[f] >= 0 && k + 1 < X;
+                double st = clk[v] > clk[f] ? clk[v] : clk[f];
+                end = st + redcoll__msg_time(m, len, up && fx);
+                sent[f] = end;
+                if (up && sent[v] > end) end = sent[v];
+                clk[v] = end + len * g;
+            }
+            if (s >= 0) { /* then chunk k from s, one way */
+                double st = clk[v] > clk[s] ? clk[v] : clk[s];
+                sent[s] = st + redcoll__msg_time(m, len, 0);
+                clk[v] = sent[s] + len * g;
+            }
+            if (fst[f] < 0) clk[f] = sent[f]; /* a leaf's next post: when its send ended */
+            if (s >= 0 && fst[s] < 0) clk[s] = sent[s];
+        }
+        for (i = 0; same && i < p; ++i) { /* every clock and message end one step on, as node 0's */
+            double d0 = clk[0] - pclk[0], e1 = clk[i] - pclk[i] - d0, e2 = par[i] < 0 ? 0 : sent[i] - psent[i] - d0;
+            same = (e1 < 0 ? -e1 : e1) <= 1e-12 * clk[i] && (e2 < 0 ? -e2 : e2) <= 1e-12 * clk[i];
+        }
+        if (same) { /* steady: jump to chunk X-2 */
+            double jump = (double)(X - 3 - k) * (clk[0] - pclk[0]);
+            for (v = 0; v < p; ++v) { clk[v] += jump; sent[v] += jump; }
+            k = X - 3;
+        }
+    }
+    for (v = 0; v < p; ++v) { /* an inner node's last op: chunk X-1 up, timed by its parent */
+        double end = par[v] >= 0 && fst[v] >= 0 ? sent[v] : clk[v];
+        if (end > t) t = end;
+    }
+    return t;
+}
+
 /* Flat tree (section 2.1, formula (1); Open MPI "linear"): the root receives
    every vector and reduces it. Cost: (p-1)(alpha + m beta + m gamma) at the
    root; unsegmented (formula (2) only adds (X-1)(p-1) alpha). Any p, any root.
@@ -3684,6 +4310,10 @@ static redcoll_result redcoll__reduce_flat(redcoll__ctx *c, const redcoll__args 
     return c->err;
 }
 
+static double redcoll__reduce_flat_cost(const redcoll__cost_in *in) {
+    return (in->p - 1) * (in->ua + in->V * (in->ub + in->g));
+}
+
 /* Chain (variant WHOLE: section 2.1, formula (3); Open MPI "chain" with
    fanout 1): each rank receives and sends at most one message. Cost:
    (p-1)(alpha + m beta + m gamma). Pipeline (variant PIPELINED: formula (4)):
@@ -3694,6 +4324,12 @@ static redcoll_result redcoll__reduce_chain(redcoll__ctx *c, const redcoll__args
     size_t chunk = a->variant == REDCOLL__VARIANT_PIPELINED ? redcoll__chunk_elems(c, a->count) : a->count;
     redcoll__chain_reduce(c, a->sbuf, a->rbuf, a->count, a->root, chunk);
     return c->err;
+}
+
+/* WHOLE: p - 1 hops in a row, priced as flat's p - 1 receives. */
+static double redcoll__reduce_chain_cost(const redcoll__cost_in *in) {
+    if (in->row->variant == REDCOLL__VARIANT_WHOLE) return redcoll__reduce_flat_cost(in);
+    return redcoll__chain_cost(in, 1);
 }
 
 /* Segmented binary trees (section 2.1, formula (5)). Variant HEAP (`binary`):
@@ -3719,6 +4355,20 @@ static redcoll_result redcoll__reduce_binary(redcoll__ctx *c, const redcoll__arg
     return c->err;
 }
 
+/* Walked (exact); above the walks' limit an estimate: two children per step,
+   the pipe advances one chunk per two receives. */
+static double redcoll__reduce_binary_cost(const redcoll__cost_in *in) {
+    size_t chunk = in->o->segment_bytes / in->esize ? in->o->segment_bytes / in->esize : 1;
+    double t, step;
+    if (chunk > in->n) chunk = in->n;
+    t = in->p <= REDCOLL__TREE_WALK_MAX_P ? redcoll__tree_walk(in->row->variant, in->p, in->n, chunk, in->E, in->g, in->m)
+                                         : -1;
+    if (t >= 0) return t;
+    step = in->ua + (double)chunk * in->E * (in->ub + in->g);
+    return redcoll__pipe(redcoll__floor_lg(in->p) + 1, in->n, chunk, in->E, in->ua, in->ub + in->g) +
+           redcoll__pipe(2, in->n, chunk, in->E, in->ua, in->ub + in->g) - step;
+}
+
 /* Flat bcast (the inverse of formula (1); Open MPI "linear"): the root sends
    the vector to every rank in turn. Cost: (p-1)(alpha + m beta) at the root. Any p. */
 static redcoll_result redcoll__bcast_flat(redcoll__ctx *c, const redcoll__args *a) {
@@ -3731,6 +4381,10 @@ static redcoll_result redcoll__bcast_flat(redcoll__ctx *c, const redcoll__args *
     return c->err;
 }
 
+static double redcoll__bcast_flat_cost(const redcoll__cost_in *in) {
+    return (in->p - 1) * (in->ua + in->V * in->ub);
+}
+
 /* Chain bcast (variant WHOLE; Open MPI "chain" with fanout 1): (p-1)(alpha +
    m beta). Pipeline bcast (variant PIPELINED; Open MPI "pipeline", the
    inverse of formula (4)): (p + X - 2)(alpha + m/X beta), X chunks of
@@ -3739,6 +4393,12 @@ static redcoll_result redcoll__bcast_chain(redcoll__ctx *c, const redcoll__args 
     size_t chunk = a->variant == REDCOLL__VARIANT_PIPELINED ? redcoll__chunk_elems(c, a->count) : a->count;
     redcoll__chain_bcast(c, a->rbuf, a->count, a->root, chunk);
     return c->err;
+}
+
+/* WHOLE: p - 1 hops in a row, priced as flat's p - 1 sends. */
+static double redcoll__bcast_chain_cost(const redcoll__cost_in *in) {
+    if (in->row->variant == REDCOLL__VARIANT_WHOLE) return redcoll__bcast_flat_cost(in);
+    return redcoll__chain_cost(in, 0);
 }
 
 /* ---- the hierarchical transformation ----------------------------------------
@@ -3971,6 +4631,18 @@ static redcoll_result redcoll__bcast_hierarchical(redcoll__ctx *c, const redcoll
     return c->err;
 }
 
+/* The three hierarchical rows: G groups of about p/G ranks, the best flat
+   row inside, the best among the leaders, and for allreduce the bcast back
+   down (the levels as the selector would pick them). */
+static double redcoll__hierarchical_cost(const redcoll__cost_in *in) {
+    int p = in->p, G = in->o->groups ? (in->o->groups < p ? in->o->groups : p) : redcoll__sqrt_groups(p);
+    int q = (p + G - 1) / G;
+    redcoll_coll coll = in->row->info.coll, low = coll == REDCOLL_COLL_BCAST ? coll : REDCOLL_COLL_REDUCE;
+    double t = redcoll__best_cost(low, q, in, NULL) + redcoll__best_cost(coll, G, in, NULL);
+    if (coll == REDCOLL_COLL_ALLREDUCE) t += redcoll__best_cost(REDCOLL_COLL_BCAST, q, in, NULL);
+    return t;
+}
+
 /* ---- Rabenseifner & Traeff 2005: reductions for non-power-of-two p ----------
    The generic reduction of Fig. 1. A *plan* factorises p = 2^n q1 ... qk E:
    butterfly steps (r = 2) for 2^n, ring steps (section 3.4) for the odd
@@ -3999,7 +4671,6 @@ typedef struct redcoll__rt_plan {
     int halve;                   /* levels 0 .. halve-1 halve (m' > b) */
 } redcoll__rt_plan;
 
-static int redcoll__floor_lg(int x) { int k = 0; while (x >> (k + 1)) ++k; return k; }
 
 /* Alpha-beta-gamma time of a plan whose first h levels halve (section 3.5's
    formulas per step): ring/butterfly halving = pairwise reduce-scatter plus a
@@ -4594,6 +5265,92 @@ static redcoll_result redcoll__rabenseifner_traeff(redcoll__ctx *c, const redcol
     redcoll__rt_plan pl;
     redcoll__rt_make_plan(&pl, c, a->count, a->variant);
     return redcoll__rt_execute(c, a, c->coll == REDCOLL_COLL_REDUCE, &pl);
+}
+
+/* min over h of redcoll__rt_cost(pl, m, mo, h) in one pass (the plan's cost
+   when the cost model picks the halving levels, threshold_bytes = 0): for
+   h <= nf the ring levels from h on and the elimination stage see the same
+   chunk m_h, so their cost is a suffix sum plus m_h times another. */
+static double redcoll__rt_min_cost(const redcoll__rt_plan *pl, double m, const redcoll_cost_model *mo) {
+    double a = mo->alpha, b = mo->beta, g = mo->gamma, sa[REDCOLL__RT_MAXF + 1], sb[REDCOLL__RT_MAXF + 1];
+    double pre = 0, best = -1, A0 = 0, B0 = 0, t, half = 0, mk;
+    int i, k, N = pl->E > 1 ? redcoll__floor_lg(pl->E) : 0;
+    sa[pl->nf] = sb[pl->nf] = 0;
+    for (i = pl->nf - 1; i >= 0; --i) {
+        sa[i] = sa[i + 1] + redcoll__ceil_lg(pl->f[i]) * a;
+        sb[i] = sb[i + 1] + (pl->f[i] - 1) * (b + g);
+    }
+    if (pl->E > 1) { A0 = (N + 2) * a; B0 = N * (b + g) + 2 * b + g; }
+    for (i = 0; i <= pl->nf; ++i) { /* h = i: levels below i halve */
+        t = pre + sa[i] + m * (sb[i] + B0) + A0;
+        if (best < 0 || t < best) best = t;
+        if (i < pl->nf) {
+            double r = pl->f[i];
+            pre += (r - 1) * (a + m / r * b) + (r - 1) / r * m * g + redcoll__ceil_lg(pl->f[i]) * a +
+                   (r - 1) / r * m * b;
+            m /= r;
+        }
+    }
+    for (mk = m, k = 1; k <= N; ++k) { /* h = nf + k: k elimination levels halve */
+        half += 2 * a + mk * b + mk / 2 * g;
+        mk /= 2;
+        t = pre + half + (N - k) * (a + mk * (b + g)) + 2 * a + m * b + m / 2 * g;
+        if (t < best) best = t;
+    }
+    return best;
+}
+
+/* The Rabenseifner-Traeff rows' cost without making their plan (which tries
+   every split and threshold through redcoll__rt_cost): the factorisation
+   of redcoll__rt_make_plan, each candidate priced by redcoll__rt_min_cost. */
+static double redcoll__rt_price(int p, double V, int variant, const redcoll_cost_model *mo) {
+    redcoll__rt_plan pl;
+    int q, odd[REDCOLL__RT_MAXF], nodd = 0, n2 = 0, k, i;
+    double best = -1;
+    REDCOLL_MEMSET(&pl, 0, sizeof pl);
+    if (variant == REDCOLL__VARIANT_BUTTERFLY) p = redcoll__pof2_floor(p);
+    while (p % 2 == 0) { p /= 2; pl.f[n2++] = 2; }
+    if (variant != REDCOLL__VARIANT_FACTORS) {
+        pl.nf = n2; pl.E = p;
+        return redcoll__rt_min_cost(&pl, V, mo);
+    }
+    for (q = 3; p > 1; q += 2) { /* as redcoll__rt_make_plan */
+        if ((long)q * q > p) q = p;
+        while (p % q == 0) { p /= q; odd[nodd++] = q; }
+        if (p == 1) break;
+    }
+    for (k = 0; k <= nodd; ++k) {
+        double t;
+        pl.nf = n2 + k; pl.E = 1;
+        for (i = 0; i < nodd; ++i) {
+            if (i < k) pl.f[n2 + i] = odd[i];
+            else pl.E *= odd[i];
+        }
+        t = redcoll__rt_min_cost(&pl, V, mo);
+        if (best < 0 || t < best) best = t;
+    }
+    return best;
+}
+
+/* The plan the schedule will make, priced by section 3.5's formulas;
+   excess ranks of the butterfly fold in (and out). */
+static double redcoll__rabenseifner_traeff_cost(const redcoll__cost_in *in) {
+    const redcoll__row *e = in->row;
+    double t;
+    if (in->o->threshold_bytes == 0) { /* the model's halving levels: no plan needed */
+        t = redcoll__rt_price(in->p, in->V, e->variant, in->m);
+    } else {
+        redcoll__ctx c;
+        redcoll__rt_plan pl;
+        REDCOLL_MEMSET(&c, 0, sizeof c);
+        c.size = in->p; c.esize = in->esize; c.o = *in->o;
+        redcoll__rt_make_plan(&pl, &c, in->n, e->variant);
+        t = redcoll__rt_cost(&pl, in->V, in->m, pl.halve);
+    }
+    if (e->variant == REDCOLL__VARIANT_BUTTERFLY && in->odd)
+        t += e->info.coll == REDCOLL_COLL_REDUCE ? in->ua + in->V * (in->ub + in->g)
+                                                 : 2 * (in->ua + in->V * in->ub) + in->V * in->g;
+    return t;
 }
 
 /* ==== 7x. Reproducible sums (REDCOLL_SUM_EXACT) [SECTION:exact] ============
@@ -5681,14 +6438,14 @@ static redcoll_result redcoll__xexecute(redcoll__xsum *x, redcoll__ctx *c) {
    over the rows' indices. The row types are declared in [SECTION:context],
    so that schedules that compose other schedules (hierarchical) can look
    them up. */
-#define REDCOLL__ROW(first, A, name, C, fn, var, ord, kn, paper)                        \
+#define REDCOLL__ROW(first, A, name, C, fn, cost, var, ord, kn, paper)                  \
     { { REDCOLL_COLL_##C, REDCOLL_ALGO_##A, REDCOLL__ORDER_##ord, paper }, redcoll__##fn, \
-      REDCOLL__VARIANT_##var, REDCOLL__KNOB_##kn },
+      redcoll__##cost##_cost, REDCOLL__VARIANT_##var, REDCOLL__KNOB_##kn },
 static const redcoll__row redcoll__rows[] = { REDCOLL_ALGORITHM_LIST(REDCOLL__ROW) };
 #undef REDCOLL__ROW
 
 /* Row indices: REDCOLL__ROW_<COLL>_<ALGO>. */
-#define REDCOLL__ROW_INDEX(first, A, name, C, fn, var, ord, kn, paper) REDCOLL__ROW_##C##_##A,
+#define REDCOLL__ROW_INDEX(first, A, name, C, fn, cost, var, ord, kn, paper) REDCOLL__ROW_##C##_##A,
 enum { REDCOLL_ALGORITHM_LIST(REDCOLL__ROW_INDEX) REDCOLL__ROW_COUNT };
 #undef REDCOLL__ROW_INDEX
 
@@ -5700,7 +6457,7 @@ typedef char redcoll__algos_fit_a_byte[REDCOLL_ALGO_COUNT <= 256 ? 1 : -1];
 #define REDCOLL__ROW_KEY(coll, algo) ((int)(coll) * REDCOLL_ALGO_COUNT + (int)(algo))
 
 static const redcoll__row *redcoll__find(redcoll_coll coll, redcoll_algo algo) {
-#define REDCOLL__ROW_CASE(first, A, name, C, fn, var, ord, kn, paper)   \
+#define REDCOLL__ROW_CASE(first, A, name, C, fn, cost, var, ord, kn, paper) \
     case REDCOLL__ROW_KEY(REDCOLL_COLL_##C, REDCOLL_ALGO_##A):           \
         return &redcoll__rows[REDCOLL__ROW_##C##_##A];
     if ((int)coll < 0 || coll >= REDCOLL_COLL_COUNT || (int)algo < 0 || algo >= REDCOLL_ALGO_COUNT)
@@ -5733,7 +6490,7 @@ static const char *const redcoll__coll_names[REDCOLL_COLL_COUNT] = {
 
 #define REDCOLL__NAME_NEW(name) name,
 #define REDCOLL__NAME_AND(name)
-#define REDCOLL__NAME(first, A, name, C, fn, var, ord, kn, paper) REDCOLL__NAME_##first(name)
+#define REDCOLL__NAME(first, A, name, C, fn, cost, var, ord, kn, paper) REDCOLL__NAME_##first(name)
 static const char *const redcoll__algo_names[REDCOLL_ALGO_COUNT] = {
     "auto", REDCOLL_ALGORITHM_LIST(REDCOLL__NAME)
 };
@@ -5942,469 +6699,6 @@ REDCOLL_API int redcoll_cost_model_format(const redcoll_cost_model *model, char 
                     "alpha %.17g\nbeta %.17g\ngamma %.17g\nf_alpha %.17g\nf_beta %.17g\n",
                     REDCOLL_PROFILE_VERSION, model->alpha, model->beta, model->gamma,
                     model->f_alpha, model->f_beta);
-}
-
-/* ---- the cost model of every row (REDCOLL_SELECTOR_MODEL) --------------------
-   One closed form per row of the algorithm list, in the model of Rabenseifner
-   2004 section 3.1 as the simulator (transports/redcoll_mock.h) applies it:
-   an exchange (sendrecv) costs alpha + m beta, a one-way message
-   f_alpha alpha + m f_beta beta (written ua + m ub below), a reduction of m
-   bytes m gamma; every schedule splits vectors in whole elements, so the
-   forms count the largest piece that lies on the critical path. Where the
-   simulator's time has no closed form (pipelines filling, elimination
-   corner cases, irregular counts), the form is the paper's and the test
-   (test_cost_matches_simulator) states how far it may be off. */
-
-typedef struct redcoll__cost_in {
-    int                       p;
-    size_t                    n;     /* elements: the vector, or one block (as the selector's bytes) */
-    size_t                    esize;
-    const redcoll_options    *o;     /* resolved */
-    const redcoll_cost_model *m;
-    const size_t             *displs; /* allgatherv, reduce_scatter: p + 1 block offsets; NULL: even */
-    double                    bound;  /* > 0: a selection, which only wants the rows below it */
-} redcoll__cost_in;
-
-static double redcoll__cdiv(size_t n, size_t d) { return (double)((n + d - 1) / d); }
-
-static double redcoll__best_cost(redcoll_coll coll, int p, const redcoll__cost_in *in, int *row_out);
-
-/* sum_{i=1..k} ceil(n / 2^i) elements: the pieces of a vector halved k times. */
-static double redcoll__halves(size_t n, int k) {
-    double s = 0;
-    int i;
-    for (i = 1; i <= k; ++i) s += (double)((n + ((size_t)1 << i) - 1) >> i);
-    return s;
-}
-
-/* Blocks of Bruck's alltoall: sum over k of #{ j < p : bit k of j set }. */
-static double redcoll__bruck_blocks(int p) {
-    double s = 0;
-    long long d;
-    for (d = 1; d < p; d <<= 1) { /* whole periods of 2d, then the tail's upper part */
-        long long tail = p % (2 * d) - d;
-        s += (double)(p / (2 * d)) * (double)d + (double)(tail > 0 ? tail : 0);
-    }
-    return s;
-}
-
-/* A pipeline of `hops` links carrying ceil(n / chunk) chunks, each chunk
-   costing `per` seconds per byte plus `lat`: the first chunk fills the
-   pipe, the others follow one step behind (HL 2.1); the short last chunk
-   leaves last. */
-static double redcoll__pipe(double hops, size_t n, size_t chunk, double E, double lat, double per) {
-    size_t nseg = (n + chunk - 1) / chunk, last = n - (nseg - 1) * chunk;
-    return (hops - 2 + (double)nseg) * (lat + (double)chunk * E * per) + lat + (double)last * E * per;
-}
-
-/* The exact walks below cost O(p lg p) (recursive doubling) or O(p) per chunk
-   until a pipeline is steady: tens of microseconds at p = 1024, so above this
-   p the rows keep their closed-form estimates (a decision is cached either way). */
-#define REDCOLL__WALK_MAX_P 512
-#define REDCOLL__WALK2_MAX_P 128 /* the O(p^2) walks: ring allgatherv, pairwise reduce_scatter */
-
-/* The chain of redcoll__chain_bcast / redcoll__chain_reduce (pipeline rows),
-   walked chunk by chunk as the simulator times it: node 0 (the head) only
-   sends, node p-1 (the tail) only receives, a middle node receives chunk 0,
-   then exchanges (sends k-1, receives k) and sends the last chunk; a hop is
-   an exchange-priced message only when both ends are in an exchange; each
-   received chunk costs `g` per byte (reduce). The clocks after chunk k are a
-   max-plus linear function of those after k-1, so once every node advances
-   by the same step twice the middle chunks are added in one go. Returns -1
-   above the walks' limit. */
-static double redcoll__chain_walk(int p, size_t n, size_t chunk, double E, double g,
-                                  const redcoll_cost_model *m) {
-    double mem[3 * REDCOLL__WALK_MAX_P], *pp, *pv, *cu, t = 0;
-    double a = m->alpha, b = m->beta, ua = m->f_alpha * a, ub = m->f_beta * b;
-    size_t X = (n + chunk - 1) / chunk, k;
-    int i, last = p - 1;
-    if (p < 2 || n == 0) return 0;
-    if (p > REDCOLL__WALK_MAX_P) return -1;
-    pp = mem;
-    pv = pp + p; cu = pv + p;
-    for (i = 0; i < p; ++i) pp[i] = pv[i] = 0;
-    for (k = 0; k < X; ++k) {
-        double len = (double)(k + 1 < X ? chunk : n - (X - 1) * chunk) * E;
-        double plen = k ? (double)chunk * E : 0, *sw;
-        int same = 1;
-        for (i = 0; i < p; ++i) {
-            double in = 0, out = 0;
-            if (i > 0) { /* chunk k from i-1: posted at its op k (head) or k+1 (middle) */
-                double ps = i - 1 == 0 ? pv[0] : cu[i - 1];
-                int dup = i - 1 > 0 && k + 2 <= X && i < last && k >= 1;
-                in = (ps > pv[i] ? ps : pv[i]) + (dup ? a + len * b : ua + len * ub);
-            }
-            if (i == 0) /* the head's op k: chunk k to node 1 */
-                out = (pv[0] > pv[1] ? pv[0] : pv[1]) + ua + len * ub;
-            else if (i < last && k >= 1) { /* chunk k-1 to i+1, received in its op k-1 */
-                int dup = k - 1 >= 1 && i + 1 < last;
-                out = (pv[i] > pp[i + 1] ? pv[i] : pp[i + 1]) + (dup ? a + plen * b : ua + plen * ub);
-            }
-            cu[i] = (in > out ? in : out) + (i > 0 ? len * g : 0);
-            if (same && k >= 2 && k + 2 < X) { /* both steps equal node 0's last (rounding aside) */
-                double d0 = pv[0] - pp[0], e1 = cu[i] - pv[i] - d0, e2 = pv[i] - pp[i] - d0;
-                same = (e1 < 0 ? -e1 : e1) <= 1e-12 * cu[i] && (e2 < 0 ? -e2 : e2) <= 1e-12 * cu[i];
-            }
-        }
-        if (k >= 2 && k + 2 < X && same) { /* steady: jump to chunk X-2 */
-            double jump = (double)(X - 3 - k) * (cu[0] - pv[0]);
-            for (i = 0; i < p; ++i) { pv[i] += jump; cu[i] += jump; }
-            k = X - 3;
-        }
-        sw = pp; pp = pv; pv = cu; cu = sw;
-    }
-    /* the middle nodes' last op: chunk X-1 on to i+1 */
-    for (i = 0; i < p; ++i) {
-        double end = pv[i];
-        if (i > 0 && i < last) {
-            double len = (double)(n - (X - 1) * chunk) * E;
-            double pr = X >= 2 ? pp[i + 1] : 0;
-            end = (pv[i] > pr ? pv[i] : pr) + ua + len * ub;
-        }
-        if (end > t) t = end;
-    }
-    return t;
-}
-
-/* A matched message of n bytes as the simulator times it: an exchange
-   (both ends duplex) alpha + n beta, else one way. */
-static double redcoll__msg_time(const redcoll_cost_model *m, double n, int exchange) {
-    return exchange ? m->alpha + n * m->beta : m->f_alpha * m->alpha + n * m->f_beta * m->beta;
-}
-
-/* The heap-ordered (HEAP) and in-order (IN_ORDER) binary trees of
-   redcoll__reduce_binary (redcoll__tree_reduce, root 0), walked chunk by
-   chunk as the replay times them (bit for bit until the jump below): a leaf
-   sends chunk k to its parent one way; an inner node's op k receives chunk
-   k from its first child while sending chunk k-1 up (an exchange when it
-   has a parent and k > 0), then receives chunk k from its second child
-   (one way), reducing each; its last chunk goes up one way. A hop is
-   exchange-priced only when both ends are halves of exchanges: the child's
-   send of chunk k is one when it is an inner node and k + 1 < X. Within a
-   chunk, children go before parents (reverse breadth-first order); the
-   parent times each child's message (sent[c]) when it receives it. As in
-   redcoll__chain_walk, once every clock advances by the same step the
-   middle chunks are added in one go (rounding then differs from the
-   simulator's sums by ~1e-15 relative). -1 above the walks' limit. The
-   rows use it up to REDCOLL__TREE_WALK_MAX_P ranks: a few microseconds at
-   p = 128, but 20-25 us per tree at p = 500, where the estimates cost
-   nothing (the decision's budget). */
-#define REDCOLL__TREE_WALK_MAX_P 128
-static double redcoll__tree_walk(int variant, int p, size_t n, size_t chunk, double E, double g,
-                                 const redcoll_cost_model *m) {
-    int par[REDCOLL__WALK_MAX_P], fst[REDCOLL__WALK_MAX_P], snd[REDCOLL__WALK_MAX_P], ord[REDCOLL__WALK_MAX_P];
-    double clk[REDCOLL__WALK_MAX_P], sent[REDCOLL__WALK_MAX_P], pclk[REDCOLL__WALK_MAX_P], psent[REDCOLL__WALK_MAX_P];
-    double t = 0;
-    size_t X = (n + chunk - 1) / chunk, k;
-    int v, i, head, tail;
-    if (p < 2 || n == 0) return 0;
-    if (p > REDCOLL__WALK_MAX_P) return -1;
-    for (v = 0; v < p; ++v) {
-        int l, r;
-        if (variant == REDCOLL__VARIANT_IN_ORDER) {
-            redcoll__inorder_links(v, p, 0, &par[v], &l, &r);
-        } else {
-            par[v] = v > 0 ? (v - 1) / 2 : -1;
-            l = v < p / 2 ? 2 * v + 1 : -1;
-            r = v < (p - 1) / 2 ? 2 * v + 2 : -1;
-        }
-        fst[v] = l >= 0 ? l : r;
-        snd[v] = l >= 0 ? r : -1;
-        clk[v] = sent[v] = 0;
-    }
-    for (ord[0] = 0, head = 0, tail = 1; head < tail; ++head) { /* breadth first from the root */
-        if (fst[ord[head]] >= 0) ord[tail++] = fst[ord[head]];
-        if (snd[ord[head]] >= 0) ord[tail++] = snd[ord[head]];
-    }
-    for (k = 0; k < X; ++k) {
-        double len = (double)(k + 1 < X ? chunk : n - (X - 1) * chunk) * E;
-        int same = k >= 2 && k + 2 < X;
-        for (i = p - 1; i >= 0; --i) { /* children first */
-            int f, s;
-            double end;
-            v = ord[i];
-            f = fst[v]; s = snd[v];
-            pclk[v] = clk[v]; psent[v] = sent[v];
-            if (f < 0) continue; /* a leaf: posts chunk k at clk[v], timed by its parent */
-            { /* op k: chunk k from f (and chunk k-1 up, timed by the parent in step k-1) */
-                int up = par[v] >= 0 && k > 0, fx = fst[f] >= 0 && k + 1 < X;
-                double st = clk[v] > clk[f] ? clk[v] : clk[f];
-                end = st + redcoll__msg_time(m, len, up && fx);
-                sent[f] = end;
-                if (up && sent[v] > end) end = sent[v];
-                clk[v] = end + len * g;
-            }
-            if (s >= 0) { /* then chunk k from s, one way */
-                double st = clk[v] > clk[s] ? clk[v] : clk[s];
-                sent[s] = st + redcoll__msg_time(m, len, 0);
-                clk[v] = sent[s] + len * g;
-            }
-            if (fst[f] < 0) clk[f] = sent[f]; /* a leaf's next post: when its send ended */
-            if (s >= 0 && fst[s] < 0) clk[s] = sent[s];
-        }
-        for (i = 0; same && i < p; ++i) { /* every clock and message end one step on, as node 0's */
-            double d0 = clk[0] - pclk[0], e1 = clk[i] - pclk[i] - d0, e2 = par[i] < 0 ? 0 : sent[i] - psent[i] - d0;
-            same = (e1 < 0 ? -e1 : e1) <= 1e-12 * clk[i] && (e2 < 0 ? -e2 : e2) <= 1e-12 * clk[i];
-        }
-        if (same) { /* steady: jump to chunk X-2 */
-            double jump = (double)(X - 3 - k) * (clk[0] - pclk[0]);
-            for (v = 0; v < p; ++v) { clk[v] += jump; sent[v] += jump; }
-            k = X - 3;
-        }
-    }
-    for (v = 0; v < p; ++v) { /* an inner node's last op: chunk X-1 up, timed by its parent */
-        double end = par[v] >= 0 && fst[v] >= 0 ? sent[v] : clk[v];
-        if (end > t) t = end;
-    }
-    return t;
-}
-
-/* Exact walks of the recursive-doubling family off powers of two: per-rank
-   clocks (vranks), advanced call by call in the order every rank makes its
-   calls, as the simulator times them (no message is passed). */
-
-/* redcoll__scatter_blocks from vrank 0: a parent hands its children their
-   subtrees, largest first; a child posts its receive at time 0. */
-static void redcoll__scatter_walk(int p, const redcoll__segs *L, double E, const redcoll_cost_model *m,
-                                  double *clk) {
-    double ua = m->f_alpha * m->alpha, ub = m->f_beta * m->beta;
-    int v, mask;
-    for (v = 0; v < p; ++v) clk[v] = 0;
-    for (v = 0; v < p; ++v)
-        for (mask = redcoll__lowbit(v, p) >> 1; mask > 0; mask >>= 1)
-            if (v + mask < p) {
-                int w = v + mask;
-                clk[v] += ua + (double)redcoll__seg_len(L, w, w + redcoll__subtree(w, p)) * E * ub;
-                clk[w] = clk[v];
-            }
-}
-
-/* redcoll__rd_allgather from the clocks clk (vranks): per distance, the
-   exchanges, then the fix-up forwards of the one incomplete subtree
-   (distance halving, pairs disjoint per level). rs: the reduce-scatter of
-   redcoll__reduce_scatter_recursive_doubling instead, which moves all but a
-   subtree's blocks and reduces what it got. Returns the last clock. */
-static double redcoll__rd_walk(int p, const redcoll__segs *L, int rs, double E,
-                               const redcoll_cost_model *m, double *clk) {
-    double a = m->alpha, b = m->beta, ua = m->f_alpha * a, ub = m->f_beta * b, t = 0;
-    double N = rs ? (double)L->n : 0, sg = rs ? -1 : 1;
-    int v, mask, k, R;
-    for (mask = 1; mask < p; mask <<= 1) {
-        int last = (p - 1) & ~(2 * mask - 1); /* the only block of 2 mask ranks p may cut */
-        for (R = 0; R + mask < p; R += 2 * mask) { /* blocks [R, R + 2 mask): halves exchange */
-            int hi = R + 2 * mask < p ? R + 2 * mask : p;
-            double x = N + sg * (double)redcoll__seg_len(L, R, R + mask);  /* the lower half's */
-            double y = N + sg * (double)redcoll__seg_len(L, R + mask, hi); /* the upper half's */
-            double d = a + (x > y ? x : y) * E * b;
-            for (v = R; v + mask < hi; ++v) {
-                double end = (clk[v] > clk[v + mask] ? clk[v] : clk[v + mask]) + d;
-                clk[v] = clk[v + mask] = end;
-            }
-        }
-        /* only the lower half of the last block, when p cuts its upper half */
-        if (last + mask < p && last + 2 * mask > p) {
-            int have = p - (last + mask);
-            double d = ua + (N + sg * (double)redcoll__seg_len(L, last + mask, p)) * E * ub;
-            for (k = mask >> 1; k > 0; k >>= 1)
-                for (R = last; R < last + mask; R += 2 * k) { /* senders: v < R + have <= v + k */
-                    int lo = R + have - k > R ? R + have - k : R, hi = R + have < R + k ? R + have : R + k;
-                    for (v = lo; v < hi && v + k < p; ++v) {
-                        double end = (clk[v] > clk[v + k] ? clk[v] : clk[v + k]) + d;
-                        clk[v] = clk[v + k] = end;
-                    }
-                }
-        }
-        for (R = 0; rs && R + mask < p; R += 2 * mask) { /* every rank with a partner subtree reduces */
-            int hi = R + 2 * mask < p ? R + 2 * mask : p;
-            double lo_g = (N - (double)redcoll__seg_len(L, R + mask, hi)) * E * m->gamma;
-            double up_g = (N - (double)redcoll__seg_len(L, R, R + mask)) * E * m->gamma;
-            for (v = R; v < R + mask; ++v) clk[v] += lo_g;
-            for (v = R + mask; v < hi; ++v) clk[v] += up_g;
-        }
-    }
-    for (v = 0; v < p; ++v) if (clk[v] > t) t = clk[v];
-    return t;
-}
-
-/* redcoll__ring_allgather (p - 1 exchanges with both neighbours, segment
-   v - i out, v - i - 1 in) and redcoll__bruck_allgather (round d: the first
-   min(d, p - d) segments held to v - d, as many from v + d), from time 0,
-   on segments L; -1 above the walks' limit. */
-static double redcoll__ring_walk(int p, const redcoll__segs *L, double E, const redcoll_cost_model *m) {
-    double clk[REDCOLL__WALK2_MAX_P], t = 0;
-    int v, i;
-    if (p > REDCOLL__WALK2_MAX_P) return -1;
-    for (v = 0; v < p; ++v) clk[v] = 0;
-    for (i = 0; i < p - 1; ++i) {
-        double first = clk[0], prev = clk[p - 1]; /* rank v-1's clock before this step */
-        for (v = 0; v < p; ++v) {
-            int sj = (v - i + p) % p, rj = (v - i - 1 + p) % p;
-            double mine = clk[v], right = v + 1 < p ? clk[v + 1] : first;
-            double out = (mine > right ? mine : right) + m->alpha + (double)redcoll__seg_len(L, sj, sj + 1) * E * m->beta;
-            double in = (prev > mine ? prev : mine) + m->alpha + (double)redcoll__seg_len(L, rj, rj + 1) * E * m->beta;
-            prev = mine;
-            clk[v] = out > in ? out : in;
-        }
-    }
-    for (v = 0; v < p; ++v) if (clk[v] > t) t = clk[v];
-    return t;
-}
-
-static double redcoll__bruck_walk(int p, const redcoll__segs *L, double E, const redcoll_cost_model *m) {
-    double clk[REDCOLL__WALK_MAX_P], nx[REDCOLL__WALK_MAX_P], t = 0;
-    int v, d;
-    if (p > REDCOLL__WALK_MAX_P) return -1;
-    for (v = 0; v < p; ++v) clk[v] = 0;
-    for (d = 1; d < p; d <<= 1) {
-        int k = d < p - d ? d : p - d;
-        for (v = 0; v < p; ++v) {
-            double to = clk[(v - d + p) % p], from = clk[(v + d) % p];
-            double out = (clk[v] > to ? clk[v] : to) + m->alpha + (double)redcoll__seg_span(L, v, k) * E * m->beta;
-            double in = (clk[v] > from ? clk[v] : from) + m->alpha +
-                        (double)redcoll__seg_span(L, (v + d) % p, k) * E * m->beta;
-            nx[v] = out > in ? out : in;
-        }
-        for (v = 0; v < p; ++v) clk[v] = nx[v];
-    }
-    for (v = 0; v < p; ++v) if (clk[v] > t) t = clk[v];
-    return t;
-}
-
-/* The reduce_scatter rows on segments L (redcoll__reduce_scatter_*):
-   recursive doubling, pairwise (two accumulators: rank p-1's block is not
-   reduced on arrival, every other rank reduces its two at the end), and
-   recursive halving (MPICH's fold of the first 2 rem ranks, distance
-   halving over the survivors' folded segments, the even ranks' blocks sent
-   back); -1 above the walks' limits. */
-static double redcoll__rs_walk(int row, int p, const redcoll__segs *L, double E, const redcoll_cost_model *m) {
-    double a = m->alpha, b = m->beta, g = m->gamma, ua = m->f_alpha * a, ub = m->f_beta * b;
-    double clk[REDCOLL__WALK_MAX_P], old[REDCOLL__WALK_MAX_P], t = 0;
-    int v, i;
-    if (p > REDCOLL__WALK_MAX_P || (row == REDCOLL__ROW_REDUCE_SCATTER_PAIRWISE && p > REDCOLL__WALK2_MAX_P))
-        return -1;
-    for (v = 0; v < p; ++v) clk[v] = 0;
-    if (row == REDCOLL__ROW_REDUCE_SCATTER_RECURSIVE_DOUBLING) {
-        redcoll__rd_walk(p, L, 1, E, m, clk);
-    } else if (row == REDCOLL__ROW_REDUCE_SCATTER_PAIRWISE) {
-        for (i = 1; i < p; ++i) {
-            for (v = 0; v < p; ++v) old[v] = clk[v];
-            for (v = 0; v < p; ++v) {
-                int to = (v + i) % p, from = (v - i + p) % p;
-                double len = (double)redcoll__seg_len(L, v, v + 1) * E;
-                double out = (old[v] > old[to] ? old[v] : old[to]) + a + (double)redcoll__seg_len(L, to, to + 1) * E * b;
-                double in = (old[from] > old[v] ? old[from] : old[v]) + a + len * b;
-                clk[v] = (out > in ? out : in) + (from == p - 1 ? 0 : len * g);
-            }
-        }
-        for (v = 0; v < p - 1; ++v) clk[v] += (double)redcoll__seg_len(L, v, v + 1) * E * g;
-    } else { /* recursive halving */
-        redcoll__fold f = redcoll__fold_plan(0, p);
-        redcoll__segs F = redcoll__segs_folded(L, f.rem);
-        double n = (double)L->n * E;
-        int k, steps = redcoll__floor_lg(f.pof2);
-        for (v = 1; v < 2 * f.rem; v += 2) clk[v] = clk[v - 1] = ua + n * ub, clk[v] += n * g;
-        for (k = 0; k < steps; ++k)
-            for (v = 0; v < f.pof2; ++v) {
-                redcoll__halving h;
-                int u, ru, rp, upper, keep, give;
-                double kn, gn, end;
-                redcoll__halving_plan(&h, f.pof2, v, F.parts, 0);
-                u = v ^ h.mask[k];
-                if (u < v) continue;
-                upper = (v & h.mask[k]) != 0;
-                keep = h.lo[k + 1]; give = upper ? h.lo[k] : h.hi[k + 1];
-                kn = (double)redcoll__seg_len(&F, keep, h.hi[k + 1]) * E;
-                gn = (double)redcoll__seg_len(&F, give, upper ? h.lo[k + 1] : h.hi[k]) * E;
-                ru = redcoll__fold_oldrank(&f, v); rp = redcoll__fold_oldrank(&f, u);
-                end = (clk[ru] > clk[rp] ? clk[ru] : clk[rp]) + a + (kn > gn ? kn : gn) * b;
-                clk[ru] = end + kn * g;
-                clk[rp] = end + gn * g;
-            }
-        for (v = 1; v < 2 * f.rem; v += 2) {
-            double end = (clk[v] > clk[v - 1] ? clk[v] : clk[v - 1]) + ua +
-                         (double)redcoll__seg_len(L, v - 1, v) * E * ub;
-            clk[v] = clk[v - 1] = end;
-        }
-    }
-    for (v = 0; v < p; ++v) if (clk[v] > t) t = clk[v];
-    return t;
-}
-
-/* Scatter (bcast only) and recursive-doubling allgather of segments L; -1
-   above the walks' limit. */
-static double redcoll__rd_gather_cost(int p, const redcoll__segs *L, int scatter, double E,
-                                      const redcoll_cost_model *m) {
-    double clk[REDCOLL__WALK_MAX_P];
-    int v;
-    if (p > REDCOLL__WALK_MAX_P) return -1;
-    if (scatter) redcoll__scatter_walk(p, L, E, m, clk);
-    else for (v = 0; v < p; ++v) clk[v] = 0;
-    return redcoll__rd_walk(p, L, 0, E, m, clk);
-}
-
-/* min over h of redcoll__rt_cost(pl, m, mo, h) in one pass (the plan's cost
-   when the cost model picks the halving levels, threshold_bytes = 0): for
-   h <= nf the ring levels from h on and the elimination stage see the same
-   chunk m_h, so their cost is a suffix sum plus m_h times another. */
-static double redcoll__rt_min_cost(const redcoll__rt_plan *pl, double m, const redcoll_cost_model *mo) {
-    double a = mo->alpha, b = mo->beta, g = mo->gamma, sa[REDCOLL__RT_MAXF + 1], sb[REDCOLL__RT_MAXF + 1];
-    double pre = 0, best = -1, A0 = 0, B0 = 0, t, half = 0, mk;
-    int i, k, N = pl->E > 1 ? redcoll__floor_lg(pl->E) : 0;
-    sa[pl->nf] = sb[pl->nf] = 0;
-    for (i = pl->nf - 1; i >= 0; --i) {
-        sa[i] = sa[i + 1] + redcoll__ceil_lg(pl->f[i]) * a;
-        sb[i] = sb[i + 1] + (pl->f[i] - 1) * (b + g);
-    }
-    if (pl->E > 1) { A0 = (N + 2) * a; B0 = N * (b + g) + 2 * b + g; }
-    for (i = 0; i <= pl->nf; ++i) { /* h = i: levels below i halve */
-        t = pre + sa[i] + m * (sb[i] + B0) + A0;
-        if (best < 0 || t < best) best = t;
-        if (i < pl->nf) {
-            double r = pl->f[i];
-            pre += (r - 1) * (a + m / r * b) + (r - 1) / r * m * g + redcoll__ceil_lg(pl->f[i]) * a +
-                   (r - 1) / r * m * b;
-            m /= r;
-        }
-    }
-    for (mk = m, k = 1; k <= N; ++k) { /* h = nf + k: k elimination levels halve */
-        half += 2 * a + mk * b + mk / 2 * g;
-        mk /= 2;
-        t = pre + half + (N - k) * (a + mk * (b + g)) + 2 * a + m * b + m / 2 * g;
-        if (t < best) best = t;
-    }
-    return best;
-}
-
-/* The Rabenseifner-Traeff rows' cost without making their plan (which tries
-   every split and threshold through redcoll__rt_cost): the factorisation
-   of redcoll__rt_make_plan, each candidate priced by redcoll__rt_min_cost. */
-static double redcoll__rt_price(int p, double V, int variant, const redcoll_cost_model *mo) {
-    redcoll__rt_plan pl;
-    int q, odd[REDCOLL__RT_MAXF], nodd = 0, n2 = 0, k, i;
-    double best = -1;
-    REDCOLL_MEMSET(&pl, 0, sizeof pl);
-    if (variant == REDCOLL__VARIANT_BUTTERFLY) p = redcoll__pof2_floor(p);
-    while (p % 2 == 0) { p /= 2; pl.f[n2++] = 2; }
-    if (variant != REDCOLL__VARIANT_FACTORS) {
-        pl.nf = n2; pl.E = p;
-        return redcoll__rt_min_cost(&pl, V, mo);
-    }
-    for (q = 3; p > 1; q += 2) { /* as redcoll__rt_make_plan */
-        if ((long)q * q > p) q = p;
-        while (p % q == 0) { p /= q; odd[nodd++] = q; }
-        if (p == 1) break;
-    }
-    for (k = 0; k <= nodd; ++k) {
-        double t;
-        pl.nf = n2 + k; pl.E = 1;
-        for (i = 0; i < nodd; ++i) {
-            if (i < k) pl.f[n2 + i] = odd[i];
-            else pl.E *= odd[i];
-        }
-        t = redcoll__rt_min_cost(&pl, V, mo);
-        if (best < 0 || t < best) best = t;
-    }
-    return best;
 }
 
 /* ---- pricing by replay ------------------------------------------------------
@@ -6786,236 +7080,41 @@ static double redcoll__replay_price(int row, const redcoll__cost_in *in) {
     return time;
 }
 
-/* The rows priced by replay. */
+/* The rows priced by replay: reduce's Rabenseifner-Traeff routing and its
+   binary blocks. */
 static int redcoll__replayed(int row) {
-    return row == REDCOLL__ROW_REDUCE_BUTTERFLY || row == REDCOLL__ROW_REDUCE_ELIMINATION ||
-           row == REDCOLL__ROW_REDUCE_ELIMINATION_NONOVERLAP || row == REDCOLL__ROW_REDUCE_FACTOR_RING ||
-           row == REDCOLL__ROW_REDUCE_BINARY_BLOCKS;
-}
-
-/* Rows whose cost is a plan (Rabenseifner-Traeff) or composed of other rows
-   (pipelined trees, hierarchical levels). */
-static double redcoll__row_cost_composite(int row, const redcoll__cost_in *in) {
-    const redcoll_cost_model *m = in->m;
-    double a = m->alpha, b = m->beta, g = m->gamma, ua = m->f_alpha * a, ub = m->f_beta * b;
-    double E = (double)in->esize, V = (double)in->n * E;
     const redcoll__row *e = &redcoll__rows[row];
-    int p = in->p;
-    switch (e->run == redcoll__rabenseifner_traeff ? -1 : row) {
-    case -1: { /* the plan the schedule will make, priced by section 3.5's formulas */
-        redcoll__ctx c;
-        redcoll__rt_plan pl;
-        double t;
-        if (in->o->threshold_bytes == 0) { /* the model's halving levels: no plan needed */
-            t = redcoll__rt_price(p, V, e->variant, m);
-        } else {
-            REDCOLL_MEMSET(&c, 0, sizeof c);
-            c.size = p; c.esize = in->esize; c.o = *in->o;
-            redcoll__rt_make_plan(&pl, &c, in->n, e->variant);
-            t = redcoll__rt_cost(&pl, V, m, pl.halve);
-        }
-        if (e->variant == REDCOLL__VARIANT_BUTTERFLY && redcoll__pof2_floor(p) != p) /* excess ranks fold in (and out) */
-            t += e->info.coll == REDCOLL_COLL_REDUCE ? ua + V * (ub + g) : 2 * (ua + V * ub) + V * g;
-        return t;
-    }
-    case REDCOLL__ROW_REDUCE_PIPELINE: case REDCOLL__ROW_BCAST_PIPELINE: {
-        size_t chunk = in->o->segment_bytes / in->esize ? in->o->segment_bytes / in->esize : 1;
-        int red = row == REDCOLL__ROW_REDUCE_PIPELINE;
-        double t = redcoll__chain_walk(p, in->n, chunk < in->n ? chunk : in->n, E, red ? g : 0, m);
-        return t >= 0 ? t : redcoll__pipe(p - 1, in->n, chunk < in->n ? chunk : in->n, E, ua, red ? ub + g : ub);
-    }
-    case REDCOLL__ROW_REDUCE_BINARY: case REDCOLL__ROW_REDUCE_IN_ORDER_BINARY: {
-        /* walked (exact); above the walks' limit an estimate: two children per
-           step, the pipe advances one chunk per two receives */
-        size_t chunk = in->o->segment_bytes / in->esize ? in->o->segment_bytes / in->esize : 1;
-        double t;
-        if (chunk > in->n) chunk = in->n;
-        t = p <= REDCOLL__TREE_WALK_MAX_P ? redcoll__tree_walk(e->variant, p, in->n, chunk, E, g, m) : -1;
-        if (t >= 0) return t;
-        return redcoll__pipe(redcoll__floor_lg(p) + 1, in->n, chunk, E, ua, ub + g) +
-               redcoll__pipe(2, in->n, chunk, E, ua, ub + g) - (ua + (double)chunk * E * (ub + g));
-    }
-    case REDCOLL__ROW_ALLREDUCE_HIERARCHICAL: case REDCOLL__ROW_REDUCE_HIERARCHICAL:
-    case REDCOLL__ROW_BCAST_HIERARCHICAL: {
-        /* G groups of about p/G ranks: the best flat row inside, the best among
-           the leaders, and for allreduce the bcast back down (the levels as
-           the selector would pick them) */
-        int G = in->o->groups ? (in->o->groups < p ? in->o->groups : p) : redcoll__sqrt_groups(p);
-        int q = (p + G - 1) / G;
-        redcoll_coll coll = e->info.coll, low = coll == REDCOLL_COLL_BCAST ? coll : REDCOLL_COLL_REDUCE;
-        double t = redcoll__best_cost(low, q, in, NULL) + redcoll__best_cost(coll, G, in, NULL);
-        if (coll == REDCOLL_COLL_ALLREDUCE) t += redcoll__best_cost(REDCOLL_COLL_BCAST, q, in, NULL);
-        return t;
-    }
-    default:
-        return -1; /* a row without a cost: test_cost_every_row fails */
-    }
+    return e->info.coll == REDCOLL_COLL_REDUCE &&
+           (e->run == redcoll__rabenseifner_traeff || e->run == redcoll__reduce_binary_blocks);
 }
 
-static double redcoll__row_cost(int row, const redcoll__cost_in *in) {
-    const redcoll_cost_model *m = in->m;
-    double a = m->alpha, b = m->beta, g = m->gamma;
-    double ua = m->f_alpha * a, ub = m->f_beta * b, E = (double)in->esize;
-    int p = in->p, lg = redcoll__ceil_lg(p), pof2 = redcoll__pof2_floor(p), k = redcoll__floor_lg(pof2);
-    int odd = p != pof2;
-    size_t n = in->n;
-    double V = (double)n * E;                        /* the whole vector, bytes */
-    double seg = redcoll__cdiv(n, (size_t)p) * E;   /* the largest of p segments */
-    double w = -1;                                  /* reduce_scatter: the walk on its counts */
+/* The modeled time of row `row`: its cost function ([SECTION:schedules],
+   the list's cost column) on the terms of in, or where the row is replayed
+   and the replay is within its limits, the replay. */
+static double redcoll__row_cost(int row, const redcoll__cost_in *call) {
+    const redcoll_cost_model *m = call->m;
+    redcoll__cost_in in = *call;
+    int peer = (call->o->transport_flags & REDCOLL_TRANSPORT_PEER_REDUCE) != 0;
+    double w;
+    in.row = &redcoll__rows[row];
+    in.a = m->alpha; in.b = m->beta; in.g = m->gamma;
+    in.ua = m->f_alpha * m->alpha; in.ub = m->f_beta * m->beta;
     /* allreduce's messages reduced on arrival: on a transport that reduces
        from the sender's memory the reduction's read is the transfer (no n
-       beta). Not (yet) in reduce's rows, whose replay prices by the
-       simulator's rules, nor in the Rabenseifner-Traeff plans. */
-    int peer = (in->o->transport_flags & REDCOLL_TRANSPORT_PEER_REDUCE) != 0;
-    double br = peer ? 0 : b, ubr = peer ? 0 : ub;
-    if (p == 1) return 0;
-    if (row == REDCOLL__ROW_BARRIER_DISSEMINATION) return lg * a;
-    if (n == 0) return 0;
-    if (redcoll__replayed(row) && (w = redcoll__replay_price(row, in)) >= 0) return w; /* exact */
-    if (in->displs && (row == REDCOLL__ROW_REDUCE_SCATTER_RECURSIVE_DOUBLING ||
-                       row == REDCOLL__ROW_REDUCE_SCATTER_PAIRWISE || row == REDCOLL__ROW_REDUCE_SCATTER_RECURSIVE_HALVING)) {
-        redcoll__segs L = redcoll__segs_make(n, p, in->displs); /* the counts as laid out */
-        w = redcoll__rs_walk(row, p, &L, E, m);
-    } else if (row == REDCOLL__ROW_REDUCE_SCATTER_BLOCK_RECURSIVE_DOUBLING && odd) { /* MPICH's fix-up */
-        redcoll__segs L = redcoll__segs_make(n * (size_t)p, p, NULL);
-        w = redcoll__rs_walk(REDCOLL__ROW_REDUCE_SCATTER_RECURSIVE_DOUBLING, p, &L, E, m);
-    }
-    switch (row) {
-    case REDCOLL__ROW_REDUCE_BINOMIAL: case REDCOLL__ROW_REDUCE_BINARY_TREE:
-        return lg * (ua + V * (ub + g));
-    case REDCOLL__ROW_BCAST_BINOMIAL:
-        return lg * (ua + V * ub);
-    case REDCOLL__ROW_GATHER_BINOMIAL: case REDCOLL__ROW_SCATTER_BINOMIAL:
-        return lg * ua + (p - 1) * V * ub;
-    case REDCOLL__ROW_ALLREDUCE_REDUCE_BCAST: case REDCOLL__ROW_ALLREDUCE_BINARY_TREE:
-        return lg * (2 * ua + V * (ubr + ub + g));
-    case REDCOLL__ROW_ALLREDUCE_RECURSIVE_DOUBLING:
-        /* the first reducing step reads sbuf (fused: the fold-in, else the
-           first exchange); later exchanges reduce rbuf into itself while the
-           partner reads it, so they are staged */
-        return k * (a + V * (b + g)) - (odd ? 0 : V * (b - br)) +
-               (odd ? 2 * ua + V * (ubr + ub) + V * g : 0);
-    case REDCOLL__ROW_ALLGATHER_RECURSIVE_DOUBLING: case REDCOLL__ROW_ALLGATHERV_RECURSIVE_DOUBLING: {
-        /* p = 2^k, even blocks: closed form. Otherwise MPICH 4.1.1's fix-up
-           (and uneven blocks), walked */
-        int all = row == REDCOLL__ROW_ALLGATHER_RECURSIVE_DOUBLING;
-        double blk = all ? V : seg, t;
-        redcoll__segs L = redcoll__segs_make(all ? n * (size_t)p : n, p, all ? NULL : in->displs);
-        if (!odd && !L.displs) return k * a + (p - 1) * blk * b;
-        t = redcoll__rd_gather_cost(p, &L, 0, E, m);
-        if (t >= 0) return t;
-        return lg * a + ((double)(1u << lg) - 1) * blk * b + (lg - 1) * (ua + (p - pof2) * blk * ub);
-    }
-    case REDCOLL__ROW_REDUCE_SCATTER_RECURSIVE_DOUBLING:
-    case REDCOLL__ROW_REDUCE_SCATTER_BLOCK_RECURSIVE_DOUBLING: {
-        if (w >= 0) return w; /* off powers of two or uneven: walked */
-        /* step `mask`: partners exchange all blocks but their own subtree's,
-           the longer message set by the smallest subtree that has a partner
-           (the truncated last one when its partner exists); off powers of two
-           (above the walks' limit) the fix-up forwards what arrived lg p - 1
-           times (MPICH 4.4): an estimate there */
-        double blk = row == REDCOLL__ROW_REDUCE_SCATTER_BLOCK_RECURSIVE_DOUBLING ? V : seg, t = 0;
-        long long mask;
-        for (mask = 1; mask < p; mask <<= 1) {
-            long long j0 = p / mask * mask, smin = p % mask && (j0 & mask) ? p - j0 : mask;
-            t += a + (double)(p - smin) * blk * (b + g);
-        }
-        return t + (odd ? (lg - 1) * (ua + (p - 1) * blk * ub) + (p - 1) * blk * g : 0);
-    }
-    case REDCOLL__ROW_ALLREDUCE_HALVING_DOUBLING: {
-        double h = redcoll__halves(n, k) * E;
-        double C = redcoll__cdiv(n, 2) * E, F = (double)(n / 2) * E; /* the halves folded in */
-        return (odd ? a + ua + C * (br + g) + F * ub + ua + V * ub : 0) + 2 * k * a + h * (br + b + g);
-    }
-    case REDCOLL__ROW_REDUCE_HALVING_DOUBLING: {
-        double h = redcoll__halves(n, k) * E;
-        double C = redcoll__cdiv(n, 2) * E, F = (double)(n / 2) * E;
-        double own = redcoll__cdiv(n, (size_t)pof2) * E; /* root 0's segment: the gather brings the rest */
-        return (odd ? a + ua + C * (b + g) + F * ub : 0) + k * (a + ua) + h * (b + g) + (V - own) * ub;
-    }
-    case REDCOLL__ROW_ALLREDUCE_BINARY_BLOCKS: case REDCOLL__ROW_REDUCE_BINARY_BLOCKS: {
-        /* blocks of p's binary digits: the largest block's reduce-scatter, the
-           combination chain from the smallest block up (size[k-1]/size[k]
-           one-way pieces per member, reduced on arrival), then the gather (or,
-           for allreduce, the chain back down and each block's allgather) */
-        int all = row == REDCOLL__ROW_ALLREDUCE_BINARY_BLOCKS, bit, prev = 0, last = pof2;
-        double rb = all ? br : b, rub = all ? ubr : ub; /* reduced on arrival */
-        double t = k * a + redcoll__halves(n, k) * E * (rb + g);
-        for (bit = k; bit >= 0; --bit)
-            if (p & (1 << bit)) {
-                if (prev) {
-                    double piece = redcoll__cdiv(n, (size_t)prev) * E, hops = prev >> bit;
-                    t += hops * (ua + piece * rub) + piece * g;
-                    if (all) t += hops * (ua + piece * ub);
-                }
-                prev = 1 << bit;
-                last = prev;
-            }
-        (void)last;
-        return t + (all ? k * a + redcoll__halves(n, k) * E * b : k * ua + redcoll__halves(n, k) * E * ub);
-    }
-    case REDCOLL__ROW_ALLREDUCE_RING:
-        return (p - 1) * (2 * a + seg * (br + b + g));
-    case REDCOLL__ROW_REDUCE_RING:
-        return (p - 1) * (a + seg * (b + g) + ua) + (V - seg) * ub; /* root 0 receives p-1 segments */
-    case REDCOLL__ROW_ALLGATHER_RING:
-        return (p - 1) * (a + V * b);
-    case REDCOLL__ROW_ALLGATHERV_RING: {
-        redcoll__segs L = redcoll__segs_make(n, p, in->displs);
-        double t = in->displs ? redcoll__ring_walk(p, &L, E, m) : -1;
-        return t >= 0 ? t : (p - 1) * (a + seg * b);
-    }
-    case REDCOLL__ROW_ALLGATHER_BRUCK:
-        return lg * a + (p - 1) * V * b;
-    case REDCOLL__ROW_ALLGATHERV_BRUCK: {
-        redcoll__segs L = redcoll__segs_make(n, p, in->displs);
-        double t = in->displs ? redcoll__bruck_walk(p, &L, E, m) : -1;
-        return t >= 0 ? t : lg * a + (double)(p - 1) / p * V * b;
-    }
-    case REDCOLL__ROW_ALLTOALL_BRUCK:
-        return lg * a + redcoll__bruck_blocks(p) * V * b;
-    case REDCOLL__ROW_ALLTOALL_SCATTERED:
-        return (p - 1) * (ua + V * ub);
-    case REDCOLL__ROW_ALLTOALL_PAIRWISE:
-        return (p - 1) * (a + V * b);
-    case REDCOLL__ROW_REDUCE_SCATTER_PAIRWISE: /* p - 1 exchanges, then the two accumulators meet */
-        if (w >= 0) return w;
-        return (p - 1) * (a + seg * (b + g)) + (p > 2 ? seg * g : 0);
-    case REDCOLL__ROW_REDUCE_SCATTER_BLOCK_PAIRWISE:
-        return (p - 1) * (a + V * (b + g)) + (p > 2 ? V * g : 0);
-    case REDCOLL__ROW_REDUCE_SCATTER_RECURSIVE_HALVING:
-    case REDCOLL__ROW_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING: {
-        if (w >= 0) return w;
-        /* the first 2r ranks fold in pairs (one-way vector, block back at the
-           end); halving step i exchanges the first pof2/2^i survivors' segments,
-           two per folded pair (segments are whole: the first n mod p larger) */
-        size_t N = row == REDCOLL__ROW_REDUCE_SCATTER_RECURSIVE_HALVING ? n : n * (size_t)p;
-        double T = (double)N * E, blk = redcoll__cdiv(N, (size_t)p) * E, t = k * a;
-        int i, rem = p - pof2;
-        for (i = 1; i <= k; ++i) {
-            size_t sv = (size_t)(pof2 >> i), cnt = sv + ((size_t)rem < sv ? (size_t)rem : sv);
-            t += (double)(cnt * (N / (size_t)p) + (cnt < N % (size_t)p ? cnt : N % (size_t)p)) * E * (b + g);
-        }
-        return t + (odd ? 2 * ua + (T + blk) * ub + T * g : 0);
-    }
-    case REDCOLL__ROW_BCAST_SCATTER_RECURSIVE_DOUBLING: { /* the scatter, then the allgather */
-        redcoll__segs L = redcoll__segs_make(n, p, NULL);
-        double t = redcoll__rd_gather_cost(p, &L, 1, E, m);
-        if (t >= 0) return t;
-        return lg * ua + (V - seg) * ub +
-               (odd ? lg * a + ((double)(1u << lg) - 1) * seg * b + (lg - 1) * (ua + (p - pof2) * seg * ub)
-                    : k * a + (p - 1) * seg * b);
-    }
-    case REDCOLL__ROW_BCAST_SCATTER_RING: /* the root sends all but its own block */
-        return lg * ua + (V - seg) * ub + (p - 1) * (a + seg * b);
-    case REDCOLL__ROW_REDUCE_FLAT: case REDCOLL__ROW_REDUCE_CHAIN:
-        return (p - 1) * (ua + V * (ub + g));
-    case REDCOLL__ROW_BCAST_FLAT: case REDCOLL__ROW_BCAST_CHAIN:
-        return (p - 1) * (ua + V * ub);
-    default:
-        return redcoll__row_cost_composite(row, in);
-    }
+       beta). Not in reduce's rows, whose replay prices by the simulator's
+       rules, nor in the Rabenseifner-Traeff plans. */
+    in.br = peer ? 0 : in.b; in.ubr = peer ? 0 : in.ub;
+    in.E = (double)in.esize;
+    in.V = (double)in.n * in.E;
+    in.seg = redcoll__cdiv(in.n, (size_t)in.p) * in.E;
+    in.lg = redcoll__ceil_lg(in.p); in.pof2 = redcoll__pof2_floor(in.p);
+    in.k = redcoll__floor_lg(in.pof2); in.odd = in.p != in.pof2;
+    if (in.p == 1) return 0;
+    if (in.n == 0 && in.row->info.coll != REDCOLL_COLL_BARRIER) return 0; /* a barrier's messages are empty */
+    if (redcoll__replayed(row) && (w = redcoll__replay_price(row, &in)) >= 0) return w; /* exact */
+    return in.row->cost(&in);
 }
+
 
 /* The rows AUTO chooses among under the model: every row of the collective
    that can serve the op, except hierarchical (its levels are themselves
