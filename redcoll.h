@@ -27,18 +27,23 @@
                              for measuring the general method)
 
    CONTENTS (grep for the tag to jump to a section)
-       1. Results, data types and operations          [SECTION:types]
-       2. Transport vtable and group views             [SECTION:transport]
-       3. Options, the algorithm list and selection    [SECTION:options]
-       4. Collectives                                  [SECTION:collectives]
+       1. Results, data types and operations           [SECTION:types]
+       2. Transport vtable and group views              [SECTION:transport]
+       3. Options, the algorithm list and selection     [SECTION:options]
+       4. Collectives                                   [SECTION:collectives]
        --- implementation ---
-       5. Context, transport calls, scratch, group views [SECTION:context]
-       6. Reduction kernels                            [SECTION:kernels]
-       7. Schedules: building blocks, then one bannered
-          section per collective and per paper         [SECTION:schedules]
-       7x. Reproducible sums (REDCOLL_SUM_EXACT)       [SECTION:exact]
-       8. Registry, names, selection, setup, execute   [SECTION:setup]
-       9. Entry points                                 [SECTION:entry]
+       5. Context: transport calls, scratch, group
+          views, cost terms                             [SECTION:context]
+       6. Reduction kernels                             [SECTION:kernels]
+       7. Building blocks                               [SECTION:blocks]
+       8. Schedules, one section per collective and per
+          paper, each with its cost function            [SECTION:schedules]
+       9. Reproducible sums (REDCOLL_SUM_EXACT)         [SECTION:exact]
+      10. Registry and names                            [SECTION:registry]
+      11. Cost model                                    [SECTION:cost]
+      12. Selection                                     [SECTION:select]
+      13. Setup and execute                             [SECTION:setup]
+      14. Entry points                                  [SECTION:entry]
 */
 #ifndef REDCOLL_H
 #define REDCOLL_H
@@ -563,18 +568,20 @@ typedef struct redcoll_allocator {
     void  *user_data;
 } redcoll_allocator;
 
-/* Threshold b of the Rabenseifner-Traeff butterfly (bytes). 0 means "choose
-   from the cost model"; these two name the extremes. */
-#define REDCOLL_THRESHOLD_ZERO     ((size_t)-2) /* b = 0: bandwidth-optimal */
-#define REDCOLL_THRESHOLD_INFINITE ((size_t)-1) /* b = infinity: latency-optimal */
+/* Threshold b of the Rabenseifner-Traeff butterfly (bytes): levels whose
+   vector is longer than b halve it. opts.threshold_bytes holds b, or one of: */
+#define REDCOLL_THRESHOLD_AUTO       ((size_t)0)  /* the cost model picks the halving levels */
+#define REDCOLL_THRESHOLD_HALVE_ALL  ((size_t)-2) /* b = 0: every level halves (bandwidth-optimal) */
+#define REDCOLL_THRESHOLD_HALVE_NONE ((size_t)-1) /* b = infinity: none halves (latency-optimal) */
 
-/* Options of every collective; zero-initialise, NULL means all defaults. */
+/* Options of every collective; zero-initialise, NULL means all defaults. New
+   fields are only ever appended, so the struct grows at its end. */
 typedef struct redcoll_options {
     redcoll_algo       algo;            /* AUTO = the selector chooses */
     redcoll_selector   selector;        /* DEFAULT (= MODEL): least modeled time under
                                            `model`; PAPERS, MPICH: the papers' rules */
     size_t             segment_bytes;   /* pipelined schedules; 0 = default */
-    size_t             threshold_bytes; /* butterfly threshold b; see above */
+    size_t             threshold_bytes; /* butterfly threshold b, or REDCOLL_THRESHOLD_* */
     int                groups;          /* hierarchical: G groups; 0 = default; above p: p
                                            (every rank its own group), so one value can
                                            serve transports of any size */
@@ -588,14 +595,13 @@ typedef struct redcoll_options {
                                            this size (whole elements), each reduced as
                                            it lands, so staging needs one chunk, not a
                                            vector; 0 = default; SIZE_MAX: never cut.
-                                           Every rank must pass the same value.
-                                           (Appended: the struct only grows at its end.) */
+                                           Every rank must pass the same value. */
     unsigned           transport_flags; /* the model prices the call as on a transport
                                            with these flags (REDCOLL_TRANSPORT_PEER_REDUCE;
                                            others are ignored); a collective adds its own
                                            transport's, so this is for redcoll_select and
                                            redcoll_algo_cost, which see no transport.
-                                           0: none. (Appended.) */
+                                           0: none. */
 } redcoll_options;
 
 #define REDCOLL_DEFAULT_ALPHA   2e-6    /* 2 us latency */
@@ -642,11 +648,9 @@ Return Value
 
 Thread Safety
     Thread safe. The model's decisions are cached in a table shared by all
-    threads (atomic words, no lock): a hit costs tens of nanoseconds, a
-    miss about half a microsecond at p = 1024 for (all)reduce, tens of
-    microseconds for the rows priced by walks at p <= 512, about a
-    millisecond for reduce at 8 < p <= 128, five of whose rows are priced
-    by replaying their schedules (bench/select.c).
+    threads (atomic words, no lock): a hit is a few loads; a miss prices
+    every candidate row, which for reduce at 8 < p <= 128 means replaying
+    five schedules (what each costs: README, "Choosing the algorithm").
 */
 REDCOLL_API redcoll_algo redcoll_select(redcoll_coll coll, int p, size_t bytes,
                                         int commutative, const redcoll_options *opts);
@@ -1070,7 +1074,7 @@ REDCOLL_API size_t redcoll_plan_scratch_bytes(const redcoll_plan *plan);
 
 #define redcoll__def(v, d) ((v) ? (v) : (d))
 
-/* ==== 5. Context, transport calls, scratch, group views [SECTION:context] === */
+/* ==== 5. Context [SECTION:context] ========================================= */
 
 typedef void (*redcoll__kernel)(const void *lo, const void *hi, void *out, size_t n);
 
@@ -1188,23 +1192,23 @@ static void redcoll__fail(redcoll__ctx *c, redcoll_result r) {
     if (c->t->abort) c->t->abort(c->t->user, r);
 }
 
-/* Every point-to-point message of a schedule goes through redcoll__xfer
+/* Every point-to-point message of a schedule goes through redcoll__transfer
    (receive-and-reduce block below), which cuts it into chunks on transports
    without recv_reduce. */
-static void redcoll__xfer(redcoll__ctx *c, int dst, const void *sbuf, size_t sn, int src,
-                          void *rbuf, size_t rn, const void *own, void *out, int msg_lower);
+static void redcoll__transfer(redcoll__ctx *c, int dst, const void *sbuf, size_t sn, int src,
+                              void *rbuf, size_t rn, const void *own, void *out, int msg_lower);
 
 static void redcoll__send(redcoll__ctx *c, int dst, const void *buf, size_t n) {
-    redcoll__xfer(c, dst, buf, n, -1, NULL, 0, NULL, NULL, 0);
+    redcoll__transfer(c, dst, buf, n, -1, NULL, 0, NULL, NULL, 0);
 }
 
 static void redcoll__recv(redcoll__ctx *c, int src, void *buf, size_t n) {
-    redcoll__xfer(c, -1, NULL, 0, src, buf, n, NULL, NULL, 0);
+    redcoll__transfer(c, -1, NULL, 0, src, buf, n, NULL, NULL, 0);
 }
 
 static void redcoll__sendrecv(redcoll__ctx *c, int dst, const void *sbuf, size_t sn,
                               int src, void *rbuf, size_t rn) {
-    redcoll__xfer(c, dst, sbuf, sn, src, rbuf, rn, NULL, NULL, 0);
+    redcoll__transfer(c, dst, sbuf, sn, src, rbuf, rn, NULL, NULL, 0);
 }
 
 static void redcoll__copy(const redcoll__ctx *c, void *dst, const void *src, size_t n) {
@@ -1476,8 +1480,8 @@ static size_t redcoll__chunks(size_t n, size_t k) { return n <= k ? 1 : (n + k -
    chunk of staging scratch and each received chunk is reduced into out
    (msg_lower: out = msg op own, else own op msg); without, chunks land in
    rbuf at their offsets. */
-static void redcoll__xfer(redcoll__ctx *c, int dst, const void *sbuf, size_t sn, int src,
-                          void *rbuf, size_t rn, const void *own, void *out, int msg_lower) {
+static void redcoll__transfer(redcoll__ctx *c, int dst, const void *sbuf, size_t sn, int src,
+                              void *rbuf, size_t rn, const void *own, void *out, int msg_lower) {
     const redcoll_transport *t = c->t;
     size_t k = redcoll__cut(c), ns, nr, i, es = c->esize;
     if (!k) k = (size_t)-1;
@@ -1517,7 +1521,7 @@ static void redcoll__sendrecv_reduce(redcoll__ctx *c, int dst, const void *sbuf,
         if (!c->err) redcoll__account(c, rn);
         return;
     }
-    redcoll__xfer(c, dst, sbuf, sn, src, tmp, rn, own, out, msg_lower);
+    redcoll__transfer(c, dst, sbuf, sn, src, tmp, rn, own, out, msg_lower);
 }
 
 static void redcoll__recv_reduce(redcoll__ctx *c, int src, const void *own, void *out, size_t rn,
@@ -2103,10 +2107,9 @@ REDCOLL__VTYPES(64)
 /* Integer min/max: one PMIN/PMAX where the level has it (SSE2: int16 and
    uint8; AVX2: 8 to 32 bits), where GCC may build the compare-and-blend
    above from three or four instructions; on AVX-512 a compare into a mask
-   and one masked blend (VPCMP + VPBLENDM: on this Zen 4, 32 KB in cache,
-   0.85x the time of VPMINSD, which GCC emits for the signed lanes but for
-   the unsigned ones a mask-to-vector move and a VPTERNLOG, 1.2-1.4x at
-   8 MB). Equal integers are the same bits, so min(b, a) is the scalar
+   and one masked blend (VPCMP + VPBLENDM), which GCC would otherwise build
+   for the unsigned lanes from a mask-to-vector move and a VPTERNLOG.
+   Equal integers are the same bits, so min(b, a) is the scalar
    loop's b < a ? b : a.
    REDCOLL__X86HAS_<B>_<SUF>: X the intrinsics (REDCOLL__VIMM_<B>), G the
    generic blend. */
@@ -2351,10 +2354,12 @@ static redcoll__kernel redcoll__kernel_for(redcoll_op_kind kind, redcoll_dtype d
     return redcoll__kernel_isa(kind, d, isa);
 }
 
-/* ==== 7. Schedules [SECTION:schedules] =================================== */
-/* Each schedule opens with its paper section, its cost in the model of
-   Rabenseifner 2004 section 3.1 (n bytes per rank, one-way messages cost
-   alpha_uni + n beta_uni), and how it treats a non-power-of-two p. */
+/* ==== 7. Building blocks [SECTION:blocks] ==================================
+   The pieces the papers compose their algorithms from (the fold-in of
+   excess ranks, binomial trees, segment layouts, recursive doubling,
+   vector halving and doubling, ring steps, binary blocks, chains and
+   pipelined trees), each with the walk that times its calls in the cost
+   model where no closed form does. */
 
 /* ---- building block: fold-in of excess ranks ------------------------------
    Rabenseifner 2004 section 3.4/3.5, MPICH paper section 4.5: with
@@ -2422,7 +2427,7 @@ static int redcoll__subtree(int v, int p) {
    Commutative ops rotate the tree to `root`; otherwise the tree is rooted at
    rank 0, so every subtree is a contiguous rank range reduced in rank order,
    and rank 0 forwards the result to root. */
-static void redcoll__binomial_reduce(redcoll__ctx *c, const void *in, void *acc, size_t n,
+static void redcoll__binomial_fan_in(redcoll__ctx *c, const void *in, void *acc, size_t n,
                                      int root) {
     int p = c->size, base = c->op.commutative ? root : 0;
     int v = redcoll__vrank(c->rank, base, p), mask, started = 0;
@@ -2454,7 +2459,7 @@ static void redcoll__binomial_reduce(redcoll__ctx *c, const void *in, void *acc,
 }
 
 /* Broadcast of n elements from root over a binomial tree (MPICH paper 4.2). */
-static void redcoll__binomial_bcast(redcoll__ctx *c, void *buf, size_t n, int root) {
+static void redcoll__binomial_fan_out(redcoll__ctx *c, void *buf, size_t n, int root) {
     int p = c->size, v = redcoll__vrank(c->rank, root, p), mask = 1;
     while (mask < p) {
         if (v & mask) { redcoll__recv(c, redcoll__unvrank(v - mask, root, p), buf, n); break; }
@@ -2937,9 +2942,9 @@ static size_t redcoll__ring_tmp(const redcoll__ctx *c, size_t len, int second) {
     return redcoll__stage_len(c, len) + (second ? len : 0);
 }
 
-static void redcoll__ring_reduce_scatter(redcoll__ctx *c, const redcoll__vmap *g,
-                                         const redcoll__segs *s, const void *in, void *mine,
-                                         void *tmp, int two_always) {
+static void redcoll__ring_reduce_scatter_phase(redcoll__ctx *c, const redcoll__vmap *g,
+                                               const redcoll__segs *s, const void *in, void *mine,
+                                               void *tmp, int two_always) {
     int v = g->me, p = g->size, i;
     size_t len = v >= 0 ? redcoll__seg_len(s, v, v + 1) : 0;
     char *rcv = (char *)tmp, *hi = redcoll__at(c, tmp, redcoll__stage_len(c, len));
@@ -2967,8 +2972,8 @@ static void redcoll__ring_reduce_scatter(redcoll__ctx *c, const redcoll__vmap *g
    and receives segment v - i - 1 from v - 1; on return every member holds
    every segment. Cost: (size-1)(alpha + n/size beta). Any size; a ring
    rooted at r: redcoll__vmap_rotated. */
-static void redcoll__ring_allgather(redcoll__ctx *c, const redcoll__vmap *g,
-                                    const redcoll__segs *s, void *buf) {
+static void redcoll__ring_allgather_phase(redcoll__ctx *c, const redcoll__vmap *g,
+                                          const redcoll__segs *s, void *buf) {
     int v = g->me, p = g->size, i;
     if (v < 0) return;
     for (i = 0; i < p - 1; ++i) {
@@ -2986,8 +2991,8 @@ static void redcoll__ring_allgather(redcoll__ctx *c, const redcoll__vmap *g,
    sends the first min(2^k, size - 2^k) of the segments it holds to v - 2^k
    and receives as many from v + 2^k behind them. Cost: ceil(lg size) alpha
    + (size-1)/size n beta; any size (the last round is the short one). */
-static void redcoll__bruck_allgather(redcoll__ctx *c, const redcoll__vmap *g,
-                                     const redcoll__segs *s, void *buf) {
+static void redcoll__bruck_allgather_phase(redcoll__ctx *c, const redcoll__vmap *g,
+                                           const redcoll__segs *s, void *buf) {
     int p = g->size, v = g->me, d;
     for (d = 1; d < p; d <<= 1) {
         int m = d < p - d ? d : p - d;
@@ -2997,8 +3002,8 @@ static void redcoll__bruck_allgather(redcoll__ctx *c, const redcoll__vmap *g,
     }
 }
 
-/* redcoll__ring_allgather (p - 1 exchanges with both neighbours, segment
-   v - i out, v - i - 1 in) and redcoll__bruck_allgather (round d: the first
+/* redcoll__ring_allgather_phase (p - 1 exchanges with both neighbours, segment
+   v - i out, v - i - 1 in) and redcoll__bruck_allgather_phase (round d: the first
    min(d, p - d) segments held to v - d, as many from v + d), from time 0,
    on segments L; -1 above the walks' limit. */
 static double redcoll__ring_walk(int p, const redcoll__segs *L, double E, const redcoll_cost_model *m) {
@@ -3146,6 +3151,320 @@ static double redcoll__blocks_cost(const redcoll__cost_in *in, int all) {
                     : in->k * in->ua + redcoll__halves(in->n, in->k) * in->E * in->ub);
 }
 
+/* ---- building blocks: chains and pipelined binary trees ---------------------
+   Hasanov & Lastovetsky (PaCT 2015) section 2.1, the Open MPI reduce
+   algorithms. Their costs use the paper's Hockney model: m bytes per rank,
+   X chunks (the paper's segments) of m/X bytes, one step = alpha + m/X beta
+   + m/X gamma (the simulator's one-way message with f_alpha = f_beta = 1).
+   "Chunk" here is the pipeline's piece; a "segment" elsewhere in this file
+   is a part of a layout (redcoll__segs). */
+
+/* Chunk of pipelined schedules: opts.segment_bytes in whole elements, at
+   least one, at most n (n > 0). */
+static size_t redcoll__chunk_elems(const redcoll__ctx *c, size_t n) {
+    size_t s = c->o.segment_bytes / c->esize;
+    if (s == 0) s = 1;
+    return s < n ? s : n;
+}
+
+/* Length of the chunk starting at element off. */
+static size_t redcoll__chunk_len(size_t n, size_t chunk, size_t off) {
+    return n - off < chunk ? n - off : chunk;
+}
+
+/* ---- building block: chain (linear array) reduce, optionally pipelined ----
+   Virtual ranks v = (rank - base) mod p form the array p-1 -> p-2 -> ... -> 0;
+   each chunk of `chunk` elements enters at v = p-1, every rank prepends its
+   own operand (x_v op received) and passes it on while the next chunk
+   arrives (sendrecv), so X = ceil(n/chunk) chunks take p + X - 2 steps.
+   Commutative ops rotate the array to end at root (base = root); otherwise
+   the array is in rank order, ends at rank 0, which sends the whole result
+   to root when root != 0. `out`: the result buffer on root (may equal `in`),
+   NULL elsewhere. Scratch on receiving ranks: two chunks (one vector when
+   X <= 2, and at rank 0 when it forwards the whole result); none at a
+   non-in-place tail root, which accumulates in `out`. */
+static void redcoll__chain_fan_in(redcoll__ctx *c, const void *in, void *out, size_t n,
+                                  int root, size_t chunk) {
+    int p = c->size, base = c->op.commutative ? root : 0;
+    int v = redcoll__vrank(c->rank, base, p);
+    int up = v + 1 < p ? redcoll__unvrank(v + 1, base, p) : -1;
+    int down = v > 0 ? redcoll__unvrank(v - 1, base, p) : -1;
+    int tail_root = v == 0 && c->rank == root, forward = v == 0 && base != root;
+    int full = forward || (tail_root && out != in) || n <= 2 * chunk; /* chunk k at offset k*chunk */
+    size_t off, len, plen = 0, cap = full ? n : 2 * chunk;
+    void *acc = (void *)in, *own = NULL, *prev = NULL, *cur;
+
+    if (up >= 0) { /* receives: accumulate into out (tail root) or scratch */
+        acc = tail_root && out != in ? out : (own = redcoll__alloc(c, cap));
+        for (off = 0; off < n && !c->err; off += chunk) {
+            len = redcoll__chunk_len(n, chunk, off);
+            cur = redcoll__at(c, acc, full ? off : (off / chunk % 2) * chunk);
+            if (prev && down >= 0) /* pass chunk k-1 on while chunk k arrives */
+                redcoll__sendrecv(c, down, prev, plen, up, cur, len);
+            else
+                redcoll__recv(c, up, cur, len);
+            redcoll__reduce_hi(c, redcoll__at(c, in, off), cur, len);
+            if (tail_root && acc != out) redcoll__copy(c, redcoll__at(c, out, off), cur, len);
+            prev = cur; plen = len;
+        }
+        if (down >= 0) redcoll__send(c, down, prev, plen);
+    } else if (down >= 0) { /* head: its own chunks */
+        for (off = 0; off < n; off += chunk)
+            redcoll__send(c, down, redcoll__at(c, in, off), redcoll__chunk_len(n, chunk, off));
+    } else if (out) {
+        redcoll__copy(c, out, in, n); /* p == 1 */
+    }
+    if (forward) redcoll__send(c, root, acc, n); /* non-commutative op, root != 0 */
+    else if (base != root && c->rank == root) redcoll__recv(c, 0, out, n);
+    redcoll__free(c, own, cap);
+}
+
+/* ---- building block: chain (linear array) bcast, optionally pipelined -----
+   The reverse of the chain reduce: vranks 0 (root) -> 1 -> ... -> p-1; every
+   rank forwards chunk k-1 while chunk k arrives (sendrecv), so X
+   chunks take p + X - 2 steps of alpha + m/X beta. */
+static void redcoll__chain_fan_out(redcoll__ctx *c, void *buf, size_t n, int root, size_t chunk) {
+    int p = c->size, v = redcoll__vrank(c->rank, root, p);
+    int up = v > 0 ? redcoll__unvrank(v - 1, root, p) : -1;
+    int down = v + 1 < p ? redcoll__unvrank(v + 1, root, p) : -1;
+    size_t off, prev = 0, plen = 0;
+    if (p == 1) return;
+    for (off = 0; off < n; off += chunk) {
+        size_t len = redcoll__chunk_len(n, chunk, off);
+        if (up < 0) redcoll__send(c, down, redcoll__at(c, buf, off), len);
+        else if (down >= 0 && off > 0)
+            redcoll__sendrecv(c, down, redcoll__at(c, buf, prev), plen, up, redcoll__at(c, buf, off), len);
+        else redcoll__recv(c, up, redcoll__at(c, buf, off), len);
+        prev = off; plen = len;
+    }
+    if (up >= 0 && down >= 0) redcoll__send(c, down, redcoll__at(c, buf, prev), plen);
+}
+
+/* The chain of redcoll__chain_fan_out / redcoll__chain_fan_in (pipeline rows),
+   walked chunk by chunk as the simulator times it: node 0 (the head) only
+   sends, node p-1 (the tail) only receives, a middle node receives chunk 0,
+   then exchanges (sends k-1, receives k) and sends the last chunk; a hop is
+   an exchange-priced message only when both ends are in an exchange; each
+   received chunk costs `g` per byte (reduce). The clocks after chunk k are a
+   max-plus linear function of those after k-1, so once every node advances
+   by the same step twice the middle chunks are added in one go. Returns -1
+   above the walks' limit. */
+static double redcoll__chain_walk(int p, size_t n, size_t chunk, double E, double g,
+                                  const redcoll_cost_model *m) {
+    double mem[3 * REDCOLL__WALK_MAX_P], *pp, *pv, *cu, t = 0;
+    double a = m->alpha, b = m->beta, ua = m->f_alpha * a, ub = m->f_beta * b;
+    size_t X = (n + chunk - 1) / chunk, k;
+    int i, last = p - 1;
+    if (p < 2 || n == 0) return 0;
+    if (p > REDCOLL__WALK_MAX_P) return -1;
+    pp = mem;
+    pv = pp + p; cu = pv + p;
+    for (i = 0; i < p; ++i) pp[i] = pv[i] = 0;
+    for (k = 0; k < X; ++k) {
+        double len = (double)(k + 1 < X ? chunk : n - (X - 1) * chunk) * E;
+        double plen = k ? (double)chunk * E : 0, *sw;
+        int same = 1;
+        for (i = 0; i < p; ++i) {
+            double in = 0, out = 0;
+            if (i > 0) { /* chunk k from i-1: posted at its op k (head) or k+1 (middle) */
+                double ps = i - 1 == 0 ? pv[0] : cu[i - 1];
+                int dup = i - 1 > 0 && k + 2 <= X && i < last && k >= 1;
+                in = (ps > pv[i] ? ps : pv[i]) + (dup ? a + len * b : ua + len * ub);
+            }
+            if (i == 0) /* the head's op k: chunk k to node 1 */
+                out = (pv[0] > pv[1] ? pv[0] : pv[1]) + ua + len * ub;
+            else if (i < last && k >= 1) { /* chunk k-1 to i+1, received in its op k-1 */
+                int dup = k - 1 >= 1 && i + 1 < last;
+                out = (pv[i] > pp[i + 1] ? pv[i] : pp[i + 1]) + (dup ? a + plen * b : ua + plen * ub);
+            }
+            cu[i] = (in > out ? in : out) + (i > 0 ? len * g : 0);
+            if (same && k >= 2 && k + 2 < X) { /* both steps equal node 0's last (rounding aside) */
+                double d0 = pv[0] - pp[0], e1 = cu[i] - pv[i] - d0, e2 = pv[i] - pp[i] - d0;
+                same = (e1 < 0 ? -e1 : e1) <= 1e-12 * cu[i] && (e2 < 0 ? -e2 : e2) <= 1e-12 * cu[i];
+            }
+        }
+        if (k >= 2 && k + 2 < X && same) { /* steady: jump to chunk X-2 */
+            double jump = (double)(X - 3 - k) * (cu[0] - pv[0]);
+            for (i = 0; i < p; ++i) { pv[i] += jump; cu[i] += jump; }
+            k = X - 3;
+        }
+        sw = pp; pp = pv; pv = cu; cu = sw;
+    }
+    /* the middle nodes' last op: chunk X-1 on to i+1 */
+    for (i = 0; i < p; ++i) {
+        double end = pv[i];
+        if (i > 0 && i < last) {
+            double len = (double)(n - (X - 1) * chunk) * E;
+            double pr = X >= 2 ? pp[i + 1] : 0;
+            end = (pv[i] > pr ? pv[i] : pr) + ua + len * ub;
+        }
+        if (end > t) t = end;
+    }
+    return t;
+}
+
+/* The pipeline rows (reduce: reduced chunks): walked, or above the walks'
+   limit the pipe of HL 2.1. */
+static double redcoll__chain_cost(const redcoll__cost_in *in, int reduce) {
+    size_t chunk = in->o->segment_bytes / in->esize ? in->o->segment_bytes / in->esize : 1;
+    double g = reduce ? in->g : 0, t;
+    if (chunk > in->n) chunk = in->n;
+    t = redcoll__chain_walk(in->p, in->n, chunk, in->E, g, in->m);
+    return t >= 0 ? t : redcoll__pipe(in->p - 1, in->n, chunk, in->E, in->ua, in->ub + g);
+}
+
+/* ---- building block: pipelined binary-tree reduce ---------------------------
+   Open MPI's generic tree reduce: per chunk a node receives the partial
+   result of its left child (lower ranks), then of its right child (higher
+   ranks), and forms left op own op right; the first receive of chunk k
+   overlaps the send of chunk k-1 to the parent (sendrecv), so a level
+   costs two steps per chunk, as in formula (5). `out`: the result on the
+   tree root (may equal `in`). Every message is reduced as it lands
+   (redcoll__sendrecv_reduce), own chunk read from `in`: scratch is the
+   accumulator (one pipeline chunk) on inner nodes and the staging, nothing
+   with the transport's fused entry when the exchange's send is elsewhere,
+   else one chunk (opts.chunk_bytes) cut, one pipeline chunk uncut. */
+static void redcoll__tree_reduce(redcoll__ctx *c, const void *in, void *out, size_t n,
+                                 size_t chunk, int parent, int left, int right) {
+    int first = left >= 0 ? left : right, second = left >= 0 ? right : -1;
+    void *acc = NULL, *tmp = NULL, *a = NULL;
+    size_t off, len = 0;
+
+    if (first < 0) { /* leaf */
+        if (parent < 0) redcoll__copy(c, out, in, n);
+        else for (off = 0; off < n; off += chunk)
+            redcoll__send(c, parent, redcoll__at(c, in, off), redcoll__chunk_len(n, chunk, off));
+        return;
+    }
+    tmp = redcoll__alloc(c, redcoll__stage_len(c, chunk));
+    if (parent >= 0) acc = redcoll__alloc(c, chunk);
+    for (off = 0; off < n && !c->err; off += chunk) {
+        size_t prev = len;
+        len = redcoll__chunk_len(n, chunk, off);
+        a = parent < 0 ? redcoll__at(c, out, off) : acc;
+        /* a = left op own, or own op right, own read from in: no copy first;
+           chunk k-1 goes up while chunk k comes in (a is acc: chunk i of the
+           message is reduced into it after chunk i of chunk k-1 has gone) */
+        redcoll__sendrecv_reduce(c, parent >= 0 && off > 0 ? parent : -1, acc, prev, first,
+                                 redcoll__at(c, in, off), a, len, first == left, tmp);
+        if (second >= 0) redcoll__recv_reduce(c, second, a, a, len, 0, tmp); /* a = a op right */
+    }
+    if (parent >= 0) redcoll__send(c, parent, acc, len);
+    redcoll__free(c, acc, chunk);
+    redcoll__free(c, tmp, redcoll__stage_len(c, chunk));
+}
+
+/* In-order binary tree over ranks 0..p-1 rooted at `root`: every subtree is
+   a contiguous rank range [lo, hi) whose node is its middle rank (the top
+   node is `root`), the left subtree holding the lower ranks. Height at most
+   ceil(lg(p+1)) + 1. Found by descending from the top: O(lg p). */
+static void redcoll__inorder_links(int rank, int p, int root, int *parent, int *left, int *right) {
+    int lo = 0, hi = p, node = root, par = -1;
+    while (node != rank) {
+        par = node;
+        if (rank < node) hi = node; else lo = node + 1;
+        node = lo + (hi - lo) / 2;
+    }
+    *parent = par;
+    *left = node > lo ? lo + (node - lo) / 2 : -1;
+    *right = hi > node + 1 ? node + 1 + (hi - node - 1) / 2 : -1;
+}
+
+/* The heap-ordered (HEAP) and in-order (IN_ORDER) binary trees of
+   redcoll__reduce_binary (redcoll__tree_reduce, root 0), walked chunk by
+   chunk as the replay times them (bit for bit until the jump below): a leaf
+   sends chunk k to its parent one way; an inner node's op k receives chunk
+   k from its first child while sending chunk k-1 up (an exchange when it
+   has a parent and k > 0), then receives chunk k from its second child
+   (one way), reducing each; its last chunk goes up one way. A hop is
+   exchange-priced only when both ends are halves of exchanges: the child's
+   send of chunk k is one when it is an inner node and k + 1 < X. Within a
+   chunk, children go before parents (reverse breadth-first order); the
+   parent times each child's message (sent[c]) when it receives it. As in
+   redcoll__chain_walk, once every clock advances by the same step the
+   middle chunks are added in one go (rounding then differs from the
+   simulator's sums by ~1e-15 relative). -1 above the walks' limit. The
+   rows use it up to REDCOLL__TREE_WALK_MAX_P ranks: a few microseconds at
+   p = 128, but 20-25 us per tree at p = 500, where the estimates cost
+   nothing (the decision's budget). */
+#define REDCOLL__TREE_WALK_MAX_P 128
+static double redcoll__tree_walk(int variant, int p, size_t n, size_t chunk, double E, double g,
+                                 const redcoll_cost_model *m) {
+    int par[REDCOLL__WALK_MAX_P], fst[REDCOLL__WALK_MAX_P], snd[REDCOLL__WALK_MAX_P], ord[REDCOLL__WALK_MAX_P];
+    double clk[REDCOLL__WALK_MAX_P], sent[REDCOLL__WALK_MAX_P], pclk[REDCOLL__WALK_MAX_P], psent[REDCOLL__WALK_MAX_P];
+    double t = 0;
+    size_t X = (n + chunk - 1) / chunk, k;
+    int v, i, head, tail;
+    if (p < 2 || n == 0) return 0;
+    if (p > REDCOLL__WALK_MAX_P) return -1;
+    for (v = 0; v < p; ++v) {
+        int l, r;
+        if (variant == REDCOLL__VARIANT_IN_ORDER) {
+            redcoll__inorder_links(v, p, 0, &par[v], &l, &r);
+        } else {
+            par[v] = v > 0 ? (v - 1) / 2 : -1;
+            l = v < p / 2 ? 2 * v + 1 : -1;
+            r = v < (p - 1) / 2 ? 2 * v + 2 : -1;
+        }
+        fst[v] = l >= 0 ? l : r;
+        snd[v] = l >= 0 ? r : -1;
+        clk[v] = sent[v] = 0;
+    }
+    for (ord[0] = 0, head = 0, tail = 1; head < tail; ++head) { /* breadth first from the root */
+        if (fst[ord[head]] >= 0) ord[tail++] = fst[ord[head]];
+        if (snd[ord[head]] >= 0) ord[tail++] = snd[ord[head]];
+    }
+    for (k = 0; k < X; ++k) {
+        double len = (double)(k + 1 < X ? chunk : n - (X - 1) * chunk) * E;
+        int same = k >= 2 && k + 2 < X;
+        for (i = p - 1; i >= 0; --i) { /* children first */
+            int f, s;
+            double end;
+            v = ord[i];
+            f = fst[v]; s = snd[v];
+            pclk[v] = clk[v]; psent[v] = sent[v];
+            if (f < 0) continue; /* a leaf: posts chunk k at clk[v], timed by its parent */
+            { /* op k: chunk k from f (and chunk k-1 up, timed by the parent in step k-1) */
+                int up = par[v] >= 0 && k > 0, fx = fst[f] >= 0 && k + 1 < X;
+                double st = clk[v] > clk[f] ? clk[v] : clk[f];
+                end = st + redcoll__msg_time(m, len, up && fx);
+                sent[f] = end;
+                if (up && sent[v] > end) end = sent[v];
+                clk[v] = end + len * g;
+            }
+            if (s >= 0) { /* then chunk k from s, one way */
+                double st = clk[v] > clk[s] ? clk[v] : clk[s];
+                sent[s] = st + redcoll__msg_time(m, len, 0);
+                clk[v] = sent[s] + len * g;
+            }
+            if (fst[f] < 0) clk[f] = sent[f]; /* a leaf's next post: when its send ended */
+            if (s >= 0 && fst[s] < 0) clk[s] = sent[s];
+        }
+        for (i = 0; same && i < p; ++i) { /* every clock and message end one step on, as node 0's */
+            double d0 = clk[0] - pclk[0], e1 = clk[i] - pclk[i] - d0, e2 = par[i] < 0 ? 0 : sent[i] - psent[i] - d0;
+            same = (e1 < 0 ? -e1 : e1) <= 1e-12 * clk[i] && (e2 < 0 ? -e2 : e2) <= 1e-12 * clk[i];
+        }
+        if (same) { /* steady: jump to chunk X-2 */
+            double jump = (double)(X - 3 - k) * (clk[0] - pclk[0]);
+            for (v = 0; v < p; ++v) { clk[v] += jump; sent[v] += jump; }
+            k = X - 3;
+        }
+    }
+    for (v = 0; v < p; ++v) { /* an inner node's last op: chunk X-1 up, timed by its parent */
+        double end = par[v] >= 0 && fst[v] >= 0 ? sent[v] : clk[v];
+        if (end > t) t = end;
+    }
+    return t;
+}
+
+/* ==== 8. Schedules [SECTION:schedules] =====================================
+   One bannered section per collective, then per paper (Hasanov &
+   Lastovetsky, the hierarchical transformation, Rabenseifner & Traeff).
+   Each schedule opens with its paper section, its cost in the model of
+   Rabenseifner 2004 section 3.1 (n bytes per rank, one-way messages cost
+   alpha_uni + n beta_uni), and how it treats a non-power-of-two p; its
+   cost function (the algorithm list's cost column) follows it. */
+
 /* ---- reduce ---------------------------------------------------------------- */
 
 /* Binomial tree (MPICH paper 4.5, the classical reduce).
@@ -3153,7 +3472,7 @@ static double redcoll__blocks_cost(const redcoll__cost_in *in, int all) {
    Any p: an incomplete tree. Non-commutative ops: tree rooted at rank 0,
    plus one message to root when root != 0. */
 static redcoll_result redcoll__reduce_binomial(redcoll__ctx *c, const redcoll__args *a) {
-    redcoll__binomial_reduce(c, a->sbuf, c->rank == a->root ? a->rbuf : NULL, a->count,
+    redcoll__binomial_fan_in(c, a->sbuf, c->rank == a->root ? a->rbuf : NULL, a->count,
                              a->root);
     return c->err;
 }
@@ -3269,7 +3588,7 @@ static redcoll_result redcoll__reduce_ring(redcoll__ctx *c, const redcoll__args 
     void *mine = c->rank == a->root ? redcoll__at(c, a->rbuf, redcoll__seg_off(&s, c->rank))
                                     : redcoll__alloc(c, len);
     if (!c->err) {
-        redcoll__ring_reduce_scatter(c, &g, &s, a->sbuf, mine, tmp, 0);
+        redcoll__ring_reduce_scatter_phase(c, &g, &s, a->sbuf, mine, tmp, 0);
         if (c->rank != a->root) redcoll__send(c, a->root, mine, len);
         else for (j = 0; j < p; ++j)
             if (j != a->root)
@@ -3290,7 +3609,7 @@ static double redcoll__reduce_ring_cost(const redcoll__cost_in *in) { /* root 0 
 /* Binomial tree (MPICH paper 4.2). Cost: ceil(lg p)(alpha_uni + n beta_uni)
    on the deepest path. Any p: an incomplete tree. */
 static redcoll_result redcoll__bcast_binomial(redcoll__ctx *c, const redcoll__args *a) {
-    redcoll__binomial_bcast(c, a->rbuf, a->count, a->root);
+    redcoll__binomial_fan_out(c, a->rbuf, a->count, a->root);
     return c->err;
 }
 
@@ -3310,7 +3629,7 @@ static redcoll_result redcoll__bcast_scatter_allgather(redcoll__ctx *c, const re
     redcoll__segs L = redcoll__segs_make(a->count, c->size, NULL);
     redcoll__vmap g = redcoll__vmap_rotated(c->rank, a->root, c->size);
     redcoll__scatter_blocks(c, redcoll__at(c, a->rbuf, redcoll__seg_off(&L, g.me)), &L, a->root);
-    if (a->variant == REDCOLL__VARIANT_RING) redcoll__ring_allgather(c, &g, &L, a->rbuf);
+    if (a->variant == REDCOLL__VARIANT_RING) redcoll__ring_allgather_phase(c, &g, &L, a->rbuf);
     else redcoll__rd_allgather(c, a->rbuf, &L, a->root);
     return c->err;
 }
@@ -3339,8 +3658,8 @@ static void redcoll__input_to_rbuf(redcoll__ctx *c, const redcoll__args *a) {
    allreduce). Cost: 2 ceil(lg p)(alpha_uni + n beta_uni) + ceil(lg p) n gamma.
    Any p: binomial trees. Keeps canonical order (tree rooted at rank 0). */
 static redcoll_result redcoll__allreduce_reduce_bcast(redcoll__ctx *c, const redcoll__args *a) {
-    redcoll__binomial_reduce(c, a->sbuf, a->rbuf, a->count, 0);
-    redcoll__binomial_bcast(c, a->rbuf, a->count, 0);
+    redcoll__binomial_fan_in(c, a->sbuf, a->rbuf, a->count, 0);
+    redcoll__binomial_fan_out(c, a->rbuf, a->count, 0);
     return c->err;
 }
 
@@ -3455,9 +3774,9 @@ static redcoll_result redcoll__allreduce_ring(redcoll__ctx *c, const redcoll__ar
     size_t big = redcoll__seg_len(&s, 0, 1);
     void *tmp = redcoll__alloc(c, redcoll__ring_tmp(c, big, 1));
     if (!c->err) {
-        redcoll__ring_reduce_scatter(c, &g, &s, a->sbuf,
-                                     redcoll__at(c, a->rbuf, redcoll__seg_off(&s, c->rank)), tmp, 0);
-        redcoll__ring_allgather(c, &g, &s, a->rbuf);
+        redcoll__ring_reduce_scatter_phase(c, &g, &s, a->sbuf,
+                                           redcoll__at(c, a->rbuf, redcoll__seg_off(&s, c->rank)), tmp, 0);
+        redcoll__ring_allgather_phase(c, &g, &s, a->rbuf);
     }
     redcoll__free(c, tmp, redcoll__ring_tmp(c, big, 1));
     return c->err;
@@ -3558,7 +3877,7 @@ static double redcoll__barrier_dissemination_cost(const redcoll__cost_in *in) {
 static redcoll_result redcoll__allgather_ring(redcoll__ctx *c, const redcoll__args *a) {
     redcoll__segs L = redcoll__segs_of(c, a);
     redcoll__vmap g = redcoll__vmap_make(c->rank, 0, c->size, 0, 0, -1, -1);
-    redcoll__ring_allgather(c, &g, &L, a->rbuf);
+    redcoll__ring_allgather_phase(c, &g, &L, a->rbuf);
     return c->err;
 }
 
@@ -3594,7 +3913,7 @@ static double redcoll__allgather_recursive_doubling_cost(const redcoll__cost_in 
 }
 
 /* Bruck, "concatenation" (MPICH paper 4.1.2, short messages): the own
-   block moves to the top of rbuf, redcoll__bruck_allgather collects blocks
+   block moves to the top of rbuf, redcoll__bruck_allgather_phase collects blocks
    rank, rank+1, ... behind it, and a final rotation by the own block's
    offset puts them in place. Cost: ceil(lg p) alpha + (p-1)/p n beta, plus
    moving n elements locally. Any p. No scratch (in-place rotation). */
@@ -3603,7 +3922,7 @@ static redcoll_result redcoll__allgather_bruck(redcoll__ctx *c, const redcoll__a
     redcoll__vmap g = redcoll__vmap_make(c->rank, 0, c->size, 0, 0, -1, -1);
     size_t mine = redcoll__seg_off(&L, c->rank);
     redcoll__move(c, a->rbuf, redcoll__at(c, a->rbuf, mine), redcoll__seg_len(&L, c->rank, c->rank + 1));
-    redcoll__bruck_allgather(c, &g, &L, a->rbuf);
+    redcoll__bruck_allgather_phase(c, &g, &L, a->rbuf);
     if (!c->err) redcoll__rotate(c, a->rbuf, L.n, L.n - mine);
     return c->err;
 }
@@ -3955,7 +4274,7 @@ static double redcoll__reduce_scatter_recursive_doubling_cost(const redcoll__cos
 
 /* Pairwise exchange (MPICH paper 4.4, long messages): p-1 steps, in step i
    send block rank+i to its owner, receive rank-i's contribution and reduce
-   (redcoll__ring_reduce_scatter with two accumulators: canonical order for
+   (redcoll__ring_reduce_scatter_phase with two accumulators: canonical order for
    any op). Cost: (p-1) alpha + (p-1)/p n (beta + gamma). Any p. Scratch:
    two blocks (one on rank p-1). */
 static redcoll_result redcoll__reduce_scatter_pairwise(redcoll__ctx *c, const redcoll__args *a) {
@@ -3965,7 +4284,7 @@ static redcoll_result redcoll__reduce_scatter_pairwise(redcoll__ctx *c, const re
     size_t cnt = redcoll__seg_len(&L, r, r + 1), tn = p > 1 ? redcoll__ring_tmp(c, cnt, r < p - 1) : 0;
     void *acc = a->in_place ? redcoll__at(c, a->rbuf, redcoll__seg_off(&L, r)) : a->rbuf;
     void *tmp = p > 1 ? redcoll__alloc(c, tn) : NULL;
-    redcoll__ring_reduce_scatter(c, &g, &L, a->sbuf, acc, tmp, 1);
+    redcoll__ring_reduce_scatter_phase(c, &g, &L, a->sbuf, acc, tmp, 1);
     redcoll__free(c, tmp, tn);
     redcoll__move(c, a->rbuf, acc, cnt);
     return c->err;
@@ -3979,313 +4298,11 @@ static double redcoll__reduce_scatter_pairwise_cost(const redcoll__cost_in *in) 
     return (in->p - 1) * (in->a + blk * (in->b + in->g)) + (in->p > 2 ? blk * in->g : 0);
 }
 
-/* ---- Hasanov & Lastovetsky: reduce algorithms and the hierarchical transformation ----
-   Hasanov & Lastovetsky, "Hierarchical optimization of MPI reduce algorithms"
-   (PaCT 2015): the Open MPI reduce algorithms of section 2.1 and the two-level
-   transformation of section 3 (Algorithm 1), generalised to allreduce and
-   bcast as section 5 proposes. Costs use the paper's Hockney model: m bytes
-   per rank, X chunks (the paper's segments) of m/X bytes, one step =
-   alpha + m/X beta + m/X gamma (the simulator's one-way message with
-   f_alpha = f_beta = 1). "Chunk" here is the pipeline's piece; a "segment"
-   elsewhere in this file is a part of a layout (redcoll__segs). */
-
-/* Chunk of pipelined schedules: opts.segment_bytes in whole elements, at
-   least one, at most n (n > 0). */
-static size_t redcoll__chunk_elems(const redcoll__ctx *c, size_t n) {
-    size_t s = c->o.segment_bytes / c->esize;
-    if (s == 0) s = 1;
-    return s < n ? s : n;
-}
-
-/* Length of the chunk starting at element off. */
-static size_t redcoll__chunk_len(size_t n, size_t chunk, size_t off) {
-    return n - off < chunk ? n - off : chunk;
-}
-
-/* ---- building block: chain (linear array) reduce, optionally pipelined ----
-   Virtual ranks v = (rank - base) mod p form the array p-1 -> p-2 -> ... -> 0;
-   each chunk of `chunk` elements enters at v = p-1, every rank prepends its
-   own operand (x_v op received) and passes it on while the next chunk
-   arrives (sendrecv), so X = ceil(n/chunk) chunks take p + X - 2 steps.
-   Commutative ops rotate the array to end at root (base = root); otherwise
-   the array is in rank order, ends at rank 0, which sends the whole result
-   to root when root != 0. `out`: the result buffer on root (may equal `in`),
-   NULL elsewhere. Scratch on receiving ranks: two chunks (one vector when
-   X <= 2, and at rank 0 when it forwards the whole result); none at a
-   non-in-place tail root, which accumulates in `out`. */
-static void redcoll__chain_reduce(redcoll__ctx *c, const void *in, void *out, size_t n,
-                                  int root, size_t chunk) {
-    int p = c->size, base = c->op.commutative ? root : 0;
-    int v = redcoll__vrank(c->rank, base, p);
-    int up = v + 1 < p ? redcoll__unvrank(v + 1, base, p) : -1;
-    int down = v > 0 ? redcoll__unvrank(v - 1, base, p) : -1;
-    int tail_root = v == 0 && c->rank == root, forward = v == 0 && base != root;
-    int full = forward || (tail_root && out != in) || n <= 2 * chunk; /* chunk k at offset k*chunk */
-    size_t off, len, plen = 0, cap = full ? n : 2 * chunk;
-    void *acc = (void *)in, *own = NULL, *prev = NULL, *cur;
-
-    if (up >= 0) { /* receives: accumulate into out (tail root) or scratch */
-        acc = tail_root && out != in ? out : (own = redcoll__alloc(c, cap));
-        for (off = 0; off < n && !c->err; off += chunk) {
-            len = redcoll__chunk_len(n, chunk, off);
-            cur = redcoll__at(c, acc, full ? off : (off / chunk % 2) * chunk);
-            if (prev && down >= 0) /* pass chunk k-1 on while chunk k arrives */
-                redcoll__sendrecv(c, down, prev, plen, up, cur, len);
-            else
-                redcoll__recv(c, up, cur, len);
-            redcoll__reduce_hi(c, redcoll__at(c, in, off), cur, len);
-            if (tail_root && acc != out) redcoll__copy(c, redcoll__at(c, out, off), cur, len);
-            prev = cur; plen = len;
-        }
-        if (down >= 0) redcoll__send(c, down, prev, plen);
-    } else if (down >= 0) { /* head: its own chunks */
-        for (off = 0; off < n; off += chunk)
-            redcoll__send(c, down, redcoll__at(c, in, off), redcoll__chunk_len(n, chunk, off));
-    } else if (out) {
-        redcoll__copy(c, out, in, n); /* p == 1 */
-    }
-    if (forward) redcoll__send(c, root, acc, n); /* non-commutative op, root != 0 */
-    else if (base != root && c->rank == root) redcoll__recv(c, 0, out, n);
-    redcoll__free(c, own, cap);
-}
-
-/* ---- building block: chain (linear array) bcast, optionally pipelined -----
-   The reverse of the chain reduce: vranks 0 (root) -> 1 -> ... -> p-1; every
-   rank forwards chunk k-1 while chunk k arrives (sendrecv), so X
-   chunks take p + X - 2 steps of alpha + m/X beta. */
-static void redcoll__chain_bcast(redcoll__ctx *c, void *buf, size_t n, int root, size_t chunk) {
-    int p = c->size, v = redcoll__vrank(c->rank, root, p);
-    int up = v > 0 ? redcoll__unvrank(v - 1, root, p) : -1;
-    int down = v + 1 < p ? redcoll__unvrank(v + 1, root, p) : -1;
-    size_t off, prev = 0, plen = 0;
-    if (p == 1) return;
-    for (off = 0; off < n; off += chunk) {
-        size_t len = redcoll__chunk_len(n, chunk, off);
-        if (up < 0) redcoll__send(c, down, redcoll__at(c, buf, off), len);
-        else if (down >= 0 && off > 0)
-            redcoll__sendrecv(c, down, redcoll__at(c, buf, prev), plen, up, redcoll__at(c, buf, off), len);
-        else redcoll__recv(c, up, redcoll__at(c, buf, off), len);
-        prev = off; plen = len;
-    }
-    if (up >= 0 && down >= 0) redcoll__send(c, down, redcoll__at(c, buf, prev), plen);
-}
-
-/* The chain of redcoll__chain_bcast / redcoll__chain_reduce (pipeline rows),
-   walked chunk by chunk as the simulator times it: node 0 (the head) only
-   sends, node p-1 (the tail) only receives, a middle node receives chunk 0,
-   then exchanges (sends k-1, receives k) and sends the last chunk; a hop is
-   an exchange-priced message only when both ends are in an exchange; each
-   received chunk costs `g` per byte (reduce). The clocks after chunk k are a
-   max-plus linear function of those after k-1, so once every node advances
-   by the same step twice the middle chunks are added in one go. Returns -1
-   above the walks' limit. */
-static double redcoll__chain_walk(int p, size_t n, size_t chunk, double E, double g,
-                                  const redcoll_cost_model *m) {
-    double mem[3 * REDCOLL__WALK_MAX_P], *pp, *pv, *cu, t = 0;
-    double a = m->alpha, b = m->beta, ua = m->f_alpha * a, ub = m->f_beta * b;
-    size_t X = (n + chunk - 1) / chunk, k;
-    int i, last = p - 1;
-    if (p < 2 || n == 0) return 0;
-    if (p > REDCOLL__WALK_MAX_P) return -1;
-    pp = mem;
-    pv = pp + p; cu = pv + p;
-    for (i = 0; i < p; ++i) pp[i] = pv[i] = 0;
-    for (k = 0; k < X; ++k) {
-        double len = (double)(k + 1 < X ? chunk : n - (X - 1) * chunk) * E;
-        double plen = k ? (double)chunk * E : 0, *sw;
-        int same = 1;
-        for (i = 0; i < p; ++i) {
-            double in = 0, out = 0;
-            if (i > 0) { /* chunk k from i-1: posted at its op k (head) or k+1 (middle) */
-                double ps = i - 1 == 0 ? pv[0] : cu[i - 1];
-                int dup = i - 1 > 0 && k + 2 <= X && i < last && k >= 1;
-                in = (ps > pv[i] ? ps : pv[i]) + (dup ? a + len * b : ua + len * ub);
-            }
-            if (i == 0) /* the head's op k: chunk k to node 1 */
-                out = (pv[0] > pv[1] ? pv[0] : pv[1]) + ua + len * ub;
-            else if (i < last && k >= 1) { /* chunk k-1 to i+1, received in its op k-1 */
-                int dup = k - 1 >= 1 && i + 1 < last;
-                out = (pv[i] > pp[i + 1] ? pv[i] : pp[i + 1]) + (dup ? a + plen * b : ua + plen * ub);
-            }
-            cu[i] = (in > out ? in : out) + (i > 0 ? len * g : 0);
-            if (same && k >= 2 && k + 2 < X) { /* both steps equal node 0's last (rounding aside) */
-                double d0 = pv[0] - pp[0], e1 = cu[i] - pv[i] - d0, e2 = pv[i] - pp[i] - d0;
-                same = (e1 < 0 ? -e1 : e1) <= 1e-12 * cu[i] && (e2 < 0 ? -e2 : e2) <= 1e-12 * cu[i];
-            }
-        }
-        if (k >= 2 && k + 2 < X && same) { /* steady: jump to chunk X-2 */
-            double jump = (double)(X - 3 - k) * (cu[0] - pv[0]);
-            for (i = 0; i < p; ++i) { pv[i] += jump; cu[i] += jump; }
-            k = X - 3;
-        }
-        sw = pp; pp = pv; pv = cu; cu = sw;
-    }
-    /* the middle nodes' last op: chunk X-1 on to i+1 */
-    for (i = 0; i < p; ++i) {
-        double end = pv[i];
-        if (i > 0 && i < last) {
-            double len = (double)(n - (X - 1) * chunk) * E;
-            double pr = X >= 2 ? pp[i + 1] : 0;
-            end = (pv[i] > pr ? pv[i] : pr) + ua + len * ub;
-        }
-        if (end > t) t = end;
-    }
-    return t;
-}
-
-/* The pipeline rows (reduce: reduced chunks): walked, or above the walks'
-   limit the pipe of HL 2.1. */
-static double redcoll__chain_cost(const redcoll__cost_in *in, int reduce) {
-    size_t chunk = in->o->segment_bytes / in->esize ? in->o->segment_bytes / in->esize : 1;
-    double g = reduce ? in->g : 0, t;
-    if (chunk > in->n) chunk = in->n;
-    t = redcoll__chain_walk(in->p, in->n, chunk, in->E, g, in->m);
-    return t >= 0 ? t : redcoll__pipe(in->p - 1, in->n, chunk, in->E, in->ua, in->ub + g);
-}
-
-/* ---- building block: pipelined binary-tree reduce ---------------------------
-   Open MPI's generic tree reduce: per chunk a node receives the partial
-   result of its left child (lower ranks), then of its right child (higher
-   ranks), and forms left op own op right; the first receive of chunk k
-   overlaps the send of chunk k-1 to the parent (sendrecv), so a level
-   costs two steps per chunk, as in formula (5). `out`: the result on the
-   tree root (may equal `in`). Every message is reduced as it lands
-   (redcoll__sendrecv_reduce), own chunk read from `in`: scratch is the
-   accumulator (one pipeline chunk) on inner nodes and the staging, nothing
-   with the transport's fused entry when the exchange's send is elsewhere,
-   else one chunk (opts.chunk_bytes) cut, one pipeline chunk uncut. */
-static void redcoll__tree_reduce(redcoll__ctx *c, const void *in, void *out, size_t n,
-                                 size_t chunk, int parent, int left, int right) {
-    int first = left >= 0 ? left : right, second = left >= 0 ? right : -1;
-    void *acc = NULL, *tmp = NULL, *a = NULL;
-    size_t off, len = 0;
-
-    if (first < 0) { /* leaf */
-        if (parent < 0) redcoll__copy(c, out, in, n);
-        else for (off = 0; off < n; off += chunk)
-            redcoll__send(c, parent, redcoll__at(c, in, off), redcoll__chunk_len(n, chunk, off));
-        return;
-    }
-    tmp = redcoll__alloc(c, redcoll__stage_len(c, chunk));
-    if (parent >= 0) acc = redcoll__alloc(c, chunk);
-    for (off = 0; off < n && !c->err; off += chunk) {
-        size_t prev = len;
-        len = redcoll__chunk_len(n, chunk, off);
-        a = parent < 0 ? redcoll__at(c, out, off) : acc;
-        /* a = left op own, or own op right, own read from in: no copy first;
-           chunk k-1 goes up while chunk k comes in (a is acc: chunk i of the
-           message is reduced into it after chunk i of chunk k-1 has gone) */
-        redcoll__sendrecv_reduce(c, parent >= 0 && off > 0 ? parent : -1, acc, prev, first,
-                                 redcoll__at(c, in, off), a, len, first == left, tmp);
-        if (second >= 0) redcoll__recv_reduce(c, second, a, a, len, 0, tmp); /* a = a op right */
-    }
-    if (parent >= 0) redcoll__send(c, parent, acc, len);
-    redcoll__free(c, acc, chunk);
-    redcoll__free(c, tmp, redcoll__stage_len(c, chunk));
-}
-
-/* In-order binary tree over ranks 0..p-1 rooted at `root`: every subtree is
-   a contiguous rank range [lo, hi) whose node is its middle rank (the top
-   node is `root`), the left subtree holding the lower ranks. Height at most
-   ceil(lg(p+1)) + 1. Found by descending from the top: O(lg p). */
-static void redcoll__inorder_links(int rank, int p, int root, int *parent, int *left, int *right) {
-    int lo = 0, hi = p, node = root, par = -1;
-    while (node != rank) {
-        par = node;
-        if (rank < node) hi = node; else lo = node + 1;
-        node = lo + (hi - lo) / 2;
-    }
-    *parent = par;
-    *left = node > lo ? lo + (node - lo) / 2 : -1;
-    *right = hi > node + 1 ? node + 1 + (hi - node - 1) / 2 : -1;
-}
-
-/* The heap-ordered (HEAP) and in-order (IN_ORDER) binary trees of
-   redcoll__reduce_binary (redcoll__tree_reduce, root 0), walked chunk by
-   chunk as the replay times them (bit for bit until the jump below): a leaf
-   sends chunk k to its parent one way; an inner node's op k receives chunk
-   k from its first child while sending chunk k-1 up (an exchange when it
-   has a parent and k > 0), then receives chunk k from its second child
-   (one way), reducing each; its last chunk goes up one way. A hop is
-   exchange-priced only when both ends are halves of exchanges: the child's
-   send of chunk k is one when it is an inner node and k + 1 < X. Within a
-   chunk, children go before parents (reverse breadth-first order); the
-   parent times each child's message (sent[c]) when it receives it. As in
-   redcoll__chain_walk, once every clock advances by the same step the
-   middle chunks are added in one go (rounding then differs from the
-   simulator's sums by ~1e-15 relative). -1 above the walks' limit. The
-   rows use it up to REDCOLL__TREE_WALK_MAX_P ranks: a few microseconds at
-   p = 128, but 20-25 us per tree at p = 500, where the estimates cost
-   nothing (the decision's budget). */
-#define REDCOLL__TREE_WALK_MAX_P 128
-static double redcoll__tree_walk(int variant, int p, size_t n, size_t chunk, double E, double g,
-                                 const redcoll_cost_model *m) {
-    int par[REDCOLL__WALK_MAX_P], fst[REDCOLL__WALK_MAX_P], snd[REDCOLL__WALK_MAX_P], ord[REDCOLL__WALK_MAX_P];
-    double clk[REDCOLL__WALK_MAX_P], sent[REDCOLL__WALK_MAX_P], pclk[REDCOLL__WALK_MAX_P], psent[REDCOLL__WALK_MAX_P];
-    double t = 0;
-    size_t X = (n + chunk - 1) / chunk, k;
-    int v, i, head, tail;
-    if (p < 2 || n == 0) return 0;
-    if (p > REDCOLL__WALK_MAX_P) return -1;
-    for (v = 0; v < p; ++v) {
-        int l, r;
-        if (variant == REDCOLL__VARIANT_IN_ORDER) {
-            redcoll__inorder_links(v, p, 0, &par[v], &l, &r);
-        } else {
-            par[v] = v > 0 ? (v - 1) / 2 : -1;
-            l = v < p / 2 ? 2 * v + 1 : -1;
-            r = v < (p - 1) / 2 ? 2 * v + 2 : -1;
-        }
-        fst[v] = l >= 0 ? l : r;
-        snd[v] = l >= 0 ? r : -1;
-        clk[v] = sent[v] = 0;
-    }
-    for (ord[0] = 0, head = 0, tail = 1; head < tail; ++head) { /* breadth first from the root */
-        if (fst[ord[head]] >= 0) ord[tail++] = fst[ord[head]];
-        if (snd[ord[head]] >= 0) ord[tail++] = snd[ord[head]];
-    }
-    for (k = 0; k < X; ++k) {
-        double len = (double)(k + 1 < X ? chunk : n - (X - 1) * chunk) * E;
-        int same = k >= 2 && k + 2 < X;
-        for (i = p - 1; i >= 0; --i) { /* children first */
-            int f, s;
-            double end;
-            v = ord[i];
-            f = fst[v]; s = snd[v];
-            pclk[v] = clk[v]; psent[v] = sent[v];
-            if (f < 0) continue; /* a leaf: posts chunk k at clk[v], timed by its parent */
-            { /* op k: chunk k from f (and chunk k-1 up, timed by the parent in step k-1) */
-                int up = par[v] >= 0 && k > 0, fx = fst[f] >= 0 && k + 1 < X;
-                double st = clk[v] > clk[f] ? clk[v] : clk[f];
-                end = st + redcoll__msg_time(m, len, up && fx);
-                sent[f] = end;
-                if (up && sent[v] > end) end = sent[v];
-                clk[v] = end + len * g;
-            }
-            if (s >= 0) { /* then chunk k from s, one way */
-                double st = clk[v] > clk[s] ? clk[v] : clk[s];
-                sent[s] = st + redcoll__msg_time(m, len, 0);
-                clk[v] = sent[s] + len * g;
-            }
-            if (fst[f] < 0) clk[f] = sent[f]; /* a leaf's next post: when its send ended */
-            if (s >= 0 && fst[s] < 0) clk[s] = sent[s];
-        }
-        for (i = 0; same && i < p; ++i) { /* every clock and message end one step on, as node 0's */
-            double d0 = clk[0] - pclk[0], e1 = clk[i] - pclk[i] - d0, e2 = par[i] < 0 ? 0 : sent[i] - psent[i] - d0;
-            same = (e1 < 0 ? -e1 : e1) <= 1e-12 * clk[i] && (e2 < 0 ? -e2 : e2) <= 1e-12 * clk[i];
-        }
-        if (same) { /* steady: jump to chunk X-2 */
-            double jump = (double)(X - 3 - k) * (clk[0] - pclk[0]);
-            for (v = 0; v < p; ++v) { clk[v] += jump; sent[v] += jump; }
-            k = X - 3;
-        }
-    }
-    for (v = 0; v < p; ++v) { /* an inner node's last op: chunk X-1 up, timed by its parent */
-        double end = par[v] >= 0 && fst[v] >= 0 ? sent[v] : clk[v];
-        if (end > t) t = end;
-    }
-    return t;
-}
+/* ---- Hasanov & Lastovetsky: reduce and bcast algorithms ----------------------
+   "Hierarchical optimization of MPI reduce algorithms" (PaCT 2015) section
+   2.1: the Open MPI reduce algorithms the transformation below is applied
+   to, and their bcast inverses (section 5). Model and chunks: see the
+   building blocks above. */
 
 /* Flat tree (section 2.1, formula (1); Open MPI "linear"): the root receives
    every vector and reduces it. Cost: (p-1)(alpha + m beta + m gamma) at the
@@ -4322,7 +4339,7 @@ static double redcoll__reduce_flat_cost(const redcoll__cost_in *in) {
    ending at rank 0, plus one message of m bytes to root when root != 0. */
 static redcoll_result redcoll__reduce_chain(redcoll__ctx *c, const redcoll__args *a) {
     size_t chunk = a->variant == REDCOLL__VARIANT_PIPELINED ? redcoll__chunk_elems(c, a->count) : a->count;
-    redcoll__chain_reduce(c, a->sbuf, a->rbuf, a->count, a->root, chunk);
+    redcoll__chain_fan_in(c, a->sbuf, a->rbuf, a->count, a->root, chunk);
     return c->err;
 }
 
@@ -4391,7 +4408,7 @@ static double redcoll__bcast_flat_cost(const redcoll__cost_in *in) {
    opts.segment_bytes. Any p. */
 static redcoll_result redcoll__bcast_chain(redcoll__ctx *c, const redcoll__args *a) {
     size_t chunk = a->variant == REDCOLL__VARIANT_PIPELINED ? redcoll__chunk_elems(c, a->count) : a->count;
-    redcoll__chain_bcast(c, a->rbuf, a->count, a->root, chunk);
+    redcoll__chain_fan_out(c, a->rbuf, a->count, a->root, chunk);
     return c->err;
 }
 
@@ -4402,7 +4419,8 @@ static double redcoll__bcast_chain_cost(const redcoll__cost_in *in) {
 }
 
 /* ---- the hierarchical transformation ----------------------------------------
-   Algorithm 1: G groups of consecutive ranks (sizes differ by at most one;
+   Hasanov & Lastovetsky section 3, Algorithm 1, generalised to allreduce
+   and bcast as their section 5 proposes: G groups of consecutive ranks (sizes differ by at most one;
    G = opts.groups, where more groups than ranks means p groups of one rank;
    with opts.by_node, the runs of consecutive ranks on one node), a collective
    inside every group and one among the group leaders, each run unchanged on a
@@ -4721,7 +4739,7 @@ static void redcoll__rt_threshold(redcoll__rt_plan *pl, const redcoll__ctx *c, s
         pl->halve = best;
         return;
     }
-    if (b == REDCOLL_THRESHOLD_ZERO) b = 0;
+    if (b == REDCOLL_THRESHOLD_HALVE_ALL) b = 0;
     for (h = 0; h < pl->levels && m * c->esize > b; ++h) {
         size_t r = (size_t)redcoll__rt_radix(pl, h);
         m = (m + r - 1) / r;
@@ -4826,12 +4844,12 @@ static int redcoll__rt_member(const redcoll__rt *rt, const redcoll__rt_step *s, 
 }
 
 /* Bruck allgather of the r blocks of a ring step (the paper's [6],
-   redcoll__bruck_allgather): `rot` holds this member's block first and ends
+   redcoll__bruck_allgather_phase): `rot` holds this member's block first and ends
    with block (d + i) mod r at position i; blocks are redcoll__block(total, r, .). */
 static void redcoll__rt_bruck(redcoll__rt *rt, const redcoll__rt_step *s, char *rot, size_t total) {
     redcoll__vmap g = redcoll__rt_members(rt, s);
     redcoll__segs L = redcoll__segs_make(total, s->r, NULL);
-    redcoll__bruck_allgather(rt->c, &g, &L, rot);
+    redcoll__bruck_allgather_phase(rt->c, &g, &L, rot);
 }
 
 /* Operand k of a ring step in scratch: pairwise order (slots skip d) or
@@ -4937,7 +4955,7 @@ static void redcoll__rt_ring_back(redcoll__rt *rt, const redcoll__rt_step *s, in
     } else if (r == 3) {
         redcoll__vmap g = redcoll__rt_members(rt, s);
         redcoll__segs L = redcoll__segs_make(s->len, r, NULL);
-        redcoll__ring_allgather(c, &g, &L, redcoll__rt_at(rt, s->off));
+        redcoll__ring_allgather_phase(c, &g, &L, redcoll__rt_at(rt, s->off));
         if (s->tgt >= 0 && s->tgt != d) *done = 1;
     } else {
         redcoll__segs L = redcoll__segs_make(s->len, r, NULL); /* the blocks of redcoll__block */
@@ -5353,7 +5371,7 @@ static double redcoll__rabenseifner_traeff_cost(const redcoll__cost_in *in) {
     return t;
 }
 
-/* ==== 7x. Reproducible sums (REDCOLL_SUM_EXACT) [SECTION:exact] ============
+/* ==== 9. Reproducible sums (REDCOLL_SUM_EXACT) [SECTION:exact] ==============
    Each element's result is the correctly rounded exact sum of its p inputs,
    so its bits depend on the multiset of inputs alone: not on p, algorithm,
    transport, in place, or the FP environment. Every finite float or double
@@ -5436,8 +5454,8 @@ static double redcoll__rabenseifner_traeff_cost(const redcoll__cost_in *in) {
    beside the int64 sums. Their full blocks of the common case (K <= 2, no
    special value) run branch-free loops of constant length, compiled per
    instruction set and picked at setup (redcoll__xloops_for): with AVX-512
-   (F, DQ, VL, CD) all three vectorise, with AVX2 the scan; in cache about
-   0.2, 0.2 and 0.55 ns per double on a 2-core AVX-512 EPYC. Bytes a rank sends at
+   (F, DQ, VL, CD) all three vectorise, with AVX2 the scan (measured: README,
+   "Reproducible sums"). Bytes a rank sends at
    p = 2 (ordinary sum: 8): 16 per element (+ 0.09; split: 12) for doubles
    within 69 binades at p = 2, within 53 at p <= 512; 24 up to 70 binades at
    any p < 2^21. K grows with the range: 35 limbs for a block holding both
@@ -5455,6 +5473,8 @@ static double redcoll__rabenseifner_traeff_cost(const redcoll__cost_in *in) {
    plan's block holds every run: a plan run allocates nothing. A transport
    that moves no data (REDCOLL_TRANSPORT_NO_DATA) models every block as 64
    binades wide, and its vectors are never-touched addresses. */
+
+/* ---- constants, the two formats, bit tools -------------------------------- */
 
 #define REDCOLL__XBLOCK        64                  /* elements per range block */
 #define REDCOLL__XROUND_BYTES  ((size_t)1 << 20)  /* limbs per round */
@@ -5552,6 +5572,8 @@ REDCOLL__XHOT int64_t redcoll__xasr(int64_t v, int s) {
 #endif
 }
 
+/* ---- two ranks: the pair path --------------------------------------------- */
+
 /* 1 when a SUM_EXACT call runs as one IEEE addition per element inside the
    ordinary schedules (redcoll__k_xsum_f64): two ranks, and kernels that
    hold the FP environment at its default. The general method's refusals
@@ -5572,7 +5594,7 @@ static int redcoll__xpair(const redcoll__ctx *c) {
 #endif
 }
 
-/* ---- one call --------------------------------------------------------------- */
+/* ---- one call: its state, and its blocks in vector order ---------------------- */
 
 /* A block's global range: limbs from bit lo, K limbs, sp = a count word. */
 typedef struct redcoll__xblk { int lo, K, sp; } redcoll__xblk;
@@ -5648,6 +5670,8 @@ REDCOLL__XHOT redcoll__xblk redcoll__xblock(const redcoll__xsum *x, size_t b) {
     return k;
 }
 
+/* ---- step 1: ranges ------------------------------------------------------- */
+
 /* Step 1's fast scan of n inputs: the smallest exponent field (+0 left out)
    and the largest, and whether any input is an inf, a NaN, a subnormal or
    a -0 (nonzero return). Per element only a shift, a subtraction, a min and
@@ -5720,6 +5744,8 @@ REDCOLL__XHOT void redcoll__xranges(redcoll__xsum *x, redcoll__xfmt f) {
     }
 }
 
+/* ---- step 2: limbs -------------------------------------------------------- */
+
 /* Step 2 in floating point for the common block: y = x 2^(bias - lo) is an
    integer below 2^(KL) (bias: 1074, 149), and its digits come from a
    truncating division by 2^L; every operation is exact, so the FP
@@ -5781,6 +5807,8 @@ static void redcoll__xencode_gen(const redcoll__xsum *x, const char *in, size_t 
         for (j = 0; j < 3 && q + j < K; ++j) wi[(q + j) * n] = neg ? -(int64_t)d[j] : (int64_t)d[j];
     }
 }
+
+/* ---- step 3: rounding ----------------------------------------------------- */
 
 /* Bits [b, b + 64) of sum_j g[j] 2^(jL), b may be negative; and whether any
    bit below b is set. g[K-1] may be wider than L bits. */
@@ -5965,6 +5993,8 @@ static void redcoll__xdecode_gen(const redcoll__xsum *x, const int64_t *w, size_
     for (i = 0; i < n; ++i) redcoll__xstore(x->f, out + i * es, redcoll__xround(x, w + i, n, k));
 }
 
+/* ---- the passes over a round, compiled per instruction set ---------------- */
+
 /* Step 2 for the blocks of a round, from cur on while they fit in x->cap (at
    least one): encodes them into x->limb and returns the words; *end is the
    first block after them. The common block takes the floating-point
@@ -6094,6 +6124,8 @@ static const redcoll__xloops *redcoll__xloops_for(const redcoll__xfmt *f) {
     return redcoll__xloops_at(lv, f);
 }
 
+/* ---- rounds: the inner collectives ---------------------------------------- */
+
 /* Words of one round's limb buffer: up to `bytes`, never more than the call
    could need, never less than one block at its widest. */
 static size_t redcoll__xcap(size_t total, int kfull, size_t bytes) {
@@ -6206,6 +6238,8 @@ static redcoll_result redcoll__xrounds(redcoll__xsum *x) {
     return REDCOLL_OK;
 }
 
+/* ---- the gathered path, p = 1 --------------------------------------------- */
+
 /* A gathered allreduce (reduce): one allgather (gather to the root) of the
    inputs into x->all (rank after rank), then steps 1 to 3 on this rank (the
    root) alone. The range words are every rank's vector's, combined (MAX)
@@ -6289,6 +6323,8 @@ static void redcoll__xalone(const redcoll__xsum *x) {
     redcoll__xcanon(dbl, x->out + i * es, n - i);
 }
 
+/* ---- the call's sizes ----------------------------------------------------- */
+
 /* Limbs of L bits, and what follows from L: the limbs of the whole range
    and the multiplier that divides by L. */
 static void redcoll__xwidth(redcoll__xsum *x, int L) {
@@ -6323,7 +6359,7 @@ static size_t redcoll__xsizes(redcoll__xsum *x) {
     return x->info_bytes + x->cap * 8;
 }
 
-/* ---- the hook: setup and execute (called from [SECTION:setup]) ------------------ */
+/* ---- the hook: setup and execute (called from [SECTION:setup]) -------------- */
 
 /* Whether a round of `words` limbs for `elems` elements costs less in the
    model as a reduce_scatter (pairwise) + allgatherv (ring) of the values,
@@ -6431,7 +6467,9 @@ static redcoll_result redcoll__xexecute(redcoll__xsum *x, redcoll__ctx *c) {
     return c->err ? c->err : r;
 }
 
-/* ==== 8. Registry, names, selection, setup and execute [SECTION:setup] === */
+/* ==== 10. Registry and names [SECTION:registry] ============================
+   The algorithm list as rows, the names of everything, and the cost
+   profile's text format. */
 
 /* The registry: the algorithm list ([SECTION:options]) as rows of
    schedules, and an O(1) lookup by (collective, algorithm) through a switch
@@ -6701,6 +6739,12 @@ REDCOLL_API int redcoll_cost_model_format(const redcoll_cost_model *model, char 
                     model->f_alpha, model->f_beta);
 }
 
+/* ==== 11. Cost model [SECTION:cost] ========================================
+   What a row costs under opts->model (redcoll_algo_cost; REDCOLL_SELECTOR_MODEL
+   picks the least): the row's cost function ([SECTION:schedules]) on the
+   terms redcoll__row_cost sets, or for the rows without a closed form or a
+   walk, a replay of the schedule's calls. */
+
 /* ---- pricing by replay ------------------------------------------------------
    Rows whose simulated time has no closed form or walk here (reduce's
    Rabenseifner-Traeff routing and binary blocks; its binary trees are
@@ -6735,14 +6779,6 @@ typedef struct redcoll__ev {
     int           x;
     size_t        bytes;
 } redcoll__ev;
-
-/* The recording transport's state: every rank's events, one after another. */
-typedef struct redcoll__rec {
-    const redcoll_allocator *al;
-    redcoll__ev             *ev;     /* cap events, then room for cap ends (redcoll__replay_take) */
-    size_t                   n, cap;
-    int                      ends, full; /* this rank's ends so far; out of room */
-} redcoll__rec;
 
 /* A posted end in the replay. */
 typedef struct redcoll__rend {
@@ -6797,6 +6833,28 @@ static void redcoll__replay_give(const redcoll_allocator *al, redcoll__ev *ev) {
     if (b) redcoll__mem_free(al, b);
 }
 
+/* ---- the recording transport ------------------------------------------------------
+   A transport that moves nothing (REDCOLL_TRANSPORT_NO_DATA) and answers
+   every call at once, so one rank runs a collective without its peers. It
+   stands in for a transport `like`: the same flags and optional entries,
+   node_of forwarded, so a schedule takes the branches and makes the
+   allocations it would make there. Three users: the measuring pass
+   ([SECTION:setup]) only runs on it, to learn the scratch; the replay below
+   records every rank's calls as events; the tool (redcoll/work.c) counts a
+   sample of ranks' calls and bytes, up to a cap, to estimate what a
+   simulation will cost. */
+typedef struct redcoll__rec {
+    redcoll_transport        t;       /* the collective runs on &R->t */
+    const redcoll_transport *like;    /* NULL: every optional entry (the replay's) */
+    int                      node_size; /* > 0: node_of(r) = r / node_size, not like's */
+    const redcoll_allocator *al;      /* the events' memory; NULL: no events kept */
+    redcoll__ev             *ev;      /* cap events, then room for cap ends (redcoll__replay_take) */
+    size_t                   n, cap;
+    int                      ends;    /* this rank's ends so far */
+    int                      full;    /* stopped: out of room for events, or at max_calls */
+    unsigned long long       calls, bytes, max_calls; /* calls made, bytes sent; 0: no cap */
+} redcoll__rec;
+
 /* Room for cap events (one copy of those recorded); 0: none. */
 static int redcoll__rec_room(redcoll__rec *R, size_t cap) {
     redcoll__ev *ev = redcoll__replay_take(R->al, cap);
@@ -6809,10 +6867,19 @@ static int redcoll__rec_room(redcoll__rec *R, size_t cap) {
 
 static void redcoll__rec_push(redcoll__rec *R, int kind, int duplex, int x, size_t bytes) {
     redcoll__ev *e;
-    if (R->full) return;
+    if (!R->al || R->full) return;
     if (R->n == R->cap && !redcoll__rec_room(R, 2 * R->cap)) { R->full = 1; return; }
     e = &R->ev[R->n++];
     e->kind = (unsigned char)kind; e->duplex = (unsigned char)duplex; e->x = x; e->bytes = bytes;
+}
+
+/* One more call sending `sent` bytes; 0 past the cap. */
+static int redcoll__rec_count(redcoll__rec *R, size_t sent) {
+    if (R->max_calls && R->calls >= R->max_calls) R->full = 1;
+    if (R->full) return 0;
+    R->calls++;
+    R->bytes += sent;
+    return 1;
 }
 
 /* A blocking call, as the simulator makes it: its ends (send first), then
@@ -6820,11 +6887,12 @@ static void redcoll__rec_push(redcoll__rec *R, int kind, int duplex, int x, size
 static redcoll_result redcoll__rec_call(void *u, int dst, size_t sbytes, int src, size_t rbytes) {
     redcoll__rec *R = (redcoll__rec *)u;
     int duplex = dst >= 0 && src >= 0, k = (dst >= 0) + (src >= 0);
+    if (!redcoll__rec_count(R, dst >= 0 ? sbytes : 0)) return REDCOLL_ERR_TRANSPORT;
     if (dst >= 0) redcoll__rec_push(R, REDCOLL__EV_SEND, duplex, dst, sbytes);
     if (src >= 0) redcoll__rec_push(R, REDCOLL__EV_RECV, duplex, src, rbytes);
     redcoll__rec_push(R, REDCOLL__EV_WAIT, 0, k, 0);
     R->ends += k;
-    return R->full ? REDCOLL_ERR_OUT_OF_MEMORY : REDCOLL_OK;
+    return R->full ? REDCOLL_ERR_TRANSPORT : REDCOLL_OK;
 }
 
 static redcoll_result redcoll__rec_send(void *u, int dst, const void *buf, size_t bytes, int tag) {
@@ -6853,9 +6921,10 @@ static redcoll_result redcoll__rec_sendrecv_reduce(void *u, int dst, const void 
 }
 static redcoll_result redcoll__rec_ipost(redcoll__rec *R, int is_send, int peer, size_t bytes,
                                          redcoll_request *req) {
+    if (!redcoll__rec_count(R, is_send ? bytes : 0)) return REDCOLL_ERR_TRANSPORT;
     redcoll__rec_push(R, is_send ? REDCOLL__EV_SEND : REDCOLL__EV_RECV, 0, peer, bytes);
     req->ptr = R; req->id = R->ends++;
-    return R->full ? REDCOLL_ERR_OUT_OF_MEMORY : REDCOLL_OK;
+    return R->full ? REDCOLL_ERR_TRANSPORT : REDCOLL_OK;
 }
 static redcoll_result redcoll__rec_isend(void *u, int dst, const void *buf, size_t bytes, int tag,
                                          redcoll_request *req) {
@@ -6874,12 +6943,38 @@ static redcoll_result redcoll__rec_waitall(void *u, int count, redcoll_request *
     redcoll__rec_push(R, REDCOLL__EV_WAITALL, 0, k, 0);
     for (i = 0; i < count; ++i)
         if (reqs[i].ptr) { redcoll__rec_push(R, REDCOLL__EV_REF, 0, (int)reqs[i].id, 0); reqs[i].ptr = NULL; }
-    return R->full ? REDCOLL_ERR_OUT_OF_MEMORY : REDCOLL_OK;
+    return R->full ? REDCOLL_ERR_TRANSPORT : REDCOLL_OK;
 }
 static void redcoll__rec_abort(void *u, redcoll_result why) { (void)u; (void)why; }
 static void redcoll__rec_compute(void *u, size_t elems, size_t bytes) {
     (void)elems;
     redcoll__rec_push((redcoll__rec *)u, REDCOLL__EV_COMPUTE, 0, 0, bytes);
+}
+static int redcoll__rec_node_of(void *u, int rank) {
+    const redcoll__rec *R = (const redcoll__rec *)u;
+    return R->node_size > 0 ? rank / R->node_size : R->like->node_of(R->like->user, rank);
+}
+
+/* R as rank `rank` of `size` standing in for `like` (NULL: with every
+   optional entry), keeping events in memory from `al` (NULL: none). */
+static void redcoll__rec_init(redcoll__rec *R, int rank, int size, const redcoll_transport *like,
+                              const redcoll_allocator *al) {
+    redcoll_transport *t = &R->t;
+    int nb = !like || like->isend, fused = !like || like->recv_reduce;
+    REDCOLL_MEMSET(R, 0, sizeof *R);
+    t->user = R; t->rank = rank; t->size = size;
+    t->send = redcoll__rec_send; t->recv = redcoll__rec_recv; t->sendrecv = redcoll__rec_sendrecv;
+    t->abort = redcoll__rec_abort;
+    t->isend = nb ? redcoll__rec_isend : NULL;
+    t->irecv = nb ? redcoll__rec_irecv : NULL;
+    t->waitall = nb ? redcoll__rec_waitall : NULL;
+    t->node_of = like && like->node_of ? redcoll__rec_node_of : NULL;
+    t->on_compute = al ? redcoll__rec_compute : NULL;
+    t->flags = (like ? like->flags : 0) | REDCOLL_TRANSPORT_NO_DATA;
+    t->recv_reduce = fused ? redcoll__rec_recv_reduce : NULL;
+    t->sendrecv_reduce = fused ? redcoll__rec_sendrecv_reduce : NULL;
+    R->like = like;
+    R->al = al;
 }
 
 /* A rank in the replay. */
@@ -7007,22 +7102,14 @@ static double redcoll__replay_alone(const redcoll__ev *ev, size_t stop, const re
    not depend on the rank), run as redcoll__rabenseifner_traeff runs it. */
 static int redcoll__replay_record(redcoll__rec *R, const redcoll__row *e, int v, int p,
                                   const redcoll__cost_in *in, size_t span, const redcoll__rt_plan *pl) {
-    redcoll_transport t;
     redcoll__ctx c;
     redcoll__args a;
     redcoll__arena ar;
     union { char b[1024]; double align_d; void *align_p; long long align_l; } ctl;
-    REDCOLL_MEMSET(&t, 0, sizeof t);
-    t.user = R; t.rank = v; t.size = p;
-    t.send = redcoll__rec_send; t.recv = redcoll__rec_recv; t.sendrecv = redcoll__rec_sendrecv;
-    t.abort = redcoll__rec_abort;
-    t.isend = redcoll__rec_isend; t.irecv = redcoll__rec_irecv; t.waitall = redcoll__rec_waitall;
-    t.on_compute = redcoll__rec_compute;
-    t.flags = REDCOLL_TRANSPORT_NO_DATA;
-    t.recv_reduce = redcoll__rec_recv_reduce; t.sendrecv_reduce = redcoll__rec_sendrecv_reduce;
+    R->t.rank = v;
     REDCOLL_MEMSET(&c, 0, sizeof c);
     REDCOLL_MEMSET(&a, 0, sizeof a);
-    c.t = &t; c.rank = v; c.size = p; c.coll = e->info.coll; c.dtype = REDCOLL_INT32;
+    c.t = &R->t; c.rank = v; c.size = p; c.coll = e->info.coll; c.dtype = REDCOLL_INT32;
     c.esize = in->esize; c.op = redcoll_op_predefined(REDCOLL_OP_SUM);
     c.o = *in->o; c.dry = 1; c.arena = &ar;
     redcoll__arena_measuring(&ar, ctl.b, sizeof ctl.b);
@@ -7049,8 +7136,7 @@ static double redcoll__replay_price(int row, const redcoll__cost_in *in) {
     double time = -1;
     if (p > REDCOLL__REPLAY_MAX_P || in->n > ((size_t)-1 >> 8) / in->esize / (size_t)(p + 4)) return -1;
     span = redcoll__align_up(in->n * in->esize) * (size_t)(p + 4) + REDCOLL__ARENA_ALIGN;
-    REDCOLL_MEMSET(&R, 0, sizeof R);
-    R.al = &redcoll__replay_alloc;
+    redcoll__rec_init(&R, 0, p, NULL, &redcoll__replay_alloc);
     if (e->run == redcoll__rabenseifner_traeff) {
         redcoll__ctx c;
         REDCOLL_MEMSET(&c, 0, sizeof c);
@@ -7163,6 +7249,19 @@ static redcoll__cost_in redcoll__cost_input(redcoll_coll coll, int p, size_t byt
     return in;
 }
 
+REDCOLL_API double redcoll_algo_cost(redcoll_coll coll, redcoll_algo algo, int p, size_t bytes,
+                                     size_t esize, const redcoll_options *opts) {
+    const redcoll__row *e = redcoll__find(coll, algo);
+    redcoll_options o = redcoll_options_resolved(opts);
+    redcoll__cost_in in = redcoll__cost_input(coll, p, bytes, esize, &o);
+    if (!e || p < 1) return -1;
+    return redcoll__row_cost((int)(e - redcoll__rows), &in);
+}
+
+/* ==== 12. Selection [SECTION:select] =======================================
+   AUTO: the least modeled time (the default), or the papers' rules; the
+   model's decisions are cached. */
+
 /* The decision cache: the argmin over the rows costs a few microseconds at
    p = 1024 (the Rabenseifner-Traeff plans) and up to a millisecond for
    reduce at 8 < p <= 128 (its rows replayed), a hit some tens of
@@ -7266,32 +7365,23 @@ static redcoll_algo redcoll__select_for(const redcoll__ctx *c, redcoll_coll coll
     return redcoll__select_model_at(coll, p, bytes, c->esize, c->op.commutative, &c->o, displs);
 }
 
-REDCOLL_API double redcoll_algo_cost(redcoll_coll coll, redcoll_algo algo, int p, size_t bytes,
-                                     size_t esize, const redcoll_options *opts) {
-    const redcoll__row *e = redcoll__find(coll, algo);
-    redcoll_options o = redcoll_options_resolved(opts);
-    redcoll__cost_in in = redcoll__cost_input(coll, p, bytes, esize, &o);
-    if (!e || p < 1) return -1;
-    return redcoll__row_cost((int)(e - redcoll__rows), &in);
-}
-
-/* ---- selection --------------------------------------------------------------
+/* ---- the papers' rules ----------------------------------------------------------
    Short vectors favour few rounds; the rules per collective follow the papers'
-   section 4 and are refined as schedules arrive. */
+   section 4. */
 
 /* MPICH's cutoffs (Thakur, Rabenseifner & Gropp 2005, section 4; the same
    values as MPICH's MPIR_CVAR_*_MSG_SIZE defaults). */
-#define REDCOLL_MPICH_ALLGATHER_SHORT   ((size_t)81920)  /* 4.1: Bruck below 80 KB total, p not 2^k */
-#define REDCOLL_MPICH_ALLGATHER_LONG    ((size_t)524288) /* 4.1: recursive doubling below 512 KB, p = 2^k */
-#define REDCOLL_MPICH_BCAST_SHORT       ((size_t)12288)  /* 4.2: binomial below 12 KB ... */
-#define REDCOLL_MPICH_BCAST_MIN_PROCS   8                /* ... or below 8 ranks */
-#define REDCOLL_MPICH_BCAST_LONG        ((size_t)524288) /* 4.2: scatter + ring allgather from 512 KB */
-#define REDCOLL_MPICH_ALLTOALL_SHORT    ((size_t)256)    /* 4.3: Bruck up to 256 B per block */
-#define REDCOLL_MPICH_ALLTOALL_MEDIUM   ((size_t)32768)  /* 4.3: scattered up to 32 KB per block */
-#define REDCOLL_MPICH_REDSCAT_COMM_LONG ((size_t)524288) /* 4.4: recursive halving below 512 KB */
-#define REDCOLL_MPICH_REDSCAT_NONCOMM_SHORT ((size_t)512) /* 4.4: recursive doubling below 512 B */
-#define REDCOLL_MPICH_REDUCE_SHORT      ((size_t)2048)   /* 4.5: binomial reduce up to 2 KB */
-#define REDCOLL_MPICH_ALLREDUCE_SHORT   ((size_t)2048)   /* 4.5: recursive doubling up to 2 KB */
+#define REDCOLL__MPICH_ALLGATHER_SHORT   ((size_t)81920)  /* 4.1: Bruck below 80 KB total, p not 2^k */
+#define REDCOLL__MPICH_ALLGATHER_LONG    ((size_t)524288) /* 4.1: recursive doubling below 512 KB, p = 2^k */
+#define REDCOLL__MPICH_BCAST_SHORT       ((size_t)12288)  /* 4.2: binomial below 12 KB ... */
+#define REDCOLL__MPICH_BCAST_MIN_PROCS   8                /* ... or below 8 ranks */
+#define REDCOLL__MPICH_BCAST_LONG        ((size_t)524288) /* 4.2: scatter + ring allgather from 512 KB */
+#define REDCOLL__MPICH_ALLTOALL_SHORT    ((size_t)256)    /* 4.3: Bruck up to 256 B per block */
+#define REDCOLL__MPICH_ALLTOALL_MEDIUM   ((size_t)32768)  /* 4.3: scattered up to 32 KB per block */
+#define REDCOLL__MPICH_REDSCAT_COMM_LONG ((size_t)524288) /* 4.4: recursive halving below 512 KB */
+#define REDCOLL__MPICH_REDSCAT_NONCOMM_SHORT ((size_t)512) /* 4.4: recursive doubling below 512 B */
+#define REDCOLL__MPICH_REDUCE_SHORT      ((size_t)2048)   /* 4.5: binomial reduce up to 2 KB */
+#define REDCOLL__MPICH_ALLREDUCE_SHORT   ((size_t)2048)   /* 4.5: recursive doubling up to 2 KB */
 
 /* MPICH paper 4.5, for REDCOLL_SELECTOR_MPICH: reduce is binomial up to 2 KB
    and for user ops, Rabenseifner's reduce-scatter + gather above; allreduce
@@ -7302,20 +7392,20 @@ REDCOLL_API double redcoll_algo_cost(redcoll_coll coll, redcoll_algo algo, int p
 static redcoll_algo redcoll__select_mpich_reductions(redcoll_coll coll, size_t bytes,
                                                      int commutative) {
     if (coll == REDCOLL_COLL_REDUCE)
-        return bytes > REDCOLL_MPICH_REDUCE_SHORT && commutative ? REDCOLL_ALGO_HALVING_DOUBLING
+        return bytes > REDCOLL__MPICH_REDUCE_SHORT && commutative ? REDCOLL_ALGO_HALVING_DOUBLING
                                                                 : REDCOLL_ALGO_BINOMIAL;
-    return bytes > REDCOLL_MPICH_ALLREDUCE_SHORT && commutative ? REDCOLL_ALGO_HALVING_DOUBLING
+    return bytes > REDCOLL__MPICH_ALLREDUCE_SHORT && commutative ? REDCOLL_ALGO_HALVING_DOUBLING
                                                                : REDCOLL_ALGO_RECURSIVE_DOUBLING;
 }
 
 /* Allreduce / reduce, Rabenseifner 2004 section 4 (Cray T3E, Fig. 4 and 5),
    MPICH paper 5.4. */
-#define REDCOLL_SELECT_TINY_BYTES     ((size_t)32)    /* <= : recursive doubling (allreduce) */
-#define REDCOLL_SELECT_SHORT_BYTES    ((size_t)1024)  /* <= : binary tree off powers of two */
-#define REDCOLL_SELECT_RING_MAX_P     32              /* <  : ring for long vectors, p not 2^k */
-#define REDCOLL_SELECT_RING_MIN_BYTES ((size_t)65536) /* >= : "for 15 processes, ring if >= 64 KB" */
-#define REDCOLL_SELECT_BB_MIN_P       32              /* >  : binary blocks may pay off */
-#define REDCOLL_SELECT_BB_MIN_BYTES   ((size_t)16384) /* >= : binary blocks may pay off */
+#define REDCOLL__SELECT_TINY_BYTES     ((size_t)32)    /* <= : recursive doubling (allreduce) */
+#define REDCOLL__SELECT_SHORT_BYTES    ((size_t)1024)  /* <= : binary tree off powers of two */
+#define REDCOLL__SELECT_RING_MAX_P     32              /* <  : ring for long vectors, p not 2^k */
+#define REDCOLL__SELECT_RING_MIN_BYTES ((size_t)65536) /* >= : "for 15 processes, ring if >= 64 KB" */
+#define REDCOLL__SELECT_BB_MIN_P       32              /* >  : binary blocks may pay off */
+#define REDCOLL__SELECT_BB_MIN_BYTES   ((size_t)16384) /* >= : binary blocks may pay off */
 
 /* delta_expo_max: the largest gap between consecutive exponents of p's
    binary representation (Rabenseifner 2004 footnote 2; 100 = 2^6+2^5+2^2: 3). */
@@ -7333,7 +7423,7 @@ static int redcoll__delta_expo_max(int p) {
    i.e. bytes > 2^(2 delta + 5), with >= 16 KB and more than 32 ranks. */
 static int redcoll__binary_blocks_pay(int p, size_t bytes) {
     int shift = 2 * redcoll__delta_expo_max(p) + 5;
-    if (p <= REDCOLL_SELECT_BB_MIN_P || bytes < REDCOLL_SELECT_BB_MIN_BYTES) return 0;
+    if (p <= REDCOLL__SELECT_BB_MIN_P || bytes < REDCOLL__SELECT_BB_MIN_BYTES) return 0;
     return shift < (int)(8 * sizeof(size_t)) - 1 && bytes > ((size_t)1 << shift);
 }
 
@@ -7344,15 +7434,15 @@ static int redcoll__binary_blocks_pay(int p, size_t bytes) {
    algorithm; for p = 2^k it is what binary blocks would do). */
 static redcoll_algo redcoll__select_rabenseifner(redcoll_coll coll, int p, size_t bytes) {
     int pof2 = (p & (p - 1)) == 0;
-    if (bytes <= REDCOLL_SELECT_TINY_BYTES)
+    if (bytes <= REDCOLL__SELECT_TINY_BYTES)
         return coll == REDCOLL_COLL_ALLREDUCE ? REDCOLL_ALGO_RECURSIVE_DOUBLING
                                               : REDCOLL_ALGO_BINARY_TREE;
-    if (bytes <= REDCOLL_SELECT_SHORT_BYTES) {
+    if (bytes <= REDCOLL__SELECT_SHORT_BYTES) {
         if (!pof2) return REDCOLL_ALGO_BINARY_TREE;
         return coll == REDCOLL_COLL_ALLREDUCE ? REDCOLL_ALGO_RECURSIVE_DOUBLING
                                               : REDCOLL_ALGO_BINARY_TREE;
     }
-    if (!pof2 && p < REDCOLL_SELECT_RING_MAX_P && bytes >= REDCOLL_SELECT_RING_MIN_BYTES)
+    if (!pof2 && p < REDCOLL__SELECT_RING_MAX_P && bytes >= REDCOLL__SELECT_RING_MIN_BYTES)
         return REDCOLL_ALGO_RING;
     if (!pof2 && redcoll__binary_blocks_pay(p, bytes)) return REDCOLL_ALGO_BINARY_BLOCKS;
     return REDCOLL_ALGO_HALVING_DOUBLING;
@@ -7380,29 +7470,33 @@ REDCOLL_API redcoll_algo redcoll_select(redcoll_coll coll, int p, size_t bytes,
         return REDCOLL_ALGO_BINOMIAL;
     case REDCOLL_COLL_ALLGATHER: case REDCOLL_COLL_ALLGATHERV: {
         size_t total = coll == REDCOLL_COLL_ALLGATHER ? bytes * (size_t)(p > 0 ? p : 1) : bytes;
-        if (pof2 && total < REDCOLL_MPICH_ALLGATHER_LONG) return REDCOLL_ALGO_RECURSIVE_DOUBLING;
-        if (!pof2 && total < REDCOLL_MPICH_ALLGATHER_SHORT) return REDCOLL_ALGO_BRUCK;
+        if (pof2 && total < REDCOLL__MPICH_ALLGATHER_LONG) return REDCOLL_ALGO_RECURSIVE_DOUBLING;
+        if (!pof2 && total < REDCOLL__MPICH_ALLGATHER_SHORT) return REDCOLL_ALGO_BRUCK;
         return REDCOLL_ALGO_RING;
     }
     case REDCOLL_COLL_BCAST: /* MPICH also asks for p = 2^k before recursive doubling */
-        if (bytes < REDCOLL_MPICH_BCAST_SHORT || p < REDCOLL_MPICH_BCAST_MIN_PROCS)
+        if (bytes < REDCOLL__MPICH_BCAST_SHORT || p < REDCOLL__MPICH_BCAST_MIN_PROCS)
             return REDCOLL_ALGO_BINOMIAL;
-        return pof2 && bytes < REDCOLL_MPICH_BCAST_LONG ? REDCOLL_ALGO_SCATTER_RECURSIVE_DOUBLING
+        return pof2 && bytes < REDCOLL__MPICH_BCAST_LONG ? REDCOLL_ALGO_SCATTER_RECURSIVE_DOUBLING
                                                         : REDCOLL_ALGO_SCATTER_RING;
     case REDCOLL_COLL_ALLTOALL:
-        if (bytes <= REDCOLL_MPICH_ALLTOALL_SHORT) return REDCOLL_ALGO_BRUCK;
-        return bytes <= REDCOLL_MPICH_ALLTOALL_MEDIUM ? REDCOLL_ALGO_SCATTERED
+        if (bytes <= REDCOLL__MPICH_ALLTOALL_SHORT) return REDCOLL_ALGO_BRUCK;
+        return bytes <= REDCOLL__MPICH_ALLTOALL_MEDIUM ? REDCOLL_ALGO_SCATTERED
                                                       : REDCOLL_ALGO_PAIRWISE;
     case REDCOLL_COLL_REDUCE_SCATTER: case REDCOLL_COLL_REDUCE_SCATTER_BLOCK:
         if (commutative)
-            return bytes < REDCOLL_MPICH_REDSCAT_COMM_LONG ? REDCOLL_ALGO_RECURSIVE_HALVING
+            return bytes < REDCOLL__MPICH_REDSCAT_COMM_LONG ? REDCOLL_ALGO_RECURSIVE_HALVING
                                                            : REDCOLL_ALGO_PAIRWISE;
-        return bytes < REDCOLL_MPICH_REDSCAT_NONCOMM_SHORT ? REDCOLL_ALGO_RECURSIVE_DOUBLING
+        return bytes < REDCOLL__MPICH_REDSCAT_NONCOMM_SHORT ? REDCOLL_ALGO_RECURSIVE_DOUBLING
                                                            : REDCOLL_ALGO_PAIRWISE;
     case REDCOLL_COLL_BARRIER: return REDCOLL_ALGO_DISSEMINATION;
     default: return REDCOLL_ALGO_AUTO;
     }
 }
+
+/* ==== 13. Setup and execute [SECTION:setup] ================================
+   A call checked and resolved once (redcoll__setup), run (redcoll__execute)
+   once or many times (plans); its scratch measured by a dry run. */
 
 static int redcoll__transport_ok(const redcoll_transport *t) {
     if (!t || !t->send || !t->recv || !t->sendrecv) return 0;
@@ -7611,7 +7705,7 @@ static uint32_t redcoll__mix_double(uint32_t h, double v) {
     return redcoll__mix(h, bits);
 }
 
-/* The call's tag (issue 13 item 4): ranks that disagree about the collective,
+/* The call's tag: ranks that disagree about the collective,
    the algorithm, the count, the element size, the root or an option that
    shapes the messages use different tags, so their messages never match and
    the call ends in an error or a timeout instead of a wrong result. The row
@@ -7747,55 +7841,10 @@ static redcoll_result redcoll__nested(redcoll__ctx *c, redcoll_coll coll, void *
 }
 
 /* ---- measuring scratch, plans, the one-shot call -------------------------------
-   The measuring pass runs execute against a transport that moves nothing
-   (REDCOLL_TRANSPORT_NO_DATA) and has the real one's optional entries, so the
-   schedule takes the same branches and makes the same allocations as a real
-   run; the arena records their high-water mark. */
-static redcoll_result redcoll__dry_send(void *u, int dst, const void *buf, size_t bytes, int tag) {
-    (void)u; (void)dst; (void)buf; (void)bytes; (void)tag;
-    return REDCOLL_OK;
-}
-static redcoll_result redcoll__dry_recv(void *u, int src, void *buf, size_t bytes, int tag) {
-    (void)u; (void)src; (void)buf; (void)bytes; (void)tag;
-    return REDCOLL_OK;
-}
-static redcoll_result redcoll__dry_sendrecv(void *u, int dst, const void *sbuf, size_t sbytes,
-                                            int src, void *rbuf, size_t rbytes, int tag) {
-    (void)u; (void)dst; (void)sbuf; (void)sbytes; (void)src; (void)rbuf; (void)rbytes; (void)tag;
-    return REDCOLL_OK;
-}
-static void redcoll__dry_abort(void *u, redcoll_result why) { (void)u; (void)why; }
-static redcoll_result redcoll__dry_ipost(void *u, int peer, void *buf, size_t bytes, int tag,
-                                         redcoll_request *req) {
-    (void)u; (void)peer; (void)buf; (void)bytes; (void)tag;
-    req->ptr = NULL; req->id = 0;
-    return REDCOLL_OK;
-}
-static redcoll_result redcoll__dry_isend(void *u, int dst, const void *buf, size_t bytes, int tag,
-                                         redcoll_request *req) {
-    (void)buf;
-    return redcoll__dry_ipost(u, dst, NULL, bytes, tag, req);
-}
-static redcoll_result redcoll__dry_waitall(void *u, int count, redcoll_request *reqs) {
-    (void)u; (void)count; (void)reqs;
-    return REDCOLL_OK;
-}
-static int redcoll__dry_node_of(void *u, int rank) {
-    const redcoll_transport *real = (const redcoll_transport *)u;
-    return real->node_of(real->user, rank);
-}
-static redcoll_result redcoll__dry_recv_reduce(void *u, int src, size_t bytes, int tag,
-                                               const redcoll_consumer *into) {
-    (void)u; (void)src; (void)bytes; (void)tag; (void)into;
-    return REDCOLL_OK;
-}
-static redcoll_result redcoll__dry_sendrecv_reduce(void *u, int dst, const void *sbuf, size_t sbytes,
-                                                   int src, size_t rbytes, int tag,
-                                                   const redcoll_consumer *into) {
-    (void)u; (void)dst; (void)sbuf; (void)sbytes; (void)src; (void)rbytes; (void)tag; (void)into;
-    return REDCOLL_OK;
-}
-
+   The measuring pass runs execute on the recording transport ([SECTION:cost])
+   standing in for the real one, so the schedule takes the same branches and
+   makes the same allocations as a real run; the arena records their
+   high-water mark. */
 #define REDCOLL__MEASURE_CTL 4096 /* stack bytes for a measuring pass's control data */
 
 /* Executes the call on transport t (which moves no data) with a measuring
@@ -7819,23 +7868,9 @@ static redcoll_result redcoll__execute_measuring(redcoll__call *call, const redc
 /* The call's scratch need in bytes (the arena's high-water mark), or 0 with
    an error latched when control data could not be allocated. */
 static redcoll_result redcoll__measure_pass(redcoll__call *call, size_t *need) {
-    const redcoll_transport *real = call->c.t;
-    redcoll_transport dry;
-    /* every field set (no memset: this runs before every one-shot call) */
-    dry.user = (void *)real; /* only node_of reads it */
-    dry.rank = real->rank; dry.size = real->size;
-    dry.send = redcoll__dry_send; dry.recv = redcoll__dry_recv; dry.sendrecv = redcoll__dry_sendrecv;
-    dry.abort = redcoll__dry_abort;
-    dry.isend = real->isend ? redcoll__dry_isend : NULL;
-    dry.irecv = real->isend ? redcoll__dry_ipost : NULL;
-    dry.waitall = real->isend ? redcoll__dry_waitall : NULL;
-    dry.node_of = real->node_of ? redcoll__dry_node_of : NULL;
-    dry.on_compute = NULL; dry.on_scratch = NULL;
-    dry.flags = real->flags | REDCOLL_TRANSPORT_NO_DATA;
-    dry.recv_reduce = real->recv_reduce ? redcoll__dry_recv_reduce : NULL;
-    dry.sendrecv_reduce = real->sendrecv_reduce ? redcoll__dry_sendrecv_reduce : NULL;
-    dry.scratch = NULL;
-    return redcoll__execute_measuring(call, &dry, need);
+    redcoll__rec dry;
+    redcoll__rec_init(&dry, call->c.t->rank, call->c.t->size, call->c.t, NULL);
+    return redcoll__execute_measuring(call, &dry.t, need);
 }
 
 /* The call's scratch need. The exact sum's pass runs its inner collectives
@@ -7956,7 +7991,7 @@ static redcoll_result redcoll__once(redcoll_coll coll, const redcoll_transport *
     return redcoll__execute(&call);
 }
 
-/* ==== 9. Entry points [SECTION:entry] ==================================== */
+/* ==== 14. Entry points [SECTION:entry] =================================== */
 
 REDCOLL_API redcoll_result redcoll_allreduce(const redcoll_transport *t, const void *sbuf,
                                              void *rbuf, size_t count, redcoll_dtype dtype,
