@@ -38,6 +38,7 @@ typedef struct rc_spec {
     int                 local_rank1;  /* 1 + the only rank whose buffers this process holds
                                          and checks (MPI: one rank per process); 0: all */
     int                 nonblock;     /* how ranks call it: RC_BLOCKING, RC_NB_* */
+    unsigned            seed;         /* 0: the usual inputs; else others of the same kind */
 } rc_spec;
 
 /* rc_spec.nonblock: the blocking call; the non-blocking one completed by
@@ -253,9 +254,13 @@ static int rc_xinput(redcoll_dtype d, int r, size_t i, void *out) {
 
 /* Element i of rank r's input, chosen so that every floating-point result is
    exact in any bracketing: small integers for sums, powers of two whose
-   running products stay bounded for prod, ties for MINLOC/MAXLOC. */
-static void rc_input_elem(redcoll_dtype d, redcoll_op_kind op, int r, size_t i, void *out) {
-    uint32_t h = rc_hash((uint32_t)r * 2654435761U ^ (uint32_t)i * 40503U ^ 0x9e37U);
+   running products stay bounded for prod, ties for MINLOC/MAXLOC. Another
+   seed gives other inputs of the same kind (element i + seed * 2^32/phi). */
+static void rc_input_elem(redcoll_dtype d, redcoll_op_kind op, unsigned seed, int r, size_t i,
+                          void *out) {
+    uint32_t h;
+    i += (size_t)seed * 0x9E3779B9u;
+    h = rc_hash((uint32_t)r * 2654435761U ^ (uint32_t)i * 40503U ^ 0x9e37U);
     long long v = (long long)(h % 9) - 4; /* -4..4 */
     double f = (double)v;
     if (op == REDCOLL_OP_SUM_EXACT && rc_xinput(d, r, i, out)) return;
@@ -305,9 +310,9 @@ static void rc_input_elem(redcoll_dtype d, redcoll_op_kind op, int r, size_t i, 
 }
 
 /* Fills count elements of rank r's input (buffer must be zeroed: padding stays 0). */
-static void rc_fill(redcoll_dtype d, redcoll_op_kind op, int r, void *buf, size_t count) {
+static void rc_fill(redcoll_dtype d, redcoll_op_kind op, unsigned seed, int r, void *buf, size_t count) {
     size_t i, sz = redcoll_dtype_size(d);
-    for (i = 0; i < count; ++i) rc_input_elem(d, op, r, i, (char *)buf + i * sz);
+    for (i = 0; i < count; ++i) rc_input_elem(d, op, seed, r, i, (char *)buf + i * sz);
 }
 
 /* ---- irregular counts ---------------------------------------------------------- */
@@ -502,7 +507,7 @@ static void *rc_xreference(const rc_state *st, size_t n) {
         memset(a, 0, sizeof *a);
         for (r = 0; r < p; ++r) {
             char v[8];
-            rc_input_elem(st->dtype, st->op.kind, r, i, v);
+            rc_input_elem(st->dtype, st->op.kind, st->spec->seed, r, i, v);
             if (dbl) { double x; memcpy(&x, v, 8); rc_xadd(a, x); }
             else { float x; memcpy(&x, v, 4); rc_xadd(a, (double)x); }
         }
@@ -518,10 +523,10 @@ static void *rc_reference(const rc_state *st, size_t n) {
     if (st->op.kind == REDCOLL_OP_SUM_EXACT) return rc_xreference(st, n);
     char *acc = (char *)calloc(n ? n : 1, st->esize), *tmp = (char *)calloc(n ? n : 1, st->esize);
     if (!acc || !tmp) { free(acc); free(tmp); return NULL; }
-    rc_fill(st->dtype, st->op.kind, 0, acc, n);
+    rc_fill(st->dtype, st->op.kind, st->spec->seed, 0, acc, n);
     for (r = 1; r < p; ++r) {
         memset(tmp, 0, n * st->esize);
-        rc_fill(st->dtype, st->op.kind, r, tmp, n);
+        rc_fill(st->dtype, st->op.kind, st->spec->seed, r, tmp, n);
         redcoll_reduce_local(acc, tmp, n, st->dtype, st->op); /* tmp = acc op tmp */
         memcpy(acc, tmp, n * st->esize);
     }
@@ -556,16 +561,16 @@ static int rc_expect_init(const rc_state *st, rc_expect *e) {
         break;
     case REDCOLL_COLL_BCAST:
         e->want = (char *)calloc(n ? n : 1, es);
-        if (e->want) rc_fill(st->dtype, st->op.kind, s->root, e->want, n);
+        if (e->want) rc_fill(st->dtype, st->op.kind, st->spec->seed, s->root, e->want, n);
         break;
     case REDCOLL_COLL_SCATTER:
         e->want = (char *)calloc(n * (size_t)p + 1, es);
-        if (e->want) rc_fill(st->dtype, st->op.kind, s->root, e->want, n * (size_t)p);
+        if (e->want) rc_fill(st->dtype, st->op.kind, st->spec->seed, s->root, e->want, n * (size_t)p);
         break;
     case REDCOLL_COLL_GATHER: case REDCOLL_COLL_ALLGATHER: case REDCOLL_COLL_ALLGATHERV:
         e->want = (char *)calloc(total + 1, es);
         for (r = 0; e->want && r < p; ++r)
-            rc_fill(st->dtype, st->op.kind, r, e->want + (st->displs ? st->displs[r] : (size_t)r * n) * es,
+            rc_fill(st->dtype, st->op.kind, st->spec->seed, r, e->want + (st->displs ? st->displs[r] : (size_t)r * n) * es,
                     st->counts ? st->counts[r] : n);
         break;
     case REDCOLL_COLL_ALLTOALL:
@@ -601,7 +606,7 @@ static size_t rc_expect_rank(const rc_state *st, rc_expect *e, int r, const char
     case REDCOLL_COLL_ALLTOALL: /* block j of rank r = block r of rank j's input */
         for (j = 0; j < p; ++j)
             for (k = 0; k < n; ++k)
-                rc_input_elem(st->dtype, st->op.kind, j, (size_t)r * n + k,
+                rc_input_elem(st->dtype, st->op.kind, st->spec->seed, j, (size_t)r * n + k,
                               e->mine + ((size_t)j * n + k) * es);
         *want = e->mine;
         return n * (size_t)p;
@@ -712,17 +717,17 @@ static int rc_setup(rc_state *st) {
         if (l.input_in_rbuf) {
             st->rbuf[r] = rn ? (char *)calloc(rn, es) : NULL;
             if (rn && !st->rbuf[r]) return 0;
-            if (sn) rc_fill(st->dtype, st->op.kind, r, st->rbuf[r] + l.in_off * es, sn);
+            if (sn) rc_fill(st->dtype, st->op.kind, st->spec->seed, r, st->rbuf[r] + l.in_off * es, sn);
             sn = 0;
             rn = 0;
         }
         st->sbuf[r] = sn ? (char *)calloc(sn, es) : NULL;
         if (rn) st->rbuf[r] = (char *)calloc(rn, es);
         if ((sn && !st->sbuf[r]) || (rn && !st->rbuf[r])) return 0;
-        if (st->sbuf[r]) rc_fill(st->dtype, st->op.kind, r, st->sbuf[r], sn);
+        if (st->sbuf[r]) rc_fill(st->dtype, st->op.kind, st->spec->seed, r, st->sbuf[r], sn);
         if (s->in_place && root && s->coll == REDCOLL_COLL_GATHER)
-            rc_fill(st->dtype, st->op.kind, r, st->rbuf[r] + l.in_off * es, n);
-        if (s->coll == REDCOLL_COLL_BCAST && root) rc_fill(st->dtype, st->op.kind, r, st->rbuf[r], n);
+            rc_fill(st->dtype, st->op.kind, st->spec->seed, r, st->rbuf[r] + l.in_off * es, n);
+        if (s->coll == REDCOLL_COLL_BCAST && root) rc_fill(st->dtype, st->op.kind, st->spec->seed, r, st->rbuf[r], n);
         else if (s->coll == REDCOLL_COLL_BCAST && n) memset(st->rbuf[r], 0xA5, n * es);
     }
     return 1;

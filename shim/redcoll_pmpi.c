@@ -88,6 +88,7 @@
 #define MPI_Reduce_scatter_block PMPI_Reduce_scatter_block
 #define MPI_Scatter PMPI_Scatter
 #define MPI_Send PMPI_Send
+#define MPI_Testall PMPI_Testall
 #define MPI_Sendrecv PMPI_Sendrecv
 #define MPI_Wait PMPI_Wait
 #define MPI_Waitall PMPI_Waitall
@@ -126,6 +127,7 @@
 #undef MPI_Reduce_scatter_block
 #undef MPI_Scatter
 #undef MPI_Send
+#undef MPI_Testall
 #undef MPI_Sendrecv
 #undef MPI_Wait
 #undef MPI_Waitall

@@ -23,7 +23,12 @@
      non-overtaking rule keeps the chunks, and consecutive messages, in order.
      Sizes must match exactly on both ends, as for every redcoll transport.
    - send is MPI_Send (the schedules never rely on buffering), sendrecv is
-     MPI_Sendrecv, isend/irecv/waitall are MPI_Isend/MPI_Irecv/MPI_Waitall.
+     MPI_Sendrecv, isend/irecv/waitall are MPI_Isend/MPI_Irecv/MPI_Waitall,
+     and test is MPI_Testall: redcoll's non-blocking collectives progress
+     through it (nb is provided; there is no irecv_reduce, as there is no
+     recv_reduce). MPI progresses its own transfers inside any MPI call, so
+     a started collective moves on whenever the application calls
+     redcoll_test (or, through the drop-in, MPI_Test and the like).
    - abort does NOT call MPI_Abort: an error inside a collective is returned
      to the caller. abort marks this rank's transport failed (m.failed): every
      later call on it returns REDCOLL_ERR_ABORTED at once, because the
@@ -85,6 +90,7 @@ typedef struct redcoll_mpi {
     int               tag_mask;       /* redcoll's tags keep these bits: the largest
                                          2^k - 1 <= MPI_TAG_UB (MPI: >= 32767) */
     redcoll_scratch_block scratch;    /* the scratch entry's block */
+    redcoll_nbstate   nb;             /* the library's, for non-blocking collectives */
 } redcoll_mpi;
 
 /* Duplicates comm and fills m (collective over comm; MPI must be
@@ -274,28 +280,34 @@ static redcoll_result redcoll__mpi_irecv(void *user, int src, void *buf, size_t 
     return redcoll__mpi_ipost((redcoll_mpi *)user, 1, src, buf, bytes, tag, req);
 }
 
-/* Waits for every chunk of every request with one MPI_Waitall, then checks
-   the received sizes. Frees the requests (NULL ones are skipped). */
-static redcoll_result redcoll__mpi_waitall(void *user, int count, redcoll_request *reqs) {
-    redcoll_mpi *m = (redcoll_mpi *)user;
-    size_t total = 0, k;
-    MPI_Request *all;
-    MPI_Status *st;
-    redcoll_result res = REDCOLL_OK;
-    int i, err;
-    for (i = 0; i < count; ++i)
-        if (reqs[i].ptr) total += (size_t)((redcoll__mpi_req *)reqs[i].ptr)->n;
-    if (total == 0) return m->failed ? REDCOLL_ERR_ABORTED : REDCOLL_OK;
-    if (total > (size_t)INT_MAX) return REDCOLL_ERR_INVALID_ARG;
-    all = (MPI_Request *)malloc(total * sizeof *all);
-    st = (MPI_Status *)malloc(total * sizeof *st);
-    if (!all || !st) { free(all); free(st); return REDCOLL_ERR_OUT_OF_MEMORY; }
-    for (i = 0, k = 0; i < count; ++i) {
-        redcoll__mpi_req *q = (redcoll__mpi_req *)reqs[i].ptr;
+/* The chunks' MPI requests of reqs[] (NULL ones skipped), side by side in
+   all[]; returns their number. */
+static size_t redcoll__mpi_flatten(int count, const redcoll_request *reqs, MPI_Request *all) {
+    size_t k = 0;
+    int i;
+    for (i = 0; i < count; ++i) {
+        const redcoll__mpi_req *q = (const redcoll__mpi_req *)reqs[i].ptr;
         if (q) { memcpy(all + k, q->reqs, (size_t)q->n * sizeof *all); k += (size_t)q->n; }
     }
-    err = MPI_Waitall((int)total, all, st);
-    res = redcoll__mpi_check(m, err);
+    return k;
+}
+
+static size_t redcoll__mpi_chunks_of(int count, const redcoll_request *reqs) {
+    size_t total = 0;
+    int i;
+    for (i = 0; i < count; ++i)
+        if (reqs[i].ptr) total += (size_t)((const redcoll__mpi_req *)reqs[i].ptr)->n;
+    return total;
+}
+
+/* Once every chunk has completed (err and st[] as MPI_Waitall or
+   MPI_Testall gave them): checks the received sizes, frees the requests and
+   returns the first error. */
+static redcoll_result redcoll__mpi_settle(redcoll_mpi *m, int count, redcoll_request *reqs, int err,
+                                          const MPI_Status *st) {
+    redcoll_result res = redcoll__mpi_check(m, err);
+    size_t k;
+    int i;
     for (i = 0, k = 0; i < count; ++i) {
         redcoll__mpi_req *q = (redcoll__mpi_req *)reqs[i].ptr;
         int c;
@@ -311,9 +323,55 @@ static redcoll_result redcoll__mpi_waitall(void *user, int count, redcoll_reques
         free(q);
         reqs[i].ptr = NULL;
     }
+    if (res == REDCOLL_OK && m->failed) res = REDCOLL_ERR_ABORTED;
+    return res;
+}
+
+/* Waits for every chunk of every request with one MPI_Waitall, then checks
+   the received sizes. Frees the requests (NULL ones are skipped). */
+static redcoll_result redcoll__mpi_waitall(void *user, int count, redcoll_request *reqs) {
+    redcoll_mpi *m = (redcoll_mpi *)user;
+    size_t total = redcoll__mpi_chunks_of(count, reqs);
+    MPI_Request *all;
+    MPI_Status *st;
+    redcoll_result res;
+    if (total == 0) return m->failed ? REDCOLL_ERR_ABORTED : REDCOLL_OK;
+    if (total > (size_t)INT_MAX) return REDCOLL_ERR_INVALID_ARG;
+    all = (MPI_Request *)malloc(total * sizeof *all);
+    st = (MPI_Status *)malloc(total * sizeof *st);
+    if (!all || !st) { free(all); free(st); return REDCOLL_ERR_OUT_OF_MEMORY; }
+    redcoll__mpi_flatten(count, reqs, all);
+    res = redcoll__mpi_settle(m, count, reqs, MPI_Waitall((int)total, all, st), st);
     free(all);
     free(st);
-    if (res == REDCOLL_OK && m->failed) res = REDCOLL_ERR_ABORTED;
+    return res;
+}
+
+/* MPI_Testall over every chunk of every request; when all have completed,
+   as waitall. A few requests (a schedule's step) need no allocation. */
+static redcoll_result redcoll__mpi_test(void *user, int count, redcoll_request *reqs, int *done) {
+    redcoll_mpi *m = (redcoll_mpi *)user;
+    size_t total = redcoll__mpi_chunks_of(count, reqs);
+    MPI_Request few[4], *all = few;
+    MPI_Status fewst[4], *st = fewst;
+    redcoll_result res = REDCOLL_OK;
+    int err, flag = 0;
+    *done = 0;
+    if (total == 0) { *done = 1; return m->failed ? REDCOLL_ERR_ABORTED : REDCOLL_OK; }
+    if (total > (size_t)INT_MAX) return REDCOLL_ERR_INVALID_ARG;
+    if (total > 4) {
+        all = (MPI_Request *)malloc(total * sizeof *all);
+        st = (MPI_Status *)malloc(total * sizeof *st);
+        if (!all || !st) { free(all); free(st); return REDCOLL_ERR_OUT_OF_MEMORY; }
+    }
+    redcoll__mpi_flatten(count, reqs, all);
+    err = MPI_Testall((int)total, all, &flag, st);
+    if (err != MPI_SUCCESS && !flag) err = MPI_Waitall((int)total, all, st); /* end them all */
+    if (flag || err != MPI_SUCCESS) {
+        res = redcoll__mpi_settle(m, count, reqs, err, st);
+        *done = 1;
+    }
+    if (all != few) { free(all); free(st); }
     return res;
 }
 
@@ -396,6 +454,13 @@ REDCOLL_API redcoll_result redcoll_mpi_init(redcoll_mpi *m, MPI_Comm comm,
     m->t.isend = redcoll__mpi_isend;
     m->t.irecv = redcoll__mpi_irecv;
     m->t.waitall = redcoll__mpi_waitall;
+    m->t.test = redcoll__mpi_test;
+    m->t.nb = &m->nb;
+    {   /* the tag bits that survive, for the request slots */
+        int bits = 0;
+        while (bits < 28 && (1 << bits) - 1 < m->tag_mask) ++bits;
+        m->nb.tag_bits = bits;
+    }
     m->t.node_of = redcoll__mpi_node_of;
     m->t.scratch = redcoll__mpi_scratch;
     return REDCOLL_OK;
