@@ -97,7 +97,9 @@ typedef struct tnb_many {
     rc_state st[TNB_MAX];
     int      k;        /* requests started */
     int      blocking; /* 1: the second is a blocking call between the first's start and wait */
-    int      view;     /* 1: the odd-numbered ones run on a view of the even ranks */
+    long     fail_at;  /* > 0: call fail_at of rank fail_rank fails (tshm_faulty) */
+    int      fail_rank;
+    int      hit;      /* the fault fired */
 } tnb_many;
 
 /* Worst of two results: a transport failure over the errors it causes elsewhere. */
@@ -108,8 +110,7 @@ static redcoll_result tnb_worse(redcoll_result a, redcoll_result b) {
 
 /* Starts st[0..k-1] in order on every rank and completes them in reverse
    order, odd ones by polling, even ones by redcoll_wait. */
-static redcoll_result tnb_many_rank(const redcoll_transport *t, void *arg) {
-    tnb_many *m = (tnb_many *)arg;
+static redcoll_result tnb_many_calls(const redcoll_transport *t, tnb_many *m) {
     redcoll_coll_request *q[TNB_MAX];
     redcoll_result r = REDCOLL_OK;
     int i, n = 0;
@@ -127,19 +128,37 @@ static redcoll_result tnb_many_rank(const redcoll_transport *t, void *arg) {
     return r;
 }
 
+static redcoll_result tnb_many_rank(const redcoll_transport *t, void *arg) {
+    tnb_many *m = (tnb_many *)arg;
+    tshm_faulty f;
+    redcoll_result r;
+    if (m->fail_at <= 0 || t->rank != m->fail_rank) return tnb_many_calls(t, m);
+    tshm_faulty_make(&f, t, m->fail_at);
+    r = tnb_many_calls(&f.t, m);
+    if (f.hit) m->hit = 1;
+    return r;
+}
+
+/* What a tnb_many_run found. */
+typedef struct tnb_out {
+    rc_outcome     o;        /* o.rep: the simulator's report; threads: results only */
+    redcoll_result res[64];  /* threads: each rank's result */
+    int            ok, wrong, hit;
+} tnb_out;
+
 /* Runs spec as k requests (seeds 0..k-1: different data, the same tags but
-   for their slots) on the simulator; every rank that returned OK must hold
-   every request's right result. Returns the report's deadlock flag in
-   *deadlocked; o gets the report. */
-static void tnb_many_run(const rc_spec *spec, int k, int blocking, rc_outcome *o, int *wrong) {
+   for their slots) on the simulator, or with threads != NULL on a team of
+   threads (fail_at > 0: a fault on that call of rank fail_rank); every rank
+   that returned OK must hold every request's right result. */
+static void tnb_many_run(const rc_spec *spec, int k, int blocking, const redcoll_shm_config *threads,
+                         long fail_at, int fail_rank, tnb_out *out) {
     tnb_many m;
     rc_spec specs[TNB_MAX];
     redcoll_mock_config cfg = spec->sim;
-    int i, started = 0;
+    int i, started = 0, p = spec->p, ran;
     memset(&m, 0, sizeof m);
-    m.k = k; m.blocking = blocking;
-    *wrong = 0;
-    memset(o, 0, sizeof *o);
+    memset(out, 0, sizeof *out);
+    m.k = k; m.blocking = blocking; m.fail_at = fail_at; m.fail_rank = fail_rank;
     for (i = 0; i < k; ++i) {
         rc_outcome tmp;
         specs[i] = *spec;
@@ -147,22 +166,36 @@ static void tnb_many_run(const rc_spec *spec, int k, int blocking, rc_outcome *o
         if (rc_begin(&specs[i], &m.st[i], &tmp) != REDCOLL_OK) break;
         ++started;
     }
-    cfg.model = redcoll_mock_defaults(spec->p).model;
-    cfg.size = spec->p;
-    if (started < k || redcoll_mock_run(&cfg, tnb_many_rank, &m, &o->rep) != REDCOLL_OK) {
+    cfg.model = redcoll_mock_defaults(p).model;
+    cfg.size = p;
+    if (started < k || p > 64) ran = 0;
+    else if (threads) {
+        redcoll_shm_run_config(threads, p, tnb_many_rank, &m, out->res);
+        out->o.rep.size = p;
+        out->o.rep.results = out->res; /* borrowed */
+        ran = 1;
+    } else {
+        ran = redcoll_mock_run(&cfg, tnb_many_rank, &m, &out->o.rep) == REDCOLL_OK;
+    }
+    if (!ran) {
         for (i = 0; i < started; ++i) rc_teardown(&m.st[i]);
         CHECK(0, "%s: could not run", tf_describe(spec));
         return;
     }
+    out->ok = 1;
+    out->hit = m.hit;
     for (i = 0; i < k; ++i) {
         rc_outcome one;
         memset(&one, 0, sizeof one);
-        one.rep = o->rep;
+        one.rep = out->o.rep;
         rc_end(&m.st[i], &one);
-        *wrong += one.wrong;
-        if (i == 0) { o->ok = one.ok; o->error = one.error; memcpy(o->why, one.why, sizeof o->why); }
-        else if (!one.ok && o->ok) { o->ok = 0; memcpy(o->why, one.why, sizeof o->why); }
+        out->wrong += one.wrong;
+        if (!one.ok && out->ok) { out->ok = 0; memcpy(out->o.why, one.why, sizeof out->o.why); }
     }
+}
+
+static void tnb_out_free(tnb_out *out, int threads) {
+    if (!threads) redcoll_mock_report_free(&out->o.rep);
 }
 
 /* Every row: 2 requests of one shape and 10 (beyond the 7 slots, so the
@@ -176,22 +209,41 @@ static void test_nb_many_outstanding(void) {
     for (i = 0; (e = redcoll_algo_at(i)) != NULL; ++i)
         for (pi = 0; pi < 6; ++pi)
             for (v = 0; v < 3; ++v) {
-                int p = ps[pi], wrong;
+                int p = ps[pi];
                 rc_spec s = rc_spec_make(e->coll, e->algo, p, v == 1 ? 37 : (size_t)p + 3);
-                rc_outcome o;
+                tnb_out out;
                 s.root = p / 2;
                 s.in_place = tf_has_in_place(e->coll) && v == 2;
-                tnb_many_run(&s, v == 1 ? TNB_MAX : 2, v == 2, &o, &wrong);
-                CHECK(o.ok && wrong == 0, "%s, %s: %s%s%s", tf_describe(&s),
+                tnb_many_run(&s, v == 1 ? TNB_MAX : 2, v == 2, NULL, 0, 0, &out);
+                CHECK(out.ok && out.wrong == 0, "%s, %s: %s%s%s", tf_describe(&s),
                       v == 1 ? "10 outstanding" : v == 2 ? "blocking call between" : "2 outstanding",
-                      o.why, o.rep.log ? "\n" : "", o.rep.log ? o.rep.log : "");
-                redcoll_mock_report_free(&o.rep);
+                      out.o.why, out.o.rep.log ? "\n" : "", out.o.rep.log ? out.o.rep.log : "");
+                tnb_out_free(&out, 0);
             }
 }
 
+/* Checks a run with a fault at call k of rank victim: that rank fails with
+   the transport error (when the fault fired), the peers are released (the
+   simulator saw no deadlock; threads: the run ended), nobody returns OK with
+   a wrong result. */
+static void tnb_check_fault(const rc_spec *s, const tnb_out *out, int fired, long k, int victim) {
+    int r, sane = 1, errors = 0;
+    for (r = 0; r < s->p; ++r) {
+        sane &= out->o.rep.results[r] == REDCOLL_OK || out->o.rep.results[r] == REDCOLL_ERR_TRANSPORT ||
+                out->o.rep.results[r] == REDCOLL_ERR_ABORTED;
+        errors += out->o.rep.results[r] != REDCOLL_OK;
+    }
+    CHECK(!out->o.rep.deadlocked, "%s: fault at call %ld of rank %d left peers stranded:\n%s",
+          tf_describe(s), k, victim, out->o.rep.log ? out->o.rep.log : "");
+    CHECK(sane && out->wrong == 0, "%s: fault at call %ld of rank %d: unexpected results (%d wrong)",
+          tf_describe(s), k, victim, out->wrong);
+    CHECK(!fired || (out->o.rep.results[victim] == REDCOLL_ERR_TRANSPORT && errors > 0),
+          "%s: fault at call %ld of rank %d gave %s", tf_describe(s), k, victim,
+          redcoll_result_string(out->o.rep.results[victim]));
+}
+
 /* A fault on any of the first calls of a rank while two requests are
-   outstanding: that rank fails with the transport error, the peers are
-   released (no deadlock), nobody returns OK with a wrong result. */
+   outstanding (the simulator's fault injection). */
 static void test_nb_faults(void) {
     static const int ps[2] = { 2, 5 };
     const redcoll_algo_info *e;
@@ -199,32 +251,18 @@ static void test_nb_faults(void) {
     for (i = 0; (e = redcoll_algo_at(i)) != NULL; ++i)
         for (pi = 0; pi < 2; ++pi) {
             int p = ps[pi];
-            for (victim = 0; victim < p; victim += p - 1) {
+            for (victim = 0; victim < p; victim += p - 1)
                 for (k = 1; k <= 6; ++k) {
                     rc_spec s = rc_spec_make(e->coll, e->algo, p, (size_t)p + 3);
-                    rc_outcome o;
-                    int r, sane = 1, errors = 0, wrong;
+                    tnb_out out;
                     s.root = 1 % p;
                     s.sim.fail_rank = victim;
                     s.sim.fail_call = k;
-                    tnb_many_run(&s, 2, 0, &o, &wrong);
-                    if (!o.rep.results) { redcoll_mock_report_free(&o.rep); continue; }
-                    for (r = 0; r < p; ++r) {
-                        sane &= o.rep.results[r] == REDCOLL_OK || o.rep.results[r] == REDCOLL_ERR_TRANSPORT ||
-                                o.rep.results[r] == REDCOLL_ERR_ABORTED;
-                        errors += o.rep.results[r] != REDCOLL_OK;
-                    }
-                    CHECK(!o.rep.deadlocked, "%s: fault at call %d of rank %d left peers stranded:\n%s",
-                          tf_describe(&s), k, victim, o.rep.log ? o.rep.log : "");
-                    CHECK(sane && wrong == 0, "%s: fault at call %d of rank %d: unexpected results (%d wrong)",
-                          tf_describe(&s), k, victim, wrong);
-                    CHECK(o.rep.stats[victim].calls < k || o.rep.results[victim] == REDCOLL_ERR_TRANSPORT,
-                          "%s: fault at call %d of rank %d gave %s", tf_describe(&s), k, victim,
-                          redcoll_result_string(o.rep.results[victim]));
-                    CHECK(o.rep.stats[victim].calls < k || errors > 0, "%s: a fault went unnoticed", tf_describe(&s));
-                    redcoll_mock_report_free(&o.rep);
+                    tnb_many_run(&s, 2, 0, NULL, 0, 0, &out);
+                    if (out.o.rep.results)
+                        tnb_check_fault(&s, &out, out.o.rep.stats[victim].calls >= k, k, victim);
+                    tnb_out_free(&out, 0);
                 }
-            }
         }
 }
 
@@ -432,6 +470,108 @@ static void test_nb_plan_starts(void) {
         }
 }
 
+/* ---- threads ---- */
+
+/* Every row on threads, p = 1..5 and 8: started and completed by polling,
+   by waiting and as a plan, counts 1000 and 65537 (per block: divided by
+   p), in place and not; spinning and sleeping waits alternate. */
+static void test_shm_nb_every_row(void) {
+    static const int ps[6] = { 1, 2, 3, 4, 5, 8 };
+    const redcoll_algo_info *e;
+    int i, pi, k;
+    for (i = 0; (e = redcoll_algo_at(i)) != NULL; ++i)
+        for (pi = 0; pi < 6; ++pi)
+            for (k = 0; k < 3; ++k) {
+                int p = ps[pi], div = tshm_block_coll(e->coll) ? p : 1;
+                rc_spec s = rc_spec_make(e->coll, e->algo, p, k == 1 ? 65537 / (size_t)div : 1000);
+                redcoll_shm_config cfg;
+                memset(&cfg, 0, sizeof cfg);
+                cfg.spin = k % 2 ? 300 : -1;
+                cfg.timeout_seconds = 120; /* a hang fails the test instead of the run */
+                s.nonblock = k == 0 ? RC_NB_TEST : k == 1 ? RC_NB_WAIT : RC_NB_PLAN;
+                s.in_place = tf_has_in_place(e->coll) && (p + k) % 2;
+                s.root = (p + k) % p;
+                if (k == 1) s.dtype = REDCOLL_DOUBLE;
+                if (k == 2 && rc_reduces(e->coll) && e->keeps_order) s.op = "matmul";
+                tshm_ok(&s, &cfg);
+            }
+}
+
+/* Two and ten requests of one shape outstanding on threads, completed in
+   reverse order, and a blocking call between a start and its wait. */
+static void test_shm_nb_many(void) {
+    static const int ps[3] = { 2, 3, 4 };
+    const redcoll_algo_info *e;
+    int i, pi, v;
+    for (i = 0; (e = redcoll_algo_at(i)) != NULL; ++i)
+        for (pi = 0; pi < 3; ++pi)
+            for (v = 0; v < 3; ++v) {
+                int p = ps[pi];
+                rc_spec s = rc_spec_make(e->coll, e->algo, p, v == 1 ? 37 : 2000);
+                redcoll_shm_config cfg;
+                tnb_out out;
+                memset(&cfg, 0, sizeof cfg);
+                cfg.timeout_seconds = 120;
+                cfg.spin = v == 2 ? -1 : 0;
+                s.root = p - 1;
+                s.in_place = tf_has_in_place(e->coll) && v == 2;
+                tnb_many_run(&s, v == 1 ? TNB_MAX : 2, v == 2, &cfg, 0, 0, &out);
+                CHECK(out.ok && out.wrong == 0, "shm %s, %s: %s", tf_describe(&s),
+                      v == 1 ? "10 outstanding" : v == 2 ? "blocking call between" : "2 outstanding",
+                      out.o.why);
+            }
+}
+
+/* A fault on call k of rank 0 or 3 of 4 threads while two requests are
+   outstanding: that rank fails, the others end (OK and right, or ABORTED). */
+static void test_shm_nb_faults(void) {
+    const redcoll_algo_info *e;
+    int i, victim;
+    long k;
+    for (i = 0; (e = redcoll_algo_at(i)) != NULL; ++i)
+        for (victim = 0; victim < 4; victim += 3)
+            for (k = 1; k <= 10; ++k) {
+                rc_spec s = rc_spec_make(e->coll, e->algo, 4, 50);
+                redcoll_shm_config cfg;
+                tnb_out out;
+                memset(&cfg, 0, sizeof cfg);
+                cfg.timeout_seconds = 30;
+                s.root = 1;
+                tnb_many_run(&s, 2, 0, &cfg, k, victim, &out);
+                tnb_check_fault(&s, &out, out.hit, k, victim);
+                if (!out.hit) break; /* fewer calls than k */
+            }
+}
+
+/* A rank that never joins while the others poll (and, alone, wait): the
+   team's timeout fails the waiting requests and the library's abort
+   releases the rest (ranks that need nothing from it may end OK). */
+static void test_shm_nb_timeout(void) {
+    static const int modes[3] = { RC_NB_TEST, RC_NB_WAIT, RC_NB_PLAN };
+    int m, coll;
+    for (m = 0; m < 3; ++m)
+        for (coll = 0; coll < REDCOLL_COLL_COUNT; coll += 3) {
+            rc_spec s = rc_spec_make((redcoll_coll)coll, REDCOLL_ALGO_AUTO, 4, 100);
+            redcoll_shm_config cfg;
+            redcoll_result res[4];
+            rc_outcome o;
+            int r, stuck = 0;
+            memset(&cfg, 0, sizeof cfg);
+            cfg.timeout_seconds = 0.2;
+            s.nonblock = modes[m];
+            s.absent_rank1 = 2 + 1;
+            s.root = 1;
+            tshm_run(&s, &cfg, 0, 0, NULL, res, &o);
+            for (r = 0; r < 4; ++r) /* a rank that needs nothing from rank 2 may end OK */
+                stuck += r != 2 && res[r] != REDCOLL_OK && res[r] != REDCOLL_ERR_TIMEOUT &&
+                         res[r] != REDCOLL_ERR_ABORTED;
+            CHECK(stuck == 0 && o.wrong == 0 && (res[0] == REDCOLL_ERR_TIMEOUT || res[1] == REDCOLL_ERR_TIMEOUT ||
+                                                 res[3] == REDCOLL_ERR_TIMEOUT),
+                  "shm %s %s: results %s %s - %s", tf_describe(&s), tnb_mode(modes[m]),
+                  redcoll_result_string(res[0]), redcoll_result_string(res[1]), redcoll_result_string(res[3]));
+        }
+}
+
 static void suite_nonblock(void) {
     tf_test("nb/every row started = blocking, p = 1..33", test_nb_every_row);
     tf_test("nb/exact sums and long vectors started", test_nb_exact_and_long);
@@ -442,4 +582,8 @@ static void suite_nonblock(void) {
     tf_test("nb/argument errors at start: nothing touched", test_nb_arguments);
     tf_test("nb/transport without progress: done at start", test_nb_without_progress);
     tf_test("nb/plans: start again, nothing allocated per start", test_nb_plan_starts);
+    tf_test("shm/non-blocking: every row started, p = 1..5, 8", test_shm_nb_every_row);
+    tf_test("shm/non-blocking: 2 and 10 outstanding; blocking between", test_shm_nb_many);
+    tf_test("shm/non-blocking: faults mid-request", test_shm_nb_faults);
+    tf_test("shm/non-blocking: timeout while polling or waiting", test_shm_nb_timeout);
 }
