@@ -27,7 +27,7 @@ MPI_TOOL := $(if $(shell command -v $(MPICC) 2>/dev/null),$(BUILD)/redcoll_mpi)
 
 .PHONY: all demo test test-sim test-compile asan tsan examples shim install uninstall \
         test-install clean docs bench-kernels bench-datapath fuzz sim-figures bench-sim \
-        bench-exact maps bench-select
+        bench-exact maps bench-select bench-overlap
 
 all: $(BUILD)/test_runner $(BUILD)/redcoll $(MPI_TOOL)
 
@@ -246,6 +246,22 @@ shim:
 
 $(SHIM): shim/redcoll_pmpi.c redcoll.h transports/redcoll_mpi.h | $(BUILD)
 	$(MPICC) $(CFLAGS_) -fPIC -shared shim/redcoll_pmpi.c -o $@ -lpthread
+
+# Overlap of a non-blocking allreduce with computation (osu_iallreduce's
+# measure) and its cost waited on at once, threads and MPI at p = 2
+# (docs/benchmarks.md). BENCH_FLAGS="--sizes 1M --iters 51" and the like are passed on.
+$(BUILD)/overlap: bench/overlap.c bench/bench.h $(HEADERS) | $(BUILD)
+	$(CC) $(CFLAGS_) $< -o $@ $(LIBS)
+
+$(BUILD)/overlap_mpi: bench/overlap.c bench/bench.h $(HEADERS) | $(BUILD)
+	$(MPICC) $(CFLAGS_) -DOVERLAP_MPI $< -o $@ $(LIBS)
+
+bench-overlap: $(BUILD)/overlap
+	$(BUILD)/overlap -p 2 $(BENCH_FLAGS)
+	@if command -v $(MPICC) >/dev/null 2>&1; then \
+	    $(MAKE) --no-print-directory $(BUILD)/overlap_mpi && \
+	    $(MPIEXEC) -n 2 $(BUILD)/overlap_mpi $(BENCH_FLAGS); \
+	fi
 
 # The shim's cost over calling redcoll directly at 8 B (a benchmark, not a test):
 # mpiexec.mpich -n 2 -genv LD_PRELOAD $PWD/build/libredcoll_pmpi.so build/pmpi_overhead
