@@ -1131,7 +1131,7 @@ Remarks
     Memory: each running request has a coroutine stack (REDCOLL_NB_STACK,
     64 KiB, of which a collective touches a few KiB) and its scratch,
     measured like the blocking call's; released requests are kept for the
-    next start (up to 4, default allocator only), so in steady state a
+    next start (up to 16, default allocator only), so in steady state a
     start allocates nothing. Plans hold theirs from init: a plan start never
     allocates.
     Thread safety: a request belongs to its transport's thread (one call at a
@@ -8499,7 +8499,7 @@ static void redcoll__coro_unmake(redcoll__coro *c) {
 #ifndef REDCOLL_NB_STACK
 #define REDCOLL_NB_STACK ((size_t)64 << 10)
 #endif
-#define REDCOLL__NB_KEEP 4                        /* released blocks kept */
+#define REDCOLL__NB_KEEP 16                       /* released blocks kept */
 #define REDCOLL__NB_KEEP_BYTES ((size_t)64 << 20) /* larger blocks are freed */
 #define REDCOLL__NB_CANARY 64
 
@@ -8507,7 +8507,6 @@ enum { REDCOLL__NB_IDLE = 0, REDCOLL__NB_RUNNING, REDCOLL__NB_DONE };
 
 struct redcoll_coll_request {
     redcoll__call           *call;     /* &own, or the plan's call */
-    redcoll__call            own;
     redcoll__arena           arena;    /* one-shot: its scratch, in the block */
     const redcoll_transport *t;        /* the caller's transport */
     redcoll_transport        w;        /* the request's: what the schedule calls */
@@ -8529,12 +8528,21 @@ struct redcoll_coll_request {
     redcoll_allocator        alloc;    /* the block's */
     void                    *block;    /* as allocated */
     size_t                   bytes;    /* usable from the request's address */
+    redcoll__call            own;      /* last: a one-shot request copies its call here,
+                                          the rest is zeroed */
 };
 
 /* Released blocks of the default allocator, each taken and given back by one
-   atomic exchange. */
+   atomic exchange, a cache line each. A transport tries its own slot first
+   (a hash of its state's address), so the ranks of a team on threads reuse
+   their own blocks, still in their core's cache, and never contend for the
+   slots. */
 #if defined(__GNUC__) || defined(__clang__)
-static void *redcoll__nb_kept[REDCOLL__NB_KEEP];
+static struct { void *b; char pad[64 - sizeof(void *)]; } redcoll__nb_kept[REDCOLL__NB_KEEP];
+
+static int redcoll__nb_kept_slot(const void *home) {
+    return (int)((((uintptr_t)home >> 6) * (uintptr_t)0x9E3779B97F4A7C15ull) >> (sizeof(uintptr_t) * 8 - 4));
+}
 #endif
 
 /* Slots a transport's tags keep apart (0: no non-blocking progress). */
@@ -8791,7 +8799,8 @@ static void redcoll__nb_start(redcoll_coll_request *q) {
    coroutine stack of at least REDCOLL_NB_STACK bytes at the block's end;
    the default allocator's come from the kept blocks when one is large
    enough. NULL when memory ran out. */
-static redcoll_coll_request *redcoll__nb_alloc(const redcoll_allocator *al, size_t arena, int stack) {
+static redcoll_coll_request *redcoll__nb_alloc(const redcoll_allocator *al, size_t arena, int stack,
+                                               const void *home) {
     size_t head = redcoll__align_up(sizeof(redcoll_coll_request)), room = stack ? REDCOLL_NB_STACK : 0;
     size_t bytes, got = 0;
     redcoll_coll_request *q;
@@ -8800,9 +8809,10 @@ static redcoll_coll_request *redcoll__nb_alloc(const redcoll_allocator *al, size
     bytes = head + redcoll__align_up(arena) + room;
 #if defined(__GNUC__) || defined(__clang__)
     if (!al->alloc_fn) {
-        int i;
+        int i, at = redcoll__nb_kept_slot(home);
         for (i = 0; i < REDCOLL__NB_KEEP && !mem; ++i) {
-            char *b = (char *)__atomic_exchange_n(&redcoll__nb_kept[i], NULL, __ATOMIC_ACQ_REL);
+            char *b = (char *)__atomic_exchange_n(&redcoll__nb_kept[(at + i) % REDCOLL__NB_KEEP].b, NULL,
+                                                  __ATOMIC_ACQ_REL);
             if (!b) continue;
             q = (redcoll_coll_request *)(void *)redcoll__align_up((size_t)b) ;
             if (q->bytes >= bytes) { mem = b; got = q->bytes; }
@@ -8816,7 +8826,7 @@ static redcoll_coll_request *redcoll__nb_alloc(const redcoll_allocator *al, size
         got = bytes;
     }
     q = (redcoll_coll_request *)(void *)redcoll__align_up((size_t)mem);
-    REDCOLL_MEMSET(q, 0, sizeof *q);
+    REDCOLL_MEMSET(q, 0, offsetof(redcoll_coll_request, own));
     q->alloc = *al;
     q->block = mem;
     q->bytes = got;
@@ -8835,9 +8845,9 @@ static void redcoll__nb_release(redcoll_coll_request *q) {
     redcoll__coro_unmake(&q->co);
 #if defined(__GNUC__) || defined(__clang__)
     if (!q->alloc.alloc_fn && q->stack && q->bytes <= REDCOLL__NB_KEEP_BYTES) {
-        int i;
-        for (i = 0; i < REDCOLL__NB_KEEP && b; ++i)
-            b = __atomic_exchange_n(&redcoll__nb_kept[i], b, __ATOMIC_ACQ_REL);
+        int i, at = redcoll__nb_kept_slot(q->home);
+        for (i = 0; i < REDCOLL__NB_KEEP && b; ++i) /* a block pushed out tries the next slot */
+            b = __atomic_exchange_n(&redcoll__nb_kept[(at + i) % REDCOLL__NB_KEEP].b, b, __ATOMIC_ACQ_REL);
         if (b) REDCOLL_FREE(b);
         return;
     }
@@ -8868,7 +8878,7 @@ static redcoll_result redcoll__istart(const redcoll__desc *d, redcoll_coll_reque
         if (call.bytes <= REDCOLL__SMALL_BYTES && call.c.op.kind != REDCOLL_OP_SUM_EXACT) need = REDCOLL__SMALL_ARENA;
         else if ((r = redcoll__measure(&call, &need)) != REDCOLL_OK) return r;
     }
-    q = redcoll__nb_alloc(&call.c.o.allocator, need, nb);
+    q = redcoll__nb_alloc(&call.c.o.allocator, need, nb, nb ? redcoll__nb_home(d->t) : NULL);
     if (!q) return REDCOLL_ERR_OUT_OF_MEMORY;
     q->own = call;
     q->call = &q->own;
@@ -8911,7 +8921,7 @@ static redcoll_result redcoll__nb_plan_attach(redcoll__call *call, redcoll_coll_
     redcoll_coll_request *q;
     *out = NULL;
     if (call->empty || !redcoll__nb_capable(call->c.t)) return REDCOLL_OK;
-    q = redcoll__nb_alloc(&call->c.o.allocator, 0, 1);
+    q = redcoll__nb_alloc(&call->c.o.allocator, 0, 1, redcoll__nb_home(call->c.t));
     if (!q) return REDCOLL_ERR_OUT_OF_MEMORY;
     q->call = call;
     q->t = call->c.t;
