@@ -29,6 +29,8 @@
      recv_reduce). MPI progresses its own transfers inside any MPI call, so
      a started collective moves on whenever the application calls
      redcoll_test (or, through the drop-in, MPI_Test and the like).
+     One-chunk request records are reused (a free list per redcoll_mpi,
+     freed by finalize), so posting allocates nothing in steady state.
    - abort does NOT call MPI_Abort: an error inside a collective is returned
      to the caller. abort marks this rank's transport failed (m.failed): every
      later call on it returns REDCOLL_ERR_ABORTED at once, because the
@@ -91,6 +93,7 @@ typedef struct redcoll_mpi {
                                          2^k - 1 <= MPI_TAG_UB (MPI: >= 32767) */
     redcoll_scratch_block scratch;    /* the scratch entry's block */
     redcoll_nbstate   nb;             /* the library's, for non-blocking collectives */
+    void             *spare;          /* freed one-chunk request records, for the next isend/irecv */
 } redcoll_mpi;
 
 /* Duplicates comm and fills m (collective over comm; MPI must be
@@ -240,8 +243,23 @@ static redcoll_result redcoll__mpi_sendrecv(void *user, int dst, const void *sbu
 typedef struct redcoll__mpi_req {
     int         n, is_recv;
     size_t      bytes;
+    struct redcoll__mpi_req *next; /* in m->spare */
     MPI_Request reqs[1]; /* n of them */
 } redcoll__mpi_req;
+
+/* A record for n chunks: a one-chunk one from the free list when there is
+   one (so a rank that keeps posting stops allocating), else malloc. */
+static redcoll__mpi_req *redcoll__mpi_req_new(redcoll_mpi *m, size_t n) {
+    redcoll__mpi_req *q = (redcoll__mpi_req *)m->spare;
+    if (n == 1 && q) { m->spare = q->next; return q; }
+    return (redcoll__mpi_req *)malloc(sizeof *q + (n - 1) * sizeof(MPI_Request));
+}
+
+static void redcoll__mpi_req_give(redcoll_mpi *m, redcoll__mpi_req *q) {
+    if (q->n != 1) { free(q); return; }
+    q->next = (redcoll__mpi_req *)m->spare;
+    m->spare = q;
+}
 
 static redcoll_result redcoll__mpi_ipost(redcoll_mpi *m, int is_recv, int peer, void *buf,
                                          size_t bytes, int tag, redcoll_request *req) {
@@ -251,7 +269,7 @@ static redcoll_result redcoll__mpi_ipost(redcoll_mpi *m, int is_recv, int peer, 
     if (m->failed) return REDCOLL_ERR_ABORTED;
     tag &= m->tag_mask;
     if (n > (size_t)INT_MAX / 2) return REDCOLL_ERR_INVALID_ARG;
-    q = (redcoll__mpi_req *)malloc(sizeof *q + (n - 1) * sizeof(MPI_Request));
+    q = redcoll__mpi_req_new(m, n);
     if (!q) return REDCOLL_ERR_OUT_OF_MEMORY;
     q->n = (int)n; q->is_recv = is_recv; q->bytes = bytes;
     for (i = 0; i < n; ++i) {
@@ -262,7 +280,7 @@ static redcoll_result redcoll__mpi_ipost(redcoll_mpi *m, int is_recv, int peer, 
         if (err != MPI_SUCCESS) { /* complete what was posted, report the error */
             size_t j;
             for (j = 0; j < i; ++j) { MPI_Status st; MPI_Wait(&q->reqs[j], &st); }
-            free(q);
+            redcoll__mpi_req_give(m, q);
             return redcoll__mpi_check(m, err);
         }
     }
@@ -320,7 +338,7 @@ static redcoll_result redcoll__mpi_settle(redcoll_mpi *m, int count, redcoll_req
                 res = redcoll__mpi_got(m, &st[k], redcoll__mpi_chunk(m, q->bytes, (size_t)c));
             }
         }
-        free(q);
+        redcoll__mpi_req_give(m, q);
         reqs[i].ptr = NULL;
     }
     if (res == REDCOLL_OK && m->failed) res = REDCOLL_ERR_ABORTED;
@@ -328,22 +346,24 @@ static redcoll_result redcoll__mpi_settle(redcoll_mpi *m, int count, redcoll_req
 }
 
 /* Waits for every chunk of every request with one MPI_Waitall, then checks
-   the received sizes. Frees the requests (NULL ones are skipped). */
+   the received sizes. Frees the requests (NULL ones are skipped). A few
+   (a schedule's step) need no allocation. */
 static redcoll_result redcoll__mpi_waitall(void *user, int count, redcoll_request *reqs) {
     redcoll_mpi *m = (redcoll_mpi *)user;
     size_t total = redcoll__mpi_chunks_of(count, reqs);
-    MPI_Request *all;
-    MPI_Status *st;
+    MPI_Request few[4], *all = few;
+    MPI_Status fewst[4], *st = fewst;
     redcoll_result res;
     if (total == 0) return m->failed ? REDCOLL_ERR_ABORTED : REDCOLL_OK;
     if (total > (size_t)INT_MAX) return REDCOLL_ERR_INVALID_ARG;
-    all = (MPI_Request *)malloc(total * sizeof *all);
-    st = (MPI_Status *)malloc(total * sizeof *st);
-    if (!all || !st) { free(all); free(st); return REDCOLL_ERR_OUT_OF_MEMORY; }
+    if (total > 4) {
+        all = (MPI_Request *)malloc(total * sizeof *all);
+        st = (MPI_Status *)malloc(total * sizeof *st);
+        if (!all || !st) { free(all); free(st); return REDCOLL_ERR_OUT_OF_MEMORY; }
+    }
     redcoll__mpi_flatten(count, reqs, all);
     res = redcoll__mpi_settle(m, count, reqs, MPI_Waitall((int)total, all, st), st);
-    free(all);
-    free(st);
+    if (all != few) { free(all); free(st); }
     return res;
 }
 
@@ -470,6 +490,11 @@ REDCOLL_API void redcoll_mpi_finalize(redcoll_mpi *m) {
     if (!m) return;
     if (m->comm != MPI_COMM_NULL) MPI_Comm_free(&m->comm);
     free(m->node_ids);
+    while (m->spare) {
+        redcoll__mpi_req *q = (redcoll__mpi_req *)m->spare;
+        m->spare = q->next;
+        free(q);
+    }
     redcoll_scratch_block_free(&m->scratch);
     memset(m, 0, sizeof *m);
     m->comm = MPI_COMM_NULL;
