@@ -37,6 +37,11 @@ $(BUILD):
 $(BUILD)/test_runner: $(TEST_SRC) $(HEADERS) | $(BUILD)
 	$(CC) $(CFLAGS_) -Itest test/main.c -o $@ $(LIBS)
 
+# The same runner on the ucontext coroutine switch (the fallback of the x86-64
+# one): make test runs its non-blocking suite (nb/) with it.
+$(BUILD)/test_runner_ucontext: $(TEST_SRC) $(HEADERS) | $(BUILD)
+	$(CC) $(CFLAGS_) -DREDCOLL_CORO_UCONTEXT -Itest test/main.c -o $@ $(LIBS)
+
 # The fuzz target (test/fuzz.c): random calls of the public API on the
 # simulator, checked against the sequential reference and "nothing touched
 # on an argument error". make test and make asan run it FUZZ_SECONDS as a
@@ -166,6 +171,7 @@ test-sim: $(BUILD)/test_runner
 # -n 1..5, since their ranks busy-poll; without $(MPICC) they say so and are
 # skipped. Each suite's wall and CPU time is printed after it (test/run_all.sh).
 SUITES := "simulator&=$(BUILD)/test_runner" "cli=test/cli.sh $(BUILD)/redcoll" \
+          "ucontext=$(BUILD)/test_runner_ucontext nb/" \
           "cli-bench=test/cli_bench.sh $(BUILD)/redcoll $(or $(MPI_TOOL),none) $(MPIEXEC)" \
           "fuzz=$(BUILD)/fuzz -t $(FUZZ_SECONDS)" \
           "examples=test/examples.sh $(BUILD) $(MPIEXEC)" wait \
@@ -174,7 +180,7 @@ SUITES := "simulator&=$(BUILD)/test_runner" "cli=test/cli.sh $(BUILD)/redcoll" \
 
 # What make test runs, longest build first. The recipes build it two at a time
 # even under a plain `make test` (CI; a -j given on the command line is kept).
-TEST_BUILD  = $(BUILD)/test_runner $(MPI_TESTS) $(BUILD)/redcoll $(MPI_TOOL) $(BUILD)/fuzz \
+TEST_BUILD  = $(BUILD)/test_runner $(BUILD)/test_runner_ucontext $(MPI_TESTS) $(BUILD)/redcoll $(MPI_TOOL) $(BUILD)/fuzz \
               test-compile examples shim $(BUILD)/mpi_yield.so
 J2 = $(if $(filter -j%,$(MAKEFLAGS)),,-j2)
 
