@@ -268,24 +268,7 @@ static void test_nb_faults(void) {
 
 /* A rank that never joins while the others poll with redcoll_test: the
    simulator finds the deadlock and every stranded rank gets an error. */
-static void test_nb_absent_rank(void) {
-    const redcoll_algo_info *e;
-    int i;
-    for (i = 0; (e = redcoll_algo_at(i)) != NULL; ++i) {
-        rc_spec s = rc_spec_make(e->coll, e->algo, 6, 9);
-        rc_outcome o;
-        int r, errors = 0;
-        s.root = 2;
-        s.absent_rank1 = 5 + 1;
-        s.nonblock = RC_NB_TEST;
-        rc_run(&s, &o);
-        for (r = 0; o.rep.results && r < 5; ++r) errors += o.rep.results[r] != REDCOLL_OK;
-        CHECK(o.rep.deadlocked && errors > 0, "%s: a missing rank must be reported as a deadlock",
-              tf_describe(&s));
-        CHECK(o.wrong == 0, "%s: a rank returned OK with a wrong result", tf_describe(&s));
-        rc_outcome_free(&o);
-    }
-}
+static void test_nb_absent_rank(void) { ts_absent_every_schedule(RC_NB_TEST); }
 
 /* ---- requests on a view beside the parent's ---- */
 

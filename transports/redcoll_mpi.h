@@ -345,32 +345,12 @@ static redcoll_result redcoll__mpi_settle(redcoll_mpi *m, int count, redcoll_req
     return res;
 }
 
-/* Waits for every chunk of every request with one MPI_Waitall, then checks
-   the received sizes. Frees the requests (NULL ones are skipped). A few
-   (a schedule's step) need no allocation. */
-static redcoll_result redcoll__mpi_waitall(void *user, int count, redcoll_request *reqs) {
-    redcoll_mpi *m = (redcoll_mpi *)user;
-    size_t total = redcoll__mpi_chunks_of(count, reqs);
-    MPI_Request few[4], *all = few;
-    MPI_Status fewst[4], *st = fewst;
-    redcoll_result res;
-    if (total == 0) return m->failed ? REDCOLL_ERR_ABORTED : REDCOLL_OK;
-    if (total > (size_t)INT_MAX) return REDCOLL_ERR_INVALID_ARG;
-    if (total > 4) {
-        all = (MPI_Request *)malloc(total * sizeof *all);
-        st = (MPI_Status *)malloc(total * sizeof *st);
-        if (!all || !st) { free(all); free(st); return REDCOLL_ERR_OUT_OF_MEMORY; }
-    }
-    redcoll__mpi_flatten(count, reqs, all);
-    res = redcoll__mpi_settle(m, count, reqs, MPI_Waitall((int)total, all, st), st);
-    if (all != few) { free(all); free(st); }
-    return res;
-}
-
-/* MPI_Testall over every chunk of every request; when all have completed,
-   as waitall. A few requests (a schedule's step) need no allocation. */
-static redcoll_result redcoll__mpi_test(void *user, int count, redcoll_request *reqs, int *done) {
-    redcoll_mpi *m = (redcoll_mpi *)user;
+/* Completes every chunk of every request (NULL ones are skipped) with one
+   MPI_Waitall (block), or tests them with one MPI_Testall: once all have
+   completed, checks the received sizes and frees the requests (*done 1).
+   A few (a schedule's step) need no allocation. */
+static redcoll_result redcoll__mpi_complete(redcoll_mpi *m, int count, redcoll_request *reqs, int block,
+                                           int *done) {
     size_t total = redcoll__mpi_chunks_of(count, reqs);
     MPI_Request few[4], *all = few;
     MPI_Status fewst[4], *st = fewst;
@@ -385,7 +365,8 @@ static redcoll_result redcoll__mpi_test(void *user, int count, redcoll_request *
         if (!all || !st) { free(all); free(st); return REDCOLL_ERR_OUT_OF_MEMORY; }
     }
     redcoll__mpi_flatten(count, reqs, all);
-    err = MPI_Testall((int)total, all, &flag, st);
+    if (block) { err = MPI_Waitall((int)total, all, st); flag = 1; }
+    else err = MPI_Testall((int)total, all, &flag, st);
     if (err != MPI_SUCCESS && !flag) err = MPI_Waitall((int)total, all, st); /* end them all */
     if (flag || err != MPI_SUCCESS) {
         res = redcoll__mpi_settle(m, count, reqs, err, st);
@@ -393,6 +374,16 @@ static redcoll_result redcoll__mpi_test(void *user, int count, redcoll_request *
     }
     if (all != few) { free(all); free(st); }
     return res;
+}
+
+static redcoll_result redcoll__mpi_waitall(void *user, int count, redcoll_request *reqs) {
+    int done;
+    return redcoll__mpi_complete((redcoll_mpi *)user, count, reqs, 1, &done);
+}
+
+/* MPI_Testall over the requests (the transport's test entry). */
+static redcoll_result redcoll__mpi_test(void *user, int count, redcoll_request *reqs, int *done) {
+    return redcoll__mpi_complete((redcoll_mpi *)user, count, reqs, 0, done);
 }
 
 static void redcoll__mpi_abort(void *user, redcoll_result why) {
