@@ -8509,7 +8509,6 @@ struct redcoll_coll_request {
     redcoll__call           *call;     /* &own, or the plan's call */
     redcoll__arena           arena;    /* one-shot: its scratch, in the block */
     const redcoll_transport *t;        /* the caller's transport */
-    redcoll_transport        w;        /* the request's: what the schedule calls */
     redcoll_nbstate         *home;     /* lists it while outstanding (the root transport's) */
     redcoll_coll_request    *prev, *next;
     unsigned long long       seq;      /* its start on t */
@@ -8528,8 +8527,9 @@ struct redcoll_coll_request {
     redcoll_allocator        alloc;    /* the block's */
     void                    *block;    /* as allocated */
     size_t                   bytes;    /* usable from the request's address */
-    redcoll__call            own;      /* last: a one-shot request copies its call here,
-                                          the rest is zeroed */
+    /* not zeroed when the block is taken (filled before use): */
+    redcoll_transport        w;        /* the request's: what the schedule calls */
+    redcoll__call            own;      /* a one-shot request's call */
 };
 
 /* Released blocks of the default allocator, each taken and given back by one
@@ -8703,13 +8703,15 @@ static void redcoll__nb_unlink(redcoll_coll_request *q) {
     q->prev = q->next = NULL;
 }
 
-static unsigned char redcoll__nb_canary_byte(size_t i) { return (unsigned char)(0xA5u ^ (i * 37u)); }
+/* The pattern at the bottom of every request's stack. */
+static const unsigned char redcoll__nb_canary[REDCOLL__NB_CANARY] = {
+    0xA5, 0x5A, 0xC3, 0x3C, 0x96, 0x69, 0x0F, 0xF0, 0xA5, 0x5A, 0xC3, 0x3C, 0x96, 0x69, 0x0F, 0xF0,
+    0x12, 0x34, 0x56, 0x78, 0x9A, 0xBC, 0xDE, 0xF1, 0x12, 0x34, 0x56, 0x78, 0x9A, 0xBC, 0xDE, 0xF1,
+    0xA5, 0x5A, 0xC3, 0x3C, 0x96, 0x69, 0x0F, 0xF0, 0xA5, 0x5A, 0xC3, 0x3C, 0x96, 0x69, 0x0F, 0xF0,
+    0x12, 0x34, 0x56, 0x78, 0x9A, 0xBC, 0xDE, 0xF1, 0x12, 0x34, 0x56, 0x78, 0x9A, 0xBC, 0xDE, 0xF1 };
 
 static int redcoll__nb_canary_ok(const redcoll_coll_request *q) {
-    size_t i;
-    for (i = 0; i < REDCOLL__NB_CANARY; ++i)
-        if ((unsigned char)q->stack[i] != redcoll__nb_canary_byte(i)) return 0;
-    return 1;
+    return memcmp(q->stack, redcoll__nb_canary, REDCOLL__NB_CANARY) == 0;
 }
 
 static void redcoll__nb_body(void *arg) {
@@ -8774,7 +8776,6 @@ static void redcoll__nb_start(redcoll_coll_request *q) {
     redcoll_nbstate *mine = q->t->nb;
     unsigned long long k = (unsigned long long)redcoll__nb_slots(q->t), seq = mine->starts++;
     redcoll_coll_request *o;
-    size_t i;
     q->home = redcoll__nb_home(q->t);
     for (o = (redcoll_coll_request *)q->home->head; o;) {
         if (o->t->nb == mine && o->seq + k <= seq) { redcoll__nb_finish(o); o = (redcoll_coll_request *)q->home->head; }
@@ -8787,7 +8788,7 @@ static void redcoll__nb_start(redcoll_coll_request *q) {
     q->npend = 0;
     q->result = REDCOLL_OK;
     q->call->c.t = &q->w;
-    for (i = 0; i < REDCOLL__NB_CANARY; ++i) q->stack[i] = (char)redcoll__nb_canary_byte(i);
+    REDCOLL_MEMCPY(q->stack, redcoll__nb_canary, REDCOLL__NB_CANARY);
     redcoll__coro_make(&q->co, q->stack, q->stack_bytes, redcoll__nb_body, q);
     redcoll__nb_link(q);
     redcoll__nb_resume(q);
@@ -8826,7 +8827,7 @@ static redcoll_coll_request *redcoll__nb_alloc(const redcoll_allocator *al, size
         got = bytes;
     }
     q = (redcoll_coll_request *)(void *)redcoll__align_up((size_t)mem);
-    REDCOLL_MEMSET(q, 0, offsetof(redcoll_coll_request, own));
+    REDCOLL_MEMSET(q, 0, offsetof(redcoll_coll_request, w));
     q->alloc = *al;
     q->block = mem;
     q->bytes = got;
