@@ -296,7 +296,7 @@ int main(int argc, char **argv) {
         printf("\n");
     }
     if (target_worst > 0)
-        printf("\nissue 10 target (double/float/int64 sum, int32 max at <= 8 MB): worst ratio %.3f\n",
+        printf("\nworst ratio of double/float/int64 sum and int32 max at <= 8 MB: %.3f\n",
                target_worst);
     free(lo); free(hi); free(third);
     return 0;

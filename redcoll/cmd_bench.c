@@ -1,5 +1,5 @@
 /* cmd_bench.c - `redcoll bench`: time collectives on threads or MPI, with
-   nccl-tests' columns, every result checked (issue 11). Included by main.c.
+   nccl-tests' columns, every result checked. Included by main.c.
 
    For each collective, size and placement (out of / in place) the rows (auto,
    algorithms, MPI's native collective) share one set of buffers from the

@@ -606,7 +606,7 @@ static int cli_parse(cli *c, int cmd, const char *name, int argc, char **argv, i
     return 0;
 }
 
-/* ---- checks before anything runs (issue 13, item 7) ------------------------------- */
+/* ---- checks before anything runs ------------------------------------------------- */
 
 /* The op and dtype: resolved, and valid together; 0 or the exit status. */
 static int cli_check_op(cli *c) {
