@@ -442,9 +442,7 @@ static int bench_sizes(const bench *b, redcoll_coll coll, size_t esize, size_t *
             count[n] = k;
             ++n;
         }
-        if (want > c->max_bytes / c->factor) break;
-        want *= c->factor;
-        if (want > c->max_bytes) break;
+        if ((want = cli_next_size(c, want)) == 0) break;
     }
     return n;
 }

@@ -12,8 +12,9 @@
    included below, sharing the option parser of this file, which checks every
    flag against the command and every combination against the library's rules
    before anything runs (exit status 2 with the reason). Built with
-   -DREDCOLL_CLI_MPI by mpicc it is build/redcoll_mpi: the same tool, plus
-   `--transport mpi` for bench and tune under mpiexec. */
+   -DREDCOLL_CLI_MPI by mpicc it is build/redcoll_mpi (`make install` installs
+   it as redcoll-mpi): the same tool, plus `--transport mpi` for bench and tune
+   under mpiexec. */
 #define _POSIX_C_SOURCE 200809L
 #define REDCOLL_IMPLEMENTATION
 #include "redcoll.h"
@@ -75,21 +76,23 @@ static const cli_command cli_commands[] = {
     { "bench", CMD_BENCH,
       "time collectives on threads or MPI, every result checked",
       "Times collectives on a real transport: threads of this process (default,\n"
-      "p = online CPUs) or MPI (build/redcoll_mpi under mpiexec.mpich -n P, where\n"
-      "--transport mpi is the default, with rows `native` for the MPI library's own\n"
-      "collective).\n"
-      "Sizes from -b to -e growing by -f, as nccl-tests: `bytes` is the largest\n"
-      "buffer (the whole vector; all p blocks for allgather, alltoall, gather,\n"
-      "scatter, reduce_scatter), count = bytes / element size. Every row is timed\n"
-      "in batches interleaved with the other rows of its size, reported as the\n"
-      "median batch (max over ranks), then run once more on fresh inputs and checked\n"
-      "on every rank against the exact result (`wrong` = differing elements).\n"
-      "busbw uses nccl-tests' factors: allreduce 2(p-1)/p; reduce_scatter,\n"
-      "allgather, alltoall, gather, scatter (p-1)/p; bcast, reduce 1. `selected` is\n"
-      "what auto picks for the size. With --algo all, each size also reports auto's\n"
-      "time over the fastest algorithm's (the regret), and the run ends with auto's\n"
-      "pick against the fastest, size by size, and the noise: a row's slowest batch\n"
-      "over its fastest, the median over rows. Progress goes to stderr.\n"
+      "p = online CPUs) or MPI (the MPI build of this tool, build/redcoll_mpi,\n"
+      "installed as redcoll-mpi, under mpiexec.mpich -n P, where --transport mpi is\n"
+      "the default, with rows `native` for the MPI library's own collective).\n"
+      "Sizes from -b growing by -f, and -e as the last one even where -f steps past\n"
+      "it (nccl-tests would stop at the last step below -e). As in nccl-tests,\n"
+      "`bytes` is the largest buffer (the whole vector; all p blocks for allgather,\n"
+      "alltoall, gather, scatter, reduce_scatter), count = bytes / element size.\n"
+      "Every row is timed in batches interleaved with the other rows of its size,\n"
+      "reported as the median batch (max over ranks), then run once more on fresh\n"
+      "inputs and checked on every rank against the exact result (`wrong` =\n"
+      "differing elements). busbw uses nccl-tests' factors: allreduce 2(p-1)/p;\n"
+      "reduce_scatter, allgather, alltoall, gather, scatter (p-1)/p; bcast, reduce 1.\n"
+      "`selected` is what auto picks for the size. With --algo all, each size also\n"
+      "reports auto's time over the fastest algorithm's (the regret), and the run\n"
+      "ends with auto's pick against the fastest, size by size, and the noise: a\n"
+      "row's slowest batch over its fastest, the median over rows. Progress goes to\n"
+      "stderr.\n"
       "Exits 1 if any row failed or had a wrong element.\n" },
     { "tune", CMD_TUNE,
       "measure a transport's alpha, beta, gamma into a profile",
@@ -212,11 +215,13 @@ static const cli_flag cli_flags[] = {
     { F_PROGRESS, "--progress", "S", CMD_SIMULATE | CMD_SELECT | CMD_MAP,
       "seconds before progress lines start on stderr (default 3)" },
     { F_TRANSPORT, "--transport", "T", CMD_BENCH | CMD_TUNE,
-      "threads or mpi (build/redcoll_mpi under mpiexec.mpich, where mpi is the default; "
-      "elsewhere threads is)" },
+      "threads or mpi (the MPI build, build/redcoll_mpi, installed as redcoll-mpi, under "
+      "mpiexec.mpich, where mpi is the default; elsewhere threads is)" },
     { F_MIN_BYTES, "-b", "BYTES", CMD_BENCH | CMD_MAP, "smallest size (K/M/G; bench default 8, map 8)" },
-    { F_MAX_BYTES, "-e", "BYTES", CMD_BENCH | CMD_MAP, "largest size (bench default 8M, map 64M)" },
-    { F_FACTOR, "-f", "F", CMD_BENCH | CMD_MAP, "size factor between steps, >= 2 (bench default 4, map 2)" },
+    { F_MAX_BYTES, "-e", "BYTES", CMD_BENCH | CMD_MAP,
+      "largest size, always the last one (bench default 8M, map 64M)" },
+    { F_FACTOR, "-f", "F", CMD_BENCH | CMD_MAP,
+      "size factor between steps, >= 2; the step to -e may be smaller (bench default 4, map 2)" },
     { F_ITERS, "--iters", "N", CMD_BENCH,
       "calls per timed batch (default 0: as many as fill 5 ms, at least 1)" },
     { F_WARMUP, "--warmup", "N", CMD_BENCH, "untimed calls per row and size before timing (default 2)" },
@@ -261,13 +266,16 @@ typedef struct cli {
     const char     *positional;         /* profile FILE */
 } cli;
 
+/* The command whose help a usage error points to (NULL: the top level's). */
+static const char *cli_help_cmd;
+
 static int cli_bad(const char *fmt, ...) {
     va_list ap;
     fprintf(stderr, "redcoll: ");
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\n(see redcoll --help)\n");
+    fprintf(stderr, "\n(see redcoll %s%s--help)\n", cli_help_cmd ? cli_help_cmd : "", cli_help_cmd ? " " : "");
     return 2;
 }
 
@@ -297,6 +305,15 @@ static int cli_size(const char *s, size_t *out) {
     if (*s || v > (unsigned long long)SIZE_MAX >> shift) return 0;
     *out = (size_t)(v << shift);
     return 1;
+}
+
+/* The size after `bytes` on the grid of -b, -e and -f (bench, map): 0 after
+   -e; -e itself where the next step of -f would pass it, so the last size
+   is always the one asked for. */
+static size_t cli_next_size(const cli *c, size_t bytes) {
+    if (bytes >= c->max_bytes) return 0;
+    if (bytes == 0) return 1;
+    return bytes > c->max_bytes / c->factor ? c->max_bytes : bytes * c->factor;
 }
 
 static int cli_int(const char *s, int *out, int lo) {
@@ -589,6 +606,7 @@ static int cli_parse(cli *c, int cmd, const char *name, int argc, char **argv, i
     memset(c, 0, sizeof *c);
     c->cmd = cmd;
     c->cmd_name = name;
+    cli_help_cmd = cmd == CMD_TOP ? NULL : name;
     cli_defaults(c);
     for (i = first; i < argc; ++i) {
         const char *f = argv[i];
@@ -596,7 +614,7 @@ static int cli_parse(cli *c, int cmd, const char *name, int argc, char **argv, i
         const cli_flag *fl = cli_find_flag(f, cmd, &exists);
         if (strcmp(f, "-h") == 0) fl = cli_find_flag("--help", cmd, &exists);
         if (!fl && cmd == CMD_PROFILE && f[0] != '-' && !c->positional) { c->positional = f; continue; }
-        if (!fl && exists) return cli_bad("%s does not take %s (see redcoll %s --help)", name, f, cmd == CMD_TOP ? "" : name);
+        if (!fl && exists) return cli_bad("%s does not take %s", name, f);
         if (!fl) return cli_bad("unknown flag '%s'", f);
         if (fl->arg && i + 1 >= argc) return cli_bad("%s needs a value", f);
         c->given[fl->id] = 1;
@@ -720,7 +738,7 @@ static int cli_check(cli *c) {
     if (c->cmd == CMD_TUNE && !c->mpi && s->p < 2) return cli_bad("tune measures between two ranks: -p 2 or more%s", "");
     if (c->cmd & (CMD_BENCH | CMD_TUNE) && c->mpi) {
 #ifndef REDCOLL_CLI_MPI
-        return cli_bad("this redcoll has no MPI: use build/redcoll_mpi (built when mpicc.mpich "
+        return cli_bad("this redcoll has no MPI: use redcoll-mpi (build/redcoll_mpi, built when mpicc.mpich "
                        "exists) under mpiexec.mpich -n P%s", "");
 #endif
     }

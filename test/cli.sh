@@ -96,6 +96,10 @@ for c in simulate select schedule bench tune map profile; do
     exits 0 "9: $c --help" $c --help
     "$bin" $c --help | grep -q "^usage: redcoll $c"; check "9: $c --help is $c's" $?
 done
+for c in simulate select schedule bench tune map profile; do # a usage error points to the command's own help
+    "$bin" $c --root x 2>&1 >/dev/null | grep -q "^(see redcoll $c --help)$"; check "9: $c's usage error points to redcoll $c --help" $?
+done
+"$bin" --coll x 2>&1 >/dev/null | grep -q "^(see redcoll --help)$"; check "9: a usage error without a command points to redcoll --help" $?
 "$bin" bench --help | grep -q -- '-b BYTES'; check "9: bench --help documents -b" $?
 "$bin" bench --help | grep -q -- '^  --fail-call'; check "9: bench --help leaves out simulate's flags" $(( $? == 1 ? 0 : 1 ))
 "$bin" schedule --help | grep -q -- '^  --json'; check "9: schedule --help has no --json" $(( $? == 1 ? 0 : 1 ))

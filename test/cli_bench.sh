@@ -28,6 +28,12 @@ if ! "$bin" --version | grep -q mpi; then
     exits 2 "bench --transport mpi without MPI says where to go" bench --transport mpi
 fi
 
+# ---- bench: -e is the last size, even where -f steps past it ----
+sizes=$("$bin" bench -p 2 -b 8 -e 64K --csv $quick 2>/dev/null | awk -F, 'NR > 1 { printf "%s ", $6 }')
+check "bench -b 8 -e 64K (-f 4): 8 .. 32768 by 4, then 65536 ($sizes)" $([ "$sizes" = "8 32 128 512 2048 8192 32768 65536 " ]; echo $?)
+sizes=$(timeout 60 "$bin" bench -p 2 -b 0 -e 8 --csv $quick 2>/dev/null | awk -F, 'NR > 1 { printf "%s ", $6 }')
+check "bench -b 0 -e 8 ends: one element, 8 B ($sizes)" $([ "$sizes" = "8 " ]; echo $?)
+
 # ---- bench: the CSV, every allreduce algorithm and auto ----
 cols='coll,algo,selected,transport,p,bytes,count,dtype,op,in_place,time_us,algbw_GBps,busbw_GBps,wrong,iters,result,regret'
 "$bin" bench -p 2 --coll allreduce --algo all -b 8 -e 4K -f 8 --csv $quick > "$tmp/b.csv" 2> "$tmp/b.err"
@@ -89,7 +95,7 @@ if [ -n "$mpibin" ] && [ -x "$mpibin" ] && command -v "$mpiexec" >/dev/null 2>&1
     timeout 600 "$mpiexec" -n 2 "$mpibin" bench --transport mpi --coll allreduce -b 8 -e 64K -f 8 --csv $quick \
         > "$tmp/mpi.csv" 2>/dev/null
     check "mpi bench exits 0" $?
-    n=$(grep -c '^allreduce,native,' "$tmp/mpi.csv"); check "mpi bench: native rows ($n)" $(( n == 5 ? 0 : 1 ))
+    n=$(grep -c '^allreduce,native,' "$tmp/mpi.csv"); check "mpi bench: native rows, one per size, 64 KiB last ($n)" $(( n == 6 ? 0 : 1 ))
     awk -F, 'NR > 1 && ($14 != 0 || $16 != "ok" || $4 != "mpi" || $5 != 2) { bad = 1 } END { exit bad }' "$tmp/mpi.csv"
     check "mpi bench: every row right, transport mpi, p=2" $?
     timeout 600 "$mpiexec" -n 3 "$mpibin" bench --transport mpi --coll all -b 256 -e 256 --in-place --out-of-place --csv $quick \
