@@ -104,14 +104,18 @@ static const cli_command cli_commands[] = {
     { "map", CMD_MAP,
       "the selection map as SVG (Rabenseifner 2004, Fig. 4)",
       "Draws the selection map as SVG, like Fig. 4 of Rabenseifner 2004: process\n"
-      "count on the x axis (every p from --p-min to --p-max, by --p-step), message\n"
-      "size on the y axis (-b to -e by -f), one colour per winning algorithm.\n"
-      "--from model (default): the fastest algorithm in the cost model, every\n"
-      "candidate run on the simulator in no-data mode (slow for large p: the\n"
-      "estimate is printed, and runs above the work limit need --force);\n"
-      "--from selector: what redcoll_select picks; --from-csv FILE: the fastest\n"
-      "measured algorithm in a `redcoll bench --csv` output (several runs at\n"
-      "different p may be concatenated).\n" },
+      "count on the x axis (log-spaced p from --p-min to --p-max, --p-per-octave\n"
+      "values a doubling; or every --p-step), message size on the y axis (-b to -e\n"
+      "by -f), one colour per winning algorithm; the legend gives each winner's\n"
+      "share of the drawn map.\n"
+      "--from model (default): the least modeled time, from the cost functions AUTO\n"
+      "picks by (redcoll_algo_cost), for the dtype's whole elements: the full grid\n"
+      "in a few seconds; --from simulator: the fastest with every candidate run on\n"
+      "the simulator in no-data mode (slow for large p: the estimate is printed,\n"
+      "and runs above the work limit need --force); --from selector: what\n"
+      "redcoll_select picks (--selector papers: the papers' rules); --from-csv FILE:\n"
+      "the fastest measured algorithm in a `redcoll bench --csv` output (several\n"
+      "runs at different p may be concatenated).\n" },
     { "profile", CMD_PROFILE,
       "check a profile and print it in canonical form",
       "Reads the profile FILE (as `redcoll tune` writes it), reports what is wrong\n"
@@ -124,7 +128,7 @@ typedef enum cli_flag_id {
     F_FAIL_CALL, F_THRESHOLD, F_SEGMENT, F_GROUPS, F_INNER, F_OUTER, F_NODE_SIZE, F_SELECTOR,
     F_NO_DATA, F_ALL_RANKS, F_JSON, F_CSV, F_FORCE, F_LIMIT, F_PROGRESS, F_TRANSPORT,
     F_MIN_BYTES, F_MAX_BYTES, F_FACTOR, F_ITERS, F_WARMUP, F_REPS, F_TIMEOUT, F_OUT, F_SVG,
-    F_FROM, F_FROM_CSV, F_P_MIN, F_P_MAX, F_P_STEP,
+    F_FROM, F_FROM_CSV, F_P_MIN, F_P_MAX, F_P_STEP, F_P_OCTAVE,
     F_COUNT_
 } cli_flag_id;
 
@@ -231,11 +235,17 @@ static const cli_flag cli_flags[] = {
     { F_OUT, "--out", "FILE", CMD_TUNE, "write the profile to FILE (default: stdout)" },
     { F_OUT, "--out", "FILE", CMD_MAP, "write the SVG to FILE (as --svg)" },
     { F_SVG, "--svg", "FILE", CMD_MAP, "write the SVG to FILE (default: stdout)" },
-    { F_FROM, "--from", "SRC", CMD_MAP, "model (default: the simulator's argmin) or selector (redcoll_select)" },
+    { F_FROM, "--from", "SRC", CMD_MAP,
+      "model (default: the least modeled time, the cost functions AUTO uses), simulator "
+      "(every candidate run on the simulator, under the work limit) or selector "
+      "(redcoll_select under --selector)" },
     { F_FROM_CSV, "--from-csv", "FILE", CMD_MAP, "the fastest measured algorithm of a bench CSV" },
     { F_P_MIN, "--p-min", "P", CMD_MAP, "smallest p (default 2)" },
     { F_P_MAX, "--p-max", "P", CMD_MAP, "largest p (default 1024)" },
-    { F_P_STEP, "--p-step", "S", CMD_MAP, "p grows by S (default 1: every p)" },
+    { F_P_STEP, "--p-step", "S", CMD_MAP, "every S-th p from --p-min (instead of log-spaced p)" },
+    { F_P_OCTAVE, "--p-per-octave", "K", CMD_MAP,
+      "log-spaced p: K values per doubling (default 8), every p where they are closer "
+      "than 1, powers of two always" },
     { F_VERSION, "--version", NULL, CMD_ANY, "print the version" },
     { F_HELP, "--help", NULL, CMD_ANY, "this text" },
 };
@@ -261,7 +271,7 @@ typedef struct cli {
     int             iters, warmup, reps;
     double          timeout;
     const char     *out, *from, *from_csv, *profile;
-    int             p_min, p_max, p_step;
+    int             p_min, p_max, p_step, p_octave;
     int             in_place, out_of_place;
     const char     *positional;         /* profile FILE */
 } cli;
@@ -550,14 +560,18 @@ static int cli_apply(cli *c, const cli_flag *fl, const char *v) {
         break;
     case F_OUT: case F_SVG: c->out = v; break;
     case F_FROM:
-        if (strcmp(v, "model") != 0 && strcmp(v, "selector") != 0)
-            return cli_bad("--from is model or selector, not '%s' (a CSV: --from-csv FILE)", v);
+        if (strcmp(v, "model") != 0 && strcmp(v, "simulator") != 0 && strcmp(v, "selector") != 0)
+            return cli_bad("--from is model, simulator or selector, not '%s' (a CSV: --from-csv FILE)", v);
         c->from = v;
         break;
     case F_FROM_CSV: c->from_csv = v; break;
     case F_P_MIN: if (!cli_int(v, &c->p_min, 1)) return cli_bad("--p-min wants P >= 1, not '%s'", v); break;
     case F_P_MAX: if (!cli_int(v, &c->p_max, 1)) return cli_bad("--p-max wants P >= 1, not '%s'", v); break;
     case F_P_STEP: if (!cli_int(v, &c->p_step, 1)) return cli_bad("--p-step wants S >= 1, not '%s'", v); break;
+    case F_P_OCTAVE:
+        if (!cli_int(v, &c->p_octave, 1) || c->p_octave > 1024)
+            return cli_bad("--p-per-octave wants K in 1..1024, not '%s'", v);
+        break;
     case F_COUNT_: break;
     }
     return 0;
@@ -585,6 +599,7 @@ static void cli_defaults(cli *c) {
     c->p_min = 2;
     c->p_max = 1024;
     c->p_step = 1;
+    c->p_octave = 8;
     if (c->cmd == CMD_TUNE) s->p = 2;
 #ifdef REDCOLL_CLI_MPI
     /* Started by mpiexec (MPICH's PMI, Open MPI, PMIx), bench and tune run on
@@ -731,9 +746,11 @@ static int cli_check(cli *c) {
     if (c->cmd == CMD_MAP) {
         if (c->p_min > c->p_max) return cli_bad("--p-min %d is above --p-max %d", c->p_min, c->p_max);
         if (c->from_csv && c->given[F_FROM]) return cli_bad("--from and --from-csv, not both%s", "");
-        if (!c->from_csv && strcmp(c->from, "model") == 0 && c->p_max > REDCOLL_MAX_RANKS)
+        if (c->given[F_P_STEP] && c->given[F_P_OCTAVE]) return cli_bad("--p-step or --p-per-octave, not both%s", "");
+        if (!c->from_csv && c->min_bytes == 0) return cli_bad("-b 0: the size axis is logarithmic (-b 1 or more)%s", "");
+        if (!c->from_csv && strcmp(c->from, "simulator") == 0 && c->p_max > REDCOLL_MAX_RANKS)
             return cli_bad("--p-max %d: the collectives serve up to REDCOLL_MAX_RANKS = %d ranks "
-                           "(--from selector draws any p)", c->p_max, REDCOLL_MAX_RANKS);
+                           "(--from model and --from selector draw any p)", c->p_max, REDCOLL_MAX_RANKS);
     }
     if (c->cmd == CMD_TUNE && !c->mpi && s->p < 2) return cli_bad("tune measures between two ranks: -p 2 or more%s", "");
     if (c->cmd & (CMD_BENCH | CMD_TUNE) && c->mpi) {

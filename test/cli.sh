@@ -157,7 +157,8 @@ check "1: select -p INT_MAX exits 1 (no candidate ran)" $(( st == 1 ? 0 : 1 ))
 says 'serve up to REDCOLL_MAX_RANKS' "1: simulate -p 2^30+1 refused with the reason" simulate -p 1073741825 --force
 exits 2 "1: simulate -p 2^30+1 --force refused" simulate -p 1073741825 --force --no-data --count 1
 exits 2 "1: schedule -p INT_MAX refused" schedule -p 2147483647
-exits 2 "1: map --p-max INT_MAX from the model refused" map --p-max 2147483647 --force
+exits 2 "1: map --p-max INT_MAX from the simulator refused" map --from simulator --p-max 2147483647 --force
+"$bin" map --p-max 2147483647 -b 8 -e 64M | grep -q 'data-p-max="2147483647"'; check "1: map --p-max INT_MAX from the cost functions draws p = INT_MAX" $?
 check "1: all of it in seconds ($((SECONDS - start)) s)" $(( SECONDS - start < 30 ? 0 : 1 ))
 
 echo "$pass passed, $fail failed"
