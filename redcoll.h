@@ -2645,10 +2645,12 @@ REDCOLL__VTYPES(64)
 #define REDCOLL__V_fmin(B, SUF, VS, VU, a, b, r) r = (VU)REDCOLL__X86_MIN_##B(SUF, b, a)
 #define REDCOLL__V_fmax(B, SUF, VS, VU, a, b, r) r = (VU)REDCOLL__X86_MAX_##B(SUF, b, a)
 /* Integer min/max: one PMIN/PMAX where the level has it (SSE2: int16 and
-   uint8; AVX2: 8 to 32 bits), where GCC may build the compare-and-blend
-   above from three or four instructions; on AVX-512 a compare into a mask
-   and one masked blend (VPCMP + VPBLENDM), which GCC would otherwise build
-   for the unsigned lanes from a mask-to-vector move and a VPTERNLOG.
+   uint8; AVX2: 8 to 32 bits; AVX-512: every width), where GCC may build the
+   compare-and-blend above from three or four instructions (for the unsigned
+   AVX-512 lanes a mask-to-vector move and a VPTERNLOG). A compare into a
+   mask and a masked blend (VPCMP + VPBLENDM) is two instructions on the
+   critical path where VPMAX is one, and GCC loads lo twice for it (once
+   for each). The 512-bit form is the all-lanes masked one, as for floats.
    Equal integers are the same bits, so min(b, a) is the scalar
    loop's b < a ? b : a.
    REDCOLL__X86HAS_<B>_<SUF>: X the intrinsics (REDCOLL__VIMM_<B>), G the
@@ -2711,12 +2713,9 @@ REDCOLL__VTYPES(64)
     r = (VU)REDCOLL__PASTE(_mm_##OPN##_, REDCOLL__X86I_##SUF)((__m128i)b, (__m128i)a)
 #define REDCOLL__VIMM_32(OPN, SUF, VU, a, b, r) \
     r = (VU)REDCOLL__PASTE(_mm256_##OPN##_, REDCOLL__X86I_##SUF)((__m256i)b, (__m256i)a)
-#define REDCOLL__VIMM_64(OPN, SUF, VU, a, b, r)                                        \
-    r = (VU)REDCOLL__PASTE(_mm512_mask_blend_, REDCOLL__X86W_##SUF)(                  \
-        REDCOLL__PASTE(REDCOLL__PASTE(REDCOLL__X86CMP_##OPN, REDCOLL__X86I_##SUF), _mask)( \
-            (__m512i)b, (__m512i)a), (__m512i)a, (__m512i)b)
-#define REDCOLL__X86CMP_min _mm512_cmplt_
-#define REDCOLL__X86CMP_max _mm512_cmpgt_
+#define REDCOLL__VIMM_64(OPN, SUF, VU, a, b, r)                                            \
+    r = (VU)REDCOLL__PASTE(_mm512_mask_##OPN##_, REDCOLL__X86I_##SUF)(                    \
+        (__m512i)b, (REDCOLL__X86K_##SUF)-1, (__m512i)b, (__m512i)a)
 /* Logical ops on 64-byte lanes: the truths as AVX-512 masks (VPTESTM),
    combined there, and 1 written where the mask is set: what the -O3 loop
    does, where the generic form turns each mask into a vector first. */
