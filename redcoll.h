@@ -1574,7 +1574,8 @@ Parameters
     plan    a plan from redcoll_<coll>_init.
 
 Return Value
-    As the one-shot call; REDCOLL_ERR_INVALID_ARG for a NULL plan.
+    As the one-shot call; REDCOLL_ERR_INVALID_ARG for a NULL plan or one
+    started (redcoll_plan_start) and not completed since.
 
 Thread Safety
     One thread at a time per plan, and it counts as a call on its transport.
@@ -1582,7 +1583,8 @@ Thread Safety
 REDCOLL_API redcoll_result redcoll_plan_run(redcoll_plan *plan);
 
 /*
-Releases the plan and its scratch, to the allocator it was made with.
+Releases the plan and its scratch, to the allocator it was made with; a
+plan started and not completed is completed first.
 
 Parameters
     plan    a plan, or NULL (nothing happens).
@@ -1591,7 +1593,7 @@ Return Value
     None.
 
 Thread Safety
-    Not while the plan runs.
+    Not while the plan runs on another thread.
 */
 REDCOLL_API void redcoll_plan_free(redcoll_plan *plan);
 
@@ -1647,113 +1649,379 @@ group view's requests count as its parent's) as far as its transfers have
 completed. Between those calls nothing advances, so an application that
 computes for long should call redcoll_test now and then (every 50 us keeps
 a 1 MB allreduce moving). redcoll_wait on the only outstanding request of its
-transport finishes it with the transport's blocking calls, exactly as the
-blocking collective would (its cost when waited on at once).
+transport finishes it with the transport's blocking calls, as the blocking
+collective would (its cost when waited on at once).
 
-Return Value
-    start: argument errors as the blocking call (INVALID_ARG, UNSUPPORTED:
-    nothing sent, touched or allocated, *req = NULL), OUT_OF_MEMORY; else OK
-    and *req. redcoll_wait, and redcoll_test once *done is 1: the
-    collective's result as the blocking call returns it (transport errors
-    end the request on this rank and release its peers through abort).
-
-Remarks
-    Every rank starts the same collectives on a transport in the same order
-    (blocking and non-blocking calls count in one order, as in MPI; a
-    non-blocking call never matches a blocking one). Up to 7 requests may be
-    outstanding per transport at once, completed in any order; starting an
-    eighth first completes the rank's oldest (the 3 slot bits of the tag keep
-    requests apart). The buffers belong to the request until it completes:
-    do not read the output or write the input before. A transport without
-    non-blocking progress (see redcoll_transport: isend, irecv, waitall,
-    test, nb), or a platform without coroutines, runs the collective to
-    completion inside the start: the request is complete when returned.
-    Memory: each running request has a coroutine stack (REDCOLL_NB_STACK,
-    64 KiB, of which a collective touches a few KiB) and its scratch,
-    measured like the blocking call's; released requests are kept for the
-    next start (up to 16, default allocator only), so in steady state a
-    start allocates nothing. Plans hold theirs from init: a plan start never
-    allocates.
-    Thread safety: a request belongs to its transport's thread (one call at a
-    time per transport, requests included).
+Every rank starts the same collectives on a transport in the same order
+(blocking and non-blocking calls count in one order, as in MPI; a
+non-blocking call never matches a blocking one). Up to 7 requests may be
+outstanding per transport at once, completed in any order; starting an
+eighth first completes the rank's oldest (the 3 slot bits of the tag keep
+requests apart). The buffers, and the count arrays of the irregular
+collectives, belong to the request until it completes: do not read the
+output or write the input before. A transport without non-blocking progress
+(see redcoll_transport: isend, irecv, waitall, test, nb), or a platform
+without coroutines, runs the collective to completion inside the start: the
+request is complete when returned. Memory: each running request has a
+coroutine stack (REDCOLL_NB_STACK, 64 KiB, of which the schedules touch at
+most a few KiB) and its scratch, measured like the blocking call's;
+released requests are kept for the next start (up to 16, default allocator
+only), so in steady state a start allocates nothing. Plans hold theirs from
+init: a plan start never allocates. Details: docs/nonblocking.md.
 */
 typedef struct redcoll_coll_request redcoll_coll_request;
 
+/*
+Starts redcoll_allreduce (see "Non-blocking collectives").
+
+Parameters
+    req     receives the request, for redcoll_test, redcoll_wait and
+            redcoll_request_free.
+    others  as redcoll_allreduce; they belong to the request until it completes.
+
+Return Value
+    REDCOLL_OK with *req set (a request that may already be complete); else
+    *req = NULL and, as redcoll_allreduce's argument checks,
+    REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with nothing sent, touched or
+    allocated, or REDCOLL_ERR_OUT_OF_MEMORY. The collective's own result
+    comes from redcoll_wait or redcoll_test.
+
+Thread Safety
+    As a call on t; the request then belongs to t's thread.
+*/
 REDCOLL_API redcoll_result redcoll_iallreduce(const redcoll_transport *t, const void *sbuf,
                                               void *rbuf, size_t count, redcoll_dtype dtype,
                                               redcoll_op op, const redcoll_options *opts,
                                               redcoll_coll_request **req);
+
+/*
+Starts redcoll_reduce (see "Non-blocking collectives").
+
+Parameters
+    req     receives the request, for redcoll_test, redcoll_wait and
+            redcoll_request_free.
+    others  as redcoll_reduce; they belong to the request until it completes.
+
+Return Value
+    REDCOLL_OK with *req set (a request that may already be complete); else
+    *req = NULL and, as redcoll_reduce's argument checks,
+    REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with nothing sent, touched or
+    allocated, or REDCOLL_ERR_OUT_OF_MEMORY. The collective's own result
+    comes from redcoll_wait or redcoll_test.
+
+Thread Safety
+    As a call on t; the request then belongs to t's thread.
+*/
 REDCOLL_API redcoll_result redcoll_ireduce(const redcoll_transport *t, const void *sbuf,
                                            void *rbuf, size_t count, redcoll_dtype dtype,
                                            redcoll_op op, int root, const redcoll_options *opts,
                                            redcoll_coll_request **req);
+
+/*
+Starts redcoll_reduce_scatter (see "Non-blocking collectives").
+
+Parameters
+    req     receives the request, for redcoll_test, redcoll_wait and
+            redcoll_request_free.
+    others  as redcoll_reduce_scatter; they belong to the request until it completes.
+
+Return Value
+    REDCOLL_OK with *req set (a request that may already be complete); else
+    *req = NULL and, as redcoll_reduce_scatter's argument checks,
+    REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with nothing sent, touched or
+    allocated, or REDCOLL_ERR_OUT_OF_MEMORY. The collective's own result
+    comes from redcoll_wait or redcoll_test.
+
+Thread Safety
+    As a call on t; the request then belongs to t's thread.
+*/
 REDCOLL_API redcoll_result redcoll_ireduce_scatter(const redcoll_transport *t, const void *sbuf,
                                                    void *rbuf, const size_t *recvcounts,
                                                    redcoll_dtype dtype, redcoll_op op,
                                                    const redcoll_options *opts,
                                                    redcoll_coll_request **req);
+
+/*
+Starts redcoll_reduce_scatter_block (see "Non-blocking collectives").
+
+Parameters
+    req     receives the request, for redcoll_test, redcoll_wait and
+            redcoll_request_free.
+    others  as redcoll_reduce_scatter_block; they belong to the request until it completes.
+
+Return Value
+    REDCOLL_OK with *req set (a request that may already be complete); else
+    *req = NULL and, as redcoll_reduce_scatter_block's argument checks,
+    REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with nothing sent, touched or
+    allocated, or REDCOLL_ERR_OUT_OF_MEMORY. The collective's own result
+    comes from redcoll_wait or redcoll_test.
+
+Thread Safety
+    As a call on t; the request then belongs to t's thread.
+*/
 REDCOLL_API redcoll_result redcoll_ireduce_scatter_block(const redcoll_transport *t,
                                                          const void *sbuf, void *rbuf,
                                                          size_t recvcount, redcoll_dtype dtype,
                                                          redcoll_op op, const redcoll_options *opts,
                                                          redcoll_coll_request **req);
+
+/*
+Starts redcoll_allgather (see "Non-blocking collectives").
+
+Parameters
+    req     receives the request, for redcoll_test, redcoll_wait and
+            redcoll_request_free.
+    others  as redcoll_allgather; they belong to the request until it completes.
+
+Return Value
+    REDCOLL_OK with *req set (a request that may already be complete); else
+    *req = NULL and, as redcoll_allgather's argument checks,
+    REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with nothing sent, touched or
+    allocated, or REDCOLL_ERR_OUT_OF_MEMORY. The collective's own result
+    comes from redcoll_wait or redcoll_test.
+
+Thread Safety
+    As a call on t; the request then belongs to t's thread.
+*/
 REDCOLL_API redcoll_result redcoll_iallgather(const redcoll_transport *t, const void *sbuf,
                                               void *rbuf, size_t count, redcoll_dtype dtype,
                                               const redcoll_options *opts,
                                               redcoll_coll_request **req);
+
+/*
+Starts redcoll_allgatherv (see "Non-blocking collectives").
+
+Parameters
+    req     receives the request, for redcoll_test, redcoll_wait and
+            redcoll_request_free.
+    others  as redcoll_allgatherv; they belong to the request until it completes.
+
+Return Value
+    REDCOLL_OK with *req set (a request that may already be complete); else
+    *req = NULL and, as redcoll_allgatherv's argument checks,
+    REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with nothing sent, touched or
+    allocated, or REDCOLL_ERR_OUT_OF_MEMORY. The collective's own result
+    comes from redcoll_wait or redcoll_test.
+
+Thread Safety
+    As a call on t; the request then belongs to t's thread.
+*/
 REDCOLL_API redcoll_result redcoll_iallgatherv(const redcoll_transport *t, const void *sbuf,
                                                void *rbuf, const size_t *counts,
                                                redcoll_dtype dtype, const redcoll_options *opts,
                                                redcoll_coll_request **req);
+
+/*
+Starts redcoll_bcast (see "Non-blocking collectives").
+
+Parameters
+    req     receives the request, for redcoll_test, redcoll_wait and
+            redcoll_request_free.
+    others  as redcoll_bcast; they belong to the request until it completes.
+
+Return Value
+    REDCOLL_OK with *req set (a request that may already be complete); else
+    *req = NULL and, as redcoll_bcast's argument checks,
+    REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with nothing sent, touched or
+    allocated, or REDCOLL_ERR_OUT_OF_MEMORY. The collective's own result
+    comes from redcoll_wait or redcoll_test.
+
+Thread Safety
+    As a call on t; the request then belongs to t's thread.
+*/
 REDCOLL_API redcoll_result redcoll_ibcast(const redcoll_transport *t, void *buf, size_t count,
                                           redcoll_dtype dtype, int root,
                                           const redcoll_options *opts, redcoll_coll_request **req);
+
+/*
+Starts redcoll_alltoall (see "Non-blocking collectives").
+
+Parameters
+    req     receives the request, for redcoll_test, redcoll_wait and
+            redcoll_request_free.
+    others  as redcoll_alltoall; they belong to the request until it completes.
+
+Return Value
+    REDCOLL_OK with *req set (a request that may already be complete); else
+    *req = NULL and, as redcoll_alltoall's argument checks,
+    REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with nothing sent, touched or
+    allocated, or REDCOLL_ERR_OUT_OF_MEMORY. The collective's own result
+    comes from redcoll_wait or redcoll_test.
+
+Thread Safety
+    As a call on t; the request then belongs to t's thread.
+*/
 REDCOLL_API redcoll_result redcoll_ialltoall(const redcoll_transport *t, const void *sbuf,
                                              void *rbuf, size_t count, redcoll_dtype dtype,
                                              const redcoll_options *opts,
                                              redcoll_coll_request **req);
+
+/*
+Starts redcoll_gather (see "Non-blocking collectives").
+
+Parameters
+    req     receives the request, for redcoll_test, redcoll_wait and
+            redcoll_request_free.
+    others  as redcoll_gather; they belong to the request until it completes.
+
+Return Value
+    REDCOLL_OK with *req set (a request that may already be complete); else
+    *req = NULL and, as redcoll_gather's argument checks,
+    REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with nothing sent, touched or
+    allocated, or REDCOLL_ERR_OUT_OF_MEMORY. The collective's own result
+    comes from redcoll_wait or redcoll_test.
+
+Thread Safety
+    As a call on t; the request then belongs to t's thread.
+*/
 REDCOLL_API redcoll_result redcoll_igather(const redcoll_transport *t, const void *sbuf,
                                            void *rbuf, size_t count, redcoll_dtype dtype,
                                            int root, const redcoll_options *opts,
                                            redcoll_coll_request **req);
+
+/*
+Starts redcoll_scatter (see "Non-blocking collectives").
+
+Parameters
+    req     receives the request, for redcoll_test, redcoll_wait and
+            redcoll_request_free.
+    others  as redcoll_scatter; they belong to the request until it completes.
+
+Return Value
+    REDCOLL_OK with *req set (a request that may already be complete); else
+    *req = NULL and, as redcoll_scatter's argument checks,
+    REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with nothing sent, touched or
+    allocated, or REDCOLL_ERR_OUT_OF_MEMORY. The collective's own result
+    comes from redcoll_wait or redcoll_test.
+
+Thread Safety
+    As a call on t; the request then belongs to t's thread.
+*/
 REDCOLL_API redcoll_result redcoll_iscatter(const redcoll_transport *t, const void *sbuf,
                                             void *rbuf, size_t count, redcoll_dtype dtype,
                                             int root, const redcoll_options *opts,
                                             redcoll_coll_request **req);
+
+/*
+Starts redcoll_barrier (see "Non-blocking collectives").
+
+Parameters
+    req     receives the request, for redcoll_test, redcoll_wait and
+            redcoll_request_free.
+    others  as redcoll_barrier; they belong to the request until it completes.
+
+Return Value
+    REDCOLL_OK with *req set (a request that may already be complete); else
+    *req = NULL and, as redcoll_barrier's argument checks,
+    REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with nothing sent, touched or
+    allocated, or REDCOLL_ERR_OUT_OF_MEMORY. The collective's own result
+    comes from redcoll_wait or redcoll_test.
+
+Thread Safety
+    As a call on t; the request then belongs to t's thread.
+*/
 REDCOLL_API redcoll_result redcoll_ibarrier(const redcoll_transport *t,
                                             const redcoll_options *opts,
                                             redcoll_coll_request **req);
 
 /*
-Moves the outstanding requests of req's transport along (see above) and
-sets *done to 1 when req has completed.
+Moves the requests outstanding on req's transport along (see "Non-blocking
+collectives") and says whether req has completed.
+
+Parameters
+    req     a request from redcoll_i<coll>.
+    done    receives 1 once req has completed, else 0.
 
 Return Value
-    With *done 1: the collective's result (again on every later call). With
-    *done 0: REDCOLL_OK. REDCOLL_ERR_INVALID_ARG for a NULL req or done.
+    With *done 1: the collective's result, as the blocking call would return
+    it (again on every later call). With *done 0: REDCOLL_OK.
+    REDCOLL_ERR_INVALID_ARG for a NULL req or done.
 
 Thread Safety
     As a call on req's transport.
 */
 REDCOLL_API redcoll_result redcoll_test(redcoll_coll_request *req, int *done);
-/* Completes req (moving the other requests of its transport along while it
-   waits) and returns the collective's result; on a completed request it
-   returns the result again. INVALID_ARG for NULL. */
+
+/*
+Completes req, moving the other requests of its transport along while it
+waits.
+
+Parameters
+    req     a request from redcoll_i<coll>.
+
+Return Value
+    The collective's result, as the blocking call would return it (again for
+    a request already complete); REDCOLL_ERR_INVALID_ARG for NULL.
+
+Thread Safety
+    As a call on req's transport.
+*/
 REDCOLL_API redcoll_result redcoll_wait(redcoll_coll_request *req);
-/* Releases req; one still running is completed first (its peers rely on
-   it). NULL is fine. */
+
+/*
+Releases req; a request still running is completed first (its peers rely on
+it).
+
+Parameters
+    req     a request, or NULL (nothing happens).
+
+Return Value
+    None.
+
+Thread Safety
+    As a call on req's transport.
+*/
 REDCOLL_API void redcoll_request_free(redcoll_coll_request *req);
 
-/* Starts the plan (MPI_Start): as redcoll_plan_run, but returns once the
-   collective is under way; complete it with redcoll_plan_wait or
-   redcoll_plan_test before starting or running it again (else
-   INVALID_ARG). Allocates nothing. */
+/*
+Starts the plan (MPI_Start): as redcoll_plan_run, but returns once the
+collective is under way.
+
+Parameters
+    plan    a plan from redcoll_<coll>_init, not started or completed since.
+
+Return Value
+    REDCOLL_OK; REDCOLL_ERR_INVALID_ARG for NULL or a plan still running.
+    The collective's result comes from redcoll_plan_wait or redcoll_plan_test.
+
+Thread Safety
+    As a call on the plan's transport.
+
+Remarks
+    Allocates nothing. On a transport without non-blocking progress the run
+    happens here.
+*/
 REDCOLL_API redcoll_result redcoll_plan_start(redcoll_plan *plan);
-/* As redcoll_test for a started plan; a plan not started is done (*done 1,
-   the last run's result, or OK). */
+
+/*
+As redcoll_test, for a started plan.
+
+Parameters
+    plan    a plan.
+    done    receives 1 once the start has completed (a plan not started: 1).
+
+Return Value
+    With *done 1: the last run's or start's result (REDCOLL_OK if none).
+    With *done 0: REDCOLL_OK. REDCOLL_ERR_INVALID_ARG for NULL arguments.
+
+Thread Safety
+    As a call on the plan's transport.
+*/
 REDCOLL_API redcoll_result redcoll_plan_test(redcoll_plan *plan, int *done);
-/* As redcoll_wait for a started plan (a plan not started: the last run's
-   result, or OK). */
+
+/*
+As redcoll_wait, for a started plan.
+
+Parameters
+    plan    a plan.
+
+Return Value
+    The start's result (a plan not started: the last run's, or REDCOLL_OK);
+    REDCOLL_ERR_INVALID_ARG for NULL.
+
+Thread Safety
+    As a call on the plan's transport.
+*/
 REDCOLL_API redcoll_result redcoll_plan_wait(redcoll_plan *plan);
 
 #ifdef __cplusplus

@@ -173,7 +173,7 @@ int main(int argc, char **argv) {
     o_calibrate();
     if (redcoll_mpi_init(&m, MPI_COMM_WORLD, NULL) != REDCOLL_OK) MPI_Abort(MPI_COMM_WORLD, 2);
     err = o_run(&m.t, rows);
-    if (m.t.rank == 0) { bench_print_load("overlap_mpi"); o_print(rows, "MPI (redcoll_mpi.h)", m.t.size); }
+    if (m.t.rank == 0) { bench_print_loadavg("overlap_mpi"); o_print(rows, "MPI (redcoll_mpi.h)", m.t.size); }
     redcoll_mpi_finalize(&m);
     MPI_Finalize();
     if (err) fprintf(stderr, "overlap: a wrong result or an error\n");
@@ -195,7 +195,7 @@ int main(int argc, char **argv) {
     o_args(argc, argv);
     o_calibrate();
     r = redcoll_shm_run(o_p, o_rank, NULL, NULL);
-    bench_print_load("overlap");
+    bench_print_loadavg("overlap");
     o_print(o_rows, "threads (redcoll_shm.h)", o_p);
     if (r != REDCOLL_OK) fprintf(stderr, "overlap: %s\n", redcoll_result_string(r));
     return r != REDCOLL_OK;
