@@ -198,7 +198,7 @@ static inline redcoll_op redcoll_op_user(redcoll_user_fn fn, void *user, int com
    reduce_scatter and reduce_scatter_block: each element is the correctly
    rounded (to nearest, ties to even) exact sum of all p inputs, so its bits do
    not depend on p, algorithm, transport or in place. Any NaN, or +inf with
-   -inf, gives the quiet NaN 0x7ff8000000000000 (float 0x7fc00000); one kind
+   -inf, gives the quiet NaN 0x7ff8000000000000, float 0x7fc00000; one kind
    of infinity gives it; an exact zero is -0 only when every input is -0;
    overflow gives the signed infinity. p < 2^21 (else REDCOLL_ERR_UNSUPPORTED);
    other types: REDCOLL_ERR_INVALID_ARG. Cost and method: [SECTION:exact] and
