@@ -311,10 +311,45 @@ typedef struct redcoll_consumer {
    carries tag `got` (the stream rule above): both the library's, the same
    slot, not the same tag. */
 #define REDCOLL_TAG_OTHER_CALL(want, got)                                          \
-    ((want) != (got) && ((want) & REDCOLL_TAG_ROW_MASK) != 0 &&                  \
-     ((got) & REDCOLL_TAG_ROW_MASK) != 0 && (got) != REDCOLL_TAG_NOTICE &&        \
-     (want) != REDCOLL_TAG_NOTICE &&                                               \
+    ((want) != (got) && REDCOLL_TAG_ROW(want) >= 0 && REDCOLL_TAG_ROW(got) >= 0 &&  \
      ((want) & REDCOLL_TAG_SLOT_MASK) == ((got) & REDCOLL_TAG_SLOT_MASK))
+
+/*
+The call a library tag belongs to, in words, for transports' error
+messages: "allreduce (ring)" (its row of the algorithm list), or "tag N"
+for a tag that is not a call's.
+
+Parameters
+    tag     a tag as a transport received it.
+    buf, n  where the words go (n bytes, always terminated when n > 0).
+
+Return Value
+    buf.
+
+Thread Safety
+    Thread safe.
+*/
+REDCOLL_API const char *redcoll_tag_name(int tag, char *buf, size_t n);
+
+/*
+Two ranks that disagree, in words: "A is in X, B in Y" where X and Y name
+the calls of tags ta and tb (redcoll_tag_name), or, for the same row, "A is
+in X with other parameters (count, data type, op, root, in place or
+options) than B".
+
+Parameters
+    a, ta   the first rank's words ("rank 1") and the tag of its call.
+    b, tb   the second's ("this rank").
+    buf, n  where the words go (n bytes, always terminated when n > 0).
+
+Return Value
+    buf.
+
+Thread Safety
+    Thread safe.
+*/
+REDCOLL_API const char *redcoll_tag_disagree(const char *a, int ta, const char *b, int tb, char *buf,
+                                             size_t n);
 
 typedef struct redcoll_transport {
     void *user;
@@ -6559,6 +6594,8 @@ REDCOLL_API const redcoll_algo_info *redcoll_algo_at(int i) {
     return i >= 0 && i < REDCOLL__ROW_COUNT ? &redcoll__rows[i].info : NULL;
 }
 
+#include <stdio.h> /* snprintf: redcoll_tag_name, the profile below */
+
 static const char *const redcoll__coll_names[REDCOLL_COLL_COUNT] = {
     "allreduce", "reduce", "reduce_scatter", "reduce_scatter_block", "allgather",
     "allgatherv", "bcast", "alltoall", "gather", "scatter", "barrier"
@@ -6578,6 +6615,28 @@ REDCOLL_API const char *redcoll_coll_name(redcoll_coll coll) {
 
 REDCOLL_API const char *redcoll_algo_name(redcoll_algo algo) {
     return (int)algo >= 0 && algo < REDCOLL_ALGO_COUNT ? redcoll__algo_names[algo] : "?";
+}
+
+REDCOLL_API const char *redcoll_tag_name(int tag, char *buf, size_t n) {
+    const redcoll_algo_info *e = redcoll_algo_at(REDCOLL_TAG_ROW(tag));
+    if (!buf || n == 0) return buf;
+    if (e) snprintf(buf, n, "%s (%s)", redcoll_coll_name(e->coll), redcoll_algo_name(e->algo));
+    else snprintf(buf, n, "tag %d", tag);
+    return buf;
+}
+
+REDCOLL_API const char *redcoll_tag_disagree(const char *a, int ta, const char *b, int tb, char *buf,
+                                             size_t n) {
+    char x[64], y[64];
+    if (!buf || n == 0) return buf;
+    redcoll_tag_name(ta, x, sizeof x);
+    redcoll_tag_name(tb, y, sizeof y);
+    if ((ta & REDCOLL_TAG_ROW_MASK) != (tb & REDCOLL_TAG_ROW_MASK))
+        snprintf(buf, n, "%s is in %s, %s in %s", a, x, b, y);
+    else
+        snprintf(buf, n, "%s is in %s with other parameters (count, data type, op, root, in place "
+                         "or options) than %s", a, x, b);
+    return buf;
 }
 
 REDCOLL_API int redcoll_coll_from_name(const char *name, redcoll_coll *out) {

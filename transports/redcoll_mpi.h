@@ -681,25 +681,6 @@ static void redcoll__mpi_say(char *buf, size_t n, const char *fmt, ...) {
     va_end(ap);
 }
 
-/* "allreduce (ring)": the call a tag names (its row), or the tag itself. */
-static void redcoll__mpi_call_name(int tag, char *buf, size_t n) {
-    const redcoll_algo_info *e = REDCOLL_TAG_ROW(tag) >= 0 ? redcoll_algo_at(REDCOLL_TAG_ROW(tag)) : NULL;
-    if (e) redcoll__mpi_say(buf, n, "%s (%s)", redcoll_coll_name(e->coll), redcoll_algo_name(e->algo));
-    else redcoll__mpi_say(buf, n, "tag %d", tag);
-}
-
-/* "A is in X, B in Y" for ranks A (tag ta) and B (tag tb) that disagree. */
-static void redcoll__mpi_pair(char *buf, size_t n, const char *a, int ta, const char *b, int tb) {
-    char x[96], y[96];
-    redcoll__mpi_call_name(ta, x, sizeof x);
-    redcoll__mpi_call_name(tb, y, sizeof y);
-    if ((ta & REDCOLL_TAG_ROW_MASK) != (tb & REDCOLL_TAG_ROW_MASK))
-        redcoll__mpi_say(buf, n, "%s is in %s, %s in %s", a, x, b, y);
-    else
-        redcoll__mpi_say(buf, n, "%s is in %s with other parameters (count, data type, op, root, in place "
-                         "or options) than %s", a, x, b);
-}
-
 REDCOLL_API const char *redcoll_mpi_failure_string(const redcoll_mpi *m, char *buf, size_t n) {
     const redcoll_mpi_failure *f = &m->failure;
     char a[32], b[32], pair[320], mpi[MPI_MAX_ERROR_STRING + 1];
@@ -711,14 +692,14 @@ REDCOLL_API const char *redcoll_mpi_failure_string(const redcoll_mpi *m, char *b
         redcoll__mpi_say(buf, n, "no failure");
         break;
     case REDCOLL_ERR_MISMATCH:
-        redcoll__mpi_pair(pair, sizeof pair, a, f->peer_tag, "this rank", f->tag);
+        redcoll_tag_disagree(a, f->peer_tag, "this rank", f->tag, pair, sizeof pair);
         redcoll__mpi_say(buf, n, "%s: %s", redcoll_result_string(f->why), pair);
         break;
     case REDCOLL_ERR_ABORTED:
         if (f->peer < 0) { redcoll__mpi_say(buf, n, "%s", redcoll_result_string(f->why)); break; }
         if (f->origin_why == REDCOLL_ERR_MISMATCH && f->origin_peer >= 0) {
             redcoll__mpi_say(b, sizeof b, "rank %d", f->origin_peer);
-            redcoll__mpi_pair(pair, sizeof pair, b, f->origin_peer_tag, a, f->origin_tag);
+            redcoll_tag_disagree(b, f->origin_peer_tag, a, f->origin_tag, pair, sizeof pair);
             redcoll__mpi_say(buf, n, "%s: %s found that %s: %s", redcoll_result_string(f->why), a,
                      redcoll_result_string(f->origin_why), pair);
         } else {
