@@ -74,6 +74,7 @@
 #define MPI_Alltoall PMPI_Alltoall
 #define MPI_Barrier PMPI_Barrier
 #define MPI_Bcast PMPI_Bcast
+#define MPI_Cancel PMPI_Cancel
 #define MPI_Comm_dup PMPI_Comm_dup
 #define MPI_Comm_free PMPI_Comm_free
 #define MPI_Comm_get_attr PMPI_Comm_get_attr
@@ -82,10 +83,12 @@
 #define MPI_Comm_size PMPI_Comm_size
 #define MPI_Comm_split_type PMPI_Comm_split_type
 #define MPI_Error_class PMPI_Error_class
+#define MPI_Error_string PMPI_Error_string
 #define MPI_Finalize PMPI_Finalize
 #define MPI_Gather PMPI_Gather
 #define MPI_Get_count PMPI_Get_count
 #define MPI_Initialized PMPI_Initialized
+#define MPI_Iprobe PMPI_Iprobe
 #define MPI_Irecv PMPI_Irecv
 #define MPI_Isend PMPI_Isend
 #define MPI_Op_create PMPI_Op_create
@@ -94,11 +97,11 @@
 #define MPI_Reduce PMPI_Reduce
 #define MPI_Reduce_scatter PMPI_Reduce_scatter
 #define MPI_Reduce_scatter_block PMPI_Reduce_scatter_block
+#define MPI_Request_free PMPI_Request_free
 #define MPI_Scatter PMPI_Scatter
-#define MPI_Send PMPI_Send
-#define MPI_Sendrecv PMPI_Sendrecv
+#define MPI_Test PMPI_Test
+#define MPI_Testall PMPI_Testall
 #define MPI_Wait PMPI_Wait
-#define MPI_Waitall PMPI_Waitall
 
 #define REDCOLL_STATIC /* nothing of redcoll is exported: the application may embed its own */
 #define REDCOLL_IMPLEMENTATION
@@ -112,6 +115,7 @@
 #undef MPI_Alltoall
 #undef MPI_Barrier
 #undef MPI_Bcast
+#undef MPI_Cancel
 #undef MPI_Comm_dup
 #undef MPI_Comm_free
 #undef MPI_Comm_get_attr
@@ -120,10 +124,12 @@
 #undef MPI_Comm_size
 #undef MPI_Comm_split_type
 #undef MPI_Error_class
+#undef MPI_Error_string
 #undef MPI_Finalize
 #undef MPI_Gather
 #undef MPI_Get_count
 #undef MPI_Initialized
+#undef MPI_Iprobe
 #undef MPI_Irecv
 #undef MPI_Isend
 #undef MPI_Op_create
@@ -132,11 +138,11 @@
 #undef MPI_Reduce
 #undef MPI_Reduce_scatter
 #undef MPI_Reduce_scatter_block
+#undef MPI_Request_free
 #undef MPI_Scatter
-#undef MPI_Send
-#undef MPI_Sendrecv
+#undef MPI_Test
+#undef MPI_Testall
 #undef MPI_Wait
-#undef MPI_Waitall
 
 #include <limits.h>
 #include <pthread.h>
@@ -231,9 +237,11 @@ static struct {
     size_t          nuops, cap_uops;
     int             have_model; /* REDCOLL_PROFILE was read */
     redcoll_cost_model model;
+    pthread_mutex_t err_lock;   /* err_code's string, set and raised (shim_raise_told) */
+    int             err_code;   /* redcoll's own MPI error code; 0: not made yet, -1: cannot */
 } shim_g = { PTHREAD_ONCE_INIT, PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, 0, 0, 0,
              { REDCOLL_ALGO_AUTO }, MPI_KEYVAL_INVALID, MPI_KEYVAL_INVALID, 0, NULL, NULL, NULL,
-             0, 0, 0, { 0, 0, 0, 0, 0 } };
+             0, 0, 0, { 0, 0, 0, 0, 0 }, PTHREAD_MUTEX_INITIALIZER, 0 };
 
 /* MPI_COMM_WORLD's state, found without the attribute lookup (the common
    case of a small call, where that lookup is a third of the shim's cost). */
@@ -479,6 +487,7 @@ typedef struct shim_call {
     shim_comm             *s;
     MPI_Comm               comm;
     redcoll_coll           coll;
+    int                    was_failed; /* the transport failed in an earlier call */
     const redcoll_options *opts; /* NULL (auto) or &o */
     redcoll_options        o;
 } shim_call;
@@ -492,6 +501,7 @@ static inline int shim_begin(shim_call *c, MPI_Comm comm, redcoll_coll coll) {
     if (!c->s) return 0;
     if (!c->s->ok) return shim_pass(c->s, coll, c->s->why);
     c->s->m.last_mpi_error = MPI_SUCCESS; /* the error of this call only */
+    c->was_failed = c->s->m.failed;
     return 1;
 }
 
@@ -533,12 +543,64 @@ static int shim_error_code(redcoll_result r, int mpi_error) {
     }
 }
 
+static const char *const shim_mpi_name[REDCOLL_COLL_COUNT] = {
+    "MPI_Allreduce", "MPI_Reduce", "MPI_Reduce_scatter", "MPI_Reduce_scatter_block",
+    "MPI_Allgather", "MPI_Allgatherv", "MPI_Bcast", "MPI_Alltoall", "MPI_Gather", "MPI_Scatter",
+    "MPI_Barrier"
+};
+
+/* A failure the transport can tell in words: ranks that disagree about the
+   call (another call's message, a message of another size), or a peer's
+   failure that released this rank. MPI has no error class for those. */
+static int shim_told(const redcoll_mpi_failure *f) {
+    return f->why == REDCOLL_ERR_MISMATCH || (f->why == REDCOLL_ERR_ABORTED && f->peer >= 0) ||
+           (f->why == REDCOLL_ERR_TRANSPORT && f->peer >= 0 && f->want != f->got);
+}
+
+/* Raises a told failure through the communicator's error handler with
+   redcoll's own error code (an error class of its own, made once), whose
+   string says it: "redcoll: MPI_Allreduce on MPI_COMM_WORLD (rank 2 of 3):
+   ranks disagree about the call: rank 0 is in ..." -- MPI_ERRORS_ARE_FATAL
+   prints it as it ends the job. The code's string is set for each error, so
+   the lock is held while the handler runs; 0 when the code cannot be made
+   or another thread holds it (the caller raises MPI's class instead). */
+static int shim_raise_told(const shim_call *c) {
+    char text[MPI_MAX_ERROR_STRING], why[MPI_MAX_ERROR_STRING - 160], label[MPI_MAX_OBJECT_NAME + 16];
+    int code, cls;
+    if (pthread_mutex_trylock(&shim_g.err_lock) != 0) return 0;
+    if (shim_g.err_code == 0) {
+        shim_g.err_code = -1;
+        if (PMPI_Add_error_class(&cls) == MPI_SUCCESS &&
+            PMPI_Add_error_string(cls, "redcoll: a collective failed (ranks disagree about the call, "
+                                       "or a peer failed)") == MPI_SUCCESS &&
+            PMPI_Add_error_code(cls, &code) == MPI_SUCCESS)
+            shim_g.err_code = code;
+    }
+    code = shim_g.err_code;
+    if (code > 0) {
+        shim_comm_label(c->s, label, sizeof label);
+        redcoll_mpi_failure_string(&c->s->m, why, sizeof why);
+        redcoll__mpi_say(text, sizeof text, "redcoll: %s on %s (rank %d of %d): %s%s", shim_mpi_name[c->coll],
+                 label, c->s->rank, c->s->size,
+                 c->was_failed ? "redcoll's transport for this communicator failed in an earlier call: " : "",
+                 why);
+        if (PMPI_Add_error_string(code, text) == MPI_SUCCESS) PMPI_Comm_call_errhandler(c->comm, code);
+        else code = 0;
+    }
+    pthread_mutex_unlock(&shim_g.err_lock);
+    return code > 0 ? code : 0;
+}
+
 /* Ends a served call: MPI_SUCCESS, or the error raised through the
    communicator's error handler (which may abort, as the native call would)
-   and returned. */
+   and returned: redcoll's own code with the cause in words (shim_told),
+   else the MPI error the transport saw or the class that names it. */
 static inline int shim_end(const shim_call *c, redcoll_result r) {
-    int code = shim_error_code(r, c->s->m.last_mpi_error);
-    if (code != MPI_SUCCESS) PMPI_Comm_call_errhandler(c->comm, code);
+    int code;
+    if (r == REDCOLL_OK) return MPI_SUCCESS;
+    if (shim_told(&c->s->m.failure) && (code = shim_raise_told(c)) != 0) return code;
+    code = shim_error_code(r, c->s->m.last_mpi_error);
+    PMPI_Comm_call_errhandler(c->comm, code);
     return code;
 }
 
@@ -1331,8 +1393,8 @@ static int shim_gather_all(int *rc, shim_call *c, const void *sbuf, MPI_Count sc
             err = shim_stage(&own, tr + before, 0);
         }
     }
-    if (err == MPI_SUCCESS) {
-        const void *in = direct && !in_place ? sb : REDCOLL_IN_PLACE;
+    if (err == MPI_SUCCESS) { /* in place as the caller said: ranks whose layouts differ agree */
+        const void *in = in_place ? REDCOLL_IN_PLACE : direct ? (const void *)sb : tr + before;
         res = v ? redcoll_allgatherv(&s->m.t, in, rb, s->counts, REDCOLL_UINT8, c->opts)
                 : redcoll_allgather(&s->m.t, in, rb, mine, REDCOLL_UINT8, c->opts);
     }
