@@ -51,7 +51,7 @@ static double o_now(void) {
 static double o_spin(long steps) {
     volatile double x = 1.0;
     long i;
-    for (i = 0; i < steps; ++i) x = x * 0.9999999 + 1e-7;
+    for (i = 0; i < steps; ++i) x = x * (1.0 - 1e-7) + 1e-7;
     return x;
 }
 
