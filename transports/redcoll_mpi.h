@@ -588,13 +588,21 @@ REDCOLL_API redcoll_result redcoll_mpi_init(redcoll_mpi *m, MPI_Comm comm,
 REDCOLL_API void redcoll_mpi_finalize(redcoll_mpi *m) {
     if (!m) return;
     if (m->comm != MPI_COMM_NULL) {
+        /* What failed calls left (messages of another call, notices) and has
+           arrived is received and dropped: MPI may give the communicator's
+           context to a later one, which would meet them. A correct program
+           leaves nothing: one probe. */
         MPI_Status st;
-        int flag = 1, v[6];
-        while (flag) { /* notices of failed peers that have arrived, so MPI holds none */
+        int flag = 1, n = 0;
+        while (flag) {
+            void *junk;
             flag = 0;
-            if (MPI_Iprobe(MPI_ANY_SOURCE, REDCOLL_TAG_NOTICE & m->tag_mask, m->comm, &flag, &st) !=
-                    MPI_SUCCESS || !flag) break;
-            MPI_Recv(v, 6, MPI_INT, st.MPI_SOURCE, st.MPI_TAG, m->comm, MPI_STATUS_IGNORE);
+            if (MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, m->comm, &flag, &st) != MPI_SUCCESS || !flag) break;
+            MPI_Get_count(&st, MPI_BYTE, &n);
+            junk = malloc(n > 0 ? (size_t)n : 1);
+            if (!junk) break;
+            MPI_Recv(junk, n, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, m->comm, MPI_STATUS_IGNORE);
+            free(junk);
         }
         MPI_Comm_free(&m->comm);
     }
