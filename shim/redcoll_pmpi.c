@@ -54,7 +54,15 @@
      REDCOLL_PROFILE=file           the cost model auto chooses by (a profile
                                     as `redcoll tune` writes it); a file that
                                     cannot be read or parsed is reported once
-                                    and the default model is used */
+                                    and the default model is used
+     REDCOLL_SUM_EXACT=1            reproducible sums: MPI_SUM on float and
+                                    double types (C, Fortran, complex parts) is
+                                    the correctly rounded exact sum; every rank
+                                    must set it alike (an error otherwise)
+
+   Fortran: MPI's Fortran bindings call the C entry points, so Fortran
+   programs are served as C ones, their predefined datatypes mapped by the
+   table in "Predefined datatypes beyond C's" below. */
 #include <mpi.h>
 
 /* The transport's MPI calls become PMPI_ calls in this file only (a call
@@ -156,6 +164,7 @@
 /* Why a call went to MPI (printed once per communicator, collective, reason). */
 typedef enum shim_reason {
     SHIM_PASS_INTERCOMM, SHIM_PASS_NO_TRANSPORT, SHIM_PASS_ARGS, SHIM_PASS_TYPE, SHIM_PASS_OP,
+    SHIM_PASS_DERIVED_OP, SHIM_PASS_MODES,
     SHIM_PASS_COUNT
 } shim_reason;
 
@@ -163,7 +172,9 @@ static const char *const shim_reason_text[SHIM_PASS_COUNT] = {
     "intercommunicator", "no redcoll transport on this communicator",
     "invalid or erroneous arguments (MPI reports them)",
     "datatype is not contiguous (holes, gaps or reordering)",
-    "op not mapped (unknown, or predefined op on this datatype)"
+    "op not mapped (unknown, or predefined op on this datatype)",
+    "predefined op on a derived datatype (MPI reduces it; REDCOLL_SUM_EXACT does not apply)",
+    "the ranks disagree on REDCOLL_SUM_EXACT"
 };
 
 #define SHIM_CLASSES 65 /* size classes: 0 bytes, then [2^k, 2^(k+1)) for k < 64 */
@@ -183,6 +194,7 @@ typedef struct shim_comm {
     redcoll_dtype     last_dtype;/* than a small call (MPI handles are no integer */
     redcoll_op        last_rop;  /* constants, so the helpers search) */
     MPI_Count         last_extent;
+    MPI_Count         last_mult;
     MPI_Datatype      last_named;       /* the last predefined datatype a side had */
     MPI_Count         last_named_size;  /* and its size and extent (four MPI calls) */
     MPI_Count         last_named_extent;
@@ -190,6 +202,7 @@ typedef struct shim_comm {
     unsigned          passed[REDCOLL_COLL_COUNT]; /* verbose: reason bits printed */
     unsigned          forced_differ; /* bit c: the ranks force different algorithms for
                                         collective c (REDCOLL_<COLL>_ALGORITHM) */
+    int               exact_said; /* verbose: the reproducible mode was said */
     struct shim_comm *next, *prev;
 } shim_comm;
 
@@ -327,6 +340,8 @@ static void shim_read_profile(const char *path, int loud) {
         fprintf(stderr, "redcoll: REDCOLL_PROFILE=%s: auto chooses by its cost model\n", path);
 }
 
+static void shim_named_init(void); /* Fortran and complex types, REDCOLL_SUM_EXACT (below) */
+
 /* Once per process, at the first intercepted call (MPI is initialised). */
 static void shim_init(void) {
     const char *v = getenv("REDCOLL_DISABLE");
@@ -335,6 +350,7 @@ static void shim_init(void) {
     v = getenv("REDCOLL_VERBOSE");
     shim_g.verbose = v && *v && strcmp(v, "0") != 0;
     for (c = 0; c < REDCOLL_COLL_COUNT; ++c) shim_read_algorithm((redcoll_coll)c, loud);
+    shim_named_init();
     v = getenv("REDCOLL_PROFILE");
     if (v && *v) shim_read_profile(v, loud);
     if (shim_g.disabled) {
@@ -361,23 +377,7 @@ static int shim_start(void) {
 
 /* ==== Communicators ======================================================== */
 
-/* Whether the ranks force the same algorithm for each collective: a rank
-   whose environment says REDCOLL_ALLREDUCE_ALGORITHM=ring among ranks that
-   say nothing would run another schedule and wait forever. One
-   PMPI_Allreduce (minimum of each setting and of its negation) on redcoll's
-   duplicate, when the communicator is first used; a collective whose
-   settings differ fails on every rank with a message saying so. */
-static void shim_forced_agree(shim_comm *s) {
-    int v[2 * REDCOLL_COLL_COUNT], c;
-    for (c = 0; c < REDCOLL_COLL_COUNT; ++c) {
-        v[c] = (int)shim_g.forced[c];
-        v[REDCOLL_COLL_COUNT + c] = -(int)shim_g.forced[c];
-    }
-    if (PMPI_Allreduce(MPI_IN_PLACE, v, 2 * REDCOLL_COLL_COUNT, MPI_INT, MPI_MIN, s->m.comm) != MPI_SUCCESS)
-        return;
-    for (c = 0; c < REDCOLL_COLL_COUNT; ++c)
-        if (v[c] != -v[REDCOLL_COLL_COUNT + c]) s->forced_differ |= 1u << c;
-}
+static int shim_modes_agree(shim_comm *s); /* below, with REDCOLL_SUM_EXACT; also forced algorithms */
 
 static shim_comm *shim_comm_create(MPI_Comm comm) {
     shim_comm *s = (shim_comm *)calloc(1, sizeof *s);
@@ -400,9 +400,11 @@ static shim_comm *shim_comm_create(MPI_Comm comm) {
     } else if (!(s->counts = (size_t *)malloc(sizeof(size_t) * (size_t)s->size))) {
         redcoll_mpi_finalize(&s->m);
         s->why = SHIM_PASS_NO_TRANSPORT;
+    } else if (!shim_modes_agree(s)) {
+        redcoll_mpi_finalize(&s->m);
+        s->why = SHIM_PASS_MODES;
     } else {
         s->ok = 1;
-        shim_forced_agree(s);
     }
     if (PMPI_Comm_set_attr(comm, shim_g.comm_key, s) != MPI_SUCCESS) {
         if (s->ok) redcoll_mpi_finalize(&s->m);
@@ -412,6 +414,7 @@ static shim_comm *shim_comm_create(MPI_Comm comm) {
     }
     SHIM_LINK(shim_g.comms, s);
     if (comm == MPI_COMM_WORLD) atomic_store(&shim_world, s);
+    if (s->why == SHIM_PASS_MODES) PMPI_Comm_call_errhandler(comm, MPI_ERR_OTHER);
     return s;
 }
 
@@ -700,6 +703,276 @@ static void *shim_at(const void *buf, MPI_Count offset) {
     return (void *)((uintptr_t)buf + (uintptr_t)(intptr_t)offset);
 }
 
+/* ==== Predefined datatypes beyond C's, and the reproducible sum ============= */
+
+/* redcoll_mpi_dtype maps MPI's C datatypes; this table adds the others MPI
+   predefines that redcoll can reduce: Fortran's (INTEGER, REAL, DOUBLE
+   PRECISION, their sized forms, LOGICAL, the pair types), the complex types
+   of C, C++ and Fortran, and C++'s bool. Each is mapped by the size MPI
+   gives it (an MPI built with 8-byte INTEGER maps it to int64) and served
+   with the ops MPI defines on its class (MPI 4.0, 6.9.2); another
+   predefined op passes, so MPI answers it as it would.
+   - Complex: MPI_SUM adds real and imaginary parts apart, so it is served
+     as 2n float or double sums. MPI_PROD passes (its rounding is MPI's
+     formula), and so do complexes of 16-byte parts (COMPLEX32 has
+     gfortran's binary128 parts, C's long double complex padding bytes).
+   - LOGICAL: the compiler chooses .TRUE. and .FALSE.; LOGICAL is served as
+     an integer of its size only where MPI's LAND, LOR and LXOR agree with
+     redcoll's integer ones on a probe of values (0, 1, 2, -1).
+   - MPI_2INTEGER is redcoll's 2int where INTEGER is an int. MPI_2REAL and
+     MPI_2DOUBLE_PRECISION hold value and index both as reals (redcoll's
+     float_int has an int index), so their MINLOC and MAXLOC run the
+     kernels below.
+   - MPI_CHARACTER, MPI_REAL16, MPI_INTEGER16 and the like have no
+     predefined op here; user ops serve them as opaque elements.
+   The data-movement collectives serve every datatype (Data movement).
+
+   REDCOLL_SUM_EXACT=1 (the reproducible mode): MPI_SUM on a float or
+   double type (MPI_FLOAT, MPI_DOUBLE, MPI_REAL, MPI_DOUBLE_PRECISION,
+   MPI_REAL4, MPI_REAL8, and the parts of the complex types) in a served
+   reduction becomes REDCOLL_SUM_EXACT, the correctly rounded exact sum:
+   its bits depend on the inputs alone, not on the process count, the
+   algorithm or the transport. Derived datatypes and user ops stay MPI's
+   and the user's. The mode is applied where (datatype, op) is mapped
+   (shim_red_setup), so every reduction entry point that maps through it
+   has it. Ranks of a communicator must agree on it (a collective of two
+   different sums would mismatch): checked when the shim first meets the
+   communicator, an error through its error handler otherwise. */
+
+/* How redcoll reduces a predefined datatype. */
+typedef struct shim_named {
+    MPI_Datatype  type;
+    redcoll_dtype dtype;   /* the element redcoll reduces */
+    int           mult;    /* of them per MPI element (complex: 2) */
+    unsigned      ops;     /* predefined ops served: bits 1 << redcoll_op_kind */
+    int           pairloc; /* 2REAL, 2DOUBLE_PRECISION: MINLOC/MAXLOC by the kernels below */
+} shim_named;
+
+#define SHIM_OP(k) (1u << REDCOLL_OP_##k)
+#define SHIM_OPS_REAL (SHIM_OP(SUM) | SHIM_OP(PROD) | SHIM_OP(MIN) | SHIM_OP(MAX))
+#define SHIM_OPS_INT (SHIM_OPS_REAL | SHIM_OP(BAND) | SHIM_OP(BOR) | SHIM_OP(BXOR))
+#define SHIM_OPS_LOGICAL (SHIM_OP(LAND) | SHIM_OP(LOR) | SHIM_OP(LXOR))
+#define SHIM_OPS_LOC (SHIM_OP(MINLOC) | SHIM_OP(MAXLOC))
+
+typedef enum shim_class { /* MPI's classes of predefined datatypes */
+    SHIM_INTEGER, SHIM_REAL, SHIM_LOGICAL, SHIM_BOOL, SHIM_COMPLEX, SHIM_2INTEGER, SHIM_2REAL
+} shim_class;
+
+static struct {
+    int        exact;  /* REDCOLL_SUM_EXACT=1 */
+    shim_named t[24];  /* the types below that map, from their sizes */
+    int        n;
+} shim_x;
+
+/* An IEEE float or double of `bytes` bytes, REDCOLL_DTYPE_MAX_ otherwise. */
+static redcoll_dtype shim_real_of(MPI_Count bytes) {
+    return bytes == 4 ? REDCOLL_FLOAT : bytes == 8 ? REDCOLL_DOUBLE : REDCOLL_DTYPE_MAX_;
+}
+
+/* v as the signed integer of `size` bytes at p. */
+static void shim_int_store(void *p, size_t size, int v) {
+    int8_t c = (int8_t)v;
+    int16_t h = (int16_t)v;
+    int32_t w = v;
+    int64_t l = v;
+    memcpy(p, size == 1 ? (void *)&c : size == 2 ? (void *)&h : size == 4 ? (void *)&w : (void *)&l,
+           size);
+}
+
+/* Whether MPI's LAND, LOR and LXOR on `type` give redcoll's on dtype for
+   every pair of 0, 1, 2, -1 (MPI_Reduce_local: nothing is sent). */
+static int shim_logical_agrees(MPI_Datatype type, redcoll_dtype dtype) {
+    const MPI_Op mop[3] = { MPI_LAND, MPI_LOR, MPI_LXOR };
+    const redcoll_op_kind rop[3] = { REDCOLL_OP_LAND, REDCOLL_OP_LOR, REDCOLL_OP_LXOR };
+    const int v[4] = { 0, 1, 2, -1 };
+    unsigned char in[16 * 8], mine[16 * 8], theirs[16 * 8];
+    size_t size = redcoll_dtype_size(dtype), i;
+    int k, ok = size > 0 && size <= 8;
+    for (k = 0; ok && k < 3; ++k) {
+        for (i = 0; i < 16; ++i) {
+            shim_int_store(in + i * size, size, v[i / 4]);
+            shim_int_store(mine + i * size, size, v[i % 4]);
+        }
+        memcpy(theirs, mine, 16 * size);
+        ok = PMPI_Reduce_local(in, theirs, 16, type, mop[k]) == MPI_SUCCESS &&
+             redcoll_reduce_local(in, mine, 16, dtype, redcoll_op_predefined(rop[k])) == REDCOLL_OK &&
+             memcmp(mine, theirs, 16 * size) == 0;
+    }
+    return ok;
+}
+
+/* Reads REDCOLL_SUM_EXACT and maps the types of the list by their sizes
+   (once per process, from shim_init). */
+static void shim_named_init(void) {
+    const struct { MPI_Datatype type; shim_class cls; } list[] = {
+        { MPI_INTEGER, SHIM_INTEGER }, { MPI_REAL, SHIM_REAL },
+        { MPI_DOUBLE_PRECISION, SHIM_REAL }, { MPI_LOGICAL, SHIM_LOGICAL },
+        { MPI_COMPLEX, SHIM_COMPLEX }, { MPI_DOUBLE_COMPLEX, SHIM_COMPLEX },
+        { MPI_2INTEGER, SHIM_2INTEGER }, { MPI_2REAL, SHIM_2REAL },
+        { MPI_2DOUBLE_PRECISION, SHIM_2REAL },
+        { MPI_C_FLOAT_COMPLEX, SHIM_COMPLEX }, { MPI_C_DOUBLE_COMPLEX, SHIM_COMPLEX },
+        { MPI_CXX_BOOL, SHIM_BOOL },
+        { MPI_CXX_FLOAT_COMPLEX, SHIM_COMPLEX }, { MPI_CXX_DOUBLE_COMPLEX, SHIM_COMPLEX },
+        /* MPI's optional datatypes, where this MPI has them */
+#ifdef MPI_INTEGER1
+        { MPI_INTEGER1, SHIM_INTEGER },
+#endif
+#ifdef MPI_INTEGER2
+        { MPI_INTEGER2, SHIM_INTEGER },
+#endif
+#ifdef MPI_INTEGER4
+        { MPI_INTEGER4, SHIM_INTEGER },
+#endif
+#ifdef MPI_INTEGER8
+        { MPI_INTEGER8, SHIM_INTEGER },
+#endif
+#ifdef MPI_REAL4
+        { MPI_REAL4, SHIM_REAL },
+#endif
+#ifdef MPI_REAL8
+        { MPI_REAL8, SHIM_REAL },
+#endif
+#ifdef MPI_COMPLEX8
+        { MPI_COMPLEX8, SHIM_COMPLEX },
+#endif
+#ifdef MPI_COMPLEX16
+        { MPI_COMPLEX16, SHIM_COMPLEX },
+#endif
+        { MPI_DATATYPE_NULL, SHIM_INTEGER }
+    };
+    const char *v = getenv("REDCOLL_SUM_EXACT");
+    size_t i;
+    shim_x.exact = v && *v && strcmp(v, "0") != 0;
+    for (i = 0; list[i].type != MPI_DATATYPE_NULL; ++i) {
+        shim_named n;
+        MPI_Count size = 0;
+        if (PMPI_Type_size_x(list[i].type, &size) != MPI_SUCCESS || size <= 0) continue;
+        memset(&n, 0, sizeof n);
+        n.type = list[i].type;
+        n.mult = 1;
+        switch (list[i].cls) {
+        case SHIM_INTEGER: n.dtype = redcoll__mpi_int((size_t)size, 1); n.ops = SHIM_OPS_INT; break;
+        case SHIM_REAL: n.dtype = shim_real_of(size); n.ops = SHIM_OPS_REAL; break;
+        case SHIM_LOGICAL: case SHIM_BOOL:
+            n.dtype = redcoll__mpi_int((size_t)size, list[i].cls == SHIM_LOGICAL);
+            n.ops = n.dtype != REDCOLL_DTYPE_MAX_ && shim_logical_agrees(n.type, n.dtype)
+                        ? SHIM_OPS_LOGICAL : 0;
+            break;
+        case SHIM_COMPLEX: n.dtype = shim_real_of(size / 2); n.mult = 2; n.ops = SHIM_OP(SUM); break;
+        case SHIM_2INTEGER:
+            n.dtype = size == 2 * (MPI_Count)sizeof(int) ? REDCOLL_2INT : REDCOLL_DTYPE_MAX_;
+            n.ops = SHIM_OPS_LOC;
+            break;
+        case SHIM_2REAL: n.dtype = shim_real_of(size / 2); n.pairloc = 1; n.ops = SHIM_OPS_LOC; break;
+        }
+        if (n.dtype != REDCOLL_DTYPE_MAX_ && n.ops && shim_x.n < (int)(sizeof shim_x.t / sizeof *shim_x.t))
+            shim_x.t[shim_x.n++] = n;
+    }
+}
+
+/* MINLOC and MAXLOC on (value, index) pairs of one real type as MPI
+   defines them: the smaller (larger) value with its index; on a tie, the
+   smaller index. Buffers may hold the pairs at any alignment. */
+#define SHIM_PAIRLOC(name, T, better)                                           \
+    static void name(const void *in, void *inout, size_t count, void *arg) {   \
+        const char *a = (const char *)in;                                       \
+        char *b = (char *)inout;                                                \
+        size_t i;                                                               \
+        (void)arg;                                                              \
+        for (i = 0; i < count; ++i, a += 2 * sizeof(T), b += 2 * sizeof(T)) {   \
+            T x[2], y[2];                                                       \
+            memcpy(x, a, sizeof x);                                             \
+            memcpy(y, b, sizeof y);                                             \
+            if (x[0] better y[0]) memcpy(b, x, sizeof x);                       \
+            else if (x[0] == y[0] && x[1] < y[1]) memcpy(b + sizeof(T), &x[1], sizeof(T)); \
+        }                                                                       \
+    }
+SHIM_PAIRLOC(shim_minloc_2float, float, <)
+SHIM_PAIRLOC(shim_maxloc_2float, float, >)
+SHIM_PAIRLOC(shim_minloc_2double, double, <)
+SHIM_PAIRLOC(shim_maxloc_2double, double, >)
+
+/* A predefined datatype as redcoll reduces it: 1 and *n filled, or 0. */
+static int shim_named_of(MPI_Datatype type, shim_named *n) {
+    int i;
+    memset(n, 0, sizeof *n);
+    n->type = type;
+    n->mult = 1;
+    if (redcoll_mpi_dtype(type, &n->dtype)) { /* C's: every op redcoll defines on it */
+        n->ops = ~0u;
+        return 1;
+    }
+    for (i = 0; i < shim_x.n; ++i)
+        if (shim_x.t[i].type == type) { *n = shim_x.t[i]; return 1; }
+    return 0;
+}
+
+/* The redcoll (dtype, count multiplier, op) for predefined op `kind` on n,
+   with the reproducible sum in place of MPI_SUM where the mode asks; 0 if
+   it is not served. */
+static int shim_named_op(const shim_named *n, redcoll_op_kind kind, redcoll_dtype *dtype,
+                         MPI_Count *mult, redcoll_op *op) {
+    if (!(n->ops & (1u << kind))) return 0;
+    *dtype = n->dtype;
+    *mult = n->mult;
+    *op = redcoll_op_predefined(kind);
+    if (n->pairloc) {
+        int dbl = n->dtype == REDCOLL_DOUBLE, min = kind == REDCOLL_OP_MINLOC;
+        *dtype = REDCOLL_OPAQUE(2 * redcoll_dtype_size(n->dtype));
+        *op = redcoll_op_user(dbl ? (min ? shim_minloc_2double : shim_maxloc_2double)
+                                  : (min ? shim_minloc_2float : shim_maxloc_2float), NULL, 1);
+        return 1;
+    }
+    if (!redcoll_op_valid_for(kind, n->dtype)) return 0;
+    if (kind == REDCOLL_OP_SUM && shim_x.exact && (n->dtype == REDCOLL_FLOAT || n->dtype == REDCOLL_DOUBLE))
+        *op = REDCOLL_SUM_EXACT;
+    return 1;
+}
+
+/* REDCOLL_VERBOSE: the mode, once per communicator, at its first exact sum. */
+static void shim_exact_say(shim_comm *s) {
+    char label[MPI_MAX_OBJECT_NAME + 16];
+    if (!shim_g.verbose || s->rank != 0 || s->exact_said) return;
+    s->exact_said = 1;
+    shim_comm_label(s, label, sizeof label);
+    fprintf(stderr, "redcoll: %s (p=%d): MPI_SUM on float and double types is the correctly "
+                    "rounded exact sum (REDCOLL_SUM_EXACT)\n", label, s->size);
+}
+
+/* Whether every rank of s's communicator runs the same mode (collective,
+   on redcoll's duplicate). If not, the lowest rank with the mode and the
+   lowest without say so, and the error goes through the communicator's
+   error handler once every rank has printed; the communicator then passes
+   every call to MPI. The same reduction notes the collectives whose forced
+   algorithm (REDCOLL_<COLL>_ALGORITHM) differs between ranks: a rank running
+   another schedule would wait forever, so those collectives fail on every
+   rank with a message saying so (s->forced_differ). */
+static int shim_modes_agree(shim_comm *s) {
+    int low[2 + 2 * REDCOLL_COLL_COUNT], c;
+    char label[MPI_MAX_OBJECT_NAME + 16];
+    low[0] = shim_x.exact ? s->rank : s->size; /* the lowest rank with the mode */
+    low[1] = shim_x.exact ? s->size : s->rank; /* and without */
+    for (c = 0; c < REDCOLL_COLL_COUNT; ++c) { /* each forced algorithm, and its negation */
+        low[2 + c] = (int)shim_g.forced[c];
+        low[2 + REDCOLL_COLL_COUNT + c] = -(int)shim_g.forced[c];
+    }
+    if (PMPI_Allreduce(MPI_IN_PLACE, low, 2 + 2 * REDCOLL_COLL_COUNT, MPI_INT, MPI_MIN, s->m.comm) !=
+        MPI_SUCCESS)
+        return 0;
+    for (c = 0; c < REDCOLL_COLL_COUNT; ++c)
+        if (low[2 + c] != -low[2 + REDCOLL_COLL_COUNT + c]) s->forced_differ |= 1u << c;
+    if (low[0] == s->size || low[1] == s->size) return 1;
+    if (low[0] == s->rank || low[1] == s->rank) {
+        shim_comm_label(s, label, sizeof label);
+        fprintf(stderr, "redcoll: %s (p=%d): REDCOLL_SUM_EXACT is %s on rank %d and %s on rank %d; "
+                        "every rank must set it alike (its collectives go to MPI)\n", label, s->size,
+                shim_x.exact ? "on" : "off", s->rank, shim_x.exact ? "off" : "on",
+                shim_x.exact ? low[1] : low[0]);
+    }
+    PMPI_Barrier(s->m.comm);
+    return 0;
+}
+
 /* ==== Reductions ============================================================ */
 
 /* A user op as redcoll calls it: fn(in, inout, count, user), `in` from the
@@ -746,7 +1019,8 @@ typedef struct shim_red {
     redcoll_dtype dtype;
     redcoll_op    op;
     MPI_Count     lb;     /* buffers start this far into the user's pointer */
-    MPI_Count     extent; /* bytes per element, = redcoll_dtype_size(dtype) */
+    MPI_Count     extent; /* bytes per element, = mult * redcoll_dtype_size(dtype) */
+    MPI_Count     mult;   /* redcoll elements per MPI element (complex: 2) */
     shim_user     user;   /* the user op's call, when op.kind is USER */
 } shim_red;
 
@@ -755,20 +1029,23 @@ typedef struct shim_red {
    and op, which MPI requires to be the same on every rank. */
 static int shim_red_setup(shim_red *r, MPI_Datatype type, MPI_Op op, shim_reason *why) {
     shim_type ti;
-    int predefined = redcoll_mpi_dtype(type, &r->dtype), named;
+    shim_named n;
+    int predefined = shim_named_of(type, &n), named;
     *why = SHIM_PASS_TYPE;
     if (!shim_type_info(type, &ti, &named)) { *why = SHIM_PASS_ARGS; return 0; }
     r->lb = ti.true_lb;
     r->extent = ti.extent;
+    r->dtype = n.dtype;
+    r->mult = 1;
     if (redcoll_mpi_op(op, &r->op)) {
-        *why = SHIM_PASS_OP;
-        return predefined && redcoll_op_valid_for(r->op.kind, r->dtype) &&
-               (MPI_Count)redcoll_dtype_size(r->dtype) == ti.extent;
+        *why = named ? SHIM_PASS_OP : SHIM_PASS_DERIVED_OP;
+        return predefined && shim_named_op(&n, r->op.kind, &r->dtype, &r->mult, &r->op) &&
+               r->mult * (MPI_Count)redcoll_dtype_size(r->dtype) == ti.extent;
     }
     if (!shim_uop_find(op, &r->user.u)) { *why = SHIM_PASS_OP; return 0; }
     /* a user op: the element in place, opaque unless it is a predefined type */
     if (!ti.packed || ti.size != ti.extent || ti.size <= 0 || ti.size > (1 << 30)) return 0;
-    if (!predefined || (MPI_Count)redcoll_dtype_size(r->dtype) != ti.size)
+    if (!predefined || n.mult != 1 || (MPI_Count)redcoll_dtype_size(r->dtype) != ti.size)
         r->dtype = REDCOLL_OPAQUE((size_t)ti.size);
     r->user.type = type;
     r->user.extent = ti.extent;
@@ -790,15 +1067,18 @@ static inline int shim_red_begin(shim_call *c, shim_red *r, MPI_Comm comm, redco
         r->op = s->last_rop;
         r->lb = 0;
         r->extent = s->last_extent;
+        r->mult = s->last_mult;
         return 1;
     }
     if (!shim_red_setup(r, type, op, &why)) return shim_pass(s, coll, why);
+    if (r->op.kind == REDCOLL_OP_SUM_EXACT) shim_exact_say(s);
     if (r->op.kind != REDCOLL_OP_USER && r->dtype < REDCOLL_DTYPE_COUNT) { /* both predefined */
         s->last_type = type;
         s->last_op = op;
         s->last_dtype = r->dtype;
         s->last_rop = r->op;
         s->last_extent = r->extent;
+        s->last_mult = r->mult;
     }
     return 1;
 }
@@ -813,7 +1093,8 @@ static int shim_try_allreduce(int *rc, const void *sbuf, void *rbuf, MPI_Count c
         return shim_pass(c.s, c.coll, SHIM_PASS_ARGS);
     shim_choose(&c, (size_t)count * (size_t)r.extent, r.op.commutative);
     *rc = shim_end(&c, redcoll_allreduce(&c.s->m.t, redcoll_mpi_buf(shim_at(sbuf, r.lb)),
-                                         shim_at(rbuf, r.lb), (size_t)count, r.dtype, r.op, c.opts));
+                                         shim_at(rbuf, r.lb), (size_t)(count * r.mult), r.dtype, r.op,
+                                         c.opts));
     return 1;
 }
 
@@ -830,7 +1111,7 @@ static int shim_try_reduce(int *rc, const void *sbuf, void *rbuf, MPI_Count coun
         return shim_pass(c.s, c.coll, SHIM_PASS_ARGS);
     shim_choose(&c, (size_t)count * (size_t)r.extent, r.op.commutative);
     *rc = shim_end(&c, redcoll_reduce(&c.s->m.t, redcoll_mpi_buf(shim_at(sbuf, r.lb)),
-                                      at_root ? shim_at(rbuf, r.lb) : NULL, (size_t)count,
+                                      at_root ? shim_at(rbuf, r.lb) : NULL, (size_t)(count * r.mult),
                                       r.dtype, r.op, root, c.opts));
     return 1;
 }
@@ -867,11 +1148,11 @@ static int shim_try_reduce_scatter(int *rc, const void *sbuf, void *rbuf, shim_a
     shim_red r;
     size_t total;
     if (!shim_red_begin(&c, &r, comm, REDCOLL_COLL_REDUCE_SCATTER, type, op)) return 0;
-    if (!shim_counts(c.s, recvcounts, 1, &total) || rbuf == MPI_IN_PLACE ||
+    if (!shim_counts(c.s, recvcounts, r.mult, &total) || rbuf == MPI_IN_PLACE ||
         (total > 0 && (sbuf == rbuf || !shim_at(sbuf, r.lb))) ||
         ((c.s->counts[c.s->rank] > 0 || sbuf == MPI_IN_PLACE) && !shim_at(rbuf, r.lb)))
         return shim_pass(c.s, c.coll, SHIM_PASS_ARGS);
-    shim_choose(&c, total * (size_t)r.extent, r.op.commutative);
+    shim_choose(&c, total / (size_t)r.mult * (size_t)r.extent, r.op.commutative);
     *rc = shim_end(&c, redcoll_reduce_scatter(&c.s->m.t, redcoll_mpi_buf(shim_at(sbuf, r.lb)),
                                               shim_at(rbuf, r.lb), c.s->counts, r.dtype, r.op,
                                               c.opts));
@@ -889,8 +1170,8 @@ static int shim_try_reduce_scatter_block(int *rc, const void *sbuf, void *rbuf, 
     shim_choose(&c, (size_t)count * (size_t)c.s->size * (size_t)r.extent, r.op.commutative);
     *rc = shim_end(&c, redcoll_reduce_scatter_block(&c.s->m.t,
                                                     redcoll_mpi_buf(shim_at(sbuf, r.lb)),
-                                                    shim_at(rbuf, r.lb), (size_t)count, r.dtype,
-                                                    r.op, c.opts));
+                                                    shim_at(rbuf, r.lb), (size_t)(count * r.mult),
+                                                    r.dtype, r.op, c.opts));
     return 1;
 }
 
