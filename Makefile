@@ -194,11 +194,11 @@ test:
 # The MPI suites' programs (test/mpi/run.sh and test/pmpi/run.sh build them
 # the same way when run alone, and skip the build when these are up to date).
 MPI_TESTS := $(if $(MPI_TOOL),$(BUILD)/test_mpi $(BUILD)/pmpi_errors $(BUILD)/pmpi_colls $(BUILD)/pmpi_threads \
-                               $(BUILD)/pmpi_nonblock)
-$(BUILD)/test_mpi: test/mpi/test_mpi.c redcoll.h transports/redcoll_mpi.h | $(BUILD)
+                               $(BUILD)/pmpi_nonblock $(BUILD)/pmpi_disagree)
+$(BUILD)/test_mpi: test/mpi/test_mpi.c test/disagree_cases.h redcoll.h transports/redcoll_mpi.h | $(BUILD)
 	$(MPICC) $(CFLAGS_) $< -o $@
 
-$(BUILD)/pmpi_errors $(BUILD)/pmpi_colls $(BUILD)/pmpi_threads $(BUILD)/pmpi_nonblock: $(BUILD)/pmpi_%: test/pmpi/%.c \
+$(BUILD)/pmpi_errors $(BUILD)/pmpi_colls $(BUILD)/pmpi_threads $(BUILD)/pmpi_nonblock $(BUILD)/pmpi_disagree: $(BUILD)/pmpi_%: test/pmpi/%.c \
         shim/redcoll_pmpi.c redcoll.h transports/redcoll_mpi.h | $(BUILD)
 	$(MPICC) $(CFLAGS_) $< -o $@ -lpthread
 

@@ -1068,7 +1068,8 @@ Return Value
                               not commutative. Nothing touched, as above.
     REDCOLL_ERR_OUT_OF_MEMORY scratch could not be allocated.
     REDCOLL_ERR_TRANSPORT, REDCOLL_ERR_TIMEOUT, REDCOLL_ERR_ABORTED,
-    REDCOLL_ERR_DEADLOCK      from the transport: a call on this rank failed
+    REDCOLL_ERR_DEADLOCK, REDCOLL_ERR_MISMATCH
+                              from the transport: a call on this rank failed
                               (the library then calls t->abort once, which
                               releases the peers with an error), or a peer's
                               failure released this rank. Buffers hold
@@ -1096,15 +1097,24 @@ Remarks
 
     Ranks that disagree (an erroneous program): the collective, the algorithm
     as resolved, the count (every count of an irregular collective), the
-    element size, the root and the options the algorithm reads (segment
-    size, threshold and cost model, hierarchical levels and groups) go into
-    the message tag, and message sizes must match exactly, so a disagreement
-    ends in an error or, on a transport without a timeout, a hang -- not in
-    OK with a wrong result. Not detected, as in MPI: another dtype of the
-    same size (int32 against float) or another op. The parameters are a
-    12-bit hash, so 1 disagreement in 4096 still matches by tag (then
-    usually by size too); over an MPI whose tags are narrower than 28 bits
-    (redcoll_mpi.h) more.
+    data type, the op (a user op: its commutative flag), the root, in place
+    (allreduce, reduce_scatter(_block), allgather(v), alltoall: every rank
+    or none) and the options the algorithm reads (segment size, threshold
+    and cost model, hierarchical levels and groups) go into the message tag,
+    and message sizes must match exactly, so the ranks' messages never
+    match and a disagreement ends in an error, not in OK with a wrong
+    result: REDCOLL_ERR_MISMATCH where a rank is shown a message of another
+    call (the stream rule at REDCOLL_TAG_MAX), REDCOLL_ERR_TRANSPORT for a
+    message of another size, REDCOLL_ERR_ABORTED where a peer's failure
+    released the rank, REDCOLL_ERR_DEADLOCK where every rank waits with no
+    message of another call in sight. The transports of this library catch
+    it without a timeout: the simulator and the threads transport always
+    (their deadlock detectors see every rank), redcoll_mpi.h wherever a
+    waiting rank is shown such a message (see there). A rank whose own call
+    could not show the mistake (it only sent, say) learns of it in a later
+    call on that transport. The parameters are a 12-bit hash, so 1
+    disagreement in 4096 still matches by tag (then usually by size too);
+    over an MPI whose tags are narrower than 28 bits (redcoll_mpi.h) more.
 */
 
 /*

@@ -200,6 +200,8 @@ typedef struct shim_comm {
     MPI_Count         last_named_extent;
     unsigned char    *printed;   /* verbose: [coll][class][algo bit], lazily allocated */
     unsigned          passed[REDCOLL_COLL_COUNT]; /* verbose: reason bits printed */
+    unsigned          forced_differ; /* bit c: the ranks force different algorithms for
+                                        collective c (REDCOLL_<COLL>_ALGORITHM) */
     int               exact_said; /* verbose: the reproducible mode was said */
     struct shim_comm *next, *prev;
 } shim_comm;
@@ -375,7 +377,7 @@ static int shim_start(void) {
 
 /* ==== Communicators ======================================================== */
 
-static int shim_modes_agree(shim_comm *s); /* below, with REDCOLL_SUM_EXACT */
+static int shim_modes_agree(shim_comm *s); /* below, with REDCOLL_SUM_EXACT; also forced algorithms */
 
 static shim_comm *shim_comm_create(MPI_Comm comm) {
     shim_comm *s = (shim_comm *)calloc(1, sizeof *s);
@@ -490,6 +492,7 @@ typedef struct shim_call {
     MPI_Comm               comm;
     redcoll_coll           coll;
     int                    was_failed; /* the transport failed in an earlier call */
+    int                    refused;    /* the ranks force different algorithms: not run */
     const redcoll_options *opts; /* NULL (auto) or &o */
     redcoll_options        o;
     struct shim_req       *nb;   /* a start (MPI_I<coll>, MPI_Start) or a persistent
@@ -512,6 +515,7 @@ static inline int shim_begin(shim_call *c, MPI_Comm comm, redcoll_coll coll) {
     if (!c->s->ok) return shim_pass(c->s, coll, c->s->why);
     c->s->m.last_mpi_error = MPI_SUCCESS; /* the error of this call only */
     c->was_failed = c->s->m.failed;
+    c->refused = 0;
     return 1;
 }
 
@@ -522,6 +526,13 @@ static inline int shim_begin(shim_call *c, MPI_Comm comm, redcoll_coll coll) {
 static inline void shim_choose(shim_call *c, size_t bytes, int commutative) {
     redcoll_algo a = shim_g.forced[c->coll];
     const char *how = "forced by the environment";
+    if (c->s->forced_differ >> c->coll & 1u) { /* an algorithm no rank has: fails at once, sends nothing */
+        memset(&c->o, 0, sizeof c->o);
+        c->o.algo = REDCOLL_ALGO_COUNT;
+        c->opts = &c->o;
+        c->refused = 1;
+        return;
+    }
     if (a != REDCOLL_ALGO_AUTO && !commutative && !redcoll_algo_keeps_order(c->coll, a)) {
         a = REDCOLL_ALGO_AUTO;
         how = "auto: the forced algorithm needs a commutative op";
@@ -576,7 +587,9 @@ static int shim_told(const redcoll_mpi_failure *f) {
    or another thread holds it (the caller raises MPI's class instead). */
 static int shim_raise_told(const shim_call *c) {
     char text[MPI_MAX_ERROR_STRING], why[MPI_MAX_ERROR_STRING - 160], label[MPI_MAX_OBJECT_NAME + 16];
+    char var[64];
     int code, cls;
+    size_t i;
     if (pthread_mutex_trylock(&shim_g.err_lock) != 0) return 0;
     if (shim_g.err_code == 0) {
         shim_g.err_code = -1;
@@ -589,7 +602,17 @@ static int shim_raise_told(const shim_call *c) {
     code = shim_g.err_code;
     if (code > 0) {
         shim_comm_label(c->s, label, sizeof label);
-        redcoll_mpi_failure_string(&c->s->m, why, sizeof why);
+        if (c->refused) {
+            const char *name = redcoll_coll_name(c->coll);
+            for (i = 0; name[i] && i < sizeof var - 1; ++i)
+                var[i] = (char)(name[i] >= 'a' && name[i] <= 'z' ? name[i] - 'a' + 'A' : name[i]);
+            var[i] = 0;
+            redcoll__mpi_say(why, sizeof why, "%s: the ranks force different algorithms "
+                             "(REDCOLL_%s_ALGORITHM; this rank: %s)", redcoll_result_string(REDCOLL_ERR_MISMATCH),
+                             var, shim_g.forced[c->coll] ? redcoll_algo_name(shim_g.forced[c->coll]) : "not set");
+        } else {
+            redcoll_mpi_failure_string(&c->s->m, why, sizeof why);
+        }
         redcoll__mpi_say(text, sizeof text, "redcoll: %s on %s (rank %d of %d): %s%s", shim_mpi_name[c->coll],
                  label, c->s->rank, c->s->size,
                  c->was_failed ? "redcoll's transport for this communicator failed in an earlier call: " : "",
@@ -608,7 +631,7 @@ static int shim_raise_told(const shim_call *c) {
 static inline int shim_end(const shim_call *c, redcoll_result r) {
     int code;
     if (r == REDCOLL_OK) return MPI_SUCCESS;
-    if (shim_told(&c->s->m.failure) && (code = shim_raise_told(c)) != 0) return code;
+    if ((c->refused || shim_told(&c->s->m.failure)) && (code = shim_raise_told(c)) != 0) return code;
     code = shim_error_code(r, c->s->m.last_mpi_error);
     PMPI_Comm_call_errhandler(c->comm, code);
     return code;
@@ -989,13 +1012,24 @@ static void shim_exact_say(shim_comm *s) {
    on redcoll's duplicate). If not, the lowest rank with the mode and the
    lowest without say so, and the error goes through the communicator's
    error handler once every rank has printed; the communicator then passes
-   every call to MPI. */
+   every call to MPI. The same reduction notes the collectives whose forced
+   algorithm (REDCOLL_<COLL>_ALGORITHM) differs between ranks: a rank running
+   another schedule would wait forever, so those collectives fail on every
+   rank with a message saying so (s->forced_differ). */
 static int shim_modes_agree(shim_comm *s) {
-    int mine[2], low[2] = { 0, 0 };
+    int low[2 + 2 * REDCOLL_COLL_COUNT], c;
     char label[MPI_MAX_OBJECT_NAME + 16];
-    mine[0] = shim_x.exact ? s->rank : s->size; /* the lowest rank with the mode */
-    mine[1] = shim_x.exact ? s->size : s->rank; /* and without */
-    if (PMPI_Allreduce(mine, low, 2, MPI_INT, MPI_MIN, s->m.comm) != MPI_SUCCESS) return 0;
+    low[0] = shim_x.exact ? s->rank : s->size; /* the lowest rank with the mode */
+    low[1] = shim_x.exact ? s->size : s->rank; /* and without */
+    for (c = 0; c < REDCOLL_COLL_COUNT; ++c) { /* each forced algorithm, and its negation */
+        low[2 + c] = (int)shim_g.forced[c];
+        low[2 + REDCOLL_COLL_COUNT + c] = -(int)shim_g.forced[c];
+    }
+    if (PMPI_Allreduce(MPI_IN_PLACE, low, 2 + 2 * REDCOLL_COLL_COUNT, MPI_INT, MPI_MIN, s->m.comm) !=
+        MPI_SUCCESS)
+        return 0;
+    for (c = 0; c < REDCOLL_COLL_COUNT; ++c)
+        if (low[2 + c] != -low[2 + REDCOLL_COLL_COUNT + c]) s->forced_differ |= 1u << c;
     if (low[0] == s->size || low[1] == s->size) return 1;
     if (low[0] == s->rank || low[1] == s->rank) {
         shim_comm_label(s, label, sizeof label);

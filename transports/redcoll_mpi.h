@@ -13,17 +13,37 @@
    Semantics
    - init duplicates the communicator: redcoll's tags never meet the
      application's messages, and the duplicate returns MPI errors instead of
-     aborting (MPI_ERRORS_RETURN), so they become redcoll results:
-     truncation or a size mismatch -> REDCOLL_ERR_TRANSPORT, no memory ->
+     aborting (MPI_ERRORS_RETURN), so they become redcoll results: a
+     message of another size -> REDCOLL_ERR_TRANSPORT, no memory ->
      REDCOLL_ERR_OUT_OF_MEMORY, a failed process (ULFM, when the MPI has it)
      -> REDCOLL_ERR_ABORTED, anything else -> REDCOLL_ERR_TRANSPORT. The MPI
-     error code of the last failure is kept in m.last_mpi_error.
+     error code of the last failure is kept in m.last_mpi_error, the first
+     failure's cause in m.failure (redcoll_mpi_failure_string says it).
    - A message larger than INT_MAX bytes (MPI counts are int) is sent as
      consecutive chunks of at most cfg.max_chunk_bytes (default INT_MAX); MPI's
      non-overtaking rule keeps the chunks, and consecutive messages, in order.
      Sizes must match exactly on both ends, as for every redcoll transport.
-   - send is MPI_Send (the schedules never rely on buffering), sendrecv is
-     MPI_Sendrecv, isend/irecv/waitall are MPI_Isend/MPI_Irecv/MPI_Waitall.
+   - Transfers: sends are MPI_Isend, tested; a receive is not posted ahead
+     but taken (MPI_Recv) once MPI_Iprobe shows its sender's oldest message
+     to this rank: its size is compared first (a message of another size
+     stays where it is and the receive fails; MPI would raise
+     MPI_ERR_TRUNCATE through MPI_COMM_WORLD's handler, which may end the
+     job), and a message of another call of the library's there
+     (REDCOLL_TAG_OTHER_CALL) fails the receive with REDCOLL_ERR_MISMATCH,
+     even when this receive's own message lies behind it (a rank that
+     skipped a call). sendrecv moves both at once; isend/irecv/waitall post
+     the sends and take the receives in waitall, in posting order per peer.
+     At 8 bytes this costs what MPI_Sendrecv does (docs/benchmarks.md).
+   - Ranks that disagree about a call end in an error without a timeout
+     wherever a waiting rank is shown a message of the other call by the
+     peer it waits for, or a peer's notice (below): after 1024 polls a wait
+     also looks, every 128 polls, for notices from any rank and, for a send,
+     at the receiver's oldest message. Where no rank is shown anything --
+     every rank waits to receive from ranks that wait to receive (two ranks
+     that each think they are the root of a reduce, a bcast among
+     reductions) -- it waits, as MPICH's own collectives do then; the
+     threads transport and the simulator end those too (test/mpi/test_mpi.c
+     lists the cases).
    - test (for redcoll's non-blocking collectives; nb is provided, and no
      irecv_reduce, as there is no recv_reduce) makes one pass of what waitall
      does and never waits: sends tested, receives taken when their message
@@ -34,9 +54,12 @@
      to the caller. abort marks this rank's transport failed (m.failed): every
      later call on it returns REDCOLL_ERR_ABORTED at once, because the
      duplicate communicator may hold half a collective's messages and cannot
-     be trusted again. Plain MPI (without ULFM) has no way to wake a peer
-     blocked in MPI_Recv; those peers stay blocked as they would in any MPI
-     collective one rank left. To end the whole job on an error instead, set
+     be trusted again. It also sends every other rank a notice (a few ints,
+     REDCOLL_TAG_NOTICE; not when a notice released this rank): a rank
+     waiting in this transport, now or in a later call, finds it and fails
+     with REDCOLL_ERR_ABORTED, so no rank stays blocked in MPI for a peer
+     that left the collective. redcoll_mpi_finalize receives and drops what
+     failed calls left behind. To end the whole job on an error instead, set
      cfg.abort_job_on_error (abort then calls MPI_Abort on the duplicate).
    - recv_reduce / sendrecv_reduce are not provided: redcoll.h cuts every
      message above opts.chunk_bytes (default 1 MiB) into messages of that
@@ -59,7 +82,7 @@
      tags up to 32767 only (MPICH allows 2^28 - 1). init reads MPI_TAG_UB and
      every call keeps the low bits it allows (m.tag_mask): the group view and
      the algorithm always fit, a narrower MPI only detects ranks that pass
-     mismatched parameters less often.
+     mismatched parameters less often (and keeps fewer slots).
    - Thread safety: as the MPI library's thread level allows; one thread per
      redcoll_mpi at a time. */
 #ifndef REDCOLL_MPI_H
@@ -657,13 +680,21 @@ REDCOLL_API redcoll_result redcoll_mpi_init(redcoll_mpi *m, MPI_Comm comm,
 REDCOLL_API void redcoll_mpi_finalize(redcoll_mpi *m) {
     if (!m) return;
     if (m->comm != MPI_COMM_NULL) {
+        /* What failed calls left (messages of another call, notices) and has
+           arrived is received and dropped: MPI may give the communicator's
+           context to a later one, which would meet them. A correct program
+           leaves nothing: one probe. */
         MPI_Status st;
-        int flag = 1, v[6];
-        while (flag) { /* notices of failed peers that have arrived, so MPI holds none */
+        int flag = 1, n = 0;
+        while (flag) {
+            void *junk;
             flag = 0;
-            if (MPI_Iprobe(MPI_ANY_SOURCE, REDCOLL_TAG_NOTICE & m->tag_mask, m->comm, &flag, &st) !=
-                    MPI_SUCCESS || !flag) break;
-            MPI_Recv(v, 6, MPI_INT, st.MPI_SOURCE, st.MPI_TAG, m->comm, MPI_STATUS_IGNORE);
+            if (MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, m->comm, &flag, &st) != MPI_SUCCESS || !flag) break;
+            MPI_Get_count(&st, MPI_BYTE, &n);
+            junk = malloc(n > 0 ? (size_t)n : 1);
+            if (!junk) break;
+            MPI_Recv(junk, n, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, m->comm, MPI_STATUS_IGNORE);
+            free(junk);
         }
         MPI_Comm_free(&m->comm);
     }

@@ -66,6 +66,26 @@
    - abort (the library calls it when a call fails on some rank) is sticky:
      every call blocked in or later entering the team returns
      REDCOLL_ERR_ABORTED. Create a new team to continue.
+   - Ranks that disagree about a call end in an error with the default
+     configuration (no timeout): a receive whose sender's oldest send to it
+     belongs to another call of the library's (REDCOLL_TAG_OTHER_CALL: a
+     rank that skipped a call, or made another) fails with
+     REDCOLL_ERR_MISMATCH, and a deadlock detector runs once, when the last
+     rank goes to sleep: every rank asleep in a wait with no wake-up on the
+     way, or finished (its redcoll_shm_run function returned, or
+     redcoll_shm_team_done). It stops the team; each blocked call returns
+     its verdict, REDCOLL_ERR_MISMATCH (a waiting rank's sender has another
+     call's send for it, or has finished) or REDCOLL_ERR_DEADLOCK. Its
+     account names every rank and what it waits for (redcoll_shm_team_report,
+     cfg.report), for instance
+         ranks disagree about the call: rank 1 is in allreduce (ring), rank 0
+         in allreduce (recursive_doubling)
+           rank 0 waits to receive 16 bytes from rank 1 (allreduce (...))
+     It costs nothing while any rank works: a count updated on the way to
+     sleep and by the wake-up. When every rank has finished, a message
+     nobody received (an eager send, so its sender did not wait) makes
+     redcoll_shm_run return REDCOLL_ERR_MISMATCH. With a timeout configured
+     the detector is off and the timeout bounds every wait.
    - cfg.timeout_seconds > 0 bounds every blocking call and waitall: a hang
      becomes REDCOLL_ERR_TIMEOUT on the waiting rank (and the library's abort
      then releases the others). A timeout too long for a deadline (1e19 s,
