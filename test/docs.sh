@@ -75,10 +75,13 @@ for src in $(ls "$work"/block_*.c | sort -t_ -k2 -n); do
     fi
 done
 
-# Every public function of redcoll.h opens with a doc block that has
-# Parameters, Return Value and Thread Safety, right above it or above the
-# run of declarations it starts (the _init and i<coll> families share one).
-awk '
+# Every public function of redcoll.h and of the transports opens with a doc
+# block that has Parameters, Return Value and Thread Safety, right above it or
+# above the run of declarations it starts (the _init and i<coll> families
+# share one).
+: > "$work/docblocks.log"
+for h in redcoll.h transports/*.h; do
+awk -v file="$h" '
     /^#ifdef REDCOLL_IMPLEMENTATION/ { exit }
     /^\/\*/ { blk = ""; inblk = 1 }
     inblk { blk = blk $0 "\n"; if ($0 ~ /\*\//) { inblk = 0; last = NR } next }
@@ -86,15 +89,17 @@ awk '
         name = $0; sub(/\(.*/, "", name); sub(/.*[ *]/, "", name)
         documented = last == NR - 1 && blk ~ /\nParameters\n/ && blk ~ /\nReturn Value\n/ && blk ~ /\nThread Safety\n/
         if (!documented && !(run && run_end == NR - 1)) {
-            print "no doc block (Parameters, Return Value, Thread Safety) right above " name; bad = 1
+            print file ": no doc block (Parameters, Return Value, Thread Safety) right above " name; bad = 1
         }
         run = documented || (run && run_end == NR - 1); indecl = 1
         n++
     }
     indecl && /;[ \t]*$/ { indecl = 0; run_end = NR }
-    END { if (!n) { print "no REDCOLL_API declarations found"; bad = 1 } exit bad }
-' redcoll.h > "$work/docblocks.log"
-check "every public function of redcoll.h has a doc block" $? "$work/docblocks.log"
+    END { if (!n && file == "redcoll.h") { print file ": no REDCOLL_API declarations found"; bad = 1 } exit bad }
+' "$h" >> "$work/docblocks.log"
+done
+check "every public function of redcoll.h and the transports has a doc block" \
+    $([ ! -s "$work/docblocks.log" ]; echo $?) "$work/docblocks.log"
 
 # No lab notes: issue numbers, commit hashes, load averages, "this session".
 grep -nE "issue [0-9]|[0-9a-f]{7} |load (average|[0-9])|this session" \

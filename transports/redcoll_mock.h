@@ -126,21 +126,71 @@ typedef struct redcoll_mock_report {
 /* Runs as each simulated rank (a coroutine on the thread of redcoll_mock_run). */
 typedef redcoll_result (*redcoll_mock_rank_fn)(const redcoll_transport *t, void *arg);
 
-/* The default configuration for p ranks: alpha, beta, gamma of redcoll.h's
-   defaults and f_alpha = f_beta = 1. */
+/*
+The default configuration for `size` ranks: alpha, beta and gamma of
+redcoll.h's default cost model, f_alpha = f_beta = 1, data moved.
+
+Parameters
+    size    ranks.
+
+Return Value
+    The configuration, to adjust and pass to redcoll_mock_run.
+
+Thread Safety
+    Thread safe.
+*/
 REDCOLL_API redcoll_mock_config redcoll_mock_defaults(int size);
 
-/* Runs fn on every rank and fills *report (free it with
-   redcoll_mock_report_free). Returns REDCOLL_OK when the run itself worked,
-   whatever the ranks returned; an error for a bad config or no memory for
-   the ranks' stacks. Thread safety: concurrent runs on different threads
-   are fine. */
+/*
+Runs fn on every simulated rank (each a coroutine on the calling thread)
+and reports what each returned and cost.
+
+Parameters
+    cfg     the configuration (redcoll_mock_defaults, adjusted).
+    fn      what every rank runs, with its transport.
+    arg     passed to fn.
+    report  filled: each rank's result and counts, the modeled time, and a
+            log of deadlocks, faults and mismatches; free it with
+            redcoll_mock_report_free.
+
+Return Value
+    REDCOLL_OK when the run itself worked, whatever the ranks returned
+    (redcoll_mock_first_error tells); REDCOLL_ERR_INVALID_ARG for a bad
+    config, REDCOLL_ERR_OUT_OF_MEMORY for the ranks' stacks.
+
+Thread Safety
+    Concurrent runs on different threads are fine.
+*/
 REDCOLL_API redcoll_result redcoll_mock_run(const redcoll_mock_config *cfg,
                                             redcoll_mock_rank_fn fn, void *arg,
                                             redcoll_mock_report *report);
+
+/*
+Frees what redcoll_mock_run put in a report.
+
+Parameters
+    report  a report, or NULL (nothing happens).
+
+Return Value
+    None.
+
+Thread Safety
+    Not while another thread reads the report.
+*/
 REDCOLL_API void redcoll_mock_report_free(redcoll_mock_report *report);
 
-/* The first non-OK rank result, or REDCOLL_OK. */
+/*
+The first rank's error in rank order.
+
+Parameters
+    report  a report of redcoll_mock_run.
+
+Return Value
+    The first non-OK rank result, or REDCOLL_OK.
+
+Thread Safety
+    Thread safe.
+*/
 REDCOLL_API redcoll_result redcoll_mock_first_error(const redcoll_mock_report *report);
 
 #ifdef __cplusplus

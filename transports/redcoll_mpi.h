@@ -141,27 +141,78 @@ typedef struct redcoll_mpi {
     long              test_idle;      /* tests in vain in a row: when to look */
 } redcoll_mpi;
 
-/* Duplicates comm and fills m (collective over comm; MPI must be
-   initialised). Returns REDCOLL_OK, INVALID_ARG, OUT_OF_MEMORY or the mapped
-   MPI error; on failure m holds nothing to free. */
+/*
+Makes m a transport over a duplicate of comm; &m->t is then the transport.
+
+Parameters
+    m       the transport to fill.
+    comm    an intracommunicator (MPI must be initialised).
+    cfg     the configuration, or NULL for the defaults.
+
+Return Value
+    REDCOLL_OK; REDCOLL_ERR_INVALID_ARG, REDCOLL_ERR_OUT_OF_MEMORY or the
+    mapped MPI error, and then m holds nothing to free.
+
+Thread Safety
+    Collective over comm, as MPI_Comm_dup.
+*/
 REDCOLL_API redcoll_result redcoll_mpi_init(redcoll_mpi *m, MPI_Comm comm,
                                             const redcoll_mpi_config *cfg);
-/* Frees the duplicate communicator (collective) and the node table. */
+
+/*
+Frees the duplicate communicator and the tables of m; call it before
+MPI_Finalize.
+
+Parameters
+    m       a transport made by redcoll_mpi_init.
+
+Return Value
+    None.
+
+Thread Safety
+    Collective over the communicator, as MPI_Comm_free.
+*/
 REDCOLL_API void redcoll_mpi_finalize(redcoll_mpi *m);
 
-/* redcoll's type for a predefined MPI datatype; 1 if there is one. */
+/*
+Translates an MPI call's arguments to redcoll's: redcoll_mpi_dtype a
+predefined datatype, redcoll_mpi_op a predefined op (not MPI_REPLACE or
+MPI_NO_OP), redcoll_mpi_buf MPI_IN_PLACE, redcoll_mpi_result an MPI error
+code.
+
+Parameters
+    type, op    the MPI datatype or op; out receives redcoll's.
+    buf         a send buffer (or scatter's receive buffer at the root).
+    mpi_error   an MPI error code.
+
+Return Value
+    redcoll_mpi_dtype, redcoll_mpi_op: 1 if there is a counterpart, else 0.
+    redcoll_mpi_buf: REDCOLL_IN_PLACE for MPI_IN_PLACE, otherwise buf.
+    redcoll_mpi_result: the redcoll result (MPI_SUCCESS is REDCOLL_OK).
+
+Thread Safety
+    Thread safe.
+*/
 REDCOLL_API int redcoll_mpi_dtype(MPI_Datatype type, redcoll_dtype *out);
-/* redcoll's op for a predefined MPI op (not MPI_REPLACE/MPI_NO_OP); 1 if found. */
 REDCOLL_API int redcoll_mpi_op(MPI_Op op, redcoll_op *out);
-/* REDCOLL_IN_PLACE for MPI_IN_PLACE, otherwise buf itself (for a send
-   buffer, or scatter's receive buffer at the root). */
 REDCOLL_API void *redcoll_mpi_buf(const void *buf);
-/* The redcoll result for an MPI error code (MPI_SUCCESS -> REDCOLL_OK). */
 REDCOLL_API redcoll_result redcoll_mpi_result(int mpi_error);
-/* m's first failure in words into buf (n bytes, always terminated): what
-   happened, and who and which calls were involved, e.g. "ranks disagree
-   about the call: rank 1 is in allreduce (ring), this rank in allreduce
-   (recursive_doubling)"; "no failure" when there is none. Returns buf. */
+
+/*
+m's first failure in words: what happened, who and which calls were
+involved, e.g. "ranks disagree about the call: rank 1 is in allreduce
+(ring), this rank in allreduce (recursive_doubling)".
+
+Parameters
+    m       the transport.
+    buf, n  where the words go (n bytes, always terminated when n > 0).
+
+Return Value
+    buf; "no failure" when there is none.
+
+Thread Safety
+    Not while a call runs on m.
+*/
 REDCOLL_API const char *redcoll_mpi_failure_string(const redcoll_mpi *m, char *buf, size_t n);
 
 #ifdef __cplusplus
@@ -226,6 +277,12 @@ static size_t redcoll__mpi_nchunks(const redcoll_mpi *m, size_t bytes) {
    transfer done within the first polls pays none. */
 #define REDCOLL__MPI_LOOK_AFTER 1024
 #define REDCOLL__MPI_LOOK_EVERY 128
+/* Looks in a row that must find the receiver of a send in another call
+   before the send fails with MISMATCH. A receiver that took the message and
+   went on to its next call shows the same head as one that skipped this
+   call, until MPI reports the send complete, which can come after the
+   receiver's next message: a real mismatch stays, the race passes. */
+#define REDCOLL__MPI_SUSPECT_LOOKS 64
 
 /* A notice (REDCOLL_TAG_NOTICE): the first int says what it is. */
 #define REDCOLL__MPI_NOTICE_FAILED 1 /* the sender failed: [1] why, [2] its tag,
@@ -251,6 +308,7 @@ static redcoll_result redcoll__mpi_failed(redcoll_mpi *m, redcoll_result why, in
    (redcoll__mpi_take). */
 typedef struct redcoll__mpi_end {
     int          peer, tag, is_recv, len, done;
+    int          suspect; /* looks in a row that found the receiver in another call */
     void        *buf;
     MPI_Request  q;
 } redcoll__mpi_end;
@@ -258,7 +316,7 @@ typedef struct redcoll__mpi_end {
 static void redcoll__mpi_end_set(redcoll__mpi_end *e, int is_recv, int peer, void *buf, int len,
                                  int tag) {
     e->peer = peer; e->tag = tag; e->is_recv = is_recv; e->len = len; e->done = 0;
-    e->buf = buf; e->q = MPI_REQUEST_NULL;
+    e->suspect = 0; e->buf = buf; e->q = MPI_REQUEST_NULL;
 }
 
 /* Takes the notice the probe found: this rank is released (ABORTED) by the
@@ -313,8 +371,9 @@ static redcoll_result redcoll__mpi_take(redcoll_mpi *m, redcoll__mpi_end *e) {
 
 /* One look for what e's own polling does not show: a notice from a rank
    that failed (any source) and, for a send, a message of another call at
-   the head of the receiver's messages to this rank (the stream rule). */
-static redcoll_result redcoll__mpi_look(redcoll_mpi *m, const redcoll__mpi_end *e) {
+   the head of the receiver's messages to this rank (the stream rule),
+   REDCOLL__MPI_SUSPECT_LOOKS looks in a row. */
+static redcoll_result redcoll__mpi_look(redcoll_mpi *m, redcoll__mpi_end *e) {
     MPI_Status st;
     int flag = 0;
     if (MPI_Iprobe(MPI_ANY_SOURCE, REDCOLL_TAG_NOTICE & m->tag_mask, m->comm, &flag, &st) ==
@@ -322,8 +381,12 @@ static redcoll_result redcoll__mpi_look(redcoll_mpi *m, const redcoll__mpi_end *
         return redcoll__mpi_notice(m, &st, e->tag);
     flag = 0;
     if (!e->is_recv && MPI_Iprobe(e->peer, MPI_ANY_TAG, m->comm, &flag, &st) == MPI_SUCCESS && flag &&
-        REDCOLL_TAG_OTHER_CALL(e->tag, st.MPI_TAG))
-        return redcoll__mpi_failed(m, REDCOLL_ERR_MISMATCH, e->peer, e->tag, st.MPI_TAG);
+        REDCOLL_TAG_OTHER_CALL(e->tag, st.MPI_TAG)) {
+        if (++e->suspect >= REDCOLL__MPI_SUSPECT_LOOKS)
+            return redcoll__mpi_failed(m, REDCOLL_ERR_MISMATCH, e->peer, e->tag, st.MPI_TAG);
+    } else {
+        e->suspect = 0;
+    }
     return REDCOLL_OK;
 }
 

@@ -149,36 +149,124 @@ typedef struct redcoll_shm_team redcoll_shm_team;
 /* Runs on each rank's thread. Same shape as the simulator's rank function. */
 typedef redcoll_result (*redcoll_shm_rank_fn)(const redcoll_transport *t, void *arg);
 
-/* Creates a team of `size` ranks (cfg may be NULL). Returns INVALID_ARG for
-   size < 1 or a bad config, OUT_OF_MEMORY when allocation fails. */
+/*
+Creates a team of `size` ranks whose transports threads you own use.
+
+Parameters
+    cfg     the configuration, or NULL for the defaults.
+    size    ranks, >= 1.
+    out     receives the team.
+
+Return Value
+    REDCOLL_OK; REDCOLL_ERR_INVALID_ARG for size < 1 or a bad config
+    (*out untouched); REDCOLL_ERR_OUT_OF_MEMORY.
+
+Thread Safety
+    Thread safe.
+*/
 REDCOLL_API redcoll_result redcoll_shm_team_create(const redcoll_shm_config *cfg, int size,
                                                    redcoll_shm_team **out);
-/* Frees the team. No rank may be inside a call. */
+/*
+Frees the team and everything it holds (channels, scratch blocks).
+
+Parameters
+    team    a team, or NULL (nothing happens).
+
+Return Value
+    None.
+
+Thread Safety
+    Once, when no rank is inside a call on the team.
+*/
 REDCOLL_API void redcoll_shm_team_destroy(redcoll_shm_team *team);
-/* The transport of `rank` (NULL if out of range). Valid until destroy. */
+/*
+The transport of one rank of the team, for that rank's thread.
+
+Parameters
+    team    the team.
+    rank    0 .. size - 1.
+
+Return Value
+    The transport, valid until redcoll_shm_team_destroy; NULL for a rank out
+    of range.
+
+Thread Safety
+    Thread safe.
+*/
 REDCOLL_API const redcoll_transport *redcoll_shm_transport(redcoll_shm_team *team, int rank);
-/* REDCOLL_OK, or the reason the team was aborted (the result passed to abort). */
+/*
+Whether the team was aborted, and why.
+
+Parameters
+    team    the team.
+
+Return Value
+    REDCOLL_OK, or the result passed to abort (by the library after a
+    failed call, or by the deadlock detector).
+
+Thread Safety
+    Thread safe.
+*/
 REDCOLL_API redcoll_result redcoll_shm_team_status(const redcoll_shm_team *team);
-/* Rank `rank` makes no more calls on the team (its thread may end): the
-   deadlock detector counts it as finished, so ranks left waiting for it are
-   released with an error. redcoll_shm_run calls it when a rank's function
-   returns. Calling it twice is harmless. Thread safe. */
+/*
+Says that rank `rank` makes no more calls on the team (its thread may end):
+the deadlock detector counts it as finished, so ranks left waiting for it
+are released with an error.
+
+Parameters
+    team    the team.
+    rank    the rank that is done.
+
+Return Value
+    None.
+
+Thread Safety
+    Thread safe; calling it twice is harmless.
+
+Remarks
+    redcoll_shm_run calls it when a rank's function returns.
+*/
 REDCOLL_API void redcoll_shm_team_done(redcoll_shm_team *team, int rank);
-/* The deadlock detector's account (what each rank waited for), or NULL when
-   it has not stopped the team. Valid until redcoll_shm_team_destroy. */
+/*
+The deadlock detector's account: what each rank waited for when it stopped
+the team.
+
+Parameters
+    team    the team.
+
+Return Value
+    The text, valid until redcoll_shm_team_destroy; NULL when the detector
+    has not stopped the team.
+
+Thread Safety
+    Thread safe.
+*/
 REDCOLL_API const char *redcoll_shm_team_report(const redcoll_shm_team *team);
 
-/* Runs fn(t, arg) for every rank of a new team of `size`: ranks 1..size-1
-   on new threads, rank 0 on the calling thread; joins them and frees the
-   team. results (optional, `size` entries) receives each rank's return
-   value. Returns REDCOLL_OK if every rank returned OK, else the first
-   rank's error in rank order; INVALID_ARG for size < 1 or no fn;
-   OUT_OF_MEMORY when the team or a thread could not be created (the
-   threads already started are released with ABORTED, and rank 0 does not
-   run). */
+/*
+Runs fn(t, arg) for every rank of a new team: ranks 1 .. size - 1 on new
+threads, rank 0 on the calling thread; joins them and frees the team.
+redcoll_shm_run_config does the same with a configuration.
+
+Parameters
+    cfg     (redcoll_shm_run_config) the configuration, or NULL.
+    size    ranks, >= 1.
+    fn      what every rank runs, with its transport.
+    arg     passed to fn.
+    results optional, `size` entries: each rank's return value.
+
+Return Value
+    REDCOLL_OK if every rank returned OK, else the first rank's error in rank
+    order; REDCOLL_ERR_INVALID_ARG for size < 1 or no fn;
+    REDCOLL_ERR_OUT_OF_MEMORY when the team or a thread could not be
+    created (the threads already started are released with ABORTED, and rank
+    0 does not run).
+
+Thread Safety
+    Thread safe: each call makes its own team.
+*/
 REDCOLL_API redcoll_result redcoll_shm_run(int size, redcoll_shm_rank_fn fn, void *arg,
                                            redcoll_result *results);
-/* As redcoll_shm_run with a configuration (cfg may be NULL). */
 REDCOLL_API redcoll_result redcoll_shm_run_config(const redcoll_shm_config *cfg, int size,
                                                   redcoll_shm_rank_fn fn, void *arg,
                                                   redcoll_result *results);
