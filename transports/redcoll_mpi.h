@@ -137,6 +137,7 @@ typedef struct redcoll_mpi {
                                          2^k - 1 <= MPI_TAG_UB (MPI: >= 32767) */
     redcoll_scratch_block scratch;    /* the scratch entry's block */
     redcoll_nbstate   nb;             /* the library's, for non-blocking collectives */
+    void             *spare;          /* freed one-chunk request records, for the next isend/irecv */
     int               test_pass;      /* test's stamp in mark */
     long              test_idle;      /* tests in vain in a row: when to look */
 } redcoll_mpi;
@@ -498,9 +499,25 @@ static redcoll_result redcoll__mpi_sendrecv(void *user, int dst, const void *sbu
 /* A non-blocking transfer: one end per chunk (the sends posted at once, the
    receives taken in waitall). */
 typedef struct redcoll__mpi_req {
-    int              n;
-    redcoll__mpi_end e[1]; /* n of them */
+    int                      n;
+    struct redcoll__mpi_req *next; /* in m->spare */
+    redcoll__mpi_end         e[1]; /* n of them */
 } redcoll__mpi_req;
+
+/* A record for n chunks: a one-chunk one from the free list when there is
+   one (so a rank that keeps posting, as a started plan does, stops
+   allocating), else malloc. */
+static redcoll__mpi_req *redcoll__mpi_req_new(redcoll_mpi *m, size_t n) {
+    redcoll__mpi_req *q = (redcoll__mpi_req *)m->spare;
+    if (n == 1 && q) { m->spare = q->next; return q; }
+    return (redcoll__mpi_req *)malloc(sizeof *q + (n - 1) * sizeof(redcoll__mpi_end));
+}
+
+static void redcoll__mpi_req_give(redcoll_mpi *m, redcoll__mpi_req *q) {
+    if (q->n != 1) { free(q); return; }
+    q->next = (redcoll__mpi_req *)m->spare;
+    m->spare = q;
+}
 
 static redcoll_result redcoll__mpi_ipost(redcoll_mpi *m, int is_recv, int peer, void *buf,
                                          size_t bytes, int tag, redcoll_request *req) {
@@ -511,7 +528,7 @@ static redcoll_result redcoll__mpi_ipost(redcoll_mpi *m, int is_recv, int peer, 
     if (peer < 0 || peer >= m->t.size) return redcoll__mpi_check(m, MPI_ERR_RANK);
     tag &= m->tag_mask;
     if (n > (size_t)INT_MAX / 2) return REDCOLL_ERR_INVALID_ARG;
-    q = (redcoll__mpi_req *)malloc(sizeof *q + (n - 1) * sizeof(redcoll__mpi_end));
+    q = redcoll__mpi_req_new(m, n);
     if (!q) return REDCOLL_ERR_OUT_OF_MEMORY;
     q->n = (int)n;
     for (i = 0; i < n; ++i) {
@@ -523,7 +540,7 @@ static redcoll_result redcoll__mpi_ipost(redcoll_mpi *m, int is_recv, int peer, 
                                                                m->comm, &e->q));
             if (r != REDCOLL_OK) { /* free what was posted, report the error */
                 redcoll__mpi_cancel((int)i, q->e);
-                free(q);
+                redcoll__mpi_req_give(m, q);
                 return redcoll__mpi_failed(m, r, peer, tag, -1);
             }
         }
@@ -545,30 +562,30 @@ static redcoll_result redcoll__mpi_irecv(void *user, int src, void *buf, size_t 
 /* Completes every chunk of every request as one wait (redcoll__mpi_wait:
    receives taken in posting order per peer, sizes checked, peers in
    another call or failed ranks noticed). Frees the requests (NULL ones are
-   skipped). */
+   skipped). A few ends (a schedule's step) need no allocation. */
 static redcoll_result redcoll__mpi_waitall(void *user, int count, redcoll_request *reqs) {
     redcoll_mpi *m = (redcoll_mpi *)user;
     size_t total = 0, k;
-    redcoll__mpi_end *e;
+    redcoll__mpi_end few[4], *e = few;
     redcoll_result res;
     int i;
     for (i = 0; i < count; ++i)
         if (reqs[i].ptr) total += (size_t)((redcoll__mpi_req *)reqs[i].ptr)->n;
     if (total == 0) return m->failed ? REDCOLL_ERR_ABORTED : REDCOLL_OK;
     if (total > (size_t)INT_MAX) return REDCOLL_ERR_INVALID_ARG;
-    e = (redcoll__mpi_end *)malloc(total * sizeof *e);
+    if (total > 4) e = (redcoll__mpi_end *)malloc(total * sizeof *e);
     if (!e) return REDCOLL_ERR_OUT_OF_MEMORY; /* requests stay valid: wait again */
     for (i = 0, k = 0; i < count; ++i) {
         redcoll__mpi_req *q = (redcoll__mpi_req *)reqs[i].ptr;
         if (!q) continue;
         memcpy(e + k, q->e, (size_t)q->n * sizeof *e);
         k += (size_t)q->n;
-        free(q);
+        redcoll__mpi_req_give(m, q);
         reqs[i].ptr = NULL;
     }
     res = m->failed ? REDCOLL_ERR_ABORTED : redcoll__mpi_wait(m, (int)total, e, m->mark);
     if (res != REDCOLL_OK) redcoll__mpi_cancel((int)total, e);
-    free(e);
+    if (e != few) free(e);
     return res;
 }
 
@@ -621,7 +638,7 @@ static redcoll_result redcoll__mpi_test(void *user, int count, redcoll_request *
         redcoll__mpi_req *q = (redcoll__mpi_req *)reqs[i].ptr;
         if (!q) continue;
         if (r != REDCOLL_OK) redcoll__mpi_cancel(q->n, q->e);
-        free(q);
+        redcoll__mpi_req_give(m, q);
         reqs[i].ptr = NULL;
     }
     *done = 1;
@@ -762,6 +779,11 @@ REDCOLL_API void redcoll_mpi_finalize(redcoll_mpi *m) {
         MPI_Comm_free(&m->comm);
     }
     free(m->node_ids);
+    while (m->spare) {
+        redcoll__mpi_req *q = (redcoll__mpi_req *)m->spare;
+        m->spare = q->next;
+        free(q);
+    }
     redcoll_scratch_block_free(&m->scratch);
     memset(m, 0, sizeof *m);
     m->comm = MPI_COMM_NULL;
