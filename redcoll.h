@@ -513,10 +513,19 @@ typedef enum redcoll_selector {
    message, per byte transferred, per byte reduced, and the factors of a
    one-way (uni-directional) message. Each zero field means its default
    (REDCOLL_DEFAULT_*, factors 1). AUTO picks by it (REDCOLL_SELECTOR_MODEL);
-   `redcoll tune` measures it into a profile (redcoll_cost_model_parse). */
+   `redcoll tune` measures it into a profile (redcoll_cost_model_parse).
+
+   Two levels: alpha and beta are the links inside a node; inter_alpha and
+   inter_beta the network between nodes, whose link each node shares among
+   the messages that leave it (and those that enter it) at the same time: a
+   message between nodes that shares its node's link with k - 1 others moves
+   at 1 / (k inter_beta) bytes per second (the one-way factors apply to both
+   levels). Zero inter fields mean the intra values; when both equal them,
+   or every rank is on one node, the model is the single-level one. */
 typedef struct redcoll_cost_model {
     double alpha, beta, gamma;
     double f_alpha, f_beta;
+    double inter_alpha, inter_beta; /* between nodes; 0: = alpha, beta (appended) */
 } redcoll_cost_model;
 
 /*
@@ -5845,6 +5854,8 @@ REDCOLL_API redcoll_options redcoll_options_resolved(const redcoll_options *opts
     o.model.gamma   = redcoll__def(o.model.gamma, REDCOLL_DEFAULT_GAMMA);
     o.model.f_alpha = redcoll__def(o.model.f_alpha, 1.0);
     o.model.f_beta  = redcoll__def(o.model.f_beta, 1.0);
+    o.model.inter_alpha = redcoll__def(o.model.inter_alpha, o.model.alpha);
+    o.model.inter_beta  = redcoll__def(o.model.inter_beta, o.model.beta);
     return o;
 }
 
@@ -7320,7 +7331,8 @@ static int redcoll__options_ok(const redcoll_options *o) {
     if ((int)o->outer_algo < 0 || o->outer_algo >= REDCOLL_ALGO_COUNT) return 0;
     if ((int)o->selector < 0 || o->selector > REDCOLL_SELECTOR_PAPERS) return 0;
     return o->model.alpha >= 0 && o->model.beta >= 0 && o->model.gamma >= 0 &&
-           o->model.f_alpha >= 0 && o->model.f_beta >= 0;
+           o->model.f_alpha >= 0 && o->model.f_beta >= 0 && o->model.inter_alpha >= 0 &&
+           o->model.inter_beta >= 0;
 }
 
 /* n * size without overflow. */

@@ -43,12 +43,32 @@
    the wait ends no earlier than post time plus the summed durations of its
    sends, or of its receives.
 
+   Two levels (nodes: node_size or node_map; and model.inter_alpha /
+   inter_beta other than alpha / beta): a message inside a node is timed as
+   above; a message between nodes has latency A = inter_alpha and B =
+   inter_beta per byte (f_alpha A and f_beta B one way) and its bytes share
+   links: the sending node's outgoing link and the receiving node's incoming
+   one. While k = max(messages on that outgoing link, messages on that
+   incoming link), it moves at 1 / (k B) bytes per second (each link is
+   shared equally; the rates change whenever a message joins or leaves one
+   of its links); it ends A after its last byte. Alone it lasts
+   n B + A, as a one-level message; k messages that leave one node together
+   each last k n B + A. peer_reduce applies inside nodes only (between
+   nodes the bytes cross the network). Zero inter fields mean the intra
+   values; with equal values, or one node, the model is the one-level one.
+
    Engine: every rank is a coroutine on the calling thread, switched only
    when it blocks. Each rank keeps its own modeled clock, and a message is
    timed when its second end is posted from the two post times (a discrete-
    event model whose events are timed by their causes), so the engine may
    run ready ranks in any order: it runs them first come, first served,
-   with no priority queue. Unmatched ends are found by a hash of (owner,
+   with no priority queue. Under the two-level model a message's end
+   depends on the messages that share its links later, so there the engine
+   runs the ranks in modeled-time order: a heap holds the ranks' wake-ups
+   and the link messages' ends (earliest first, a message's end before a
+   rank at the same time), a rank about to post later than the heap's first
+   event yields to it, and a link message ends when it leaves the heap.
+   Unmatched ends are found by a hash of (owner,
    peer, tag, direction), so a rank with thousands of pending transfers
    costs no scan. A switch is a few instructions on x86-64 (System V, so
    not Windows; GCC 8+ or Clang), ucontext elsewhere or with
@@ -90,6 +110,10 @@ typedef struct redcoll_mock_config {
                                        sender's memory (the threads transport): it
                                        advertises REDCOLL_TRANSPORT_PEER_REDUCE and a
                                        message reduced on arrival costs no n beta */
+    const int         *node_map;    /* NULL, or `size` entries: rank r is on node
+                                       node_map[r], 0 <= node_map[r] < size (any map,
+                                       nodes of any size); overrides node_size.
+                                       Borrowed for the run. (Appended.) */
 } redcoll_mock_config;
 
 typedef struct redcoll_mock_stats {
@@ -438,6 +462,23 @@ typedef struct redcoll__mrank {
     redcoll__mctx          ctx;
 } redcoll__mrank;
 
+/* Two levels: a message between nodes while its bytes are on the links.
+   It has moved all but `rem` bytes by t0, at 1 / (per k) bytes per second
+   since; done_at is when its last byte passes at that rate. */
+typedef struct redcoll__mflow {
+    redcoll__mend *snd, *rcv;
+    double         start, lat, per, rem, t0, done_at;
+    int            k, src, dst;       /* sharing; the sending and receiving nodes */
+    int            at_out, at_in;     /* its places in those links' lists */
+    int            next_free;
+} redcoll__mflow;
+
+/* One direction of a node's network link: the flows on it. */
+typedef struct redcoll__mlink {
+    int *ids;
+    int  n, cap;
+} redcoll__mlink;
+
 /* Unmatched ends by (owner, peer, tag, direction): a slot holds the FIFO of
    one key (linear probing; empty when head is NULL). The key is kept in the
    slot so that a probe reads no end. */
@@ -460,6 +501,19 @@ typedef struct redcoll__msim {
     size_t                nslots, nkeys;
     redcoll__mctx         main;     /* the engine, on the caller's stack */
     redcoll__mctx        *leaving;  /* the context that switched last */
+    /* two levels (two_level != 0): */
+    int                   two_level;
+    const int            *node;     /* every rank's node, 0..size-1 */
+    int                  *node_mem; /* node when it is computed from node_size */
+    double                ia, ib;   /* inter_alpha, inter_beta */
+    double                now;      /* the time of the event being run */
+    int                  *heap;     /* ids: a rank r, or a flow f as size + f */
+    double               *key;      /* per id: its time in the heap */
+    int                  *hpos;     /* per id: its place in the heap, -1: not there */
+    int                   nheap;
+    redcoll__mflow       *flows;
+    int                   nflows, cap_flows, free_flow;
+    redcoll__mlink       *links;    /* node g: 2 g outgoing, 2 g + 1 incoming */
 } redcoll__msim;
 
 static void redcoll__mlog(redcoll__msim *s, const char *fmt, ...) {
@@ -484,7 +538,68 @@ static void redcoll__mlog(redcoll__msim *s, const char *fmt, ...) {
 
 /* ---- running the coroutines ---- */
 
+/* ---- two levels: the time-ordered heap ----
+   Ids: rank r, or flow f as size + f. Earliest first; at equal times a
+   flow before a rank (a message that ends at t is over for a rank that
+   posts at t), then by id. */
+
+static int redcoll__mh_less(const redcoll__msim *s, int a, int b) {
+    int fa = a >= s->cfg.size, fb = b >= s->cfg.size;
+    if (s->key[a] != s->key[b]) return s->key[a] < s->key[b];
+    if (fa != fb) return fa;
+    return a < b;
+}
+
+static void redcoll__mh_place(redcoll__msim *s, int i, int id) {
+    s->heap[i] = id;
+    s->hpos[id] = i;
+}
+
+static void redcoll__mh_up(redcoll__msim *s, int i) {
+    int id = s->heap[i];
+    while (i > 0 && redcoll__mh_less(s, id, s->heap[(i - 1) / 2])) {
+        redcoll__mh_place(s, i, s->heap[(i - 1) / 2]);
+        i = (i - 1) / 2;
+    }
+    redcoll__mh_place(s, i, id);
+}
+
+static void redcoll__mh_down(redcoll__msim *s, int i) {
+    int id = s->heap[i];
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= s->nheap) break;
+        if (c + 1 < s->nheap && redcoll__mh_less(s, s->heap[c + 1], s->heap[c])) ++c;
+        if (!redcoll__mh_less(s, s->heap[c], id)) break;
+        redcoll__mh_place(s, i, s->heap[c]);
+        i = c;
+    }
+    redcoll__mh_place(s, i, id);
+}
+
+/* Puts id in the heap at time t, or moves it there. */
+static void redcoll__mh_set(redcoll__msim *s, int id, double t) {
+    int i = s->hpos[id];
+    s->key[id] = t;
+    if (i < 0) redcoll__mh_place(s, i = s->nheap++, id);
+    redcoll__mh_up(s, i);
+    redcoll__mh_down(s, s->hpos[id]);
+}
+
+static int redcoll__mh_pop(redcoll__msim *s) {
+    int id = s->heap[0];
+    s->hpos[id] = -1;
+    if (--s->nheap > 0) {
+        redcoll__mh_place(s, 0, s->heap[s->nheap]);
+        redcoll__mh_down(s, 0);
+    }
+    return id;
+}
+
+static void redcoll__mflow_end(redcoll__msim *s, int f);
+
 static void redcoll__mready(redcoll__msim *s, redcoll__mrank *r) {
+    if (s->two_level) { redcoll__mh_set(s, r->rank, s->now); return; }
     r->next_ready = NULL;
     if (s->ready_tail) s->ready_tail->next_ready = r; else s->ready = r;
     s->ready_tail = r;
@@ -580,6 +695,16 @@ static void redcoll__mprepare(redcoll__mrank *r) {
    is ready (all done, or a deadlock). */
 static redcoll__mctx *redcoll__mnext(redcoll__msim *s) {
     redcoll__mrank *r = s->ready;
+    while (s->two_level) { /* the earliest event: a flow's end is run here */
+        int id;
+        if (s->nheap == 0) return &s->main;
+        id = redcoll__mh_pop(s);
+        if (s->key[id] > s->now) s->now = s->key[id];
+        if (id >= s->cfg.size) { redcoll__mflow_end(s, id - s->cfg.size); continue; }
+        r = &s->ranks[id];
+        if (!r->started) redcoll__mprepare(r);
+        return &r->ctx;
+    }
     if (!r) return &s->main;
     s->ready = r->next_ready;
     if (!s->ready) s->ready_tail = NULL;
@@ -596,8 +721,11 @@ static redcoll__mctx *redcoll__mnext(redcoll__msim *s) {
 
 /* Rank r waits: the next ready rank runs until r is ready again. */
 static void redcoll__mblock(redcoll__msim *s, redcoll__mrank *r) {
+    redcoll__mctx *next;
     redcoll__mstack_check(r);
-    redcoll__mjump(s, &r->ctx, redcoll__mnext(s), 0);
+    next = redcoll__mnext(s);
+    if (next != &r->ctx) redcoll__mjump(s, &r->ctx, next, 0); /* two levels: r's own wait may
+                                                                  have ended in mnext */
 }
 
 static void redcoll__mrank_main(void *arg) {
@@ -739,11 +867,129 @@ static void redcoll__mdeadlock(redcoll__msim *s) {
     redcoll__mfail_all(s, REDCOLL_ERR_DEADLOCK);
 }
 
+/* ---- two levels: messages between nodes on shared links ---- */
+
+/* Room for one more flow (its entries in the heap's arrays too); 0 when
+   memory ran out. */
+static int redcoll__mflow_room(redcoll__msim *s) {
+    int cap, total, i;
+    void *q;
+    if (s->free_flow >= 0 || s->nflows < s->cap_flows) return 1;
+    cap = s->cap_flows ? 2 * s->cap_flows : 64;
+    total = s->cfg.size + cap;
+    if (!(q = realloc(s->flows, (size_t)cap * sizeof *s->flows))) return 0;
+    s->flows = (redcoll__mflow *)q;
+    if (!(q = realloc(s->heap, (size_t)total * sizeof *s->heap))) return 0;
+    s->heap = (int *)q;
+    if (!(q = realloc(s->key, (size_t)total * sizeof *s->key))) return 0;
+    s->key = (double *)q;
+    if (!(q = realloc(s->hpos, (size_t)total * sizeof *s->hpos))) return 0;
+    s->hpos = (int *)q;
+    for (i = s->cfg.size + s->cap_flows; i < total; ++i) s->hpos[i] = -1;
+    s->cap_flows = cap;
+    return 1;
+}
+
+/* Appends flow f to link l; its place, or -1 when memory ran out. */
+static int redcoll__mlink_add(redcoll__mlink *l, int f) {
+    if (l->n == l->cap) {
+        int cap = l->cap ? 2 * l->cap : 8;
+        int *ids = (int *)realloc(l->ids, (size_t)cap * sizeof *ids);
+        if (!ids) return -1;
+        l->ids = ids; l->cap = cap;
+    }
+    l->ids[l->n] = f;
+    return l->n++;
+}
+
+/* Takes the flow at place `at` off link l (out: an outgoing link); the last
+   one moves there. */
+static void redcoll__mlink_del(redcoll__msim *s, redcoll__mlink *l, int at, int out) {
+    int moved = l->ids[--l->n];
+    if (at == l->n) return;
+    l->ids[at] = moved;
+    if (out) s->flows[moved].at_out = at; else s->flows[moved].at_in = at;
+}
+
+/* After a flow joined or left link l: every flow on it moves on from now
+   at its new share (only those whose k changed are touched, so a flow
+   that is never disturbed ends at start + n per k exactly). */
+static void redcoll__mlink_share(redcoll__msim *s, const redcoll__mlink *l) {
+    int i;
+    for (i = 0; i < l->n; ++i) {
+        redcoll__mflow *f = &s->flows[l->ids[i]];
+        int out = s->links[2 * f->src].n, in = s->links[2 * f->dst + 1].n, k = out > in ? out : in;
+        if (k == f->k) continue;
+        if (s->now > f->t0) {
+            f->rem -= (s->now - f->t0) / (f->per * f->k);
+            if (f->rem < 0) f->rem = 0;
+            f->t0 = s->now;
+        }
+        f->k = k;
+        f->done_at = f->t0 + f->rem * (f->per * k);
+        redcoll__mh_set(s, s->cfg.size + l->ids[i], f->done_at);
+    }
+}
+
+/* A matched message between nodes puts its n bytes on the links (per:
+   seconds per byte alone, lat: its latency); 0 when memory ran out (the
+   caller times it alone). */
+static int redcoll__mflow_start(redcoll__msim *s, redcoll__mend *snd, redcoll__mend *rcv, double start,
+                                double n, double per, double lat) {
+    int src = s->node[snd->owner->rank], dst = s->node[rcv->owner->rank], id;
+    redcoll__mflow *f;
+    if (!redcoll__mflow_room(s)) return 0;
+    id = s->free_flow >= 0 ? s->free_flow : s->nflows;
+    f = &s->flows[id];
+    f->at_out = redcoll__mlink_add(&s->links[2 * src], id);
+    if (f->at_out < 0) return 0;
+    f->at_in = redcoll__mlink_add(&s->links[2 * dst + 1], id);
+    if (f->at_in < 0) { s->links[2 * src].n--; return 0; }
+    if (id == s->free_flow) s->free_flow = f->next_free; else s->nflows++;
+    f->snd = snd; f->rcv = rcv;
+    f->start = f->t0 = start; f->lat = lat; f->per = per; f->rem = n;
+    f->k = 0; f->src = src; f->dst = dst;
+    redcoll__mlink_share(s, &s->links[2 * src]);
+    redcoll__mlink_share(s, &s->links[2 * dst + 1]);
+    return 1;
+}
+
+/* Flow id's last byte has passed (now): it leaves its links, and the
+   message ends lat later. */
+static void redcoll__mflow_end(redcoll__msim *s, int id) {
+    redcoll__mflow *f = &s->flows[id];
+    redcoll__mend *snd = f->snd, *rcv = f->rcv;
+    double end = f->done_at + f->lat, start = f->start;
+    int src = f->src, dst = f->dst;
+    redcoll__mlink_del(s, &s->links[2 * src], f->at_out, 1);
+    redcoll__mlink_del(s, &s->links[2 * dst + 1], f->at_in, 0);
+    f->next_free = s->free_flow;
+    s->free_flow = id;
+    redcoll__mlink_share(s, &s->links[2 * src]);
+    redcoll__mlink_share(s, &s->links[2 * dst + 1]);
+    snd->end_time = rcv->end_time = end;
+    snd->duration = rcv->duration = end - start;
+    redcoll__mend_finish(s, snd, REDCOLL_OK);
+    redcoll__mend_finish(s, rcv, REDCOLL_OK);
+}
+
+/* Two levels: rank r may post only when no earlier event is pending; it
+   yields to them (a message that ends at its clock goes first). */
+static void redcoll__msync(redcoll__msim *s, redcoll__mrank *r) {
+    while (s->two_level && s->nheap > 0) {
+        int top = s->heap[0];
+        if (s->key[top] > r->clock || (s->key[top] == r->clock && top < s->cfg.size)) break;
+        redcoll__mh_set(s, r->rank, r->clock);
+        redcoll__mblock(s, r);
+    }
+    if (r->clock > s->now) s->now = r->clock;
+}
+
 /* A matched pair: move the bytes and time the message. */
 static void redcoll__mmatch(redcoll__msim *s, redcoll__mend *snd, redcoll__mend *rcv) {
     const redcoll_cost_model *m = &s->cfg.model;
     redcoll_result res = REDCOLL_OK;
-    double n = (double)snd->bytes, start, dur;
+    double n = (double)snd->bytes, start, dur, end;
     long round;
     if (snd->bytes != rcv->bytes) {
         redcoll__mlog(s, "size mismatch: rank %d sends %zu bytes to rank %d, which expects %zu (tag %d)\n",
@@ -754,17 +1000,27 @@ static void redcoll__mmatch(redcoll__msim *s, redcoll__mend *snd, redcoll__mend 
         else memcpy(rcv->rbuf, snd->sbuf, snd->bytes);
     }
     start = snd->post_time > rcv->post_time ? snd->post_time : rcv->post_time;
-    if (rcv->into && s->cfg.peer_reduce) n = 0; /* the reduction's read is the transfer */
-    dur = (snd->duplex && rcv->duplex) ? m->alpha + n * m->beta
-                                       : m->f_alpha * m->alpha + n * m->f_beta * m->beta;
     round = (snd->post_round > rcv->post_round ? snd->post_round : rcv->post_round) + 1;
-    snd->end_time = rcv->end_time = start + dur;
-    snd->duration = rcv->duration = dur;
     snd->end_round = rcv->end_round = round;
     snd->owner->st.msgs_sent++;
     snd->owner->st.bytes_sent += snd->bytes;
     rcv->owner->st.msgs_recv++;
     rcv->owner->st.bytes_recv += snd->bytes;
+    if (s->two_level && s->node[snd->owner->rank] != s->node[rcv->owner->rank]) {
+        int duplex = snd->duplex && rcv->duplex;
+        double lat = duplex ? s->ia : m->f_alpha * s->ia, per = duplex ? s->ib : m->f_beta * s->ib;
+        if (res == REDCOLL_OK && n > 0 && per > 0 && redcoll__mflow_start(s, snd, rcv, start, n, per, lat))
+            return; /* ended by its flow (redcoll__mflow_end) */
+        end = start + n * per + lat; /* alone, as a flow ends */
+        dur = end - start;
+    } else {
+        if (rcv->into && s->cfg.peer_reduce) n = 0; /* the reduction's read is the transfer */
+        dur = (snd->duplex && rcv->duplex) ? m->alpha + n * m->beta
+                                           : m->f_alpha * m->alpha + n * m->f_beta * m->beta;
+        end = start + dur;
+    }
+    snd->end_time = rcv->end_time = end;
+    snd->duration = rcv->duration = dur;
     redcoll__mend_finish(s, snd, res);
     redcoll__mend_finish(s, rcv, res);
 }
@@ -859,6 +1115,7 @@ static redcoll_result redcoll__mblocking(redcoll__mrank *r, const char *what, in
         list[n] = &ends[n];
         ++n;
     }
+    redcoll__msync(s, r);
     for (i = 0; i < n; ++i) redcoll__mpost(s, r, list[i]);
     return redcoll__mwait(s, r, list, n);
 }
@@ -910,6 +1167,7 @@ static redcoll_result redcoll__mipost(redcoll__mrank *r, int is_send, int peer, 
     if (!e) return REDCOLL_ERR_OUT_OF_MEMORY;
     redcoll__mend_init(e, is_send, peer, sbuf, rbuf, bytes, tag, 0);
     e->heap = 1;
+    redcoll__msync(s, r);
     redcoll__mpost(s, r, e);
     req->ptr = e;
     return REDCOLL_OK;
@@ -951,7 +1209,7 @@ static void redcoll__mabort(void *user, redcoll_result why) {
 
 static int redcoll__mnode_of(void *user, int rank) {
     redcoll__mrank *r = (redcoll__mrank *)user;
-    return rank / r->sim->cfg.node_size;
+    return r->sim->cfg.node_map ? r->sim->cfg.node_map[rank] : rank / r->sim->cfg.node_size;
 }
 
 static void redcoll__mon_compute(void *user, size_t elems, size_t bytes) {
@@ -978,7 +1236,7 @@ static void redcoll__mschedule(redcoll__msim *s) {
         redcoll__mctx *next = redcoll__mnext(s);
         if (next != &s->main) { redcoll__mjump(s, &s->main, next, 0); continue; }
         redcoll__mdeadlock(s);
-        if (!s->ready) break; /* cannot happen: every blocked rank waits for an unmatched end */
+        if (!s->ready && s->nheap == 0) break; /* cannot happen: every blocked rank waits for an unmatched end */
     }
 #ifdef REDCOLL__MTSAN
     {
@@ -987,6 +1245,41 @@ static void redcoll__mschedule(redcoll__msim *s) {
             if (s->ranks[i].ctx.tsan_fiber) __tsan_destroy_fiber(s->ranks[i].ctx.tsan_fiber);
     }
 #endif
+}
+
+/* Two levels: the node of every rank, and whether the model has two levels
+   (more than one node and inter links that differ); then the heap's arrays.
+   0 when memory ran out. */
+static int redcoll__mlevels_init(redcoll__msim *s) {
+    const redcoll_cost_model *m = &s->cfg.model;
+    int p = s->cfg.size, i, several = 0;
+    s->free_flow = -1;
+    s->ia = m->inter_alpha > 0 ? m->inter_alpha : m->alpha;
+    s->ib = m->inter_beta > 0 ? m->inter_beta : m->beta;
+    if ((!s->cfg.node_map && s->cfg.node_size <= 0) || (s->ia == m->alpha && s->ib == m->beta)) return 1;
+    if (s->cfg.node_map) {
+        s->node = s->cfg.node_map;
+    } else {
+        if (!(s->node_mem = (int *)malloc((size_t)p * sizeof *s->node_mem))) return 0;
+        for (i = 0; i < p; ++i) s->node_mem[i] = i / s->cfg.node_size;
+        s->node = s->node_mem;
+    }
+    for (i = 1; i < p; ++i) several |= s->node[i] != s->node[0];
+    if (!several) return 1;
+    s->heap = (int *)malloc((size_t)p * sizeof *s->heap);
+    s->key = (double *)malloc((size_t)p * sizeof *s->key);
+    s->hpos = (int *)malloc((size_t)p * sizeof *s->hpos);
+    s->links = (redcoll__mlink *)calloc((size_t)p * 2, sizeof *s->links);
+    if (!s->heap || !s->key || !s->hpos || !s->links) return 0;
+    for (i = 0; i < p; ++i) s->hpos[i] = -1;
+    s->two_level = 1;
+    return 1;
+}
+
+static void redcoll__mlevels_free(redcoll__msim *s) {
+    int i;
+    for (i = 0; s->links && i < 2 * s->cfg.size; ++i) free(s->links[i].ids);
+    free(s->links); free(s->flows); free(s->heap); free(s->key); free(s->hpos); free(s->node_mem);
 }
 
 REDCOLL_API redcoll_mock_config redcoll_mock_defaults(int size) {
@@ -1006,6 +1299,8 @@ REDCOLL_API redcoll_result redcoll_mock_run(const redcoll_mock_config *cfg,
     int i, have_stacks;
     if (report) memset(report, 0, sizeof *report);
     if (!cfg || !fn || !report || cfg->size < 1) return REDCOLL_ERR_INVALID_ARG;
+    for (i = 0; cfg->node_map && i < cfg->size; ++i)
+        if (cfg->node_map[i] < 0 || cfg->node_map[i] >= cfg->size) return REDCOLL_ERR_INVALID_ARG;
     if (stack < ((size_t)16 << 10)) stack = (size_t)16 << 10;
     memset(&s, 0, sizeof s);
     s.cfg = *cfg;
@@ -1016,8 +1311,10 @@ REDCOLL_API redcoll_result redcoll_mock_run(const redcoll_mock_config *cfg,
     stacks = (redcoll__mstack **)calloc((size_t)cfg->size, sizeof *stacks);
     report->results = (redcoll_result *)calloc((size_t)cfg->size, sizeof *report->results);
     report->stats = (redcoll_mock_stats *)calloc((size_t)cfg->size, sizeof *report->stats);
-    if (!s.ranks || !s.slots || !stacks || !report->results || !report->stats) {
+    if (!s.ranks || !s.slots || !stacks || !report->results || !report->stats ||
+        !redcoll__mlevels_init(&s)) {
         free(s.ranks); free(s.slots); free(stacks);
+        redcoll__mlevels_free(&s);
         redcoll_mock_report_free(report);
         return REDCOLL_ERR_OUT_OF_MEMORY;
     }
@@ -1039,7 +1336,7 @@ REDCOLL_API redcoll_result redcoll_mock_run(const redcoll_mock_config *cfg,
         r->t.isend = redcoll__misend;
         r->t.irecv = redcoll__mirecv;
         r->t.waitall = redcoll__mwaitall;
-        r->t.node_of = cfg->node_size > 0 ? redcoll__mnode_of : NULL;
+        r->t.node_of = cfg->node_size > 0 || cfg->node_map ? redcoll__mnode_of : NULL;
         r->t.on_compute = redcoll__mon_compute;
         r->t.on_scratch = redcoll__mon_scratch;
         r->t.flags = (cfg->no_data ? REDCOLL_TRANSPORT_NO_DATA : 0u) |
@@ -1076,6 +1373,7 @@ REDCOLL_API redcoll_result redcoll_mock_run(const redcoll_mock_config *cfg,
     report->deadlocked = s.deadlocked;
     report->aborted = s.aborted;
     report->log = s.log;
+    redcoll__mlevels_free(&s);
     free(s.ranks);
     free(s.slots);
     free(stacks);

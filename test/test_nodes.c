@@ -1,0 +1,278 @@
+/* test_nodes.c - two levels: the simulator's timing rules between nodes
+   (hand-computed cases), and the node-aware schedules, their cost and
+   AUTO's choice under the two-level model. */
+
+/* ---- the simulator's two-level rules ------------------------------------------
+   Each rank runs a short script of transport calls; the times are computed
+   by hand. The model is chosen so that every figure is exact in binary:
+   inside a node alpha = 1/4, beta = 2^-10 (1 KiB: 1); between nodes A = 1,
+   B = 2^-8 (1 KiB: 4). */
+#define TN_A    1.0
+#define TN_B    (1.0 / 256)
+#define TN_KIB  1024
+
+/* One call of a script: send (s), recv (r), sendrecv (x: to and from peer),
+   recv_reduce (R), compute bytes (c), isend (S) and irecv (I) ended by a
+   waitall of all of them (w). */
+typedef struct tn_op {
+    char   kind;
+    int    peer;
+    size_t bytes;
+} tn_op;
+
+#define TN_MAXOPS 6
+typedef struct tn_script {
+    tn_op ops[8][TN_MAXOPS]; /* per rank, ended by kind 0 */
+} tn_script;
+
+static void tn_noop_fn(void *arg, const void *piece, size_t off, size_t bytes) {
+    (void)arg; (void)piece; (void)off; (void)bytes;
+}
+
+static redcoll_result tn_rank(const redcoll_transport *t, void *arg) {
+    const tn_script *sc = (const tn_script *)arg;
+    static char sbuf[8][4 * TN_KIB], rbuf[8][4 * TN_KIB];
+    redcoll_request reqs[TN_MAXOPS];
+    redcoll_consumer into;
+    int i, nreq = 0;
+    into.fn = tn_noop_fn; into.arg = NULL; into.unit = 1;
+    for (i = 0; i < TN_MAXOPS && sc->ops[t->rank][i].kind; ++i) {
+        const tn_op *o = &sc->ops[t->rank][i];
+        redcoll_result res = REDCOLL_OK;
+        switch (o->kind) {
+        case 's': res = t->send(t->user, o->peer, sbuf[t->rank], o->bytes, 1); break;
+        case 'r': res = t->recv(t->user, o->peer, rbuf[t->rank], o->bytes, 1); break;
+        case 'x': res = t->sendrecv(t->user, o->peer, sbuf[t->rank], o->bytes, o->peer, rbuf[t->rank], o->bytes, 1); break;
+        case 'R': res = t->recv_reduce(t->user, o->peer, o->bytes, 1, &into); break;
+        case 'c': t->on_compute(t->user, 0, o->bytes); break;
+        case 'S': res = t->isend(t->user, o->peer, sbuf[t->rank], o->bytes, 1, &reqs[nreq++]); break;
+        case 'I': res = t->irecv(t->user, o->peer, rbuf[t->rank], o->bytes, 1, &reqs[nreq++]); break;
+        case 'w': res = t->waitall(t->user, nreq, reqs); nreq = 0; break;
+        default: return REDCOLL_ERR_INVALID_ARG;
+        }
+        if (res != REDCOLL_OK) return res;
+    }
+    return REDCOLL_OK;
+}
+
+/* The exact model above on p ranks; node_size 0 with map NULL: one level. */
+static redcoll_mock_config tn_config(int p, int node_size, const int *map) {
+    redcoll_mock_config cfg = redcoll_mock_defaults(p);
+    cfg.model.alpha = 0.25; cfg.model.beta = 1.0 / 1024; cfg.model.gamma = 1.0 / 1024;
+    cfg.model.inter_alpha = TN_A; cfg.model.inter_beta = TN_B;
+    cfg.node_size = node_size;
+    cfg.node_map = map;
+    return cfg;
+}
+
+/* Runs the script and checks every rank's time. */
+static void tn_expect(const char *what, const redcoll_mock_config *cfg, const tn_script *sc,
+                      const double *want) {
+    redcoll_mock_report rep;
+    int i;
+    CHECK(redcoll_mock_run(cfg, tn_rank, (void *)sc, &rep) == REDCOLL_OK, "%s: run", what);
+    for (i = 0; i < cfg->size; ++i) {
+        CHECK(rep.results[i] == REDCOLL_OK, "%s: rank %d: %s", what, i, redcoll_result_string(rep.results[i]));
+        CHECK(rep.stats[i].time == want[i], "%s: rank %d ends at %.17g, want %.17g", what, i,
+              rep.stats[i].time, want[i]);
+    }
+    redcoll_mock_report_free(&rep);
+}
+
+#define TN_OP(k, peer, bytes) { (k), (peer), (size_t)(bytes) }
+
+static void test_nodes_sim_alone(void) {
+    /* two nodes of one rank: a one-way message n B + A, then an exchange
+       (each direction its own link: no sharing) n B + A again */
+    tn_script sc = { { { TN_OP('s', 1, TN_KIB), TN_OP('x', 1, TN_KIB) },
+                       { TN_OP('r', 0, TN_KIB), TN_OP('x', 0, TN_KIB) } } };
+    double want[2] = { 10, 10 };
+    redcoll_mock_config cfg = tn_config(2, 1, NULL);
+    tn_expect("alone", &cfg, &sc, want);
+    /* one way with f_alpha = f_beta = 1/2: 2 + 1/2; the exchange keeps A, B */
+    cfg.model.f_alpha = 0.5; cfg.model.f_beta = 0.5;
+    want[0] = want[1] = 2.5 + 5;
+    tn_expect("one-way factors", &cfg, &sc, want);
+    { /* an empty message between nodes: its latency only */
+        tn_script z = { { { TN_OP('s', 1, 0) }, { TN_OP('r', 0, 0) } } };
+        double wz[2] = { TN_A, TN_A };
+        cfg = tn_config(2, 1, NULL);
+        tn_expect("empty", &cfg, &z, wz);
+    }
+}
+
+static void test_nodes_sim_shared(void) {
+    redcoll_mock_config cfg;
+    { /* ranks 0, 1 of node 0 send 1 KiB each to ranks 2, 3 of node 1 at once:
+         both share the link, 2 (1 KiB B) + A = 9 */
+        tn_script sc = { { { TN_OP('s', 2, TN_KIB) }, { TN_OP('s', 3, TN_KIB) },
+                           { TN_OP('r', 0, TN_KIB) }, { TN_OP('r', 1, TN_KIB) } } };
+        double want[4] = { 9, 9, 9, 9 };
+        cfg = tn_config(4, 2, NULL);
+        tn_expect("two leave one node", &cfg, &sc, want);
+    }
+    { /* three leave a node of three (map): 3 * 4 + 1 */
+        static const int map[6] = { 0, 0, 0, 1, 1, 1 };
+        tn_script sc = { { { TN_OP('s', 3, TN_KIB) }, { TN_OP('s', 4, TN_KIB) }, { TN_OP('s', 5, TN_KIB) },
+                           { TN_OP('r', 0, TN_KIB) }, { TN_OP('r', 1, TN_KIB) }, { TN_OP('r', 2, TN_KIB) } } };
+        double want[6] = { 13, 13, 13, 13, 13, 13 };
+        cfg = tn_config(6, 0, map);
+        tn_expect("three leave a node of three", &cfg, &sc, want);
+    }
+    { /* two enter one node from two others: the incoming link is shared */
+        static const int map[4] = { 0, 1, 2, 2 };
+        tn_script sc = { { { TN_OP('s', 2, TN_KIB) }, { TN_OP('s', 3, TN_KIB) },
+                           { TN_OP('r', 0, TN_KIB) }, { TN_OP('r', 1, TN_KIB) } } };
+        double want[4] = { 9, 9, 9, 9 };
+        cfg = tn_config(4, 0, map);
+        tn_expect("two enter one node", &cfg, &sc, want);
+    }
+    { /* node 0 sends to nodes 1 and 2: k = max(out, in) = 2 for both */
+        static const int map[4] = { 0, 0, 1, 2 };
+        tn_script sc = { { { TN_OP('s', 2, TN_KIB) }, { TN_OP('s', 3, TN_KIB) },
+                           { TN_OP('r', 0, TN_KIB) }, { TN_OP('r', 1, TN_KIB) } } };
+        double want[4] = { 9, 9, 9, 9 };
+        cfg = tn_config(4, 0, map);
+        tn_expect("one node to two", &cfg, &sc, want);
+    }
+    { /* two exchanges between nodes 0 and 1 (ranks 0-2, 1-3): each direction
+         carries two, 2 * 4 + 1 */
+        tn_script sc = { { { TN_OP('x', 2, TN_KIB) }, { TN_OP('x', 3, TN_KIB) },
+                           { TN_OP('x', 0, TN_KIB) }, { TN_OP('x', 1, TN_KIB) } } };
+        double want[4] = { 9, 9, 9, 9 };
+        cfg = tn_config(4, 2, NULL);
+        tn_expect("two exchanges", &cfg, &sc, want);
+    }
+}
+
+/* Shares change as messages join and leave: rank 0 sends 1 KiB to rank 2
+   at 0; rank 1 first reduces 2 KiB (gamma 2^-10: until 2) and then sends
+   1 KiB to rank 3. The first has 512 B left at 2, moves at half rate until
+   6 and ends at 7; the second has moved 512 B by 6, the rest alone by 8,
+   ends at 9. The ranks of node 1 wait for theirs. */
+static void test_nodes_sim_join_leave(void) {
+    tn_script sc = { { { TN_OP('s', 2, TN_KIB) }, { TN_OP('c', 0, 2048), TN_OP('s', 3, TN_KIB) },
+                       { TN_OP('r', 0, TN_KIB) }, { TN_OP('r', 1, TN_KIB) } } };
+    double want[4] = { 7, 9, 7, 9 };
+    redcoll_mock_config cfg = tn_config(4, 2, NULL);
+    tn_expect("join and leave", &cfg, &sc, want);
+    { /* the same with the first message twice as long: alone for 2 (512 B),
+         shared 2..10 (1 KiB each), then the second is done (ends 11) and the
+         first has 512 B alone: done 12, ends 13 */
+        tn_script s2 = { { { TN_OP('s', 2, 2 * TN_KIB) }, { TN_OP('c', 0, 2048), TN_OP('s', 3, TN_KIB) },
+                           { TN_OP('r', 0, 2 * TN_KIB) }, { TN_OP('r', 1, TN_KIB) } } };
+        double w2[4] = { 13, 11, 13, 11 };
+        tn_expect("the longer one ends alone", &cfg, &s2, w2);
+    }
+}
+
+/* Messages inside a node keep the one-level rules, next to shared links;
+   peer_reduce applies inside nodes only. */
+static void test_nodes_sim_inside(void) {
+    { /* 0 -> 1 inside node 0 and 2 -> 3 inside node 1: 1/4 + 1 each */
+        tn_script sc = { { { TN_OP('s', 1, TN_KIB) }, { TN_OP('r', 0, TN_KIB) },
+                           { TN_OP('s', 3, TN_KIB) }, { TN_OP('r', 2, TN_KIB) } } };
+        double want[4] = { 1.25, 1.25, 1.25, 1.25 };
+        redcoll_mock_config cfg = tn_config(4, 2, NULL);
+        tn_expect("inside", &cfg, &sc, want);
+    }
+    { /* peer_reduce: a receive-and-reduce inside costs its latency only,
+         between nodes its bytes too */
+        tn_script sc = { { { TN_OP('s', 1, TN_KIB), TN_OP('s', 2, TN_KIB) }, { TN_OP('R', 0, TN_KIB) },
+                           { TN_OP('R', 0, TN_KIB) } } };
+        double want[3] = { 0.25 + 5, 0.25, 0.25 + 5 };
+        redcoll_mock_config cfg = tn_config(3, 2, NULL);
+        cfg.peer_reduce = 1;
+        tn_expect("peer_reduce inside only", &cfg, &sc, want);
+    }
+    { /* a waitall still serialises a rank's port: two receives from two
+         nodes into one rank share its node's incoming link (each 2 * 4 + 1)
+         and the port (summed: 18) */
+        static const int map[3] = { 0, 1, 2 };
+        tn_script sc = { { { TN_OP('s', 2, TN_KIB) }, { TN_OP('s', 2, TN_KIB) },
+                           { TN_OP('I', 0, TN_KIB), TN_OP('I', 1, TN_KIB), TN_OP('w', 0, 0) } } };
+        double want[3] = { 9, 9, 18 };
+        redcoll_mock_config cfg = tn_config(3, 0, map);
+        tn_expect("waitall", &cfg, &sc, want);
+    }
+}
+
+/* Figures of one collective on two configurations must be the same bit for bit. */
+static void tn_same_figures(const char *what, const rc_spec *a, const rc_spec *b) {
+    rc_outcome x, y;
+    int i;
+    rc_run(a, &x);
+    rc_run(b, &y);
+    CHECK(x.ok && y.ok, "%s: %s / %s", what, x.why, y.why);
+    CHECK(x.rep.time == y.rep.time && x.rep.rounds == y.rep.rounds, "%s: time %.17g vs %.17g", what,
+          x.rep.time, y.rep.time);
+    for (i = 0; i < a->p && i < b->p; ++i)
+        CHECK(memcmp(&x.rep.stats[i], &y.rep.stats[i], sizeof x.rep.stats[i]) == 0, "%s: rank %d's figures", what, i);
+    rc_outcome_free(&x);
+    rc_outcome_free(&y);
+}
+
+/* One node, or inter links equal to the intra ones (given or zero): the
+   one-level model, bit for bit. */
+static void test_nodes_sim_one_level(void) {
+    static const redcoll_algo algos[3] = { REDCOLL_ALGO_RING, REDCOLL_ALGO_RECURSIVE_DOUBLING,
+                                           REDCOLL_ALGO_HALVING_DOUBLING };
+    int i;
+    for (i = 0; i < 3; ++i) {
+        rc_spec flat = rc_spec_make(REDCOLL_COLL_ALLREDUCE, algos[i], 12, 1000), s;
+        flat.dtype = REDCOLL_DOUBLE;
+        s = flat;
+        s.sim.node_size = 4; /* zero inter fields */
+        tn_same_figures("zero inter fields", &flat, &s);
+        s.use_model = 1;
+        s.sim.model = redcoll_mock_defaults(1).model;
+        flat.use_model = 1;
+        flat.sim.model = s.sim.model;
+        s.sim.model.inter_alpha = s.sim.model.alpha;
+        s.sim.model.inter_beta = s.sim.model.beta;
+        tn_same_figures("equal inter fields", &flat, &s);
+        s.sim.model.inter_alpha = 10 * s.sim.model.alpha;
+        s.sim.node_size = 12;
+        tn_same_figures("one node", &flat, &s);
+    }
+}
+
+/* The rules that hold in one level hold in two: deadlock reported, a fault
+   releases the peers, every rank's result as without nodes. */
+static void test_nodes_sim_failures(void) {
+    redcoll_mock_config cfg = tn_config(5, 2, NULL);
+    redcoll_mock_report rep;
+    int i;
+    CHECK(redcoll_mock_run(&cfg, ts_send_first, NULL, &rep) == REDCOLL_OK, "run");
+    CHECK(rep.deadlocked, "a ring of blocking sends deadlocks under rendezvous, two levels too");
+    for (i = 0; i < 5; ++i) CHECK(rep.results[i] == REDCOLL_ERR_DEADLOCK, "rank %d", i);
+    redcoll_mock_report_free(&rep);
+    for (i = 1; i <= 4; ++i) {
+        rc_spec s = rc_spec_make(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_RING, 6, 100);
+        rc_outcome o;
+        s.sim.node_size = 2;
+        s.use_model = 1;
+        s.sim.model = redcoll_mock_defaults(1).model;
+        s.sim.model.inter_alpha = 4e-6; s.sim.model.inter_beta = 1e-9;
+        s.sim.fail_rank = 3; s.sim.fail_call = i;
+        rc_run(&s, &o);
+        CHECK(o.rep.results[3] == REDCOLL_ERR_TRANSPORT && !o.rep.deadlocked, "fault %d: rank 3 fails, no hang", i);
+        rc_outcome_free(&o);
+    }
+    {
+        static const int bad[2] = { 0, 2 };
+        cfg = tn_config(2, 0, bad);
+        CHECK(redcoll_mock_run(&cfg, ts_send_first, NULL, &rep) == REDCOLL_ERR_INVALID_ARG,
+              "a node id outside 0..p-1 is refused");
+        redcoll_mock_report_free(&rep);
+    }
+}
+
+static void suite_nodes(void) {
+    tf_test("nodes/sim: one message alone", test_nodes_sim_alone);
+    tf_test("nodes/sim: a node's link shared", test_nodes_sim_shared);
+    tf_test("nodes/sim: shares as messages join and leave", test_nodes_sim_join_leave);
+    tf_test("nodes/sim: inside nodes, one-level rules", test_nodes_sim_inside);
+    tf_test("nodes/sim: one node or equal links is one level", test_nodes_sim_one_level);
+    tf_test("nodes/sim: deadlock and faults", test_nodes_sim_failures);
+}
