@@ -5854,8 +5854,6 @@ REDCOLL_API redcoll_options redcoll_options_resolved(const redcoll_options *opts
     o.model.gamma   = redcoll__def(o.model.gamma, REDCOLL_DEFAULT_GAMMA);
     o.model.f_alpha = redcoll__def(o.model.f_alpha, 1.0);
     o.model.f_beta  = redcoll__def(o.model.f_beta, 1.0);
-    o.model.inter_alpha = redcoll__def(o.model.inter_alpha, o.model.alpha);
-    o.model.inter_beta  = redcoll__def(o.model.inter_beta, o.model.beta);
     return o;
 }
 
