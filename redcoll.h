@@ -6754,6 +6754,195 @@ REDCOLL_API int redcoll_cost_model_format(const redcoll_cost_model *model, char 
    terms redcoll__row_cost sets, or for the rows without a closed form or a
    walk, a replay of the schedule's calls. */
 
+/* ---- two levels: the nodes' shared links --------------------------------------
+   The rule of the two-level model that needs time order, run by the
+   simulator (transports/redcoll_mock.h) and by the replay below alike: a
+   message between nodes puts its n bytes on its sending node's outgoing
+   link and its receiving node's incoming link; while k = max(messages on
+   that outgoing link, messages on that incoming link), it moves at
+   1 / (k per) bytes per second (per: inter_beta, or f_beta inter_beta one
+   way), and it ends lat after its last byte (lat: inter_alpha, or f_alpha
+   inter_alpha). Shares change only when a message joins or leaves a link,
+   so between two such events every rate is constant: a message keeps the
+   bytes it still had at t0 and the time its last byte passes at its
+   current rate, and a heap orders those times (ties by id). A message whose
+   share never changes ends at start + n (per k) + lat exactly. The caller
+   runs its events in time order and ends each message when it leaves the
+   heap (redcoll__links_end), before anything it runs at that time. */
+typedef struct redcoll__flow {
+    void  *snd, *rcv;               /* the caller's two ends */
+    double start, lat, per, rem, t0, done_at;
+    int    k, src, dst;             /* share; sending and receiving node */
+    int    at_out, at_in, hpos, next_free;
+} redcoll__flow;
+
+typedef struct redcoll__link { int *ids, n, cap; } redcoll__link; /* the flows on one direction */
+
+typedef struct redcoll__links {
+    const redcoll_allocator *al;
+    int            nodes;
+    redcoll__link *link;            /* node g: 2 g outgoing, 2 g + 1 incoming */
+    redcoll__flow *flow;
+    int            nflow, cap, free_id;
+    int           *heap, nheap;     /* flow ids, earliest done_at first */
+} redcoll__links;
+
+/* old (old_bytes) grown to bytes, contents kept; NULL (old kept) when memory ran out. */
+static void *redcoll__regrow(const redcoll_allocator *al, void *old, size_t old_bytes, size_t bytes) {
+    void *p = redcoll__mem_alloc(al, bytes);
+    if (!p) return NULL;
+    if (old) { REDCOLL_MEMCPY(p, old, old_bytes); redcoll__mem_free(al, old); }
+    return p;
+}
+
+static int redcoll__links_init(redcoll__links *L, int nodes, const redcoll_allocator *al) {
+    REDCOLL_MEMSET(L, 0, sizeof *L);
+    L->al = al;
+    L->nodes = nodes;
+    L->free_id = -1;
+    L->link = (redcoll__link *)redcoll__mem_alloc(al, sizeof *L->link * 2 * (size_t)nodes);
+    if (L->link) REDCOLL_MEMSET(L->link, 0, sizeof *L->link * 2 * (size_t)nodes);
+    return L->link != NULL;
+}
+
+static void redcoll__links_free(redcoll__links *L) {
+    int i;
+    for (i = 0; L->link && i < 2 * L->nodes; ++i)
+        if (L->link[i].ids) redcoll__mem_free(L->al, L->link[i].ids);
+    if (L->link) redcoll__mem_free(L->al, L->link);
+    if (L->flow) redcoll__mem_free(L->al, L->flow);
+    if (L->heap) redcoll__mem_free(L->al, L->heap);
+    REDCOLL_MEMSET(L, 0, sizeof *L);
+}
+
+static int redcoll__flow_less(const redcoll__links *L, int a, int b) {
+    double x = L->flow[a].done_at, y = L->flow[b].done_at;
+    return x < y || (x == y && a < b);
+}
+
+static void redcoll__flow_place(redcoll__links *L, int i, int id) {
+    L->heap[i] = id;
+    L->flow[id].hpos = i;
+}
+
+/* Moves flow id to its place in the heap after its done_at changed. */
+static void redcoll__flow_sift(redcoll__links *L, int id) {
+    int i = L->flow[id].hpos;
+    while (i > 0 && redcoll__flow_less(L, id, L->heap[(i - 1) / 2])) {
+        redcoll__flow_place(L, i, L->heap[(i - 1) / 2]);
+        i = (i - 1) / 2;
+    }
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= L->nheap) break;
+        if (c + 1 < L->nheap && redcoll__flow_less(L, L->heap[c + 1], L->heap[c])) ++c;
+        if (!redcoll__flow_less(L, L->heap[c], id)) break;
+        redcoll__flow_place(L, i, L->heap[c]);
+        i = c;
+    }
+    redcoll__flow_place(L, i, id);
+}
+
+/* After a flow joined or left link l at `now`: each flow on it whose share
+   changed moves on from now at its new rate. */
+static void redcoll__link_share(redcoll__links *L, const redcoll__link *l, double now) {
+    int i;
+    for (i = 0; i < l->n; ++i) {
+        redcoll__flow *f = &L->flow[l->ids[i]];
+        int out = L->link[2 * f->src].n, in = L->link[2 * f->dst + 1].n, k = out > in ? out : in;
+        if (k == f->k) continue;
+        if (now > f->t0) {
+            f->rem -= (now - f->t0) / (f->per * f->k);
+            if (f->rem < 0) f->rem = 0;
+            f->t0 = now;
+        }
+        f->k = k;
+        f->done_at = f->t0 + f->rem * (f->per * k);
+        redcoll__flow_sift(L, l->ids[i]);
+    }
+}
+
+/* Appends flow id to link l; 0 when memory ran out. */
+static int redcoll__link_add(redcoll__links *L, redcoll__link *l, int id, int *at) {
+    if (l->n == l->cap) {
+        int cap = l->cap ? 2 * l->cap : 8;
+        int *ids = (int *)redcoll__regrow(L->al, l->ids, sizeof *ids * (size_t)l->n, sizeof *ids * (size_t)cap);
+        if (!ids) return 0;
+        l->ids = ids; l->cap = cap;
+    }
+    *at = l->n;
+    l->ids[l->n++] = id;
+    return 1;
+}
+
+/* Takes the flow at place `at` off link l (the last one moves there). */
+static void redcoll__link_del(redcoll__links *L, redcoll__link *l, int at, int out) {
+    int moved = l->ids[--l->n];
+    if (at == l->n) return;
+    l->ids[at] = moved;
+    if (out) L->flow[moved].at_out = at; else L->flow[moved].at_in = at;
+}
+
+/* A message of n > 0 bytes from node src to node dst starts at now (the
+   caller's current time); 0 when memory ran out (the caller may time it
+   alone: now + n per + lat). */
+static int redcoll__links_start(redcoll__links *L, int src, int dst, double now, double n, double per,
+                                double lat, void *snd, void *rcv) {
+    redcoll__flow *f;
+    int id;
+    if (L->free_id < 0 && L->nflow == L->cap) {
+        int cap = L->cap ? 2 * L->cap : 64;
+        redcoll__flow *fl = (redcoll__flow *)redcoll__regrow(L->al, L->flow, sizeof *fl * (size_t)L->cap,
+                                                             sizeof *fl * (size_t)cap);
+        int *heap;
+        if (!fl) return 0;
+        L->flow = fl;
+        heap = (int *)redcoll__regrow(L->al, L->heap, sizeof *heap * (size_t)L->cap, sizeof *heap * (size_t)cap);
+        if (!heap) return 0;
+        L->heap = heap;
+        L->cap = cap;
+    }
+    id = L->free_id >= 0 ? L->free_id : L->nflow;
+    f = &L->flow[id];
+    if (!redcoll__link_add(L, &L->link[2 * src], id, &f->at_out)) return 0;
+    if (!redcoll__link_add(L, &L->link[2 * dst + 1], id, &f->at_in)) { L->link[2 * src].n--; return 0; }
+    if (id == L->free_id) L->free_id = f->next_free; else L->nflow++;
+    f->snd = snd; f->rcv = rcv;
+    f->start = f->t0 = now; f->lat = lat; f->per = per; f->rem = n;
+    f->k = 0; f->src = src; f->dst = dst;
+    f->done_at = now;
+    redcoll__flow_place(L, L->nheap++, id);
+    redcoll__link_share(L, &L->link[2 * src], now);
+    redcoll__link_share(L, &L->link[2 * dst + 1], now);
+    return 1;
+}
+
+/* When the next message's last byte passes; -1: none on the links. */
+static double redcoll__links_next(const redcoll__links *L) {
+    return L->nheap ? L->flow[L->heap[0]].done_at : -1;
+}
+
+/* Ends the next message (at redcoll__links_next): its ends, its start and
+   its end (lat after its last byte); the others move on at their new shares. */
+static void redcoll__links_end(redcoll__links *L, void **snd, void **rcv, double *start, double *end) {
+    int id = L->heap[0];
+    redcoll__flow *f = &L->flow[id];
+    double now = f->done_at;
+    int src = f->src, dst = f->dst;
+    *snd = f->snd; *rcv = f->rcv; *start = f->start; *end = now + f->lat;
+    if (--L->nheap > 0) {
+        int last = L->heap[L->nheap];
+        redcoll__flow_place(L, 0, last);
+        redcoll__flow_sift(L, last);
+    }
+    redcoll__link_del(L, &L->link[2 * src], f->at_out, 1);
+    redcoll__link_del(L, &L->link[2 * dst + 1], f->at_in, 0);
+    f->next_free = L->free_id;
+    L->free_id = id;
+    redcoll__link_share(L, &L->link[2 * src], now);
+    redcoll__link_share(L, &L->link[2 * dst + 1], now);
+}
+
 /* ---- pricing by replay ------------------------------------------------------
    Rows whose simulated time has no closed form or walk here (reduce's
    Rabenseifner-Traeff routing and binary blocks; its binary trees are

@@ -462,22 +462,6 @@ typedef struct redcoll__mrank {
     redcoll__mctx          ctx;
 } redcoll__mrank;
 
-/* Two levels: a message between nodes while its bytes are on the links.
-   It has moved all but `rem` bytes by t0, at 1 / (per k) bytes per second
-   since; done_at is when its last byte passes at that rate. */
-typedef struct redcoll__mflow {
-    redcoll__mend *snd, *rcv;
-    double         start, lat, per, rem, t0, done_at;
-    int            k, src, dst;       /* sharing; the sending and receiving nodes */
-    int            at_out, at_in;     /* its places in those links' lists */
-    int            next_free;
-} redcoll__mflow;
-
-/* One direction of a node's network link: the flows on it. */
-typedef struct redcoll__mlink {
-    int *ids;
-    int  n, cap;
-} redcoll__mlink;
 
 /* Unmatched ends by (owner, peer, tag, direction): a slot holds the FIFO of
    one key (linear probing; empty when head is NULL). The key is kept in the
@@ -507,13 +491,11 @@ typedef struct redcoll__msim {
     int                  *node_mem; /* node when it is computed from node_size */
     double                ia, ib;   /* inter_alpha, inter_beta */
     double                now;      /* the time of the event being run */
-    int                  *heap;     /* ids: a rank r, or a flow f as size + f */
-    double               *key;      /* per id: its time in the heap */
-    int                  *hpos;     /* per id: its place in the heap, -1: not there */
+    int                  *heap;     /* ranks ready to run, earliest key first */
+    double               *key;      /* per rank: its time in the heap */
+    int                  *hpos;     /* per rank: its place in the heap, -1: not there */
     int                   nheap;
-    redcoll__mflow       *flows;
-    int                   nflows, cap_flows, free_flow;
-    redcoll__mlink       *links;    /* node g: 2 g outgoing, 2 g + 1 incoming */
+    redcoll__links        links;    /* messages between nodes (redcoll.h) */
 } redcoll__msim;
 
 static void redcoll__mlog(redcoll__msim *s, const char *fmt, ...) {
@@ -538,68 +520,51 @@ static void redcoll__mlog(redcoll__msim *s, const char *fmt, ...) {
 
 /* ---- running the coroutines ---- */
 
-/* ---- two levels: the time-ordered heap ----
-   Ids: rank r, or flow f as size + f. Earliest first; at equal times a
-   flow before a rank (a message that ends at t is over for a rank that
-   posts at t), then by id. */
+/* ---- two levels: the ranks in time order ----
+   The ranks ready to run, earliest first (ties by rank); the links'
+   messages (redcoll__links) end before a rank runs at the same time. */
 
 static int redcoll__mh_less(const redcoll__msim *s, int a, int b) {
-    int fa = a >= s->cfg.size, fb = b >= s->cfg.size;
-    if (s->key[a] != s->key[b]) return s->key[a] < s->key[b];
-    if (fa != fb) return fa;
-    return a < b;
+    return s->key[a] < s->key[b] || (s->key[a] == s->key[b] && a < b);
 }
 
-static void redcoll__mh_place(redcoll__msim *s, int i, int id) {
-    s->heap[i] = id;
-    s->hpos[id] = i;
+static void redcoll__mh_place(redcoll__msim *s, int i, int r) {
+    s->heap[i] = r;
+    s->hpos[r] = i;
 }
 
-static void redcoll__mh_up(redcoll__msim *s, int i) {
-    int id = s->heap[i];
-    while (i > 0 && redcoll__mh_less(s, id, s->heap[(i - 1) / 2])) {
+/* Puts rank r in the heap at time t (it is not there). */
+static void redcoll__mh_push(redcoll__msim *s, int r, double t) {
+    int i = s->nheap++;
+    s->key[r] = t;
+    while (i > 0 && redcoll__mh_less(s, r, s->heap[(i - 1) / 2])) {
         redcoll__mh_place(s, i, s->heap[(i - 1) / 2]);
         i = (i - 1) / 2;
     }
-    redcoll__mh_place(s, i, id);
+    redcoll__mh_place(s, i, r);
 }
 
-static void redcoll__mh_down(redcoll__msim *s, int i) {
-    int id = s->heap[i];
+static int redcoll__mh_pop(redcoll__msim *s) {
+    int r = s->heap[0], i = 0, last = s->heap[--s->nheap];
+    s->hpos[r] = -1;
+    if (s->nheap == 0) return r;
     for (;;) {
         int c = 2 * i + 1;
         if (c >= s->nheap) break;
         if (c + 1 < s->nheap && redcoll__mh_less(s, s->heap[c + 1], s->heap[c])) ++c;
-        if (!redcoll__mh_less(s, s->heap[c], id)) break;
+        if (!redcoll__mh_less(s, s->heap[c], last)) break;
         redcoll__mh_place(s, i, s->heap[c]);
         i = c;
     }
-    redcoll__mh_place(s, i, id);
+    redcoll__mh_place(s, i, last);
+    return r;
 }
 
-/* Puts id in the heap at time t, or moves it there. */
-static void redcoll__mh_set(redcoll__msim *s, int id, double t) {
-    int i = s->hpos[id];
-    s->key[id] = t;
-    if (i < 0) redcoll__mh_place(s, i = s->nheap++, id);
-    redcoll__mh_up(s, i);
-    redcoll__mh_down(s, s->hpos[id]);
-}
+static void redcoll__mflow_end(redcoll__msim *s);
 
-static int redcoll__mh_pop(redcoll__msim *s) {
-    int id = s->heap[0];
-    s->hpos[id] = -1;
-    if (--s->nheap > 0) {
-        redcoll__mh_place(s, 0, s->heap[s->nheap]);
-        redcoll__mh_down(s, 0);
-    }
-    return id;
-}
-
-static void redcoll__mflow_end(redcoll__msim *s, int f);
 
 static void redcoll__mready(redcoll__msim *s, redcoll__mrank *r) {
-    if (s->two_level) { redcoll__mh_set(s, r->rank, s->now); return; }
+    if (s->two_level) { redcoll__mh_push(s, r->rank, s->now); return; }
     r->next_ready = NULL;
     if (s->ready_tail) s->ready_tail->next_ready = r; else s->ready = r;
     s->ready_tail = r;
@@ -695,13 +660,16 @@ static void redcoll__mprepare(redcoll__mrank *r) {
    is ready (all done, or a deadlock). */
 static redcoll__mctx *redcoll__mnext(redcoll__msim *s) {
     redcoll__mrank *r = s->ready;
-    while (s->two_level) { /* the earliest event: a flow's end is run here */
-        int id;
+    while (s->two_level) { /* the earliest event: a message between nodes ends here */
+        double tf = redcoll__links_next(&s->links);
+        if (tf >= 0 && (s->nheap == 0 || tf <= s->key[s->heap[0]])) {
+            if (tf > s->now) s->now = tf;
+            redcoll__mflow_end(s);
+            continue;
+        }
         if (s->nheap == 0) return &s->main;
-        id = redcoll__mh_pop(s);
-        if (s->key[id] > s->now) s->now = s->key[id];
-        if (id >= s->cfg.size) { redcoll__mflow_end(s, id - s->cfg.size); continue; }
-        r = &s->ranks[id];
+        r = &s->ranks[redcoll__mh_pop(s)];
+        if (s->key[r->rank] > s->now) s->now = s->key[r->rank];
         if (!r->started) redcoll__mprepare(r);
         return &r->ctx;
     }
@@ -867,106 +835,16 @@ static void redcoll__mdeadlock(redcoll__msim *s) {
     redcoll__mfail_all(s, REDCOLL_ERR_DEADLOCK);
 }
 
-/* ---- two levels: messages between nodes on shared links ---- */
+/* ---- two levels: messages between nodes ---- */
 
-/* Room for one more flow (its entries in the heap's arrays too); 0 when
-   memory ran out. */
-static int redcoll__mflow_room(redcoll__msim *s) {
-    int cap, total, i;
-    void *q;
-    if (s->free_flow >= 0 || s->nflows < s->cap_flows) return 1;
-    cap = s->cap_flows ? 2 * s->cap_flows : 64;
-    total = s->cfg.size + cap;
-    if (!(q = realloc(s->flows, (size_t)cap * sizeof *s->flows))) return 0;
-    s->flows = (redcoll__mflow *)q;
-    if (!(q = realloc(s->heap, (size_t)total * sizeof *s->heap))) return 0;
-    s->heap = (int *)q;
-    if (!(q = realloc(s->key, (size_t)total * sizeof *s->key))) return 0;
-    s->key = (double *)q;
-    if (!(q = realloc(s->hpos, (size_t)total * sizeof *s->hpos))) return 0;
-    s->hpos = (int *)q;
-    for (i = s->cfg.size + s->cap_flows; i < total; ++i) s->hpos[i] = -1;
-    s->cap_flows = cap;
-    return 1;
-}
-
-/* Appends flow f to link l; its place, or -1 when memory ran out. */
-static int redcoll__mlink_add(redcoll__mlink *l, int f) {
-    if (l->n == l->cap) {
-        int cap = l->cap ? 2 * l->cap : 8;
-        int *ids = (int *)realloc(l->ids, (size_t)cap * sizeof *ids);
-        if (!ids) return -1;
-        l->ids = ids; l->cap = cap;
-    }
-    l->ids[l->n] = f;
-    return l->n++;
-}
-
-/* Takes the flow at place `at` off link l (out: an outgoing link); the last
-   one moves there. */
-static void redcoll__mlink_del(redcoll__msim *s, redcoll__mlink *l, int at, int out) {
-    int moved = l->ids[--l->n];
-    if (at == l->n) return;
-    l->ids[at] = moved;
-    if (out) s->flows[moved].at_out = at; else s->flows[moved].at_in = at;
-}
-
-/* After a flow joined or left link l: every flow on it moves on from now
-   at its new share (only those whose k changed are touched, so a flow
-   that is never disturbed ends at start + n per k exactly). */
-static void redcoll__mlink_share(redcoll__msim *s, const redcoll__mlink *l) {
-    int i;
-    for (i = 0; i < l->n; ++i) {
-        redcoll__mflow *f = &s->flows[l->ids[i]];
-        int out = s->links[2 * f->src].n, in = s->links[2 * f->dst + 1].n, k = out > in ? out : in;
-        if (k == f->k) continue;
-        if (s->now > f->t0) {
-            f->rem -= (s->now - f->t0) / (f->per * f->k);
-            if (f->rem < 0) f->rem = 0;
-            f->t0 = s->now;
-        }
-        f->k = k;
-        f->done_at = f->t0 + f->rem * (f->per * k);
-        redcoll__mh_set(s, s->cfg.size + l->ids[i], f->done_at);
-    }
-}
-
-/* A matched message between nodes puts its n bytes on the links (per:
-   seconds per byte alone, lat: its latency); 0 when memory ran out (the
-   caller times it alone). */
-static int redcoll__mflow_start(redcoll__msim *s, redcoll__mend *snd, redcoll__mend *rcv, double start,
-                                double n, double per, double lat) {
-    int src = s->node[snd->owner->rank], dst = s->node[rcv->owner->rank], id;
-    redcoll__mflow *f;
-    if (!redcoll__mflow_room(s)) return 0;
-    id = s->free_flow >= 0 ? s->free_flow : s->nflows;
-    f = &s->flows[id];
-    f->at_out = redcoll__mlink_add(&s->links[2 * src], id);
-    if (f->at_out < 0) return 0;
-    f->at_in = redcoll__mlink_add(&s->links[2 * dst + 1], id);
-    if (f->at_in < 0) { s->links[2 * src].n--; return 0; }
-    if (id == s->free_flow) s->free_flow = f->next_free; else s->nflows++;
-    f->snd = snd; f->rcv = rcv;
-    f->start = f->t0 = start; f->lat = lat; f->per = per; f->rem = n;
-    f->k = 0; f->src = src; f->dst = dst;
-    redcoll__mlink_share(s, &s->links[2 * src]);
-    redcoll__mlink_share(s, &s->links[2 * dst + 1]);
-    return 1;
-}
-
-/* Flow id's last byte has passed (now): it leaves its links, and the
-   message ends lat later. */
-static void redcoll__mflow_end(redcoll__msim *s, int id) {
-    redcoll__mflow *f = &s->flows[id];
-    redcoll__mend *snd = f->snd, *rcv = f->rcv;
-    double end = f->done_at + f->lat, start = f->start;
-    int src = f->src, dst = f->dst;
-    redcoll__mlink_del(s, &s->links[2 * src], f->at_out, 1);
-    redcoll__mlink_del(s, &s->links[2 * dst + 1], f->at_in, 0);
-    f->next_free = s->free_flow;
-    s->free_flow = id;
-    redcoll__mlink_share(s, &s->links[2 * src]);
-    redcoll__mlink_share(s, &s->links[2 * dst + 1]);
+/* The next message on the links has passed its last byte: its ends are
+   done (redcoll.h's redcoll__links times it). */
+static void redcoll__mflow_end(redcoll__msim *s) {
+    void *a, *b;
+    double start, end;
+    redcoll__mend *snd, *rcv;
+    redcoll__links_end(&s->links, &a, &b, &start, &end);
+    snd = (redcoll__mend *)a; rcv = (redcoll__mend *)b;
     snd->end_time = rcv->end_time = end;
     snd->duration = rcv->duration = end - start;
     redcoll__mend_finish(s, snd, REDCOLL_OK);
@@ -976,10 +854,10 @@ static void redcoll__mflow_end(redcoll__msim *s, int id) {
 /* Two levels: rank r may post only when no earlier event is pending; it
    yields to them (a message that ends at its clock goes first). */
 static void redcoll__msync(redcoll__msim *s, redcoll__mrank *r) {
-    while (s->two_level && s->nheap > 0) {
-        int top = s->heap[0];
-        if (s->key[top] > r->clock || (s->key[top] == r->clock && top < s->cfg.size)) break;
-        redcoll__mh_set(s, r->rank, r->clock);
+    while (s->two_level) {
+        double tf = redcoll__links_next(&s->links);
+        if ((tf < 0 || tf > r->clock) && (s->nheap == 0 || s->key[s->heap[0]] >= r->clock)) break;
+        redcoll__mh_push(s, r->rank, r->clock);
         redcoll__mblock(s, r);
     }
     if (r->clock > s->now) s->now = r->clock;
@@ -1009,8 +887,10 @@ static void redcoll__mmatch(redcoll__msim *s, redcoll__mend *snd, redcoll__mend 
     if (s->two_level && s->node[snd->owner->rank] != s->node[rcv->owner->rank]) {
         int duplex = snd->duplex && rcv->duplex;
         double lat = duplex ? s->ia : m->f_alpha * s->ia, per = duplex ? s->ib : m->f_beta * s->ib;
-        if (res == REDCOLL_OK && n > 0 && per > 0 && redcoll__mflow_start(s, snd, rcv, start, n, per, lat))
-            return; /* ended by its flow (redcoll__mflow_end) */
+        if (res == REDCOLL_OK && n > 0 && per > 0 &&
+            redcoll__links_start(&s->links, s->node[snd->owner->rank], s->node[rcv->owner->rank], start,
+                                 n, per, lat, snd, rcv))
+            return; /* ended by the links (redcoll__mflow_end) */
         end = start + n * per + lat; /* alone, as a flow ends */
         dur = end - start;
     } else {
@@ -1250,10 +1130,11 @@ static void redcoll__mschedule(redcoll__msim *s) {
 /* Two levels: the node of every rank, and whether the model has two levels
    (more than one node and inter links that differ); then the heap's arrays.
    0 when memory ran out. */
+static const redcoll_allocator redcoll__mlinks_alloc = { 0, 0, 0 }; /* REDCOLL_MALLOC / FREE */
+
 static int redcoll__mlevels_init(redcoll__msim *s) {
     const redcoll_cost_model *m = &s->cfg.model;
     int p = s->cfg.size, i, several = 0;
-    s->free_flow = -1;
     s->ia = m->inter_alpha > 0 ? m->inter_alpha : m->alpha;
     s->ib = m->inter_beta > 0 ? m->inter_beta : m->beta;
     if ((!s->cfg.node_map && s->cfg.node_size <= 0) || (s->ia == m->alpha && s->ib == m->beta)) return 1;
@@ -1269,17 +1150,16 @@ static int redcoll__mlevels_init(redcoll__msim *s) {
     s->heap = (int *)malloc((size_t)p * sizeof *s->heap);
     s->key = (double *)malloc((size_t)p * sizeof *s->key);
     s->hpos = (int *)malloc((size_t)p * sizeof *s->hpos);
-    s->links = (redcoll__mlink *)calloc((size_t)p * 2, sizeof *s->links);
-    if (!s->heap || !s->key || !s->hpos || !s->links) return 0;
+    if (!s->heap || !s->key || !s->hpos || !redcoll__links_init(&s->links, p, &redcoll__mlinks_alloc))
+        return 0;
     for (i = 0; i < p; ++i) s->hpos[i] = -1;
     s->two_level = 1;
     return 1;
 }
 
 static void redcoll__mlevels_free(redcoll__msim *s) {
-    int i;
-    for (i = 0; s->links && i < 2 * s->cfg.size; ++i) free(s->links[i].ids);
-    free(s->links); free(s->flows); free(s->heap); free(s->key); free(s->hpos); free(s->node_mem);
+    if (s->links.link) redcoll__links_free(&s->links);
+    free(s->heap); free(s->key); free(s->hpos); free(s->node_mem);
 }
 
 REDCOLL_API redcoll_mock_config redcoll_mock_defaults(int size) {
