@@ -268,6 +268,91 @@ static void test_nodes_sim_failures(void) {
     }
 }
 
+
+/* ---- the node-aware schedules ------------------------------------------------- */
+
+static const redcoll_coll tn_colls[4] = { REDCOLL_COLL_ALLREDUCE, REDCOLL_COLL_REDUCE, REDCOLL_COLL_BCAST,
+                                          REDCOLL_COLL_ALLGATHER };
+
+/* A two-level model: slow links between nodes (the level choices follow it). */
+static redcoll_cost_model tn_two_level(void) {
+    redcoll_cost_model m = redcoll_options_resolved(NULL).model;
+    m.alpha = 5e-7; m.beta = 5e-11;
+    m.inter_alpha = 2e-6; m.inter_beta = 1e-10;
+    return m;
+}
+
+/* The standard sweep (every p to 129, counts, roots, in place, every dtype x
+   op, the matrix product) with nodes of 3 consecutive ranks from the
+   options (the simulator gives no node_of), under a two-level model. */
+static void tn_sweep(redcoll_algo algo) {
+    redcoll_options o;
+    int c;
+    memset(&o, 0, sizeof o);
+    o.ranks_per_node = 3;
+    o.model = tn_two_level();
+    for (c = 0; c < 4; ++c) tf_sweep_opts(tn_colls[c], algo, &o);
+}
+
+static void test_nodes_sweep_split(void) { tn_sweep(REDCOLL_ALGO_NODE_SPLIT); }
+static void test_nodes_sweep_leader(void) { tn_sweep(REDCOLL_ALGO_NODE_LEADER); }
+
+/* Node maps of every kind for p ranks into map (p entries): 0 blocks of 1,
+   1 blocks of 2, 2 blocks of 5, 3 uneven sizes 3 1 4 1 5 9 2 6 ..., 4 round
+   robin over 3 nodes (no node a run), 5 blocks of 4 with two nodes swapped
+   (runs, ids out of order), 6 one node. */
+#define TN_MAPS 7
+static void tn_map(int kind, int p, int *map) {
+    static const int sizes[8] = { 3, 1, 4, 1, 5, 9, 2, 6 };
+    int r, g = 0, left = sizes[0];
+    for (r = 0; r < p; ++r) {
+        switch (kind) {
+        case 0: map[r] = r; break;
+        case 1: map[r] = r / 2; break;
+        case 2: map[r] = r / 5; break;
+        case 3:
+            if (left == 0) left = sizes[++g % 8];
+            map[r] = g; left--;
+            break;
+        case 4: map[r] = r % 3; break;
+        case 5: map[r] = (r / 4) ^ 1; break;
+        default: map[r] = 0; break;
+        }
+        if (map[r] >= p) map[r] = p - 1 - map[r] % p; /* ids stay below p */
+    }
+}
+
+/* Every node-aware row on every map, p = 1..40: counts 0, 1, p + 1, 1007,
+   roots first, last and middle, in place or not, int32 sums, double sums
+   and the non-commutative matrix product; every rank's result checked
+   bitwise against the canonical-order reference. */
+static void test_nodes_maps(void) {
+    static const redcoll_algo algos[2] = { REDCOLL_ALGO_NODE_SPLIT, REDCOLL_ALGO_NODE_LEADER };
+    static int map[40];
+    int p, kind, ai, c, k;
+    for (p = 1; p <= 40; ++p)
+        for (kind = 0; kind < TN_MAPS; ++kind) {
+            tn_map(kind, p, map);
+            for (ai = 0; ai < 2; ++ai)
+                for (c = 0; c < 4; ++c)
+                    for (k = 0; k < 4; ++k) {
+                        static const size_t counts[4] = { 0, 1, 2, 1007 };
+                        rc_spec s = rc_spec_make(tn_colls[c], algos[ai], p, k == 2 ? (size_t)p + 1 : counts[k]);
+                        s.sim.node_map = map;
+                        s.use_model = 1;
+                        s.sim.model = tn_two_level();
+                        s.opts.model = s.sim.model;
+                        s.root = k == 0 ? 0 : k == 1 ? p - 1 : p / 2;
+                        s.in_place = tf_has_in_place(tn_colls[c]) && (p + k) % 2;
+                        if (tn_colls[c] != REDCOLL_COLL_BCAST && tn_colls[c] != REDCOLL_COLL_ALLGATHER) {
+                            if ((p + kind + k) % 3 == 0) s.op = "matmul";
+                            else if ((p + kind + k) % 3 == 1) s.dtype = REDCOLL_DOUBLE;
+                        }
+                        tf_run_ok(&s);
+                    }
+        }
+}
+
 static void suite_nodes(void) {
     tf_test("nodes/sim: one message alone", test_nodes_sim_alone);
     tf_test("nodes/sim: a node's link shared", test_nodes_sim_shared);
@@ -275,4 +360,7 @@ static void suite_nodes(void) {
     tf_test("nodes/sim: inside nodes, one-level rules", test_nodes_sim_inside);
     tf_test("nodes/sim: one node or equal links is one level", test_nodes_sim_one_level);
     tf_test("nodes/sim: deadlock and faults", test_nodes_sim_failures);
+    tf_test("nodes/every map, p = 1..40, every node-aware row", test_nodes_maps);
+    tf_test("sweep/node_split (nodes of 3)", test_nodes_sweep_split);
+    tf_test("sweep/node_leader (nodes of 3)", test_nodes_sweep_leader);
 }
