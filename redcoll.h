@@ -5387,19 +5387,28 @@ done:
    and irregular nodes are priced as the largest (test
    model/two levels: costs against the simulator states how far off). */
 
-/* The best row of coll on p ranks for one level (share: see
-   redcoll__run_level), n elements (displs: p + 1 offsets, or NULL). */
+/* The call of one level (share: see redcoll__run_level) on p ranks, n
+   elements (displs: p + 1 offsets, or NULL), as a one-level call: *at, its
+   options in *lo. */
+static void redcoll__level_in(const redcoll__cost_in *in, redcoll_options *lo, redcoll__cost_in *at, int p,
+                              size_t n, const size_t *displs, int share) {
+    *lo = *in->o;
+    *at = *in;
+    lo->model = redcoll__level_model(in->m, share > 0, share);
+    lo->ranks_per_node = 0;
+    if (share > 0) lo->transport_flags &= ~(unsigned)REDCOLL_TRANSPORT_PEER_REDUCE;
+    at->o = lo; at->m = &lo->model;
+    at->p = p; at->n = n; at->displs = displs; at->bound = -1;
+    at->shape = redcoll__shape_of(p, 0);
+}
+
+/* The best row of coll for one level (redcoll__level_in's arguments). */
 static double redcoll__level_cost(const redcoll__cost_in *in, redcoll_coll coll, int p, size_t n,
                                   const size_t *displs, int share) {
-    redcoll_options lo = *in->o;
-    redcoll__cost_in at = *in;
+    redcoll_options lo;
+    redcoll__cost_in at;
     if (p <= 1 || n == 0) return 0;
-    lo.model = redcoll__level_model(in->m, share > 0, share);
-    lo.ranks_per_node = 0;
-    if (share > 0) lo.transport_flags &= ~(unsigned)REDCOLL_TRANSPORT_PEER_REDUCE;
-    at.o = &lo; at.m = &lo.model;
-    at.n = n; at.displs = displs; at.bound = -1;
-    at.shape = redcoll__shape_of(p, 0);
+    redcoll__level_in(in, &lo, &at, p, n, displs, share);
     return redcoll__best_cost(coll, p, &at, NULL);
 }
 
@@ -7819,6 +7828,7 @@ typedef struct redcoll__rend {
     double post, end, dur;
     size_t bytes;
     int    peer, next;                   /* next: the owner's next unmatched end (-1: none) */
+    int    owner;                        /* the rank that posted it */
     unsigned char is_send, duplex, done;
 } redcoll__rend;
 
@@ -8013,7 +8023,7 @@ static void redcoll__rec_init(redcoll__rec *R, int rank, int size, const redcoll
 
 /* A rank in the replay. */
 typedef struct redcoll__rrank {
-    double clock;
+    double clock, key; /* key: its time in the ready heap (two levels) */
     size_t pc, stop;  /* its events: [pc, stop) still to run */
     int    end0, ends;/* its first end's index, ends posted */
     int    head, tail;/* its unmatched ends, in post order */
@@ -8040,34 +8050,113 @@ static int redcoll__rwaited(const redcoll__ev *ev, const redcoll__rrank *r, int 
     return r->end0 + (w->kind == REDCOLL__EV_WAIT ? r->ends - w->x + i : w[1 + i].x);
 }
 
+/* The replay's ready ranks: a stack under one level (the order does not
+   change the times there), under two levels a heap by time, earliest first
+   (ties by rank). */
+static void redcoll__rpush(int *ready, int *top, redcoll__rrank *rk, int v, double key, int two) {
+    int i = (*top)++;
+    rk[v].key = key;
+    if (two)
+        for (; i > 0; i = (i - 1) / 2) {
+            int up = ready[(i - 1) / 2];
+            if (rk[up].key < key || (rk[up].key == key && up < v)) break;
+            ready[i] = up;
+        }
+    ready[i] = v;
+}
+
+static int redcoll__rpop(int *ready, int *top, const redcoll__rrank *rk, int two) {
+    int v = ready[0], last, i = 0;
+    if (!two) return ready[--*top];
+    last = ready[--*top];
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= *top) break;
+        if (c + 1 < *top && (rk[ready[c + 1]].key < rk[ready[c]].key ||
+                             (rk[ready[c + 1]].key == rk[ready[c]].key && ready[c + 1] < ready[c]))) ++c;
+        if (rk[last].key < rk[ready[c]].key || (rk[last].key == rk[ready[c]].key && last < ready[c])) break;
+        ready[i] = ready[c];
+        i = c;
+    }
+    ready[i] = last;
+    return v;
+}
+
 /* Replays the ranks' events from time 0; the last rank's end, -1 on a
    deadlock (a schedule that would hang on the simulator too). bound > 0:
    stops at the first clock that reaches it (clocks only grow, so the time
-   does too) and returns that clock, a lower bound. */
+   does too) and returns that clock, a lower bound. sh: two levels on nodes
+   of sh->kmax consecutive ranks (NULL: one level), run as the simulator runs
+   them: the ranks in time order, a rank's post waiting for every earlier
+   event, messages between nodes on the shared links (redcoll__links). */
 static double redcoll__replay(const redcoll__ev *ev, redcoll__rrank *rk, redcoll__rend *en, int *ready,
-                              int p, const redcoll_cost_model *m, double bound) {
-    int top = 0, v, finished = 0;
-    double t = 0;
-    for (v = p - 1; v >= 0; --v) ready[top++] = v;
-    while (top > 0) {
-        redcoll__rrank *r = &rk[v = ready[--top]];
+                              int p, const redcoll_cost_model *m, const redcoll__shape *sh, double bound) {
+    int top = 0, v, finished = 0, two = sh != NULL;
+    double t = 0, now = 0, ia = redcoll__inter_alpha(m), ib = redcoll__inter_beta(m);
+    redcoll__links L;
+    if (two && !redcoll__links_init(&L, sh->nodes, &redcoll__replay_alloc)) return -1;
+    for (v = p - 1; v >= 0; --v) redcoll__rpush(ready, &top, rk, two ? p - 1 - v : v, 0, two);
+    for (;;) {
+        redcoll__rrank *r;
+        if (two) { /* the earliest event: a message between nodes ends here */
+            double tf = redcoll__links_next(&L);
+            if (tf >= 0 && (top == 0 || tf <= rk[ready[0]].key)) {
+                void *a, *b;
+                double st, end;
+                redcoll__rend *x, *y;
+                redcoll__links_end(&L, &a, &b, &st, &end);
+                if (tf > now) now = tf;
+                x = (redcoll__rend *)a; y = (redcoll__rend *)b;
+                x->end = y->end = end;
+                x->dur = y->dur = end - st;
+                x->done = y->done = 1;
+                if (rk[x->owner].waiting) { rk[x->owner].waiting = 0; redcoll__rpush(ready, &top, rk, x->owner, now, 1); }
+                if (rk[y->owner].waiting) { rk[y->owner].waiting = 0; redcoll__rpush(ready, &top, rk, y->owner, now, 1); }
+                continue;
+            }
+        }
+        if (top == 0) break;
+        r = &rk[v = redcoll__rpop(ready, &top, rk, two)];
+        if (two && r->key > now) now = r->key;
         r->waiting = 0;
         while (r->pc < r->stop) {
             const redcoll__ev *e = &ev[r->pc];
             if (e->kind == REDCOLL__EV_SEND || e->kind == REDCOLL__EV_RECV) {
-                int id = r->end0 + r->ends++, f;
-                redcoll__rend *x = &en[id];
-                x->post = r->clock; x->bytes = e->bytes; x->peer = e->x;
+                int id, f;
+                redcoll__rend *x;
+                if (two) { /* posts in time order: first every earlier event */
+                    double tf = redcoll__links_next(&L);
+                    if ((tf >= 0 && tf <= r->clock) || (top > 0 && rk[ready[0]].key < r->clock)) {
+                        redcoll__rpush(ready, &top, rk, v, r->clock, 1);
+                        break;
+                    }
+                    if (r->clock > now) now = r->clock;
+                }
+                id = r->end0 + r->ends++;
+                x = &en[id];
+                x->post = r->clock; x->bytes = e->bytes; x->peer = e->x; x->owner = v;
                 x->is_send = e->kind == REDCOLL__EV_SEND; x->duplex = e->duplex; x->done = 0; x->next = -1;
                 f = redcoll__rtake(&rk[e->x], en, v, !x->is_send);
                 if (f >= 0) { /* matched: timed as redcoll__mmatch times it */
                     redcoll__rend *s = x->is_send ? x : &en[f], *q = x->is_send ? &en[f] : x;
-                    double n = (double)s->bytes, start = s->post > q->post ? s->post : q->post;
-                    double dur = redcoll__msg_time(m, n, s->duplex && q->duplex);
-                    s->end = q->end = start + dur;
-                    s->dur = q->dur = dur;
+                    double n = (double)s->bytes, start = s->post > q->post ? s->post : q->post, dur;
+                    int dx = s->duplex && q->duplex;
+                    if (two && s->owner / sh->kmax != q->owner / sh->kmax) { /* between nodes */
+                        double lat = dx ? ia : m->f_alpha * ia, per = dx ? ib : m->f_beta * ib;
+                        if (n > 0 && per > 0 &&
+                            redcoll__links_start(&L, s->owner / sh->kmax, q->owner / sh->kmax, start, n, per, lat, s, q)) {
+                            r->pc++;
+                            continue; /* ends when the links say (above) */
+                        }
+                        s->end = q->end = start + n * per + lat;
+                        s->dur = q->dur = s->end - start;
+                    } else {
+                        dur = redcoll__msg_time(m, n, dx);
+                        s->end = q->end = start + dur;
+                        s->dur = q->dur = dur;
+                    }
                     s->done = q->done = 1;
-                    if (rk[e->x].waiting) { rk[e->x].waiting = 0; ready[top++] = e->x; }
+                    if (rk[e->x].waiting) { rk[e->x].waiting = 0; redcoll__rpush(ready, &top, rk, e->x, now, two); }
                 } else { /* queued */
                     if (r->tail >= 0) en[r->tail].next = id; else r->head = id;
                     r->tail = id;
@@ -8093,7 +8182,10 @@ static double redcoll__replay(const redcoll__ev *ev, redcoll__rrank *rk, redcoll
                 if (start + sends > end) end = start + sends;
                 if (start + recvs > end) end = start + recvs;
                 r->clock = end;
-                if (bound > 0 && end >= bound) return end; /* cannot win */
+                if (bound > 0 && end >= bound) { /* cannot win */
+                    if (two) redcoll__links_free(&L);
+                    return end;
+                }
                 r->pc += 1 + (e->kind == REDCOLL__EV_WAITALL ? (size_t)k : 0);
             }
         }
@@ -8102,6 +8194,7 @@ static double redcoll__replay(const redcoll__ev *ev, redcoll__rrank *rk, redcoll
             if (r->clock > t) t = r->clock;
         }
     }
+    if (two) redcoll__links_free(&L);
     return finished == p ? t : -1;
 }
 
@@ -8131,25 +8224,42 @@ static double redcoll__replay_alone(const redcoll__ev *ev, size_t stop, const re
 }
 
 /* Records rank v's calls of row e (one vector of n elements, root 0, out of
-   place, a commutative predefined op) on R; 0 when it failed or ran out of room.
-   pl: the Rabenseifner-Traeff rows' plan, made once for all ranks (it does
-   not depend on the rank), run as redcoll__rabenseifner_traeff runs it. */
+   place, a commutative predefined op; the buffers as the entry points lay
+   them out, the irregular collectives' counts in->displs or even) on R; 0
+   when it failed or ran out of room. pl: the Rabenseifner-Traeff rows'
+   plan, made once for all ranks (it does not depend on the rank), run as
+   redcoll__rabenseifner_traeff runs it. */
 static int redcoll__replay_record(redcoll__rec *R, const redcoll__row *e, int v, int p,
                                   const redcoll__cost_in *in, size_t span, const redcoll__rt_plan *pl) {
     redcoll__ctx c;
     redcoll__args a;
     redcoll__arena ar;
+    redcoll_coll coll = e->info.coll;
+    size_t cnt[REDCOLL__REPLAY_MAX_P], dsp[REDCOLL__REPLAY_MAX_P + 1];
     union { char b[1024]; double align_d; void *align_p; long long align_l; } ctl;
     R->t.rank = v;
     REDCOLL_MEMSET(&c, 0, sizeof c);
     REDCOLL_MEMSET(&a, 0, sizeof a);
-    c.t = &R->t; c.rank = v; c.size = p; c.coll = e->info.coll; c.dtype = REDCOLL_INT32;
+    c.t = &R->t; c.rank = v; c.size = p; c.coll = coll; c.dtype = REDCOLL_INT32;
     c.esize = in->esize; c.op = redcoll_op_predefined(REDCOLL_OP_SUM);
     c.o = *in->o; c.dry = 1; c.arena = &ar;
     redcoll__arena_measuring(&ar, ctl.b, sizeof ctl.b);
     a.sbuf = redcoll__measure_base + span; /* the caller's buffers lie past any scratch */
-    a.rbuf = v == 0 ? redcoll__measure_base + 2 * span : NULL;
+    a.rbuf = v == 0 || (coll != REDCOLL_COLL_REDUCE && coll != REDCOLL_COLL_GATHER)
+                 ? redcoll__measure_base + 2 * span : NULL;
     a.count = in->n; a.root = 0; a.variant = e->variant;
+    if (coll == REDCOLL_COLL_BCAST) a.sbuf = a.rbuf;
+    if (coll == REDCOLL_COLL_ALLGATHER) a.sbuf = redcoll__at(&c, a.rbuf, (size_t)v * in->n);
+    if (coll == REDCOLL_COLL_ALLGATHERV || coll == REDCOLL_COLL_REDUCE_SCATTER) {
+        redcoll__segs L = redcoll__segs_make(in->n, p, in->displs);
+        int i;
+        for (dsp[0] = 0, i = 0; i < p; ++i) {
+            cnt[i] = redcoll__seg_len(&L, i, i + 1);
+            dsp[i + 1] = dsp[i] + cnt[i];
+        }
+        a.count = 0; a.counts = cnt; a.displs = dsp;
+        if (coll == REDCOLL_COLL_ALLGATHERV) a.sbuf = redcoll__at(&c, a.rbuf, dsp[v]);
+    }
     R->ends = 0;
     if (pl) redcoll__rt_execute(&c, &a, c.coll == REDCOLL_COLL_REDUCE, pl);
     else e->run(&c, &a);
@@ -8167,6 +8277,7 @@ static double redcoll__replay_price(int row, const redcoll__cost_in *in) {
     size_t span;
     redcoll__rec R;
     redcoll__rt_plan pl, *plan = NULL; /* the Rabenseifner-Traeff rows' plan */
+    redcoll_cost_model lower = *in->m;
     double time = -1;
     if (p > REDCOLL__REPLAY_MAX_P || in->n > ((size_t)-1 >> 8) / in->esize / (size_t)(p + 4)) return -1;
     span = redcoll__align_up(in->n * in->esize) * (size_t)(p + 4) + REDCOLL__ARENA_ALIGN;
@@ -8178,6 +8289,12 @@ static double redcoll__replay_price(int row, const redcoll__cost_in *in) {
         redcoll__rt_make_plan(&pl, &c, in->n, e->variant);
         plan = &pl;
     }
+    if (in->two) { /* the node-aware rows see the priced nodes (blocks of the largest) */
+        R.node_size = in->shape.kmax;
+        R.t.node_of = redcoll__rec_node_of;
+        lower.alpha = in->ia < lower.alpha ? in->ia : lower.alpha; /* the cheaper link bounds below */
+        lower.beta = in->ib < lower.beta ? in->ib : lower.beta;
+    }
     if (!redcoll__rec_room(&R, 1024)) return -1;
     for (v = 0; v < p; ++v) {
         rk[v].pc = R.n; rk[v].end0 = ends;
@@ -8188,14 +8305,15 @@ static double redcoll__replay_price(int row, const redcoll__cost_in *in) {
         if (v == 0) { /* the root: a bound, and the size of the whole (one block) */
             size_t want = (R.n + R.n / 4 + 16) * (size_t)p;
             if (R.n > REDCOLL__REPLAY_MAX_EV / (size_t)p) break;
-            time = in->bound > 0 ? redcoll__replay_alone(R.ev, R.n, in->m) : -1;
+            time = in->bound > 0 ? redcoll__replay_alone(R.ev, R.n, &lower) : -1;
             if (in->bound > 0 && time * (1 - 1e-9) >= in->bound) break; /* (rounding aside) */
             time = -1;
             if (want > R.cap && !redcoll__rec_room(&R, want)) break;
         }
     }
     if (v == p)
-        time = redcoll__replay(R.ev, rk, (redcoll__rend *)(void *)(R.ev + R.cap), ready, p, in->m, in->bound);
+        time = redcoll__replay(R.ev, rk, (redcoll__rend *)(void *)(R.ev + R.cap), ready, p, in->m,
+                               in->two ? &in->shape : NULL, in->bound);
     redcoll__replay_give(R.al, R.ev);
     return time;
 }
@@ -8206,6 +8324,80 @@ static int redcoll__replayed(int row) {
     const redcoll__row *e = &redcoll__rows[row];
     return e->info.coll == REDCOLL_COLL_REDUCE &&
            (e->run == redcoll__rabenseifner_traeff || e->run == redcoll__reduce_binary_blocks);
+}
+
+static double redcoll__row_cost(int row, const redcoll__cost_in *call);
+
+/* ---- two levels above the replay's limit -----------------------------------------
+   A one-level row on N nodes of k consecutive ranks, priced by how its
+   messages meet the nodes (its own cost function on each part, so an
+   estimate; test model/two levels: costs against the simulator states how
+   far off):
+     RING      neighbours or one root: every step waits for a message that
+               crosses a node's link, alone there: the row with the inter
+               links (ring, pairwise reduce_scatter, the HL rows, scatter
+               bcasts, the barrier).
+     TREE      a binomial tree by distance doubling: lg k steps inside the
+               nodes, lg N steps across with one message per node: the row
+               on k ranks inside plus on N ranks across (whole vectors).
+     EXCHANGE  every rank exchanges with distance doubling: the steps across
+               carry k messages per node link: on k inside, on N across
+               with inter_beta k (the vector, or for allgather a node's k
+               blocks).
+     HALVING   vector halving with distance doubling: the steps across see
+               n/k, k at a time: on k inside, on N across with n / k and
+               inter_beta k (the node-aware allreduce by another name).
+     SHARED    all-to-all: most bytes cross, k at a time: the row with
+               inter_alpha and k inter_beta. */
+enum { REDCOLL__SHAPE_RING, REDCOLL__SHAPE_TREE, REDCOLL__SHAPE_EXCHANGE, REDCOLL__SHAPE_HALVING,
+       REDCOLL__SHAPE_SHARED };
+
+static int redcoll__two_level_kind(const redcoll__row *e) {
+    redcoll_coll coll = e->info.coll;
+    switch (e->info.algo) {
+    case REDCOLL_ALGO_BINOMIAL: case REDCOLL_ALGO_BINARY_TREE: case REDCOLL_ALGO_REDUCE_BCAST:
+        return REDCOLL__SHAPE_TREE;
+    case REDCOLL_ALGO_RECURSIVE_DOUBLING: return REDCOLL__SHAPE_EXCHANGE;
+    case REDCOLL_ALGO_BRUCK: return coll == REDCOLL_COLL_ALLTOALL ? REDCOLL__SHAPE_SHARED : REDCOLL__SHAPE_EXCHANGE;
+    case REDCOLL_ALGO_HALVING_DOUBLING: case REDCOLL_ALGO_BINARY_BLOCKS: case REDCOLL_ALGO_BUTTERFLY:
+    case REDCOLL_ALGO_ELIMINATION: case REDCOLL_ALGO_ELIMINATION_NONOVERLAP: case REDCOLL_ALGO_FACTOR_RING:
+    case REDCOLL_ALGO_RECURSIVE_HALVING:
+        return REDCOLL__SHAPE_HALVING;
+    case REDCOLL_ALGO_SCATTERED: return REDCOLL__SHAPE_SHARED;
+    case REDCOLL_ALGO_PAIRWISE: return coll == REDCOLL_COLL_ALLTOALL ? REDCOLL__SHAPE_SHARED : REDCOLL__SHAPE_RING;
+    default: return REDCOLL__SHAPE_RING;
+    }
+}
+
+/* Row `row`'s own cost on one level (redcoll__level_in's arguments). */
+static double redcoll__row_cost_on(const redcoll__cost_in *in, int p, size_t n, int share) {
+    redcoll_options lo;
+    redcoll__cost_in at;
+    if (p <= 1 || n == 0) return 0;
+    redcoll__level_in(in, &lo, &at, p, n, NULL, share);
+    return redcoll__row_cost((int)(in->row - redcoll__rows), &at);
+}
+
+static double redcoll__two_level_estimate(const redcoll__cost_in *in) {
+    int N = in->shape.nodes, k = in->shape.kmax;
+    size_t n = in->n;
+    redcoll_coll coll = in->row->info.coll;
+    int blocks = coll == REDCOLL_COLL_ALLGATHER || coll == REDCOLL_COLL_GATHER || coll == REDCOLL_COLL_SCATTER;
+    int totals = coll == REDCOLL_COLL_ALLGATHERV || coll == REDCOLL_COLL_REDUCE_SCATTER;
+    size_t inside = totals ? n / (size_t)N : n, across = blocks ? n * (size_t)k : n;
+    switch (redcoll__two_level_kind(in->row)) {
+    case REDCOLL__SHAPE_TREE:
+        return redcoll__row_cost_on(in, k, inside, 0) + redcoll__row_cost_on(in, N, across, 1);
+    case REDCOLL__SHAPE_EXCHANGE:
+        return redcoll__row_cost_on(in, k, inside, 0) + redcoll__row_cost_on(in, N, across, k);
+    case REDCOLL__SHAPE_HALVING:
+        return redcoll__row_cost_on(in, k, inside, 0) +
+               redcoll__row_cost_on(in, N, totals ? n : (n + (size_t)k - 1) / (size_t)k, k);
+    case REDCOLL__SHAPE_SHARED:
+        return redcoll__row_cost_on(in, in->p, n, k);
+    default:
+        return redcoll__row_cost_on(in, in->p, n, 1);
+    }
 }
 
 /* The modeled time of row `row`: its cost function ([SECTION:schedules],
@@ -8233,8 +8425,8 @@ static double redcoll__row_cost(int row, const redcoll__cost_in *call) {
     in.k = redcoll__floor_lg(in.pof2); in.odd = in.p != in.pof2;
     if (in.p == 1) return 0;
     if (in.n == 0 && in.row->info.coll != REDCOLL_COLL_BARRIER) return 0; /* a barrier's messages are empty */
-    if (redcoll__replayed(row) && (w = redcoll__replay_price(row, &in)) >= 0) return w; /* exact */
-    return in.row->cost(&in);
+    if ((in.two || redcoll__replayed(row)) && (w = redcoll__replay_price(row, &in)) >= 0) return w; /* exact */
+    return in.two && !(in.row->knobs & REDCOLL__KNOB_NODES) ? redcoll__two_level_estimate(&in) : in.row->cost(&in);
 }
 
 

@@ -518,6 +518,7 @@ static int cli_apply(cli *c, const cli_flag *fl, const char *v) {
     case F_NODE_SIZE:
         if (!cli_int(v, &s->sim.node_size, 1)) return cli_bad("--node-size wants N >= 1, not '%s'", v);
         s->opts.by_node = 1;
+        s->opts.ranks_per_node = s->sim.node_size; /* what redcoll_select prices (no transport there) */
         break;
     case F_SELECTOR:
         if (strcmp(v, "model") == 0) s->opts.selector = REDCOLL_SELECTOR_MODEL;
