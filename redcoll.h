@@ -5466,9 +5466,14 @@ static double redcoll__node_split_cost(const redcoll__cost_in *in) {
     case REDCOLL_COLL_REDUCE:
         return redcoll__level_cost(in, REDCOLL_COLL_REDUCE_SCATTER, k, in->n, dp, 0) +
                redcoll__level_cost(in, REDCOLL_COLL_REDUCE, N, blk, NULL, B) + redcoll__node_fan(in, B);
-    default: /* bcast */
-        return redcoll__node_fan(in, B) + redcoll__level_cost(in, REDCOLL_COLL_BCAST, N, blk, NULL, B) +
-               redcoll__level_cost(in, REDCOLL_COLL_ALLGATHERV, k, in->n, dp, 0);
+    default: { /* bcast: position i starts across when its block arrives, so the
+                  bcasts overlap the root's sends and share the links less */
+        double fan = redcoll__node_fan(in, B), first = in->ua + (double)blk * in->E * in->ub;
+        double alone = fan + redcoll__level_cost(in, REDCOLL_COLL_BCAST, N, blk, NULL, 1);
+        double shared = (fan > 0 ? first : 0) + redcoll__level_cost(in, REDCOLL_COLL_BCAST, N, blk, NULL, B);
+        if (N == 1) shared = 0; /* one node: the root's sends only */
+        return (alone > shared ? alone : shared) + redcoll__level_cost(in, REDCOLL_COLL_ALLGATHERV, k, in->n, dp, 0);
+    }
     }
 }
 
@@ -8348,9 +8353,20 @@ static double redcoll__row_cost(int row, const redcoll__cost_in *call);
                n/k, k at a time: on k inside, on N across with n / k and
                inter_beta k (the node-aware allreduce by another name).
      SHARED    all-to-all: most bytes cross, k at a time: the row with
-               inter_alpha and k inter_beta. */
+               inter_alpha and k inter_beta (pairwise reduce_scatter, and the
+               rows whose steps across carry k messages per node but not in
+               a pattern above: Bruck's allgather, the scatter bcast's
+               recursive-doubling allgather, HL's binary trees).
+     FLOOD     every message in flight at once (scattered alltoall): each
+               shares its node's link with the k (p - k) others.
+     RING_RS   ring allreduce and reduce: a pairwise reduce-scatter (SHARED)
+               and a ring half: the mean of the two estimates.
+     ROUTED    Rabenseifner-Traeff rows: the plan the schedule makes halves
+               the first levels while pieces exceed its threshold: HALVING
+               when it halves them all, else EXCHANGE with what is left of
+               the vector when the network levels begin. */
 enum { REDCOLL__SHAPE_RING, REDCOLL__SHAPE_TREE, REDCOLL__SHAPE_EXCHANGE, REDCOLL__SHAPE_HALVING,
-       REDCOLL__SHAPE_SHARED };
+       REDCOLL__SHAPE_SHARED, REDCOLL__SHAPE_RING_RS, REDCOLL__SHAPE_ROUTED, REDCOLL__SHAPE_FLOOD };
 
 static int redcoll__two_level_kind(const redcoll__row *e) {
     redcoll_coll coll = e->info.coll;
@@ -8358,13 +8374,19 @@ static int redcoll__two_level_kind(const redcoll__row *e) {
     case REDCOLL_ALGO_BINOMIAL: case REDCOLL_ALGO_BINARY_TREE: case REDCOLL_ALGO_REDUCE_BCAST:
         return REDCOLL__SHAPE_TREE;
     case REDCOLL_ALGO_RECURSIVE_DOUBLING: return REDCOLL__SHAPE_EXCHANGE;
-    case REDCOLL_ALGO_BRUCK: return coll == REDCOLL_COLL_ALLTOALL ? REDCOLL__SHAPE_SHARED : REDCOLL__SHAPE_EXCHANGE;
-    case REDCOLL_ALGO_HALVING_DOUBLING: case REDCOLL_ALGO_BINARY_BLOCKS: case REDCOLL_ALGO_BUTTERFLY:
-    case REDCOLL_ALGO_ELIMINATION: case REDCOLL_ALGO_ELIMINATION_NONOVERLAP: case REDCOLL_ALGO_FACTOR_RING:
-    case REDCOLL_ALGO_RECURSIVE_HALVING:
+    case REDCOLL_ALGO_BRUCK: case REDCOLL_ALGO_SCATTER_RECURSIVE_DOUBLING: case REDCOLL_ALGO_BINARY:
+    case REDCOLL_ALGO_IN_ORDER_BINARY:
+        return REDCOLL__SHAPE_SHARED;
+    case REDCOLL_ALGO_HALVING_DOUBLING: case REDCOLL_ALGO_BINARY_BLOCKS: case REDCOLL_ALGO_RECURSIVE_HALVING:
         return REDCOLL__SHAPE_HALVING;
-    case REDCOLL_ALGO_SCATTERED: return REDCOLL__SHAPE_SHARED;
-    case REDCOLL_ALGO_PAIRWISE: return coll == REDCOLL_COLL_ALLTOALL ? REDCOLL__SHAPE_SHARED : REDCOLL__SHAPE_RING;
+    case REDCOLL_ALGO_BUTTERFLY: case REDCOLL_ALGO_ELIMINATION: case REDCOLL_ALGO_ELIMINATION_NONOVERLAP:
+    case REDCOLL_ALGO_FACTOR_RING:
+        return REDCOLL__SHAPE_ROUTED;
+    case REDCOLL_ALGO_SCATTERED: return REDCOLL__SHAPE_FLOOD;
+    case REDCOLL_ALGO_PAIRWISE: return REDCOLL__SHAPE_SHARED;
+    case REDCOLL_ALGO_RING:
+        return coll == REDCOLL_COLL_ALLREDUCE || coll == REDCOLL_COLL_REDUCE ? REDCOLL__SHAPE_RING_RS
+                                                                             : REDCOLL__SHAPE_RING;
     default: return REDCOLL__SHAPE_RING;
     }
 }
@@ -8382,19 +8404,48 @@ static double redcoll__two_level_estimate(const redcoll__cost_in *in) {
     int N = in->shape.nodes, k = in->shape.kmax;
     size_t n = in->n;
     redcoll_coll coll = in->row->info.coll;
-    int blocks = coll == REDCOLL_COLL_ALLGATHER || coll == REDCOLL_COLL_GATHER || coll == REDCOLL_COLL_SCATTER;
+    int blocks = coll == REDCOLL_COLL_ALLGATHER || coll == REDCOLL_COLL_GATHER || coll == REDCOLL_COLL_SCATTER ||
+                 coll == REDCOLL_COLL_REDUCE_SCATTER_BLOCK;
     int totals = coll == REDCOLL_COLL_ALLGATHERV || coll == REDCOLL_COLL_REDUCE_SCATTER;
     size_t inside = totals ? n / (size_t)N : n, across = blocks ? n * (size_t)k : n;
+    double x, h;
     switch (redcoll__two_level_kind(in->row)) {
     case REDCOLL__SHAPE_TREE:
         return redcoll__row_cost_on(in, k, inside, 0) + redcoll__row_cost_on(in, N, across, 1);
-    case REDCOLL__SHAPE_EXCHANGE:
-        return redcoll__row_cost_on(in, k, inside, 0) + redcoll__row_cost_on(in, N, across, k);
-    case REDCOLL__SHAPE_HALVING:
+    case REDCOLL__SHAPE_EXCHANGE: /* reduce_scatter: every step carries about the whole vector */
+        return redcoll__row_cost_on(in, k, coll == REDCOLL_COLL_REDUCE_SCATTER_BLOCK ? n * (size_t)N : inside, 0) +
+               redcoll__row_cost_on(in, N, across, k);
+    case REDCOLL__SHAPE_HALVING: /* reduce_scatter halves by distance halving: across first, whole */
         return redcoll__row_cost_on(in, k, inside, 0) +
-               redcoll__row_cost_on(in, N, totals ? n : (n + (size_t)k - 1) / (size_t)k, k);
+               redcoll__row_cost_on(in, N, totals || blocks ? across : (n + (size_t)k - 1) / (size_t)k, k);
+    case REDCOLL__SHAPE_ROUTED: { /* level j at distance 2^j: across from 2^j >= k on, k at a time */
+        redcoll__rt_plan pl;
+        redcoll__ctx c;
+        int j, L = redcoll__ceil_lg(in->p);
+        double whole, t = 0;
+        REDCOLL_MEMSET(&c, 0, sizeof c);
+        c.size = in->p; c.esize = in->esize; c.o = *in->o;
+        redcoll__rt_make_plan(&pl, &c, n, in->row->variant);
+        whole = (double)n * in->E / (double)((size_t)1 << (pl.halve < L ? pl.halve : L));
+        for (j = 0; j < L; ++j) {
+            int across = ((size_t)1 << j) >= (size_t)k;
+            double a = across ? in->ia : in->a, b = across ? in->ib * k : in->b;
+            if (j < pl.halve) {
+                h = (double)n * in->E / (double)((size_t)2 << j);
+                t += 2 * (a + h * b) + h * in->g; /* a halving step and its allgather step */
+            } else {
+                t += a + whole * (b + in->g);     /* the rest exchanged whole */
+            }
+        }
+        (void)x;
+        return t;
+    }
     case REDCOLL__SHAPE_SHARED:
         return redcoll__row_cost_on(in, in->p, n, k);
+    case REDCOLL__SHAPE_FLOOD:
+        return redcoll__row_cost_on(in, in->p, n, k * (in->p - k > 1 ? in->p - k : 1));
+    case REDCOLL__SHAPE_RING_RS:
+        return (redcoll__row_cost_on(in, in->p, n, k) + redcoll__row_cost_on(in, in->p, n, 1)) / 2;
     default:
         return redcoll__row_cost_on(in, in->p, n, 1);
     }
