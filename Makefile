@@ -64,6 +64,15 @@ docs/hierarchical.md: $(BUILD)/hierarchical_sweep
 	@mkdir -p docs
 	$(BUILD)/hierarchical_sweep > $@
 
+# docs/nodes.md: AUTO on nodes under the two-level model, and Hasanov &
+# Lastovetsky's Fig. 9 (a few minutes; take the heavy lock on a shared machine).
+$(BUILD)/nodes_sweep: bench/nodes_sweep.c $(HEADERS) | $(BUILD)
+	$(CC) $(CFLAGS_) bench/nodes_sweep.c -o $@ $(LIBS)
+
+docs/nodes.md: $(BUILD)/nodes_sweep
+	@mkdir -p docs
+	$(BUILD)/nodes_sweep > $@
+
 # docs/selection-map.svg: the fastest allreduce algorithm in the cost model for
 # p = 2..64 and 8 B .. 64 MiB (every candidate on the simulator: 1.6e7 events,
 # 6 minutes with the thread-per-rank simulator on a loaded 2-core machine; the
@@ -80,7 +89,7 @@ docs/selector-map.svg: $(BUILD)/redcoll
 
 maps: docs/selection-map.svg docs/selector-map.svg
 
-docs: docs/hierarchical.md
+docs: docs/hierarchical.md docs/nodes.md
 
 # test/sim_figures.txt: the simulator's figures on a grid of every schedule, which
 # the test `sim/figures as recorded on the grid` compares with. Regenerate (and
