@@ -4778,8 +4778,9 @@ static double redcoll__hierarchical_cost(const redcoll__cost_in *in) {
 typedef struct redcoll__nodes {
     int    N, kmin, kmax;  /* nodes; ranks on the smallest and on the largest */
     int    mine, pos;      /* this rank's node, its place there */
-    int   *first;          /* N + 1: node g is rank[first[g]] .. rank[first[g+1] - 1], ascending */
-    int   *rank;           /* the p ranks node by node, nodes in order of their lowest rank */
+    int   *first;          /* N + 1: node g is ranks at places first[g] .. first[g+1] - 1 */
+    int   *rank;           /* the p ranks node by node, nodes in order of their lowest rank, each
+                              node's ascending; NULL when the nodes are runs (place = rank) */
     size_t bytes;
 } redcoll__nodes;
 
@@ -4791,6 +4792,9 @@ static int redcoll__node_id(const redcoll__ctx *c, int rank) {
     if (c->t->node_of) return c->t->node_of(c->t->user, rank);
     return c->o.ranks_per_node > 0 ? rank / c->o.ranks_per_node : 0;
 }
+
+/* The rank at place i of the plan. */
+static int redcoll__nodes_rank(const redcoll__nodes *nd, int i) { return nd->rank ? nd->rank[i] : i; }
 
 /* Stable merge sort of the n ints of v by key[v[i]] (tmp: n ints). */
 static void redcoll__sort_by(int *v, int *tmp, int n, const int *key) {
@@ -4806,39 +4810,56 @@ static void redcoll__sort_by(int *v, int *tmp, int n, const int *key) {
     }
 }
 
-/* Groups the ranks by node (runs: by runs of consecutive ranks on one
-   node). Control data from the scratch; redcoll__nodes_free releases it. */
-static redcoll_result redcoll__nodes_plan(redcoll__ctx *c, redcoll__nodes *nd, int runs) {
-    int p = c->size, r, g, i, sorted = 1, *id, *work;
-    REDCOLL_MEMSET(nd, 0, sizeof *nd);
+/* The nodes of a map that is not runs of distinct ids: by node id, then
+   each node's lowest rank orders the nodes (O(p) memory, O(p log p)). */
+static redcoll_result redcoll__nodes_sorted(redcoll__ctx *c, redcoll__nodes *nd) {
+    int p = c->size, r, g, i, n = 0, *id, *order, *lead, *out;
     nd->bytes = sizeof(int) * (6 * (size_t)p + 1);
     nd->first = (int *)redcoll__alloc_bytes(c, nd->bytes);
     if (!nd->first) return c->err;
     nd->rank = nd->first + p + 1;
     id = nd->rank + p;
-    work = id + p; /* 3 p */
-    for (r = 0; r < p; ++r) {
-        id[r] = redcoll__node_id(c, r);
-        sorted &= r == 0 || id[r] >= id[r - 1];
-        nd->rank[r] = r;
+    order = id + p; lead = order + p; out = lead + p;
+    for (r = 0; r < p; ++r) { id[r] = redcoll__node_id(c, r); nd->rank[r] = r; }
+    redcoll__sort_by(nd->rank, order, p, id);
+    for (i = 0; i < p; ++i)
+        if (i == 0 || id[nd->rank[i]] != id[nd->rank[i - 1]]) lead[n++] = i;
+    for (g = 0; g < n; ++g) { order[g] = g; id[g] = nd->rank[lead[g]]; } /* id: each node's lowest rank */
+    redcoll__sort_by(order, out, n, id);
+    for (g = 0, i = 0; g < n; ++g) {
+        int from = lead[order[g]], to = order[g] + 1 < n ? lead[order[g] + 1] : p;
+        nd->first[g] = i;
+        for (r = from; r < to; ++r) out[i++] = nd->rank[r];
     }
-    if (!runs && !sorted) { /* by node id; then each node's lowest rank orders the nodes */
-        int *order = work, *lead = work + p, *out = work + 2 * p, n = 0;
-        redcoll__sort_by(nd->rank, work, p, id);
-        for (i = 0; i < p; ++i)
-            if (i == 0 || id[nd->rank[i]] != id[nd->rank[i - 1]]) lead[n++] = i;
-        for (g = 0; g < n; ++g) { order[g] = g; id[g] = nd->rank[lead[g]]; }
-        redcoll__sort_by(order, out, n, id);
-        for (g = 0, i = 0; g < n; ++g) {
-            int from = lead[order[g]], to = order[g] + 1 < n ? lead[order[g] + 1] : p;
-            nd->first[g] = i;
-            for (r = from; r < to; ++r) out[i++] = nd->rank[r];
+    nd->N = n;
+    REDCOLL_MEMCPY(nd->rank, out, sizeof(int) * (size_t)p);
+    return REDCOLL_OK;
+}
+
+/* Groups the ranks by node (runs: by runs of consecutive ranks on one
+   node). When the nodes are runs with distinct ids (ids that never
+   decrease with the rank, or runs asked for) the plan holds only the runs'
+   starts. Control data from the scratch; redcoll__nodes_free releases it. */
+static redcoll_result redcoll__nodes_plan(redcoll__ctx *c, redcoll__nodes *nd, int runs) {
+    int p = c->size, r, g, i, sorted = 1, prev = 0, n = 0;
+    REDCOLL_MEMSET(nd, 0, sizeof *nd);
+    for (r = 0; r < p; ++r) { /* count the runs */
+        int id = redcoll__node_id(c, r);
+        if (r > 0 && id < prev) sorted = 0;
+        n += r == 0 || id != prev;
+        prev = id;
+    }
+    if (runs || sorted) {
+        nd->bytes = sizeof(int) * ((size_t)n + 1);
+        nd->first = (int *)redcoll__alloc_bytes(c, nd->bytes);
+        if (!nd->first) return c->err;
+        for (r = 0; r < p; ++r) {
+            int id = redcoll__node_id(c, r);
+            if (r == 0 || id != prev) nd->first[nd->N++] = r;
+            prev = id;
         }
-        nd->N = n;
-        REDCOLL_MEMCPY(nd->rank, out, sizeof(int) * (size_t)p);
-    } else {
-        for (r = 0; r < p; ++r)
-            if (r == 0 || id[r] != id[r - 1]) nd->first[nd->N++] = r;
+    } else if (redcoll__nodes_sorted(c, nd)) {
+        return c->err;
     }
     nd->first[nd->N] = p;
     nd->kmin = p; nd->kmax = 0;
@@ -4847,7 +4868,7 @@ static redcoll_result redcoll__nodes_plan(redcoll__ctx *c, redcoll__nodes *nd, i
         if (k < nd->kmin) nd->kmin = k;
         if (k > nd->kmax) nd->kmax = k;
         for (i = nd->first[g]; i < nd->first[g + 1]; ++i)
-            if (nd->rank[i] == c->rank) { nd->mine = g; nd->pos = i - nd->first[g]; }
+            if (redcoll__nodes_rank(nd, i) == c->rank) { nd->mine = g; nd->pos = i - nd->first[g]; }
     }
     return REDCOLL_OK;
 }
@@ -4860,8 +4881,9 @@ static int redcoll__node_size(const redcoll__nodes *nd, int g) { return nd->firs
 
 /* The view of this rank's node (view rank = position). */
 static void redcoll__node_view(const redcoll__ctx *c, const redcoll__nodes *nd, redcoll_group *v) {
-    redcoll__group_make(v, c->t, &nd->rank[nd->first[nd->mine]], 0, redcoll__node_size(nd, nd->mine),
-                        REDCOLL__GROUP_ID_NODE, nd->pos);
+    int at = nd->first[nd->mine];
+    redcoll__group_make(v, c->t, nd->rank ? &nd->rank[at] : NULL, nd->rank ? 0 : at,
+                        redcoll__node_size(nd, nd->mine), REDCOLL__GROUP_ID_NODE, nd->pos);
 }
 
 /* The view of the ranks at position `pos` of every node that has one (view
@@ -4873,7 +4895,7 @@ static int redcoll__cross_view(const redcoll__ctx *c, const redcoll__nodes *nd, 
     for (g = 0; g < nd->N; ++g) {
         if (redcoll__node_size(nd, g) <= pos) continue;
         if (g == nd->mine) me = n;
-        ranks[n++] = nd->rank[nd->first[g] + pos];
+        ranks[n++] = redcoll__nodes_rank(nd, nd->first[g] + pos);
     }
     redcoll__group_make(v, c->t, ranks, 0, n, REDCOLL__GROUP_ID_CROSS, me);
     return n;
@@ -5029,7 +5051,7 @@ static void redcoll__node_of_root(const redcoll__nodes *nd, int root, int *g_out
     int g, i;
     for (g = 0; g < nd->N; ++g)
         for (i = nd->first[g]; i < nd->first[g + 1]; ++i)
-            if (nd->rank[i] == root) { *g_out = g; *pos_out = i - nd->first[g]; return; }
+            if (redcoll__nodes_rank(nd, i) == root) { *g_out = g; *pos_out = i - nd->first[g]; return; }
 }
 
 /* The view of one leader per node: position lead_pos on node lead_g, the
@@ -5037,7 +5059,7 @@ static void redcoll__node_of_root(const redcoll__nodes *nd, int root, int *g_out
 static void redcoll__leaders_view(const redcoll__ctx *c, const redcoll__nodes *nd, int lead_g, int lead_pos,
                                   int *ranks, redcoll_group *v) {
     int g;
-    for (g = 0; g < nd->N; ++g) ranks[g] = nd->rank[nd->first[g] + (g == lead_g ? lead_pos : 0)];
+    for (g = 0; g < nd->N; ++g) ranks[g] = redcoll__nodes_rank(nd, nd->first[g] + (g == lead_g ? lead_pos : 0));
     redcoll__group_make(v, c->t, ranks, 0, nd->N, REDCOLL__GROUP_ID_CROSS, nd->mine);
 }
 
@@ -5136,7 +5158,7 @@ static redcoll_result redcoll__reduce_node_split(redcoll__ctx *c, const redcoll_
                 char *to = redcoll__at(c, a->rbuf, redcoll__seg_off(&L, i));
                 size_t m = redcoll__seg_len(&L, i, i + 1);
                 if (i == pr) redcoll__copy(c, to, blk, m);
-                else if (m > 0) redcoll__recv(c, nd.rank[nd.first[R] + i], to, m);
+                else if (m > 0) redcoll__recv(c, redcoll__nodes_rank(&nd, nd.first[R] + i), to, m);
             }
         } else if (nd.pos < B && len > 0) {
             redcoll__send(c, a->root, blk, len);
@@ -5209,7 +5231,7 @@ static redcoll_result redcoll__bcast_node_split(redcoll__ctx *c, const redcoll__
         if (c->rank == a->root) {
             for (i = 0; i < B; ++i)
                 if (i != pr && redcoll__seg_len(&L, i, i + 1) > 0)
-                    redcoll__send(c, nd.rank[nd.first[R] + i], redcoll__at(c, buf, redcoll__seg_off(&L, i)),
+                    redcoll__send(c, redcoll__nodes_rank(&nd, nd.first[R] + i), redcoll__at(c, buf, redcoll__seg_off(&L, i)),
                                   redcoll__seg_len(&L, i, i + 1));
         } else if (nd.pos < B && len > 0) {
             redcoll__recv(c, a->root, redcoll__at(c, buf, off), len);
@@ -5253,7 +5275,7 @@ static redcoll_result redcoll__allgather_node_leader(redcoll__ctx *c, const redc
     char *rbuf = (char *)a->rbuf, *mine_at;
     if (redcoll__nodes_plan(c, &nd, 1)) return c->err;
     k = redcoll__node_size(&nd, nd.mine);
-    mine_at = redcoll__at(c, rbuf, (size_t)nd.rank[nd.first[nd.mine]] * b);
+    mine_at = redcoll__at(c, rbuf, (size_t)redcoll__nodes_rank(&nd, nd.first[nd.mine]) * b);
     cross = (int *)redcoll__alloc_bytes(c, sizeof(int) * (size_t)nd.N);
     cnt = (size_t *)redcoll__alloc_bytes(c, sizeof(size_t) * (2 * (size_t)nd.N + 1));
     if (!cross || !cnt) goto done;
@@ -5310,7 +5332,7 @@ static redcoll_result redcoll__allgather_node_split(redcoll__ctx *c, const redco
     if (k > 1) { /* 1: the node's blocks, in place in its range */
         redcoll__node_view(c, &nd, &v);
         la = *a;
-        la.rbuf = redcoll__at(c, rbuf, (size_t)nd.rank[nd.first[nd.mine]] * b);
+        la.rbuf = redcoll__at(c, rbuf, (size_t)redcoll__nodes_rank(&nd, nd.first[nd.mine]) * b);
         redcoll__run_level(c, &v.t, REDCOLL_COLL_ALLGATHER, b * c->esize, NULL, &la, 0);
     }
     if (nd.N == 1) goto done;
@@ -5340,7 +5362,7 @@ static redcoll_result redcoll__allgather_node_split(redcoll__ctx *c, const redco
         for (g = 0; g <= nd.N; ++g) xd[g] = pd[j + (size_t)g] - pd[j];
         if (B > 1)
             redcoll__copy(c, redcoll__at(c, U, pd[mine]),
-                          redcoll__at(c, rbuf, (size_t)nd.rank[nd.first[nd.mine]] * b + redcoll__seg_off(&D, nd.pos)),
+                          redcoll__at(c, rbuf, (size_t)redcoll__nodes_rank(&nd, nd.first[nd.mine]) * b + redcoll__seg_off(&D, nd.pos)),
                           pc[mine]);
         la = *a;
         la.count = 0; la.counts = pc + j; la.displs = xd;
@@ -5364,7 +5386,7 @@ static redcoll_result redcoll__allgather_node_split(redcoll__ctx *c, const redco
                 redcoll__segs D = redcoll__segs_make((size_t)redcoll__node_size(&nd, g) * b, B, NULL);
                 size_t j = (size_t)i * (size_t)nd.N + (size_t)g;
                 if (g != nd.mine)
-                    redcoll__copy(c, redcoll__at(c, rbuf, (size_t)nd.rank[nd.first[g]] * b + redcoll__seg_off(&D, i)),
+                    redcoll__copy(c, redcoll__at(c, rbuf, (size_t)redcoll__nodes_rank(&nd, nd.first[g]) * b + redcoll__seg_off(&D, i)),
                                   redcoll__at(c, U, pd[j]), pc[j]);
             }
     }
