@@ -170,6 +170,8 @@ typedef struct shim_comm {
     shim_reason       why;
     int               id;        /* order of creation, names unnamed comms in verbose lines */
     int               rank, size;
+    int               ranks_per_node; /* the transport's nodes as blocks of this many
+                                         ranks (what redcoll_select can price); 0: one */
     MPI_Comm          user;      /* the application's communicator */
     size_t           *counts;    /* p entries: irregular counts of the call running */
     MPI_Datatype      last_type; /* the last predefined (datatype, op) of a reduction */
@@ -220,7 +222,7 @@ static struct {
     redcoll_cost_model model;
 } shim_g = { PTHREAD_ONCE_INIT, PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, 0, 0, 0,
              { REDCOLL_ALGO_AUTO }, MPI_KEYVAL_INVALID, MPI_KEYVAL_INVALID, 0, NULL, NULL, NULL,
-             0, 0, 0, { 0, 0, 0, 0, 0 } };
+             0, 0, 0, { 0, 0, 0, 0, 0, 0, 0 } };
 
 /* MPI_COMM_WORLD's state, found without the attribute lookup (the common
    case of a small call, where that lookup is a third of the shim's cost). */
@@ -351,6 +353,20 @@ static int shim_start(void) {
 
 /* ==== Communicators ======================================================== */
 
+/* The transport's nodes as redcoll_select sees them: blocks of k
+   consecutive ranks when they are (the last may have fewer), else nodes of
+   rank 0's size; 0 for one node. */
+static int shim_blocks(const redcoll_mpi *m) {
+    int p = m->t.size, k = 0, r;
+    if (m->nodes <= 1) return 0;
+    while (k < p && m->node_ids[k] == m->node_ids[0]) ++k;
+    for (r = 0; r < p; ++r)
+        if (m->node_ids[r] != r / k) break;
+    if (r < p) /* not blocks: nodes of rank 0's size */
+        for (k = 0, r = 0; r < p; ++r) k += m->node_ids[r] == m->node_ids[0];
+    return k;
+}
+
 static shim_comm *shim_comm_create(MPI_Comm comm) {
     shim_comm *s = (shim_comm *)calloc(1, sizeof *s);
     int inter = 0;
@@ -374,6 +390,7 @@ static shim_comm *shim_comm_create(MPI_Comm comm) {
         s->why = SHIM_PASS_NO_TRANSPORT;
     } else {
         s->ok = 1;
+        s->ranks_per_node = shim_blocks(&s->m);
     }
     if (PMPI_Comm_set_attr(comm, shim_g.comm_key, s) != MPI_SUCCESS) {
         if (s->ok) redcoll_mpi_finalize(&s->m);
@@ -490,6 +507,7 @@ static inline void shim_choose(shim_call *c, size_t bytes, int commutative) {
         return; /* opts NULL: as a direct call */
     memset(&c->o, 0, sizeof c->o);
     c->o.model = shim_g.model; /* all zero without a profile: the defaults */
+    c->o.ranks_per_node = c->s->ranks_per_node; /* for redcoll_select; the call has node_of */
     if (a == REDCOLL_ALGO_AUTO && shim_g.verbose)
         a = redcoll_select(c->coll, c->s->size, bytes, commutative, &c->o);
     c->o.algo = a;

@@ -44,6 +44,10 @@
    - node_of: processes that share memory (MPI_Comm_split_type with
      MPI_COMM_TYPE_SHARED) have the same node id; ids are 0, 1, ... in the
      order of each node's lowest rank. Computed once by init (an allgather).
+     cfg.ranks_per_node = k > 0, or without it the environment variable
+     REDCOLL_RANKS_PER_NODE=k (rank 0's value, so every rank agrees), makes
+     every k consecutive ranks one node instead: the node-aware schedules
+     and the two-level model can be exercised on one machine.
    - Helpers map MPI's predefined datatypes and ops and MPI_IN_PLACE to
      redcoll's, so an MPI call translates one to one:
          redcoll_dtype d; redcoll_op o;
@@ -71,6 +75,9 @@ typedef struct redcoll_mpi_config {
     size_t max_chunk_bytes;    /* largest single MPI message; 0 = INT_MAX. Tests
                                   lower it to drive the chunking path. */
     int    abort_job_on_error; /* 1: abort calls MPI_Abort(comm, 1) */
+    int    ranks_per_node;     /* > 0: nodes of this many consecutive ranks; 0: the
+                                  environment's REDCOLL_RANKS_PER_NODE, else the
+                                  processes that share memory. (Appended.) */
 } redcoll_mpi_config;
 
 typedef struct redcoll_mpi {
@@ -337,12 +344,23 @@ static void *redcoll__mpi_scratch(void *user, size_t bytes) {
 /* Node ids: each rank learns its node's lowest rank (MPI_COMM_TYPE_SHARED),
    an allgather spreads them, and they are renumbered 0, 1, ... in order of
    first appearance. */
-static redcoll_result redcoll__mpi_nodes(redcoll_mpi *m) {
+static redcoll_result redcoll__mpi_nodes(redcoll_mpi *m, int ranks_per_node) {
     MPI_Comm node;
     int leader = m->t.rank, p = m->t.size, i;
     redcoll_result r;
     m->node_ids = (int *)malloc(sizeof(int) * (size_t)p);
     if (!m->node_ids) return REDCOLL_ERR_OUT_OF_MEMORY;
+    if (ranks_per_node <= 0) { /* rank 0's environment decides for all */
+        const char *env = m->t.rank == 0 ? getenv("REDCOLL_RANKS_PER_NODE") : NULL;
+        ranks_per_node = env ? atoi(env) : 0;
+        r = redcoll__mpi_check(m, MPI_Bcast(&ranks_per_node, 1, MPI_INT, 0, m->comm));
+        if (r != REDCOLL_OK) { free(m->node_ids); m->node_ids = NULL; return r; }
+    }
+    if (ranks_per_node > 0) {
+        for (i = 0; i < p; ++i) m->node_ids[i] = i / ranks_per_node;
+        m->nodes = (p - 1) / ranks_per_node + 1;
+        return REDCOLL_OK;
+    }
     r = redcoll__mpi_check(m, MPI_Comm_split_type(m->comm, MPI_COMM_TYPE_SHARED, m->t.rank,
                                                   MPI_INFO_NULL, &node));
     if (r == REDCOLL_OK) {
@@ -387,7 +405,7 @@ REDCOLL_API redcoll_result redcoll_mpi_init(redcoll_mpi *m, MPI_Comm comm,
     m->t.user = m;
     m->t.rank = rank;
     m->t.size = size;
-    r = redcoll__mpi_nodes(m);
+    r = redcoll__mpi_nodes(m, cfg ? cfg->ranks_per_node : 0);
     if (r != REDCOLL_OK) { MPI_Comm_free(&m->comm); memset(m, 0, sizeof *m); return r; }
     m->t.send = redcoll__mpi_send;
     m->t.recv = redcoll__mpi_recv;
