@@ -595,6 +595,42 @@ static void test_nodes_auto_estimated(void) {
     if (tf_verbose) fprintf(stderr, "    worst regret %.4f\n", worst);
 }
 
+
+/* The profile carries both levels: inter_alpha and inter_beta round trip,
+   a profile without them (as written before them) parses with 0 (one
+   level), and they are refused as the other numbers are. */
+static void test_nodes_profile(void) {
+    redcoll_cost_model m, back;
+    char buf[2048];
+    memset(&m, 0, sizeof m);
+    m.alpha = 5e-7; m.beta = 1.0 / 3e10; m.gamma = 2.5e-11; m.f_alpha = 0.7; m.f_beta = 0.9;
+    m.inter_alpha = 2.1e-6; m.inter_beta = 1.0 / 7e9;
+    CHECK(redcoll_cost_model_format(&m, buf, sizeof buf) > 0, "format");
+    CHECK(strstr(buf, "\ninter_alpha ") && strstr(buf, "\ninter_beta "), "both levels written:\n%s", buf);
+    memset(&back, 0x55, sizeof back);
+    CHECK(redcoll_cost_model_parse(buf, &back, NULL, 0) == REDCOLL_OK && memcmp(&m, &back, sizeof m) == 0,
+          "the same doubles back");
+    memset(&back, 0x55, sizeof back);
+    CHECK(redcoll_cost_model_parse("redcoll_profile 1\nalpha 1e-6\nbeta 1e-10\ngamma 1e-11\nf_alpha 1\nf_beta 1\n",
+                                   &back, NULL, 0) == REDCOLL_OK && back.inter_alpha == 0 && back.inter_beta == 0,
+          "an older profile: one level");
+    {
+        static const char *bad[] = { "inter_alpha 0\n", "inter_beta -1e-10\n", "inter_alpha x\n",
+                                     "inter_beta 1e-10\ninter_beta 2e-10\n" };
+        int i;
+        for (i = 0; i < 4; ++i) {
+            char text[512], err[128] = "";
+            snprintf(text, sizeof text, "redcoll_profile 1\nalpha 1e-6\nbeta 1e-10\ngamma 1e-11\nf_alpha 1\nf_beta 1\n%s",
+                     bad[i]);
+            CHECK(redcoll_cost_model_parse(text, &back, err, sizeof err) == REDCOLL_ERR_INVALID_ARG &&
+                  strstr(err, "inter_"), "refused: %s (%s)", bad[i], err);
+        }
+    }
+    m.inter_alpha = m.inter_beta = 0; /* one level: no inter keys */
+    redcoll_cost_model_format(&m, buf, sizeof buf);
+    CHECK(!strstr(buf, "inter_"), "a one-level model writes no inter keys");
+}
+
 static void suite_nodes(void) {
     tf_test("nodes/sim: one message alone", test_nodes_sim_alone);
     tf_test("nodes/sim: a node's link shared", test_nodes_sim_shared);
@@ -609,4 +645,5 @@ static void suite_nodes(void) {
     tf_test("nodes/model: auto is the simulator's argmin on node shapes", test_nodes_auto_argmin);
     tf_test("nodes/model: estimates above the replay's limit", test_nodes_estimates);
     tf_test("nodes/model: auto on estimates, p = 256 and 512", test_nodes_auto_estimated);
+    tf_test("nodes/profile: both levels round trip", test_nodes_profile);
 }
