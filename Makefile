@@ -14,12 +14,13 @@ TSAN     := -fsanitize=thread -fno-omit-frame-pointer
 # MPICH is the reference MPI; `mpicc` may be Open MPI's, so prefer the .mpich names.
 MPICC    ?= mpicc.mpich
 MPIEXEC  ?= mpiexec.mpich
+MPIFORT  ?= mpifort.mpich
 # The pkg-config name of that MPI, which redcoll-mpi.pc requires (none if it has no .pc).
 MPI_PC   ?= $(shell pkg-config --exists mpich 2>/dev/null && echo mpich)
 
 HEADERS  := redcoll.h $(wildcard transports/*.h) redcoll/harness.h
 TEST_SRC := $(wildcard test/*.c) $(wildcard test/*.h)
-EXAMPLES := $(BUILD)/allreduce_threads $(BUILD)/custom_transport $(BUILD)/demo
+EXAMPLES := $(BUILD)/allreduce_threads $(BUILD)/custom_transport $(BUILD)/demo $(BUILD)/tour
 SHIM     := $(BUILD)/libredcoll_pmpi.so
 VERSION  := $(shell sed -n 's/^\#define REDCOLL_VERSION_STRING "\(.*\)"/\1/p' redcoll.h)
 # The tool again with MPI (`bench --transport mpi`, `tune --transport mpi`), where MPICC exists.
@@ -77,22 +78,21 @@ docs/nodes.md: $(BUILD)/nodes_sweep
 # two-level model of docs/nodes.md (every candidate on the simulator).
 docs/nodes-map.svg: $(BUILD)/redcoll
 	@mkdir -p docs
-	nice $(BUILD)/redcoll map --from model --node-size 8 --alpha 5e-7 --beta 5e-11 --inter-alpha 2e-6 \
+	nice $(BUILD)/redcoll map --from simulator --node-size 8 --alpha 5e-7 --beta 5e-11 --inter-alpha 2e-6 \
 	    --inter-beta 1e-10 --p-min 8 --p-max 256 --p-step 8 -b 8 -e 64M -f 4 --force --svg $@
 
-# docs/selection-map.svg: the fastest allreduce algorithm in the cost model for
-# p = 2..64 and 8 B .. 64 MiB (every candidate on the simulator: 1.6e7 events,
-# 6 minutes with the thread-per-rank simulator on a loaded 2-core machine; the
-# whole p = 2..1024 grid is 2.7e10 events, days, so raise --p-max when the
-# coroutine engine lands). docs/selector-map.svg: what the paper rules pick,
-# p = 2..1024, in a second.
+# docs/selection-map.svg: the allreduce algorithm with the least modeled time (the
+# cost functions AUTO picks by) for p = 2..1024 and 8 B .. 64 MiB, the tool's
+# default grid, in well under a second; `redcoll map --from simulator` runs every
+# candidate on the simulator instead, for a grid within its work limit.
+# docs/selector-map.svg: what the paper rules pick on the same grid.
 docs/selection-map.svg: $(BUILD)/redcoll
 	@mkdir -p docs
-	nice $(BUILD)/redcoll map --from model --p-max 64 -b 8 -e 64M -f 4 --svg $@
+	$(BUILD)/redcoll map --svg $@
 
 docs/selector-map.svg: $(BUILD)/redcoll
 	@mkdir -p docs
-	$(BUILD)/redcoll map --from selector --p-max 1024 -b 8 -e 64M -f 2 --svg $@
+	$(BUILD)/redcoll map --from selector --selector papers --svg $@
 
 maps: docs/selection-map.svg docs/selector-map.svg docs/nodes-map.svg
 
@@ -184,14 +184,17 @@ test-sim: $(BUILD)/test_runner
 SUITES := "simulator&=$(BUILD)/test_runner" "cli=test/cli.sh $(BUILD)/redcoll" \
           "cli-bench=test/cli_bench.sh $(BUILD)/redcoll $(or $(MPI_TOOL),none) $(MPIEXEC)" \
           "fuzz=$(BUILD)/fuzz -t $(FUZZ_SECONDS)" \
-          "examples=test/examples.sh $(BUILD) $(MPIEXEC)" wait \
+          "examples=test/examples.sh $(BUILD) $(MPIEXEC)" \
+          "docs=test/docs.sh $(BUILD) $(CC) $(CXX) $(MPICC)" wait \
           "mpi=test/mpi/run.sh $(BUILD) $(MPICC) $(MPIEXEC)" \
-          "pmpi=test/pmpi/run.sh $(BUILD) $(MPICC) $(MPIEXEC)"
+          "pmpi=test/pmpi/run.sh $(BUILD) $(MPICC) $(MPIEXEC)" \
+          "fortran=test/fortran/run.sh $(BUILD) $(MPIFORT) $(MPIEXEC)" \
+          "repro=test/repro/run.sh $(BUILD) $(MPICC) $(MPIFORT) $(MPIEXEC)"
 
 # What make test runs, longest build first. The recipes build it two at a time
 # even under a plain `make test` (CI; a -j given on the command line is kept).
-TEST_BUILD  = $(BUILD)/test_runner $(MPI_TESTS) $(BUILD)/redcoll $(MPI_TOOL) $(BUILD)/fuzz \
-              test-compile examples shim $(BUILD)/mpi_yield.so
+TEST_BUILD  = $(BUILD)/test_runner $(MPI_TESTS) $(FORTRAN_TESTS) $(BUILD)/redcoll $(MPI_TOOL) \
+              $(BUILD)/fuzz test-compile examples shim $(BUILD)/mpi_yield.so
 J2 = $(if $(filter -j%,$(MAKEFLAGS)),,-j2)
 
 test:
@@ -207,6 +210,28 @@ $(BUILD)/test_mpi: test/mpi/test_mpi.c redcoll.h transports/redcoll_mpi.h | $(BU
 $(BUILD)/pmpi_errors $(BUILD)/pmpi_colls $(BUILD)/pmpi_threads: $(BUILD)/pmpi_%: test/pmpi/%.c \
         shim/redcoll_pmpi.c redcoll.h transports/redcoll_mpi.h | $(BUILD)
 	$(MPICC) $(CFLAGS_) $< -o $@ -lpthread
+
+# The drop-in's Fortran programs (test/fortran) and the reproducible mode's
+# (test/repro, C and Fortran), where an MPI Fortran compiler (and the one it
+# wraps) exists; the suites build them the same way when run alone. The mpi
+# module declares no interface for choice buffers, so its programs build
+# with -w, mpi_f08's with warnings as errors. Modules: a directory each.
+FORTRAN  := $(if $(MPI_TOOL),$(shell command -v $(firstword $(shell $(MPIFORT) -show 2>/dev/null) none) 2>/dev/null))
+FORTRAN_TESTS := $(if $(MPI_TOOL),$(BUILD)/repro_wide_c $(BUILD)/repro_cg_c) \
+                 $(if $(FORTRAN),$(BUILD)/fortran_colls $(BUILD)/fortran_f08 \
+                 $(BUILD)/repro_wide_f $(BUILD)/repro_cg_f)
+FFLAGS_   = -O2 -g -fcheck=bounds -J $(BUILD)/fmod/$(@F)
+$(BUILD)/fortran_colls: test/fortran/colls.f90 test/fortran/checks.f90 | $(BUILD)
+	@mkdir -p $(BUILD)/fmod/$(@F)
+	$(MPIFORT) $(FFLAGS_) -w test/fortran/checks.f90 $< -o $@
+$(BUILD)/fortran_f08: test/fortran/f08.f90 test/fortran/checks.f90 | $(BUILD)
+	@mkdir -p $(BUILD)/fmod/$(@F)
+	$(MPIFORT) $(FFLAGS_) -Wall -Wextra -Wno-compare-reals -Werror test/fortran/checks.f90 $< -o $@
+$(BUILD)/repro_%_f: test/repro/%.f90 test/fortran/checks.f90 | $(BUILD)
+	@mkdir -p $(BUILD)/fmod/$(@F)
+	$(MPIFORT) $(FFLAGS_) -w test/fortran/checks.f90 $< -o $@
+$(BUILD)/repro_%_c: test/repro/%.c test/repro/repro.h | $(BUILD)
+	$(MPICC) -std=c11 $(WARN) -O2 -g $< -o $@ -lm
 
 # The MPI suites' ranks give up the core when a poll finds nothing (test/mpi/yield.c):
 # more ranks than cores otherwise pay a timer tick per message.
@@ -224,7 +249,7 @@ demo: $(BUILD)/redcoll
 $(BUILD)/demo: examples/demo.c $(HEADERS) | $(BUILD)
 	$(CC) $(CFLAGS_) $< -o $@ $(LIBS)
 
-$(BUILD)/allreduce_threads $(BUILD)/custom_transport: $(BUILD)/%: examples/%.c $(HEADERS) | $(BUILD)
+$(BUILD)/allreduce_threads $(BUILD)/custom_transport $(BUILD)/tour: $(BUILD)/%: examples/%.c $(HEADERS) | $(BUILD)
 	$(CC) $(CFLAGS_) $< -o $@ $(LIBS)
 
 # Every example; allreduce_mpi only where an MPI compiler is installed.
@@ -270,31 +295,45 @@ $(BUILD)/pmpi_overhead: bench/pmpi_overhead.c redcoll.h transports/redcoll_mpi.h
 # PREFIX/include/redcoll/{redcoll.h,transports/*.h} (so `#include "redcoll.h"` and
 # `#include "transports/redcoll_shm.h"` work with -IPREFIX/include/redcoll, which
 # `pkg-config --cflags redcoll` gives), PREFIX/bin/redcoll, PKGDIR/redcoll.pc; with
-# MPI also LIBDIR/libredcoll_pmpi.so and PKGDIR/redcoll-mpi.pc. The tool is a
-# prerequisite: a failed build stops the install.
-install: $(BUILD)/redcoll shim
-	install -d $(DESTDIR)$(PREFIX)/include/redcoll/transports $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PKGDIR)
-	install -m 644 redcoll.h $(DESTDIR)$(PREFIX)/include/redcoll/
-	install -m 644 transports/*.h $(DESTDIR)$(PREFIX)/include/redcoll/transports/
+# MPI also PREFIX/bin/redcoll-mpi (build/redcoll_mpi: the tool whose bench and tune
+# run on MPI under mpiexec), LIBDIR/libredcoll_pmpi.so and PKGDIR/redcoll-mpi.pc.
+# The tools are prerequisites: a failed build stops the install. The directories
+# of INSTALL_DIRS that install creates are listed in include/redcoll/.installed-dirs,
+# and uninstall removes those again when they are empty, and no others.
+INSTALL_DIRS = $(PREFIX) $(PREFIX)/include $(PREFIX)/bin $(LIBDIR) $(PKGDIR)
+INCDIR = $(DESTDIR)$(PREFIX)/include/redcoll
+
+install: $(BUILD)/redcoll $(MPI_TOOL) shim
+	@new=; for d in $(INSTALL_DIRS); do [ -d "$(DESTDIR)$$d" ] || new="$$new $$d"; done; \
+	 echo "install -d $(INCDIR)/transports $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PKGDIR)"; \
+	 install -d $(INCDIR)/transports $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PKGDIR) && \
+	 for d in $$new; do echo "$$d" >> $(INCDIR)/.installed-dirs; done
+	install -m 644 redcoll.h $(INCDIR)/
+	install -m 644 transports/*.h $(INCDIR)/transports/
 	install -m 755 $(BUILD)/redcoll $(DESTDIR)$(PREFIX)/bin/
+	$(if $(MPI_TOOL),install -m 755 $(MPI_TOOL) $(DESTDIR)$(PREFIX)/bin/redcoll-mpi)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' redcoll.pc.in > $(DESTDIR)$(PKGDIR)/redcoll.pc
 	@if [ -f $(SHIM) ]; then \
 	    echo "install -m 755 $(SHIM) $(DESTDIR)$(LIBDIR)/"; \
 	    install -d $(DESTDIR)$(LIBDIR) && install -m 755 $(SHIM) $(DESTDIR)$(LIBDIR)/ && \
 	    sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@VERSION@|$(VERSION)|' \
 	        -e 's|@MPI_PC@|$(MPI_PC)|' redcoll-mpi.pc.in > $(DESTDIR)$(PKGDIR)/redcoll-mpi.pc; \
-	else echo "install: no MPI, so no libredcoll_pmpi.so and no redcoll-mpi.pc"; fi
+	else echo "install: no MPI, so no redcoll-mpi, libredcoll_pmpi.so or redcoll-mpi.pc"; fi
 
+# Deepest directories first (sort -r puts a path after its parent's): rmdir
+# leaves any that still hold someone else's files.
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/include/redcoll/redcoll.h \
-	      $(addprefix $(DESTDIR)$(PREFIX)/include/redcoll/,$(wildcard transports/*.h)) \
-	      $(DESTDIR)$(PREFIX)/bin/redcoll $(DESTDIR)$(LIBDIR)/libredcoll_pmpi.so \
+	rm -f $(INCDIR)/redcoll.h $(addprefix $(INCDIR)/,$(wildcard transports/*.h)) \
+	      $(DESTDIR)$(PREFIX)/bin/redcoll $(DESTDIR)$(PREFIX)/bin/redcoll-mpi \
+	      $(DESTDIR)$(LIBDIR)/libredcoll_pmpi.so \
 	      $(DESTDIR)$(PKGDIR)/redcoll.pc $(DESTDIR)$(PKGDIR)/redcoll-mpi.pc
-	-rmdir $(DESTDIR)$(PREFIX)/include/redcoll/transports $(DESTDIR)$(PREFIX)/include/redcoll 2>/dev/null
+	@made=$$(cat $(INCDIR)/.installed-dirs 2>/dev/null); rm -f $(INCDIR)/.installed-dirs; \
+	 rmdir $(INCDIR)/transports $(INCDIR) 2>/dev/null; \
+	 for d in $$(printf '%s\n' $$made | sort -ru); do rmdir "$(DESTDIR)$$d" 2>/dev/null && echo "rmdir $(DESTDIR)$$d"; done; true
 
 # Installs to a temporary prefix, builds and runs examples outside the tree with
 # pkg-config, then uninstalls (.ci/run runs it).
-test-install: $(BUILD)/redcoll shim
+test-install: $(BUILD)/redcoll $(MPI_TOOL) shim
 	@test/install.sh "$(MAKE)" $(MPIEXEC)
 
 clean:
