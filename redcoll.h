@@ -316,7 +316,15 @@ typedef struct redcoll_request { void *ptr; long long id; } redcoll_request;
                  call, for the scratch that call needs, so the block grows to the
                  largest single call's need and then stays: in steady state
                  one-shot collectives allocate nothing and fault in no pages.
-                 NULL: one-shot calls allocate and free their scratch. */
+                 NULL: one-shot calls allocate and free their scratch.
+     node        the transport of this rank's node: its ranks are this
+                 transport's ranks with this rank's node_of id, in rank order
+                 (e.g. shared memory inside a node, this transport, MPI,
+                 between nodes). The node-aware rows (node_split,
+                 node_leader) run their levels inside a node on it. NULL, or
+                 a NULL result: on this transport. A transport with `node`
+                 releases that transport too in abort (so aborting twice
+                 must be harmless). */
 
 /* Where a receive-and-reduce delivers the payload: fn(arg, piece, offset,
    bytes) is called on the receiving rank's thread, before recv_reduce /
@@ -439,6 +447,7 @@ typedef struct redcoll_transport {
                                       int src, size_t rbytes, int tag,
                                       const redcoll_consumer *into);
     void          *(*scratch)(void *user, size_t bytes);
+    const struct redcoll_transport *(*node)(void *user);
 } redcoll_transport;
 
 /* A growing block of memory: what an adapter's `scratch` entry keeps. Start
@@ -5490,11 +5499,36 @@ static void redcoll__nodes_free(redcoll__ctx *c, redcoll__nodes *nd) {
 
 static int redcoll__node_size(const redcoll__nodes *nd, int g) { return nd->first[g + 1] - nd->first[g]; }
 
-/* The view of this rank's node (view rank = position). */
+/* The view of this rank's node (view rank = position): over the node's own
+   transport (the `node` entry) when it holds exactly this node's ranks, as
+   it does unless the plan groups by runs that split a node; else over c->t.
+   Every rank of a node decides alike (same size, ranks in the same order). */
 static void redcoll__node_view(const redcoll__ctx *c, const redcoll__nodes *nd, redcoll_group *v) {
-    int at = nd->first[nd->mine];
-    redcoll__group_make(v, c->t, nd->rank ? &nd->rank[at] : NULL, nd->rank ? 0 : at,
-                        redcoll__node_size(nd, nd->mine), REDCOLL__GROUP_ID_NODE, nd->pos);
+    int at = nd->first[nd->mine], k = redcoll__node_size(nd, nd->mine);
+    const redcoll_transport *in = c->t->node ? c->t->node(c->t->user) : NULL;
+    if (in && in->size == k && in->rank == nd->pos)
+        redcoll__group_make(v, in, NULL, 0, k, REDCOLL__GROUP_ID_NODE, nd->pos);
+    else
+        redcoll__group_make(v, c->t, nd->rank ? &nd->rank[at] : NULL, nd->rank ? 0 : at, k,
+                            REDCOLL__GROUP_ID_NODE, nd->pos);
+}
+
+/* 1 when view v runs on another transport than c's (the node's own). */
+static int redcoll__level_elsewhere(const redcoll__ctx *c, const redcoll_transport *v) {
+    return v->send == redcoll__gsend && ((const redcoll_group *)v->user)->parent != c->t;
+}
+
+/* lc: c as a rank of view v, for a schedule's own messages inside a node
+   (redcoll__send / redcoll__recv with view ranks); redcoll__in_view_done
+   passes a failure back to c. */
+static void redcoll__in_view(const redcoll__ctx *c, const redcoll_transport *v, redcoll__ctx *lc) {
+    *lc = *c;
+    lc->t = v; lc->rank = v->rank; lc->size = v->size;
+}
+static void redcoll__in_view_done(redcoll__ctx *c, const redcoll__ctx *lc) {
+    if (!lc->err || c->err) return;
+    c->err = lc->err;
+    if (redcoll__level_elsewhere(c, lc->t) && c->t->abort) c->t->abort(c->t->user, c->err); /* the other nodes wait on c->t */
 }
 
 /* The view of the ranks at position `pos` of every node that has one (view
@@ -5522,17 +5556,21 @@ static void redcoll__run_level(redcoll__ctx *c, const redcoll_transport *v, redc
     redcoll__ctx lc;
     redcoll__args la = *a;
     const redcoll__row *row;
+    int elsewhere = redcoll__level_elsewhere(c, v);
     if (c->err) return;
     lc = *c;
     lc.t = v; lc.rank = v->rank; lc.size = v->size; lc.coll = coll;
     lc.o.model = redcoll__level_model(&c->o.model, share > 0, share);
-    if (share > 0) lc.o.transport_flags &= ~(unsigned)REDCOLL_TRANSPORT_PEER_REDUCE; /* bytes cross the network */
+    if (share > 0 || elsewhere) /* bytes cross the network, or move as the node's transport moves them */
+        lc.o.transport_flags &= ~(unsigned)REDCOLL_TRANSPORT_PEER_REDUCE;
+    if (share == 0 && elsewhere && v->recv_reduce) lc.o.transport_flags |= v->flags & REDCOLL_TRANSPORT_PEER_REDUCE;
     lc.o.ranks_per_node = 0;
     lc.shape.nodes = 1; lc.shape.kmax = lc.shape.kmin = v->size;
     row = redcoll__find(coll, redcoll__select_for(&lc, coll, v->size, bytes, counts));
     if (!row) { redcoll__fail(c, REDCOLL_ERR_INVALID_ARG); return; }
     la.variant = row->variant;
     c->err = row->run(&lc, &la);
+    if (c->err && elsewhere && c->t->abort) c->t->abort(c->t->user, c->err); /* the other nodes wait on c->t */
 }
 
 /* The block layout of node_split: counts (k) and displs (k + 1) of the
@@ -5763,17 +5801,20 @@ static redcoll_result redcoll__reduce_node_split(redcoll__ctx *c, const redcoll_
         redcoll__cross_view(c, &nd, nd.pos, cross, &x);
         redcoll__run_level(c, &x.t, REDCOLL_COLL_REDUCE, len * c->esize, NULL, &la, B);
     }
-    if (nd.mine == R && k > 1) { /* 3: the blocks to the root */
+    if (nd.mine == R && k > 1 && !c->err) { /* 3: the blocks to the root (view rank pr) */
+        redcoll__ctx lc;
+        redcoll__in_view(c, &v.t, &lc);
         if (is_root) {
             for (i = 0; i < B; ++i) {
                 char *to = redcoll__at(c, a->rbuf, redcoll__seg_off(&L, i));
                 size_t m = redcoll__seg_len(&L, i, i + 1);
                 if (i == pr) redcoll__copy(c, to, blk, m);
-                else if (m > 0) redcoll__recv(c, redcoll__nodes_rank(&nd, nd.first[R] + i), to, m);
+                else if (m > 0) redcoll__recv(&lc, i, to, m);
             }
         } else if (nd.pos < B && len > 0) {
-            redcoll__send(c, a->root, blk, len);
+            redcoll__send(&lc, pr, blk, len);
         }
+        redcoll__in_view_done(c, &lc);
     } else if (is_root && nd.N == 1 && !a->in_place) {
         redcoll__copy(c, a->rbuf, a->sbuf, n); /* p = 1 */
     }
@@ -5838,15 +5879,18 @@ static redcoll_result redcoll__bcast_node_split(redcoll__ctx *c, const redcoll__
     cnt = redcoll__node_blocks(c, &L, B, k);
     cross = (int *)redcoll__alloc_bytes(c, sizeof(int) * (size_t)nd.N);
     if (!cnt || !cross) goto done;
-    if (nd.mine == R && k > 1) { /* 1: the blocks to positions 0 .. B-1 of the root's node */
+    if (k > 1) redcoll__node_view(c, &nd, &v);
+    if (nd.mine == R && k > 1) { /* 1: the blocks to positions 0 .. B-1 of the root's node (view rank pr) */
+        redcoll__ctx lc;
+        redcoll__in_view(c, &v.t, &lc);
         if (c->rank == a->root) {
             for (i = 0; i < B; ++i)
                 if (i != pr && redcoll__seg_len(&L, i, i + 1) > 0)
-                    redcoll__send(c, redcoll__nodes_rank(&nd, nd.first[R] + i), redcoll__at(c, buf, redcoll__seg_off(&L, i)),
-                                  redcoll__seg_len(&L, i, i + 1));
+                    redcoll__send(&lc, i, redcoll__at(c, buf, redcoll__seg_off(&L, i)), redcoll__seg_len(&L, i, i + 1));
         } else if (nd.pos < B && len > 0) {
-            redcoll__recv(c, a->root, redcoll__at(c, buf, off), len);
+            redcoll__recv(&lc, pr, redcoll__at(c, buf, off), len);
         }
+        redcoll__in_view_done(c, &lc);
     }
     if (nd.pos < B && len > 0 && nd.N > 1) { /* 2: block pos over the nodes */
         redcoll_group x;
@@ -5858,7 +5902,6 @@ static redcoll_result redcoll__bcast_node_split(redcoll__ctx *c, const redcoll__
         redcoll__run_level(c, &x.t, REDCOLL_COLL_BCAST, len * c->esize, NULL, &la, B);
     }
     if (k > 1) { /* 3: the blocks to every rank of the node */
-        redcoll__node_view(c, &nd, &v);
         la = *a;
         la.count = 0; la.counts = cnt; la.displs = cnt + k;
         la.sbuf = redcoll__at(c, buf, off);
@@ -8545,14 +8588,16 @@ static void redcoll__replay_give(const redcoll_allocator *al, redcoll__ev *ev) {
    A transport that moves nothing (REDCOLL_TRANSPORT_NO_DATA) and answers
    every call at once, so one rank runs a collective without its peers. It
    stands in for a transport `like`: the same flags and optional entries,
-   node_of forwarded, so a schedule takes the branches and makes the
-   allocations it would make there. Three users: the measuring pass
+   node_of forwarded, and like's node transport stood in for the same way
+   (R->inside, recording into R), so a schedule takes the branches and makes
+   the allocations it would make there. Three users: the measuring pass
    ([SECTION:setup]) only runs on it, to learn the scratch; the replay below
    records every rank's calls as events; the tool (redcoll/work.c) counts a
    sample of ranks' calls and bytes, up to a cap, to estimate what a
    simulation will cost. */
 typedef struct redcoll__rec {
     redcoll_transport        t;       /* the collective runs on &R->t */
+    redcoll_transport        inside;  /* like's node transport (its `node`), recorded alike */
     const redcoll_transport *like;    /* NULL: every optional entry (the replay's) */
     int                      node_size; /* > 0: node_of(r) = r / node_size, not like's */
     const redcoll_allocator *al;      /* the events' memory; NULL: no events kept */
@@ -8663,26 +8708,42 @@ static int redcoll__rec_node_of(void *u, int rank) {
     return R->node_size > 0 ? rank / R->node_size : R->like->node_of(R->like->user, rank);
 }
 
-/* R as rank `rank` of `size` standing in for `like` (NULL: with every
-   optional entry), keeping events in memory from `al` (NULL: none). */
-static void redcoll__rec_init(redcoll__rec *R, int rank, int size, const redcoll_transport *like,
-                              const redcoll_allocator *al) {
-    redcoll_transport *t = &R->t;
+static const redcoll_transport *redcoll__rec_node(void *u) {
+    const redcoll__rec *R = (const redcoll__rec *)u;
+    return R->inside.send ? &R->inside : NULL;
+}
+
+/* t as a recorder of R standing in for `like` (NULL: with every optional
+   entry), as rank `rank` of `size`. */
+static void redcoll__rec_entries(redcoll__rec *R, redcoll_transport *t, int rank, int size,
+                                 const redcoll_transport *like) {
     int nb = !like || like->isend, fused = !like || like->recv_reduce;
-    REDCOLL_MEMSET(R, 0, sizeof *R);
     t->user = R; t->rank = rank; t->size = size;
     t->send = redcoll__rec_send; t->recv = redcoll__rec_recv; t->sendrecv = redcoll__rec_sendrecv;
     t->abort = redcoll__rec_abort;
     t->isend = nb ? redcoll__rec_isend : NULL;
     t->irecv = nb ? redcoll__rec_irecv : NULL;
     t->waitall = nb ? redcoll__rec_waitall : NULL;
-    t->node_of = like && like->node_of ? redcoll__rec_node_of : NULL;
-    t->on_compute = al ? redcoll__rec_compute : NULL;
+    t->on_compute = R->al ? redcoll__rec_compute : NULL;
     t->flags = (like ? like->flags : 0) | REDCOLL_TRANSPORT_NO_DATA;
     t->recv_reduce = fused ? redcoll__rec_recv_reduce : NULL;
     t->sendrecv_reduce = fused ? redcoll__rec_sendrecv_reduce : NULL;
+}
+
+/* R as rank `rank` of `size` standing in for `like` (NULL: with every
+   optional entry), keeping events in memory from `al` (NULL: none). */
+static void redcoll__rec_init(redcoll__rec *R, int rank, int size, const redcoll_transport *like,
+                              const redcoll_allocator *al) {
+    const redcoll_transport *in = like && like->node ? like->node(like->user) : NULL;
+    REDCOLL_MEMSET(R, 0, sizeof *R);
     R->like = like;
     R->al = al;
+    redcoll__rec_entries(R, &R->t, rank, size, like);
+    R->t.node_of = like && like->node_of ? redcoll__rec_node_of : NULL;
+    if (in) {
+        redcoll__rec_entries(R, &R->inside, in->rank, in->size, in);
+        R->t.node = redcoll__rec_node;
+    }
 }
 
 /* A rank in the replay. */

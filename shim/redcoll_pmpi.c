@@ -81,6 +81,7 @@
 #define MPI_Comm_rank PMPI_Comm_rank
 #define MPI_Comm_set_errhandler PMPI_Comm_set_errhandler
 #define MPI_Comm_size PMPI_Comm_size
+#define MPI_Comm_split PMPI_Comm_split
 #define MPI_Comm_split_type PMPI_Comm_split_type
 #define MPI_Error_class PMPI_Error_class
 #define MPI_Error_string PMPI_Error_string
@@ -122,6 +123,7 @@
 #undef MPI_Comm_rank
 #undef MPI_Comm_set_errhandler
 #undef MPI_Comm_size
+#undef MPI_Comm_split
 #undef MPI_Comm_split_type
 #undef MPI_Error_class
 #undef MPI_Error_string
@@ -183,6 +185,8 @@ static const char *const shim_reason_text[SHIM_PASS_COUNT] = {
 /* One per communicator the shim has seen, the value of its attribute. */
 typedef struct shim_comm {
     redcoll_mpi       m;         /* the transport, when ok */
+    redcoll_mpi       inside;    /* this rank's node's transport, when has_inside */
+    int               has_inside;/* m spans nodes: m's node entry is &inside.t */
     int               ok;        /* 1: served; 0: passes through (why: `why`) */
     shim_reason       why;
     int               id;        /* order of creation, names unnamed comms in verbose lines */
@@ -277,6 +281,7 @@ static int shim_comm_delete(MPI_Comm comm, int key, void *attr, void *extra) {
     (void)comm; (void)key; (void)extra;
     if (atomic_load(&shim_world) == s) atomic_store(&shim_world, NULL);
     SHIM_UNLINK(shim_g.comms, s);
+    if (s->has_inside) redcoll_mpi_finalize(&s->inside);
     if (s->ok) redcoll_mpi_finalize(&s->m);
     free(s->counts);
     free(s->printed);
@@ -391,6 +396,37 @@ static int shim_blocks(const redcoll_mpi *m) {
     return k;
 }
 
+/* A communicator whose ranks span nodes (the MPI transport's node_of, or
+   REDCOLL_RANKS_PER_NODE): a transport inside every node of two or more
+   ranks, on its ranks' communicator, becomes the MPI transport's node
+   entry, so the node-aware rows run their levels inside a node on it and
+   only their network part over the communicator. Inside: MPI
+   point-to-point on the node's communicator. Collective over s->m.comm; a
+   node whose transport cannot be made runs its levels over the
+   communicator (the ranks of a node decide alike: a failed MPI_Comm_dup
+   fails on all of them). REDCOLL_VERBOSE=1: rank 0 says what its node
+   runs on. */
+static void shim_comm_label(const shim_comm *s, char *out, size_t n);
+
+static void shim_node_open(shim_comm *s) {
+    MPI_Comm node;
+    redcoll_mpi_config cfg;
+    char label[MPI_MAX_OBJECT_NAME + 16];
+    if (s->m.nodes < 2 || s->m.nodes == s->size) return; /* one node, or nodes of one rank */
+    if (redcoll_mpi_split_node(&s->m, &node) != REDCOLL_OK) return;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.ranks_per_node = s->size; /* all of them one node */
+    if (redcoll_mpi_init(&s->inside, node, &cfg) == REDCOLL_OK) {
+        s->has_inside = 1;
+        redcoll_mpi_set_node(&s->m, &s->inside.t);
+    }
+    PMPI_Comm_free(&node);
+    if (!shim_g.verbose || s->rank != 0) return;
+    shim_comm_label(s, label, sizeof label);
+    fprintf(stderr, "redcoll: %s (p=%d): %d nodes; inside this node: %s\n", label, s->size, s->m.nodes,
+            s->has_inside ? "MPI point-to-point on the node's communicator" : "the communicator");
+}
+
 static int shim_modes_agree(shim_comm *s); /* below, with REDCOLL_SUM_EXACT */
 
 static shim_comm *shim_comm_create(MPI_Comm comm) {
@@ -420,8 +456,10 @@ static shim_comm *shim_comm_create(MPI_Comm comm) {
     } else {
         s->ok = 1;
         s->ranks_per_node = shim_blocks(&s->m);
+        shim_node_open(s); /* collective, after the MPI transport (it splits its duplicate) */
     }
     if (PMPI_Comm_set_attr(comm, shim_g.comm_key, s) != MPI_SUCCESS) {
+        if (s->has_inside) redcoll_mpi_finalize(&s->inside);
         if (s->ok) redcoll_mpi_finalize(&s->m);
         free(s->counts);
         free(s);

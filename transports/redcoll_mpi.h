@@ -48,6 +48,11 @@
      REDCOLL_RANKS_PER_NODE=k (rank 0's value, so every rank agrees), makes
      every k consecutive ranks one node instead: the node-aware schedules
      and the two-level model can be exercised on one machine.
+   - node: for a communicator that spans nodes, redcoll_mpi_split_node gives
+     the communicator of this rank's node; a transport made on it (shared
+     memory, or another redcoll_mpi) handed to redcoll_mpi_set_node carries
+     the node-aware rows' levels inside the node, MPI the rest. abort
+     aborts that transport too.
    - Helpers map MPI's predefined datatypes and ops and MPI_IN_PLACE to
      redcoll's, so an MPI call translates one to one:
          redcoll_dtype d; redcoll_op o;
@@ -114,6 +119,7 @@ typedef struct redcoll_mpi {
     int               tag_mask;       /* redcoll's tags keep these bits: the largest
                                          2^k - 1 <= MPI_TAG_UB (MPI: >= 32767) */
     redcoll_scratch_block scratch;    /* the scratch entry's block */
+    const redcoll_transport *inside;  /* the node's transport (redcoll_mpi_set_node); NULL: none */
 } redcoll_mpi;
 
 /* Duplicates comm and fills m (collective over comm; MPI must be
@@ -133,6 +139,16 @@ REDCOLL_API int redcoll_mpi_op(MPI_Op op, redcoll_op *out);
 REDCOLL_API void *redcoll_mpi_buf(const void *buf);
 /* The redcoll result for an MPI error code (MPI_SUCCESS -> REDCOLL_OK). */
 REDCOLL_API redcoll_result redcoll_mpi_result(int mpi_error);
+/* The communicator of this rank's node (node_of's, in rank order), for a
+   transport inside the node; the caller frees it. Collective over m's
+   communicator. Returns REDCOLL_OK or the mapped MPI error. */
+REDCOLL_API redcoll_result redcoll_mpi_split_node(redcoll_mpi *m, MPI_Comm *node);
+/* Makes `inside` (a transport over the ranks of this rank's node in rank
+   order, e.g. made on redcoll_mpi_split_node's communicator) m's `node`
+   entry, where the node-aware rows run their levels inside a node; NULL:
+   none (they run on MPI). inside must outlive m's use of it; every rank of
+   a node sets the same kind (all or none). */
+REDCOLL_API void redcoll_mpi_set_node(redcoll_mpi *m, const redcoll_transport *inside);
 /* m's first failure in words into buf (n bytes, always terminated): what
    happened, and who and which calls were involved, e.g. "ranks disagree
    about the call: rank 1 is in allreduce (ring), this rank in allreduce
@@ -510,8 +526,11 @@ static void redcoll__mpi_abort(void *user, redcoll_result why) {
     m->failed = 1;
     if (m->failure.why == REDCOLL_OK) redcoll__mpi_failed(m, why, -1, -1, -1);
     if (first && !m->released) redcoll__mpi_tell(m, why);
+    if (m->inside && m->inside->abort) m->inside->abort(m->inside->user, why);
     if (m->abort_job) MPI_Abort(m->comm, 1);
 }
+
+static const redcoll_transport *redcoll__mpi_node(void *user) { return ((const redcoll_mpi *)user)->inside; }
 
 static int redcoll__mpi_node_of(void *user, int rank) {
     const redcoll_mpi *m = (const redcoll_mpi *)user;
@@ -600,8 +619,16 @@ REDCOLL_API redcoll_result redcoll_mpi_init(redcoll_mpi *m, MPI_Comm comm,
     m->t.waitall = redcoll__mpi_waitall;
     m->t.node_of = redcoll__mpi_node_of;
     m->t.scratch = redcoll__mpi_scratch;
+    m->t.node = redcoll__mpi_node;
     return REDCOLL_OK;
 }
+
+REDCOLL_API redcoll_result redcoll_mpi_split_node(redcoll_mpi *m, MPI_Comm *node) {
+    *node = MPI_COMM_NULL;
+    return redcoll__mpi_check(m, MPI_Comm_split(m->comm, m->node_ids[m->t.rank], m->t.rank, node));
+}
+
+REDCOLL_API void redcoll_mpi_set_node(redcoll_mpi *m, const redcoll_transport *inside) { m->inside = inside; }
 
 REDCOLL_API void redcoll_mpi_finalize(redcoll_mpi *m) {
     if (!m) return;

@@ -107,6 +107,9 @@ for n in 4 3; do
             -- "$build/pmpi_colls" world; s=$?
         same "n=$n REDCOLL_RANKS_PER_NODE=2, $algo forced: identical" 0 $s "$ref" "$tmp/nodes"
     done
+    grep -q "(p=$n): $(( (n + 1) / 2 )) nodes; inside this node: MPI point-to-point on the node's communicator" \
+        "$tmp/nodes.err"
+    check "n=$n REDCOLL_RANKS_PER_NODE=2: the levels inside a node run on the node's transport" $? "$tmp/nodes.err"
     shim "$n" "$tmp/nodes" REDCOLL_RANKS_PER_NODE=2 REDCOLL_PROFILE="$tmp/two.profile" -- "$build/pmpi_colls" world; s=$?
     same "n=$n REDCOLL_RANKS_PER_NODE=2, auto under a two-level profile: identical" 0 $s "$ref" "$tmp/nodes"
 done
