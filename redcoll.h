@@ -6068,6 +6068,19 @@ static void redcoll__node_blocks_free(redcoll__ctx *c, size_t *cnt, int k) {
     redcoll__free_bytes(c, cnt, sizeof(size_t) * (2 * (size_t)k + 1));
 }
 
+/* node_split's last step on node view v (k ranks): this rank's block, at
+   `mine` in `whole`, to every rank of the node, so each has all n
+   elements in `whole` (an allgatherv of the node_blocks layout cnt). */
+static void redcoll__node_blocks_share(redcoll__ctx *c, const redcoll_transport *v, const redcoll__args *a,
+                                       const size_t *cnt, int k, const void *mine, void *whole, size_t n) {
+    redcoll__args la = *a;
+    la.count = 0; la.counts = cnt; la.displs = cnt + k;
+    la.sbuf = mine;
+    la.rbuf = whole;
+    la.in_place = 0;
+    redcoll__run_level(c, v, REDCOLL_COLL_ALLGATHERV, n * c->esize, cnt, &la, 0);
+}
+
 /* Allreduce, node_split: reduce-scatter of the B blocks inside every node
    (block i to position i), allreduce of block i among the ranks at
    position i (N nodes, B such allreduces sharing each node's link), then
@@ -6113,14 +6126,8 @@ static redcoll_result redcoll__allreduce_node_split(redcoll__ctx *c, const redco
             redcoll__copy(c, la.rbuf, la.sbuf, len);
         }
     }
-    if (k > 1) { /* 3: the blocks to every rank of the node */
-        la = *a;
-        la.count = 0; la.counts = cnt; la.displs = cnt + k;
-        la.sbuf = redcoll__at(c, rbuf, off);
-        la.rbuf = a->rbuf;
-        la.in_place = 0;
-        redcoll__run_level(c, &v.t, REDCOLL_COLL_ALLGATHERV, n * c->esize, cnt, &la, 0);
-    }
+    if (k > 1) /* 3: the blocks to every rank of the node */
+        redcoll__node_blocks_share(c, &v.t, a, cnt, k, redcoll__at(c, rbuf, off), a->rbuf, n);
 done:
     if (cross) redcoll__free_bytes(c, cross, sizeof(int) * (size_t)nd.N);
     if (cnt) redcoll__node_blocks_free(c, cnt, k);
@@ -6377,14 +6384,8 @@ static redcoll_result redcoll__bcast_node_split(redcoll__ctx *c, const redcoll__
         redcoll__cross_view(c, &nd, nd.pos, cross, &x);
         redcoll__run_level(c, &x.t, REDCOLL_COLL_BCAST, len * c->esize, NULL, &la, B);
     }
-    if (k > 1) { /* 3: the blocks to every rank of the node */
-        la = *a;
-        la.count = 0; la.counts = cnt; la.displs = cnt + k;
-        la.sbuf = redcoll__at(c, buf, off);
-        la.rbuf = buf;
-        la.in_place = 0;
-        redcoll__run_level(c, &v.t, REDCOLL_COLL_ALLGATHERV, n * c->esize, cnt, &la, 0);
-    }
+    if (k > 1) /* 3: the blocks to every rank of the node */
+        redcoll__node_blocks_share(c, &v.t, a, cnt, k, redcoll__at(c, buf, off), buf, n);
 done:
     if (cross) redcoll__free_bytes(c, cross, sizeof(int) * (size_t)nd.N);
     if (cnt) redcoll__node_blocks_free(c, cnt, k);
