@@ -1,7 +1,8 @@
 /* tour.c - what it shows: the README's fragments as one working program on
    threads you own (transports/redcoll_shm.h): a team whose transports your
    threads use, a persistent plan run many times, a non-commutative user op
-   (2x2 matrix product, applied in rank order), and the reproducible sum.
+   (2x2 matrix product, applied in rank order), the reproducible sum, and a
+   non-blocking allreduce that completes while the thread computes.
    Every result is checked; the program prints what it checked.
 
    Build: cc -std=c11 -I.. tour.c -o tour -lpthread
@@ -92,10 +93,37 @@ static int exact_sum(const redcoll_transport *t) {
     return sum[0] != want || sum[3] != sum[0];
 }
 
+/* Work done while the allreduce is in flight: a few slices of arithmetic. */
+static _Thread_local double busy; /* per thread: every rank computes its own */
+static _Thread_local int slices_left = 20;
+static int work_left(void) { return slices_left > 0; }
+static void work_a_little(void) {
+    int i;
+    for (i = 0; i < 1000; ++i) busy = busy * 0.5 + i;
+    --slices_left;
+}
+
+/* Start an allreduce, compute, test now and then, then wait. */
+static int overlap(const redcoll_transport *t) {
+    double x[NV], sum[NV];
+    size_t n = NV;
+    int done = 0, wrong;
+    fill(x, 3);
+    {
+        redcoll_coll_request *req;
+        redcoll_iallreduce(t, x, sum, n, REDCOLL_DOUBLE, REDCOLL_SUM, NULL, &req);
+        while (work_left()) { work_a_little(); redcoll_test(req, &done); }
+        redcoll_wait(req);             /* the collective's result, as the blocking call's */
+        redcoll_request_free(req);
+    }
+    wrong = check(sum, 3);
+    return wrong;
+}
+
 static void *rank_main(void *p) {
     rank_arg *a = (rank_arg *)p;
     const redcoll_transport *t = redcoll_shm_transport(a->team, a->rank);
-    a->wrong = plan_steps(t) + matrix_product(t) + exact_sum(t);
+    a->wrong = plan_steps(t) + matrix_product(t) + exact_sum(t) + overlap(t);
     return NULL;
 }
 
@@ -122,7 +150,7 @@ int main(void) {
         wrong = run_on_my_threads(team);   /* thread r calls collectives on redcoll_shm_transport(team, r) */
         redcoll_shm_team_destroy(team);
     }
-    printf("%d threads: plan runs, ordered matrix product, exact sum: %s\n", P,
+    printf("%d threads: plan runs, ordered matrix product, exact sum, non-blocking allreduce: %s\n", P,
            wrong == 0 ? "all right" : "WRONG");
     return wrong != 0;
 }
