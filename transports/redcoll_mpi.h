@@ -171,15 +171,42 @@ REDCOLL_API int redcoll_mpi_op(MPI_Op op, redcoll_op *out);
 REDCOLL_API void *redcoll_mpi_buf(const void *buf);
 /* The redcoll result for an MPI error code (MPI_SUCCESS -> REDCOLL_OK). */
 REDCOLL_API redcoll_result redcoll_mpi_result(int mpi_error);
-/* The communicator of this rank's node (node_of's, in rank order), for a
-   transport inside the node; the caller frees it. Collective over m's
-   communicator. Returns REDCOLL_OK or the mapped MPI error. */
+/*
+The communicator of this rank's node: the ranks of m with this rank's
+node_of id, in rank order, for a transport inside the node.
+
+Parameters
+    m       an initialised transport.
+    node    receives the communicator (MPI_COMM_NULL on failure); the caller
+            frees it with MPI_Comm_free.
+
+Return Value
+    REDCOLL_OK, or the mapped MPI error.
+
+Thread Safety
+    Collective over m's communicator, as MPI_Comm_split.
+*/
 REDCOLL_API redcoll_result redcoll_mpi_split_node(redcoll_mpi *m, MPI_Comm *node);
-/* Makes `inside` (a transport over the ranks of this rank's node in rank
-   order, e.g. made on redcoll_mpi_split_node's communicator) m's `node`
-   entry, where the node-aware rows run their levels inside a node; NULL:
-   none (they run on MPI). inside must outlive m's use of it; every rank of
-   a node sets the same kind (all or none). */
+
+/*
+Makes `inside` m's `node` entry: the node-aware rows (node_split,
+node_leader) run their levels inside a node on it, and only the network
+part over MPI; m's abort aborts it too.
+
+Parameters
+    m       an initialised transport.
+    inside  a transport over the ranks of this rank's node in rank order
+            (e.g. shared memory, or another redcoll_mpi, made on
+            redcoll_mpi_split_node's communicator); it must outlive m's use
+            of it. NULL: none (the levels run over MPI).
+
+Return Value
+    None.
+
+Thread Safety
+    Not while a collective runs on m. Every rank of a node sets one alike
+    (all or none of them).
+*/
 REDCOLL_API void redcoll_mpi_set_node(redcoll_mpi *m, const redcoll_transport *inside);
 /* m's first failure in words into buf (n bytes, always terminated): what
    happened, and who and which calls were involved, e.g. "ranks disagree
