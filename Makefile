@@ -70,6 +70,22 @@ docs/hierarchical.md: $(BUILD)/hierarchical_sweep
 	@mkdir -p docs
 	$(BUILD)/hierarchical_sweep > $@
 
+# docs/nodes.md: AUTO on nodes under the two-level model, and Hasanov &
+# Lastovetsky's Fig. 9 (a few minutes; take the heavy lock on a shared machine).
+$(BUILD)/nodes_sweep: bench/nodes_sweep.c $(HEADERS) | $(BUILD)
+	$(CC) $(CFLAGS_) bench/nodes_sweep.c -o $@ $(LIBS)
+
+docs/nodes.md: $(BUILD)/nodes_sweep
+	@mkdir -p docs
+	$(BUILD)/nodes_sweep > $@
+
+# docs/nodes-map.svg: where the node-aware allreduce wins, nodes of 8, the
+# two-level model of docs/nodes.md (every candidate on the simulator).
+docs/nodes-map.svg: $(BUILD)/redcoll
+	@mkdir -p docs
+	nice $(BUILD)/redcoll map --from simulator --node-size 8 --alpha 5e-7 --beta 5e-11 --inter-alpha 2e-6 \
+	    --inter-beta 1e-10 --p-min 8 --p-max 256 --p-step 8 -b 8 -e 64M -f 4 --force --svg $@
+
 # docs/selection-map.svg: the allreduce algorithm with the least modeled time (the
 # cost functions AUTO picks by) for p = 2..1024 and 8 B .. 64 MiB, the tool's
 # default grid, in well under a second; `redcoll map --from simulator` runs every
@@ -83,9 +99,9 @@ docs/selector-map.svg: $(BUILD)/redcoll
 	@mkdir -p docs
 	$(BUILD)/redcoll map --from selector --selector papers --svg $@
 
-maps: docs/selection-map.svg docs/selector-map.svg
+maps: docs/selection-map.svg docs/selector-map.svg docs/nodes-map.svg
 
-docs: docs/hierarchical.md
+docs: docs/hierarchical.md docs/nodes.md
 
 # test/sim_figures.txt: the simulator's figures on a grid of every schedule, which
 # the test `sim/figures as recorded on the grid` compares with. Regenerate (and

@@ -345,7 +345,15 @@ typedef struct redcoll_request { void *ptr; long long id; } redcoll_request;
                  call, for the scratch that call needs, so the block grows to the
                  largest single call's need and then stays: in steady state
                  one-shot collectives allocate nothing and fault in no pages.
-                 NULL: one-shot calls allocate and free their scratch. */
+                 NULL: one-shot calls allocate and free their scratch.
+     node        the transport of this rank's node: its ranks are this
+                 transport's ranks with this rank's node_of id, in rank order
+                 (e.g. shared memory inside a node, this transport, MPI,
+                 between nodes). The node-aware rows (node_split,
+                 node_leader) run their levels inside a node on it. NULL, or
+                 a NULL result: on this transport. A transport with `node`
+                 releases that transport too in abort (so aborting twice
+                 must be harmless). */
 
 /* Where a receive-and-reduce delivers the payload: fn(arg, piece, offset,
    bytes) is called on the receiving rank's thread, before recv_reduce /
@@ -485,6 +493,7 @@ typedef struct redcoll_transport {
     redcoll_result (*irecv_reduce)(void *user, int src, size_t bytes, int tag,
                                    const redcoll_consumer *into, redcoll_request *req);
     redcoll_nbstate *nb;
+    const struct redcoll_transport *(*node)(void *user);
 } redcoll_transport;
 
 /* A growing block of memory: what an adapter's `scratch` entry keeps. Start
@@ -629,7 +638,8 @@ typedef enum redcoll_coll {
                forced, the call returns REDCOLL_ERR_UNSUPPORTED).
      knobs     the options that shape its messages besides count and root:
                SEGMENT (segment_bytes), THRESHOLD (threshold_bytes and the cost
-               model), LEVELS (groups, by_node, inner_algo, outer_algo).
+               model), LEVELS (groups, by_node, inner_algo, outer_algo), NODES
+               (the nodes and the cost model, which picks each level's row).
      paper     R04 Rabenseifner 2004, RT05 Rabenseifner & Traeff 2005, MPICH
                Thakur, Rabenseifner & Gropp 2005, HL Hasanov & Lastovetsky.
    Note the two binary trees: `binary_tree` is the binomial tree of R04 section
@@ -689,7 +699,15 @@ typedef enum redcoll_coll {
   X(NEW, HIERARCHICAL,           "hierarchical",              ALLREDUCE,            allreduce_hierarchical,            hierarchical,                      PLAIN,      ORDERED,     LEVELS,    "HL Alg. 1") \
   X(AND, HIERARCHICAL,           "hierarchical",              REDUCE,               reduce_hierarchical,               hierarchical,                      PLAIN,      ORDERED,     LEVELS,    "HL Alg. 1") \
   X(AND, HIERARCHICAL,           "hierarchical",              BCAST,                bcast_hierarchical,                hierarchical,                      PLAIN,      ORDERED,     LEVELS,    "HL Alg. 1") \
-  X(NEW, DISSEMINATION,          "dissemination",             BARRIER,              barrier_dissemination,             barrier_dissemination,             PLAIN,      ORDERED,     NONE,      "Hensgen et al.")
+  X(NEW, DISSEMINATION,          "dissemination",             BARRIER,              barrier_dissemination,             barrier_dissemination,             PLAIN,      ORDERED,     NONE,      "Hensgen et al.") \
+  X(NEW, NODE_SPLIT,             "node_split",                ALLREDUCE,            allreduce_node_split,              node_split,                        PLAIN,      ORDERED,     NODES,     "R04 3.2 by node") \
+  X(AND, NODE_SPLIT,             "node_split",                REDUCE,               reduce_node_split,                 node_split,                        PLAIN,      ORDERED,     NODES,     "R04 3.5 by node") \
+  X(AND, NODE_SPLIT,             "node_split",                BCAST,                bcast_node_split,                  node_split,                        PLAIN,      ORDERED,     NODES,     "MPICH 4.2 by node") \
+  X(AND, NODE_SPLIT,             "node_split",                ALLGATHER,            allgather_node_split,              node_split,                        PLAIN,      ORDERED,     NODES,     "by node") \
+  X(NEW, NODE_LEADER,            "node_leader",               ALLREDUCE,            allreduce_node_leader,             node_leader,                       PLAIN,      ORDERED,     NODES,     "HL Alg. 1 by node") \
+  X(AND, NODE_LEADER,            "node_leader",               REDUCE,               reduce_node_leader,                node_leader,                       PLAIN,      ORDERED,     NODES,     "HL Alg. 1 by node") \
+  X(AND, NODE_LEADER,            "node_leader",               BCAST,                bcast_node_leader,                 node_leader,                       PLAIN,      ORDERED,     NODES,     "HL Alg. 1 by node") \
+  X(AND, NODE_LEADER,            "node_leader",               ALLGATHER,            allgather_node_leader,             node_leader,                       PLAIN,      ORDERED,     NODES,     "HL Alg. 1 by node")
 
 #define REDCOLL__ALGO_ENUM_NEW(A) REDCOLL_ALGO_##A,
 #define REDCOLL__ALGO_ENUM_AND(A)
@@ -838,10 +856,19 @@ typedef enum redcoll_selector {
    message, per byte transferred, per byte reduced, and the factors of a
    one-way (uni-directional) message. Each zero field means its default
    (REDCOLL_DEFAULT_*, factors 1). AUTO picks by it (REDCOLL_SELECTOR_MODEL);
-   `redcoll tune` measures it into a profile (redcoll_cost_model_parse). */
+   `redcoll tune` measures it into a profile (redcoll_cost_model_parse).
+
+   Two levels: alpha and beta are the links inside a node; inter_alpha and
+   inter_beta the network between nodes, whose link each node shares among
+   the messages that leave it (and those that enter it) at the same time: a
+   message between nodes that shares its node's link with k - 1 others moves
+   at 1 / (k inter_beta) bytes per second (the one-way factors apply to both
+   levels). Zero inter fields mean the intra values; when both equal them,
+   or every rank is on one node, the model is the single-level one. */
 typedef struct redcoll_cost_model {
     double alpha, beta, gamma;
     double f_alpha, f_beta;
+    double inter_alpha, inter_beta; /* between nodes; 0: = alpha, beta (appended) */
 } redcoll_cost_model;
 
 /*
@@ -855,13 +882,17 @@ The cost profile: text <-> redcoll_cost_model, so a program can use what
     gamma 4.2e-11              seconds per byte reduced
     f_alpha 0.62               one-way message: f_alpha * alpha ...
     f_beta 0.97                ... + n * f_beta * beta (Rabenseifner 2004, 3.1)
+    inter_alpha 4.0e-06        optional, two levels: alpha and beta then are
+    inter_beta 2.5e-10         the links inside a node, these between nodes
     transport threads          anything else: "key value" lines a reader
     p 2                        ignores (what was measured, where, how)
 
-One "key value" per line, separated by spaces or tabs. The five numbers are
-required, each once, finite and > 0 (zero would mean "the default" in
-redcoll_options). Unknown keys are ignored, so later versions can add
-information; a newer format version is refused.
+One "key value" per line, separated by spaces or tabs. The five numbers
+alpha .. f_beta are required, inter_alpha and inter_beta optional (absent:
+0, one level, as profiles written before them), each once, finite and > 0
+(zero would mean "the default" in redcoll_options). Unknown keys are
+ignored, so later versions can add information; a newer format version is
+refused.
 
 */
 #define REDCOLL_PROFILE_VERSION 1
@@ -871,7 +902,8 @@ Reads a cost profile (the format above).
 
 Parameters
     text    the whole profile, NUL-terminated.
-    model   receives the five parameters; untouched on failure.
+    model   receives the parameters (inter_alpha, inter_beta 0 when absent);
+            untouched on failure.
     err     optional (NULL): receives the reason of a refusal, naming the line.
     cap     bytes at err.
 
@@ -887,9 +919,10 @@ REDCOLL_API redcoll_result redcoll_cost_model_parse(const char *text, redcoll_co
                                                     char *err, size_t cap);
 
 /*
-Writes a model as profile text: a comment header, the version line and the
-five numbers with 17 significant digits, so parsing gives the same doubles
-back. A writer may append more "key value" lines.
+Writes a model as profile text: a comment header, the version line, the
+five numbers and the inter ones that are > 0, with 17 significant digits,
+so parsing gives the same doubles back. A writer may append more
+"key value" lines.
 
 Parameters
     model   the parameters.
@@ -944,6 +977,15 @@ typedef struct redcoll_options {
                                            transport's, so this is for redcoll_select and
                                            redcoll_algo_cost, which see no transport.
                                            0: none. */
+    int                ranks_per_node;  /* nodes of this many consecutive ranks (the last
+                                           may have fewer): for redcoll_select and
+                                           redcoll_algo_cost, and for a collective on a
+                                           transport without node_of (a transport's
+                                           node_of wins). With model.inter_alpha or
+                                           inter_beta other than alpha, beta and more
+                                           than one node, the model has two levels and
+                                           AUTO prices the node-aware rows too. 0: no
+                                           nodes (one level). (Appended.) */
 } redcoll_options;
 
 #define REDCOLL_DEFAULT_ALPHA   2e-6    /* 2 us latency */
@@ -1801,6 +1843,12 @@ static void redcoll__arena_measuring(redcoll__arena *a, char *ctl, size_t cap) {
     a->ctl = ctl; a->ctl_cap = cap; a->ctl_top = 0;
 }
 
+/* Two levels: how the ranks sit on nodes, as the cost model sees them. */
+typedef struct redcoll__shape {
+    int nodes;      /* <= 1: one node, one level */
+    int kmax, kmin; /* ranks on the largest and on the smallest node */
+} redcoll__shape;
+
 /* Everything a schedule needs about one call. Transport failures are latched
    in `err`: later calls become no-ops, so a schedule reads as straight-line
    code and returns c->err (STYLE: record the error, release the peers). */
@@ -1814,6 +1862,7 @@ typedef struct redcoll__ctx {
     redcoll__kernel kernel;  /* predefined ops; NULL for user ops */
     redcoll_options o;       /* resolved */
     const struct redcoll__row *inner, *outer, *down; /* hierarchical: the levels' rows, from setup */
+    redcoll__shape  shape;   /* the nodes as AUTO prices them; nodes <= 1: one level */
     int             tag;
     int             dry;     /* transport moves no data */
     redcoll__arena *arena;   /* NULL: scratch straight from the allocator */
@@ -1872,6 +1921,7 @@ enum {
 #define REDCOLL__KNOB_SEGMENT      1u /* opts.segment_bytes */
 #define REDCOLL__KNOB_THRESHOLD    2u /* opts.threshold_bytes and opts.model */
 #define REDCOLL__KNOB_LEVELS       4u /* opts.groups, by_node, inner_algo, outer_algo */
+#define REDCOLL__KNOB_NODES        8u /* the nodes and the model (each level's row is AUTO's for it) */
 
 static const redcoll__row *redcoll__find(redcoll_coll coll, redcoll_algo algo);
 static int redcoll__transport_ok(const redcoll_transport *t);
@@ -2452,9 +2502,13 @@ struct redcoll__cost_in {
     const redcoll_cost_model *m;
     const size_t             *displs; /* allgatherv, reduce_scatter: p + 1 block offsets; NULL: even */
     double                    bound;  /* > 0: a selection, which only wants the rows below it */
+    redcoll__shape            shape;  /* the nodes (two levels when nodes > 1 and the
+                                         model's inter links differ: redcoll__two_level) */
     /* set by redcoll__row_cost before the row's cost function runs */
     const struct redcoll__row *row;
     double a, b, g, ua, ub;  /* alpha, beta, gamma; one-way alpha and beta */
+    double ia, ib;           /* between nodes: inter_alpha, inter_beta (the intra ones when 0) */
+    int    two;              /* the two-level model applies */
     double br, ubr;          /* beta, one-way beta of a message reduced on arrival: 0 on a
                                 transport that reduces from the sender's memory */
     double E, V, seg;        /* bytes: of an element, of the vector, of the largest of p segments */
@@ -2462,6 +2516,38 @@ struct redcoll__cost_in {
 };
 
 static double redcoll__cdiv(size_t n, size_t d) { return (double)((n + d - 1) / d); }
+
+/* Nodes of k consecutive ranks (the last with fewer) among p; k <= 0: none. */
+static redcoll__shape redcoll__shape_of(int p, int k) {
+    redcoll__shape sh;
+    sh.nodes = k > 0 && p > 0 ? (p - 1) / k + 1 : 1;
+    sh.kmax = k > 0 && k < p ? k : p;
+    sh.kmin = sh.nodes > 1 ? p - (sh.nodes - 1) * k : sh.kmax;
+    return sh;
+}
+
+/* The links between nodes: inter_alpha, inter_beta, or the intra ones when 0. */
+static double redcoll__inter_alpha(const redcoll_cost_model *m) { return m->inter_alpha > 0 ? m->inter_alpha : m->alpha; }
+static double redcoll__inter_beta(const redcoll_cost_model *m) { return m->inter_beta > 0 ? m->inter_beta : m->beta; }
+
+/* The model has two levels on these nodes: more than one, and links between
+   them that differ from those inside (else it is the one-level model). */
+static int redcoll__two_level(const redcoll_cost_model *m, const redcoll__shape *sh) {
+    return sh->nodes > 1 && (redcoll__inter_alpha(m) != m->alpha || redcoll__inter_beta(m) != m->beta);
+}
+
+/* One level of a two-level model as a one-level model: inside a node, or
+   across nodes with `share` messages on each node's link at once (each
+   moving at 1 / (share inter_beta)). */
+static redcoll_cost_model redcoll__level_model(const redcoll_cost_model *m, int across, int share) {
+    redcoll_cost_model l = *m;
+    if (across) {
+        l.alpha = redcoll__inter_alpha(m);
+        l.beta = redcoll__inter_beta(m) * (share > 1 ? share : 1);
+    }
+    l.inter_alpha = l.inter_beta = 0;
+    return l;
+}
 
 /* sum_{i=1..k} ceil(n / 2^i) elements: the pieces of a vector halved k times. */
 static double redcoll__halves(size_t n, int k) {
@@ -5167,18 +5253,25 @@ static int redcoll__sqrt_groups(int p) {
 static redcoll_algo redcoll__select_for(const redcoll__ctx *c, redcoll_coll coll, int p, size_t bytes,
                                         const size_t *counts);
 
+/* The rows made of levels, which are never a level themselves. */
+static int redcoll__composite(redcoll_algo algo) {
+    return algo == REDCOLL_ALGO_HIERARCHICAL || algo == REDCOLL_ALGO_NODE_SPLIT || algo == REDCOLL_ALGO_NODE_LEADER;
+}
+
 /* The algorithm of one level: `want`, else `other` (the paper uses one
    algorithm at both levels) when `coll` has it, else the selector's choice
    (never hierarchical: binomial then). Returns AUTO when `want` is invalid. */
 static redcoll_algo redcoll__level_algo(const redcoll__ctx *c, redcoll_coll coll, redcoll_algo want,
                                         redcoll_algo other, int p, size_t bytes) {
-    if (want == REDCOLL_ALGO_AUTO && other != REDCOLL_ALGO_HIERARCHICAL && redcoll__find(coll, other))
+    if (want == REDCOLL_ALGO_AUTO && !redcoll__composite(other) && redcoll__find(coll, other))
         want = other;
     if (want == REDCOLL_ALGO_AUTO) {
-        want = redcoll__select_for(c, coll, p, bytes, NULL);
-        if (want == REDCOLL_ALGO_HIERARCHICAL || !redcoll__find(coll, want)) want = REDCOLL_ALGO_BINOMIAL;
+        redcoll__ctx lc = *c; /* a level is one level */
+        lc.shape.nodes = 1;
+        want = redcoll__select_for(&lc, coll, p, bytes, NULL);
+        if (redcoll__composite(want) || !redcoll__find(coll, want)) want = REDCOLL_ALGO_BINOMIAL;
     }
-    if (want == REDCOLL_ALGO_HIERARCHICAL || !redcoll__find(coll, want)) return REDCOLL_ALGO_AUTO;
+    if (redcoll__composite(want) || !redcoll__find(coll, want)) return REDCOLL_ALGO_AUTO;
     return want;
 }
 
@@ -5368,6 +5461,816 @@ static double redcoll__hierarchical_cost(const redcoll__cost_in *in) {
     double t = redcoll__best_cost(low, q, in, NULL) + redcoll__best_cost(coll, G, in, NULL);
     if (coll == REDCOLL_COLL_ALLREDUCE) t += redcoll__best_cost(REDCOLL_COLL_BCAST, q, in, NULL);
     return t;
+}
+
+/* ---- two levels: node-aware schedules ------------------------------------------
+   Ranks live on nodes (the transport's node_of; without it, blocks of
+   opts.ranks_per_node; without either, one node). Inside
+   a node messages are cheap; between nodes they cross the node's network
+   link, which the node's ranks share (the two-level model, [SECTION:cost]).
+   Two families, each built from the one-level schedules run unchanged on
+   group views (redcoll_group), each level's algorithm chosen as AUTO would
+   choose it for that level alone: inside a node under the intra links,
+   across nodes under the inter links with beta times the messages that
+   share a node's link:
+     node_leader  the node's leader (its first rank; the root on the root's
+                  node) does the network part: reduce inside, the collective
+                  among the leaders, bcast inside (Hasanov & Lastovetsky's
+                  transformation with the nodes as groups). Short vectors:
+                  one message per node crosses the network at a time.
+     node_split   the vector is cut into B blocks, B the smallest node's rank
+                  count, and the ranks at position i < B of every node carry
+                  block i across, B at once (reduce-scatter inside, allreduce
+                  among the ranks of one position, allgather inside: the
+                  node-aware form of Rabenseifner 2004 section 3.2's
+                  allreduce). Long vectors: every node's link carries
+                  2 (N-1)/N n bytes each way for allreduce, the least any
+                  schedule can (N nodes, n bytes), in B parallel streams.
+   Nodes of any sizes (ranks beyond the smallest node's count rest in the
+   network part of node_split). Canonical order: a node's ranks are reduced
+   in rank order and the nodes in the order of their lowest rank, so when
+   every node is a run of consecutive ranks the levels keep canonical order;
+   for a non-commutative op the schedules group by runs of consecutive ranks
+   on one node (a node split in several runs counts as several). */
+
+typedef struct redcoll__nodes {
+    int    N, kmin, kmax;  /* nodes; ranks on the smallest and on the largest */
+    int    mine, pos;      /* this rank's node, its place there */
+    int   *first;          /* N + 1: node g is ranks at places first[g] .. first[g+1] - 1 */
+    int   *rank;           /* the p ranks node by node, nodes in order of their lowest rank, each
+                              node's ascending; NULL when the nodes are runs (place = rank) */
+    size_t bytes;
+} redcoll__nodes;
+
+#define REDCOLL__GROUP_ID_NODE  2 /* a node's ranks */
+#define REDCOLL__GROUP_ID_CROSS 3 /* one rank of every node */
+
+/* The node of `rank` (see above). */
+static int redcoll__node_id(const redcoll__ctx *c, int rank) {
+    if (c->t->node_of) return c->t->node_of(c->t->user, rank);
+    return c->o.ranks_per_node > 0 ? rank / c->o.ranks_per_node : 0;
+}
+
+/* The rank at place i of the plan. */
+static int redcoll__nodes_rank(const redcoll__nodes *nd, int i) { return nd->rank ? nd->rank[i] : i; }
+
+/* Stable merge sort of the n ints of v by key[v[i]] (tmp: n ints). */
+static void redcoll__sort_by(int *v, int *tmp, int n, const int *key) {
+    int w, i;
+    for (w = 1; w < n; w *= 2) {
+        for (i = 0; i < n; i += 2 * w) {
+            int lo = i, mid = i + w < n ? i + w : n, hi = i + 2 * w < n ? i + 2 * w : n, a = lo, b = mid, o = lo;
+            while (a < mid && b < hi) tmp[o++] = key[v[b]] < key[v[a]] ? v[b++] : v[a++];
+            while (a < mid) tmp[o++] = v[a++];
+            while (b < hi) tmp[o++] = v[b++];
+        }
+        REDCOLL_MEMCPY(v, tmp, sizeof *v * (size_t)n);
+    }
+}
+
+/* The nodes of a map that is not runs of distinct ids: by node id, then
+   each node's lowest rank orders the nodes (O(p) memory, O(p log p)). */
+static redcoll_result redcoll__nodes_sorted(redcoll__ctx *c, redcoll__nodes *nd) {
+    int p = c->size, r, g, i, n = 0, *id, *order, *lead, *out;
+    nd->bytes = sizeof(int) * (6 * (size_t)p + 1);
+    nd->first = (int *)redcoll__alloc_bytes(c, nd->bytes);
+    if (!nd->first) return c->err;
+    nd->rank = nd->first + p + 1;
+    id = nd->rank + p;
+    order = id + p; lead = order + p; out = lead + p;
+    for (r = 0; r < p; ++r) { id[r] = redcoll__node_id(c, r); nd->rank[r] = r; }
+    redcoll__sort_by(nd->rank, order, p, id);
+    for (i = 0; i < p; ++i)
+        if (i == 0 || id[nd->rank[i]] != id[nd->rank[i - 1]]) lead[n++] = i;
+    for (g = 0; g < n; ++g) { order[g] = g; id[g] = nd->rank[lead[g]]; } /* id: each node's lowest rank */
+    redcoll__sort_by(order, out, n, id);
+    for (g = 0, i = 0; g < n; ++g) {
+        int from = lead[order[g]], to = order[g] + 1 < n ? lead[order[g] + 1] : p;
+        nd->first[g] = i;
+        for (r = from; r < to; ++r) out[i++] = nd->rank[r];
+    }
+    nd->N = n;
+    REDCOLL_MEMCPY(nd->rank, out, sizeof(int) * (size_t)p);
+    return REDCOLL_OK;
+}
+
+/* Groups the ranks by node (runs: by runs of consecutive ranks on one
+   node). When the nodes are runs with distinct ids (ids that never
+   decrease with the rank, or runs asked for) the plan holds only the runs'
+   starts. Control data from the scratch; redcoll__nodes_free releases it. */
+static redcoll_result redcoll__nodes_plan(redcoll__ctx *c, redcoll__nodes *nd, int runs) {
+    int p = c->size, r, g, i, sorted = 1, prev = 0, n = 0;
+    REDCOLL_MEMSET(nd, 0, sizeof *nd);
+    for (r = 0; r < p; ++r) { /* count the runs */
+        int id = redcoll__node_id(c, r);
+        if (r > 0 && id < prev) sorted = 0;
+        n += r == 0 || id != prev;
+        prev = id;
+    }
+    if (runs || sorted) {
+        nd->bytes = sizeof(int) * ((size_t)n + 1);
+        nd->first = (int *)redcoll__alloc_bytes(c, nd->bytes);
+        if (!nd->first) return c->err;
+        for (r = 0; r < p; ++r) {
+            int id = redcoll__node_id(c, r);
+            if (r == 0 || id != prev) nd->first[nd->N++] = r;
+            prev = id;
+        }
+    } else if (redcoll__nodes_sorted(c, nd)) {
+        return c->err;
+    }
+    nd->first[nd->N] = p;
+    nd->kmin = p; nd->kmax = 0;
+    for (g = 0; g < nd->N; ++g) {
+        int k = nd->first[g + 1] - nd->first[g];
+        if (k < nd->kmin) nd->kmin = k;
+        if (k > nd->kmax) nd->kmax = k;
+        for (i = nd->first[g]; i < nd->first[g + 1]; ++i)
+            if (redcoll__nodes_rank(nd, i) == c->rank) { nd->mine = g; nd->pos = i - nd->first[g]; }
+    }
+    return REDCOLL_OK;
+}
+
+static void redcoll__nodes_free(redcoll__ctx *c, redcoll__nodes *nd) {
+    redcoll__free_bytes(c, nd->first, nd->bytes);
+}
+
+static int redcoll__node_size(const redcoll__nodes *nd, int g) { return nd->first[g + 1] - nd->first[g]; }
+
+/* The view of this rank's node (view rank = position): over the node's own
+   transport (the `node` entry) when it holds exactly this node's ranks, as
+   it does unless the plan groups by runs that split a node; else over c->t.
+   Every rank of a node decides alike (same size, ranks in the same order). */
+static void redcoll__node_view(const redcoll__ctx *c, const redcoll__nodes *nd, redcoll_group *v) {
+    int at = nd->first[nd->mine], k = redcoll__node_size(nd, nd->mine);
+    const redcoll_transport *in = c->t->node ? c->t->node(c->t->user) : NULL;
+    if (in && in->size == k && in->rank == nd->pos)
+        redcoll__group_make(v, in, NULL, 0, k, REDCOLL__GROUP_ID_NODE, nd->pos);
+    else
+        redcoll__group_make(v, c->t, nd->rank ? &nd->rank[at] : NULL, nd->rank ? 0 : at, k,
+                            REDCOLL__GROUP_ID_NODE, nd->pos);
+}
+
+/* 1 when view v runs on another transport than c's (the node's own). */
+static int redcoll__level_elsewhere(const redcoll__ctx *c, const redcoll_transport *v) {
+    return v->send == redcoll__gsend && ((const redcoll_group *)v->user)->parent != c->t;
+}
+
+/* lc: c as a rank of view v, for a schedule's own messages inside a node
+   (redcoll__send / redcoll__recv with view ranks); redcoll__in_view_done
+   passes a failure back to c. */
+static void redcoll__in_view(const redcoll__ctx *c, const redcoll_transport *v, redcoll__ctx *lc) {
+    *lc = *c;
+    lc->t = v; lc->rank = v->rank; lc->size = v->size;
+}
+static void redcoll__in_view_done(redcoll__ctx *c, const redcoll__ctx *lc) {
+    if (!lc->err || c->err) return;
+    c->err = lc->err;
+    if (redcoll__level_elsewhere(c, lc->t) && c->t->abort) c->t->abort(c->t->user, c->err); /* the other nodes wait on c->t */
+}
+
+/* The view of the ranks at position `pos` of every node that has one (view
+   rank = the node's place among them); `ranks`: room for N ints, kept
+   while the view is used. Returns the view size. */
+static int redcoll__cross_view(const redcoll__ctx *c, const redcoll__nodes *nd, int pos, int *ranks,
+                               redcoll_group *v) {
+    int g, n = 0, me = 0;
+    for (g = 0; g < nd->N; ++g) {
+        if (redcoll__node_size(nd, g) <= pos) continue;
+        if (g == nd->mine) me = n;
+        ranks[n++] = redcoll__nodes_rank(nd, nd->first[g] + pos);
+    }
+    redcoll__group_make(v, c->t, ranks, 0, n, REDCOLL__GROUP_ID_CROSS, me);
+    return n;
+}
+
+/* Runs collective `coll` on view v with AUTO's row for that level alone:
+   inside a node (share 0) under the intra links, across nodes under the
+   inter links with `share` messages on each node's link at once. bytes and
+   counts: what AUTO sees (redcoll_select's bytes; counts for allgatherv and
+   reduce_scatter). The level's schedule sees the level's model too. */
+static void redcoll__run_level(redcoll__ctx *c, const redcoll_transport *v, redcoll_coll coll, size_t bytes,
+                               const size_t *counts, const redcoll__args *a, int share) {
+    redcoll__ctx lc;
+    redcoll__args la = *a;
+    const redcoll__row *row;
+    int elsewhere = redcoll__level_elsewhere(c, v);
+    if (c->err) return;
+    lc = *c;
+    lc.t = v; lc.rank = v->rank; lc.size = v->size; lc.coll = coll;
+    lc.o.model = redcoll__level_model(&c->o.model, share > 0, share);
+    if (share > 0 || elsewhere) /* bytes cross the network, or move as the node's transport moves them */
+        lc.o.transport_flags &= ~(unsigned)REDCOLL_TRANSPORT_PEER_REDUCE;
+    if (share == 0 && elsewhere && v->recv_reduce) lc.o.transport_flags |= v->flags & REDCOLL_TRANSPORT_PEER_REDUCE;
+    lc.o.ranks_per_node = 0;
+    lc.shape.nodes = 1; lc.shape.kmax = lc.shape.kmin = v->size;
+    row = redcoll__find(coll, redcoll__select_for(&lc, coll, v->size, bytes, counts));
+    if (!row) { redcoll__fail(c, REDCOLL_ERR_INVALID_ARG); return; }
+    la.variant = row->variant;
+    c->err = row->run(&lc, &la);
+    if (c->err && elsewhere && c->t->abort) c->t->abort(c->t->user, c->err); /* the other nodes wait on c->t */
+}
+
+/* The block layout of node_split: counts (k) and displs (k + 1) of the
+   node's k positions, B blocks of L then zeros. From the scratch (2k + 1). */
+static size_t *redcoll__node_blocks(redcoll__ctx *c, const redcoll__segs *L, int B, int k) {
+    size_t *cnt = (size_t *)redcoll__alloc_bytes(c, sizeof(size_t) * (2 * (size_t)k + 1)), *dsp;
+    int j;
+    if (!cnt) return NULL;
+    dsp = cnt + k;
+    dsp[0] = 0;
+    for (j = 0; j < k; ++j) {
+        cnt[j] = j < B ? redcoll__seg_len(L, j, j + 1) : 0;
+        dsp[j + 1] = dsp[j] + cnt[j];
+    }
+    return cnt;
+}
+
+static void redcoll__node_blocks_free(redcoll__ctx *c, size_t *cnt, int k) {
+    redcoll__free_bytes(c, cnt, sizeof(size_t) * (2 * (size_t)k + 1));
+}
+
+/* node_split's last step on node view v (k ranks): this rank's block, at
+   `mine` in `whole`, to every rank of the node, so each has all n
+   elements in `whole` (an allgatherv of the node_blocks layout cnt). */
+static void redcoll__node_blocks_share(redcoll__ctx *c, const redcoll_transport *v, const redcoll__args *a,
+                                       const size_t *cnt, int k, const void *mine, void *whole, size_t n) {
+    redcoll__args la = *a;
+    la.count = 0; la.counts = cnt; la.displs = cnt + k;
+    la.sbuf = mine;
+    la.rbuf = whole;
+    la.in_place = 0;
+    redcoll__run_level(c, v, REDCOLL_COLL_ALLGATHERV, n * c->esize, cnt, &la, 0);
+}
+
+/* Allreduce, node_split: reduce-scatter of the B blocks inside every node
+   (block i to position i), allreduce of block i among the ranks at
+   position i (N nodes, B such allreduces sharing each node's link), then
+   allgather inside. Cost: RS(k, n) + AR(N, n/B; inter_beta B) + AG(k, n),
+   each level's best row; the network part moves 2 (N-1)/N n bytes each way
+   per node, the least possible. Scratch: the levels'. */
+static redcoll_result redcoll__allreduce_node_split(redcoll__ctx *c, const redcoll__args *a) {
+    redcoll__nodes nd;
+    redcoll_group v;
+    redcoll__segs L;
+    redcoll__args la;
+    size_t n = a->count, off = 0, len = 0, *cnt;
+    int k, B, *cross;
+    char *rbuf = (char *)a->rbuf;
+    if (redcoll__nodes_plan(c, &nd, !c->op.commutative)) return c->err;
+    k = redcoll__node_size(&nd, nd.mine);
+    B = nd.kmin;
+    L = redcoll__segs_make(n, B, NULL);
+    if (nd.pos < B) { off = redcoll__seg_off(&L, nd.pos); len = redcoll__seg_len(&L, nd.pos, nd.pos + 1); }
+    cnt = redcoll__node_blocks(c, &L, B, k);
+    cross = (int *)redcoll__alloc_bytes(c, sizeof(int) * (size_t)nd.N);
+    if (!cnt || !cross) goto done;
+    redcoll__node_view(c, &nd, &v);
+    la = *a;
+    la.count = 0; la.counts = cnt; la.displs = cnt + k;
+    if (k > 1) { /* 1: block pos of the node's partial result */
+        la.sbuf = a->in_place ? a->rbuf : a->sbuf;
+        la.rbuf = a->in_place ? a->rbuf : redcoll__at(c, rbuf, off);
+        redcoll__run_level(c, &v.t, REDCOLL_COLL_REDUCE_SCATTER, n * c->esize, cnt, &la, 0);
+        if (a->in_place) redcoll__move(c, redcoll__at(c, rbuf, off), rbuf, len); /* from the front */
+    }
+    if (nd.pos < B && len > 0) { /* 2: block pos over the nodes */
+        redcoll_group x;
+        la = *a;
+        la.count = len; la.counts = la.displs = NULL;
+        la.rbuf = redcoll__at(c, rbuf, off);
+        la.in_place = k > 1 || a->in_place; /* a node of one: the input is read where it is */
+        la.sbuf = la.in_place ? la.rbuf : a->sbuf;
+        if (nd.N > 1) {
+            redcoll__cross_view(c, &nd, nd.pos, cross, &x);
+            redcoll__run_level(c, &x.t, REDCOLL_COLL_ALLREDUCE, len * c->esize, NULL, &la, B);
+        } else if (!la.in_place) {
+            redcoll__copy(c, la.rbuf, la.sbuf, len);
+        }
+    }
+    if (k > 1) /* 3: the blocks to every rank of the node */
+        redcoll__node_blocks_share(c, &v.t, a, cnt, k, redcoll__at(c, rbuf, off), a->rbuf, n);
+done:
+    if (cross) redcoll__free_bytes(c, cross, sizeof(int) * (size_t)nd.N);
+    if (cnt) redcoll__node_blocks_free(c, cnt, k);
+    redcoll__nodes_free(c, &nd);
+    return c->err;
+}
+
+/* Allreduce, node_leader: reduce inside every node to its first rank,
+   allreduce among those leaders (one message per node on the network at a
+   time), bcast inside. Cost: reduce(k, n) + AR(N, n; inter) + bcast(k, n),
+   each level's best row. Scratch: the levels'. */
+static redcoll_result redcoll__allreduce_node_leader(redcoll__ctx *c, const redcoll__args *a) {
+    redcoll__nodes nd;
+    redcoll_group v, x;
+    redcoll__args la;
+    size_t bytes = a->count * c->esize;
+    int k, *cross;
+    if (redcoll__nodes_plan(c, &nd, !c->op.commutative)) return c->err;
+    k = redcoll__node_size(&nd, nd.mine);
+    cross = (int *)redcoll__alloc_bytes(c, sizeof(int) * (size_t)nd.N);
+    if (!cross) { redcoll__nodes_free(c, &nd); return c->err; }
+    redcoll__node_view(c, &nd, &v);
+    if (k > 1) { /* the node's partial result to its leader, in its rbuf */
+        la = *a;
+        la.root = 0;
+        la.rbuf = nd.pos == 0 ? a->rbuf : NULL;
+        la.in_place = nd.pos == 0 && a->in_place;
+        redcoll__run_level(c, &v.t, REDCOLL_COLL_REDUCE, bytes, NULL, &la, 0);
+    }
+    if (nd.pos == 0) {
+        la = *a;
+        la.in_place = k > 1 || a->in_place;
+        la.sbuf = la.in_place ? a->rbuf : a->sbuf;
+        if (nd.N > 1) {
+            redcoll__cross_view(c, &nd, 0, cross, &x);
+            redcoll__run_level(c, &x.t, REDCOLL_COLL_ALLREDUCE, bytes, NULL, &la, 1);
+        } else if (!la.in_place) {
+            redcoll__copy(c, a->rbuf, a->sbuf, a->count);
+        }
+    }
+    if (k > 1) {
+        la = *a;
+        la.sbuf = a->rbuf; la.root = 0; la.in_place = 0;
+        redcoll__run_level(c, &v.t, REDCOLL_COLL_BCAST, bytes, NULL, &la, 0);
+    }
+    redcoll__free_bytes(c, cross, sizeof(int) * (size_t)nd.N);
+    redcoll__nodes_free(c, &nd);
+    return c->err;
+}
+
+/* The node holding `root` and root's place there. */
+static void redcoll__node_of_root(const redcoll__nodes *nd, int root, int *g_out, int *pos_out) {
+    int g, i;
+    for (g = 0; g < nd->N; ++g)
+        for (i = nd->first[g]; i < nd->first[g + 1]; ++i)
+            if (redcoll__nodes_rank(nd, i) == root) { *g_out = g; *pos_out = i - nd->first[g]; return; }
+}
+
+/* The view of one leader per node: position lead_pos on node lead_g, the
+   first rank elsewhere (ranks: room for N ints). */
+static void redcoll__leaders_view(const redcoll__ctx *c, const redcoll__nodes *nd, int lead_g, int lead_pos,
+                                  int *ranks, redcoll_group *v) {
+    int g;
+    for (g = 0; g < nd->N; ++g) ranks[g] = redcoll__nodes_rank(nd, nd->first[g] + (g == lead_g ? lead_pos : 0));
+    redcoll__group_make(v, c->t, ranks, 0, nd->N, REDCOLL__GROUP_ID_CROSS, nd->mine);
+}
+
+/* Reduce, node_leader: reduce inside every node to its leader (the root on
+   the root's node), then among the leaders to the root (Hasanov &
+   Lastovetsky's Algorithm 1 with the nodes as groups). Cost: reduce(k, n)
+   + reduce(N, n; inter). Scratch: one vector on the other leaders. */
+static redcoll_result redcoll__reduce_node_leader(redcoll__ctx *c, const redcoll__args *a) {
+    redcoll__nodes nd;
+    redcoll_group v;
+    redcoll__args la;
+    size_t n = a->count, bytes = n * c->esize;
+    int k, R = 0, pr = 0, lead, is_root = c->rank == a->root, *ranks;
+    void *part = NULL;
+    if (redcoll__nodes_plan(c, &nd, !c->op.commutative)) return c->err;
+    redcoll__node_of_root(&nd, a->root, &R, &pr);
+    k = redcoll__node_size(&nd, nd.mine);
+    lead = nd.pos == (nd.mine == R ? pr : 0);
+    ranks = (int *)redcoll__alloc_bytes(c, sizeof(int) * (size_t)nd.N);
+    if (lead && !is_root && k > 1 && nd.N > 1) part = redcoll__alloc(c, n);
+    if (c->err) goto done;
+    if (k > 1) {
+        redcoll__node_view(c, &nd, &v);
+        la = *a;
+        la.root = nd.mine == R ? pr : 0;
+        la.rbuf = is_root ? a->rbuf : part;
+        la.in_place = is_root && a->in_place;
+        redcoll__run_level(c, &v.t, REDCOLL_COLL_REDUCE, bytes, NULL, &la, 0);
+    }
+    if (lead && nd.N > 1) {
+        redcoll__leaders_view(c, &nd, R, pr, ranks, &v);
+        la = *a;
+        la.root = R;
+        la.sbuf = k == 1 ? a->sbuf : is_root ? a->rbuf : part;
+        la.rbuf = is_root ? a->rbuf : NULL;
+        la.in_place = is_root && (k > 1 || a->in_place);
+        redcoll__run_level(c, &v.t, REDCOLL_COLL_REDUCE, bytes, NULL, &la, 1);
+    } else if (is_root && k == 1 && !a->in_place) {
+        redcoll__copy(c, a->rbuf, a->sbuf, n); /* p = 1 */
+    }
+done:
+    redcoll__free(c, part, n);
+    if (ranks) redcoll__free_bytes(c, ranks, sizeof(int) * (size_t)nd.N);
+    redcoll__nodes_free(c, &nd);
+    return c->err;
+}
+
+/* Reduce, node_split: reduce-scatter of B blocks inside every node,
+   reduce of block i among the ranks at position i to the root's node, and
+   the blocks to the root there. Cost: RS(k, n) + reduce(N, n/B; inter_beta
+   B) + (B - 1) one-way messages of n/B to the root. Scratch: one block. */
+static redcoll_result redcoll__reduce_node_split(redcoll__ctx *c, const redcoll__args *a) {
+    redcoll__nodes nd;
+    redcoll_group v;
+    redcoll__segs L;
+    redcoll__args la;
+    size_t n = a->count, len = 0, *cnt;
+    int k, B, R = 0, pr = 0, i, is_root = c->rank == a->root, *cross;
+    char *blk = NULL;
+    if (redcoll__nodes_plan(c, &nd, !c->op.commutative)) return c->err;
+    redcoll__node_of_root(&nd, a->root, &R, &pr);
+    k = redcoll__node_size(&nd, nd.mine);
+    B = nd.kmin;
+    L = redcoll__segs_make(n, B, NULL);
+    if (nd.pos < B) len = redcoll__seg_len(&L, nd.pos, nd.pos + 1);
+    cnt = redcoll__node_blocks(c, &L, B, k);
+    cross = (int *)redcoll__alloc_bytes(c, sizeof(int) * (size_t)nd.N);
+    if (k > 1 && len > 0) blk = (char *)redcoll__alloc(c, len);
+    if (c->err) goto done;
+    if (k > 1) { /* 1: block pos of the node's partial result */
+        redcoll__node_view(c, &nd, &v);
+        la = *a;
+        la.count = 0; la.counts = cnt; la.displs = cnt + k;
+        la.rbuf = blk; la.in_place = 0;
+        redcoll__run_level(c, &v.t, REDCOLL_COLL_REDUCE_SCATTER, n * c->esize, cnt, &la, 0);
+    }
+    if (nd.pos < B && len > 0 && nd.N > 1) { /* 2: block pos over the nodes, to the root's node */
+        redcoll_group x;
+        la = *a;
+        la.count = len; la.counts = la.displs = NULL;
+        la.root = R;
+        if (k == 1) { /* the whole vector (B = 1), from the input */
+            la.rbuf = is_root ? a->rbuf : NULL;
+            la.in_place = is_root && a->in_place;
+        } else {
+            la.sbuf = blk;
+            la.rbuf = nd.mine == R ? blk : NULL;
+            la.in_place = nd.mine == R;
+        }
+        redcoll__cross_view(c, &nd, nd.pos, cross, &x);
+        redcoll__run_level(c, &x.t, REDCOLL_COLL_REDUCE, len * c->esize, NULL, &la, B);
+    }
+    if (nd.mine == R && k > 1 && !c->err) { /* 3: the blocks to the root (view rank pr) */
+        redcoll__ctx lc;
+        redcoll__in_view(c, &v.t, &lc);
+        if (is_root) {
+            for (i = 0; i < B; ++i) {
+                char *to = redcoll__at(c, a->rbuf, redcoll__seg_off(&L, i));
+                size_t m = redcoll__seg_len(&L, i, i + 1);
+                if (i == pr) redcoll__copy(c, to, blk, m);
+                else if (m > 0) redcoll__recv(&lc, i, to, m);
+            }
+        } else if (nd.pos < B && len > 0) {
+            redcoll__send(&lc, pr, blk, len);
+        }
+        redcoll__in_view_done(c, &lc);
+    } else if (is_root && nd.N == 1 && !a->in_place) {
+        redcoll__copy(c, a->rbuf, a->sbuf, n); /* p = 1 */
+    }
+done:
+    redcoll__free(c, blk, len);
+    if (cross) redcoll__free_bytes(c, cross, sizeof(int) * (size_t)nd.N);
+    if (cnt) redcoll__node_blocks_free(c, cnt, k);
+    redcoll__nodes_free(c, &nd);
+    return c->err;
+}
+
+/* Bcast, node_leader: bcast among the leaders from the root (the root leads
+   its node), then inside every node from its leader. Cost: bcast(N, n;
+   inter) + bcast(k, n). */
+static redcoll_result redcoll__bcast_node_leader(redcoll__ctx *c, const redcoll__args *a) {
+    redcoll__nodes nd;
+    redcoll_group v;
+    redcoll__args la;
+    size_t bytes = a->count * c->esize;
+    int R = 0, pr = 0, lpos, *ranks;
+    if (redcoll__nodes_plan(c, &nd, 0)) return c->err;
+    redcoll__node_of_root(&nd, a->root, &R, &pr);
+    lpos = nd.mine == R ? pr : 0;
+    ranks = (int *)redcoll__alloc_bytes(c, sizeof(int) * (size_t)nd.N);
+    if (!ranks) { redcoll__nodes_free(c, &nd); return c->err; }
+    la = *a;
+    if (nd.pos == lpos && nd.N > 1) {
+        redcoll__leaders_view(c, &nd, R, pr, ranks, &v);
+        la.root = R;
+        redcoll__run_level(c, &v.t, REDCOLL_COLL_BCAST, bytes, NULL, &la, 1);
+    }
+    if (redcoll__node_size(&nd, nd.mine) > 1) {
+        redcoll__node_view(c, &nd, &v);
+        la.root = lpos;
+        redcoll__run_level(c, &v.t, REDCOLL_COLL_BCAST, bytes, NULL, &la, 0);
+    }
+    redcoll__free_bytes(c, ranks, sizeof(int) * (size_t)nd.N);
+    redcoll__nodes_free(c, &nd);
+    return c->err;
+}
+
+/* Bcast, node_split: the root hands block i of B to position i of its node
+   (B - 1 one-way messages), block i goes over the nodes among the ranks at
+   position i, B bcasts sharing each link, and an allgather inside every
+   node completes the vector (van de Geijn's scatter-allgather, by node).
+   Cost: (B - 1)(alpha_uni + n/B beta_uni) + bcast(N, n/B; inter_beta B)
+   + AG(k, n). */
+static redcoll_result redcoll__bcast_node_split(redcoll__ctx *c, const redcoll__args *a) {
+    redcoll__nodes nd;
+    redcoll_group v;
+    redcoll__segs L;
+    redcoll__args la;
+    size_t n = a->count, off = 0, len = 0, *cnt;
+    int k, B, R = 0, pr = 0, i, *cross;
+    char *buf = (char *)a->rbuf;
+    if (redcoll__nodes_plan(c, &nd, 0)) return c->err;
+    redcoll__node_of_root(&nd, a->root, &R, &pr);
+    k = redcoll__node_size(&nd, nd.mine);
+    B = nd.kmin;
+    L = redcoll__segs_make(n, B, NULL);
+    if (nd.pos < B) { off = redcoll__seg_off(&L, nd.pos); len = redcoll__seg_len(&L, nd.pos, nd.pos + 1); }
+    cnt = redcoll__node_blocks(c, &L, B, k);
+    cross = (int *)redcoll__alloc_bytes(c, sizeof(int) * (size_t)nd.N);
+    if (!cnt || !cross) goto done;
+    if (k > 1) redcoll__node_view(c, &nd, &v);
+    if (nd.mine == R && k > 1) { /* 1: the blocks to positions 0 .. B-1 of the root's node (view rank pr) */
+        redcoll__ctx lc;
+        redcoll__in_view(c, &v.t, &lc);
+        if (c->rank == a->root) {
+            for (i = 0; i < B; ++i)
+                if (i != pr && redcoll__seg_len(&L, i, i + 1) > 0)
+                    redcoll__send(&lc, i, redcoll__at(c, buf, redcoll__seg_off(&L, i)), redcoll__seg_len(&L, i, i + 1));
+        } else if (nd.pos < B && len > 0) {
+            redcoll__recv(&lc, pr, redcoll__at(c, buf, off), len);
+        }
+        redcoll__in_view_done(c, &lc);
+    }
+    if (nd.pos < B && len > 0 && nd.N > 1) { /* 2: block pos over the nodes */
+        redcoll_group x;
+        la = *a;
+        la.count = len;
+        la.sbuf = la.rbuf = redcoll__at(c, buf, off);
+        la.root = R;
+        redcoll__cross_view(c, &nd, nd.pos, cross, &x);
+        redcoll__run_level(c, &x.t, REDCOLL_COLL_BCAST, len * c->esize, NULL, &la, B);
+    }
+    if (k > 1) /* 3: the blocks to every rank of the node */
+        redcoll__node_blocks_share(c, &v.t, a, cnt, k, redcoll__at(c, buf, off), buf, n);
+done:
+    if (cross) redcoll__free_bytes(c, cross, sizeof(int) * (size_t)nd.N);
+    if (cnt) redcoll__node_blocks_free(c, cnt, k);
+    redcoll__nodes_free(c, &nd);
+    return c->err;
+}
+
+/* Allgather, node_leader (nodes: runs of consecutive ranks, so a node's
+   blocks are one range of rbuf): gather inside every node to its first
+   rank, allgatherv of the nodes' ranges among the leaders, bcast of the
+   whole inside. Cost: gather(k, b) + AGv(N, k b; inter) + bcast(k, p b). */
+static redcoll_result redcoll__allgather_node_leader(redcoll__ctx *c, const redcoll__args *a) {
+    redcoll__nodes nd;
+    redcoll_group v;
+    redcoll__args la;
+    size_t b = a->count, total = b * (size_t)c->size, *cnt = NULL;
+    int k, g, *cross = NULL;
+    char *rbuf = (char *)a->rbuf, *mine_at;
+    if (redcoll__nodes_plan(c, &nd, 1)) return c->err;
+    k = redcoll__node_size(&nd, nd.mine);
+    mine_at = redcoll__at(c, rbuf, (size_t)redcoll__nodes_rank(&nd, nd.first[nd.mine]) * b);
+    cross = (int *)redcoll__alloc_bytes(c, sizeof(int) * (size_t)nd.N);
+    cnt = (size_t *)redcoll__alloc_bytes(c, sizeof(size_t) * (2 * (size_t)nd.N + 1));
+    if (!cross || !cnt) goto done;
+    redcoll__node_view(c, &nd, &v);
+    if (k > 1) {
+        la = *a;
+        la.rbuf = nd.pos == 0 ? mine_at : NULL;
+        la.root = 0;
+        la.in_place = nd.pos == 0;
+        redcoll__run_level(c, &v.t, REDCOLL_COLL_GATHER, b * c->esize, NULL, &la, 0);
+    }
+    if (nd.pos == 0 && nd.N > 1) {
+        redcoll_group x;
+        size_t *dsp = cnt + nd.N;
+        dsp[0] = 0;
+        for (g = 0; g < nd.N; ++g) {
+            cnt[g] = (size_t)redcoll__node_size(&nd, g) * b;
+            dsp[g + 1] = dsp[g] + cnt[g];
+        }
+        la = *a;
+        la.count = 0; la.counts = cnt; la.displs = dsp;
+        la.sbuf = mine_at; la.rbuf = rbuf; la.in_place = 0;
+        redcoll__cross_view(c, &nd, 0, cross, &x);
+        redcoll__run_level(c, &x.t, REDCOLL_COLL_ALLGATHERV, total * c->esize, cnt, &la, 1);
+    }
+    if (k > 1) {
+        la = *a;
+        la.count = total; la.sbuf = la.rbuf = rbuf; la.root = 0; la.in_place = 0;
+        redcoll__run_level(c, &v.t, REDCOLL_COLL_BCAST, total * c->esize, NULL, &la, 0);
+    }
+done:
+    if (cnt) redcoll__free_bytes(c, cnt, sizeof(size_t) * (2 * (size_t)nd.N + 1));
+    if (cross) redcoll__free_bytes(c, cross, sizeof(int) * (size_t)nd.N);
+    redcoll__nodes_free(c, &nd);
+    return c->err;
+}
+
+/* Allgather, node_split (nodes: runs of consecutive ranks): allgather
+   inside every node (its range D_g of rbuf), then D_g cut into B pieces
+   and piece i of every node gathered among the ranks at position i (B
+   allgathers sharing each link), then those gathered pieces exchanged
+   inside the node. Cost: AG(k, b) + AGv(N, k b / B; inter_beta B) +
+   AGv(k, (p - k) b). Scratch: one vector (the pieces, by position). */
+static redcoll_result redcoll__allgather_node_split(redcoll__ctx *c, const redcoll__args *a) {
+    redcoll__nodes nd;
+    redcoll_group v;
+    redcoll__args la;
+    size_t b = a->count, total = b * (size_t)c->size, *cnt = NULL, *pc = NULL, *pd, *bc, *xd = NULL;
+    int k, B, g, i, *cross = NULL;
+    char *rbuf = (char *)a->rbuf, *U = NULL;
+    if (redcoll__nodes_plan(c, &nd, 1)) return c->err;
+    k = redcoll__node_size(&nd, nd.mine);
+    B = nd.kmin;
+    if (k > 1) { /* 1: the node's blocks, in place in its range */
+        redcoll__node_view(c, &nd, &v);
+        la = *a;
+        la.rbuf = redcoll__at(c, rbuf, (size_t)redcoll__nodes_rank(&nd, nd.first[nd.mine]) * b);
+        redcoll__run_level(c, &v.t, REDCOLL_COLL_ALLGATHER, b * c->esize, NULL, &la, 0);
+    }
+    if (nd.N == 1) goto done;
+    /* pc[i * N + g], pd: piece i of node g and its place in U (by position, then node);
+       bc: per position of this node, the pieces it carries (2 k + 1 for counts, displs) */
+    pc = (size_t *)redcoll__alloc_bytes(c, sizeof(size_t) * (2 * (size_t)B * (size_t)nd.N + 1));
+    bc = cnt = (size_t *)redcoll__alloc_bytes(c, sizeof(size_t) * (2 * (size_t)k + 1));
+    cross = (int *)redcoll__alloc_bytes(c, sizeof(int) * (size_t)nd.N);
+    xd = (size_t *)redcoll__alloc_bytes(c, sizeof(size_t) * ((size_t)nd.N + 1));
+    if (!pc || !cnt || !cross || !xd) goto done;
+    pd = pc + (size_t)B * (size_t)nd.N;
+    pd[0] = 0;
+    for (i = 0; i < B; ++i)
+        for (g = 0; g < nd.N; ++g) {
+            redcoll__segs D = redcoll__segs_make((size_t)redcoll__node_size(&nd, g) * b, B, NULL);
+            size_t j = (size_t)i * (size_t)nd.N + (size_t)g;
+            pc[j] = redcoll__seg_len(&D, i, i + 1);
+            pd[j + 1] = pd[j] + pc[j];
+        }
+    U = B == 1 ? rbuf : (char *)redcoll__alloc(c, total); /* one piece per node: U is rbuf itself */
+    if (c->err) goto done;
+    if (nd.pos < B) { /* 2: piece pos of every node, among the ranks at position pos */
+        redcoll_group x;
+        size_t j = (size_t)nd.pos * (size_t)nd.N, mine = j + (size_t)nd.mine;
+        redcoll__segs D = redcoll__segs_make((size_t)k * b, B, NULL);
+        char *at = redcoll__at(c, U, pd[j]);
+        for (g = 0; g <= nd.N; ++g) xd[g] = pd[j + (size_t)g] - pd[j];
+        if (B > 1)
+            redcoll__copy(c, redcoll__at(c, U, pd[mine]),
+                          redcoll__at(c, rbuf, (size_t)redcoll__nodes_rank(&nd, nd.first[nd.mine]) * b + redcoll__seg_off(&D, nd.pos)),
+                          pc[mine]);
+        la = *a;
+        la.count = 0; la.counts = pc + j; la.displs = xd;
+        la.sbuf = redcoll__at(c, U, pd[mine]); la.rbuf = at; la.in_place = 0;
+        redcoll__cross_view(c, &nd, nd.pos, cross, &x);
+        redcoll__run_level(c, &x.t, REDCOLL_COLL_ALLGATHERV, (pd[j + nd.N] - pd[j]) * c->esize, pc + j, &la, B);
+    }
+    if (k > 1 && !c->err) {
+        /* 3: the pieces carried by the node's positions, to all of them; then into place */
+        bc[k] = 0;
+        for (i = 0; i < k; ++i) {
+            bc[i] = i < B ? pd[(size_t)(i + 1) * (size_t)nd.N] - pd[(size_t)i * (size_t)nd.N] : 0;
+            bc[k + i + 1] = bc[k + i] + bc[i];
+        }
+        la = *a;
+        la.count = 0; la.counts = bc; la.displs = bc + k;
+        la.sbuf = redcoll__at(c, U, bc[k + (nd.pos < B ? nd.pos : 0)]); la.rbuf = U; la.in_place = 0;
+        redcoll__run_level(c, &v.t, REDCOLL_COLL_ALLGATHERV, total * c->esize, bc, &la, 0);
+        for (i = 0; i < B; ++i)
+            for (g = 0; g < nd.N; ++g) {
+                redcoll__segs D = redcoll__segs_make((size_t)redcoll__node_size(&nd, g) * b, B, NULL);
+                size_t j = (size_t)i * (size_t)nd.N + (size_t)g;
+                if (g != nd.mine)
+                    redcoll__copy(c, redcoll__at(c, rbuf, (size_t)redcoll__nodes_rank(&nd, nd.first[g]) * b + redcoll__seg_off(&D, i)),
+                                  redcoll__at(c, U, pd[j]), pc[j]);
+            }
+    }
+done:
+    if (U && U != rbuf) redcoll__free(c, U, total);
+    if (xd) redcoll__free_bytes(c, xd, sizeof(size_t) * ((size_t)nd.N + 1));
+    if (cross) redcoll__free_bytes(c, cross, sizeof(int) * (size_t)nd.N);
+    if (cnt) redcoll__free_bytes(c, cnt, sizeof(size_t) * (2 * (size_t)k + 1));
+    if (pc) redcoll__free_bytes(c, pc, sizeof(size_t) * (2 * (size_t)B * (size_t)nd.N + 1));
+    redcoll__nodes_free(c, &nd);
+    return c->err;
+}
+
+/* ---- the node-aware rows' costs ----
+   The levels as the schedules pick them (each level's best row under its
+   model, priced as AUTO prices it), on the model's nodes: N nodes, k ranks
+   on the largest, B on the smallest. Without two levels (no nodes, or the
+   links between them as those inside) the rows run on one node. Estimates:
+   the levels are added as if each started when the last ended everywhere,
+   and irregular nodes are priced as the largest (test
+   model/two levels: costs against the simulator states how far off). */
+
+/* The call of one level (share: see redcoll__run_level) on p ranks, n
+   elements (displs: p + 1 offsets, or NULL), as a one-level call: *at, its
+   options in *lo. */
+static void redcoll__level_in(const redcoll__cost_in *in, redcoll_options *lo, redcoll__cost_in *at, int p,
+                              size_t n, const size_t *displs, int share) {
+    *lo = *in->o;
+    *at = *in;
+    lo->model = redcoll__level_model(in->m, share > 0, share);
+    lo->ranks_per_node = 0;
+    if (share > 0) lo->transport_flags &= ~(unsigned)REDCOLL_TRANSPORT_PEER_REDUCE;
+    at->o = lo; at->m = &lo->model;
+    at->p = p; at->n = n; at->displs = displs; at->bound = -1;
+    at->shape = redcoll__shape_of(p, 0);
+}
+
+/* The best row of coll for one level (redcoll__level_in's arguments). */
+static double redcoll__level_cost(const redcoll__cost_in *in, redcoll_coll coll, int p, size_t n,
+                                  const size_t *displs, int share) {
+    redcoll_options lo;
+    redcoll__cost_in at;
+    if (p <= 1 || n == 0) return 0;
+    redcoll__level_in(in, &lo, &at, p, n, displs, share);
+    return redcoll__best_cost(coll, p, &at, NULL);
+}
+
+/* The nodes the rows are priced on: N, k (largest), B (smallest). */
+static void redcoll__node_terms(const redcoll__cost_in *in, int *N, int *k, int *B) {
+    if (in->two) { *N = in->shape.nodes; *k = in->shape.kmax; *B = in->shape.kmin; }
+    else { *N = 1; *k = *B = in->p; }
+}
+
+/* node_split's B blocks of n among k positions, as offsets (k + 1; NULL
+   when k is above the walks' limit: priced as even counts then). */
+static const size_t *redcoll__node_displs(size_t *d, size_t n, int B, int k) {
+    redcoll__segs L = redcoll__segs_make(n, B, NULL);
+    int j;
+    if (k > REDCOLL__WALK_MAX_P) return NULL;
+    for (d[0] = 0, j = 0; j < k; ++j) d[j + 1] = d[j] + (j < B ? redcoll__seg_len(&L, j, j + 1) : 0);
+    return d;
+}
+
+/* The root's one-way messages with the B blocks but its own (root 0): the
+   gather of reduce's node_split, the scatter of its bcast. */
+static double redcoll__node_fan(const redcoll__cost_in *in, int B) {
+    redcoll__segs L = redcoll__segs_make(in->n, B, NULL);
+    double t = 0;
+    int i;
+    for (i = 1; i < B; ++i) {
+        size_t m = redcoll__seg_len(&L, i, i + 1);
+        if (m) t += in->ua + (double)m * in->E * in->ub;
+    }
+    return t;
+}
+
+static double redcoll__node_split_cost(const redcoll__cost_in *in) {
+    size_t d[REDCOLL__WALK_MAX_P + 1], blk;
+    const size_t *dp;
+    int N, k, B;
+    redcoll_coll coll = in->row->info.coll;
+    redcoll__node_terms(in, &N, &k, &B);
+    if (coll == REDCOLL_COLL_ALLGATHER) { /* n: one block */
+        size_t node = in->n * (size_t)k;
+        if (N == 1) return redcoll__level_cost(in, REDCOLL_COLL_ALLGATHER, k, in->n, NULL, 0);
+        return redcoll__level_cost(in, REDCOLL_COLL_ALLGATHER, k, in->n, NULL, 0) +
+               redcoll__level_cost(in, REDCOLL_COLL_ALLGATHERV, N, (node + (size_t)B - 1) / (size_t)B * (size_t)N,
+                                   NULL, B) +
+               redcoll__level_cost(in, REDCOLL_COLL_ALLGATHERV, k, in->n * (size_t)in->p,
+                                   redcoll__node_displs(d, in->n * (size_t)in->p, B, k), 0);
+    }
+    dp = redcoll__node_displs(d, in->n, B, k);
+    blk = (in->n + (size_t)B - 1) / (size_t)B;
+    switch (coll) {
+    case REDCOLL_COLL_ALLREDUCE:
+        return redcoll__level_cost(in, REDCOLL_COLL_REDUCE_SCATTER, k, in->n, dp, 0) +
+               redcoll__level_cost(in, REDCOLL_COLL_ALLREDUCE, N, blk, NULL, B) +
+               redcoll__level_cost(in, REDCOLL_COLL_ALLGATHERV, k, in->n, dp, 0);
+    case REDCOLL_COLL_REDUCE:
+        return redcoll__level_cost(in, REDCOLL_COLL_REDUCE_SCATTER, k, in->n, dp, 0) +
+               redcoll__level_cost(in, REDCOLL_COLL_REDUCE, N, blk, NULL, B) + redcoll__node_fan(in, B);
+    default: { /* bcast: position i starts across when its block arrives, so the
+                  bcasts overlap the root's sends and share the links less */
+        double fan = redcoll__node_fan(in, B), first = in->ua + (double)blk * in->E * in->ub;
+        double alone = fan + redcoll__level_cost(in, REDCOLL_COLL_BCAST, N, blk, NULL, 1);
+        double shared = (fan > 0 ? first : 0) + redcoll__level_cost(in, REDCOLL_COLL_BCAST, N, blk, NULL, B);
+        if (N == 1) shared = 0; /* one node: the root's sends only */
+        return (alone > shared ? alone : shared) + redcoll__level_cost(in, REDCOLL_COLL_ALLGATHERV, k, in->n, dp, 0);
+    }
+    }
+}
+
+static double redcoll__node_leader_cost(const redcoll__cost_in *in) {
+    int N, k, B;
+    redcoll__node_terms(in, &N, &k, &B);
+    switch (in->row->info.coll) {
+    case REDCOLL_COLL_ALLREDUCE:
+        return redcoll__level_cost(in, REDCOLL_COLL_REDUCE, k, in->n, NULL, 0) +
+               redcoll__level_cost(in, REDCOLL_COLL_ALLREDUCE, N, in->n, NULL, 1) +
+               redcoll__level_cost(in, REDCOLL_COLL_BCAST, k, in->n, NULL, 0);
+    case REDCOLL_COLL_REDUCE:
+        return redcoll__level_cost(in, REDCOLL_COLL_REDUCE, k, in->n, NULL, 0) +
+               redcoll__level_cost(in, REDCOLL_COLL_REDUCE, N, in->n, NULL, 1);
+    case REDCOLL_COLL_BCAST:
+        return redcoll__level_cost(in, REDCOLL_COLL_BCAST, N, in->n, NULL, 1) +
+               redcoll__level_cost(in, REDCOLL_COLL_BCAST, k, in->n, NULL, 0);
+    default: /* allgather: n is one block */
+        return redcoll__level_cost(in, REDCOLL_COLL_GATHER, k, in->n, NULL, 0) +
+               redcoll__level_cost(in, REDCOLL_COLL_ALLGATHERV, N, in->n * (size_t)in->p, NULL, 1) +
+               redcoll__level_cost(in, REDCOLL_COLL_BCAST, k, in->n * (size_t)in->p, NULL, 0);
+    }
 }
 
 /* ---- Rabenseifner & Traeff 2005: reductions for non-power-of-two p ----------
@@ -7382,7 +8285,13 @@ REDCOLL_API redcoll_options redcoll_options_resolved(const redcoll_options *opts
    Text only: the caller reads and writes files. */
 #include <stdio.h>
 
-static const char *const redcoll__profile_keys[5] = { "alpha", "beta", "gamma", "f_alpha", "f_beta" };
+/* The first five are required; the two levels' inter keys are optional
+   (absent: 0, one level), so older profiles parse unchanged. */
+#define REDCOLL__PROFILE_KEYS     7
+#define REDCOLL__PROFILE_REQUIRED 5
+static const char *const redcoll__profile_keys[REDCOLL__PROFILE_KEYS] = {
+    "alpha", "beta", "gamma", "f_alpha", "f_beta", "inter_alpha", "inter_beta"
+};
 
 static double *redcoll__profile_field(redcoll_cost_model *m, int k) {
     switch (k) {
@@ -7390,7 +8299,9 @@ static double *redcoll__profile_field(redcoll_cost_model *m, int k) {
     case 1: return &m->beta;
     case 2: return &m->gamma;
     case 3: return &m->f_alpha;
-    default: return &m->f_beta;
+    case 4: return &m->f_beta;
+    case 5: return &m->inter_alpha;
+    default: return &m->inter_beta;
     }
 }
 
@@ -7406,7 +8317,7 @@ static redcoll_result redcoll__profile_error(char *err, size_t cap, int line, co
 REDCOLL_API redcoll_result redcoll_cost_model_parse(const char *text, redcoll_cost_model *model,
                                                     char *err, size_t cap) {
     redcoll_cost_model m;
-    int seen[5] = { 0, 0, 0, 0, 0 }, line = 0, version = 0, k;
+    int seen[REDCOLL__PROFILE_KEYS] = { 0 }, line = 0, version = 0, k;
     const char *s = text;
     if (!text || !model) return redcoll__profile_error(err, cap, 0, "no text", NULL);
     REDCOLL_MEMSET(&m, 0, sizeof m);
@@ -7440,8 +8351,8 @@ REDCOLL_API redcoll_result redcoll_cost_model_parse(const char *text, redcoll_co
             version = (int)v;
             continue;
         }
-        for (k = 0; k < 5 && strcmp(key, redcoll__profile_keys[k]) != 0; ++k) {}
-        if (k == 5) continue;                          /* information for people */
+        for (k = 0; k < REDCOLL__PROFILE_KEYS && strcmp(key, redcoll__profile_keys[k]) != 0; ++k) {}
+        if (k == REDCOLL__PROFILE_KEYS) continue;      /* information for people */
         {
             char *end;
             double d;
@@ -7456,22 +8367,36 @@ REDCOLL_API redcoll_result redcoll_cost_model_parse(const char *text, redcoll_co
         }
     }
     if (!version) return redcoll__profile_error(err, cap, 0, "not a profile (no \"redcoll_profile 1\" line)", NULL);
-    for (k = 0; k < 5; ++k)
+    for (k = 0; k < REDCOLL__PROFILE_REQUIRED; ++k)
         if (!seen[k]) return redcoll__profile_error(err, cap, 0, "missing key", redcoll__profile_keys[k]);
     *model = m;
     return REDCOLL_OK;
 }
 
 REDCOLL_API int redcoll_cost_model_format(const redcoll_cost_model *model, char *buf, size_t cap) {
-    return snprintf(buf, cap,
-                    "# redcoll cost profile (redcoll tune writes it; --profile FILE reads it)\n"
-                    "# Rabenseifner 2004, 3.1: a message of n bytes exchanged both ways costs\n"
-                    "# alpha + n beta seconds, one way f_alpha alpha + n f_beta beta; reducing\n"
-                    "# n bytes costs n gamma. \"key value\" lines; unknown keys are ignored.\n"
-                    "redcoll_profile %d\n"
-                    "alpha %.17g\nbeta %.17g\ngamma %.17g\nf_alpha %.17g\nf_beta %.17g\n",
-                    REDCOLL_PROFILE_VERSION, model->alpha, model->beta, model->gamma,
-                    model->f_alpha, model->f_beta);
+    redcoll_cost_model m = *model;
+    int k, n = snprintf(buf, cap,
+                     "# redcoll cost profile (redcoll tune writes it; --profile FILE reads it)\n"
+                     "# Rabenseifner 2004, 3.1: a message of n bytes exchanged both ways costs\n"
+                     "# alpha + n beta seconds, one way f_alpha alpha + n f_beta beta; reducing\n"
+                     "# n bytes costs n gamma. \"key value\" lines; unknown keys are ignored.\n"
+                     "%sredcoll_profile %d\n"
+                     "alpha %.17g\nbeta %.17g\ngamma %.17g\nf_alpha %.17g\nf_beta %.17g\n",
+                     model->inter_alpha > 0 || model->inter_beta > 0
+                         ? "# Two levels: alpha, beta inside a node; inter_alpha, inter_beta between\n"
+                           "# nodes, whose link the node's messages share.\n"
+                         : "",
+                     REDCOLL_PROFILE_VERSION, model->alpha, model->beta, model->gamma,
+                     model->f_alpha, model->f_beta);
+    for (k = REDCOLL__PROFILE_REQUIRED; k < REDCOLL__PROFILE_KEYS && n >= 0; ++k) {
+        double v = *redcoll__profile_field(&m, k);
+        int w;
+        if (!(v > 0)) continue;
+        w = snprintf(buf && (size_t)n < cap ? buf + n : NULL, buf && (size_t)n < cap ? cap - (size_t)n : 0,
+                     "%s %.17g\n", redcoll__profile_keys[k], v);
+        n = w < 0 ? w : n + w;
+    }
+    return n;
 }
 
 /* ==== 11. Cost model [SECTION:cost] ========================================
@@ -7479,6 +8404,195 @@ REDCOLL_API int redcoll_cost_model_format(const redcoll_cost_model *model, char 
    picks the least): the row's cost function ([SECTION:schedules]) on the
    terms redcoll__row_cost sets, or for the rows without a closed form or a
    walk, a replay of the schedule's calls. */
+
+/* ---- two levels: the nodes' shared links --------------------------------------
+   The rule of the two-level model that needs time order, run by the
+   simulator (transports/redcoll_mock.h) and by the replay below alike: a
+   message between nodes puts its n bytes on its sending node's outgoing
+   link and its receiving node's incoming link; while k = max(messages on
+   that outgoing link, messages on that incoming link), it moves at
+   1 / (k per) bytes per second (per: inter_beta, or f_beta inter_beta one
+   way), and it ends lat after its last byte (lat: inter_alpha, or f_alpha
+   inter_alpha). Shares change only when a message joins or leaves a link,
+   so between two such events every rate is constant: a message keeps the
+   bytes it still had at t0 and the time its last byte passes at its
+   current rate, and a heap orders those times (ties by id). A message whose
+   share never changes ends at start + n (per k) + lat exactly. The caller
+   runs its events in time order and ends each message when it leaves the
+   heap (redcoll__links_end), before anything it runs at that time. */
+typedef struct redcoll__flow {
+    void  *snd, *rcv;               /* the caller's two ends */
+    double start, lat, per, rem, t0, done_at;
+    int    k, src, dst;             /* share; sending and receiving node */
+    int    at_out, at_in, hpos, next_free;
+} redcoll__flow;
+
+typedef struct redcoll__link { int *ids, n, cap; } redcoll__link; /* the flows on one direction */
+
+typedef struct redcoll__links {
+    const redcoll_allocator *al;
+    int            nodes;
+    redcoll__link *link;            /* node g: 2 g outgoing, 2 g + 1 incoming */
+    redcoll__flow *flow;
+    int            nflow, cap, free_id;
+    int           *heap, nheap;     /* flow ids, earliest done_at first */
+} redcoll__links;
+
+/* old (old_bytes) grown to bytes, contents kept; NULL (old kept) when memory ran out. */
+static void *redcoll__regrow(const redcoll_allocator *al, void *old, size_t old_bytes, size_t bytes) {
+    void *p = redcoll__mem_alloc(al, bytes);
+    if (!p) return NULL;
+    if (old) { REDCOLL_MEMCPY(p, old, old_bytes); redcoll__mem_free(al, old); }
+    return p;
+}
+
+static int redcoll__links_init(redcoll__links *L, int nodes, const redcoll_allocator *al) {
+    REDCOLL_MEMSET(L, 0, sizeof *L);
+    L->al = al;
+    L->nodes = nodes;
+    L->free_id = -1;
+    L->link = (redcoll__link *)redcoll__mem_alloc(al, sizeof *L->link * 2 * (size_t)nodes);
+    if (L->link) REDCOLL_MEMSET(L->link, 0, sizeof *L->link * 2 * (size_t)nodes);
+    return L->link != NULL;
+}
+
+static void redcoll__links_free(redcoll__links *L) {
+    int i;
+    for (i = 0; L->link && i < 2 * L->nodes; ++i)
+        if (L->link[i].ids) redcoll__mem_free(L->al, L->link[i].ids);
+    if (L->link) redcoll__mem_free(L->al, L->link);
+    if (L->flow) redcoll__mem_free(L->al, L->flow);
+    if (L->heap) redcoll__mem_free(L->al, L->heap);
+    REDCOLL_MEMSET(L, 0, sizeof *L);
+}
+
+static int redcoll__flow_less(const redcoll__links *L, int a, int b) {
+    double x = L->flow[a].done_at, y = L->flow[b].done_at;
+    return x < y || (x == y && a < b);
+}
+
+static void redcoll__flow_place(redcoll__links *L, int i, int id) {
+    L->heap[i] = id;
+    L->flow[id].hpos = i;
+}
+
+/* Moves flow id to its place in the heap after its done_at changed. */
+static void redcoll__flow_sift(redcoll__links *L, int id) {
+    int i = L->flow[id].hpos;
+    while (i > 0 && redcoll__flow_less(L, id, L->heap[(i - 1) / 2])) {
+        redcoll__flow_place(L, i, L->heap[(i - 1) / 2]);
+        i = (i - 1) / 2;
+    }
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= L->nheap) break;
+        if (c + 1 < L->nheap && redcoll__flow_less(L, L->heap[c + 1], L->heap[c])) ++c;
+        if (!redcoll__flow_less(L, L->heap[c], id)) break;
+        redcoll__flow_place(L, i, L->heap[c]);
+        i = c;
+    }
+    redcoll__flow_place(L, i, id);
+}
+
+/* After a flow joined or left link l at `now`: each flow on it whose share
+   changed moves on from now at its new rate. */
+static void redcoll__link_share(redcoll__links *L, const redcoll__link *l, double now) {
+    int i;
+    for (i = 0; i < l->n; ++i) {
+        redcoll__flow *f = &L->flow[l->ids[i]];
+        int out = L->link[2 * f->src].n, in = L->link[2 * f->dst + 1].n, k = out > in ? out : in;
+        if (k == f->k) continue;
+        if (now > f->t0) {
+            f->rem -= (now - f->t0) / (f->per * f->k);
+            if (f->rem < 0) f->rem = 0;
+            f->t0 = now;
+        }
+        f->k = k;
+        f->done_at = f->t0 + f->rem * (f->per * k);
+        redcoll__flow_sift(L, l->ids[i]);
+    }
+}
+
+/* Appends flow id to link l; 0 when memory ran out. */
+static int redcoll__link_add(redcoll__links *L, redcoll__link *l, int id, int *at) {
+    if (l->n == l->cap) {
+        int cap = l->cap ? 2 * l->cap : 8;
+        int *ids = (int *)redcoll__regrow(L->al, l->ids, sizeof *ids * (size_t)l->n, sizeof *ids * (size_t)cap);
+        if (!ids) return 0;
+        l->ids = ids; l->cap = cap;
+    }
+    *at = l->n;
+    l->ids[l->n++] = id;
+    return 1;
+}
+
+/* Takes the flow at place `at` off link l (the last one moves there). */
+static void redcoll__link_del(redcoll__links *L, redcoll__link *l, int at, int out) {
+    int moved = l->ids[--l->n];
+    if (at == l->n) return;
+    l->ids[at] = moved;
+    if (out) L->flow[moved].at_out = at; else L->flow[moved].at_in = at;
+}
+
+/* A message of n > 0 bytes from node src to node dst starts at now (the
+   caller's current time); 0 when memory ran out (the caller may time it
+   alone: now + n per + lat). */
+static int redcoll__links_start(redcoll__links *L, int src, int dst, double now, double n, double per,
+                                double lat, void *snd, void *rcv) {
+    redcoll__flow *f;
+    int id;
+    if (L->free_id < 0 && L->nflow == L->cap) {
+        int cap = L->cap ? 2 * L->cap : 64;
+        redcoll__flow *fl = (redcoll__flow *)redcoll__regrow(L->al, L->flow, sizeof *fl * (size_t)L->cap,
+                                                             sizeof *fl * (size_t)cap);
+        int *heap;
+        if (!fl) return 0;
+        L->flow = fl;
+        heap = (int *)redcoll__regrow(L->al, L->heap, sizeof *heap * (size_t)L->cap, sizeof *heap * (size_t)cap);
+        if (!heap) return 0;
+        L->heap = heap;
+        L->cap = cap;
+    }
+    id = L->free_id >= 0 ? L->free_id : L->nflow;
+    f = &L->flow[id];
+    if (!redcoll__link_add(L, &L->link[2 * src], id, &f->at_out)) return 0;
+    if (!redcoll__link_add(L, &L->link[2 * dst + 1], id, &f->at_in)) { L->link[2 * src].n--; return 0; }
+    if (id == L->free_id) L->free_id = f->next_free; else L->nflow++;
+    f->snd = snd; f->rcv = rcv;
+    f->start = f->t0 = now; f->lat = lat; f->per = per; f->rem = n;
+    f->k = 0; f->src = src; f->dst = dst;
+    f->done_at = now;
+    redcoll__flow_place(L, L->nheap++, id);
+    redcoll__link_share(L, &L->link[2 * src], now);
+    redcoll__link_share(L, &L->link[2 * dst + 1], now);
+    return 1;
+}
+
+/* When the next message's last byte passes; -1: none on the links. */
+static double redcoll__links_next(const redcoll__links *L) {
+    return L->nheap ? L->flow[L->heap[0]].done_at : -1;
+}
+
+/* Ends the next message (at redcoll__links_next): its ends, its start and
+   its end (lat after its last byte); the others move on at their new shares. */
+static void redcoll__links_end(redcoll__links *L, void **snd, void **rcv, double *start, double *end) {
+    int id = L->heap[0];
+    redcoll__flow *f = &L->flow[id];
+    double now = f->done_at;
+    int src = f->src, dst = f->dst;
+    *snd = f->snd; *rcv = f->rcv; *start = f->start; *end = now + f->lat;
+    if (--L->nheap > 0) {
+        int last = L->heap[L->nheap];
+        redcoll__flow_place(L, 0, last);
+        redcoll__flow_sift(L, last);
+    }
+    redcoll__link_del(L, &L->link[2 * src], f->at_out, 1);
+    redcoll__link_del(L, &L->link[2 * dst + 1], f->at_in, 0);
+    f->next_free = L->free_id;
+    L->free_id = id;
+    redcoll__link_share(L, &L->link[2 * src], now);
+    redcoll__link_share(L, &L->link[2 * dst + 1], now);
+}
 
 /* ---- pricing by replay ------------------------------------------------------
    Rows whose simulated time has no closed form or walk here (reduce's
@@ -7520,6 +8634,7 @@ typedef struct redcoll__rend {
     double post, end, dur;
     size_t bytes;
     int    peer, next;                   /* next: the owner's next unmatched end (-1: none) */
+    int    owner;                        /* the rank that posted it */
     unsigned char is_send, duplex, done;
 } redcoll__rend;
 
@@ -7572,14 +8687,16 @@ static void redcoll__replay_give(const redcoll_allocator *al, redcoll__ev *ev) {
    A transport that moves nothing (REDCOLL_TRANSPORT_NO_DATA) and answers
    every call at once, so one rank runs a collective without its peers. It
    stands in for a transport `like`: the same flags and optional entries,
-   node_of forwarded, so a schedule takes the branches and makes the
-   allocations it would make there. Three users: the measuring pass
+   node_of forwarded, and like's node transport stood in for the same way
+   (R->inside, recording into R), so a schedule takes the branches and makes
+   the allocations it would make there. Three users: the measuring pass
    ([SECTION:setup]) only runs on it, to learn the scratch; the replay below
    records every rank's calls as events; the tool (redcoll/work.c) counts a
    sample of ranks' calls and bytes, up to a cap, to estimate what a
    simulation will cost. */
 typedef struct redcoll__rec {
     redcoll_transport        t;       /* the collective runs on &R->t */
+    redcoll_transport        inside;  /* like's node transport (its `node`), recorded alike */
     const redcoll_transport *like;    /* NULL: every optional entry (the replay's) */
     int                      node_size; /* > 0: node_of(r) = r / node_size, not like's */
     const redcoll_allocator *al;      /* the events' memory; NULL: no events kept */
@@ -7690,31 +8807,47 @@ static int redcoll__rec_node_of(void *u, int rank) {
     return R->node_size > 0 ? rank / R->node_size : R->like->node_of(R->like->user, rank);
 }
 
-/* R as rank `rank` of `size` standing in for `like` (NULL: with every
-   optional entry), keeping events in memory from `al` (NULL: none). */
-static void redcoll__rec_init(redcoll__rec *R, int rank, int size, const redcoll_transport *like,
-                              const redcoll_allocator *al) {
-    redcoll_transport *t = &R->t;
+static const redcoll_transport *redcoll__rec_node(void *u) {
+    const redcoll__rec *R = (const redcoll__rec *)u;
+    return R->inside.send ? &R->inside : NULL;
+}
+
+/* t as a recorder of R standing in for `like` (NULL: with every optional
+   entry), as rank `rank` of `size`. */
+static void redcoll__rec_entries(redcoll__rec *R, redcoll_transport *t, int rank, int size,
+                                 const redcoll_transport *like) {
     int nb = !like || like->isend, fused = !like || like->recv_reduce;
-    REDCOLL_MEMSET(R, 0, sizeof *R);
     t->user = R; t->rank = rank; t->size = size;
     t->send = redcoll__rec_send; t->recv = redcoll__rec_recv; t->sendrecv = redcoll__rec_sendrecv;
     t->abort = redcoll__rec_abort;
     t->isend = nb ? redcoll__rec_isend : NULL;
     t->irecv = nb ? redcoll__rec_irecv : NULL;
     t->waitall = nb ? redcoll__rec_waitall : NULL;
-    t->node_of = like && like->node_of ? redcoll__rec_node_of : NULL;
-    t->on_compute = al ? redcoll__rec_compute : NULL;
+    t->on_compute = R->al ? redcoll__rec_compute : NULL;
     t->flags = (like ? like->flags : 0) | REDCOLL_TRANSPORT_NO_DATA;
     t->recv_reduce = fused ? redcoll__rec_recv_reduce : NULL;
     t->sendrecv_reduce = fused ? redcoll__rec_sendrecv_reduce : NULL;
+}
+
+/* R as rank `rank` of `size` standing in for `like` (NULL: with every
+   optional entry), keeping events in memory from `al` (NULL: none). */
+static void redcoll__rec_init(redcoll__rec *R, int rank, int size, const redcoll_transport *like,
+                              const redcoll_allocator *al) {
+    const redcoll_transport *in = like && like->node ? like->node(like->user) : NULL;
+    REDCOLL_MEMSET(R, 0, sizeof *R);
     R->like = like;
     R->al = al;
+    redcoll__rec_entries(R, &R->t, rank, size, like);
+    R->t.node_of = like && like->node_of ? redcoll__rec_node_of : NULL;
+    if (in) {
+        redcoll__rec_entries(R, &R->inside, in->rank, in->size, in);
+        R->t.node = redcoll__rec_node;
+    }
 }
 
 /* A rank in the replay. */
 typedef struct redcoll__rrank {
-    double clock;
+    double clock, key; /* key: its time in the ready heap (two levels) */
     size_t pc, stop;  /* its events: [pc, stop) still to run */
     int    end0, ends;/* its first end's index, ends posted */
     int    head, tail;/* its unmatched ends, in post order */
@@ -7741,34 +8874,113 @@ static int redcoll__rwaited(const redcoll__ev *ev, const redcoll__rrank *r, int 
     return r->end0 + (w->kind == REDCOLL__EV_WAIT ? r->ends - w->x + i : w[1 + i].x);
 }
 
+/* The replay's ready ranks: a stack under one level (the order does not
+   change the times there), under two levels a heap by time, earliest first
+   (ties by rank). */
+static void redcoll__rpush(int *ready, int *top, redcoll__rrank *rk, int v, double key, int two) {
+    int i = (*top)++;
+    rk[v].key = key;
+    if (two)
+        for (; i > 0; i = (i - 1) / 2) {
+            int up = ready[(i - 1) / 2];
+            if (rk[up].key < key || (rk[up].key == key && up < v)) break;
+            ready[i] = up;
+        }
+    ready[i] = v;
+}
+
+static int redcoll__rpop(int *ready, int *top, const redcoll__rrank *rk, int two) {
+    int v = ready[0], last, i = 0;
+    if (!two) return ready[--*top];
+    last = ready[--*top];
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= *top) break;
+        if (c + 1 < *top && (rk[ready[c + 1]].key < rk[ready[c]].key ||
+                             (rk[ready[c + 1]].key == rk[ready[c]].key && ready[c + 1] < ready[c]))) ++c;
+        if (rk[last].key < rk[ready[c]].key || (rk[last].key == rk[ready[c]].key && last < ready[c])) break;
+        ready[i] = ready[c];
+        i = c;
+    }
+    ready[i] = last;
+    return v;
+}
+
 /* Replays the ranks' events from time 0; the last rank's end, -1 on a
    deadlock (a schedule that would hang on the simulator too). bound > 0:
    stops at the first clock that reaches it (clocks only grow, so the time
-   does too) and returns that clock, a lower bound. */
+   does too) and returns that clock, a lower bound. sh: two levels on nodes
+   of sh->kmax consecutive ranks (NULL: one level), run as the simulator runs
+   them: the ranks in time order, a rank's post waiting for every earlier
+   event, messages between nodes on the shared links (redcoll__links). */
 static double redcoll__replay(const redcoll__ev *ev, redcoll__rrank *rk, redcoll__rend *en, int *ready,
-                              int p, const redcoll_cost_model *m, double bound) {
-    int top = 0, v, finished = 0;
-    double t = 0;
-    for (v = p - 1; v >= 0; --v) ready[top++] = v;
-    while (top > 0) {
-        redcoll__rrank *r = &rk[v = ready[--top]];
+                              int p, const redcoll_cost_model *m, const redcoll__shape *sh, double bound) {
+    int top = 0, v, finished = 0, two = sh != NULL;
+    double t = 0, now = 0, ia = redcoll__inter_alpha(m), ib = redcoll__inter_beta(m);
+    redcoll__links L;
+    if (two && !redcoll__links_init(&L, sh->nodes, &redcoll__replay_alloc)) return -1;
+    for (v = p - 1; v >= 0; --v) redcoll__rpush(ready, &top, rk, two ? p - 1 - v : v, 0, two);
+    for (;;) {
+        redcoll__rrank *r;
+        if (two) { /* the earliest event: a message between nodes ends here */
+            double tf = redcoll__links_next(&L);
+            if (tf >= 0 && (top == 0 || tf <= rk[ready[0]].key)) {
+                void *a, *b;
+                double st, end;
+                redcoll__rend *x, *y;
+                redcoll__links_end(&L, &a, &b, &st, &end);
+                if (tf > now) now = tf;
+                x = (redcoll__rend *)a; y = (redcoll__rend *)b;
+                x->end = y->end = end;
+                x->dur = y->dur = end - st;
+                x->done = y->done = 1;
+                if (rk[x->owner].waiting) { rk[x->owner].waiting = 0; redcoll__rpush(ready, &top, rk, x->owner, now, 1); }
+                if (rk[y->owner].waiting) { rk[y->owner].waiting = 0; redcoll__rpush(ready, &top, rk, y->owner, now, 1); }
+                continue;
+            }
+        }
+        if (top == 0) break;
+        r = &rk[v = redcoll__rpop(ready, &top, rk, two)];
+        if (two && r->key > now) now = r->key;
         r->waiting = 0;
         while (r->pc < r->stop) {
             const redcoll__ev *e = &ev[r->pc];
             if (e->kind == REDCOLL__EV_SEND || e->kind == REDCOLL__EV_RECV) {
-                int id = r->end0 + r->ends++, f;
-                redcoll__rend *x = &en[id];
-                x->post = r->clock; x->bytes = e->bytes; x->peer = e->x;
+                int id, f;
+                redcoll__rend *x;
+                if (two) { /* posts in time order: first every earlier event */
+                    double tf = redcoll__links_next(&L);
+                    if ((tf >= 0 && tf <= r->clock) || (top > 0 && rk[ready[0]].key < r->clock)) {
+                        redcoll__rpush(ready, &top, rk, v, r->clock, 1);
+                        break;
+                    }
+                    if (r->clock > now) now = r->clock;
+                }
+                id = r->end0 + r->ends++;
+                x = &en[id];
+                x->post = r->clock; x->bytes = e->bytes; x->peer = e->x; x->owner = v;
                 x->is_send = e->kind == REDCOLL__EV_SEND; x->duplex = e->duplex; x->done = 0; x->next = -1;
                 f = redcoll__rtake(&rk[e->x], en, v, !x->is_send);
                 if (f >= 0) { /* matched: timed as redcoll__mmatch times it */
                     redcoll__rend *s = x->is_send ? x : &en[f], *q = x->is_send ? &en[f] : x;
-                    double n = (double)s->bytes, start = s->post > q->post ? s->post : q->post;
-                    double dur = redcoll__msg_time(m, n, s->duplex && q->duplex);
-                    s->end = q->end = start + dur;
-                    s->dur = q->dur = dur;
+                    double n = (double)s->bytes, start = s->post > q->post ? s->post : q->post, dur;
+                    int dx = s->duplex && q->duplex;
+                    if (two && s->owner / sh->kmax != q->owner / sh->kmax) { /* between nodes */
+                        double lat = dx ? ia : m->f_alpha * ia, per = dx ? ib : m->f_beta * ib;
+                        if (n > 0 && per > 0 &&
+                            redcoll__links_start(&L, s->owner / sh->kmax, q->owner / sh->kmax, start, n, per, lat, s, q)) {
+                            r->pc++;
+                            continue; /* ends when the links say (above) */
+                        }
+                        s->end = q->end = start + n * per + lat;
+                        s->dur = q->dur = s->end - start;
+                    } else {
+                        dur = redcoll__msg_time(m, n, dx);
+                        s->end = q->end = start + dur;
+                        s->dur = q->dur = dur;
+                    }
                     s->done = q->done = 1;
-                    if (rk[e->x].waiting) { rk[e->x].waiting = 0; ready[top++] = e->x; }
+                    if (rk[e->x].waiting) { rk[e->x].waiting = 0; redcoll__rpush(ready, &top, rk, e->x, now, two); }
                 } else { /* queued */
                     if (r->tail >= 0) en[r->tail].next = id; else r->head = id;
                     r->tail = id;
@@ -7794,7 +9006,10 @@ static double redcoll__replay(const redcoll__ev *ev, redcoll__rrank *rk, redcoll
                 if (start + sends > end) end = start + sends;
                 if (start + recvs > end) end = start + recvs;
                 r->clock = end;
-                if (bound > 0 && end >= bound) return end; /* cannot win */
+                if (bound > 0 && end >= bound) { /* cannot win */
+                    if (two) redcoll__links_free(&L);
+                    return end;
+                }
                 r->pc += 1 + (e->kind == REDCOLL__EV_WAITALL ? (size_t)k : 0);
             }
         }
@@ -7803,6 +9018,7 @@ static double redcoll__replay(const redcoll__ev *ev, redcoll__rrank *rk, redcoll
             if (r->clock > t) t = r->clock;
         }
     }
+    if (two) redcoll__links_free(&L);
     return finished == p ? t : -1;
 }
 
@@ -7832,25 +9048,42 @@ static double redcoll__replay_alone(const redcoll__ev *ev, size_t stop, const re
 }
 
 /* Records rank v's calls of row e (one vector of n elements, root 0, out of
-   place, a commutative predefined op) on R; 0 when it failed or ran out of room.
-   pl: the Rabenseifner-Traeff rows' plan, made once for all ranks (it does
-   not depend on the rank), run as redcoll__rabenseifner_traeff runs it. */
+   place, a commutative predefined op; the buffers as the entry points lay
+   them out, the irregular collectives' counts in->displs or even) on R; 0
+   when it failed or ran out of room. pl: the Rabenseifner-Traeff rows'
+   plan, made once for all ranks (it does not depend on the rank), run as
+   redcoll__rabenseifner_traeff runs it. */
 static int redcoll__replay_record(redcoll__rec *R, const redcoll__row *e, int v, int p,
                                   const redcoll__cost_in *in, size_t span, const redcoll__rt_plan *pl) {
     redcoll__ctx c;
     redcoll__args a;
     redcoll__arena ar;
+    redcoll_coll coll = e->info.coll;
+    size_t cnt[REDCOLL__REPLAY_MAX_P], dsp[REDCOLL__REPLAY_MAX_P + 1];
     union { char b[1024]; double align_d; void *align_p; long long align_l; } ctl;
     R->t.rank = v;
     REDCOLL_MEMSET(&c, 0, sizeof c);
     REDCOLL_MEMSET(&a, 0, sizeof a);
-    c.t = &R->t; c.rank = v; c.size = p; c.coll = e->info.coll; c.dtype = REDCOLL_INT32;
+    c.t = &R->t; c.rank = v; c.size = p; c.coll = coll; c.dtype = REDCOLL_INT32;
     c.esize = in->esize; c.op = redcoll_op_predefined(REDCOLL_OP_SUM);
     c.o = *in->o; c.dry = 1; c.arena = &ar;
     redcoll__arena_measuring(&ar, ctl.b, sizeof ctl.b);
     a.sbuf = redcoll__measure_base + span; /* the caller's buffers lie past any scratch */
-    a.rbuf = v == 0 ? redcoll__measure_base + 2 * span : NULL;
+    a.rbuf = v == 0 || (coll != REDCOLL_COLL_REDUCE && coll != REDCOLL_COLL_GATHER)
+                 ? redcoll__measure_base + 2 * span : NULL;
     a.count = in->n; a.root = 0; a.variant = e->variant;
+    if (coll == REDCOLL_COLL_BCAST) a.sbuf = a.rbuf;
+    if (coll == REDCOLL_COLL_ALLGATHER) a.sbuf = redcoll__at(&c, a.rbuf, (size_t)v * in->n);
+    if (coll == REDCOLL_COLL_ALLGATHERV || coll == REDCOLL_COLL_REDUCE_SCATTER) {
+        redcoll__segs L = redcoll__segs_make(in->n, p, in->displs);
+        int i;
+        for (dsp[0] = 0, i = 0; i < p; ++i) {
+            cnt[i] = redcoll__seg_len(&L, i, i + 1);
+            dsp[i + 1] = dsp[i] + cnt[i];
+        }
+        a.count = 0; a.counts = cnt; a.displs = dsp;
+        if (coll == REDCOLL_COLL_ALLGATHERV) a.sbuf = redcoll__at(&c, a.rbuf, dsp[v]);
+    }
     R->ends = 0;
     if (pl) redcoll__rt_execute(&c, &a, c.coll == REDCOLL_COLL_REDUCE, pl);
     else e->run(&c, &a);
@@ -7868,6 +9101,7 @@ static double redcoll__replay_price(int row, const redcoll__cost_in *in) {
     size_t span;
     redcoll__rec R;
     redcoll__rt_plan pl, *plan = NULL; /* the Rabenseifner-Traeff rows' plan */
+    redcoll_cost_model lower = *in->m;
     double time = -1;
     if (p > REDCOLL__REPLAY_MAX_P || in->n > ((size_t)-1 >> 8) / in->esize / (size_t)(p + 4)) return -1;
     span = redcoll__align_up(in->n * in->esize) * (size_t)(p + 4) + REDCOLL__ARENA_ALIGN;
@@ -7879,6 +9113,12 @@ static double redcoll__replay_price(int row, const redcoll__cost_in *in) {
         redcoll__rt_make_plan(&pl, &c, in->n, e->variant);
         plan = &pl;
     }
+    if (in->two) { /* the node-aware rows see the priced nodes (blocks of the largest) */
+        R.node_size = in->shape.kmax;
+        R.t.node_of = redcoll__rec_node_of;
+        lower.alpha = in->ia < lower.alpha ? in->ia : lower.alpha; /* the cheaper link bounds below */
+        lower.beta = in->ib < lower.beta ? in->ib : lower.beta;
+    }
     if (!redcoll__rec_room(&R, 1024)) return -1;
     for (v = 0; v < p; ++v) {
         rk[v].pc = R.n; rk[v].end0 = ends;
@@ -7889,14 +9129,15 @@ static double redcoll__replay_price(int row, const redcoll__cost_in *in) {
         if (v == 0) { /* the root: a bound, and the size of the whole (one block) */
             size_t want = (R.n + R.n / 4 + 16) * (size_t)p;
             if (R.n > REDCOLL__REPLAY_MAX_EV / (size_t)p) break;
-            time = in->bound > 0 ? redcoll__replay_alone(R.ev, R.n, in->m) : -1;
+            time = in->bound > 0 ? redcoll__replay_alone(R.ev, R.n, &lower) : -1;
             if (in->bound > 0 && time * (1 - 1e-9) >= in->bound) break; /* (rounding aside) */
             time = -1;
             if (want > R.cap && !redcoll__rec_room(&R, want)) break;
         }
     }
     if (v == p)
-        time = redcoll__replay(R.ev, rk, (redcoll__rend *)(void *)(R.ev + R.cap), ready, p, in->m, in->bound);
+        time = redcoll__replay(R.ev, rk, (redcoll__rend *)(void *)(R.ev + R.cap), ready, p, in->m,
+                               in->two ? &in->shape : NULL, in->bound);
     redcoll__replay_give(R.al, R.ev);
     return time;
 }
@@ -7907,6 +9148,126 @@ static int redcoll__replayed(int row) {
     const redcoll__row *e = &redcoll__rows[row];
     return e->info.coll == REDCOLL_COLL_REDUCE &&
            (e->run == redcoll__rabenseifner_traeff || e->run == redcoll__reduce_binary_blocks);
+}
+
+static double redcoll__row_cost(int row, const redcoll__cost_in *call);
+
+/* ---- two levels above the replay's limit -----------------------------------------
+   A one-level row on N nodes of k consecutive ranks, priced by how its
+   messages meet the nodes (its own cost function on each part, so an
+   estimate; test model/two levels: costs against the simulator states how
+   far off):
+     RING      neighbours or one root: every step waits for a message that
+               crosses a node's link, alone there: the row with the inter
+               links (ring, pairwise reduce_scatter, the HL rows, scatter
+               bcasts, the barrier).
+     TREE      a binomial tree by distance doubling: lg k steps inside the
+               nodes, lg N steps across with one message per node: the row
+               on k ranks inside plus on N ranks across (whole vectors).
+     EXCHANGE  every rank exchanges with distance doubling: the steps across
+               carry k messages per node link: on k inside, on N across
+               with inter_beta k (the vector, or for allgather a node's k
+               blocks).
+     HALVING   vector halving with distance doubling: the steps across see
+               n/k, k at a time: on k inside, on N across with n / k and
+               inter_beta k (the node-aware allreduce by another name).
+     SHARED    all-to-all: most bytes cross, k at a time: the row with
+               inter_alpha and k inter_beta (pairwise reduce_scatter, and the
+               rows whose steps across carry k messages per node but not in
+               a pattern above: Bruck's allgather, the scatter bcast's
+               recursive-doubling allgather, HL's binary trees).
+     FLOOD     every message in flight at once (scattered alltoall): each
+               shares its node's link with the k (p - k) others.
+     RING_RS   ring allreduce and reduce: a pairwise reduce-scatter (SHARED)
+               and a ring half: the mean of the two estimates.
+     ROUTED    Rabenseifner-Traeff rows: the plan the schedule makes halves
+               the first levels while pieces exceed its threshold: HALVING
+               when it halves them all, else EXCHANGE with what is left of
+               the vector when the network levels begin. */
+enum { REDCOLL__SHAPE_RING, REDCOLL__SHAPE_TREE, REDCOLL__SHAPE_EXCHANGE, REDCOLL__SHAPE_HALVING,
+       REDCOLL__SHAPE_SHARED, REDCOLL__SHAPE_RING_RS, REDCOLL__SHAPE_ROUTED, REDCOLL__SHAPE_FLOOD };
+
+static int redcoll__two_level_kind(const redcoll__row *e) {
+    redcoll_coll coll = e->info.coll;
+    switch (e->info.algo) {
+    case REDCOLL_ALGO_BINOMIAL: case REDCOLL_ALGO_BINARY_TREE: case REDCOLL_ALGO_REDUCE_BCAST:
+        return REDCOLL__SHAPE_TREE;
+    case REDCOLL_ALGO_RECURSIVE_DOUBLING: return REDCOLL__SHAPE_EXCHANGE;
+    case REDCOLL_ALGO_BRUCK: case REDCOLL_ALGO_SCATTER_RECURSIVE_DOUBLING: case REDCOLL_ALGO_BINARY:
+    case REDCOLL_ALGO_IN_ORDER_BINARY:
+        return REDCOLL__SHAPE_SHARED;
+    case REDCOLL_ALGO_HALVING_DOUBLING: case REDCOLL_ALGO_BINARY_BLOCKS: case REDCOLL_ALGO_RECURSIVE_HALVING:
+        return REDCOLL__SHAPE_HALVING;
+    case REDCOLL_ALGO_BUTTERFLY: case REDCOLL_ALGO_ELIMINATION: case REDCOLL_ALGO_ELIMINATION_NONOVERLAP:
+    case REDCOLL_ALGO_FACTOR_RING:
+        return REDCOLL__SHAPE_ROUTED;
+    case REDCOLL_ALGO_SCATTERED: return REDCOLL__SHAPE_FLOOD;
+    case REDCOLL_ALGO_PAIRWISE: return REDCOLL__SHAPE_SHARED;
+    case REDCOLL_ALGO_RING:
+        return coll == REDCOLL_COLL_ALLREDUCE || coll == REDCOLL_COLL_REDUCE ? REDCOLL__SHAPE_RING_RS
+                                                                             : REDCOLL__SHAPE_RING;
+    default: return REDCOLL__SHAPE_RING;
+    }
+}
+
+/* Row `row`'s own cost on one level (redcoll__level_in's arguments). */
+static double redcoll__row_cost_on(const redcoll__cost_in *in, int p, size_t n, int share) {
+    redcoll_options lo;
+    redcoll__cost_in at;
+    if (p <= 1 || n == 0) return 0;
+    redcoll__level_in(in, &lo, &at, p, n, NULL, share);
+    return redcoll__row_cost((int)(in->row - redcoll__rows), &at);
+}
+
+static double redcoll__two_level_estimate(const redcoll__cost_in *in) {
+    int N = in->shape.nodes, k = in->shape.kmax;
+    size_t n = in->n;
+    redcoll_coll coll = in->row->info.coll;
+    int blocks = coll == REDCOLL_COLL_ALLGATHER || coll == REDCOLL_COLL_GATHER || coll == REDCOLL_COLL_SCATTER ||
+                 coll == REDCOLL_COLL_REDUCE_SCATTER_BLOCK;
+    int totals = coll == REDCOLL_COLL_ALLGATHERV || coll == REDCOLL_COLL_REDUCE_SCATTER;
+    size_t inside = totals ? n / (size_t)N : n, across = blocks ? n * (size_t)k : n;
+    double x, h;
+    switch (redcoll__two_level_kind(in->row)) {
+    case REDCOLL__SHAPE_TREE:
+        return redcoll__row_cost_on(in, k, inside, 0) + redcoll__row_cost_on(in, N, across, 1);
+    case REDCOLL__SHAPE_EXCHANGE: /* reduce_scatter: every step carries about the whole vector */
+        return redcoll__row_cost_on(in, k, coll == REDCOLL_COLL_REDUCE_SCATTER_BLOCK ? n * (size_t)N : inside, 0) +
+               redcoll__row_cost_on(in, N, across, k);
+    case REDCOLL__SHAPE_HALVING: /* reduce_scatter halves by distance halving: across first, whole */
+        return redcoll__row_cost_on(in, k, inside, 0) +
+               redcoll__row_cost_on(in, N, totals || blocks ? across : (n + (size_t)k - 1) / (size_t)k, k);
+    case REDCOLL__SHAPE_ROUTED: { /* level j at distance 2^j: across from 2^j >= k on, k at a time */
+        redcoll__rt_plan pl;
+        redcoll__ctx c;
+        int j, L = redcoll__ceil_lg(in->p);
+        double whole, t = 0;
+        REDCOLL_MEMSET(&c, 0, sizeof c);
+        c.size = in->p; c.esize = in->esize; c.o = *in->o;
+        redcoll__rt_make_plan(&pl, &c, n, in->row->variant);
+        whole = (double)n * in->E / (double)((size_t)1 << (pl.halve < L ? pl.halve : L));
+        for (j = 0; j < L; ++j) {
+            int across = ((size_t)1 << j) >= (size_t)k;
+            double a = across ? in->ia : in->a, b = across ? in->ib * k : in->b;
+            if (j < pl.halve) {
+                h = (double)n * in->E / (double)((size_t)2 << j);
+                t += 2 * (a + h * b) + h * in->g; /* a halving step and its allgather step */
+            } else {
+                t += a + whole * (b + in->g);     /* the rest exchanged whole */
+            }
+        }
+        (void)x;
+        return t;
+    }
+    case REDCOLL__SHAPE_SHARED:
+        return redcoll__row_cost_on(in, in->p, n, k);
+    case REDCOLL__SHAPE_FLOOD:
+        return redcoll__row_cost_on(in, in->p, n, k * (in->p - k > 1 ? in->p - k : 1));
+    case REDCOLL__SHAPE_RING_RS:
+        return (redcoll__row_cost_on(in, in->p, n, k) + redcoll__row_cost_on(in, in->p, n, 1)) / 2;
+    default:
+        return redcoll__row_cost_on(in, in->p, n, 1);
+    }
 }
 
 /* The modeled time of row `row`: its cost function ([SECTION:schedules],
@@ -7920,6 +9281,8 @@ static double redcoll__row_cost(int row, const redcoll__cost_in *call) {
     in.row = &redcoll__rows[row];
     in.a = m->alpha; in.b = m->beta; in.g = m->gamma;
     in.ua = m->f_alpha * m->alpha; in.ub = m->f_beta * m->beta;
+    in.ia = redcoll__inter_alpha(m); in.ib = redcoll__inter_beta(m);
+    in.two = redcoll__two_level(m, &in.shape);
     /* allreduce's messages reduced on arrival: on a transport that reduces
        from the sender's memory the reduction's read is the transfer (no n
        beta). Not in reduce's rows, whose replay prices by the simulator's
@@ -7932,18 +9295,19 @@ static double redcoll__row_cost(int row, const redcoll__cost_in *call) {
     in.k = redcoll__floor_lg(in.pof2); in.odd = in.p != in.pof2;
     if (in.p == 1) return 0;
     if (in.n == 0 && in.row->info.coll != REDCOLL_COLL_BARRIER) return 0; /* a barrier's messages are empty */
-    if (redcoll__replayed(row) && (w = redcoll__replay_price(row, &in)) >= 0) return w; /* exact */
-    return in.row->cost(&in);
+    if ((in.two || redcoll__replayed(row)) && (w = redcoll__replay_price(row, &in)) >= 0) return w; /* exact */
+    return in.two && !(in.row->knobs & REDCOLL__KNOB_NODES) ? redcoll__two_level_estimate(&in) : in.row->cost(&in);
 }
 
 
 /* The rows AUTO chooses among under the model: every row of the collective
    that can serve the op, except hierarchical (its levels are themselves
    chosen by the selector; on one flat cost model it never beats the best
-   flat row, and it is meant to be asked for with groups or by_node). */
-static int redcoll__model_candidate(const redcoll__row *e, redcoll_coll coll, int commutative) {
+   flat row, and it is meant to be asked for with groups or by_node), and
+   the node-aware rows only under the two-level model (`two`). */
+static int redcoll__model_candidate(const redcoll__row *e, redcoll_coll coll, int commutative, int two) {
     return e->info.coll == coll && e->info.algo != REDCOLL_ALGO_HIERARCHICAL &&
-           (commutative || e->info.keeps_order);
+           (two || !(e->knobs & REDCOLL__KNOB_NODES)) && (commutative || e->info.keeps_order);
 }
 
 /* The least cost among the candidates of coll; ties (within 1e-12 relative)
@@ -7952,10 +9316,10 @@ static double redcoll__best_cost_for(redcoll_coll coll, int p, const redcoll__co
                                      int commutative, int *row_out) {
     redcoll__cost_in at = *in;
     double best = -1;
-    int i, pick = -1;
+    int i, pick = -1, two = redcoll__two_level(in->m, &in->shape);
     at.p = p;
     for (i = 0; i < REDCOLL__ROW_COUNT; ++i)
-        if (redcoll__model_candidate(&redcoll__rows[i], coll, commutative)) {
+        if (redcoll__model_candidate(&redcoll__rows[i], coll, commutative, two)) {
             double t;
             at.bound = pick >= 0 ? best * (1 - 1e-12) : -1; /* what row i must beat */
             t = redcoll__row_cost(i, &at);
@@ -7981,6 +9345,7 @@ static redcoll__cost_in redcoll__cost_input(redcoll_coll coll, int p, size_t byt
     in.m = &resolved->model;
     in.displs = NULL;
     in.bound = -1;
+    in.shape = redcoll__shape_of(p, resolved->ranks_per_node);
     return in;
 }
 
@@ -8023,7 +9388,8 @@ static unsigned long long redcoll__dbits(double d) {
 }
 
 static unsigned long long redcoll__select_key(redcoll_coll coll, int p, size_t bytes, size_t esize,
-                                              int commutative, const redcoll_options *o) {
+                                              int commutative, const redcoll_options *o,
+                                              const redcoll__shape *sh) {
     const redcoll_cost_model *m = &o->model;
     unsigned long long h = 0x243f6a8885a308d3ull;
     h = redcoll__cmix(h, ((unsigned long long)(unsigned)coll << 33) ^ ((unsigned long long)(unsigned)p << 1) ^
@@ -8039,6 +9405,12 @@ static unsigned long long redcoll__select_key(redcoll_coll coll, int p, size_t b
     h = redcoll__cmix(h, o->segment_bytes);
     h = redcoll__cmix(h, (unsigned long long)(unsigned)o->groups);
     h = redcoll__cmix(h, o->transport_flags & REDCOLL_TRANSPORT_PEER_REDUCE);
+    if (redcoll__two_level(m, sh)) {
+        h = redcoll__cmix(h, redcoll__dbits(redcoll__inter_alpha(m)));
+        h = redcoll__cmix(h, redcoll__dbits(redcoll__inter_beta(m)));
+        h = redcoll__cmix(h, ((unsigned long long)(unsigned)sh->nodes << 32) ^ (unsigned long long)(unsigned)sh->kmax);
+        h = redcoll__cmix(h, (unsigned long long)(unsigned)sh->kmin);
+    }
     return h | 1; /* never 0, the empty entry */
 }
 #endif
@@ -8047,25 +9419,29 @@ static unsigned long long redcoll__select_key(redcoll_coll coll, int p, size_t b
    of the cache key; NULL for the others. */
 static redcoll_algo redcoll__select_model_at(redcoll_coll coll, int p, size_t bytes, size_t esize,
                                              int commutative, const redcoll_options *resolved,
-                                             const size_t *displs) {
-    redcoll__cost_in in;
+                                             const size_t *displs, const redcoll__shape *shape) {
+    redcoll__cost_in in = redcoll__cost_input(coll, p, bytes, esize, resolved);
     redcoll_algo algo;
     int row;
 #ifdef REDCOLL__SELECT_CACHE
-    unsigned long long key = redcoll__select_key(coll, p, bytes, esize, commutative, resolved);
+    unsigned long long key;
     unsigned long long *slot;
     int i;
+    if (shape) in.shape = *shape;
+    key = redcoll__select_key(coll, p, bytes, esize, commutative, resolved, &in.shape);
     for (i = 0; displs && i <= p; ++i) key = redcoll__cmix(key, displs[i]) | 1;
     slot = &redcoll__select_cache[(key >> 40) % REDCOLL__SELECT_CACHE * REDCOLL__SELECT_WAYS];
     for (i = 0; i < REDCOLL__SELECT_WAYS; ++i) {
         unsigned long long hit = __atomic_load_n(&slot[i], __ATOMIC_RELAXED);
         if (hit && (hit >> 8) == (key >> 8)) {
             const redcoll__row *e = redcoll__find(coll, (redcoll_algo)(hit & 0xff));
-            if (e && redcoll__model_candidate(e, coll, commutative)) return e->info.algo;
+            if (e && redcoll__model_candidate(e, coll, commutative, redcoll__two_level(&resolved->model, &in.shape)))
+                return e->info.algo;
         }
     }
+#else
+    if (shape) in.shape = *shape;
 #endif
-    in = redcoll__cost_input(coll, p, bytes, esize, resolved);
     in.displs = displs;
     redcoll__best_cost_for(coll, p, &in, commutative, &row);
     algo = row >= 0 ? redcoll__rows[row].info.algo : REDCOLL_ALGO_AUTO;
@@ -8079,7 +9455,7 @@ static redcoll_algo redcoll__select_model_at(redcoll_coll coll, int p, size_t by
 
 static redcoll_algo redcoll__select_model(redcoll_coll coll, int p, size_t bytes, size_t esize,
                                           int commutative, const redcoll_options *resolved) {
-    return redcoll__select_model_at(coll, p, bytes, esize, commutative, resolved, NULL);
+    return redcoll__select_model_at(coll, p, bytes, esize, commutative, resolved, NULL, NULL);
 }
 
 /* AUTO as a call (or one level of a hierarchical call) asks for it: the
@@ -8095,9 +9471,9 @@ static redcoll_algo redcoll__select_for(const redcoll__ctx *c, redcoll_coll coll
         return redcoll_select(coll, p, bytes, c->op.commutative, &c->o);
     if ((coll != REDCOLL_COLL_ALLGATHERV && coll != REDCOLL_COLL_REDUCE_SCATTER) || !counts ||
         p > REDCOLL__WALK_MAX_P)
-        return redcoll__select_model(coll, p, bytes, c->esize, c->op.commutative, &c->o);
+        return redcoll__select_model_at(coll, p, bytes, c->esize, c->op.commutative, &c->o, NULL, &c->shape);
     for (displs[0] = 0, i = 0; i < p; ++i) displs[i + 1] = displs[i] + counts[i];
-    return redcoll__select_model_at(coll, p, bytes, c->esize, c->op.commutative, &c->o, displs);
+    return redcoll__select_model_at(coll, p, bytes, c->esize, c->op.commutative, &c->o, displs, &c->shape);
 }
 
 /* ---- the papers' rules ----------------------------------------------------------
@@ -8242,13 +9618,14 @@ static int redcoll__transport_ok(const redcoll_transport *t) {
 static int redcoll__options_ok(const redcoll_options *o) {
     if (!o) return 1;
     if (!o->allocator.alloc_fn != !o->allocator.free_fn) return 0;
-    if (o->groups < 0) return 0;
+    if (o->groups < 0 || o->ranks_per_node < 0) return 0;
     if ((int)o->algo < 0 || o->algo >= REDCOLL_ALGO_COUNT) return 0;
     if ((int)o->inner_algo < 0 || o->inner_algo >= REDCOLL_ALGO_COUNT) return 0;
     if ((int)o->outer_algo < 0 || o->outer_algo >= REDCOLL_ALGO_COUNT) return 0;
     if ((int)o->selector < 0 || o->selector > REDCOLL_SELECTOR_PAPERS) return 0;
     return o->model.alpha >= 0 && o->model.beta >= 0 && o->model.gamma >= 0 &&
-           o->model.f_alpha >= 0 && o->model.f_beta >= 0;
+           o->model.f_alpha >= 0 && o->model.f_beta >= 0 && o->model.inter_alpha >= 0 &&
+           o->model.inter_beta >= 0;
 }
 
 /* n * size without overflow. */
@@ -8316,6 +9693,41 @@ static redcoll__desc redcoll__describe(redcoll_coll coll, const redcoll_transpor
 }
 
 static int redcoll__writable(const void *buf) { return buf && buf != REDCOLL_IN_PLACE; }
+
+/* The nodes AUTO prices a call on: with a model whose links between nodes
+   differ, the transport's node_of (blocks of opts.ranks_per_node without
+   it), grouped as the node-aware schedules group them where one pass
+   tells (node ids that never decrease with the rank, or runs for a
+   non-commutative op: exact); other maps are priced as nodes of rank 0's
+   size. Otherwise, or without node information, one node (node_of is not
+   called). */
+static redcoll__shape redcoll__shape_of_call(const redcoll__ctx *c) {
+    const redcoll_cost_model *m = &c->o.model;
+    redcoll__shape sh;
+    int p = c->size, r, prev = 0, id, first_id = 0, k0 = 0, run = 0, sorted = 1;
+    sh = redcoll__shape_of(p, c->t->node_of ? 0 : c->o.ranks_per_node);
+    if (!c->t->node_of || (redcoll__inter_alpha(m) == m->alpha && redcoll__inter_beta(m) == m->beta)) return sh;
+    sh.nodes = 0; sh.kmax = 0; sh.kmin = p;
+    for (r = 0; r < p; ++r) {
+        id = c->t->node_of(c->t->user, r);
+        if (r == 0) first_id = id;
+        k0 += id == first_id;
+        if (r > 0 && id < prev) sorted = 0;
+        if (r > 0 && id != prev) { /* a run ends */
+            sh.nodes++;
+            if (run > sh.kmax) sh.kmax = run;
+            if (run < sh.kmin) sh.kmin = run;
+            run = 0;
+        }
+        prev = id;
+        run++;
+    }
+    sh.nodes++;
+    if (run > sh.kmax) sh.kmax = run;
+    if (run < sh.kmin) sh.kmin = run;
+    if (!sorted && c->op.commutative) sh = redcoll__shape_of(p, k0);
+    return sh;
+}
 
 /* The levels of a hierarchical row: the reduce (bcast) inside the groups,
    the collective among the leaders and, for allreduce, the bcast back down;
@@ -8474,6 +9886,15 @@ static int redcoll__call_tag(const redcoll__call *call, const redcoll__desc *d, 
         h = redcoll__mix(h, (uint64_t)o->by_node);
         h = redcoll__mix(h, (uint64_t)(o->groups < c->size ? o->groups : c->size));
     }
+    if (knobs & REDCOLL__KNOB_NODES) { /* every level's row follows from the model */
+        h = redcoll__mix_double(redcoll__mix_double(redcoll__mix_double(h, o->model.alpha), o->model.beta),
+                                o->model.gamma);
+        h = redcoll__mix_double(redcoll__mix_double(h, o->model.f_alpha), o->model.f_beta);
+        h = redcoll__mix_double(redcoll__mix_double(h, redcoll__inter_alpha(&o->model)),
+                                redcoll__inter_beta(&o->model));
+        h = redcoll__mix(h, (uint64_t)o->ranks_per_node);
+        h = redcoll__mix(h, o->transport_flags & REDCOLL_TRANSPORT_PEER_REDUCE);
+    }
     if (knobs & REDCOLL__KNOB_SEGMENT) h = redcoll__mix(h, o->segment_bytes);
     if (!c->t->recv_reduce) h = redcoll__mix(h, redcoll__cut(c)); /* messages are cut */
     if (knobs & REDCOLL__KNOB_THRESHOLD) {
@@ -8516,6 +9937,7 @@ static redcoll_result redcoll__setup(redcoll__call *call, const redcoll__desc *d
     c->o = redcoll_options_resolved(d->opts);
     if (redcoll__xpair(c)) c->op.kind = REDCOLL_OP_SUM; /* c->kernel: the exact sum of two */
     if (t->recv_reduce) c->o.transport_flags |= t->flags & REDCOLL_TRANSPORT_PEER_REDUCE; /* the model reads it */
+    c->shape = redcoll__shape_of_call(c);
     c->dry = (t->flags & REDCOLL_TRANSPORT_NO_DATA) != 0;
     /* the counts, without overflow */
     if (coll == REDCOLL_COLL_ALLGATHERV || coll == REDCOLL_COLL_REDUCE_SCATTER) {

@@ -321,6 +321,10 @@ static void map_svg(FILE *f, const cli *c, const map_grid *g, const char *source
         fprintf(f, "alpha %.3g s, beta %.3g s/B, gamma %.3g s/B, f_alpha %.3g, f_beta %.3g%s%s; ",
                 m->alpha, m->beta, m->gamma, m->f_alpha, m->f_beta, c->profile ? ", profile " : "",
                 c->profile ? c->profile : "");
+        if (cli_two_level(c))
+            fprintf(f, "nodes of %d, between them alpha %.3g s, beta %.3g s/B (shared link); ",
+                    c->spec.sim.node_size, m->inter_alpha > 0 ? m->inter_alpha : m->alpha,
+                    m->inter_beta > 0 ? m->inter_beta : m->beta);
     }
     fprintf(f, "p %d..%d (%d values", g->p[0], g->p[g->np - 1], g->np);
     if (!c->from_csv && !c->given[F_P_STEP]) fprintf(f, ", %d per doubling", c->p_octave);
@@ -378,9 +382,11 @@ static void map_svg(FILE *f, const cli *c, const map_grid *g, const char *source
         double y = Y0 + 8 + 22 * shown;
         if (area[a] <= 0) continue;
         fprintf(f, "<rect x=\"%g\" y=\"%g\" width=\"16\" height=\"16\" fill=\"%s\" stroke=\"#333\"/>"
-                   "<text x=\"%g\" y=\"%g\" data-algo=\"%s\" data-share=\"%.6f\">%s (%s)</text>\n", LX, y,
+                   "<text x=\"%g\" y=\"%g\" data-algo=\"%s\" data-share=\"%.6f\">%s%s (%s)</text>\n", LX, y,
                 map_colour(a), LX + 24, y + 13, redcoll_algo_name((redcoll_algo)a), area[a] / drawn,
-                redcoll_algo_name((redcoll_algo)a), map_percent(lab, sizeof lab, area[a] / drawn));
+                redcoll_algo_name((redcoll_algo)a),
+                a == REDCOLL_ALGO_NODE_SPLIT || a == REDCOLL_ALGO_NODE_LEADER ? ", node-aware" : "",
+                map_percent(lab, sizeof lab, area[a] / drawn));
         ++shown;
     }
     fprintf(f, "</svg>\n");

@@ -15,7 +15,15 @@
    are the one-way fit over the exchange fit, kept within [0.5, 1]: a one-way
    message costs at most an exchange (full duplex) and at least half of one
    (half duplex); outside that range the fit saw noise or cache effects, and
-   the profile says so. The rest of the ranks wait. */
+   the profile says so. The rest of the ranks wait.
+
+   Two levels: where the transport reports nodes (node_of), the pair above
+   is rank 0 and the next rank on its node (alpha, beta, the one-way
+   factors), and the same is measured again between rank 0 and the first
+   rank on another node (inter_alpha, inter_beta). On one node the profile
+   says so and writes the inter level equal to the intra one (the
+   one-level model); where no rank shares rank 0's node, both levels are
+   the one measured between nodes. */
 
 #define TUNE_SIZES 11     /* 8 B, 32 B, ..., 8 MiB (x4) */
 #define TUNE_RED_SIZES 7  /* 4 KiB .. 16 MiB (x4) */
@@ -24,7 +32,8 @@
 typedef struct tune {
     const cli *c;
     size_t     size[TUNE_SIZES];
-    double     oneway[TUNE_SIZES], exchange[TUNE_SIZES]; /* seconds, rank 0 */
+    double     oneway[2][TUNE_SIZES], exchange[2][TUNE_SIZES]; /* seconds, rank 0; [intra, inter] */
+    int        peer[2];   /* rank 0's partner inside its node and on another; -1: none */
     redcoll_result err;
 } tune;
 
@@ -62,14 +71,41 @@ static void tune_fit(const size_t *n, const double *t, int m, double *a, double 
     if (*a <= 0) *a = t[0] > (double)n[0] * *b ? t[0] - (double)n[0] * *b : t[0] / 2;
 }
 
+/* Rank 0's partners (every rank computes them alike): the lowest other
+   rank on rank 0's node and the lowest on another node. */
+static void tune_partners(const redcoll_transport *t, int peer[2]) {
+    int r, home = t->node_of ? t->node_of(t->user, 0) : 0;
+    peer[0] = peer[1] = -1;
+    for (r = 1; r < t->size; ++r) {
+        int same = !t->node_of || t->node_of(t->user, r) == home;
+        if (same && peer[0] < 0) peer[0] = r;
+        if (!same && peer[1] < 0) peer[1] = r;
+    }
+}
+
+static redcoll_result tune_pair(const redcoll_transport *t, tune *tn, int level);
+
 static redcoll_result tune_rank(const redcoll_transport *t, void *arg) {
     tune *tn = (tune *)arg;
+    int peer[2], level;
+    redcoll_result e = REDCOLL_OK;
+    tune_partners(t, peer);
+    if (t->rank == 0) { tn->peer[0] = peer[0]; tn->peer[1] = peer[1]; }
+    for (level = 0; level < 2 && e == REDCOLL_OK; ++level)
+        if (peer[level] > 0 && (t->rank == 0 || t->rank == peer[level])) e = tune_pair(t, tn, level);
+    if (e != REDCOLL_OK && t->abort) t->abort(t->user, e);
+    return e;
+}
+
+/* The ping-pongs and exchanges between rank 0 and its partner of `level`. */
+static redcoll_result tune_pair(const redcoll_transport *t, tune *tn, int level) {
     const cli *c = tn->c;
-    int me = t->rank, peer = 1 - me, s, rep;
+    int part[2], me = t->rank, peer, s, rep;
     char *sb, *rb;
     redcoll_result e = REDCOLL_OK;
     double *sample;
-    if (me > 1) return REDCOLL_OK;
+    tune_partners(t, part);
+    peer = me == 0 ? part[level] : 0;
     sb = (char *)calloc(tn->size[TUNE_SIZES - 1], 1);
     rb = (char *)calloc(tn->size[TUNE_SIZES - 1], 1);
     sample = (double *)calloc((size_t)c->reps, sizeof(double));
@@ -105,14 +141,13 @@ static redcoll_result tune_rank(const redcoll_transport *t, void *arg) {
             }
             if (me == 0 && e == REDCOLL_OK) {
                 double m = tune_fastest(sample, c->reps);
-                if (kind) tn->exchange[s] = m; else tn->oneway[s] = m;
+                if (kind) tn->exchange[level][s] = m; else tn->oneway[level][s] = m;
             }
         }
     }
     free(sb);
     free(rb);
     free(sample);
-    if (e != REDCOLL_OK && t->abort) t->abort(t->user, e);
     return e;
 }
 
@@ -154,7 +189,7 @@ static int cmd_tune(cli *c, int *argc, char ***argv) {
     tune tn;
     redcoll_cost_model m;
     redcoll_result r = REDCOLL_ERR_UNSUPPORTED;
-    double a1, b1, a2, b2;
+    double a1, b1, a2, b2, ia, ib;
     int s, rank = 0, p = c->spec.p, n;
     char *text;
     FILE *f;
@@ -200,10 +235,18 @@ static int cmd_tune(cli *c, int *argc, char ***argv) {
         fprintf(stderr, "redcoll: tune: the transport failed: %s\n", redcoll_result_string(r));
         return 1;
     }
-    tune_fit(tn.size, tn.exchange, TUNE_SIZES, &a2, &b2);
-    tune_fit(tn.size, tn.oneway, TUNE_SIZES, &a1, &b1);
+    {
+        int intra = tn.peer[0] > 0 ? 0 : 1; /* no rank shares rank 0's node: the network's */
+        tune_fit(tn.size, tn.exchange[intra], TUNE_SIZES, &a2, &b2);
+        tune_fit(tn.size, tn.oneway[intra], TUNE_SIZES, &a1, &b1);
+        if (tn.peer[1] > 0) tune_fit(tn.size, tn.exchange[1], TUNE_SIZES, &ia, &ib);
+        else { ia = a2; ib = b2; }     /* one node: the inter level is the intra one */
+    }
+    memset(&m, 0, sizeof m);
     m.alpha = a2;
     m.beta = b2;
+    m.inter_alpha = ia;
+    m.inter_beta = ib;
     m.gamma = tune_gamma(c);
     cli_progress_end();
     m.f_alpha = tune_clamp(a1 / a2);
@@ -220,17 +263,25 @@ static int cmd_tune(cli *c, int *argc, char ***argv) {
                "# fits: one-way %.4g + n %.4g, exchange %.4g + n %.4g (f_alpha %.3g, f_beta %.3g%s)\n",
             REDCOLL_VERSION_STRING, p, c->reps, a1, b1, a2, b2, a1 / a2, b1 / b2,
             a1 / a2 != m.f_alpha || b1 / b2 != m.f_beta ? ", kept within [0.5, 1]" : "");
+    if (tn.peer[1] <= 0)
+        fprintf(f, "# one node (the transport reports no other): the inter level equals the intra one\n");
+    else
+        fprintf(f, "# two levels: inside a node ranks 0 and %d%s, between nodes ranks 0 and %d\n",
+                tn.peer[0] > 0 ? tn.peer[0] : tn.peer[1], tn.peer[0] > 0 ? "" : " (no rank shares 0's node)",
+                tn.peer[1]);
     fprintf(f, "transport %s\np %d\ndtype %s\nop %s\n", c->mpi ? "mpi" : "threads", p,
             redcoll_dtype_name(c->spec.dtype), c->spec.op);
-    fprintf(f, "# %10s %14s %14s\n", "bytes", "one-way (s)", "exchange (s)");
+    fprintf(f, "# %10s %14s %14s %14s %14s\n", "bytes", "one-way (s)", "exchange (s)", "nodes 1-way", "nodes exch.");
     for (s = 0; s < TUNE_SIZES; ++s)
-        fprintf(f, "# %10zu %14.4g %14.4g\n", tn.size[s], tn.oneway[s], tn.exchange[s]);
+        fprintf(f, "# %10zu %14.4g %14.4g %14.4g %14.4g\n", tn.size[s], tn.oneway[0][s], tn.exchange[0][s],
+                tn.oneway[1][s], tn.exchange[1][s]);
     free(text);
     if (c->out) {
         if (fclose(f) != 0) return cli_bad("--out %s: %s", c->out, strerror(errno));
         fprintf(stderr, "redcoll: tune: wrote %s: alpha %.3g s, beta %.3g s/B (%.3g GB/s), gamma %.3g s/B "
-                "(%.3g GB/s), f_alpha %.3g, f_beta %.3g\n", c->out, m.alpha, m.beta, 1e-9 / m.beta,
-                m.gamma, 1e-9 / m.gamma, m.f_alpha, m.f_beta);
+                "(%.3g GB/s), f_alpha %.3g, f_beta %.3g; between nodes %s%.3g s, %.3g s/B\n", c->out, m.alpha,
+                m.beta, 1e-9 / m.beta, m.gamma, 1e-9 / m.gamma, m.f_alpha, m.f_beta,
+                tn.peer[1] > 0 ? "" : "(one node: as inside) ", m.inter_alpha, m.inter_beta);
     }
     return 0;
 }

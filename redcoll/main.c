@@ -124,7 +124,8 @@ static const cli_command cli_commands[] = {
 
 typedef enum cli_flag_id {
     F_HELP, F_VERSION, F_COLL, F_ALGO, F_P, F_COUNT, F_DTYPE, F_OP, F_ROOT, F_IN_PLACE,
-    F_OUT_OF_PLACE, F_ALPHA, F_BETA, F_GAMMA, F_F_ALPHA, F_F_BETA, F_PROFILE, F_FAIL_RANK,
+    F_OUT_OF_PLACE, F_ALPHA, F_BETA, F_GAMMA, F_F_ALPHA, F_F_BETA, F_INTER_ALPHA, F_INTER_BETA,
+    F_PROFILE, F_FAIL_RANK,
     F_FAIL_CALL, F_THRESHOLD, F_SEGMENT, F_GROUPS, F_INNER, F_OUTER, F_NODE_SIZE, F_SELECTOR,
     F_NO_DATA, F_ALL_RANKS, F_JSON, F_CSV, F_FORCE, F_LIMIT, F_PROGRESS, F_TRANSPORT,
     F_MIN_BYTES, F_MAX_BYTES, F_FACTOR, F_ITERS, F_WARMUP, F_REPS, F_TIMEOUT, F_OUT, F_SVG,
@@ -183,6 +184,12 @@ static const cli_flag cli_flags[] = {
     { F_F_BETA, "--f-beta", "FB", CMD_MODEL,
       "one-way message factor on beta (default 1). The model is the simulator's and "
       "the options' (what the library's model-driven choices use)" },
+    { F_INTER_ALPHA, "--inter-alpha", "A", CMD_MODEL,
+      "two levels (with --node-size): seconds per message between nodes; --alpha and --beta "
+      "are then the links inside a node (default: --alpha, one level)" },
+    { F_INTER_BETA, "--inter-beta", "B", CMD_MODEL,
+      "seconds per byte between nodes, each node's link shared by the messages on it at "
+      "once: k of them move at 1/(k B) bytes/s each (default: --beta, one level)" },
     { F_PROFILE, "--profile", "FILE", CMD_MODEL | CMD_BENCH,
       "the cost model from a profile written by `redcoll tune` (flags after it override "
       "single values)" },
@@ -200,8 +207,10 @@ static const cli_flag cli_flags[] = {
     { F_OUTER, "--outer", "A", CMD_MODEL | CMD_BENCH,
       "hierarchical: algorithm among the group leaders (reduce: reduce, allreduce: "
       "allreduce, bcast: bcast)" },
-    { F_NODE_SIZE, "--node-size", "N", CMD_SIMULATE | CMD_SELECT,
-      "the simulator's ranks per node; hierarchical groups follow the nodes" },
+    { F_NODE_SIZE, "--node-size", "N", CMD_MODEL,
+      "ranks per node: nodes of N consecutive ranks (the last may have fewer); "
+      "hierarchical groups follow the nodes, and with --inter-alpha/--inter-beta the "
+      "model has two levels" },
     { F_SELECTOR, "--selector", "S", CMD_MODEL | CMD_BENCH, "rules AUTO follows: model (default: least modeled time), papers or mpich" },
     { F_NO_DATA, "--no-data", NULL, CMD_SIMULATE,
       "move no payload (counters and times only; automatic when the buffers would "
@@ -526,14 +535,17 @@ static int cli_apply(cli *c, const cli_flag *fl, const char *v) {
         break;
     }
     case F_ROOT: if (!cli_int(v, &s->root, 0)) return cli_bad("--root wants a rank, not '%s'", v); break;
-    case F_ALPHA: case F_BETA: case F_GAMMA: case F_F_ALPHA: case F_F_BETA: {
+    case F_ALPHA: case F_BETA: case F_GAMMA: case F_F_ALPHA: case F_F_BETA: case F_INTER_ALPHA:
+    case F_INTER_BETA: {
         redcoll_cost_model m = s->sim.model;
         if (!cli_number(v, &d)) return cli_bad("%s wants a non-negative number, not '%s'", fl->name, v);
         if (fl->id == F_ALPHA) m.alpha = d;
         else if (fl->id == F_BETA) m.beta = d;
         else if (fl->id == F_GAMMA) m.gamma = d;
         else if (fl->id == F_F_ALPHA) m.f_alpha = d;
-        else m.f_beta = d;
+        else if (fl->id == F_F_BETA) m.f_beta = d;
+        else if (fl->id == F_INTER_ALPHA) m.inter_alpha = d;
+        else m.inter_beta = d;
         cli_set_model(c, m);
         break;
     }
@@ -564,6 +576,7 @@ static int cli_apply(cli *c, const cli_flag *fl, const char *v) {
     case F_NODE_SIZE:
         if (!cli_int(v, &s->sim.node_size, 1)) return cli_bad("--node-size wants N >= 1, not '%s'", v);
         s->opts.by_node = 1;
+        s->opts.ranks_per_node = s->sim.node_size; /* what redcoll_select prices (no transport there) */
         break;
     case F_SELECTOR:
         if (strcmp(v, "model") == 0) s->opts.selector = REDCOLL_SELECTOR_MODEL;
@@ -758,6 +771,9 @@ static int cli_check(cli *c) {
         if (c->given[F_FAIL_RANK] && !s->sim.fail_call) return cli_bad("--fail-rank needs --fail-call%s", "");
         if ((bad = cli_check_bytes(c)) != 0) return bad;
     }
+    if ((c->given[F_INTER_ALPHA] || c->given[F_INTER_BETA]) && !c->given[F_NODE_SIZE])
+        return cli_bad("--inter-alpha and --inter-beta price links between nodes: give --node-size N "
+                       "(ranks per node)%s", "");
     if (c->cmd & (CMD_BENCH | CMD_MAP)) {
         if (c->min_bytes > c->max_bytes) return cli_bad("-b %zu is above -e %zu", c->min_bytes, c->max_bytes);
         if (c->algo_all && s->opts.algo) return cli_bad("--algo all and --algo %s", redcoll_algo_name(s->opts.algo));
@@ -882,11 +898,23 @@ static void cli_list(const cli *c) {
 }
 
 /* The model in one line, for headers. */
+/* The model has two levels: nodes, and links between them that differ from
+   those inside (zero inter fields are the intra values). */
+static int cli_two_level(const cli *c) {
+    const redcoll_cost_model *m = &c->spec.sim.model;
+    return c->spec.sim.node_size > 0 && ((m->inter_alpha > 0 && m->inter_alpha != m->alpha) ||
+                                         (m->inter_beta > 0 && m->inter_beta != m->beta));
+}
+
 static void cli_model_line(FILE *f, const cli *c) {
     const redcoll_cost_model *m = &c->spec.sim.model;
-    fprintf(f, "alpha %.4g s, beta %.4g s/B, gamma %.4g s/B, f_alpha %.4g, f_beta %.4g%s%s%s", m->alpha,
-            m->beta, m->gamma, m->f_alpha, m->f_beta, c->profile ? " (from " : "",
-            c->profile ? c->profile : "", c->profile ? ")" : "");
+    fprintf(f, "alpha %.4g s, beta %.4g s/B, gamma %.4g s/B, f_alpha %.4g, f_beta %.4g", m->alpha,
+            m->beta, m->gamma, m->f_alpha, m->f_beta);
+    if (cli_two_level(c))
+        fprintf(f, "; nodes of %d ranks, between them inter_alpha %.4g s, inter_beta %.4g s/B (shared link)",
+                c->spec.sim.node_size, m->inter_alpha > 0 ? m->inter_alpha : m->alpha,
+                m->inter_beta > 0 ? m->inter_beta : m->beta);
+    fprintf(f, "%s%s%s", c->profile ? " (from " : "", c->profile ? c->profile : "", c->profile ? ")" : "");
 }
 
 #include "work.c"

@@ -81,6 +81,7 @@
 #define MPI_Comm_rank PMPI_Comm_rank
 #define MPI_Comm_set_errhandler PMPI_Comm_set_errhandler
 #define MPI_Comm_size PMPI_Comm_size
+#define MPI_Comm_split PMPI_Comm_split
 #define MPI_Comm_split_type PMPI_Comm_split_type
 #define MPI_Error_class PMPI_Error_class
 #define MPI_Error_string PMPI_Error_string
@@ -122,6 +123,7 @@
 #undef MPI_Comm_rank
 #undef MPI_Comm_set_errhandler
 #undef MPI_Comm_size
+#undef MPI_Comm_split
 #undef MPI_Comm_split_type
 #undef MPI_Error_class
 #undef MPI_Error_string
@@ -183,10 +185,14 @@ static const char *const shim_reason_text[SHIM_PASS_COUNT] = {
 /* One per communicator the shim has seen, the value of its attribute. */
 typedef struct shim_comm {
     redcoll_mpi       m;         /* the transport, when ok */
+    redcoll_mpi       inside;    /* this rank's node's transport, when has_inside */
+    int               has_inside;/* m spans nodes: m's node entry is &inside.t */
     int               ok;        /* 1: served; 0: passes through (why: `why`) */
     shim_reason       why;
     int               id;        /* order of creation, names unnamed comms in verbose lines */
     int               rank, size;
+    int               ranks_per_node; /* the transport's nodes as blocks of this many
+                                         ranks (what redcoll_select can price); 0: one */
     MPI_Comm          user;      /* the application's communicator */
     size_t           *counts;    /* p entries: irregular counts of the call running */
     MPI_Datatype      last_type; /* the last predefined (datatype, op) of a reduction */
@@ -243,7 +249,7 @@ static struct {
     int             err_code;   /* redcoll's own MPI error code; 0: not made yet, -1: cannot */
 } shim_g = { PTHREAD_ONCE_INIT, PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, 0, 0, 0,
              { REDCOLL_ALGO_AUTO }, MPI_KEYVAL_INVALID, MPI_KEYVAL_INVALID, 0, NULL, NULL, NULL,
-             0, 0, 0, { 0, 0, 0, 0, 0 }, PTHREAD_MUTEX_INITIALIZER, 0 };
+             0, 0, 0, { 0, 0, 0, 0, 0, 0, 0 }, PTHREAD_MUTEX_INITIALIZER, 0 };
 
 /* MPI_COMM_WORLD's state, found without the attribute lookup (the common
    case of a small call, where that lookup is a third of the shim's cost). */
@@ -277,6 +283,7 @@ static int shim_comm_delete(MPI_Comm comm, int key, void *attr, void *extra) {
     (void)comm; (void)key; (void)extra;
     if (atomic_load(&shim_world) == s) atomic_store(&shim_world, NULL);
     SHIM_UNLINK(shim_g.comms, s);
+    if (s->has_inside) redcoll_mpi_finalize(&s->inside);
     if (s->ok) redcoll_mpi_finalize(&s->m);
     free(s->counts);
     free(s->printed);
@@ -377,6 +384,51 @@ static int shim_start(void) {
 
 /* ==== Communicators ======================================================== */
 
+/* The transport's nodes as redcoll_select sees them: blocks of k
+   consecutive ranks when they are (the last may have fewer), else nodes of
+   rank 0's size; 0 for one node. */
+static int shim_blocks(const redcoll_mpi *m) {
+    int p = m->t.size, k = 0, r;
+    if (m->nodes <= 1) return 0;
+    while (k < p && m->node_ids[k] == m->node_ids[0]) ++k;
+    for (r = 0; r < p; ++r)
+        if (m->node_ids[r] != r / k) break;
+    if (r < p) /* not blocks: nodes of rank 0's size */
+        for (k = 0, r = 0; r < p; ++r) k += m->node_ids[r] == m->node_ids[0];
+    return k;
+}
+
+/* A communicator whose ranks span nodes (the MPI transport's node_of, or
+   REDCOLL_RANKS_PER_NODE): a transport inside every node of two or more
+   ranks, on its ranks' communicator, becomes the MPI transport's node
+   entry, so the node-aware rows run their levels inside a node on it and
+   only their network part over the communicator. Inside: MPI
+   point-to-point on the node's communicator. Collective over s->m.comm; a
+   node whose transport cannot be made runs its levels over the
+   communicator (the ranks of a node decide alike: a failed MPI_Comm_dup
+   fails on all of them). REDCOLL_VERBOSE=1: rank 0 says what its node
+   runs on. */
+static void shim_comm_label(const shim_comm *s, char *out, size_t n);
+
+static void shim_node_open(shim_comm *s) {
+    MPI_Comm node;
+    redcoll_mpi_config cfg;
+    char label[MPI_MAX_OBJECT_NAME + 16];
+    if (s->m.nodes < 2 || s->m.nodes == s->size) return; /* one node, or nodes of one rank */
+    if (redcoll_mpi_split_node(&s->m, &node) != REDCOLL_OK) return;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.ranks_per_node = s->size; /* all of them one node */
+    if (redcoll_mpi_init(&s->inside, node, &cfg) == REDCOLL_OK) {
+        s->has_inside = 1;
+        redcoll_mpi_set_node(&s->m, &s->inside.t);
+    }
+    PMPI_Comm_free(&node);
+    if (!shim_g.verbose || s->rank != 0) return;
+    shim_comm_label(s, label, sizeof label);
+    fprintf(stderr, "redcoll: %s (p=%d): %d nodes; inside this node: %s\n", label, s->size, s->m.nodes,
+            s->has_inside ? "MPI point-to-point on the node's communicator" : "the communicator");
+}
+
 static int shim_modes_agree(shim_comm *s); /* below, with REDCOLL_SUM_EXACT; also forced algorithms */
 
 static shim_comm *shim_comm_create(MPI_Comm comm) {
@@ -405,8 +457,11 @@ static shim_comm *shim_comm_create(MPI_Comm comm) {
         s->why = SHIM_PASS_MODES;
     } else {
         s->ok = 1;
+        s->ranks_per_node = shim_blocks(&s->m);
+        shim_node_open(s); /* collective, after the MPI transport (it splits its duplicate) */
     }
     if (PMPI_Comm_set_attr(comm, shim_g.comm_key, s) != MPI_SUCCESS) {
+        if (s->has_inside) redcoll_mpi_finalize(&s->inside);
         if (s->ok) redcoll_mpi_finalize(&s->m);
         free(s->counts);
         free(s);
@@ -543,6 +598,7 @@ static inline void shim_choose(shim_call *c, size_t bytes, int commutative) {
         return; /* opts NULL: as a direct call */
     memset(&c->o, 0, sizeof c->o);
     c->o.model = shim_g.model; /* all zero without a profile: the defaults */
+    c->o.ranks_per_node = c->s->ranks_per_node; /* for redcoll_select; the call has node_of */
     if (a == REDCOLL_ALGO_AUTO && shim_g.verbose)
         a = redcoll_select(c->coll, c->s->size, bytes, commutative, &c->o);
     c->o.algo = a;

@@ -161,5 +161,14 @@ exits 2 "1: map --p-max INT_MAX from the simulator refused" map --from simulator
 "$bin" map --p-max 2147483647 -b 8 -e 64M | grep -q 'data-p-max="2147483647"'; check "1: map --p-max INT_MAX from the cost functions draws p = INT_MAX" $?
 check "1: all of it in seconds ($((SECONDS - start)) s)" $(( SECONDS - start < 30 ? 0 : 1 ))
 
+# ---- two levels: --node-size with --inter-alpha / --inter-beta ----
+exits 2 "nodes: --inter-alpha without --node-size" simulate -p 4 --inter-alpha 1e-6
+says '"time":5,' "nodes: one exchange between nodes, n B + A (1 KiB at 2^-8 s/B, A = 1 s)" \
+    simulate -p 2 --node-size 1 --gamma 0 --inter-alpha 1 --inter-beta 0.00390625 --algo recursive_doubling --count 128 --json
+says '"time":9,' "nodes: two exchanges leave one node at once, 2 n B + A" \
+    simulate -p 4 --node-size 2 --alpha 0 --beta 0 --gamma 0 --inter-alpha 1 --inter-beta 0.00390625 --algo recursive_doubling --count 128 --json
+says 'nodes of 2 ranks, between them inter_alpha 1 s, inter_beta 0.003906 s/B' "nodes: select names both levels" \
+    select -p 4 --node-size 2 --inter-alpha 1 --inter-beta 0.00390625
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -183,6 +183,16 @@ sed 's/^redcoll_profile 1/redcoll_profile 2/' "$tmp/p1" > "$tmp/bad"; bad "a new
 grep -q '^transport threads$' "$tmp/tuned"; check "tune's profile says what it measured" $?
 "$bin" select -p 24 --count 1000 --profile "$tmp/tuned" | grep -q "(from $tmp/tuned)"; check "select --profile uses tune's profile" $?
 exits 2 "tune -p 1" tune -p 1
+a=$(sed -n 's/^alpha //p' "$tmp/tuned"); b=$(sed -n 's/^beta //p' "$tmp/tuned")
+[ -n "$a" ] && grep -q "^inter_alpha $a\$" "$tmp/tuned" && grep -q "^inter_beta $b\$" "$tmp/tuned" &&
+    grep -q '^# one node .*: the inter level equals the intra one$' "$tmp/tuned"
+check "tune on threads (one node): the inter level written equal to the intra one" $?
+if [ -n "$mpibin" ] && [ -x "$mpibin" ] && command -v "$mpiexec" >/dev/null 2>&1; then
+    REDCOLL_RANKS_PER_NODE=2 timeout 600 "$mpiexec" -n 3 "$mpibin" tune --reps 1 --out "$tmp/tuned2" 2>/dev/null &&
+        grep -q '^# two levels: inside a node ranks 0 and 1, between nodes ranks 0 and 2$' "$tmp/tuned2" &&
+        grep -q '^inter_alpha ' "$tmp/tuned2" && grep -q '^inter_beta ' "$tmp/tuned2" && "$bin" profile "$tmp/tuned2" >/dev/null
+    check "mpi tune with nodes of 2 (REDCOLL_RANKS_PER_NODE=2, -n 3): both levels measured, a profile that parses" $?
+fi
 
 # ---- map on tiny grids ----
 "$bin" map --p-min 2 --p-max 5 -b 8 -e 512 -f 8 --svg "$tmp/m.svg" 2>/dev/null; check "map from the model exits 0" $?

@@ -26,6 +26,7 @@
 #include "test_plans.c"
 #include "test_chunked.c"
 #include "test_nonblock.c"
+#include "test_nodes.c"
 
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -68,6 +69,7 @@ int main(int argc, char **argv) {
     suite_plans();
     suite_chunked();
     suite_nonblock();
+    suite_nodes();
     printf("%ld passed, %ld failed\n", tf_passed, tf_failed);
     return tf_failed ? 1 : 0;
 }

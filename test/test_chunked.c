@@ -336,8 +336,9 @@ static void test_chunked_input_read_in_place(void) {
    first message, for every reduce row and reduce_scatter_block
    recursive_halving (its fold or first halving reads sbuf too), fused or
    cut, p = 2..13, every 3rd root, sum, a non-commutative op, max of
-   doubles, in place or not. Not checked: hierarchical (its group tables are scratch written
-   first; its levels are the rows checked here) and factor_ring's whole-chunk
+   doubles, in place or not. Not checked: hierarchical, node_split and
+   node_leader (their group and node tables are scratch written first;
+   their levels are the rows checked here) and factor_ring's whole-chunk
    rings of r > 3 (Bruck's allgather starts with the own chunk in scratch:
    m' <= b elements, for ceil(lg r) rounds instead of r-1), so factor_ring
    runs all halving. The check itself sees a copy into scratch:
@@ -347,7 +348,8 @@ static void test_chunked_scratch_read_in_place(void) {
     const redcoll_algo_info *e;
     int i, p, fused, k, seen = 0, runs = 0;
     for (i = 0; (e = redcoll_algo_at(i)) != NULL; ++i) {
-        if (!(e->coll == REDCOLL_COLL_REDUCE && e->algo != REDCOLL_ALGO_HIERARCHICAL) &&
+        if (!(e->coll == REDCOLL_COLL_REDUCE && e->algo != REDCOLL_ALGO_HIERARCHICAL &&
+              e->algo != REDCOLL_ALGO_NODE_SPLIT && e->algo != REDCOLL_ALGO_NODE_LEADER) &&
             !(e->coll == REDCOLL_COLL_REDUCE_SCATTER_BLOCK && e->algo == REDCOLL_ALGO_RECURSIVE_HALVING))
             continue;
         for (p = 2; p <= 13; ++p)

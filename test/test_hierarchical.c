@@ -61,11 +61,13 @@ static void test_sweep_bcast_hierarchical(void) {
 }
 
 /* The registered algorithms of `coll` a hierarchical level may use: all of
-   them but auto and hierarchical (so algorithms landing later are swept too). */
+   them but auto and the rows made of levels (hierarchical, node_split,
+   node_leader), so algorithms landing later are swept too. */
 static int th_level_algos(redcoll_coll coll, redcoll_algo *out) {
     int a, n = 0;
     for (a = 1; a < REDCOLL_ALGO_COUNT; ++a)
-        if (a != REDCOLL_ALGO_HIERARCHICAL && redcoll_algo_supported(coll, (redcoll_algo)a))
+        if (a != REDCOLL_ALGO_HIERARCHICAL && a != REDCOLL_ALGO_NODE_SPLIT && a != REDCOLL_ALGO_NODE_LEADER &&
+            redcoll_algo_supported(coll, (redcoll_algo)a))
             out[n++] = (redcoll_algo)a;
     return n;
 }
@@ -358,7 +360,8 @@ static void test_group_view_tag_layout(void) {
                 CHECK(space2[a][b] != space2[a][c], "views %d and %d of view %d apart", b, c, a);
         }
     /* a call's tag: 1 + its row in bits 6-12 (REDCOLL_TAG_ROW), slot 0, within
-       REDCOLL_TAG_MAX, the view bits clear */
+       REDCOLL_TAG_MAX, the view bits clear but for the rows made of levels on
+       views (hierarchical, node_split, node_leader) */
     for (i = 0; (e = redcoll_algo_at(i)) != NULL; ++i) {
         redcoll_options o;
         double buf[16] = { 0 };
@@ -374,6 +377,7 @@ static void test_group_view_tag_layout(void) {
         else redcoll_allgatherv(&t, buf, buf + 4, counts, REDCOLL_DOUBLE, &o);
         row = REDCOLL_TAG_ROW(th_last_tag);
         CHECK(th_last_tag >= 0 && th_last_tag <= REDCOLL_TAG_MAX && (e->algo == REDCOLL_ALGO_HIERARCHICAL ||
+              e->algo == REDCOLL_ALGO_NODE_SPLIT || e->algo == REDCOLL_ALGO_NODE_LEADER ||
               (th_last_tag & 63) == 0) && row == i && (th_last_tag & REDCOLL_TAG_SLOT_MASK) == 0,
               "%s/%s: tag %d (row %d)", redcoll_coll_name(e->coll),
               redcoll_algo_name(e->algo), th_last_tag, i);

@@ -66,6 +66,9 @@ static const tmo_bound tmo_bounds[] = {
     { REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_HIERARCHICAL, 0.8, 1.3, "levels as the best flat rows" },
     { REDCOLL_COLL_REDUCE, REDCOLL_ALGO_HIERARCHICAL, 0.75, 1.65, "levels as the best flat rows" },
     { REDCOLL_COLL_BCAST, REDCOLL_ALGO_HIERARCHICAL, 0.65, 1.65, "levels as the best flat rows" },
+    /* one node here (no nodes in these runs): the levels inside it */
+    { REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_NODE_LEADER, 0.95, 1.0, "reduce level: its estimates above p = 128" },
+    { REDCOLL_COLL_REDUCE, REDCOLL_ALGO_NODE_LEADER, 0.9, 1.0, "reduce level: its estimates above p = 128" },
     /* irregular collectives: the cost sees the total only and assumes even
        counts; the harness's counts are uneven (rc_counts) */
     { REDCOLL_COLL_ALLGATHERV, REDCOLL_ALGO_RECURSIVE_DOUBLING, 0.5, 1.55, "even counts assumed" },
@@ -338,7 +341,8 @@ static void test_irregular_rows_on_counts(void) {
 }
 
 /* AUTO (the model) against the simulator's argmin over the same candidates
-   (every row of the collective but hierarchical; commutative op), for every
+   (every row of the collective but hierarchical and, in these one-level
+   models, the node-aware rows; commutative op), for every
    collective, reduce included (its estimated rows are priced by replay at
    these p): AUTO's pick is the argmin, or where it is not, its simulated
    time equals the least one (a tie). allgatherv and reduce_scatter: AUTO
@@ -361,7 +365,7 @@ static void tmo_argmin(const redcoll_cost_model *m) {
                 pick = redcoll_select((redcoll_coll)c, p, tmo_bytes((redcoll_coll)c, p, counts[ci]), 1, &o);
                 for (i = 0; (e = redcoll_algo_at(i)) != NULL; ++i) {
                     double t;
-                    if ((int)e->coll != c || e->algo == REDCOLL_ALGO_HIERARCHICAL) continue;
+                    if ((int)e->coll != c || redcoll__composite(e->algo)) continue;
                     t = tmo_sim(e->coll, e->algo, p, counts[ci], m);
                     if (e->algo == pick) picked = t;
                     if (best < 0 || t < best * (1 - 1e-12)) { best = t; best_algo = e->algo; }
@@ -464,6 +468,7 @@ static void test_profile_round_trip(void) {
     redcoll_cost_model m, back;
     char buf[1024];
     int n;
+    memset(&m, 0, sizeof m);
     m.alpha = 2.1e-6; m.beta = 1.0 / 3e10; m.gamma = 4.2e-11; m.f_alpha = 0.62; m.f_beta = 0.97;
     n = redcoll_cost_model_format(&m, NULL, 0);
     CHECK(n > 0 && n < (int)sizeof buf, "length %d", n);

@@ -53,12 +53,32 @@
    the wait ends no earlier than post time plus the summed durations of its
    sends, or of its receives.
 
+   Two levels (nodes: node_size or node_map; and model.inter_alpha /
+   inter_beta other than alpha / beta): a message inside a node is timed as
+   above; a message between nodes has latency A = inter_alpha and B =
+   inter_beta per byte (f_alpha A and f_beta B one way) and its bytes share
+   links: the sending node's outgoing link and the receiving node's incoming
+   one. While k = max(messages on that outgoing link, messages on that
+   incoming link), it moves at 1 / (k B) bytes per second (each link is
+   shared equally; the rates change whenever a message joins or leaves one
+   of its links); it ends A after its last byte. Alone it lasts
+   n B + A, as a one-level message; k messages that leave one node together
+   each last k n B + A. peer_reduce applies inside nodes only (between
+   nodes the bytes cross the network). Zero inter fields mean the intra
+   values; with equal values, or one node, the model is the one-level one.
+
    Engine: every rank is a coroutine on the calling thread, switched only
    when it blocks. Each rank keeps its own modeled clock, and a message is
    timed when its second end is posted from the two post times (a discrete-
    event model whose events are timed by their causes), so the engine may
    run ready ranks in any order: it runs them first come, first served,
-   with no priority queue. Unmatched ends are found by a hash of (owner,
+   with no priority queue. Under the two-level model a message's end
+   depends on the messages that share its links later, so there the engine
+   runs the ranks in modeled-time order: a heap holds the ranks' wake-ups
+   and the link messages' ends (earliest first, a message's end before a
+   rank at the same time), a rank about to post later than the heap's first
+   event yields to it, and a link message ends when it leaves the heap.
+   Unmatched ends are found by a hash of (owner,
    peer, tag, direction), so a rank with thousands of pending transfers
    costs no scan. The coroutines are redcoll.h's ([SECTION:nonblock]): a
    switch is a few instructions on x86-64, ucontext elsewhere or with
@@ -102,6 +122,10 @@ typedef struct redcoll_mock_config {
                                        sender's memory (the threads transport): it
                                        advertises REDCOLL_TRANSPORT_PEER_REDUCE and a
                                        message reduced on arrival costs no n beta */
+    const int         *node_map;    /* NULL, or `size` entries: rank r is on node
+                                       node_map[r], 0 <= node_map[r] < size (any map,
+                                       nodes of any size); overrides node_size.
+                                       Borrowed for the run. (Appended.) */
 } redcoll_mock_config;
 
 typedef struct redcoll_mock_stats {
@@ -206,6 +230,7 @@ REDCOLL_API redcoll_result redcoll_mock_first_error(const redcoll_mock_report *r
 #error "redcoll_mock.h needs coroutines: x86-64 with GCC 8+ or Clang, or ucontext (define REDCOLL_CORO_UCONTEXT)"
 #endif
 
+#include <float.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -415,6 +440,7 @@ typedef struct redcoll__mrank {
                                           (a non-blocking collective's) that blocked */
 } redcoll__mrank;
 
+
 /* Unmatched ends by (owner, peer, tag, direction): a slot holds the FIFO of
    one key (linear probing; empty when head is NULL). The key is kept in the
    slot so that a probe reads no end. */
@@ -437,6 +463,17 @@ typedef struct redcoll__msim {
     size_t                nslots, nkeys;
     redcoll__coro        *main;     /* the engine: the caller's context */
     int                   idle;     /* tests in vain since the last post */
+    /* two levels (two_level != 0): */
+    int                   two_level;
+    const int            *node;     /* every rank's node, 0..size-1 */
+    int                  *node_mem; /* node when it is computed from node_size */
+    double                ia, ib;   /* inter_alpha, inter_beta */
+    double                now;      /* the time of the event being run */
+    int                  *heap;     /* ranks ready to run, earliest key first */
+    double               *key;      /* per rank: its time in the heap */
+    int                  *hpos;     /* per rank: its place in the heap, -1: not there */
+    int                   nheap;
+    redcoll__links        links;    /* messages between nodes (redcoll.h) */
 } redcoll__msim;
 
 static void redcoll__mlog(redcoll__msim *s, const char *fmt, ...) {
@@ -461,7 +498,51 @@ static void redcoll__mlog(redcoll__msim *s, const char *fmt, ...) {
 
 /* ---- running the coroutines ---- */
 
+/* ---- two levels: the ranks in time order ----
+   The ranks ready to run, earliest first (ties by rank); the links'
+   messages (redcoll__links) end before a rank runs at the same time. */
+
+static int redcoll__mh_less(const redcoll__msim *s, int a, int b) {
+    return s->key[a] < s->key[b] || (s->key[a] == s->key[b] && a < b);
+}
+
+static void redcoll__mh_place(redcoll__msim *s, int i, int r) {
+    s->heap[i] = r;
+    s->hpos[r] = i;
+}
+
+/* Puts rank r in the heap at time t (it is not there). */
+static void redcoll__mh_push(redcoll__msim *s, int r, double t) {
+    int i = s->nheap++;
+    s->key[r] = t;
+    while (i > 0 && redcoll__mh_less(s, r, s->heap[(i - 1) / 2])) {
+        redcoll__mh_place(s, i, s->heap[(i - 1) / 2]);
+        i = (i - 1) / 2;
+    }
+    redcoll__mh_place(s, i, r);
+}
+
+static int redcoll__mh_pop(redcoll__msim *s) {
+    int r = s->heap[0], i = 0, last = s->heap[--s->nheap];
+    s->hpos[r] = -1;
+    if (s->nheap == 0) return r;
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= s->nheap) break;
+        if (c + 1 < s->nheap && redcoll__mh_less(s, s->heap[c + 1], s->heap[c])) ++c;
+        if (!redcoll__mh_less(s, s->heap[c], last)) break;
+        redcoll__mh_place(s, i, s->heap[c]);
+        i = c;
+    }
+    redcoll__mh_place(s, i, last);
+    return r;
+}
+
+static void redcoll__mflow_end(redcoll__msim *s);
+
+
 static void redcoll__mready(redcoll__msim *s, redcoll__mrank *r) {
+    if (s->two_level) { redcoll__mh_push(s, r->rank, s->now); return; }
     r->next_ready = NULL;
     if (s->ready_tail) s->ready_tail->next_ready = r; else s->ready = r;
     s->ready_tail = r;
@@ -490,6 +571,19 @@ static void redcoll__mprepare(redcoll__mrank *r) {
    is ready (all done, or a deadlock). */
 static redcoll__coro *redcoll__mnext(redcoll__msim *s) {
     redcoll__mrank *r = s->ready;
+    while (s->two_level) { /* the earliest event: a message between nodes ends here */
+        double tf = redcoll__links_next(&s->links);
+        if (tf >= 0 && (s->nheap == 0 || tf <= s->key[s->heap[0]])) {
+            if (tf > s->now) s->now = tf;
+            redcoll__mflow_end(s);
+            continue;
+        }
+        if (s->nheap == 0) return s->main;
+        r = &s->ranks[redcoll__mh_pop(s)];
+        if (s->key[r->rank] > s->now) s->now = s->key[r->rank];
+        if (!r->started) redcoll__mprepare(r);
+        return r->at;
+    }
     if (!r) return s->main;
     s->ready = r->next_ready;
     if (!s->ready) s->ready_tail = NULL;
@@ -508,10 +602,12 @@ static redcoll__coro *redcoll__mnext(redcoll__msim *s) {
    be on a coroutine of its own (a non-blocking collective's schedule), which
    is where it resumes. */
 static void redcoll__mblock(redcoll__msim *s, redcoll__mrank *r) {
-    redcoll__coro *here = redcoll__coro_self();
+    redcoll__coro *here = redcoll__coro_self(), *next;
     redcoll__mstack_check(r);
     r->at = here;
-    redcoll__coro_switch(here, redcoll__mnext(s), 0);
+    next = redcoll__mnext(s);
+    if (next != here) redcoll__coro_switch(here, next, 0); /* two levels: r's own wait may
+                                                              have ended in mnext */
 }
 
 static void redcoll__mrank_main(void *arg) {
@@ -680,11 +776,39 @@ static void redcoll__mdeadlock(redcoll__msim *s) {
     redcoll__mfail_all(s, why);
 }
 
+/* ---- two levels: messages between nodes ---- */
+
+/* The next message on the links has passed its last byte: its ends are
+   done (redcoll.h's redcoll__links times it). */
+static void redcoll__mflow_end(redcoll__msim *s) {
+    void *a, *b;
+    double start, end;
+    redcoll__mend *snd, *rcv;
+    redcoll__links_end(&s->links, &a, &b, &start, &end);
+    snd = (redcoll__mend *)a; rcv = (redcoll__mend *)b;
+    snd->end_time = rcv->end_time = end;
+    snd->duration = rcv->duration = end - start;
+    redcoll__mend_finish(s, snd, REDCOLL_OK);
+    redcoll__mend_finish(s, rcv, REDCOLL_OK);
+}
+
+/* Two levels: rank r may post only when no earlier event is pending; it
+   yields to them (a message that ends at its clock goes first). */
+static void redcoll__msync(redcoll__msim *s, redcoll__mrank *r) {
+    while (s->two_level) {
+        double tf = redcoll__links_next(&s->links);
+        if ((tf < 0 || tf > r->clock) && (s->nheap == 0 || s->key[s->heap[0]] >= r->clock)) break;
+        redcoll__mh_push(s, r->rank, r->clock);
+        redcoll__mblock(s, r);
+    }
+    if (r->clock > s->now) s->now = r->clock;
+}
+
 /* A matched pair: move the bytes and time the message. */
 static void redcoll__mmatch(redcoll__msim *s, redcoll__mend *snd, redcoll__mend *rcv) {
     const redcoll_cost_model *m = &s->cfg.model;
     redcoll_result res = REDCOLL_OK;
-    double n = (double)snd->bytes, start, dur;
+    double n = (double)snd->bytes, start, dur, end;
     long round;
     if (snd->bytes != rcv->bytes) {
         redcoll__mlog(s, "size mismatch: rank %d sends %zu bytes to rank %d, which expects %zu (tag %d)\n",
@@ -695,17 +819,29 @@ static void redcoll__mmatch(redcoll__msim *s, redcoll__mend *snd, redcoll__mend 
         else memcpy(rcv->rbuf, snd->sbuf, snd->bytes);
     }
     start = snd->post_time > rcv->post_time ? snd->post_time : rcv->post_time;
-    if (rcv->into && s->cfg.peer_reduce) n = 0; /* the reduction's read is the transfer */
-    dur = (snd->duplex && rcv->duplex) ? m->alpha + n * m->beta
-                                       : m->f_alpha * m->alpha + n * m->f_beta * m->beta;
     round = (snd->post_round > rcv->post_round ? snd->post_round : rcv->post_round) + 1;
-    snd->end_time = rcv->end_time = start + dur;
-    snd->duration = rcv->duration = dur;
     snd->end_round = rcv->end_round = round;
     snd->owner->st.msgs_sent++;
     snd->owner->st.bytes_sent += snd->bytes;
     rcv->owner->st.msgs_recv++;
     rcv->owner->st.bytes_recv += snd->bytes;
+    if (s->two_level && s->node[snd->owner->rank] != s->node[rcv->owner->rank]) {
+        int duplex = snd->duplex && rcv->duplex;
+        double lat = duplex ? s->ia : m->f_alpha * s->ia, per = duplex ? s->ib : m->f_beta * s->ib;
+        if (res == REDCOLL_OK && n > 0 && per > 0 &&
+            redcoll__links_start(&s->links, s->node[snd->owner->rank], s->node[rcv->owner->rank], start,
+                                 n, per, lat, snd, rcv))
+            return; /* ended by the links (redcoll__mflow_end) */
+        end = start + n * per + lat; /* alone, as a flow ends */
+        dur = end - start;
+    } else {
+        if (rcv->into && s->cfg.peer_reduce) n = 0; /* the reduction's read is the transfer */
+        dur = (snd->duplex && rcv->duplex) ? m->alpha + n * m->beta
+                                           : m->f_alpha * m->alpha + n * m->f_beta * m->beta;
+        end = start + dur;
+    }
+    snd->end_time = rcv->end_time = end;
+    snd->duration = rcv->duration = dur;
     redcoll__mend_finish(s, snd, res);
     redcoll__mend_finish(s, rcv, res);
 }
@@ -808,6 +944,7 @@ static redcoll_result redcoll__mblocking(redcoll__mrank *r, const char *what, in
         list[n] = &ends[n];
         ++n;
     }
+    redcoll__msync(s, r);
     for (i = 0; i < n; ++i) redcoll__mpost(s, r, list[i]);
     return redcoll__mwait(s, r, list, n);
 }
@@ -862,6 +999,7 @@ static redcoll_result redcoll__mipost(redcoll__mrank *r, int is_send, int peer, 
     redcoll__mend_init(e, is_send, peer, sbuf, rbuf, bytes, tag, 0);
     e->into = into;
     e->heap = 1;
+    redcoll__msync(s, r);
     redcoll__mpost(s, r, e);
     req->ptr = e;
     return REDCOLL_OK;
@@ -907,8 +1045,16 @@ static void redcoll__midle(redcoll__msim *s, redcoll__mrank *r) {
         redcoll__mdeadlock(s);
         return;
     }
-    if (!s->ready) return; /* every other rank blocks or has ended */
-    redcoll__mready(s, r);
+    if (s->two_level) { /* after every ready rank: a test moves no modeled time */
+        double t = s->now;
+        int i;
+        if (s->nheap == 0) return; /* every other rank blocks or has ended */
+        for (i = 0; i < s->nheap; ++i) if (s->key[s->heap[i]] > t) t = s->key[s->heap[i]];
+        redcoll__mh_push(s, r->rank, t + (t > 0 ? t * DBL_EPSILON : DBL_MIN)); /* just after */
+    } else {
+        if (!s->ready) return; /* every other rank blocks or has ended */
+        redcoll__mready(s, r);
+    }
     redcoll__mblock(s, r);
 }
 
@@ -942,7 +1088,7 @@ static void redcoll__mabort(void *user, redcoll_result why) {
 
 static int redcoll__mnode_of(void *user, int rank) {
     redcoll__mrank *r = (redcoll__mrank *)user;
-    return rank / r->sim->cfg.node_size;
+    return r->sim->cfg.node_map ? r->sim->cfg.node_map[rank] : rank / r->sim->cfg.node_size;
 }
 
 static void redcoll__mon_compute(void *user, size_t elems, size_t bytes) {
@@ -968,10 +1114,45 @@ static void redcoll__mschedule(redcoll__msim *s) {
         redcoll__coro *next = redcoll__mnext(s);
         if (next != s->main) { redcoll__coro_switch(s->main, next, 0); continue; }
         redcoll__mdeadlock(s);
-        if (!s->ready) break; /* cannot happen: every blocked rank waits for an unmatched end */
+        if (!s->ready && s->nheap == 0) break; /* cannot happen: every blocked rank waits for an unmatched end */
     }
     for (i = 0; i < s->cfg.size; ++i)
         if (s->ranks[i].started) redcoll__coro_unmake(&s->ranks[i].ctx);
+}
+
+/* Two levels: the node of every rank, and whether the model has two levels
+   (more than one node and inter links that differ); then the heap's arrays.
+   0 when memory ran out. */
+static const redcoll_allocator redcoll__mlinks_alloc = { 0, 0, 0 }; /* REDCOLL_MALLOC / FREE */
+
+static int redcoll__mlevels_init(redcoll__msim *s) {
+    const redcoll_cost_model *m = &s->cfg.model;
+    int p = s->cfg.size, i, several = 0;
+    s->ia = m->inter_alpha > 0 ? m->inter_alpha : m->alpha;
+    s->ib = m->inter_beta > 0 ? m->inter_beta : m->beta;
+    if ((!s->cfg.node_map && s->cfg.node_size <= 0) || (s->ia == m->alpha && s->ib == m->beta)) return 1;
+    if (s->cfg.node_map) {
+        s->node = s->cfg.node_map;
+    } else {
+        if (!(s->node_mem = (int *)malloc((size_t)p * sizeof *s->node_mem))) return 0;
+        for (i = 0; i < p; ++i) s->node_mem[i] = i / s->cfg.node_size;
+        s->node = s->node_mem;
+    }
+    for (i = 1; i < p; ++i) several |= s->node[i] != s->node[0];
+    if (!several) return 1;
+    s->heap = (int *)malloc((size_t)p * sizeof *s->heap);
+    s->key = (double *)malloc((size_t)p * sizeof *s->key);
+    s->hpos = (int *)malloc((size_t)p * sizeof *s->hpos);
+    if (!s->heap || !s->key || !s->hpos || !redcoll__links_init(&s->links, p, &redcoll__mlinks_alloc))
+        return 0;
+    for (i = 0; i < p; ++i) s->hpos[i] = -1;
+    s->two_level = 1;
+    return 1;
+}
+
+static void redcoll__mlevels_free(redcoll__msim *s) {
+    if (s->links.link) redcoll__links_free(&s->links);
+    free(s->heap); free(s->key); free(s->hpos); free(s->node_mem);
 }
 
 REDCOLL_API redcoll_mock_config redcoll_mock_defaults(int size) {
@@ -991,6 +1172,8 @@ REDCOLL_API redcoll_result redcoll_mock_run(const redcoll_mock_config *cfg,
     int i, have_stacks;
     if (report) memset(report, 0, sizeof *report);
     if (!cfg || !fn || !report || cfg->size < 1) return REDCOLL_ERR_INVALID_ARG;
+    for (i = 0; cfg->node_map && i < cfg->size; ++i)
+        if (cfg->node_map[i] < 0 || cfg->node_map[i] >= cfg->size) return REDCOLL_ERR_INVALID_ARG;
     if (stack < ((size_t)16 << 10)) stack = (size_t)16 << 10;
     memset(&s, 0, sizeof s);
     s.cfg = *cfg;
@@ -1001,8 +1184,10 @@ REDCOLL_API redcoll_result redcoll_mock_run(const redcoll_mock_config *cfg,
     stacks = (redcoll__mstack **)calloc((size_t)cfg->size, sizeof *stacks);
     report->results = (redcoll_result *)calloc((size_t)cfg->size, sizeof *report->results);
     report->stats = (redcoll_mock_stats *)calloc((size_t)cfg->size, sizeof *report->stats);
-    if (!s.ranks || !s.slots || !stacks || !report->results || !report->stats) {
+    if (!s.ranks || !s.slots || !stacks || !report->results || !report->stats ||
+        !redcoll__mlevels_init(&s)) {
         free(s.ranks); free(s.slots); free(stacks);
+        redcoll__mlevels_free(&s);
         redcoll_mock_report_free(report);
         return REDCOLL_ERR_OUT_OF_MEMORY;
     }
@@ -1027,7 +1212,7 @@ REDCOLL_API redcoll_result redcoll_mock_run(const redcoll_mock_config *cfg,
         r->t.test = redcoll__mtest;
         r->t.irecv_reduce = redcoll__mirecv_reduce;
         r->t.nb = &r->nb;
-        r->t.node_of = cfg->node_size > 0 ? redcoll__mnode_of : NULL;
+        r->t.node_of = cfg->node_size > 0 || cfg->node_map ? redcoll__mnode_of : NULL;
         r->t.on_compute = redcoll__mon_compute;
         r->t.on_scratch = redcoll__mon_scratch;
         r->t.flags = (cfg->no_data ? REDCOLL_TRANSPORT_NO_DATA : 0u) |
@@ -1064,6 +1249,7 @@ REDCOLL_API redcoll_result redcoll_mock_run(const redcoll_mock_config *cfg,
     report->deadlocked = s.deadlocked;
     report->aborted = s.aborted;
     report->log = s.log;
+    redcoll__mlevels_free(&s);
     free(s.ranks);
     free(s.slots);
     free(stacks);

@@ -73,6 +73,15 @@
    - node_of: processes that share memory (MPI_Comm_split_type with
      MPI_COMM_TYPE_SHARED) have the same node id; ids are 0, 1, ... in the
      order of each node's lowest rank. Computed once by init (an allgather).
+     cfg.ranks_per_node = k > 0, or without it the environment variable
+     REDCOLL_RANKS_PER_NODE=k (rank 0's value, so every rank agrees), makes
+     every k consecutive ranks one node instead: the node-aware schedules
+     and the two-level model can be exercised on one machine.
+   - node: for a communicator that spans nodes, redcoll_mpi_split_node gives
+     the communicator of this rank's node; a transport made on it (shared
+     memory, or another redcoll_mpi) handed to redcoll_mpi_set_node carries
+     the node-aware rows' levels inside the node, MPI the rest. abort
+     aborts that transport too.
    - Helpers map MPI's predefined datatypes and ops and MPI_IN_PLACE to
      redcoll's, so an MPI call translates one to one:
          redcoll_dtype d; redcoll_op o;
@@ -100,6 +109,9 @@ typedef struct redcoll_mpi_config {
     size_t max_chunk_bytes;    /* largest single MPI message; 0 = INT_MAX. Tests
                                   lower it to drive the chunking path. */
     int    abort_job_on_error; /* 1: abort calls MPI_Abort(comm, 1) */
+    int    ranks_per_node;     /* > 0: nodes of this many consecutive ranks; 0: the
+                                  environment's REDCOLL_RANKS_PER_NODE, else the
+                                  processes that share memory. (Appended.) */
 } redcoll_mpi_config;
 
 /* What made this transport fail: its first failure (later calls return
@@ -140,6 +152,7 @@ typedef struct redcoll_mpi {
     void             *spare;          /* freed one-chunk request records, for the next isend/irecv */
     int               test_pass;      /* test's stamp in mark */
     long              test_idle;      /* tests in vain in a row: when to look */
+    const redcoll_transport *inside;  /* the node's transport (redcoll_mpi_set_node); NULL: none */
 } redcoll_mpi;
 
 /*
@@ -198,6 +211,44 @@ REDCOLL_API int redcoll_mpi_dtype(MPI_Datatype type, redcoll_dtype *out);
 REDCOLL_API int redcoll_mpi_op(MPI_Op op, redcoll_op *out);
 REDCOLL_API void *redcoll_mpi_buf(const void *buf);
 REDCOLL_API redcoll_result redcoll_mpi_result(int mpi_error);
+
+/*
+The communicator of this rank's node: the ranks of m with this rank's
+node_of id, in rank order, for a transport inside the node.
+
+Parameters
+    m       an initialised transport.
+    node    receives the communicator (MPI_COMM_NULL on failure); the caller
+            frees it with MPI_Comm_free.
+
+Return Value
+    REDCOLL_OK, or the mapped MPI error.
+
+Thread Safety
+    Collective over m's communicator, as MPI_Comm_split.
+*/
+REDCOLL_API redcoll_result redcoll_mpi_split_node(redcoll_mpi *m, MPI_Comm *node);
+
+/*
+Makes `inside` m's `node` entry: the node-aware rows (node_split,
+node_leader) run their levels inside a node on it, and only the network
+part over MPI; m's abort aborts it too.
+
+Parameters
+    m       an initialised transport.
+    inside  a transport over the ranks of this rank's node in rank order
+            (e.g. shared memory, or another redcoll_mpi, made on
+            redcoll_mpi_split_node's communicator); it must outlive m's use
+            of it. NULL: none (the levels run over MPI).
+
+Return Value
+    None.
+
+Thread Safety
+    Not while a collective runs on m. Every rank of a node sets one alike
+    (all or none of them).
+*/
+REDCOLL_API void redcoll_mpi_set_node(redcoll_mpi *m, const redcoll_transport *inside);
 
 /*
 m's first failure in words: what happened, who and which calls were
@@ -668,8 +719,11 @@ static void redcoll__mpi_abort(void *user, redcoll_result why) {
     m->failed = 1;
     if (m->failure.why == REDCOLL_OK) redcoll__mpi_failed(m, why, -1, -1, -1);
     if (first && !m->released) redcoll__mpi_tell(m, why);
+    if (m->inside && m->inside->abort) m->inside->abort(m->inside->user, why);
     if (m->abort_job) MPI_Abort(m->comm, 1);
 }
+
+static const redcoll_transport *redcoll__mpi_node(void *user) { return ((const redcoll_mpi *)user)->inside; }
 
 static int redcoll__mpi_node_of(void *user, int rank) {
     const redcoll_mpi *m = (const redcoll_mpi *)user;
@@ -684,13 +738,24 @@ static void *redcoll__mpi_scratch(void *user, size_t bytes) {
 /* Node ids: each rank learns its node's lowest rank (MPI_COMM_TYPE_SHARED),
    an allgather spreads them, and they are renumbered 0, 1, ... in order of
    first appearance. */
-static redcoll_result redcoll__mpi_nodes(redcoll_mpi *m) {
+static redcoll_result redcoll__mpi_nodes(redcoll_mpi *m, int ranks_per_node) {
     MPI_Comm node;
     int leader = m->t.rank, p = m->t.size, i;
     redcoll_result r;
     m->node_ids = (int *)malloc(sizeof(int) * 2 * (size_t)p); /* and the marks */
     if (!m->node_ids) return REDCOLL_ERR_OUT_OF_MEMORY;
     m->mark = m->node_ids + p;
+    if (ranks_per_node <= 0) { /* rank 0's environment decides for all */
+        const char *env = m->t.rank == 0 ? getenv("REDCOLL_RANKS_PER_NODE") : NULL;
+        ranks_per_node = env ? atoi(env) : 0;
+        r = redcoll__mpi_check(m, MPI_Bcast(&ranks_per_node, 1, MPI_INT, 0, m->comm));
+        if (r != REDCOLL_OK) { free(m->node_ids); m->node_ids = m->mark = NULL; return r; }
+    }
+    if (ranks_per_node > 0) {
+        for (i = 0; i < p; ++i) m->node_ids[i] = i / ranks_per_node;
+        m->nodes = (p - 1) / ranks_per_node + 1;
+        return REDCOLL_OK;
+    }
     r = redcoll__mpi_check(m, MPI_Comm_split_type(m->comm, MPI_COMM_TYPE_SHARED, m->t.rank,
                                                   MPI_INFO_NULL, &node));
     if (r == REDCOLL_OK) {
@@ -736,7 +801,7 @@ REDCOLL_API redcoll_result redcoll_mpi_init(redcoll_mpi *m, MPI_Comm comm,
     m->t.user = m;
     m->t.rank = rank;
     m->t.size = size;
-    r = redcoll__mpi_nodes(m);
+    r = redcoll__mpi_nodes(m, cfg ? cfg->ranks_per_node : 0);
     if (r != REDCOLL_OK) { MPI_Comm_free(&m->comm); memset(m, 0, sizeof *m); return r; }
     m->t.send = redcoll__mpi_send;
     m->t.recv = redcoll__mpi_recv;
@@ -754,8 +819,16 @@ REDCOLL_API redcoll_result redcoll_mpi_init(redcoll_mpi *m, MPI_Comm comm,
     }
     m->t.node_of = redcoll__mpi_node_of;
     m->t.scratch = redcoll__mpi_scratch;
+    m->t.node = redcoll__mpi_node;
     return REDCOLL_OK;
 }
+
+REDCOLL_API redcoll_result redcoll_mpi_split_node(redcoll_mpi *m, MPI_Comm *node) {
+    *node = MPI_COMM_NULL;
+    return redcoll__mpi_check(m, MPI_Comm_split(m->comm, m->node_ids[m->t.rank], m->t.rank, node));
+}
+
+REDCOLL_API void redcoll_mpi_set_node(redcoll_mpi *m, const redcoll_transport *inside) { m->inside = inside; }
 
 REDCOLL_API void redcoll_mpi_finalize(redcoll_mpi *m) {
     if (!m) return;

@@ -405,22 +405,32 @@ typedef struct mcount {
     redcoll_transport        t;
     const redcoll_transport *in;
     long                     calls;
+    long                     local; /* messages to or from a rank of this rank's node (in's node_of) */
 } mcount;
 
+static void mc_peer(mcount *w, int peer) {
+    if (peer >= 0 && w->in->node_of &&
+        w->in->node_of(w->in->user, peer) == w->in->node_of(w->in->user, w->in->rank))
+        w->local++;
+}
 static redcoll_result mc_send(void *u, int dst, const void *b, size_t n, int tag) {
     mcount *w = (mcount *)u;
     w->calls++;
+    mc_peer(w, dst);
     return w->in->send(w->in->user, dst, b, n, tag);
 }
 static redcoll_result mc_recv(void *u, int src, void *b, size_t n, int tag) {
     mcount *w = (mcount *)u;
     w->calls++;
+    mc_peer(w, src);
     return w->in->recv(w->in->user, src, b, n, tag);
 }
 static redcoll_result mc_sendrecv(void *u, int dst, const void *sb, size_t sn, int src, void *rb,
                                   size_t rn, int tag) {
     mcount *w = (mcount *)u;
     w->calls++;
+    mc_peer(w, dst);
+    mc_peer(w, src);
     return w->in->sendrecv(w->in->user, dst, sb, sn, src, rb, rn, tag);
 }
 
@@ -459,6 +469,102 @@ static void test_library_chunks(void) {
     cut = mcut_sweep(12); /* 3 int32, or 1 matmul element */
     MCHECK(g_size == 1 ? cut == whole && whole == 0 : cut > whole,
            "transport calls: %ld cut, %ld whole", cut, whole);
+}
+
+/* The node's transport (the MPI transport's `node` entry): nodes of 2
+   (cfg.ranks_per_node), a second MPI transport on each node's communicator
+   (redcoll_mpi_split_node) set as the node entry, both wrapped to count
+   their calls. The node-aware rows match MPI bytewise (commutative and
+   not, one-shot and planned), their levels inside nodes run on the node's
+   transport and no message between two ranks of one node goes over the
+   outer one; without the entry they do (the control). */
+static int mw_node_of(void *u, int r) { const mcount *w = (const mcount *)u; return w->in->node_of(w->in->user, r); }
+static const redcoll_transport *mw_node(void *u) {
+    const mcount *w = (const mcount *)u;
+    return w->in->node(w->in->user);
+}
+static void *mw_scratch(void *u, size_t bytes) { const mcount *w = (const mcount *)u; return w->in->scratch(w->in->user, bytes); }
+
+static void mwrap(mcount *w, const redcoll_transport *in) {
+    memset(w, 0, sizeof *w);
+    w->in = in;
+    w->t.user = w; w->t.rank = in->rank; w->t.size = in->size;
+    w->t.send = mc_send; w->t.recv = mc_recv; w->t.sendrecv = mc_sendrecv;
+    w->t.node_of = in->node_of ? mw_node_of : NULL;
+    w->t.node = in->node ? mw_node : NULL;
+    w->t.scratch = in->scratch ? mw_scratch : NULL;
+}
+
+static void test_node_transport(void) {
+    static const redcoll_coll colls[4] = { REDCOLL_COLL_ALLREDUCE, REDCOLL_COLL_REDUCE, REDCOLL_COLL_BCAST,
+                                           REDCOLL_COLL_ALLGATHER };
+    static const redcoll_algo algos[2] = { REDCOLL_ALGO_NODE_SPLIT, REDCOLL_ALGO_NODE_LEADER };
+    redcoll_mpi_config cfg;
+    redcoll_mpi outer, inner;
+    MPI_Comm nc = MPI_COMM_NULL;
+    mcount out, in;
+    int i, j, k, pair = (g_rank | 1) < g_size; /* my node has 2 ranks */
+    memset(&cfg, 0, sizeof cfg);
+    cfg.ranks_per_node = 2;
+    MCHECK(redcoll_mpi_init(&outer, MPI_COMM_WORLD, &cfg) == REDCOLL_OK && outer.nodes == (g_size + 1) / 2,
+           "init with nodes of 2");
+    MCHECK(redcoll_mpi_split_node(&outer, &nc) == REDCOLL_OK, "the node's communicator");
+    cfg.ranks_per_node = g_size; /* one node */
+    MCHECK(redcoll_mpi_init(&inner, nc, &cfg) == REDCOLL_OK, "a transport on it");
+    MPI_Comm_free(&nc);
+    MCHECK(inner.t.size == 1 + pair && inner.t.rank == g_rank % 2, "rank %d of %d in the node", inner.t.rank,
+           inner.t.size);
+    mwrap(&in, &inner.t);
+    redcoll_mpi_set_node(&outer, &in.t);
+    mwrap(&out, &outer.t);
+    MCHECK(out.t.node && out.t.node(out.t.user) == &in.t, "the node entry");
+    for (i = 0; i < 4; ++i)
+        for (j = 0; j < 2; ++j)
+            for (k = 0; k < 4; ++k) {
+                mcase c;
+                memset(&c, 0, sizeof c);
+                c.m = &outer; c.t = &out.t;
+                c.coll = colls[i]; c.algo = algos[j];
+                c.count = k == 0 ? 1 : k == 1 ? (size_t)g_size + 1 : 1000;
+                c.root = k % g_size;
+                c.in_place = mhas_in_place(c.coll) && k == 1;
+                c.matmul = k == 3;
+                if (c.matmul && !mreduces(c.coll)) continue;
+                mrun(&c);
+            }
+    {   /* a plan: the measuring pass stands in for the node's transport too */
+        double x[64], y[64], want[64];
+        redcoll_options o;
+        redcoll_plan *pl = NULL;
+        int r;
+        memset(&o, 0, sizeof o);
+        o.algo = REDCOLL_ALGO_NODE_SPLIT;
+        for (r = 0; r < 64; ++r) x[r] = g_rank * 64 + r;
+        MPI_Allreduce(x, want, 64, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        MCHECK(redcoll_allreduce_init(&out.t, x, y, 64, REDCOLL_DOUBLE, REDCOLL_SUM, &o, &pl) == REDCOLL_OK,
+               "plan");
+        for (r = 0; r < 2; ++r) {
+            memset(y, 0, sizeof y);
+            MCHECK(redcoll_plan_run(pl) == REDCOLL_OK && !memcmp(y, want, sizeof y), "plan run %d", r);
+        }
+        redcoll_plan_free(pl);
+    }
+    MCHECK(out.local == 0, "%ld messages inside a node went over MPI", out.local);
+    MCHECK(pair ? in.calls > 0 : in.calls == 0, "%ld calls on the node's transport", in.calls);
+    redcoll_mpi_set_node(&outer, NULL); /* the control */
+    out.local = in.calls = 0;
+    {
+        mcase c;
+        memset(&c, 0, sizeof c);
+        c.m = &outer; c.t = &out.t; c.coll = REDCOLL_COLL_ALLREDUCE; c.algo = REDCOLL_ALGO_NODE_SPLIT;
+        c.count = 1000;
+        mrun(&c);
+    }
+    MCHECK(in.calls == 0 && (pair ? out.local > 0 : out.local == 0),
+           "without the node's transport: %ld messages inside a node over MPI", out.local);
+    MPI_Barrier(MPI_COMM_WORLD);
+    redcoll_mpi_finalize(&inner);
+    redcoll_mpi_finalize(&outer);
 }
 
 /* One-shot calls take their scratch from the transport's persistent block:
@@ -778,6 +884,7 @@ int main(int argc, char **argv) {
     mtest("tags within MPI_TAG_UB", test_tags);
     mtest("size mismatch and abort", test_errors);
     mtest("ranks that disagree: every collective and kind", test_disagree);
+    mtest("node-aware rows on the node's transport", test_node_transport);
     redcoll_mpi_finalize(&g_m);
     if (g_rank == 0) printf("%ld passed, %ld failed\n", g_passed, g_failed);
     MPI_Finalize();

@@ -117,6 +117,24 @@ same "REDCOLL_PROFILE with a bad profile: identical" $q2 $s "$tmp/q2" "$tmp/prof
 [ "$(grep -c "REDCOLL_PROFILE=$tmp/bad.profile ignored (" "$tmp/profbad.err")" -eq 1 ]
 check "REDCOLL_PROFILE: a profile that does not parse is reported once" $? "$tmp/profbad.err"
 
+# ---- nodes: REDCOLL_RANKS_PER_NODE=2 makes the transport see nodes of 2 ranks; the
+# node-aware rows forced, and auto under a two-level profile, give MPI's results
+printf 'redcoll_profile 1\nalpha 5e-7\nbeta 5e-11\ngamma 2.5e-11\nf_alpha 1\nf_beta 1\ninter_alpha 2e-6\ninter_beta 1e-10\n' > "$tmp/two.profile"
+for n in 4 3; do
+    ref=$tmp/q$n; [ -f "$ref" ] || { mpi "$n" "$ref" -- "$build/pmpi_colls" world; }
+    for algo in node_split node_leader; do
+        shim "$n" "$tmp/nodes" REDCOLL_RANKS_PER_NODE=2 REDCOLL_VERBOSE=1 REDCOLL_ALLREDUCE_ALGORITHM=$algo \
+            REDCOLL_REDUCE_ALGORITHM=$algo REDCOLL_BCAST_ALGORITHM=$algo REDCOLL_ALLGATHER_ALGORITHM=$algo \
+            -- "$build/pmpi_colls" world; s=$?
+        same "n=$n REDCOLL_RANKS_PER_NODE=2, $algo forced: identical" 0 $s "$ref" "$tmp/nodes"
+    done
+    grep -q "(p=$n): $(( (n + 1) / 2 )) nodes; inside this node: MPI point-to-point on the node's communicator" \
+        "$tmp/nodes.err"
+    check "n=$n REDCOLL_RANKS_PER_NODE=2: the levels inside a node run on the node's transport" $? "$tmp/nodes.err"
+    shim "$n" "$tmp/nodes" REDCOLL_RANKS_PER_NODE=2 REDCOLL_PROFILE="$tmp/two.profile" -- "$build/pmpi_colls" world; s=$?
+    same "n=$n REDCOLL_RANKS_PER_NODE=2, auto under a two-level profile: identical" 0 $s "$ref" "$tmp/nodes"
+done
+
 # ---- every algorithm of every collective, forced: round k forces the k-th name of each
 force_every "" "$build/pmpi_colls" world
 
