@@ -124,8 +124,8 @@ static double tune_gamma(const cli *c) {
     char *in = (char *)calloc(top + es, 1), *io = (char *)calloc(top + es, 1);
     int s, rep;
     if (!in || !io || !sample) { free(in); free(io); free(sample); return 0; }
-    rc_fill(c->spec.dtype, c->op.kind, 0, in, top / es);
-    rc_fill(c->spec.dtype, c->op.kind, 1, io, top / es);
+    rc_fill(c->spec.dtype, c->op.kind, 0, 0, in, top / es);
+    rc_fill(c->spec.dtype, c->op.kind, 0, 1, io, top / es);
     for (s = 0; s < TUNE_RED_SIZES; ++s) {
         size_t n = ((size_t)4096 << (2 * s)) / es;
         long k, iters = 4;

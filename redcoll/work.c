@@ -280,6 +280,14 @@ static redcoll_result cli_c_sendrecv_reduce(void *u, int dst, const void *sbuf, 
     return CLI_IN(u)->sendrecv_reduce(CLI_IN(u)->user, dst, sbuf, sbytes, src, rbytes, tag, into);
 }
 static void *cli_c_scratch(void *u, size_t bytes) { return CLI_IN(u)->scratch(CLI_IN(u)->user, bytes); }
+static redcoll_result cli_c_test(void *u, int count, redcoll_request *reqs, int *done) {
+    return CLI_IN(u)->test(CLI_IN(u)->user, count, reqs, done);
+}
+static redcoll_result cli_c_irecv_reduce(void *u, int src, size_t bytes, int tag,
+                                         const redcoll_consumer *into, redcoll_request *req) {
+    CLI_TICK();
+    return CLI_IN(u)->irecv_reduce(CLI_IN(u)->user, src, bytes, tag, into, req);
+}
 
 static void cli_counted_init(cli_counted *w, const redcoll_transport *in) {
     const redcoll_transport *i = in;
@@ -298,6 +306,9 @@ static void cli_counted_init(cli_counted *w, const redcoll_transport *in) {
     t->recv_reduce = i->recv_reduce ? cli_c_recv_reduce : NULL;
     t->sendrecv_reduce = i->sendrecv_reduce ? cli_c_sendrecv_reduce : NULL;
     t->scratch = i->scratch ? cli_c_scratch : NULL;
+    t->test = i->test ? cli_c_test : NULL;
+    t->irecv_reduce = i->irecv_reduce ? cli_c_irecv_reduce : NULL;
+    t->nb = i->nb; /* one count of starts per rank, whichever view it is made through */
 }
 
 typedef struct cli_simrun {

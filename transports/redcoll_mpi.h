@@ -48,6 +48,12 @@
      reductions) -- it waits, as MPICH's own collectives do then; the
      threads transport and the simulator end those too (test/mpi/test_mpi.c
      lists the cases).
+   - test (for redcoll's non-blocking collectives; nb is provided, and no
+     irecv_reduce, as there is no recv_reduce) makes one pass of what waitall
+     does and never waits: sends tested, receives taken when their message
+     has come. MPI moves its own transfers inside any MPI call, so a started
+     collective advances whenever the application calls redcoll_test (or,
+     through the drop-in, MPI_Test and the like).
    - abort does NOT call MPI_Abort: an error inside a collective is returned
      to the caller. abort marks this rank's transport failed (m.failed): every
      later call on it returns REDCOLL_ERR_ABORTED at once, because the
@@ -134,6 +140,9 @@ typedef struct redcoll_mpi {
     int               tag_mask;       /* redcoll's tags keep these bits: the largest
                                          2^k - 1 <= MPI_TAG_UB (MPI: >= 32767) */
     redcoll_scratch_block scratch;    /* the scratch entry's block */
+    redcoll_nbstate   nb;             /* the library's, for non-blocking collectives */
+    int               test_pass;      /* test's stamp in mark */
+    long              test_idle;      /* tests in vain in a row: when to look */
 } redcoll_mpi;
 
 /* Duplicates comm and fills m (collective over comm; MPI must be
@@ -507,6 +516,59 @@ static redcoll_result redcoll__mpi_waitall(void *user, int count, redcoll_reques
 /* Tells every other rank this one failed (a notice each, sent and left to
    MPI), unless a notice released it: the rank that failed first told
    everyone already. */
+static void redcoll__mpi_tell(redcoll_mpi *m, redcoll_result why);
+
+/* The transport's test (MPI_Testall's meaning): one pass over the ends of
+   the requests, as redcoll__mpi_wait makes them -- a send tested, a receive
+   taken if its message has come, the receives from one peer in posting
+   order -- never waiting. When all are done the requests are freed (done 1);
+   an error ends them all at once (their sends freed). After
+   REDCOLL__MPI_LOOK_AFTER calls in vain it looks, every
+   REDCOLL__MPI_LOOK_EVERY calls, for a notice or a peer in another call
+   (redcoll__mpi_look), as a blocking wait does. */
+static redcoll_result redcoll__mpi_test(void *user, int count, redcoll_request *reqs, int *done) {
+    redcoll_mpi *m = (redcoll_mpi *)user;
+    redcoll_result r = m->failed ? REDCOLL_ERR_ABORTED : REDCOLL_OK;
+    redcoll__mpi_end *first = NULL;
+    int i, c, left = 0, pass = m->test_pass = (m->test_pass + 1) & 0x3fffffff;
+    *done = 0;
+    for (i = 0; i < count && r == REDCOLL_OK; ++i) { /* receives from one peer: in order */
+        redcoll__mpi_req *q = (redcoll__mpi_req *)reqs[i].ptr;
+        for (c = 0; q && c < q->n; ++c) if (q->e[c].is_recv && !q->e[c].done) m->mark[q->e[c].peer] = -1;
+    }
+    for (i = 0; i < count && r == REDCOLL_OK; ++i) {
+        redcoll__mpi_req *q = (redcoll__mpi_req *)reqs[i].ptr;
+        for (c = 0; q && c < q->n && r == REDCOLL_OK; ++c) {
+            redcoll__mpi_end *e = &q->e[c];
+            int flag = 0;
+            if (e->done) continue;
+            if (e->is_recv && m->mark[e->peer] != pass) {
+                m->mark[e->peer] = pass;
+                r = redcoll__mpi_take(m, e);
+            } else if (!e->is_recv) {
+                r = redcoll__mpi_check(m, MPI_Test(&e->q, &flag, MPI_STATUS_IGNORE));
+                if (r != REDCOLL_OK) redcoll__mpi_failed(m, r, e->peer, e->tag, -1);
+                e->done = flag;
+            }
+            if (!e->done) { ++left; if (!first) first = e; }
+        }
+    }
+    if (r == REDCOLL_OK && left && ++m->test_idle >= REDCOLL__MPI_LOOK_AFTER &&
+        m->test_idle % REDCOLL__MPI_LOOK_EVERY == 0)
+        r = redcoll__mpi_look(m, first);
+    if (r == REDCOLL_OK && left) return REDCOLL_OK;
+    m->test_idle = 0;
+    for (i = 0; i < count; ++i) {
+        redcoll__mpi_req *q = (redcoll__mpi_req *)reqs[i].ptr;
+        if (!q) continue;
+        if (r != REDCOLL_OK) redcoll__mpi_cancel(q->n, q->e);
+        free(q);
+        reqs[i].ptr = NULL;
+    }
+    *done = 1;
+    return r;
+}
+
 static void redcoll__mpi_tell(redcoll_mpi *m, redcoll_result why) {
     const redcoll_mpi_failure *f = &m->failure;
     int i;
@@ -607,6 +669,13 @@ REDCOLL_API redcoll_result redcoll_mpi_init(redcoll_mpi *m, MPI_Comm comm,
     m->t.isend = redcoll__mpi_isend;
     m->t.irecv = redcoll__mpi_irecv;
     m->t.waitall = redcoll__mpi_waitall;
+    m->t.test = redcoll__mpi_test;
+    m->t.nb = &m->nb;
+    {   /* the tag bits that survive, for the request slots */
+        int bits = 0;
+        while (bits < 28 && (1 << bits) - 1 < m->tag_mask) ++bits;
+        m->nb.tag_bits = bits;
+    }
     m->t.node_of = redcoll__mpi_node_of;
     m->t.scratch = redcoll__mpi_scratch;
     return REDCOLL_OK;

@@ -16,7 +16,7 @@ build=${1:-build} mpicc=${2:-mpicc.mpich} mpiexec=${3:-mpiexec.mpich}
 . test/pmpi/lib.sh
 suite_begin "MPI drop-in suite" "$build" "$mpicc" "$mpiexec"
 flags="-std=c11 -Wall -Wextra -pedantic -Werror -Wmissing-prototypes -Wstrict-prototypes -O2 -g"
-for prog in colls threads errors disagree; do # errors.c compiles the shim in: -I.
+for prog in colls threads errors nonblock disagree; do # errors.c compiles the shim in: -I.
     built "MPI drop-in suite" "$build/pmpi_$prog" "test/pmpi/$prog.c" shim/redcoll_pmpi.c redcoll.h \
         transports/redcoll_mpi.h -- "$mpicc" $flags -I. "test/pmpi/$prog.c" -o "$build/pmpi_$prog" -lpthread
 done
@@ -29,7 +29,10 @@ exported=$(nm -D --defined-only "$lib" | awk '$2 == "T" {print $3}')
 extra=$(echo "$exported" | grep -Ev '^(MPI_|_init$|_fini$)' || true)
 missing=""
 for f in Allreduce Reduce Reduce_scatter Reduce_scatter_block Allgather Allgatherv Bcast Alltoall \
-         Gather Scatter Barrier Op_create Op_free Finalize; do
+         Gather Scatter Barrier Op_create Op_free Finalize Iallreduce Ireduce Ireduce_scatter \
+         Ireduce_scatter_block Iallgather Iallgatherv Ibcast Ialltoall Igather Iscatter Ibarrier \
+         Allreduce_init Bcast_init Start Startall Wait Test Waitall Testall Waitany Testany Waitsome \
+         Testsome Request_free Request_get_status; do
     echo "$exported" | grep -qx "MPI_$f" || missing="$missing MPI_$f"
 done
 check "the library exports the MPI entry points and nothing else" $([ -z "$extra$missing" ]; echo $?)
@@ -41,6 +44,24 @@ for n in 1 2 3 4 5; do
     shim "$n" "$tmp/pre$n" -- "$build/pmpi_colls"; b=$?
     same "colls n=$n: identical with and without the shim" $a $b "$tmp/nat$n" "$tmp/pre$n"
 done
+
+# ---- non-blocking and persistent collectives (nonblock.c), n = 1..5
+for n in 1 2 3 4 5; do
+    mpi "$n" "$tmp/nbn$n" -- "$build/pmpi_nonblock"; a=$?
+    shim "$n" "$tmp/nbp$n" -- "$build/pmpi_nonblock"; b=$?
+    same "nonblock n=$n: MPI_I<coll>, <coll>_init, every completion call: identical" $a $b "$tmp/nbn$n" "$tmp/nbp$n"
+done
+shim 3 "$tmp/nbv" REDCOLL_VERBOSE=1 -- "$build/pmpi_nonblock" gather_scatter_init; s=$?
+bad=$(grep -c WRONG "$tmp/nbv")
+missing=""
+for c in allreduce reduce reduce_scatter reduce_scatter_block allgather allgatherv bcast alltoall gather scatter barrier; do
+    grep -q "^redcoll: $c on MPI_COMM_WORLD (p=3)" "$tmp/nbv.err" || missing="$missing $c"
+done
+check "nonblock n=3 with MPI_Gather_init, MPI_Scatter_init (MPICH's own are wrong): right results" \
+    $([ "$s" -eq 0 ] && [ "$bad" -eq 0 ]; echo $?) "$tmp/nbv"
+check "nonblock: every non-blocking and persistent collective served by redcoll (REDCOLL_VERBOSE)" \
+    $([ -z "$missing" ]; echo $?) "$tmp/nbv.err"
+[ -z "$missing" ] || echo "    passed to MPI:$missing"
 
 # ---- environment
 mpi 4 "$tmp/q4" -- "$build/pmpi_colls" world; q4=$?
