@@ -1189,30 +1189,6 @@ REDCOLL_API redcoll_result redcoll_allreduce(const redcoll_transport *t, const v
                                              redcoll_op op, const redcoll_options *opts);
 
 /*
-Plans redcoll_allreduce (see "Persistent collectives").
-
-Parameters
-    out     receives the plan, for redcoll_plan_run and redcoll_plan_free.
-    others  as redcoll_allreduce; its buffers are borrowed for the plan's life.
-
-Return Value
-    REDCOLL_OK with *out set; otherwise *out = NULL and, as the one-shot
-    call's argument checks, REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with
-    nothing touched, or REDCOLL_ERR_OUT_OF_MEMORY. Nothing is sent.
-
-Thread Safety
-    As a collective call on t; the plan then runs on one thread at a time.
-
-Remarks
-    In place (sbuf REDCOLL_IN_PLACE or rbuf) every run reduces what rbuf
-    holds then and leaves the result there.
-*/
-REDCOLL_API redcoll_result redcoll_allreduce_init(const redcoll_transport *t, const void *sbuf,
-                                                  void *rbuf, size_t count, redcoll_dtype dtype,
-                                                  redcoll_op op, const redcoll_options *opts,
-                                                  redcoll_plan **out);
-
-/*
 As redcoll_allreduce, with the result only at rank `root`.
 
 Parameters
@@ -1239,29 +1215,6 @@ REDCOLL_API redcoll_result redcoll_reduce(const redcoll_transport *t, const void
                                           redcoll_op op, int root, const redcoll_options *opts);
 
 /*
-Plans redcoll_reduce (see "Persistent collectives").
-
-Parameters
-    out     receives the plan, for redcoll_plan_run and redcoll_plan_free.
-    others  as redcoll_reduce; its buffers are borrowed for the plan's life.
-
-Return Value
-    REDCOLL_OK with *out set; otherwise *out = NULL and, as the one-shot
-    call's argument checks, REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with
-    nothing touched, or REDCOLL_ERR_OUT_OF_MEMORY. Nothing is sent.
-
-Thread Safety
-    As a collective call on t; the plan then runs on one thread at a time.
-
-Remarks
-    rbuf matters at the root only, IN_PLACE too.
-*/
-REDCOLL_API redcoll_result redcoll_reduce_init(const redcoll_transport *t, const void *sbuf,
-                                               void *rbuf, size_t count, redcoll_dtype dtype,
-                                               redcoll_op op, int root, const redcoll_options *opts,
-                                               redcoll_plan **out);
-
-/*
 Reduces recvcounts[0] + ... + recvcounts[p-1] elements like allreduce and
 scatters the result: rank i keeps recvcounts[i] elements, the block that
 starts at recvcounts[0] + ... + recvcounts[i-1].
@@ -1286,31 +1239,6 @@ REDCOLL_API redcoll_result redcoll_reduce_scatter(const redcoll_transport *t, co
                                                   const redcoll_options *opts);
 
 /*
-Plans redcoll_reduce_scatter (see "Persistent collectives").
-
-Parameters
-    out     receives the plan, for redcoll_plan_run and redcoll_plan_free.
-    others  as redcoll_reduce_scatter; its buffers are borrowed for the plan's life.
-
-Return Value
-    REDCOLL_OK with *out set; otherwise *out = NULL and, as the one-shot
-    call's argument checks, REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with
-    nothing touched, or REDCOLL_ERR_OUT_OF_MEMORY. Nothing is sent.
-
-Thread Safety
-    As a collective call on t; the plan then runs on one thread at a time.
-
-Remarks
-    recvcounts is copied at init: later changes to the caller's array do not
-    reach the plan.
-*/
-REDCOLL_API redcoll_result redcoll_reduce_scatter_init(const redcoll_transport *t, const void *sbuf,
-                                                       void *rbuf, const size_t *recvcounts,
-                                                       redcoll_dtype dtype, redcoll_op op,
-                                                       const redcoll_options *opts,
-                                                       redcoll_plan **out);
-
-/*
 As redcoll_reduce_scatter with recvcount elements for every rank: sbuf (or
 rbuf in place) holds p * recvcount elements, rank i keeps block i.
 
@@ -1327,31 +1255,6 @@ REDCOLL_API redcoll_result redcoll_reduce_scatter_block(const redcoll_transport 
                                                         const void *sbuf, void *rbuf,
                                                         size_t recvcount, redcoll_dtype dtype,
                                                         redcoll_op op, const redcoll_options *opts);
-
-/*
-Plans redcoll_reduce_scatter_block (see "Persistent collectives").
-
-Parameters
-    out     receives the plan, for redcoll_plan_run and redcoll_plan_free.
-    others  as redcoll_reduce_scatter_block; its buffers are borrowed for the plan's life.
-
-Return Value
-    REDCOLL_OK with *out set; otherwise *out = NULL and, as the one-shot
-    call's argument checks, REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with
-    nothing touched, or REDCOLL_ERR_OUT_OF_MEMORY. Nothing is sent.
-
-Thread Safety
-    As a collective call on t; the plan then runs on one thread at a time.
-
-Remarks
-    Each run reduces the p * recvcount elements sbuf (rbuf in place) holds then.
-*/
-REDCOLL_API redcoll_result redcoll_reduce_scatter_block_init(const redcoll_transport *t,
-                                                             const void *sbuf, void *rbuf,
-                                                             size_t recvcount, redcoll_dtype dtype,
-                                                             redcoll_op op,
-                                                             const redcoll_options *opts,
-                                                             redcoll_plan **out);
 
 /*
 Gathers count elements from every rank into every rank's rbuf: rank 0's
@@ -1373,28 +1276,6 @@ REDCOLL_API redcoll_result redcoll_allgather(const redcoll_transport *t, const v
                                              const redcoll_options *opts);
 
 /*
-Plans redcoll_allgather (see "Persistent collectives").
-
-Parameters
-    out     receives the plan, for redcoll_plan_run and redcoll_plan_free.
-    others  as redcoll_allgather; its buffers are borrowed for the plan's life.
-
-Return Value
-    REDCOLL_OK with *out set; otherwise *out = NULL and, as the one-shot
-    call's argument checks, REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with
-    nothing touched, or REDCOLL_ERR_OUT_OF_MEMORY. Nothing is sent.
-
-Thread Safety
-    As a collective call on t; the plan then runs on one thread at a time.
-
-Remarks
-    Each run gathers what every sbuf holds then.
-*/
-REDCOLL_API redcoll_result redcoll_allgather_init(const redcoll_transport *t, const void *sbuf,
-                                                  void *rbuf, size_t count, redcoll_dtype dtype,
-                                                  const redcoll_options *opts, redcoll_plan **out);
-
-/*
 As redcoll_allgather with counts[i] elements from rank i; rank i's block
 lands at counts[0] + ... + counts[i-1].
 
@@ -1413,30 +1294,6 @@ Thread Safety
 REDCOLL_API redcoll_result redcoll_allgatherv(const redcoll_transport *t, const void *sbuf,
                                               void *rbuf, const size_t *counts,
                                               redcoll_dtype dtype, const redcoll_options *opts);
-
-/*
-Plans redcoll_allgatherv (see "Persistent collectives").
-
-Parameters
-    out     receives the plan, for redcoll_plan_run and redcoll_plan_free.
-    others  as redcoll_allgatherv; its buffers are borrowed for the plan's life.
-
-Return Value
-    REDCOLL_OK with *out set; otherwise *out = NULL and, as the one-shot
-    call's argument checks, REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with
-    nothing touched, or REDCOLL_ERR_OUT_OF_MEMORY. Nothing is sent.
-
-Thread Safety
-    As a collective call on t; the plan then runs on one thread at a time.
-
-Remarks
-    counts is copied at init: later changes to the caller's array do not
-    reach the plan.
-*/
-REDCOLL_API redcoll_result redcoll_allgatherv_init(const redcoll_transport *t, const void *sbuf,
-                                                   void *rbuf, const size_t *counts,
-                                                   redcoll_dtype dtype, const redcoll_options *opts,
-                                                   redcoll_plan **out);
 
 /*
 Copies the root's count elements of buf into buf on every rank.
@@ -1462,28 +1319,6 @@ REDCOLL_API redcoll_result redcoll_bcast(const redcoll_transport *t, void *buf, 
                                          const redcoll_options *opts);
 
 /*
-Plans redcoll_bcast (see "Persistent collectives").
-
-Parameters
-    out     receives the plan, for redcoll_plan_run and redcoll_plan_free.
-    others  as redcoll_bcast; its buffers are borrowed for the plan's life.
-
-Return Value
-    REDCOLL_OK with *out set; otherwise *out = NULL and, as the one-shot
-    call's argument checks, REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with
-    nothing touched, or REDCOLL_ERR_OUT_OF_MEMORY. Nothing is sent.
-
-Thread Safety
-    As a collective call on t; the plan then runs on one thread at a time.
-
-Remarks
-    Each run copies what the root's buf holds then.
-*/
-REDCOLL_API redcoll_result redcoll_bcast_init(const redcoll_transport *t, void *buf, size_t count,
-                                              redcoll_dtype dtype, int root,
-                                              const redcoll_options *opts, redcoll_plan **out);
-
-/*
 Exchanges blocks: block j of this rank's sbuf (count elements at j * count)
 goes to rank j and lands there as block `rank` of rbuf.
 
@@ -1503,29 +1338,6 @@ REDCOLL_API redcoll_result redcoll_alltoall(const redcoll_transport *t, const vo
                                             const redcoll_options *opts);
 
 /*
-Plans redcoll_alltoall (see "Persistent collectives").
-
-Parameters
-    out     receives the plan, for redcoll_plan_run and redcoll_plan_free.
-    others  as redcoll_alltoall; its buffers are borrowed for the plan's life.
-
-Return Value
-    REDCOLL_OK with *out set; otherwise *out = NULL and, as the one-shot
-    call's argument checks, REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with
-    nothing touched, or REDCOLL_ERR_OUT_OF_MEMORY. Nothing is sent.
-
-Thread Safety
-    As a collective call on t; the plan then runs on one thread at a time.
-
-Remarks
-    In place, each run sends the blocks that rbuf holds then and replaces
-    them with the ones received.
-*/
-REDCOLL_API redcoll_result redcoll_alltoall_init(const redcoll_transport *t, const void *sbuf,
-                                                 void *rbuf, size_t count, redcoll_dtype dtype,
-                                                 const redcoll_options *opts, redcoll_plan **out);
-
-/*
 Gathers count elements from every rank at the root, in rank order.
 
 Parameters
@@ -1542,29 +1354,6 @@ Thread Safety
 REDCOLL_API redcoll_result redcoll_gather(const redcoll_transport *t, const void *sbuf,
                                           void *rbuf, size_t count, redcoll_dtype dtype,
                                           int root, const redcoll_options *opts);
-
-/*
-Plans redcoll_gather (see "Persistent collectives").
-
-Parameters
-    out     receives the plan, for redcoll_plan_run and redcoll_plan_free.
-    others  as redcoll_gather; its buffers are borrowed for the plan's life.
-
-Return Value
-    REDCOLL_OK with *out set; otherwise *out = NULL and, as the one-shot
-    call's argument checks, REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with
-    nothing touched, or REDCOLL_ERR_OUT_OF_MEMORY. Nothing is sent.
-
-Thread Safety
-    As a collective call on t; the plan then runs on one thread at a time.
-
-Remarks
-    Each run gathers, into the root's rbuf, what every rank's sbuf holds then.
-*/
-REDCOLL_API redcoll_result redcoll_gather_init(const redcoll_transport *t, const void *sbuf,
-                                               void *rbuf, size_t count, redcoll_dtype dtype,
-                                               int root, const redcoll_options *opts,
-                                               redcoll_plan **out);
 
 /*
 Scatters the root's sbuf: block i (count elements at i * count) lands in
@@ -1586,29 +1375,6 @@ REDCOLL_API redcoll_result redcoll_scatter(const redcoll_transport *t, const voi
                                            int root, const redcoll_options *opts);
 
 /*
-Plans redcoll_scatter (see "Persistent collectives").
-
-Parameters
-    out     receives the plan, for redcoll_plan_run and redcoll_plan_free.
-    others  as redcoll_scatter; its buffers are borrowed for the plan's life.
-
-Return Value
-    REDCOLL_OK with *out set; otherwise *out = NULL and, as the one-shot
-    call's argument checks, REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with
-    nothing touched, or REDCOLL_ERR_OUT_OF_MEMORY. Nothing is sent.
-
-Thread Safety
-    As a collective call on t; the plan then runs on one thread at a time.
-
-Remarks
-    sbuf matters at the root only.
-*/
-REDCOLL_API redcoll_result redcoll_scatter_init(const redcoll_transport *t, const void *sbuf,
-                                                void *rbuf, size_t count, redcoll_dtype dtype,
-                                                int root, const redcoll_options *opts,
-                                                redcoll_plan **out);
-
-/*
 Returns on every rank once every rank has entered it (dissemination: ceil(lg
 p) rounds of empty messages).
 
@@ -1626,11 +1392,19 @@ REDCOLL_API redcoll_result redcoll_barrier(const redcoll_transport *t,
                                            const redcoll_options *opts);
 
 /*
-Plans redcoll_barrier (see "Persistent collectives").
+Plans a collective (see "Persistent collectives"): redcoll_<coll>_init takes
+the arguments of redcoll_<coll> plus `out`, checks them and settles the
+algorithm and the scratch; redcoll_plan_run then runs the collective on what
+the buffers hold at that moment, as often as wanted.
 
 Parameters
-    out     receives the plan, for redcoll_plan_run and redcoll_plan_free.
-    others  as redcoll_barrier; its buffers are borrowed for the plan's life.
+    out     receives the plan, for redcoll_plan_run (or redcoll_plan_start)
+            and redcoll_plan_free.
+    others  as redcoll_<coll>. The buffers are borrowed for the plan's life
+            and each run reads what they hold then (in place: what rbuf
+            holds). The count arrays (reduce_scatter's recvcounts,
+            allgatherv's counts) are copied at init: later changes to them
+            do not reach the plan.
 
 Return Value
     REDCOLL_OK with *out set; otherwise *out = NULL and, as the one-shot
@@ -1639,10 +1413,47 @@ Return Value
 
 Thread Safety
     As a collective call on t; the plan then runs on one thread at a time.
-
-Remarks
-    The plan holds no scratch.
 */
+REDCOLL_API redcoll_result redcoll_allreduce_init(const redcoll_transport *t, const void *sbuf,
+                                                  void *rbuf, size_t count, redcoll_dtype dtype,
+                                                  redcoll_op op, const redcoll_options *opts,
+                                                  redcoll_plan **out);
+REDCOLL_API redcoll_result redcoll_reduce_init(const redcoll_transport *t, const void *sbuf,
+                                               void *rbuf, size_t count, redcoll_dtype dtype,
+                                               redcoll_op op, int root, const redcoll_options *opts,
+                                               redcoll_plan **out);
+REDCOLL_API redcoll_result redcoll_reduce_scatter_init(const redcoll_transport *t, const void *sbuf,
+                                                       void *rbuf, const size_t *recvcounts,
+                                                       redcoll_dtype dtype, redcoll_op op,
+                                                       const redcoll_options *opts,
+                                                       redcoll_plan **out);
+REDCOLL_API redcoll_result redcoll_reduce_scatter_block_init(const redcoll_transport *t,
+                                                             const void *sbuf, void *rbuf,
+                                                             size_t recvcount, redcoll_dtype dtype,
+                                                             redcoll_op op,
+                                                             const redcoll_options *opts,
+                                                             redcoll_plan **out);
+REDCOLL_API redcoll_result redcoll_allgather_init(const redcoll_transport *t, const void *sbuf,
+                                                  void *rbuf, size_t count, redcoll_dtype dtype,
+                                                  const redcoll_options *opts, redcoll_plan **out);
+REDCOLL_API redcoll_result redcoll_allgatherv_init(const redcoll_transport *t, const void *sbuf,
+                                                   void *rbuf, const size_t *counts,
+                                                   redcoll_dtype dtype, const redcoll_options *opts,
+                                                   redcoll_plan **out);
+REDCOLL_API redcoll_result redcoll_bcast_init(const redcoll_transport *t, void *buf, size_t count,
+                                              redcoll_dtype dtype, int root,
+                                              const redcoll_options *opts, redcoll_plan **out);
+REDCOLL_API redcoll_result redcoll_alltoall_init(const redcoll_transport *t, const void *sbuf,
+                                                 void *rbuf, size_t count, redcoll_dtype dtype,
+                                                 const redcoll_options *opts, redcoll_plan **out);
+REDCOLL_API redcoll_result redcoll_gather_init(const redcoll_transport *t, const void *sbuf,
+                                               void *rbuf, size_t count, redcoll_dtype dtype,
+                                               int root, const redcoll_options *opts,
+                                               redcoll_plan **out);
+REDCOLL_API redcoll_result redcoll_scatter_init(const redcoll_transport *t, const void *sbuf,
+                                                void *rbuf, size_t count, redcoll_dtype dtype,
+                                                int root, const redcoll_options *opts,
+                                                redcoll_plan **out);
 REDCOLL_API redcoll_result redcoll_barrier_init(const redcoll_transport *t,
                                                 const redcoll_options *opts, redcoll_plan **out);
 
@@ -1752,16 +1563,17 @@ init: a plan start never allocates. Details: docs/nonblocking.md.
 typedef struct redcoll_coll_request redcoll_coll_request;
 
 /*
-Starts redcoll_allreduce (see "Non-blocking collectives").
+Starts a collective (see "Non-blocking collectives"): redcoll_i<coll> takes
+the arguments of redcoll_<coll> plus `req`.
 
 Parameters
     req     receives the request, for redcoll_test, redcoll_wait and
             redcoll_request_free.
-    others  as redcoll_allreduce; they belong to the request until it completes.
+    others  as redcoll_<coll>; they belong to the request until it completes.
 
 Return Value
     REDCOLL_OK with *req set (a request that may already be complete); else
-    *req = NULL and, as redcoll_allreduce's argument checks,
+    *req = NULL and, as the blocking call's argument checks,
     REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with nothing sent, touched or
     allocated, or REDCOLL_ERR_OUT_OF_MEMORY. The collective's own result
     comes from redcoll_wait or redcoll_test.
@@ -1773,233 +1585,43 @@ REDCOLL_API redcoll_result redcoll_iallreduce(const redcoll_transport *t, const 
                                               void *rbuf, size_t count, redcoll_dtype dtype,
                                               redcoll_op op, const redcoll_options *opts,
                                               redcoll_coll_request **req);
-
-/*
-Starts redcoll_reduce (see "Non-blocking collectives").
-
-Parameters
-    req     receives the request, for redcoll_test, redcoll_wait and
-            redcoll_request_free.
-    others  as redcoll_reduce; they belong to the request until it completes.
-
-Return Value
-    REDCOLL_OK with *req set (a request that may already be complete); else
-    *req = NULL and, as redcoll_reduce's argument checks,
-    REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with nothing sent, touched or
-    allocated, or REDCOLL_ERR_OUT_OF_MEMORY. The collective's own result
-    comes from redcoll_wait or redcoll_test.
-
-Thread Safety
-    As a call on t; the request then belongs to t's thread.
-*/
 REDCOLL_API redcoll_result redcoll_ireduce(const redcoll_transport *t, const void *sbuf,
                                            void *rbuf, size_t count, redcoll_dtype dtype,
                                            redcoll_op op, int root, const redcoll_options *opts,
                                            redcoll_coll_request **req);
-
-/*
-Starts redcoll_reduce_scatter (see "Non-blocking collectives").
-
-Parameters
-    req     receives the request, for redcoll_test, redcoll_wait and
-            redcoll_request_free.
-    others  as redcoll_reduce_scatter; they belong to the request until it completes.
-
-Return Value
-    REDCOLL_OK with *req set (a request that may already be complete); else
-    *req = NULL and, as redcoll_reduce_scatter's argument checks,
-    REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with nothing sent, touched or
-    allocated, or REDCOLL_ERR_OUT_OF_MEMORY. The collective's own result
-    comes from redcoll_wait or redcoll_test.
-
-Thread Safety
-    As a call on t; the request then belongs to t's thread.
-*/
 REDCOLL_API redcoll_result redcoll_ireduce_scatter(const redcoll_transport *t, const void *sbuf,
                                                    void *rbuf, const size_t *recvcounts,
                                                    redcoll_dtype dtype, redcoll_op op,
                                                    const redcoll_options *opts,
                                                    redcoll_coll_request **req);
-
-/*
-Starts redcoll_reduce_scatter_block (see "Non-blocking collectives").
-
-Parameters
-    req     receives the request, for redcoll_test, redcoll_wait and
-            redcoll_request_free.
-    others  as redcoll_reduce_scatter_block; they belong to the request until it completes.
-
-Return Value
-    REDCOLL_OK with *req set (a request that may already be complete); else
-    *req = NULL and, as redcoll_reduce_scatter_block's argument checks,
-    REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with nothing sent, touched or
-    allocated, or REDCOLL_ERR_OUT_OF_MEMORY. The collective's own result
-    comes from redcoll_wait or redcoll_test.
-
-Thread Safety
-    As a call on t; the request then belongs to t's thread.
-*/
 REDCOLL_API redcoll_result redcoll_ireduce_scatter_block(const redcoll_transport *t,
                                                          const void *sbuf, void *rbuf,
                                                          size_t recvcount, redcoll_dtype dtype,
                                                          redcoll_op op, const redcoll_options *opts,
                                                          redcoll_coll_request **req);
-
-/*
-Starts redcoll_allgather (see "Non-blocking collectives").
-
-Parameters
-    req     receives the request, for redcoll_test, redcoll_wait and
-            redcoll_request_free.
-    others  as redcoll_allgather; they belong to the request until it completes.
-
-Return Value
-    REDCOLL_OK with *req set (a request that may already be complete); else
-    *req = NULL and, as redcoll_allgather's argument checks,
-    REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with nothing sent, touched or
-    allocated, or REDCOLL_ERR_OUT_OF_MEMORY. The collective's own result
-    comes from redcoll_wait or redcoll_test.
-
-Thread Safety
-    As a call on t; the request then belongs to t's thread.
-*/
 REDCOLL_API redcoll_result redcoll_iallgather(const redcoll_transport *t, const void *sbuf,
                                               void *rbuf, size_t count, redcoll_dtype dtype,
                                               const redcoll_options *opts,
                                               redcoll_coll_request **req);
-
-/*
-Starts redcoll_allgatherv (see "Non-blocking collectives").
-
-Parameters
-    req     receives the request, for redcoll_test, redcoll_wait and
-            redcoll_request_free.
-    others  as redcoll_allgatherv; they belong to the request until it completes.
-
-Return Value
-    REDCOLL_OK with *req set (a request that may already be complete); else
-    *req = NULL and, as redcoll_allgatherv's argument checks,
-    REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with nothing sent, touched or
-    allocated, or REDCOLL_ERR_OUT_OF_MEMORY. The collective's own result
-    comes from redcoll_wait or redcoll_test.
-
-Thread Safety
-    As a call on t; the request then belongs to t's thread.
-*/
 REDCOLL_API redcoll_result redcoll_iallgatherv(const redcoll_transport *t, const void *sbuf,
                                                void *rbuf, const size_t *counts,
                                                redcoll_dtype dtype, const redcoll_options *opts,
                                                redcoll_coll_request **req);
-
-/*
-Starts redcoll_bcast (see "Non-blocking collectives").
-
-Parameters
-    req     receives the request, for redcoll_test, redcoll_wait and
-            redcoll_request_free.
-    others  as redcoll_bcast; they belong to the request until it completes.
-
-Return Value
-    REDCOLL_OK with *req set (a request that may already be complete); else
-    *req = NULL and, as redcoll_bcast's argument checks,
-    REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with nothing sent, touched or
-    allocated, or REDCOLL_ERR_OUT_OF_MEMORY. The collective's own result
-    comes from redcoll_wait or redcoll_test.
-
-Thread Safety
-    As a call on t; the request then belongs to t's thread.
-*/
 REDCOLL_API redcoll_result redcoll_ibcast(const redcoll_transport *t, void *buf, size_t count,
                                           redcoll_dtype dtype, int root,
                                           const redcoll_options *opts, redcoll_coll_request **req);
-
-/*
-Starts redcoll_alltoall (see "Non-blocking collectives").
-
-Parameters
-    req     receives the request, for redcoll_test, redcoll_wait and
-            redcoll_request_free.
-    others  as redcoll_alltoall; they belong to the request until it completes.
-
-Return Value
-    REDCOLL_OK with *req set (a request that may already be complete); else
-    *req = NULL and, as redcoll_alltoall's argument checks,
-    REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with nothing sent, touched or
-    allocated, or REDCOLL_ERR_OUT_OF_MEMORY. The collective's own result
-    comes from redcoll_wait or redcoll_test.
-
-Thread Safety
-    As a call on t; the request then belongs to t's thread.
-*/
 REDCOLL_API redcoll_result redcoll_ialltoall(const redcoll_transport *t, const void *sbuf,
                                              void *rbuf, size_t count, redcoll_dtype dtype,
                                              const redcoll_options *opts,
                                              redcoll_coll_request **req);
-
-/*
-Starts redcoll_gather (see "Non-blocking collectives").
-
-Parameters
-    req     receives the request, for redcoll_test, redcoll_wait and
-            redcoll_request_free.
-    others  as redcoll_gather; they belong to the request until it completes.
-
-Return Value
-    REDCOLL_OK with *req set (a request that may already be complete); else
-    *req = NULL and, as redcoll_gather's argument checks,
-    REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with nothing sent, touched or
-    allocated, or REDCOLL_ERR_OUT_OF_MEMORY. The collective's own result
-    comes from redcoll_wait or redcoll_test.
-
-Thread Safety
-    As a call on t; the request then belongs to t's thread.
-*/
 REDCOLL_API redcoll_result redcoll_igather(const redcoll_transport *t, const void *sbuf,
                                            void *rbuf, size_t count, redcoll_dtype dtype,
                                            int root, const redcoll_options *opts,
                                            redcoll_coll_request **req);
-
-/*
-Starts redcoll_scatter (see "Non-blocking collectives").
-
-Parameters
-    req     receives the request, for redcoll_test, redcoll_wait and
-            redcoll_request_free.
-    others  as redcoll_scatter; they belong to the request until it completes.
-
-Return Value
-    REDCOLL_OK with *req set (a request that may already be complete); else
-    *req = NULL and, as redcoll_scatter's argument checks,
-    REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with nothing sent, touched or
-    allocated, or REDCOLL_ERR_OUT_OF_MEMORY. The collective's own result
-    comes from redcoll_wait or redcoll_test.
-
-Thread Safety
-    As a call on t; the request then belongs to t's thread.
-*/
 REDCOLL_API redcoll_result redcoll_iscatter(const redcoll_transport *t, const void *sbuf,
                                             void *rbuf, size_t count, redcoll_dtype dtype,
                                             int root, const redcoll_options *opts,
                                             redcoll_coll_request **req);
-
-/*
-Starts redcoll_barrier (see "Non-blocking collectives").
-
-Parameters
-    req     receives the request, for redcoll_test, redcoll_wait and
-            redcoll_request_free.
-    others  as redcoll_barrier; they belong to the request until it completes.
-
-Return Value
-    REDCOLL_OK with *req set (a request that may already be complete); else
-    *req = NULL and, as redcoll_barrier's argument checks,
-    REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with nothing sent, touched or
-    allocated, or REDCOLL_ERR_OUT_OF_MEMORY. The collective's own result
-    comes from redcoll_wait or redcoll_test.
-
-Thread Safety
-    As a call on t; the request then belongs to t's thread.
-*/
 REDCOLL_API redcoll_result redcoll_ibarrier(const redcoll_transport *t,
                                             const redcoll_options *opts,
                                             redcoll_coll_request **req);
@@ -9893,248 +9515,76 @@ REDCOLL_API redcoll_result redcoll_plan_wait(redcoll_plan *plan) {
 
 /* ==== 15. Entry points [SECTION:entry] =================================== */
 
-REDCOLL_API redcoll_result redcoll_allreduce(const redcoll_transport *t, const void *sbuf,
-                                             void *rbuf, size_t count, redcoll_dtype dtype,
-                                             redcoll_op op, const redcoll_options *opts) {
-    return redcoll__once(REDCOLL_COLL_ALLREDUCE, t, sbuf, rbuf, count, NULL, dtype, &op, 0, opts);
-}
+/* Every collective enters three ways, each from the same description: at
+   once (redcoll__once), as a plan (redcoll__plan_make) or started
+   (redcoll__istart). One list gives each collective's parameters and the
+   description they make, so the 33 entry points cannot drift apart: the
+   plan form appends `out`, the started form `req`. */
+#define REDCOLL__UNPAREN(...) __VA_ARGS__
+#define REDCOLL__T const redcoll_transport *t
+#define REDCOLL__O const redcoll_options *opts
+#define REDCOLL__ENTRY_LIST(X)                                                                     \
+    X(allreduce, ALLREDUCE,                                                                        \
+      (REDCOLL__T, const void *sbuf, void *rbuf, size_t count, redcoll_dtype dtype, redcoll_op op, \
+       REDCOLL__O),                                                                                \
+      (sbuf, rbuf, count, NULL, dtype, &op, 0, opts))                                              \
+    X(reduce, REDUCE,                                                                              \
+      (REDCOLL__T, const void *sbuf, void *rbuf, size_t count, redcoll_dtype dtype, redcoll_op op, \
+       int root, REDCOLL__O),                                                                      \
+      (sbuf, rbuf, count, NULL, dtype, &op, root, opts))                                           \
+    X(reduce_scatter, REDUCE_SCATTER,                                                              \
+      (REDCOLL__T, const void *sbuf, void *rbuf, const size_t *recvcounts, redcoll_dtype dtype,    \
+       redcoll_op op, REDCOLL__O),                                                                 \
+      (sbuf, rbuf, 0, recvcounts, dtype, &op, 0, opts))                                            \
+    X(reduce_scatter_block, REDUCE_SCATTER_BLOCK,                                                  \
+      (REDCOLL__T, const void *sbuf, void *rbuf, size_t recvcount, redcoll_dtype dtype,            \
+       redcoll_op op, REDCOLL__O),                                                                 \
+      (sbuf, rbuf, recvcount, NULL, dtype, &op, 0, opts))                                          \
+    X(allgather, ALLGATHER,                                                                        \
+      (REDCOLL__T, const void *sbuf, void *rbuf, size_t count, redcoll_dtype dtype, REDCOLL__O),   \
+      (sbuf, rbuf, count, NULL, dtype, NULL, 0, opts))                                             \
+    X(allgatherv, ALLGATHERV,                                                                      \
+      (REDCOLL__T, const void *sbuf, void *rbuf, const size_t *counts, redcoll_dtype dtype,        \
+       REDCOLL__O),                                                                                \
+      (sbuf, rbuf, 0, counts, dtype, NULL, 0, opts))                                               \
+    X(bcast, BCAST,                                                                                \
+      (REDCOLL__T, void *buf, size_t count, redcoll_dtype dtype, int root, REDCOLL__O),            \
+      (NULL, buf, count, NULL, dtype, NULL, root, opts))                                           \
+    X(alltoall, ALLTOALL,                                                                          \
+      (REDCOLL__T, const void *sbuf, void *rbuf, size_t count, redcoll_dtype dtype, REDCOLL__O),   \
+      (sbuf, rbuf, count, NULL, dtype, NULL, 0, opts))                                             \
+    X(gather, GATHER,                                                                              \
+      (REDCOLL__T, const void *sbuf, void *rbuf, size_t count, redcoll_dtype dtype, int root,      \
+       REDCOLL__O),                                                                                \
+      (sbuf, rbuf, count, NULL, dtype, NULL, root, opts))                                          \
+    X(scatter, SCATTER,                                                                            \
+      (REDCOLL__T, const void *sbuf, void *rbuf, size_t count, redcoll_dtype dtype, int root,      \
+       REDCOLL__O),                                                                                \
+      (sbuf, rbuf, count, NULL, dtype, NULL, root, opts))                                          \
+    X(barrier, BARRIER,                                                                            \
+      (REDCOLL__T, REDCOLL__O),                                                                    \
+      (NULL, NULL, 0, NULL, REDCOLL_UINT8, NULL, 0, opts))
 
-REDCOLL_API redcoll_result redcoll_reduce(const redcoll_transport *t, const void *sbuf,
-                                          void *rbuf, size_t count, redcoll_dtype dtype,
-                                          redcoll_op op, int root, const redcoll_options *opts) {
-    return redcoll__once(REDCOLL_COLL_REDUCE, t, sbuf, rbuf, count, NULL, dtype, &op, root, opts);
-}
+#define REDCOLL__ENTRY_ONCE(name, COLL, params, desc)                                       \
+    REDCOLL_API redcoll_result redcoll_##name params {                                      \
+        return redcoll__once(REDCOLL_COLL_##COLL, t, REDCOLL__UNPAREN desc);                \
+    }
+#define REDCOLL__ENTRY_INIT(name, COLL, params, desc)                                       \
+    REDCOLL_API redcoll_result redcoll_##name##_init(REDCOLL__UNPAREN params,               \
+                                                     redcoll_plan **out) {                  \
+        redcoll__desc d = redcoll__describe(REDCOLL_COLL_##COLL, t, REDCOLL__UNPAREN desc); \
+        return redcoll__plan_make(&d, out);                                                 \
+    }
+#define REDCOLL__ENTRY_START(name, COLL, params, desc)                                      \
+    REDCOLL_API redcoll_result redcoll_i##name(REDCOLL__UNPAREN params,                     \
+                                               redcoll_coll_request **req) {                \
+        redcoll__desc d = redcoll__describe(REDCOLL_COLL_##COLL, t, REDCOLL__UNPAREN desc); \
+        return redcoll__istart(&d, req);                                                    \
+    }
 
-REDCOLL_API redcoll_result redcoll_reduce_scatter(const redcoll_transport *t, const void *sbuf,
-                                                  void *rbuf, const size_t *recvcounts,
-                                                  redcoll_dtype dtype, redcoll_op op,
-                                                  const redcoll_options *opts) {
-    return redcoll__once(REDCOLL_COLL_REDUCE_SCATTER, t, sbuf, rbuf, 0, recvcounts,
-                         dtype, &op, 0, opts);
-}
-
-REDCOLL_API redcoll_result redcoll_reduce_scatter_block(const redcoll_transport *t,
-                                                        const void *sbuf, void *rbuf,
-                                                        size_t recvcount, redcoll_dtype dtype,
-                                                        redcoll_op op, const redcoll_options *opts) {
-    return redcoll__once(REDCOLL_COLL_REDUCE_SCATTER_BLOCK, t, sbuf, rbuf, recvcount, NULL,
-                         dtype, &op, 0, opts);
-}
-
-REDCOLL_API redcoll_result redcoll_allgather(const redcoll_transport *t, const void *sbuf,
-                                             void *rbuf, size_t count, redcoll_dtype dtype,
-                                             const redcoll_options *opts) {
-    return redcoll__once(REDCOLL_COLL_ALLGATHER, t, sbuf, rbuf, count, NULL, dtype, NULL, 0, opts);
-}
-
-REDCOLL_API redcoll_result redcoll_allgatherv(const redcoll_transport *t, const void *sbuf,
-                                              void *rbuf, const size_t *counts,
-                                              redcoll_dtype dtype, const redcoll_options *opts) {
-    return redcoll__once(REDCOLL_COLL_ALLGATHERV, t, sbuf, rbuf, 0, counts, dtype, NULL, 0, opts);
-}
-
-REDCOLL_API redcoll_result redcoll_bcast(const redcoll_transport *t, void *buf, size_t count,
-                                         redcoll_dtype dtype, int root,
-                                         const redcoll_options *opts) {
-    return redcoll__once(REDCOLL_COLL_BCAST, t, NULL, buf, count, NULL, dtype, NULL, root, opts);
-}
-
-REDCOLL_API redcoll_result redcoll_alltoall(const redcoll_transport *t, const void *sbuf,
-                                            void *rbuf, size_t count, redcoll_dtype dtype,
-                                            const redcoll_options *opts) {
-    return redcoll__once(REDCOLL_COLL_ALLTOALL, t, sbuf, rbuf, count, NULL, dtype, NULL, 0, opts);
-}
-
-REDCOLL_API redcoll_result redcoll_gather(const redcoll_transport *t, const void *sbuf,
-                                          void *rbuf, size_t count, redcoll_dtype dtype,
-                                          int root, const redcoll_options *opts) {
-    return redcoll__once(REDCOLL_COLL_GATHER, t, sbuf, rbuf, count, NULL, dtype, NULL, root, opts);
-}
-
-REDCOLL_API redcoll_result redcoll_scatter(const redcoll_transport *t, const void *sbuf,
-                                           void *rbuf, size_t count, redcoll_dtype dtype,
-                                           int root, const redcoll_options *opts) {
-    return redcoll__once(REDCOLL_COLL_SCATTER, t, sbuf, rbuf, count, NULL, dtype, NULL, root, opts);
-}
-
-REDCOLL_API redcoll_result redcoll_barrier(const redcoll_transport *t,
-                                           const redcoll_options *opts) {
-    return redcoll__once(REDCOLL_COLL_BARRIER, t, NULL, NULL, 0, NULL,
-                         REDCOLL_UINT8, NULL, 0, opts);
-}
-
-/* Persistent collectives: the same descriptions, made into plans. */
-static redcoll_result redcoll__plan_of(redcoll_coll coll, const redcoll_transport *t,
-                                       const void *sbuf, void *rbuf, size_t count,
-                                       const size_t *counts, redcoll_dtype dtype,
-                                       const redcoll_op *op, int root, const redcoll_options *opts,
-                                       redcoll_plan **out) {
-    redcoll__desc d = redcoll__describe(coll, t, sbuf, rbuf, count, counts, dtype, op, root, opts);
-    return redcoll__plan_make(&d, out);
-}
-REDCOLL_API redcoll_result redcoll_allreduce_init(const redcoll_transport *t, const void *sbuf,
-                                                  void *rbuf, size_t count, redcoll_dtype dtype,
-                                                  redcoll_op op, const redcoll_options *opts,
-                                                  redcoll_plan **out) {
-    return redcoll__plan_of(REDCOLL_COLL_ALLREDUCE, t, sbuf, rbuf, count, NULL, dtype, &op, 0, opts, out);
-}
-
-REDCOLL_API redcoll_result redcoll_reduce_init(const redcoll_transport *t, const void *sbuf,
-                                               void *rbuf, size_t count, redcoll_dtype dtype,
-                                               redcoll_op op, int root, const redcoll_options *opts,
-                                               redcoll_plan **out) {
-    return redcoll__plan_of(REDCOLL_COLL_REDUCE, t, sbuf, rbuf, count, NULL, dtype, &op, root, opts, out);
-}
-
-REDCOLL_API redcoll_result redcoll_reduce_scatter_init(const redcoll_transport *t, const void *sbuf,
-                                                       void *rbuf, const size_t *recvcounts,
-                                                       redcoll_dtype dtype, redcoll_op op,
-                                                       const redcoll_options *opts,
-                                                       redcoll_plan **out) {
-    return redcoll__plan_of(REDCOLL_COLL_REDUCE_SCATTER, t, sbuf, rbuf, 0, recvcounts, dtype, &op, 0, opts, out);
-}
-
-REDCOLL_API redcoll_result redcoll_reduce_scatter_block_init(const redcoll_transport *t,
-                                                             const void *sbuf, void *rbuf,
-                                                             size_t recvcount, redcoll_dtype dtype,
-                                                             redcoll_op op,
-                                                             const redcoll_options *opts,
-                                                             redcoll_plan **out) {
-    return redcoll__plan_of(REDCOLL_COLL_REDUCE_SCATTER_BLOCK, t, sbuf, rbuf, recvcount, NULL, dtype, &op, 0, opts, out);
-}
-
-REDCOLL_API redcoll_result redcoll_allgather_init(const redcoll_transport *t, const void *sbuf,
-                                                  void *rbuf, size_t count, redcoll_dtype dtype,
-                                                  const redcoll_options *opts, redcoll_plan **out) {
-    return redcoll__plan_of(REDCOLL_COLL_ALLGATHER, t, sbuf, rbuf, count, NULL, dtype, NULL, 0, opts, out);
-}
-
-REDCOLL_API redcoll_result redcoll_allgatherv_init(const redcoll_transport *t, const void *sbuf,
-                                                   void *rbuf, const size_t *counts,
-                                                   redcoll_dtype dtype, const redcoll_options *opts,
-                                                   redcoll_plan **out) {
-    return redcoll__plan_of(REDCOLL_COLL_ALLGATHERV, t, sbuf, rbuf, 0, counts, dtype, NULL, 0, opts, out);
-}
-
-REDCOLL_API redcoll_result redcoll_bcast_init(const redcoll_transport *t, void *buf, size_t count,
-                                              redcoll_dtype dtype, int root,
-                                              const redcoll_options *opts, redcoll_plan **out) {
-    return redcoll__plan_of(REDCOLL_COLL_BCAST, t, NULL, buf, count, NULL, dtype, NULL, root, opts, out);
-}
-
-REDCOLL_API redcoll_result redcoll_alltoall_init(const redcoll_transport *t, const void *sbuf,
-                                                 void *rbuf, size_t count, redcoll_dtype dtype,
-                                                 const redcoll_options *opts, redcoll_plan **out) {
-    return redcoll__plan_of(REDCOLL_COLL_ALLTOALL, t, sbuf, rbuf, count, NULL, dtype, NULL, 0, opts, out);
-}
-
-REDCOLL_API redcoll_result redcoll_gather_init(const redcoll_transport *t, const void *sbuf,
-                                               void *rbuf, size_t count, redcoll_dtype dtype,
-                                               int root, const redcoll_options *opts,
-                                               redcoll_plan **out) {
-    return redcoll__plan_of(REDCOLL_COLL_GATHER, t, sbuf, rbuf, count, NULL, dtype, NULL, root, opts, out);
-}
-
-REDCOLL_API redcoll_result redcoll_scatter_init(const redcoll_transport *t, const void *sbuf,
-                                                void *rbuf, size_t count, redcoll_dtype dtype,
-                                                int root, const redcoll_options *opts,
-                                                redcoll_plan **out) {
-    return redcoll__plan_of(REDCOLL_COLL_SCATTER, t, sbuf, rbuf, count, NULL, dtype, NULL, root, opts, out);
-}
-
-REDCOLL_API redcoll_result redcoll_barrier_init(const redcoll_transport *t,
-                                                const redcoll_options *opts, redcoll_plan **out) {
-    return redcoll__plan_of(REDCOLL_COLL_BARRIER, t, NULL, NULL, 0, NULL, REDCOLL_UINT8, NULL, 0, opts, out);
-}
-
-/* Non-blocking collectives: the same descriptions, started ([SECTION:nonblock]). */
-static redcoll_result redcoll__istart_of(redcoll_coll coll, const redcoll_transport *t,
-                                         const void *sbuf, void *rbuf, size_t count,
-                                         const size_t *counts, redcoll_dtype dtype,
-                                         const redcoll_op *op, int root, const redcoll_options *opts,
-                                         redcoll_coll_request **req) {
-    redcoll__desc d = redcoll__describe(coll, t, sbuf, rbuf, count, counts, dtype, op, root, opts);
-    return redcoll__istart(&d, req);
-}
-
-REDCOLL_API redcoll_result redcoll_iallreduce(const redcoll_transport *t, const void *sbuf,
-                                              void *rbuf, size_t count, redcoll_dtype dtype,
-                                              redcoll_op op, const redcoll_options *opts,
-                                              redcoll_coll_request **req) {
-    return redcoll__istart_of(REDCOLL_COLL_ALLREDUCE, t, sbuf, rbuf, count, NULL, dtype, &op, 0, opts, req);
-}
-
-REDCOLL_API redcoll_result redcoll_ireduce(const redcoll_transport *t, const void *sbuf,
-                                           void *rbuf, size_t count, redcoll_dtype dtype,
-                                           redcoll_op op, int root, const redcoll_options *opts,
-                                           redcoll_coll_request **req) {
-    return redcoll__istart_of(REDCOLL_COLL_REDUCE, t, sbuf, rbuf, count, NULL, dtype, &op, root, opts, req);
-}
-
-REDCOLL_API redcoll_result redcoll_ireduce_scatter(const redcoll_transport *t, const void *sbuf,
-                                                   void *rbuf, const size_t *recvcounts,
-                                                   redcoll_dtype dtype, redcoll_op op,
-                                                   const redcoll_options *opts,
-                                                   redcoll_coll_request **req) {
-    return redcoll__istart_of(REDCOLL_COLL_REDUCE_SCATTER, t, sbuf, rbuf, 0, recvcounts, dtype, &op, 0,
-                              opts, req);
-}
-
-REDCOLL_API redcoll_result redcoll_ireduce_scatter_block(const redcoll_transport *t,
-                                                         const void *sbuf, void *rbuf,
-                                                         size_t recvcount, redcoll_dtype dtype,
-                                                         redcoll_op op, const redcoll_options *opts,
-                                                         redcoll_coll_request **req) {
-    return redcoll__istart_of(REDCOLL_COLL_REDUCE_SCATTER_BLOCK, t, sbuf, rbuf, recvcount, NULL, dtype,
-                              &op, 0, opts, req);
-}
-
-REDCOLL_API redcoll_result redcoll_iallgather(const redcoll_transport *t, const void *sbuf,
-                                              void *rbuf, size_t count, redcoll_dtype dtype,
-                                              const redcoll_options *opts,
-                                              redcoll_coll_request **req) {
-    return redcoll__istart_of(REDCOLL_COLL_ALLGATHER, t, sbuf, rbuf, count, NULL, dtype, NULL, 0, opts, req);
-}
-
-REDCOLL_API redcoll_result redcoll_iallgatherv(const redcoll_transport *t, const void *sbuf,
-                                               void *rbuf, const size_t *counts,
-                                               redcoll_dtype dtype, const redcoll_options *opts,
-                                               redcoll_coll_request **req) {
-    return redcoll__istart_of(REDCOLL_COLL_ALLGATHERV, t, sbuf, rbuf, 0, counts, dtype, NULL, 0, opts, req);
-}
-
-REDCOLL_API redcoll_result redcoll_ibcast(const redcoll_transport *t, void *buf, size_t count,
-                                          redcoll_dtype dtype, int root,
-                                          const redcoll_options *opts, redcoll_coll_request **req) {
-    return redcoll__istart_of(REDCOLL_COLL_BCAST, t, NULL, buf, count, NULL, dtype, NULL, root, opts, req);
-}
-
-REDCOLL_API redcoll_result redcoll_ialltoall(const redcoll_transport *t, const void *sbuf,
-                                             void *rbuf, size_t count, redcoll_dtype dtype,
-                                             const redcoll_options *opts,
-                                             redcoll_coll_request **req) {
-    return redcoll__istart_of(REDCOLL_COLL_ALLTOALL, t, sbuf, rbuf, count, NULL, dtype, NULL, 0, opts, req);
-}
-
-REDCOLL_API redcoll_result redcoll_igather(const redcoll_transport *t, const void *sbuf,
-                                           void *rbuf, size_t count, redcoll_dtype dtype,
-                                           int root, const redcoll_options *opts,
-                                           redcoll_coll_request **req) {
-    return redcoll__istart_of(REDCOLL_COLL_GATHER, t, sbuf, rbuf, count, NULL, dtype, NULL, root, opts, req);
-}
-
-REDCOLL_API redcoll_result redcoll_iscatter(const redcoll_transport *t, const void *sbuf,
-                                            void *rbuf, size_t count, redcoll_dtype dtype,
-                                            int root, const redcoll_options *opts,
-                                            redcoll_coll_request **req) {
-    return redcoll__istart_of(REDCOLL_COLL_SCATTER, t, sbuf, rbuf, count, NULL, dtype, NULL, root, opts, req);
-}
-
-REDCOLL_API redcoll_result redcoll_ibarrier(const redcoll_transport *t,
-                                            const redcoll_options *opts,
-                                            redcoll_coll_request **req) {
-    return redcoll__istart_of(REDCOLL_COLL_BARRIER, t, NULL, NULL, 0, NULL, REDCOLL_UINT8, NULL, 0, opts, req);
-}
+REDCOLL__ENTRY_LIST(REDCOLL__ENTRY_ONCE)
+REDCOLL__ENTRY_LIST(REDCOLL__ENTRY_INIT)
+REDCOLL__ENTRY_LIST(REDCOLL__ENTRY_START)
 
 #endif /* REDCOLL_IMPLEMENTATION_DONE */
 #endif /* REDCOLL_IMPLEMENTATION */

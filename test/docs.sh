@@ -76,18 +76,22 @@ for src in $(ls "$work"/block_*.c | sort -t_ -k2 -n); do
 done
 
 # Every public function of redcoll.h opens with a doc block that has
-# Parameters, Return Value and Thread Safety, right above it.
+# Parameters, Return Value and Thread Safety, right above it or above the
+# run of declarations it starts (the _init and i<coll> families share one).
 awk '
     /^#ifdef REDCOLL_IMPLEMENTATION/ { exit }
     /^\/\*/ { blk = ""; inblk = 1 }
     inblk { blk = blk $0 "\n"; if ($0 ~ /\*\//) { inblk = 0; last = NR } next }
     /^REDCOLL_API / {
         name = $0; sub(/\(.*/, "", name); sub(/.*[ *]/, "", name)
-        if (last != NR - 1 || blk !~ /\nParameters\n/ || blk !~ /\nReturn Value\n/ || blk !~ /\nThread Safety\n/) {
+        documented = last == NR - 1 && blk ~ /\nParameters\n/ && blk ~ /\nReturn Value\n/ && blk ~ /\nThread Safety\n/
+        if (!documented && !(run && run_end == NR - 1)) {
             print "no doc block (Parameters, Return Value, Thread Safety) right above " name; bad = 1
         }
+        run = documented || (run && run_end == NR - 1); indecl = 1
         n++
     }
+    indecl && /;[ \t]*$/ { indecl = 0; run_end = NR }
     END { if (!n) { print "no REDCOLL_API declarations found"; bad = 1 } exit bad }
 ' redcoll.h > "$work/docblocks.log"
 check "every public function of redcoll.h has a doc block" $? "$work/docblocks.log"
