@@ -33,7 +33,11 @@
      even when this receive's own message lies behind it (a rank that
      skipped a call). sendrecv moves both at once; isend/irecv/waitall post
      the sends and take the receives in waitall, in posting order per peer.
-     At 8 bytes this costs what MPI_Sendrecv does (docs/benchmarks.md).
+     The price is the probe: a probed message waits in MPI's unexpected
+     queue and is copied again by the receive, where MPI_Sendrecv's posted
+     receive takes it directly; small messages pay for it (an 8-byte
+     allreduce at p = 2 over MPICH takes about an eighth longer,
+     docs/benchmarks.md).
    - Ranks that disagree about a call end in an error without a timeout
      wherever a waiting rank is shown a message of the other call by the
      peer it waits for, or a peer's notice (below): after 1024 polls a wait

@@ -9,6 +9,7 @@
    hundred bytes; the MPI datatype/op/IN_PLACE helpers, node_of, the error
    mapping and the abort flag. Rank 0 prints one line per test and
    "N passed, N failed" (failures are summed over ranks). */
+#define _POSIX_C_SOURCE 200809L /* alarm */
 #define REDCOLL_IMPLEMENTATION
 #include "redcoll.h"
 #include "transports/redcoll_mpi.h"
@@ -18,6 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <unistd.h>
 
 #include "test/disagree_cases.h"
 
@@ -789,7 +792,7 @@ static void test_plan_starts(void) {
 }
 
 /* The cases of ranks that disagree (test/disagree_cases.h) that wait
-   forever over MPI (found with `test_mpi --disagree CASE` under timeout),
+   forever over MPI (found with `test_mpi --disagree CASE`: its watchdog ends it),
    as MPICH's own collectives wait in each but `algorithm` (test/pmpi/run.sh
    shows MPICH's behaviour): no rank is shown a message of the other call by
    the peer it waits for -- each waits to receive from a rank that waits to
@@ -818,15 +821,33 @@ static int td_mpi_waits(redcoll_coll c, td_kind k, int p) {
     return 0;
 }
 
+static char td_running[80]; /* the case running, for the watchdog */
+
+/* A case that has not ended after 10 s (alarm) ends the program with its
+   name on stderr and status 3: the suite fails on it (mpiexec stops the
+   other ranks). */
+static void td_watchdog(int sig) {
+    static const char msg[] = ": no end after 10 s (a hang)\n";
+    (void)sig;
+    if (write(2, td_running, strlen(td_running)) < 0 || write(2, msg, sizeof msg - 1) < 0) _exit(3);
+    _exit(3);
+}
+
 /* One case on a transport of its own (a failed transport stays failed);
-   every rank's first error gathered on every rank. */
+   every rank's first error gathered on every rank. Each rank's part of
+   the case, up to the gathering, is bounded by the watchdog. */
 static void td_mpi_case(td_case *x, redcoll_result *all) {
     redcoll_mpi m;
     int res;
     if (redcoll_mpi_init(&m, MPI_COMM_WORLD, NULL) != REDCOLL_OK) { MPI_Abort(MPI_COMM_WORLD, 2); return; }
+    snprintf(td_running, sizeof td_running, "test_mpi: rank %d, case %s:%s", g_rank, redcoll_coll_name(x->coll),
+             td_kind_names[x->kind]);
+    signal(SIGALRM, td_watchdog);
+    alarm(10);
     td_rank(&m.t, x);
     res = (int)x->res[g_rank];
     MPI_Allgather(&res, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD); /* redcoll_result is an int enum */
+    alarm(0);
     MPI_Barrier(MPI_COMM_WORLD); /* what the case left has arrived: finalize drops it */
     redcoll_mpi_finalize(&m);
 }
