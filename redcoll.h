@@ -6502,13 +6502,29 @@ static double redcoll__rabenseifner_traeff_cost(const redcoll__cost_in *in) {
    Vectors whose whole-range encoding fits in 8 KiB skip step 1: every
    element gets the limbs of the whole range (K = ceil(2098 / L), 35 at
    p = 2) and the count word: one collective in all.
+   Local folds (redcoll__xfold): steps 1 to 3 on one rank for p vectors,
+   block by block in cache: the block's range over the p vectors, their
+   limbs summed (int64, exact), the rounding. Doubles where the FP
+   environment is the library's to set (x86-64, no -ffast-math) try a fast
+   way first: the p inputs added by TwoSum, the errors by TwoSum again, the
+   second-level errors in floating point, and the result certified
+   correctly rounded by a bound on what that leaves out (exactly at p <= 3
+   or with no second-level error); a block with an element not certified,
+   a special value or an overflow goes the limbs' way.
    Gathered: an AUTO allreduce (reduce) whose p inputs hold at most 64 KiB
    together (REDCOLL__XGATHER_BYTES) at p <= 32 allgathers the inputs (to
-   the root) instead and runs steps 1 to 3 on every rank (the root) alone:
-   the p vectors' range words combined, their limbs summed (int64, exact)
-   in rounds of 64 KiB: one collective, no wider than the inputs, where the
-   two collectives' latency (or the direct path's 36 words per element)
-   outweighs p scans and encodings. p = 1: the input, a NaN made canonical.
+   the root) instead and folds them on every rank (the root): one
+   collective, no wider than the inputs, where the two collectives' latency
+   (or the direct path's 36 words per element) outweighs p scans and
+   encodings. p = 1: the input, a NaN made canonical.
+   Exchanged: an AUTO allreduce where the model prices it below the limbs'
+   rounds (redcoll__xexchange_pays; the default model, doubles within 64
+   binades: from 32 KiB at p = 4, 128 KiB at p = 16, 512 KiB at p = 64)
+   runs in rounds of at most 1 MiB of inputs over
+   all ranks (REDCOLL__XXCHG_BYTES): an alltoall of the raw inputs gives
+   rank r block r of every rank's round, r folds it, an allgatherv shares
+   the results. The wire carries the ordinary sum's bytes (an alltoall and
+   an allgather of the vector) and there is no range collective.
    Two ranks (x86-64, redcoll__xpair): the correctly rounded sum of two
    inputs is their IEEE sum in the default FP environment, so p = 2 runs the
    caller's ordinary schedule with the pair kernel (redcoll__k_xsum_f64 in
@@ -6550,8 +6566,9 @@ static double redcoll__rabenseifner_traeff_cost(const redcoll__cost_in *in) {
 
    Scratch: 6 bytes per block and a round buffer of min(1 MiB, what the call
    could need at most), p counts (reduce_scatter; 2p split); gathered: the
-   range words and a round buffer of at most 64 KiB twice, and the p n
-   inputs; p = 1: none; all known from (collective,
+   fold's 57 KiB (REDCOLL__XFOLD_WORDS) and the p n inputs; exchanged: the
+   fold's and one round's inputs of every rank (at most 1 MiB), p counts;
+   p = 1: none; all known from (collective,
    p, counts, dtype) before the data is seen; the inner collectives run
    nested on the call's arena (redcoll__nested) with their scratch for one
    round's vector, at most redcoll__xcap() words. An AUTO algorithm of the
