@@ -6592,7 +6592,6 @@ static double redcoll__rabenseifner_traeff_cost(const redcoll__cost_in *in) {
 #define REDCOLL__XGATHER_P     32                  /* ... at up to this many ranks */
 #define REDCOLL__XFOLD_WORDS   (2 * (REDCOLL__XKMAX + 1) * REDCOLL__XBLOCK) /* redcoll__xfold's scratch */
 #define REDCOLL__XXCHG_BYTES   ((size_t)1 << 20)  /* exchanged: inputs per round, all ranks' blocks */
-#define REDCOLL__XBRUCK_BYTES  ((size_t)256)      /* exchanged: Bruck's alltoall up to this per block (as MPICH) */
 
 /* The per-element helpers of the hot loops: inlined into them. */
 #if defined(__GNUC__) || defined(__clang__)
@@ -7736,6 +7735,17 @@ static int redcoll__xsplit_pays(const redcoll__ctx *c, redcoll_algo whole, size_
     return split < all;
 }
 
+/* Whether Bruck's alltoall of blocks of `block` bytes still costs less than
+   pairwise exchanges once its local copies are priced (gamma per byte; the
+   cost function leaves them out): the first rotation and the last swaps
+   move every block once, each step packs and unpacks the blocks it sends. */
+static int redcoll__xbruck_pays(const redcoll__ctx *c, size_t block) {
+    const int p = c->size;
+    double copies = (2.0 * p + 2.0 * redcoll__bruck_blocks(p)) * (double)block * c->o.model.gamma;
+    return redcoll_algo_cost(REDCOLL_COLL_ALLTOALL, REDCOLL_ALGO_BRUCK, p, block, c->esize, &c->o) + copies <
+           redcoll_algo_cost(REDCOLL_COLL_ALLTOALL, REDCOLL_ALGO_PAIRWISE, p, block, c->esize, &c->o);
+}
+
 /* Whether an AUTO allreduce costs less in the model exchanged (x->m
    elements per rank and round: an alltoall `a2a` and an allgatherv `ag` of
    the inputs, and their fold) than as the limbs' rounds (`words` limbs for
@@ -7816,8 +7826,7 @@ static redcoll_result redcoll__xsetup(redcoll__xsum *x, redcoll__ctx *c, const v
             ic.dtype = c->dtype;
             ic.esize = c->esize;
             a2a = redcoll__select_for(&ic, REDCOLL_COLL_ALLTOALL, c->size, e.m * c->esize, NULL);
-            if (a2a == REDCOLL_ALGO_BRUCK && e.m * c->esize > REDCOLL__XBRUCK_BYTES)
-                a2a = REDCOLL_ALGO_PAIRWISE; /* Bruck's rotations copy every block twice more (unpriced) */
+            if (a2a == REDCOLL_ALGO_BRUCK && !redcoll__xbruck_pays(c, e.m * c->esize)) a2a = REDCOLL_ALGO_PAIRWISE;
             ag = redcoll__select_for(&ic, REDCOLL_COLL_ALLGATHERV, c->size, e.m * (size_t)c->size * c->esize,
                                      NULL);
             if (redcoll__xexchange_pays(&e, c, x->algo, words, words / (size_t)kt, a2a, ag)) {
