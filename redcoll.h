@@ -7027,13 +7027,29 @@ static double redcoll__rabenseifner_traeff_cost(const redcoll__cost_in *in) {
    Vectors whose whole-range encoding fits in 8 KiB skip step 1: every
    element gets the limbs of the whole range (K = ceil(2098 / L), 35 at
    p = 2) and the count word: one collective in all.
+   Local folds (redcoll__xfold): steps 1 to 3 on one rank for p vectors,
+   block by block in cache: the block's range over the p vectors, their
+   limbs summed (int64, exact), the rounding. Doubles where the FP
+   environment is the library's to set (x86-64, no -ffast-math) try a fast
+   way first: the p inputs added by TwoSum, the errors by TwoSum again, the
+   second-level errors in floating point, and the result certified
+   correctly rounded by a bound on what that leaves out (exactly at p <= 3
+   or with no second-level error); a block with an element not certified,
+   a special value or an overflow goes the limbs' way.
    Gathered: an AUTO allreduce (reduce) whose p inputs hold at most 64 KiB
    together (REDCOLL__XGATHER_BYTES) at p <= 32 allgathers the inputs (to
-   the root) instead and runs steps 1 to 3 on every rank (the root) alone:
-   the p vectors' range words combined, their limbs summed (int64, exact)
-   in rounds of 64 KiB: one collective, no wider than the inputs, where the
-   two collectives' latency (or the direct path's 36 words per element)
-   outweighs p scans and encodings. p = 1: the input, a NaN made canonical.
+   the root) instead and folds them on every rank (the root): one
+   collective, no wider than the inputs, where the two collectives' latency
+   (or the direct path's 36 words per element) outweighs p scans and
+   encodings. p = 1: the input, a NaN made canonical.
+   Exchanged: an AUTO allreduce where the model prices it below the limbs'
+   rounds (redcoll__xexchange_pays; the default model, doubles within 64
+   binades: from 32 KiB at p = 4, 128 KiB at p = 16, 512 KiB at p = 64)
+   runs in rounds of at most 1 MiB of inputs over
+   all ranks (REDCOLL__XXCHG_BYTES): an alltoall of the raw inputs gives
+   rank r block r of every rank's round, r folds it, an allgatherv shares
+   the results. The wire carries the ordinary sum's bytes (an alltoall and
+   an allgather of the vector) and there is no range collective.
    Two ranks (x86-64, redcoll__xpair): the correctly rounded sum of two
    inputs is their IEEE sum in the default FP environment, so p = 2 runs the
    caller's ordinary schedule with the pair kernel (redcoll__k_xsum_f64 in
@@ -7075,8 +7091,9 @@ static double redcoll__rabenseifner_traeff_cost(const redcoll__cost_in *in) {
 
    Scratch: 6 bytes per block and a round buffer of min(1 MiB, what the call
    could need at most), p counts (reduce_scatter; 2p split); gathered: the
-   range words and a round buffer of at most 64 KiB twice, and the p n
-   inputs; p = 1: none; all known from (collective,
+   fold's 57 KiB (REDCOLL__XFOLD_WORDS) and the p n inputs; exchanged: the
+   fold's and one round's inputs of every rank (at most 1 MiB), p counts;
+   p = 1: none; all known from (collective,
    p, counts, dtype) before the data is seen; the inner collectives run
    nested on the call's arena (redcoll__nested) with their scratch for one
    round's vector, at most redcoll__xcap() words. An AUTO algorithm of the
@@ -7098,7 +7115,8 @@ static double redcoll__rabenseifner_traeff_cost(const redcoll__cost_in *in) {
 #define REDCOLL__XSPLIT_BYTES  ((size_t)65536)    /* allreduce inputs from here: reduce_scatter + allgatherv */
 #define REDCOLL__XGATHER_BYTES ((size_t)65536)    /* allreduce: every rank's inputs, up to this, gathered */
 #define REDCOLL__XGATHER_P     32                  /* ... at up to this many ranks */
-#define REDCOLL__XLOCAL_BYTES  ((size_t)65536)    /* limbs per round summed locally */
+#define REDCOLL__XFOLD_WORDS   (2 * (REDCOLL__XKMAX + 1) * REDCOLL__XBLOCK) /* redcoll__xfold's scratch */
+#define REDCOLL__XXCHG_BYTES   ((size_t)1 << 20)  /* exchanged: inputs per round, all ranks' blocks */
 
 /* The per-element helpers of the hot loops: inlined into them. */
 #if defined(__GNUC__) || defined(__clang__)
@@ -7231,8 +7249,10 @@ typedef struct redcoll__xsum {
     int                  sizing;  /* a measuring pass: the largest round's shapes, not the rounds */
     int                  split;   /* allreduce rounds as reduce_scatter + allgatherv */
     int                  gathered; /* allreduce, reduce: one allgather (gather) of the inputs, sums local */
-    redcoll_algo         algo;    /* the rounds' algorithm, fixed at setup */
-    redcoll_algo         algo2;   /* split: the allgatherv's */
+    int                  exchanged; /* allreduce: alltoall, local sums, allgatherv per round */
+    size_t               m;       /* exchanged: elements per rank in a full round */
+    redcoll_algo         algo;    /* the rounds' algorithm, fixed at setup (exchanged: the alltoall's) */
+    redcoll_algo         algo2;   /* split, exchanged: the allgatherv's */
     size_t               nblocks, cap;  /* cap: words of one round */
     uint16_t            *info;    /* 3 words per block: hi + 1, 0xffff - lo, special */
     size_t               info_bytes;
@@ -7240,6 +7260,8 @@ typedef struct redcoll__xsum {
     size_t              *rcounts; /* reduce_scatter, split: words per rank in a round */
     size_t              *ecounts; /* split: elements per rank in a round */
     char                *all;     /* gathered: every rank's inputs, rank after rank */
+    char                *stage;   /* exchanged: this rank's block of every rank's round */
+    int64_t             *fold;    /* gathered, exchanged: redcoll__xfold's scratch */
     void                *mem;     /* info and limb (gathered: twice, and all) */
     size_t               mem_bytes;
 } redcoll__xsum;
@@ -7364,9 +7386,10 @@ REDCOLL__XHOT void redcoll__xranges(redcoll__xsum *x, redcoll__xfmt f) {
    environment (rounding mode, flush to zero) cannot change the result.
    Needs lo >= F (no subnormal input) and a normal scale factor. Limb j of
    element i goes to w[j n + i] (a block's limbs limb by limb: plain vector
-   stores, and the same layout the rounding reads). */
+   stores, and the same layout the rounding reads); `add`: added to what w
+   holds (the local sums of redcoll__xfold). */
 REDCOLL__XHOT void redcoll__xencode_fp(redcoll__xfmt f, int L, const char *REDCOLL__XRESTRICT in,
-                                       size_t n, int K, int lo, int64_t *REDCOLL__XRESTRICT w) {
+                                       size_t n, int K, int lo, int64_t *REDCOLL__XRESTRICT w, int add) {
     const int bias = f.bits == 64 ? 1074 : 149;
     const uint64_t sb = (uint64_t)(bias - lo + 1023) << 52, rb = (uint64_t)(1023 - L) << 52,
                    bb = (uint64_t)(1023 + L) << 52;
@@ -7378,9 +7401,12 @@ REDCOLL__XHOT void redcoll__xencode_fp(redcoll__xfmt f, int L, const char *REDCO
         if (f.bits == 64) memcpy(&y, in + 8 * i, 8);
         else { float v; memcpy(&v, in + 4 * i, 4); y = v; }
         y *= S;
-        if (K == 1) { w[i] = (int64_t)y; continue; }
-        w[n + i] = (int64_t)(y * R);
-        w[i] = (int64_t)(y - (double)w[n + i] * B);
+        if (K == 1) { w[i] = (add ? w[i] : 0) + (int64_t)y; continue; }
+        {
+            int64_t h = (int64_t)(y * R);
+            w[n + i] = (add ? w[n + i] : 0) + h;
+            w[i] = (add ? w[i] : 0) + (int64_t)(y - (double)h * B);
+        }
     }
 }
 
@@ -7628,11 +7654,11 @@ REDCOLL__XHOT size_t redcoll__xencode_round(redcoll__xsum *x, redcoll__xfmt f, r
         } else if (b.sp || b.K < 1 || b.K > 2 || b.lo < f.frac || (f.bits == 64 && b.lo > 2096)) {
             redcoll__xencode_gen(x, in, n, &b, w);
         } else if (n != REDCOLL__XBLOCK) {
-            redcoll__xencode_fp(f, L, in, n, b.K, b.lo, w);
+            redcoll__xencode_fp(f, L, in, n, b.K, b.lo, w, 0);
         } else if (b.K == 1) {
-            redcoll__xencode_fp(f, L, in, REDCOLL__XBLOCK, 1, b.lo, w);
+            redcoll__xencode_fp(f, L, in, REDCOLL__XBLOCK, 1, b.lo, w, 0);
         } else {
-            redcoll__xencode_fp(f, L, in, REDCOLL__XBLOCK, 2, b.lo, w);
+            redcoll__xencode_fp(f, L, in, REDCOLL__XBLOCK, 2, b.lo, w, 0);
         }
         redcoll__account(x->c, n);
         if (x->scatter) x->rcounts[k.seg] += bw;
@@ -7678,6 +7704,213 @@ REDCOLL__XHOT void redcoll__xdecode_round(redcoll__xsum *x, redcoll__xfmt f, red
     if (cvt) redcoll__fenv_restore(env);
 }
 
+/* The fold's fast way for doubles, where the FP environment is ours to set
+   (x86-64, MXCSR at its default for the pass) and the compiler keeps IEEE
+   semantics (no -ffast-math). Each element's p inputs are added in turn by
+   error-free transformations (TwoSum: a + b = s + t exactly, s = RN(a + b)),
+   and so are the errors t, into e; the second-level errors u are summed in
+   floating point into g. So the exact sum is S = s + e + G, G the sum of
+   the u, |G - g| <= (p - 2) 2^-52 sum |u| (recursive summation: exact
+   under underflow for additions), and G = g at p <= 3 or when no u is
+   nonzero. With e + g = z + ze and s + z = r + d (TwoSum), S - r = d + ze +
+   (G - g): r = RN(s + z) is RN(S) when the last two are zero (then
+   s + z = S), or when |d| + |ze| + that bound (rounded up) stays below half
+   the spacing of the doubles around r (a quarter of r's ulp at a power of
+   two, either side): certified; else the block goes the exact way (limbs).
+   A zero result is -0 only when s is, that is when every input is -0.
+   Results below 2^-959 that are not certified exact, infinities, NaNs and
+   overflow also go the exact way. */
+#if REDCOLL__FENV_CONTROL && !defined(__FAST_MATH__)
+#define REDCOLL__XFAST 1
+#else
+#define REDCOLL__XFAST 0
+#endif
+
+/* r = RN(s + z) with z = e + g, as bits, a zero's sign s's (-0 only when
+   every input is -0). */
+REDCOLL__XHOT uint64_t redcoll__xfast_r(double s, double e, double g) {
+    const uint64_t sign = (uint64_t)1 << 63;
+    double r = s + (e + g);
+    uint64_t rbits, sbits;
+    memcpy(&rbits, &r, 8);
+    memcpy(&sbits, &s, 8);
+    return (rbits << 1) == 0 ? ((sbits << 1) == 0 ? sbits & sign : 0) : rbits;
+}
+
+/* The fast way's additions for V (8 or 1) elements of p vectors (vector q
+   at in + q stride bytes), kept in registers across the p inputs, into
+   w's four rows (s, e, g, sum |u|; row stride REDCOLL__XBLOCK), and r into
+   out (right where certified); nz[] lane-wise: some u (bit 0), some g (bit
+   1) nonzero, r not finite (bit 2). Branch-free over the lanes with no
+   reduction across them: they vectorise. */
+REDCOLL__XHOT void redcoll__xfast_add(const char *REDCOLL__XRESTRICT in, size_t stride, int p,
+                                      double *REDCOLL__XRESTRICT w, char *REDCOLL__XRESTRICT out,
+                                      const int V, uint64_t *nz) {
+    double s[8], e[8], g[8], a[8], b[8];
+    int q, j;
+    memcpy(s, in, (size_t)V * 8);
+    memcpy(b, in + stride, (size_t)V * 8);
+    for (j = 0; j < V; ++j) { /* the first error starts e: no second level yet */
+        double s1 = s[j] + b[j], bb = s1 - s[j];
+        e[j] = (s[j] - (s1 - bb)) + (b[j] - bb);
+        s[j] = s1;
+        g[j] = a[j] = 0;
+    }
+    for (q = 2; q < p; ++q) {
+        memcpy(b, in + (size_t)q * stride, (size_t)V * 8);
+        for (j = 0; j < V; ++j) {
+            double s1 = s[j] + b[j], bb = s1 - s[j], t = (s[j] - (s1 - bb)) + (b[j] - bb);
+            double e1 = e[j] + t, eb = e1 - e[j], u = (e[j] - (e1 - eb)) + (t - eb);
+            s[j] = s1;
+            e[j] = e1;
+            g[j] += u;
+            a[j] += u < 0 ? -u : u;
+        }
+    }
+    for (j = 0; j < V; ++j) {
+        uint64_t r = redcoll__xfast_r(s[j], e[j], g[j]);
+        nz[j] |= REDCOLL__XNZ(a[j] != 0) | REDCOLL__XNZ(g[j] != 0) << 1 | REDCOLL__XNZ((r >> 52 & 2047) == 2047) << 2;
+        memcpy(out + 8 * (size_t)j, &r, 8);
+    }
+    memcpy(w, s, (size_t)V * 8);
+    memcpy(w + REDCOLL__XBLOCK, e, (size_t)V * 8);
+    memcpy(w + 2 * REDCOLL__XBLOCK, g, (size_t)V * 8);
+    memcpy(w + 3 * REDCOLL__XBLOCK, a, (size_t)V * 8);
+}
+
+/* The check of V results r from w's rows where s + z = S is not certified
+   for the whole block: bad[] lane-wise, must be done the exact way. */
+REDCOLL__XHOT void redcoll__xfast_check(const double *REDCOLL__XRESTRICT w, int p, const int V, uint64_t *bad) {
+    /* 2^-52; 2^-1000 (above any rounding error of a c, subnormal or not, and
+       normal: no subnormal operand slows the loop); 1 - 2^-51 */
+    const uint64_t cb = (uint64_t)(1023 - 52) << 52, tb = (uint64_t)(1023 - 1000) << 52,
+                   hmb = 0x3feffffffffffffcull, fm = ((uint64_t)1 << 52) - 1;
+    const uint64_t few = p <= 3;
+    const double *s = w, *e = w + REDCOLL__XBLOCK, *g = w + 2 * REDCOLL__XBLOCK, *a = w + 3 * REDCOLL__XBLOCK;
+    double c, tiny, hm;
+    int j;
+    memcpy(&c, &cb, 8);
+    memcpy(&tiny, &tb, 8);
+    memcpy(&hm, &hmb, 8);
+    c *= (double)p; /* at least (p - 2) 2^-52 after rounding */
+    for (j = 0; j < V; ++j) { /* |d| + |ze| + the bound below half the spacing around r */
+        double z = e[j] + g[j], r = s[j] + z, zb = z - e[j], ze = (e[j] - (z - zb)) + (g[j] - zb);
+        double rb = r - s[j], d = (s[j] - (r - rb)) + (z - rb), h, m;
+        uint64_t rbits, zeb, ex, hb, ok;
+        memcpy(&rbits, &r, 8);
+        memcpy(&zeb, &ze, 8);
+        ex = rbits >> 52 & 2047;
+        hb = (ex - 53 - REDCOLL__XNZ((rbits & fm) == 0)) << 52; /* valid for ex >= 64 */
+        memcpy(&h, &hb, 8);
+        m = ((d < 0 ? -d : d) + (ze < 0 ? -ze : ze)) + (a[j] * c + tiny);
+        ok = ((few | REDCOLL__XNZ(a[j] == 0)) & REDCOLL__XNZ((zeb << 1) == 0)) | /* s + z = S */
+             (REDCOLL__XNZ(ex >= 64) & REDCOLL__XNZ(m <= h * hm));
+        bad[j] |= ok ^ 1;
+    }
+}
+
+/* The fast way for a block of n <= REDCOLL__XBLOCK elements; w: 4
+   REDCOLL__XBLOCK doubles. Returns 1 if some element must be done the
+   exact way (the block's out is then partly written). */
+REDCOLL__XHOT int redcoll__xfast(const char *REDCOLL__XRESTRICT in, size_t stride, int p, size_t n,
+                                 char *REDCOLL__XRESTRICT out, double *REDCOLL__XRESTRICT w) {
+    uint64_t nz[8] = { 0, 0, 0, 0, 0, 0, 0, 0 }, bad[8] = { 0, 0, 0, 0, 0, 0, 0, 0 }, any = 0, u, g;
+    size_t i;
+    int j;
+    for (i = 0; i + 8 <= n; i += 8) redcoll__xfast_add(in + 8 * i, stride, p, w + i, out + 8 * i, 8, nz);
+    for (; i < n; ++i) redcoll__xfast_add(in + 8 * i, stride, p, w + i, out + 8 * i, 1, nz);
+    for (j = 0; j < 8; ++j) any |= nz[j];
+    u = any & 1;
+    g = any >> 1 & 1;
+    if (any >> 2) return 1;                   /* infinities, NaNs, overflow */
+    if (!g && (p <= 3 || !u)) return 0;      /* s + z = S everywhere */
+    for (i = 0; i + 8 <= n; i += 8) redcoll__xfast_check(w + i, p, 8, bad);
+    for (; i < n; ++i) redcoll__xfast_check(w + i, p, 1, bad);
+    for (any = 0, j = 0; j < 8; ++j) any |= bad[j];
+    return any != 0;
+}
+
+/* One input vector's limbs of a common block added into acc (the first
+   vector's stored), at a constant length when the block is full. */
+REDCOLL__XHOT void redcoll__xfold_add(redcoll__xfmt f, int L, const char *REDCOLL__XRESTRICT in, size_t n,
+                                      int K, int lo, int64_t *REDCOLL__XRESTRICT acc, int add) {
+    if (n != REDCOLL__XBLOCK) redcoll__xencode_fp(f, L, in, n, K, lo, acc, add);
+    else if (K == 1 && add) redcoll__xencode_fp(f, L, in, REDCOLL__XBLOCK, 1, lo, acc, 1);
+    else if (K == 1) redcoll__xencode_fp(f, L, in, REDCOLL__XBLOCK, 1, lo, acc, 0);
+    else if (add) redcoll__xencode_fp(f, L, in, REDCOLL__XBLOCK, 2, lo, acc, 1);
+    else redcoll__xencode_fp(f, L, in, REDCOLL__XBLOCK, 2, lo, acc, 0);
+}
+
+/* Steps 1 to 3 on this rank alone: out[i] is the correctly rounded sum of
+   element i of p vectors (vector q at base + q stride bytes), i < n. Block
+   by block (REDCOLL__XBLOCK elements, in cache): the block's range over the
+   p vectors (step 1 for all of them, no collective), their limbs added
+   into one sum (int64: exact, as in a collective, for p < 2^(62 - L)), and
+   the rounding. scratch: REDCOLL__XFOLD_WORDS words. cvt: as for
+   redcoll__xdecode_round. The gathered path folds every rank's whole
+   vector; the exchanged path this rank's block of every rank's round. */
+REDCOLL__XHOT void redcoll__xfold(const redcoll__xsum *x, redcoll__xfmt f, const char *base, size_t stride,
+                                  int p, size_t n, char *out, int64_t *scratch, int cvt) {
+    const size_t es = (size_t)f.bits / 8, bw = REDCOLL__XBLOCK;
+    const int L = x->L;
+    int64_t *acc = scratch, *tmp = scratch + (size_t)(REDCOLL__XKMAX + 1) * bw;
+    unsigned env = cvt || REDCOLL__XFAST ? redcoll__fenv_default() : 0;
+    size_t i, j;
+    cvt &= REDCOLL__FENV_CONTROL;
+    for (i = 0; i < n; i += bw) {
+        const size_t nb = n - i < bw ? n - i : bw;
+        const char *in = base + i * es;
+        char *o = out + i * es;
+        uint64_t emin = ~(uint64_t)0, emx = 0, odd = 0;
+        redcoll__xblk k;
+        int q, hi, lo, sp;
+        if (REDCOLL__XFAST && f.bits == 64 &&
+            !(nb == bw ? redcoll__xfast(in, stride, p, bw, o, (double *)(void *)acc)
+                       : redcoll__xfast(in, stride, p, nb, o, (double *)(void *)acc)))
+            continue;
+        for (q = 0; q < p; ++q) {
+            uint64_t a, b;
+            odd |= nb == bw ? redcoll__xscan(f, in + (size_t)q * stride, bw, &a, &b)
+                            : redcoll__xscan(f, in + (size_t)q * stride, nb, &a, &b);
+            emin = a < emin ? a : emin;
+            emx = b > emx ? b : emx;
+        }
+        redcoll__xrange(&f, in, nb, 0, emin, emx, &hi, &lo, &sp);
+        for (q = 0; odd && q < p; ++q) { /* a subnormal, inf, NaN or -0: exactly, vector by vector */
+            int h, l, s2;
+            redcoll__xrange(&f, in + (size_t)q * stride, nb, 1, 0, 0, &h, &l, &s2);
+            if (q == 0 || h > hi) hi = h;
+            if (q == 0 || l < lo) lo = l;
+            sp = (q ? sp : 0) | s2;
+        }
+        k.lo = lo;
+        k.sp = sp;
+        k.K = hi < 0 ? 0 : (hi - lo + L) / L; /* ceil((hi + 1 - lo) / L) */
+        if (!sp && k.K >= 1 && k.K <= 2 && lo >= f.frac && !(f.bits == 64 && lo > 2096)) {
+            for (q = 0; q < p; ++q) redcoll__xfold_add(f, L, in + (size_t)q * stride, nb, k.K, lo, acc, q > 0);
+            if (!(nb == bw ? redcoll__xdecode_fast(f, L, acc, bw, k.K, lo, o, cvt)
+                           : redcoll__xdecode_fast(f, L, acc, nb, k.K, lo, o, cvt)))
+                continue;
+        } else {
+            const size_t words = nb * (size_t)(k.K + k.sp);
+            for (q = 0; q < p; ++q) {
+                redcoll__xencode_gen(x, in + (size_t)q * stride, nb, &k, q ? tmp : acc);
+                for (j = 0; q && j < words; ++j) acc[j] += tmp[j];
+            }
+        }
+        redcoll__xdecode_gen(x, acc, nb, &k, o);
+    }
+    if (cvt || REDCOLL__XFAST) redcoll__fenv_restore(env);
+}
+
+/* Passes over the elements a rank folds (redcoll__xfold), m of each of p
+   ranks' inputs: one over the inputs and one over the results where the
+   fast way runs (doubles), else the exact way's scan, encoding and
+   rounding. */
+static size_t redcoll__xfold_passes(const redcoll__xsum *x, int p, size_t m) {
+    return (REDCOLL__XFAST && x->f->bits == 64 ? (size_t)p + 1 : 2 * (size_t)p + 1) * m;
+}
+
 /* The three passes over the call for one format, compiled once per
    instruction set: their block loops, of known length and with unaliased
    pointers, vectorise at -O2 where the lanes exist. */
@@ -7685,6 +7918,8 @@ typedef struct redcoll__xloops {
     void (*ranges)(redcoll__xsum *x);                                       /* redcoll__xranges */
     size_t (*encode)(redcoll__xsum *x, redcoll__xcur cur, redcoll__xcur *end); /* redcoll__xencode_round */
     void (*decode)(redcoll__xsum *x, redcoll__xcur cur, redcoll__xcur end);   /* redcoll__xdecode_round */
+    void (*fold)(const redcoll__xsum *x, const char *base, size_t stride, int p, size_t n, char *out,
+                 int64_t *scratch);                                           /* redcoll__xfold */
 } redcoll__xloops;
 
 #define REDCOLL__XLOOPS(SUF, ATTR, FMT, CVT)                                                       \
@@ -7695,8 +7930,13 @@ typedef struct redcoll__xloops {
     static ATTR void redcoll__xdecode_##SUF(redcoll__xsum *x, redcoll__xcur cur, redcoll__xcur end) { \
         redcoll__xdecode_round(x, FMT, cur, end, CVT);                                             \
     }                                                                                              \
+    static ATTR void redcoll__xfold_##SUF(const redcoll__xsum *x, const char *base, size_t stride, int p, \
+                                          size_t n, char *out, int64_t *scratch) {                 \
+        redcoll__xfold(x, FMT, base, stride, p, n, out, scratch, CVT);                             \
+    }                                                                                              \
     static const redcoll__xloops redcoll__xloops_##SUF = { redcoll__xranges_##SUF,                 \
-                                                           redcoll__xencode_##SUF, redcoll__xdecode_##SUF };
+                                                           redcoll__xencode_##SUF, redcoll__xdecode_##SUF, \
+                                                           redcoll__xfold_##SUF };
 
 REDCOLL__XLOOPS(f64, , redcoll__xf64, 0)
 REDCOLL__XLOOPS(f32, , redcoll__xf32, 0)
@@ -7750,6 +7990,9 @@ static size_t redcoll__xcap(size_t total, int kfull, size_t bytes) {
 static redcoll_result redcoll__nested(redcoll__ctx *c, redcoll_coll coll, void *buf, size_t count,
                                       const size_t *counts, redcoll_dtype dtype, redcoll_op op,
                                       int root, redcoll_algo algo);
+static redcoll_result redcoll__nested_from(redcoll__ctx *c, redcoll_coll coll, const void *sbuf, void *buf,
+                                           size_t count, const size_t *counts, redcoll_dtype dtype,
+                                           redcoll_op op, int root, redcoll_algo algo);
 
 /* The inner collective of one round: `words` int64 limbs, SUM, in place. */
 static redcoll_result redcoll__xcollect(redcoll__xsum *x, size_t words) {
@@ -7853,52 +8096,65 @@ static redcoll_result redcoll__xrounds(redcoll__xsum *x) {
 /* ---- the gathered path, p = 1 --------------------------------------------- */
 
 /* A gathered allreduce (reduce): one allgather (gather to the root) of the
-   inputs into x->all (rank after rank), then steps 1 to 3 on this rank (the
-   root) alone. The range words are every rank's vector's, combined (MAX)
-   as step 1's allreduce would; each round encodes the p vectors in turn and
-   sums their limbs (int64 SUM, exact as in the collective), then rounds.
-   x->mem holds the range words and a round buffer twice (one rank's, the
-   sum) and x->all; a measuring pass stops after the allgather (the rest
-   allocates nothing). */
+   inputs into x->all (rank after rank), then every rank (the root) folds
+   the p vectors alone (redcoll__xfold). A measuring pass stops after the
+   allgather (the rest allocates nothing). */
 static redcoll_result redcoll__xlocal(redcoll__xsum *x) {
     const int p = x->c->size, dry = x->c->dry;
     const size_t vec = x->total * (size_t)(x->f->bits / 8);
-    const char *in = x->in;
-    uint16_t *info = x->info, *info2 = (uint16_t *)(void *)((char *)x->limb + x->cap * 8);
-    int64_t *limb = x->limb, *limb2 = (int64_t *)(void *)((char *)info2 + x->info_bytes);
-    redcoll__kernel max = redcoll__kernel_for(REDCOLL_OP_MAX, REDCOLL_UINT16);
-    redcoll__kernel add = redcoll__kernel_for(REDCOLL_OP_SUM, REDCOLL_INT64);
-    redcoll__xcur cur = { 0, 0, 0, 0 };
+    int away = x->coll == REDCOLL_COLL_REDUCE && x->c->rank != x->root;
     redcoll_result r;
-    int s, away = x->coll == REDCOLL_COLL_REDUCE && x->c->rank != x->root;
-    x->all = (char *)(limb2 + x->cap);
-    if (!dry && !away) REDCOLL_MEMCPY(x->all + (size_t)x->c->rank * vec, in, vec);
+    if (!dry && !away) REDCOLL_MEMCPY(x->all + (size_t)x->c->rank * vec, x->in, vec);
     r = redcoll__nested(x->c, x->coll == REDCOLL_COLL_REDUCE ? REDCOLL_COLL_GATHER : REDCOLL_COLL_ALLGATHER,
-                        away ? (void *)in : x->all, x->total, NULL, x->c->dtype, REDCOLL_SUM, x->root,
-                        REDCOLL_ALGO_AUTO);
+                        away ? (void *)x->in : x->all, x->total, NULL, x->c->dtype, REDCOLL_SUM,
+                        x->root, REDCOLL_ALGO_AUTO);
     if (r != REDCOLL_OK || x->sizing || away) return r;
-    for (s = 0; s < p && !dry; ++s) {
-        x->in = x->all + (size_t)s * vec;
-        x->info = s ? info2 : info;
-        x->loops->ranges(x);
-        if (s) max(info, info2, info, 3 * x->nblocks);
-    }
-    x->info = info;
-    redcoll__account(x->c, (size_t)p * x->total);
-    while (redcoll__xblock_len(x, &cur) != 0) {
-        redcoll__xcur k = cur;
-        size_t words = 0;
-        for (s = 0; s < p; ++s) {
-            x->in = x->all + (size_t)s * vec;
-            x->limb = s ? limb2 : limb;
-            words = x->loops->encode(x, cur, &k);
-            if (s && !dry) add(limb, limb2, limb, words);
+    if (!dry) x->loops->fold(x, x->all, vec, p, x->total, x->out, x->fold);
+    redcoll__account(x->c, redcoll__xfold_passes(x, p, x->total));
+    return REDCOLL_OK;
+}
+
+/* ---- the exchanged path --------------------------------------------------- */
+
+/* An exchanged allreduce, in rounds of p blocks of x->m elements (the last
+   round's blocks shorter, padded with zeros): an alltoall gives rank r
+   block r of every rank's round, as raw inputs (the ordinary sum's bytes:
+   no limbs and no range collective on the wire), rank r folds them
+   (redcoll__xfold) into its block's results, and an allgatherv shares
+   them. A measuring pass runs the first and the last round's collectives,
+   the largest and the odd shapes. */
+static redcoll_result redcoll__xexchange(redcoll__xsum *x) {
+    redcoll__ctx *c = x->c;
+    const int p = c->size, me = c->rank, dry = c->dry;
+    const size_t es = c->esize, full = x->m * (size_t)p;
+    size_t off;
+    for (off = 0; off < x->total; off += full) {
+        const size_t nr = x->total - off < full ? x->total - off : full, m = (nr + (size_t)p - 1) / (size_t)p;
+        redcoll_result r;
+        int q;
+        if (x->sizing && off != 0 && x->total - off > full) continue; /* a middle round: the first's shapes */
+        for (q = 0; q < p; ++q) {
+            size_t at = (size_t)q * m;
+            x->ecounts[q] = nr > at ? (nr - at < m ? nr - at : m) : 0;
         }
-        x->limb = limb;
-        x->loops->decode(x, cur, k);
-        cur = k;
+        if (nr == full) {
+            r = redcoll__nested_from(c, REDCOLL_COLL_ALLTOALL, x->in + off * es, x->stage, m, NULL, c->dtype,
+                                     REDCOLL_SUM, 0, x->algo);
+        } else { /* the blocks of an alltoall are equal: the short round from a padded copy */
+            if (!dry) {
+                REDCOLL_MEMCPY(x->stage, x->in + off * es, nr * es);
+                REDCOLL_MEMSET(x->stage + nr * es, 0, ((size_t)p * m - nr) * es);
+            }
+            r = redcoll__nested(c, REDCOLL_COLL_ALLTOALL, x->stage, m, NULL, c->dtype, REDCOLL_SUM, 0, x->algo);
+        }
+        if (r != REDCOLL_OK) return r;
+        if (!dry && !x->sizing && x->ecounts[me])
+            x->loops->fold(x, x->stage, m * es, p, x->ecounts[me], x->out + (off + (size_t)me * m) * es, x->fold);
+        redcoll__account(c, redcoll__xfold_passes(x, p, x->ecounts[me]));
+        r = redcoll__nested(c, REDCOLL_COLL_ALLGATHERV, x->out + off * es, 0, x->ecounts, c->dtype,
+                            REDCOLL_SUM, 0, x->algo2);
+        if (r != REDCOLL_OK) return r;
     }
-    x->in = in;
     return REDCOLL_OK;
 }
 
@@ -7950,43 +8206,95 @@ static void redcoll__xwidth(redcoll__xsum *x, int L) {
    so a persistent plan can size it before any data is seen. The inner
    collectives need, on top, their own scratch for one round's vector of at
    most x->cap int64 words (for reduce_scatter: any split of them), with the
-   algorithm x->algo picks for that largest round. */
+   algorithm x->algo picks for that largest round; gathered and exchanged:
+   redcoll__xfold's scratch and the inputs it folds (all of them; one
+   round's), their collectives' own scratch on top. */
 static size_t redcoll__xsizes(redcoll__xsum *x) {
+    const int p = x->c->size;
+    const size_t es = (size_t)(x->f->bits / 8), fold = REDCOLL__XFOLD_WORDS * sizeof(int64_t);
     size_t blocks = 0;
     int s;
-    redcoll__xwidth(x, 62 - redcoll__ceil_lg(x->c->size));
-    x->direct = !x->gathered && x->total <= REDCOLL__XDIRECT_BYTES / 8 / (size_t)(x->kfull + 1);
+    redcoll__xwidth(x, 62 - redcoll__ceil_lg(p));
+    if (x->gathered) return fold + ((x->total * es * (size_t)p + 7) & ~(size_t)7);
+    if (x->exchanged) { /* whole range blocks per rank, all ranks' blocks of a round within the bound */
+        size_t m = REDCOLL__XXCHG_BYTES / es / (size_t)p / REDCOLL__XBLOCK * REDCOLL__XBLOCK,
+               need = (x->total + (size_t)p - 1) / (size_t)p;
+        m = m > REDCOLL__XBLOCK ? m : REDCOLL__XBLOCK;
+        x->m = m < need ? m : need;
+        return fold + ((x->m * (size_t)p * es + 7) & ~(size_t)7);
+    }
+    x->direct = x->total <= REDCOLL__XDIRECT_BYTES / 8 / (size_t)(x->kfull + 1);
     x->assumed |= x->direct;
-    x->cap = redcoll__xcap(x->total, x->kfull, x->gathered ? REDCOLL__XLOCAL_BYTES : REDCOLL__XROUND_BYTES);
+    x->cap = redcoll__xcap(x->total, x->kfull, REDCOLL__XROUND_BYTES);
     for (s = 0; s < x->segs; ++s)
         blocks += (redcoll__xseg_len(x, s) + REDCOLL__XBLOCK - 1) / REDCOLL__XBLOCK;
     x->nblocks = blocks;
-    /* range words (none when direct), round buffer; the per-rank counts apart;
-       gathered: twice both (one rank's, the sum so far) and every rank's inputs */
+    /* range words (none when direct), round buffer; the per-rank counts apart */
     x->info_bytes = x->direct ? 0 : (3 * blocks * sizeof(uint16_t) + 7) & ~(size_t)7;
-    if (x->gathered) {
-        size_t all = x->total * (size_t)(x->f->bits / 8) * (size_t)x->c->size;
-        return 2 * (x->info_bytes + x->cap * 8) + ((all + 7) & ~(size_t)7);
-    }
     return x->info_bytes + x->cap * 8;
 }
 
 /* ---- the hook: setup and execute (called from [SECTION:setup]) -------------- */
 
-/* Whether a round of `words` limbs for `elems` elements costs less in the
-   model as a reduce_scatter (pairwise) + allgatherv (ring) of the values,
-   each rank rounding 1/p of it, than as an allreduce (`whole`, AUTO's
-   choice) with every rank rounding all: at p <= 8 from 64 KiB; at p = 64
-   the pairwise and ring steps' p - 1 latencies per round would cost 2.5x. */
-static int redcoll__xsplit_pays(const redcoll__ctx *c, redcoll_algo whole, size_t words, size_t elems) {
+/* The modeled time of a round of `words` limbs for `elems` elements as a
+   reduce_scatter (pairwise) + allgatherv (ring) of the values, each rank
+   rounding 1/p of it (*split), and as an allreduce (`whole`, AUTO's choice)
+   with every rank rounding all (*all); the passes priced at gamma per input
+   byte. */
+static void redcoll__xround_costs(const redcoll__ctx *c, redcoll_algo whole, size_t words, size_t elems,
+                                  double *split, double *all) {
     const int p = c->size;
     const size_t eb = elems * c->esize;
-    double round = c->o.model.gamma * (double)eb; /* the passes' model: gamma per input byte */
-    double split = redcoll_algo_cost(REDCOLL_COLL_REDUCE_SCATTER, REDCOLL_ALGO_PAIRWISE, p, words * 8, 8, &c->o) +
-                   redcoll_algo_cost(REDCOLL_COLL_ALLGATHERV, REDCOLL_ALGO_RING, p, eb, c->esize, &c->o) +
-                   round / p;
-    double all = redcoll_algo_cost(REDCOLL_COLL_ALLREDUCE, whole, p, words * 8, 8, &c->o) + round;
+    double round = c->o.model.gamma * (double)eb;
+    *split = redcoll_algo_cost(REDCOLL_COLL_REDUCE_SCATTER, REDCOLL_ALGO_PAIRWISE, p, words * 8, 8, &c->o) +
+             redcoll_algo_cost(REDCOLL_COLL_ALLGATHERV, REDCOLL_ALGO_RING, p, eb, c->esize, &c->o) + round / p;
+    *all = redcoll_algo_cost(REDCOLL_COLL_ALLREDUCE, whole, p, words * 8, 8, &c->o) + round;
+}
+
+/* Whether the split round costs less than the allreduce one: at p <= 8
+   from 64 KiB; at p = 64 the pairwise and ring steps' p - 1 latencies per
+   round would cost 2.5x. */
+static int redcoll__xsplit_pays(const redcoll__ctx *c, redcoll_algo whole, size_t words, size_t elems) {
+    double split, all;
+    redcoll__xround_costs(c, whole, words, elems, &split, &all);
     return split < all;
+}
+
+/* Whether Bruck's alltoall of blocks of `block` bytes still costs less than
+   pairwise exchanges once its local copies are priced (gamma per byte; the
+   cost function leaves them out): the first rotation and the last swaps
+   move every block once, each step packs and unpacks the blocks it sends. */
+static int redcoll__xbruck_pays(const redcoll__ctx *c, size_t block) {
+    const int p = c->size;
+    double copies = (2.0 * p + 2.0 * redcoll__bruck_blocks(p)) * (double)block * c->o.model.gamma;
+    return redcoll_algo_cost(REDCOLL_COLL_ALLTOALL, REDCOLL_ALGO_BRUCK, p, block, c->esize, &c->o) + copies <
+           redcoll_algo_cost(REDCOLL_COLL_ALLTOALL, REDCOLL_ALGO_PAIRWISE, p, block, c->esize, &c->o);
+}
+
+/* Whether an AUTO allreduce costs less in the model exchanged (x->m
+   elements per rank and round: an alltoall `a2a` and an allgatherv `ag` of
+   the inputs, and their fold) than as the limbs' rounds (`words` limbs for
+   `elems` elements each, split or not, and step 1's range allreduce and
+   scan). Both priced with every message's bytes at beta: on a transport
+   that reduces on arrival the limbs' reduction still reads their bytes
+   (16 per element against the inputs' 8), which its model prices at the
+   reduction's gamma alone. */
+static int redcoll__xexchange_pays(const redcoll__xsum *x, const redcoll__ctx *c, redcoll_algo whole,
+                                   size_t words, size_t elems, redcoll_algo a2a, redcoll_algo ag) {
+    const int p = c->size;
+    const double n = (double)x->total, es = (double)c->esize, g = c->o.model.gamma;
+    const size_t m = x->m, blocks = (x->total + REDCOLL__XBLOCK - 1) / REDCOLL__XBLOCK;
+    redcoll__ctx flat = *c;
+    double split, all, limbs, xchg;
+    flat.o.transport_flags &= ~REDCOLL_TRANSPORT_PEER_REDUCE;
+    redcoll__xround_costs(&flat, whole, words, elems, &split, &all);
+    limbs = n / (double)elems * (split < all ? split : all) + g * n * es +
+            redcoll_algo_cost(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_RECURSIVE_DOUBLING, p, 6 * blocks, 2, &flat.o);
+    xchg = (double)((x->total + m * (size_t)p - 1) / (m * (size_t)p)) *
+           (redcoll_algo_cost(REDCOLL_COLL_ALLTOALL, a2a, p, m * c->esize, c->esize, &flat.o) +
+            redcoll_algo_cost(REDCOLL_COLL_ALLGATHERV, ag, p, m * (size_t)p * c->esize, c->esize, &flat.o) +
+            g * es * (double)redcoll__xfold_passes(x, p, m));
+    return xchg < limbs;
 }
 
 /* Resolves a SUM_EXACT call that redcoll__setup has checked as any other
@@ -8033,6 +8341,27 @@ static redcoll_result redcoll__xsetup(redcoll__xsum *x, redcoll__ctx *c, const v
         ic.esize = 8;
         ic.op = redcoll_op_predefined(REDCOLL_OP_SUM);
         x->algo = redcoll__select_for(&ic, ic.coll, c->size, words * 8, NULL);
+        if (c->coll == REDCOLL_COLL_ALLREDUCE && c->size > 1 && !x->direct) {
+            /* the exchanged rounds where the model prices them below the limbs' */
+            redcoll__xsum e = *x;
+            size_t bytes;
+            redcoll_algo a2a, ag;
+            e.exchanged = 1;
+            bytes = redcoll__xsizes(&e);
+            ic.dtype = c->dtype;
+            ic.esize = c->esize;
+            a2a = redcoll__select_for(&ic, REDCOLL_COLL_ALLTOALL, c->size, e.m * c->esize, NULL);
+            if (a2a == REDCOLL_ALGO_BRUCK && !redcoll__xbruck_pays(c, e.m * c->esize)) a2a = REDCOLL_ALGO_PAIRWISE;
+            ag = redcoll__select_for(&ic, REDCOLL_COLL_ALLGATHERV, c->size, e.m * (size_t)c->size * c->esize,
+                                     NULL);
+            if (redcoll__xexchange_pays(&e, c, x->algo, words, words / (size_t)kt, a2a, ag)) {
+                *x = e;
+                x->mem_bytes = bytes;
+                x->algo = a2a;
+                x->algo2 = ag;
+                return REDCOLL_OK;
+            }
+        }
         x->split = c->coll == REDCOLL_COLL_ALLREDUCE && c->size > 1 && !x->direct &&
                    x->total * c->esize >= REDCOLL__XSPLIT_BYTES &&
                    redcoll__xsplit_pays(c, x->algo, words, words / (size_t)kt);
@@ -8049,7 +8378,8 @@ static redcoll_result redcoll__xsetup(redcoll__xsum *x, redcoll__ctx *c, const v
    collectives' scratch come from the call's arena (redcoll__nested). */
 static redcoll_result redcoll__xexecute(redcoll__xsum *x, redcoll__ctx *c) {
     redcoll_result r = REDCOLL_OK;
-    size_t rc_bytes = (x->scatter ? (size_t)x->segs : x->split ? 2 * (size_t)c->size : 0) * sizeof(size_t);
+    size_t rc_bytes = (x->scatter ? (size_t)x->segs : x->split ? 2 * (size_t)c->size : x->exchanged ? (size_t)c->size : 0) *
+                      sizeof(size_t);
     x->c = c; /* the call may have moved since setup */
     if (c->size == 1) { /* nothing to sum: no scratch, no passes */
         if (!c->dry) redcoll__xalone(x);
@@ -8058,12 +8388,16 @@ static redcoll_result redcoll__xexecute(redcoll__xsum *x, redcoll__ctx *c) {
     }
     x->mem = redcoll__scratch(c, x->mem_bytes, 1); /* vectors: never touched without data */
     x->rcounts = rc_bytes ? (size_t *)redcoll__alloc_bytes(c, rc_bytes) : NULL;
-    x->ecounts = x->split && x->rcounts ? x->rcounts + c->size : NULL;
+    x->ecounts = x->split && x->rcounts ? x->rcounts + c->size : x->exchanged ? x->rcounts : NULL;
     if (!c->err) {
         x->info = (uint16_t *)x->mem;
         x->limb = (int64_t *)(void *)((char *)x->mem + x->info_bytes);
+        x->fold = (int64_t *)x->mem;
+        x->all = x->stage = (char *)x->mem + REDCOLL__XFOLD_WORDS * sizeof(int64_t);
         if (x->gathered) {
             r = redcoll__xlocal(x);
+        } else if (x->exchanged) {
+            r = redcoll__xexchange(x);
         } else if (!x->direct) {
             /* AUTO: the caller's algorithm is not an allreduce, and the length is fixed */
             redcoll_algo a1 = x->coll == REDCOLL_COLL_ALLREDUCE ? c->o.algo : REDCOLL_ALGO_AUTO;
@@ -8072,7 +8406,8 @@ static redcoll_result redcoll__xexecute(redcoll__xsum *x, redcoll__ctx *c) {
             r = redcoll__nested(c, REDCOLL_COLL_ALLREDUCE, x->info, 3 * x->nblocks, NULL, REDCOLL_UINT16,
                                 REDCOLL_MAX, 0, a1);
         }
-        if (r == REDCOLL_OK && !x->gathered) r = x->sizing ? redcoll__xsize_rounds(x) : redcoll__xrounds(x);
+        if (r == REDCOLL_OK && !x->gathered && !x->exchanged)
+            r = x->sizing ? redcoll__xsize_rounds(x) : redcoll__xrounds(x);
     }
     redcoll__free_bytes(c, x->rcounts, rc_bytes);
     redcoll__unscratch(c, x->mem, x->mem_bytes, 1);
@@ -9984,27 +10319,34 @@ static redcoll_result redcoll__execute(redcoll__call *call) {
     return r;
 }
 
-/* A collective inside a call (the exact sum's, [SECTION:exact]): in place on
-   buf (reduce, gather: the root's, the other ranks' buf is their input;
-   count, or counts for reduce_scatter), with the call's options but
-   algorithm `algo`, set up as a call of its own and run on the
-   outer call's arena (a plan's block, the transport's, a measuring pass's),
-   on top of what the outer call holds there; without one, the allocator. */
-static redcoll_result redcoll__nested(redcoll__ctx *c, redcoll_coll coll, void *buf, size_t count,
-                                      const size_t *counts, redcoll_dtype dtype, redcoll_op op,
-                                      int root, redcoll_algo algo) {
+/* A collective inside a call (the exact sum's, [SECTION:exact]): from sbuf
+   into buf, or in place on buf when sbuf is NULL (reduce, gather: the
+   root's, the other ranks' buf is their input; count, or counts for
+   reduce_scatter), with the call's options but algorithm `algo`, set up as
+   a call of its own and run on the outer call's arena (a plan's block, the
+   transport's, a measuring pass's), on top of what the outer call holds
+   there; without one, the allocator. */
+static redcoll_result redcoll__nested_from(redcoll__ctx *c, redcoll_coll coll, const void *sbuf, void *buf,
+                                           size_t count, const size_t *counts, redcoll_dtype dtype,
+                                           redcoll_op op, int root, redcoll_algo algo) {
     redcoll_options o = c->o;
     int rooted_away = (coll == REDCOLL_COLL_REDUCE || coll == REDCOLL_COLL_GATHER) && c->rank != root;
     redcoll__desc d;
     redcoll__call call;
     redcoll_result r;
     o.algo = algo;
-    d = redcoll__describe(coll, c->t, rooted_away ? buf : REDCOLL_IN_PLACE, rooted_away ? NULL : buf,
-                          count, counts, dtype, &op, root, &o);
+    d = redcoll__describe(coll, c->t, rooted_away ? buf : sbuf ? sbuf : REDCOLL_IN_PLACE,
+                          rooted_away ? NULL : buf, count, counts, dtype, &op, root, &o);
     r = redcoll__setup(&call, &d);
     if (r != REDCOLL_OK || call.empty) return r;
     call.c.arena = c->arena;
     return redcoll__execute(&call);
+}
+
+static redcoll_result redcoll__nested(redcoll__ctx *c, redcoll_coll coll, void *buf, size_t count,
+                                      const size_t *counts, redcoll_dtype dtype, redcoll_op op,
+                                      int root, redcoll_algo algo) {
+    return redcoll__nested_from(c, coll, NULL, buf, count, counts, dtype, op, root, algo);
 }
 
 /* ---- measuring scratch, plans, the one-shot call -------------------------------

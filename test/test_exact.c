@@ -1019,6 +1019,93 @@ static void test_exact_pair_fpenv(void) {
 }
 #endif
 
+/* ---- the local sums' fast way and its fallback ---------------------------------- */
+
+/* Value of rank r for element i of the fold test: each element one pattern
+   the certified fast way (redcoll__xfast) must either get right or hand to
+   the exact way: sums near and at midpoints (exact ties, ties missed by a
+   tiny remainder either side, or by an error whose sum rounds, just below
+   a power of two), cancellation,
+   dense full-precision sums whose errors round again, subnormal, overflowing
+   and special values, signed zeros, integers; in blocks of one pattern,
+   and one block in twelve of all of them. */
+static double tx_fold_value(int r, size_t i, int p) {
+    uint32_t h = rc_hash((uint32_t)i * 2654435761U ^ 0x9e3779b9U), g = rc_hash(h ^ (uint32_t)r * 40503U);
+    uint32_t b = (uint32_t)(i / REDCOLL__XBLOCK) % 12; /* a block of one pattern (one hard value sends a block the exact way) */
+    h = b == 11 ? h : (h / 11) * 11 + b;
+    double m = 1.0 + (double)(((uint64_t)rc_hash(g) << 20 ^ rc_hash(g + 1)) & 0xfffffffffffffULL) / 4503599627370496.0;
+    double half = ldexp(1.0, -53 - (int)(h >> 8 & 7)), sgn = (h >> 3 & 1) ? -1.0 : 1.0;
+    int last = r == p - 1;
+    switch (h % 11) {
+    case 10: /* a tie decided by an error the second level sums inexactly (p >= 5) */
+        return sgn * (r == 0 ? 1.0 + (double)(h >> 12 & 0xfe) * 0x1p-52 : r == 1 ? 0x1p-53 : r == 2 ? 0x1p-120
+                      : r == 3 ? 0x1p-200 : r == 4 ? -0x1p-120 : 0.0);
+    case 0: return ldexp(g & 1 ? -m : m, (int)(g >> 1 & 15) - 8);                /* dense */
+    case 1: return r == 0 ? sgn * (1.0 + (double)(h >> 12 & 0xff) * 0x1p-52)       /* a tie missed */
+                 : r == 1 ? sgn * half : ldexp(g & 1 ? -1.0 : 1.0, -106 - (int)(g >> 1 & 63) - r);
+    case 2: return r == 0 ? 1.0 + (double)(h >> 12 & 0xff) * 0x1p-52 : r == 1 ? 0x1p-53 : (r % 2 ? -0.0 : 0.0);
+    case 3: return r == 0 ? ldexp(m, 40) : r == 1 ? -ldexp(m, 40) : ldexp(g & 1 ? -m : m, -(int)(g >> 1 & 31));
+    case 4: return r == 0 ? 0x1p10 : r == 1 ? -0x1p-44 : last ? -ldexp(1.0, -100 - (int)(g & 7)) * sgn : 0.0;
+    case 5: return ldexp(g & 1 ? -m : m, -1074 + 52 - (int)(g >> 1 & 7) + (int)(h >> 9 & 63));
+    case 6: return r == 0 ? DBL_MAX : r == 1 ? (h & 16 ? DBL_MAX : -DBL_MAX) : r == 2 ? -DBL_MAX : m;
+    case 7: return r == 0 ? (h & 16 ? INFINITY : -0.0) : r == 1 ? (h & 32 ? -INFINITY : NAN) : m;
+    case 8: return (g & 3) ? -0.0 : 0.0;
+    default: return (double)((int32_t)g >> 8);                                   /* integers */
+    }
+}
+
+/* One run of the fold test: p ranks, n elements of tx_fold_value, checked
+   bitwise against the exact reference on every rank. */
+static void tx_fold_run(int p, size_t n, int shm, redcoll_coll coll, redcoll_dtype dtype, int in_place) {
+    size_t i;
+    double *in = (double *)malloc((size_t)p * n * sizeof(double));
+    tx_job j;
+    int r;
+    if (!in) { CHECK(0, "out of memory"); return; }
+    for (r = 0; r < p; ++r)
+        for (i = 0; i < n; ++i) { /* floats: the value rounded to float */
+            double v = tx_fold_value(r, i, p);
+            in[(size_t)r * n + i] = dtype == REDCOLL_FLOAT ? (double)(float)v : v;
+        }
+    memset(&j, 0, sizeof j);
+    j.coll = coll;
+    j.dtype = dtype;
+    j.p = p;
+    j.count = n;
+    j.root = p / 2;
+    j.in = in;
+    j.shm = shm;
+    j.in_place = in_place;
+    tx_check(&j, NULL);
+    free(in);
+}
+
+/* The gathered and exchanged paths run the local sums (steps 1 to 3 on a
+   rank alone): on the simulator at p = 3 .. 32 and on threads, allreduce
+   and reduce, AUTO, the patterns above, checked bitwise against the exact
+   reference on every rank; several exchanged rounds (the last one short)
+   at p = 3 and 33; and every p from 1 to 33 at a length no rank count
+   gathers (exchanged from p = 3 on the simulator's model), doubles and
+   floats. */
+static void test_exact_fold(void) {
+    static const struct { int p; size_t n; int shm; redcoll_coll coll; } runs[] = {
+        { 3, 1000, 0, REDCOLL_COLL_ALLREDUCE }, { 4, 997, 0, REDCOLL_COLL_ALLREDUCE },
+        { 5, 1000, 0, REDCOLL_COLL_REDUCE }, { 7, 700, 0, REDCOLL_COLL_ALLREDUCE },
+        { 8, 1000, 0, REDCOLL_COLL_ALLREDUCE }, { 16, 300, 0, REDCOLL_COLL_ALLREDUCE },
+        { 32, 250, 0, REDCOLL_COLL_ALLREDUCE }, { 3, 40001, 0, REDCOLL_COLL_ALLREDUCE },
+        { 4, 40000, 0, REDCOLL_COLL_ALLREDUCE }, { 16, 65536, 0, REDCOLL_COLL_ALLREDUCE },
+        { 3, 300001, 0, REDCOLL_COLL_ALLREDUCE }, { 33, 300001, 0, REDCOLL_COLL_ALLREDUCE },
+        { 3, 5000, 1, REDCOLL_COLL_ALLREDUCE }, { 4, 40003, 1, REDCOLL_COLL_ALLREDUCE }
+    };
+    int k;
+    for (k = 0; k < (int)(sizeof runs / sizeof runs[0]); ++k)
+        tx_fold_run(runs[k].p, runs[k].n, runs[k].shm, runs[k].coll, REDCOLL_DOUBLE, k % 2);
+    for (k = 1; k <= 33; ++k) {
+        tx_fold_run(k, 9001, 0, REDCOLL_COLL_ALLREDUCE, REDCOLL_DOUBLE, k % 2);
+        tx_fold_run(k, 17001, 0, REDCOLL_COLL_ALLREDUCE, REDCOLL_FLOAT, !(k % 2));
+    }
+}
+
 static void suite_exact(void) {
     tf_test("exact/op", test_exact_op);
     tf_test("exact/args", test_exact_args);
@@ -1033,6 +1120,7 @@ static void suite_exact(void) {
     tf_test("exact/scratch", test_exact_scratch);
     tf_test("exact/split where the model says it pays", test_exact_split_pays);
     tf_test("exact/pair", test_exact_pair);
+    tf_test("exact/fold: the local sums, certified or exact", test_exact_fold);
 #if REDCOLL__FENV_CONTROL
     tf_test("exact/pair/fpenv", test_exact_pair_fpenv);
 #endif

@@ -6,6 +6,8 @@
 # products are MPI_Allreduce of doubles). Under the mode their output bits
 # are the same whatever allreduce, reduce and reduce_scatter algorithm is
 # forced (every one, at -n 3 and 4), from run to run, in C and in Fortran,
+# through the blocking and the non-blocking calls (wide.c's `nb` form:
+# MPI_Iallreduce, MPI_Ireduce, MPI_Ireduce_scatter(_block)),
 # and, for inputs held by the first D ranks (the others zeros), at every
 # process count; every wide.c sum is the correctly rounded one. Without the
 # mode the forced algorithms give different bits on the same inputs. Ranks
@@ -47,15 +49,16 @@ for n in 3 4; do
         bad=0; runs=0
         for ((k = 0; k < rounds; ++k)); do
             forced $k $colls
-            for l in $langs; do
-                shim $n "$tmp/out" $x "${envs[@]}" -- "$build/repro_${prog}_$l"; s2=$?
+            for l in $langs $([ $prog = wide ] && echo nb); do # nb: wide.c's non-blocking forms
+                cmd=("$build/repro_${prog}_$l"); [ $l = nb ] && cmd=("$build/repro_wide_c" 0 nb)
+                shim $n "$tmp/out" $x "${envs[@]}" -- "${cmd[@]}"; s2=$?
                 runs=$((runs + 1))
                 if [ $s -ne 0 ] || [ $s2 -ne 0 ] || ! cmp -s "$ref" "$tmp/out"; then
                     bad=$((bad + 1)); echo "    differs ($l):$desc"; diff "$ref" "$tmp/out" | head -n 4
                 fi
             done
         done
-        check "$prog n=$n $x: the same bits under all $rounds forced algorithm rounds, C and Fortran ($runs runs)" $bad
+        check "$prog n=$n $x: the same bits under all $rounds forced algorithm rounds, C and Fortran$([ $prog = wide ] && echo ", blocking and MPI_I*") ($runs runs)" $bad
     done
     ! grep -q 'not-correctly-rounded' "$tmp/wide$n" && [ "$(grep -c 'correctly-rounded' "$tmp/wide$n")" -eq 13 ]
     check "wide n=$n $x: every sum is the correctly rounded one" $? "$tmp/wide$n"

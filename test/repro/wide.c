@@ -7,7 +7,10 @@
    double complex, at lengths from 1 to 36000, then one of a derived
    datatype (MPI's in either mode, not printed). `wide D`: ranks 0 .. D-1 hold
    the data and the others zeros, so with D fixed the inputs do not depend
-   on the process count. Rank 0 prints, per case, a hash of the whole result
+   on the process count (D = 0: every rank). `wide D nb`: the same sums
+   through MPI_Iallreduce, MPI_Ireduce, MPI_Ireduce_scatter_block and
+   MPI_Ireduce_scatter, each waited for with MPI_Wait, printing the same
+   lines. Rank 0 prints, per case, a hash of the whole result
    (the scattered pieces collected), the bits of its first element, and
    whether every element is the correctly rounded sum (fsum: the exact sum,
    rounded once). test/fortran's wide.f90 is the same program in Fortran and
@@ -23,7 +26,34 @@
 
 #include "repro.h"
 
-static int R, P, D;
+static int R, P, D, NB;
+
+/* The four reductions (MPI_SUM on MPI_COMM_WORLD), blocking or, with NB,
+   started and waited for. */
+static void allreduce(const void *s, void *r, int n, MPI_Datatype t) {
+    MPI_Request q;
+    if (!NB) { MPI_Allreduce(s, r, n, t, MPI_SUM, MPI_COMM_WORLD); return; }
+    MPI_Iallreduce(s, r, n, t, MPI_SUM, MPI_COMM_WORLD, &q);
+    MPI_Wait(&q, MPI_STATUS_IGNORE);
+}
+static void reduce(const void *s, void *r, int n, int root) {
+    MPI_Request q;
+    if (!NB) { MPI_Reduce(s, r, n, MPI_DOUBLE, MPI_SUM, root, MPI_COMM_WORLD); return; }
+    MPI_Ireduce(s, r, n, MPI_DOUBLE, MPI_SUM, root, MPI_COMM_WORLD, &q);
+    MPI_Wait(&q, MPI_STATUS_IGNORE);
+}
+static void reduce_scatter_block(const void *s, void *r, int n) {
+    MPI_Request q;
+    if (!NB) { MPI_Reduce_scatter_block(s, r, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); return; }
+    MPI_Ireduce_scatter_block(s, r, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &q);
+    MPI_Wait(&q, MPI_STATUS_IGNORE);
+}
+static void reduce_scatter(const void *s, void *r, const int *counts) {
+    MPI_Request q;
+    if (!NB) { MPI_Reduce_scatter(s, r, counts, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); return; }
+    MPI_Ireduce_scatter(s, r, counts, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &q);
+    MPI_Wait(&q, MPI_STATUS_IGNORE);
+}
 
 /* Element i of rank q's input to case c: 53-bit mantissas within 4, 60,
    400 or 1800 binades by i's block of 64; zero on ranks from D. Floats
@@ -116,7 +146,8 @@ int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &R);
     MPI_Comm_size(MPI_COMM_WORLD, &P);
-    D = argc > 1 ? atoi(argv[1]) : P;
+    D = argc > 1 && atoi(argv[1]) > 0 ? atoi(argv[1]) : P;
+    NB = argc > 2 && strcmp(argv[2], "nb") == 0;
     if (P > 64) MPI_Abort(MPI_COMM_WORLD, 2);
     x = (double *)malloc(sizeof(double) * 36000);
     y = (double *)malloc(sizeof(double) * 36000);
@@ -124,25 +155,25 @@ int main(int argc, char **argv) {
     for (k = 0; k < 4; ++k, ++c) {
         long n = lens[k];
         for (i = 0; i < n; ++i) x[i] = gen(R, i, c, 0);
-        MPI_Allreduce(x, y, (int)n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        allreduce(x, y, (int)n, MPI_DOUBLE);
         snprintf(name, sizeof name, "allreduce double n=%ld", n);
         line(name, c, y, n, 0);
     }
     for (i = 0; i < 1000; ++i) y[i] = gen(R, i, c, 0);
-    MPI_Allreduce(MPI_IN_PLACE, y, 1000, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    allreduce(MPI_IN_PLACE, y, 1000, MPI_DOUBLE);
     line("allreduce double n=1000 in-place", c++, y, 1000, 0);
     for (i = 0; i < 1000; ++i) xf[i] = (float)gen(R, i, c, 1);
-    MPI_Allreduce(xf, yf, 1000, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    allreduce(xf, yf, 1000, MPI_FLOAT);
     line("allreduce float n=1000", c++, yf, 1000, 1);
     for (i = 0; i < 500; ++i) z[i] = CMPLX(gen(R, 2 * i, c, 0), gen(R, 2 * i + 1, c, 0));
-    MPI_Allreduce(z, zs, 500, MPI_C_DOUBLE_COMPLEX, MPI_SUM, MPI_COMM_WORLD);
+    allreduce(z, zs, 500, MPI_C_DOUBLE_COMPLEX);
     line("allreduce double complex n=500", c++, zs, 1000, 0);
     for (k = 2; k < 4; ++k)
         for (j = 0; j < 2; ++j, ++c) {
             long n = lens[k];
             int root = j ? P - 1 : 0;
             for (i = 0; i < n; ++i) x[i] = gen(R, i, c, 0);
-            MPI_Reduce(x, y, (int)n, MPI_DOUBLE, MPI_SUM, root, MPI_COMM_WORLD);
+            reduce(x, y, (int)n, root);
             if (root != 0 && R == root) MPI_Send(y, (int)n, MPI_DOUBLE, 0, 6, MPI_COMM_WORLD);
             if (root != 0 && R == 0) MPI_Recv(y, (int)n, MPI_DOUBLE, root, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             snprintf(name, sizeof name, "reduce double n=%ld root=%s", n, j ? "last" : "first");
@@ -150,7 +181,7 @@ int main(int argc, char **argv) {
         }
     for (i = 0; i < SCAT; ++i) x[i] = gen(R, i, c, 0);
     for (k = 0; k < P; ++k) counts[k] = SCAT / P;
-    MPI_Reduce_scatter_block(x, y, SCAT / P, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    reduce_scatter_block(x, y, SCAT / P);
     collect(all, y, counts);
     line("reduce_scatter_block double n=1200", c++, all, SCAT, 0);
     for (i = 0; i < SCAT; ++i) x[i] = gen(R, i, c, 0);
@@ -158,7 +189,7 @@ int main(int argc, char **argv) {
         counts[k] = k == P - 1 ? SCAT - before : SCAT * 2 * (k + 1) / (P * (P + 1));
         before += counts[k];
     }
-    MPI_Reduce_scatter(x, y, counts, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    reduce_scatter(x, y, counts);
     collect(all, y, counts);
     line("reduce_scatter double n=1200", c++, all, SCAT, 0);
     { /* A derived datatype of doubles stays MPI's, whatever MPI makes of it
