@@ -19,7 +19,7 @@ MPI_PC   ?= $(shell pkg-config --exists mpich 2>/dev/null && echo mpich)
 
 HEADERS  := redcoll.h $(wildcard transports/*.h) redcoll/harness.h
 TEST_SRC := $(wildcard test/*.c) $(wildcard test/*.h)
-EXAMPLES := $(BUILD)/allreduce_threads $(BUILD)/custom_transport $(BUILD)/demo
+EXAMPLES := $(BUILD)/allreduce_threads $(BUILD)/allreduce_processes $(BUILD)/custom_transport $(BUILD)/demo
 SHIM     := $(BUILD)/libredcoll_pmpi.so
 VERSION  := $(shell sed -n 's/^\#define REDCOLL_VERSION_STRING "\(.*\)"/\1/p' redcoll.h)
 # The tool again with MPI (`bench --transport mpi`, `tune --transport mpi`), where MPICC exists.
@@ -208,7 +208,7 @@ demo: $(BUILD)/redcoll
 $(BUILD)/demo: examples/demo.c $(HEADERS) | $(BUILD)
 	$(CC) $(CFLAGS_) $< -o $@ $(LIBS)
 
-$(BUILD)/allreduce_threads $(BUILD)/custom_transport: $(BUILD)/%: examples/%.c $(HEADERS) | $(BUILD)
+$(BUILD)/allreduce_threads $(BUILD)/allreduce_processes $(BUILD)/custom_transport: $(BUILD)/%: examples/%.c $(HEADERS) | $(BUILD)
 	$(CC) $(CFLAGS_) $< -o $@ $(LIBS)
 
 # Every example; allreduce_mpi only where an MPI compiler is installed.

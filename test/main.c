@@ -24,6 +24,7 @@
 #include "test_model.c"
 #include "test_plans.c"
 #include "test_chunked.c"
+#include "test_pshm.c"
 
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -55,6 +56,7 @@ int main(int argc, char **argv) {
     suite_sim();
     suite_foundation();
     suite_shm();
+    suite_pshm(); /* early: it forks, and the heap grows with the sweeps */
     suite_mpich();
     suite_rabenseifner();
     suite_hierarchical();

@@ -242,6 +242,8 @@ typedef struct redcoll__ho_hooks {
     /* every check_ns while waiting: REDCOLL_OK, or the error that aborts the fabric
        (a peer is gone) */
     redcoll_result (*alive)(struct redcoll__ho_me *me);
+    /* whether a peer has left the fabric for good (it posts nothing more) */
+    int  (*left)(struct redcoll__ho_me *me, int peer);
 } redcoll__ho_hooks;
 
 /* A rank's view of the fabric, private to its process (thread). */
@@ -620,10 +622,12 @@ static void redcoll__ho_post_waiting(redcoll__ho_me *me) {
         redcoll__ho_queue *q = &me->unposted[d];
         while (q->head) {
             redcoll__ho_end *e = q->head;
-            redcoll__ho_unlink(q, NULL, e);
+            redcoll__ho_unlink(q, NULL, e); /* first: posting may link it elsewhere */
             --me->nunposted;
-            if (!redcoll__ho_try_post(me, e)) {
-                redcoll__ho_push(q, e); /* it was the head: q held only e */
+            if (!redcoll__ho_try_post(me, e)) { /* back at the head */
+                e->next = q->head;
+                q->head = e;
+                if (!q->tail) q->tail = e;
                 ++me->nunposted;
                 break;
             }
@@ -1038,14 +1042,30 @@ static void redcoll__ho_sleep(redcoll__ho_me *me, redcoll__ho_end **ends, int n,
     redcoll__ho_store(&pm->sleeping, 0);
 }
 
-/* The liveness hook, if due: REDCOLL_OK or the reason the fabric was just
-   aborted. */
-static redcoll_result redcoll__ho_check(redcoll__ho_me *me, long long now) {
+/* Whether an end of this call waits for a peer that has left: it never
+   completes. What the peer posted before it left is matched first. */
+static int redcoll__ho_stranded(redcoll__ho_me *me, redcoll__ho_end **ends, int n) {
+    int i, pass;
+    if (!me->hooks.left) return 0;
+    for (pass = 0; pass < 2; ++pass) {
+        int any = 0;
+        for (i = 0; i < n && !any; ++i)
+            any = !redcoll__ho_done(me, ends[i]) && me->hooks.left(me, ends[i]->peer);
+        if (!any) return 0;
+        if (pass == 0) redcoll__ho_progress(me); /* its posts are older than its leaving */
+    }
+    return 1;
+}
+
+/* The liveness checks, if due: REDCOLL_OK, or why this call fails: the
+   fabric was just aborted (a peer died), or a peer it waits for left. */
+static redcoll_result redcoll__ho_check(redcoll__ho_me *me, redcoll__ho_end **ends, int n, long long now) {
     redcoll_result r;
     if (!me->hooks.alive || !me->check_ns || now < me->next_check) return REDCOLL_OK;
     me->next_check = now + me->check_ns;
     r = me->hooks.alive(me);
     if (r != REDCOLL_OK) redcoll__ho_abort(me, r);
+    else if (redcoll__ho_stranded(me, ends, n)) r = REDCOLL_ERR_ABORTED;
     return r;
 }
 
@@ -1073,7 +1093,10 @@ static redcoll_result redcoll__ho_wait(redcoll__ho_me *me, redcoll__ho_end **end
         if (me->timeout > 0 && deadline < 0 && me->timeout < 9e9)
             deadline = now + (long long)(me->timeout * 1e9);
         if (why == REDCOLL_OK && deadline >= 0 && now >= deadline) { why = REDCOLL_ERR_TIMEOUT; continue; }
-        if (redcoll__ho_check(me, now) != REDCOLL_OK) continue;
+        {
+            redcoll_result c = redcoll__ho_check(me, ends, n, now);
+            if (c != REDCOLL_OK && why == REDCOLL_OK) { why = c; continue; }
+        }
         {
             long long ns = deadline >= 0 && why == REDCOLL_OK ? deadline - now : -1;
             if (me->hooks.alive && me->check_ns && (ns < 0 || ns > me->next_check - now))

@@ -513,6 +513,12 @@ static redcoll_result redcoll__pshm_alive(redcoll__ho_me *me) {
     return REDCOLL_OK;
 }
 
+/* The leaving hook: a destroyed rank posts nothing more. */
+static int redcoll__pshm_left(redcoll__ho_me *me, int peer) {
+    redcoll_pshm *h = (redcoll_pshm *)me->owner;
+    return redcoll__ho_load(&h->ranks[peer].state) == REDCOLL__PSHM_LEFT;
+}
+
 /* The CMA hook: n bytes at `from` in rank src's memory to `to`. */
 static int redcoll__pshm_pull(redcoll__ho_me *me, int src, void *to, uint64_t from, size_t n) {
     redcoll_pshm *h = (redcoll_pshm *)me->owner;
@@ -601,6 +607,7 @@ static int redcoll__pshm_fill(redcoll_pshm *h, const redcoll__ho_layout *lay) {
     if (me->check_ns < 1000000) me->check_ns = 1000000;
     me->hooks.pull = redcoll__pshm_pull;
     me->hooks.alive = redcoll__pshm_alive;
+    me->hooks.left = redcoll__pshm_left;
     me->owner = h;
     me->stage_bytes = REDCOLL__HO_STAGE;
     me->stage = (unsigned char *)REDCOLL_MALLOC(me->stage_bytes);
