@@ -27,18 +27,23 @@
                              for measuring the general method)
 
    CONTENTS (grep for the tag to jump to a section)
-       1. Results, data types and operations          [SECTION:types]
-       2. Transport vtable and group views             [SECTION:transport]
-       3. Options, the algorithm list and selection    [SECTION:options]
-       4. Collectives                                  [SECTION:collectives]
+       1. Results, data types and operations           [SECTION:types]
+       2. Transport vtable and group views              [SECTION:transport]
+       3. Options, the algorithm list and selection     [SECTION:options]
+       4. Collectives                                   [SECTION:collectives]
        --- implementation ---
-       5. Context, transport calls, scratch, group views [SECTION:context]
-       6. Reduction kernels                            [SECTION:kernels]
-       7. Schedules: building blocks, then one bannered
-          section per collective and per paper         [SECTION:schedules]
-       7x. Reproducible sums (REDCOLL_SUM_EXACT)       [SECTION:exact]
-       8. Registry, names, selection, setup, execute   [SECTION:setup]
-       9. Entry points                                 [SECTION:entry]
+       5. Context: transport calls, scratch, group
+          views, cost terms                             [SECTION:context]
+       6. Reduction kernels                             [SECTION:kernels]
+       7. Building blocks                               [SECTION:blocks]
+       8. Schedules, one section per collective and per
+          paper, each with its cost function            [SECTION:schedules]
+       9. Reproducible sums (REDCOLL_SUM_EXACT)         [SECTION:exact]
+      10. Registry and names                            [SECTION:registry]
+      11. Cost model                                    [SECTION:cost]
+      12. Selection                                     [SECTION:select]
+      13. Setup and execute                             [SECTION:setup]
+      14. Entry points                                  [SECTION:entry]
 */
 #ifndef REDCOLL_H
 #define REDCOLL_H
@@ -395,62 +400,62 @@ typedef enum redcoll_coll {
    Adding an algorithm: a NEW row at the end (AND rows for its other
    collectives) and its schedule function in [SECTION:schedules]. */
 #define REDCOLL_ALGORITHM_LIST(X) \
- /* first ALGO                    name                        COLL                  schedule                           variant     order        knobs      paper */ \
-  X(NEW, BINOMIAL,               "binomial",                  REDUCE,               reduce_binomial,                   PLAIN,      ORDERED,     NONE,      "MPICH 4.5") \
-  X(AND, BINOMIAL,               "binomial",                  BCAST,                bcast_binomial,                    PLAIN,      ORDERED,     NONE,      "MPICH 4.2") \
-  X(AND, BINOMIAL,               "binomial",                  GATHER,               gather_binomial,                   PLAIN,      ORDERED,     NONE,      "MPICH 4.1") \
-  X(AND, BINOMIAL,               "binomial",                  SCATTER,              scatter_binomial,                  PLAIN,      ORDERED,     NONE,      "MPICH 4.1") \
-  X(NEW, REDUCE_BCAST,           "reduce_bcast",              ALLREDUCE,            allreduce_reduce_bcast,            PLAIN,      ORDERED,     NONE,      "R04 3.2") \
-  X(NEW, RECURSIVE_DOUBLING,     "recursive_doubling",        ALLREDUCE,            allreduce_recursive_doubling,      PLAIN,      ORDERED,     NONE,      "R04 3.4, MPICH 4.5") \
-  X(AND, RECURSIVE_DOUBLING,     "recursive_doubling",        ALLGATHER,            allgather_recursive_doubling,      PLAIN,      ORDERED,     NONE,      "MPICH 4.1.1") \
-  X(AND, RECURSIVE_DOUBLING,     "recursive_doubling",        ALLGATHERV,           allgather_recursive_doubling,      PLAIN,      ORDERED,     NONE,      "MPICH 4.1.1") \
-  X(AND, RECURSIVE_DOUBLING,     "recursive_doubling",        REDUCE_SCATTER,       reduce_scatter_recursive_doubling, PLAIN,      ORDERED,     NONE,      "MPICH 4.4") \
-  X(AND, RECURSIVE_DOUBLING,     "recursive_doubling",        REDUCE_SCATTER_BLOCK, reduce_scatter_recursive_doubling, PLAIN,      ORDERED,     NONE,      "MPICH 4.4") \
-  X(NEW, BINARY_TREE,            "binary_tree",               ALLREDUCE,            allreduce_reduce_bcast,            PLAIN,      ORDERED,     NONE,      "R04 3.3") \
-  X(AND, BINARY_TREE,            "binary_tree",               REDUCE,               reduce_binomial,                   PLAIN,      ORDERED,     NONE,      "R04 3.3") \
-  X(NEW, HALVING_DOUBLING,       "halving_doubling",          ALLREDUCE,            allreduce_halving_doubling,        PLAIN,      ORDERED,     NONE,      "R04 3.5, MPICH 5.1") \
-  X(AND, HALVING_DOUBLING,       "halving_doubling",          REDUCE,               reduce_halving_doubling,           PLAIN,      ORDERED,     NONE,      "R04 3.5, MPICH 5.1") \
-  X(NEW, BINARY_BLOCKS,          "binary_blocks",             ALLREDUCE,            allreduce_binary_blocks,           PLAIN,      ORDERED,     NONE,      "R04 3.6, MPICH 5.2") \
-  X(AND, BINARY_BLOCKS,          "binary_blocks",             REDUCE,               reduce_binary_blocks,              PLAIN,      ORDERED,     NONE,      "R04 3.6") \
-  X(NEW, RING,                   "ring",                      ALLREDUCE,            allreduce_ring,                    PLAIN,      ORDERED,     NONE,      "R04 3.7, MPICH 5.3") \
-  X(AND, RING,                   "ring",                      REDUCE,               reduce_ring,                       PLAIN,      ORDERED,     NONE,      "R04 3.7") \
-  X(AND, RING,                   "ring",                      ALLGATHER,            allgather_ring,                    PLAIN,      ORDERED,     NONE,      "MPICH 4.1") \
-  X(AND, RING,                   "ring",                      ALLGATHERV,           allgather_ring,                    PLAIN,      ORDERED,     NONE,      "MPICH 4.1") \
-  X(NEW, BUTTERFLY,              "butterfly",                 ALLREDUCE,            rabenseifner_traeff,               BUTTERFLY,  ORDERED,     THRESHOLD, "RT05 Fig. 1") \
-  X(AND, BUTTERFLY,              "butterfly",                 REDUCE,               rabenseifner_traeff,               BUTTERFLY,  ORDERED,     THRESHOLD, "RT05 Fig. 1") \
-  X(NEW, ELIMINATION,            "elimination",               ALLREDUCE,            rabenseifner_traeff,               OVERLAP,    ORDERED,     THRESHOLD, "RT05 3.2 (Fig. 4)") \
-  X(AND, ELIMINATION,            "elimination",               REDUCE,               rabenseifner_traeff,               OVERLAP,    ORDERED,     THRESHOLD, "RT05 3.2 (Fig. 4)") \
-  X(NEW, ELIMINATION_NONOVERLAP, "elimination_nonoverlap",    ALLREDUCE,            rabenseifner_traeff,               NONOVERLAP, ORDERED,     THRESHOLD, "RT05 3.3 (Fig. 5)") \
-  X(AND, ELIMINATION_NONOVERLAP, "elimination_nonoverlap",    REDUCE,               rabenseifner_traeff,               NONOVERLAP, ORDERED,     THRESHOLD, "RT05 3.3 (Fig. 5)") \
-  X(NEW, FACTOR_RING,            "factor_ring",               ALLREDUCE,            rabenseifner_traeff,               FACTORS,    ORDERED,     THRESHOLD, "RT05 3.4-3.6") \
-  X(AND, FACTOR_RING,            "factor_ring",               REDUCE,               rabenseifner_traeff,               FACTORS,    ORDERED,     THRESHOLD, "RT05 3.4-3.6") \
-  X(NEW, BRUCK,                  "bruck",                     ALLGATHER,            allgather_bruck,                   PLAIN,      ORDERED,     NONE,      "MPICH 4.1.2") \
-  X(AND, BRUCK,                  "bruck",                     ALLGATHERV,           allgather_bruck,                   PLAIN,      ORDERED,     NONE,      "MPICH 4.1.2") \
-  X(AND, BRUCK,                  "bruck",                     ALLTOALL,             alltoall_bruck,                    PLAIN,      ORDERED,     NONE,      "MPICH 4.3") \
-  X(NEW, SCATTER_RECURSIVE_DOUBLING, "scatter_recursive_doubling", BCAST,           bcast_scatter_allgather,           DOUBLING,   ORDERED,     NONE,      "MPICH 4.2 (van de Geijn)") \
-  X(NEW, SCATTER_RING,           "scatter_ring",              BCAST,                bcast_scatter_allgather,           RING,       ORDERED,     NONE,      "MPICH 4.2 (van de Geijn)") \
-  X(NEW, SCATTERED,              "scattered",                 ALLTOALL,             alltoall_scattered,                PLAIN,      ORDERED,     NONE,      "MPICH 4.3") \
-  X(NEW, PAIRWISE,               "pairwise",                  ALLTOALL,             alltoall_pairwise,                 PLAIN,      ORDERED,     NONE,      "MPICH 4.3") \
-  X(AND, PAIRWISE,               "pairwise",                  REDUCE_SCATTER,       reduce_scatter_pairwise,           PLAIN,      ORDERED,     NONE,      "MPICH 4.4") \
-  X(AND, PAIRWISE,               "pairwise",                  REDUCE_SCATTER_BLOCK, reduce_scatter_pairwise,           PLAIN,      ORDERED,     NONE,      "MPICH 4.4") \
-  X(NEW, RECURSIVE_HALVING,      "recursive_halving",         REDUCE_SCATTER,       reduce_scatter_recursive_halving,  PLAIN,      COMMUTATIVE, NONE,      "MPICH 4.4") \
-  X(AND, RECURSIVE_HALVING,      "recursive_halving",         REDUCE_SCATTER_BLOCK, reduce_scatter_recursive_halving,  PLAIN,      COMMUTATIVE, NONE,      "MPICH 4.4") \
-  X(NEW, FLAT,                   "flat",                      REDUCE,               reduce_flat,                       PLAIN,      ORDERED,     NONE,      "HL 2.1") \
-  X(AND, FLAT,                   "flat",                      BCAST,                bcast_flat,                        PLAIN,      ORDERED,     NONE,      "HL") \
-  X(NEW, CHAIN,                  "chain",                     REDUCE,               reduce_chain,                      WHOLE,      ORDERED,     NONE,      "HL 2.1") \
-  X(AND, CHAIN,                  "chain",                     BCAST,                bcast_chain,                       WHOLE,      ORDERED,     NONE,      "HL") \
-  X(NEW, PIPELINE,               "pipeline",                  REDUCE,               reduce_chain,                      PIPELINED,  ORDERED,     SEGMENT,   "HL 2.1") \
-  X(AND, PIPELINE,               "pipeline",                  BCAST,                bcast_chain,                       PIPELINED,  ORDERED,     SEGMENT,   "HL") \
-  X(NEW, BINARY,                 "binary",                    REDUCE,               reduce_binary,                     HEAP,       COMMUTATIVE, SEGMENT,   "HL 2.1") \
-  X(NEW, IN_ORDER_BINARY,        "in_order_binary",           REDUCE,               reduce_binary,                     IN_ORDER,   ORDERED,     SEGMENT,   "HL 2.1") \
-  X(NEW, HIERARCHICAL,           "hierarchical",              ALLREDUCE,            allreduce_hierarchical,            PLAIN,      ORDERED,     LEVELS,    "HL Alg. 1") \
-  X(AND, HIERARCHICAL,           "hierarchical",              REDUCE,               reduce_hierarchical,               PLAIN,      ORDERED,     LEVELS,    "HL Alg. 1") \
-  X(AND, HIERARCHICAL,           "hierarchical",              BCAST,                bcast_hierarchical,                PLAIN,      ORDERED,     LEVELS,    "HL Alg. 1") \
-  X(NEW, DISSEMINATION,          "dissemination",             BARRIER,              barrier_dissemination,             PLAIN,      ORDERED,     NONE,      "Hensgen et al.")
+ /* first ALGO                    name                        COLL                  schedule                           cost                               variant     order        knobs      paper */ \
+  X(NEW, BINOMIAL,               "binomial",                  REDUCE,               reduce_binomial,                   reduce_binomial,                   PLAIN,      ORDERED,     NONE,      "MPICH 4.5") \
+  X(AND, BINOMIAL,               "binomial",                  BCAST,                bcast_binomial,                    bcast_binomial,                    PLAIN,      ORDERED,     NONE,      "MPICH 4.2") \
+  X(AND, BINOMIAL,               "binomial",                  GATHER,               gather_binomial,                   gather_binomial,                   PLAIN,      ORDERED,     NONE,      "MPICH 4.1") \
+  X(AND, BINOMIAL,               "binomial",                  SCATTER,              scatter_binomial,                  gather_binomial,                   PLAIN,      ORDERED,     NONE,      "MPICH 4.1") \
+  X(NEW, REDUCE_BCAST,           "reduce_bcast",              ALLREDUCE,            allreduce_reduce_bcast,            allreduce_reduce_bcast,            PLAIN,      ORDERED,     NONE,      "R04 3.2") \
+  X(NEW, RECURSIVE_DOUBLING,     "recursive_doubling",        ALLREDUCE,            allreduce_recursive_doubling,      allreduce_recursive_doubling,      PLAIN,      ORDERED,     NONE,      "R04 3.4, MPICH 4.5") \
+  X(AND, RECURSIVE_DOUBLING,     "recursive_doubling",        ALLGATHER,            allgather_recursive_doubling,      allgather_recursive_doubling,      PLAIN,      ORDERED,     NONE,      "MPICH 4.1.1") \
+  X(AND, RECURSIVE_DOUBLING,     "recursive_doubling",        ALLGATHERV,           allgather_recursive_doubling,      allgather_recursive_doubling,      PLAIN,      ORDERED,     NONE,      "MPICH 4.1.1") \
+  X(AND, RECURSIVE_DOUBLING,     "recursive_doubling",        REDUCE_SCATTER,       reduce_scatter_recursive_doubling, reduce_scatter_recursive_doubling, PLAIN,      ORDERED,     NONE,      "MPICH 4.4") \
+  X(AND, RECURSIVE_DOUBLING,     "recursive_doubling",        REDUCE_SCATTER_BLOCK, reduce_scatter_recursive_doubling, reduce_scatter_recursive_doubling, PLAIN,      ORDERED,     NONE,      "MPICH 4.4") \
+  X(NEW, BINARY_TREE,            "binary_tree",               ALLREDUCE,            allreduce_reduce_bcast,            allreduce_reduce_bcast,            PLAIN,      ORDERED,     NONE,      "R04 3.3") \
+  X(AND, BINARY_TREE,            "binary_tree",               REDUCE,               reduce_binomial,                   reduce_binomial,                   PLAIN,      ORDERED,     NONE,      "R04 3.3") \
+  X(NEW, HALVING_DOUBLING,       "halving_doubling",          ALLREDUCE,            allreduce_halving_doubling,        allreduce_halving_doubling,        PLAIN,      ORDERED,     NONE,      "R04 3.5, MPICH 5.1") \
+  X(AND, HALVING_DOUBLING,       "halving_doubling",          REDUCE,               reduce_halving_doubling,           reduce_halving_doubling,           PLAIN,      ORDERED,     NONE,      "R04 3.5, MPICH 5.1") \
+  X(NEW, BINARY_BLOCKS,          "binary_blocks",             ALLREDUCE,            allreduce_binary_blocks,           allreduce_binary_blocks,           PLAIN,      ORDERED,     NONE,      "R04 3.6, MPICH 5.2") \
+  X(AND, BINARY_BLOCKS,          "binary_blocks",             REDUCE,               reduce_binary_blocks,              reduce_binary_blocks,              PLAIN,      ORDERED,     NONE,      "R04 3.6") \
+  X(NEW, RING,                   "ring",                      ALLREDUCE,            allreduce_ring,                    allreduce_ring,                    PLAIN,      ORDERED,     NONE,      "R04 3.7, MPICH 5.3") \
+  X(AND, RING,                   "ring",                      REDUCE,               reduce_ring,                       reduce_ring,                       PLAIN,      ORDERED,     NONE,      "R04 3.7") \
+  X(AND, RING,                   "ring",                      ALLGATHER,            allgather_ring,                    allgather_ring,                    PLAIN,      ORDERED,     NONE,      "MPICH 4.1") \
+  X(AND, RING,                   "ring",                      ALLGATHERV,           allgather_ring,                    allgather_ring,                    PLAIN,      ORDERED,     NONE,      "MPICH 4.1") \
+  X(NEW, BUTTERFLY,              "butterfly",                 ALLREDUCE,            rabenseifner_traeff,               rabenseifner_traeff,               BUTTERFLY,  ORDERED,     THRESHOLD, "RT05 Fig. 1") \
+  X(AND, BUTTERFLY,              "butterfly",                 REDUCE,               rabenseifner_traeff,               rabenseifner_traeff,               BUTTERFLY,  ORDERED,     THRESHOLD, "RT05 Fig. 1") \
+  X(NEW, ELIMINATION,            "elimination",               ALLREDUCE,            rabenseifner_traeff,               rabenseifner_traeff,               OVERLAP,    ORDERED,     THRESHOLD, "RT05 3.2 (Fig. 4)") \
+  X(AND, ELIMINATION,            "elimination",               REDUCE,               rabenseifner_traeff,               rabenseifner_traeff,               OVERLAP,    ORDERED,     THRESHOLD, "RT05 3.2 (Fig. 4)") \
+  X(NEW, ELIMINATION_NONOVERLAP, "elimination_nonoverlap",    ALLREDUCE,            rabenseifner_traeff,               rabenseifner_traeff,               NONOVERLAP, ORDERED,     THRESHOLD, "RT05 3.3 (Fig. 5)") \
+  X(AND, ELIMINATION_NONOVERLAP, "elimination_nonoverlap",    REDUCE,               rabenseifner_traeff,               rabenseifner_traeff,               NONOVERLAP, ORDERED,     THRESHOLD, "RT05 3.3 (Fig. 5)") \
+  X(NEW, FACTOR_RING,            "factor_ring",               ALLREDUCE,            rabenseifner_traeff,               rabenseifner_traeff,               FACTORS,    ORDERED,     THRESHOLD, "RT05 3.4-3.6") \
+  X(AND, FACTOR_RING,            "factor_ring",               REDUCE,               rabenseifner_traeff,               rabenseifner_traeff,               FACTORS,    ORDERED,     THRESHOLD, "RT05 3.4-3.6") \
+  X(NEW, BRUCK,                  "bruck",                     ALLGATHER,            allgather_bruck,                   allgather_bruck,                   PLAIN,      ORDERED,     NONE,      "MPICH 4.1.2") \
+  X(AND, BRUCK,                  "bruck",                     ALLGATHERV,           allgather_bruck,                   allgather_bruck,                   PLAIN,      ORDERED,     NONE,      "MPICH 4.1.2") \
+  X(AND, BRUCK,                  "bruck",                     ALLTOALL,             alltoall_bruck,                    alltoall_bruck,                    PLAIN,      ORDERED,     NONE,      "MPICH 4.3") \
+  X(NEW, SCATTER_RECURSIVE_DOUBLING, "scatter_recursive_doubling", BCAST,           bcast_scatter_allgather,           bcast_scatter_allgather,           DOUBLING,   ORDERED,     NONE,      "MPICH 4.2 (van de Geijn)") \
+  X(NEW, SCATTER_RING,           "scatter_ring",              BCAST,                bcast_scatter_allgather,           bcast_scatter_allgather,           RING,       ORDERED,     NONE,      "MPICH 4.2 (van de Geijn)") \
+  X(NEW, SCATTERED,              "scattered",                 ALLTOALL,             alltoall_scattered,                alltoall_scattered,                PLAIN,      ORDERED,     NONE,      "MPICH 4.3") \
+  X(NEW, PAIRWISE,               "pairwise",                  ALLTOALL,             alltoall_pairwise,                 alltoall_pairwise,                 PLAIN,      ORDERED,     NONE,      "MPICH 4.3") \
+  X(AND, PAIRWISE,               "pairwise",                  REDUCE_SCATTER,       reduce_scatter_pairwise,           reduce_scatter_pairwise,           PLAIN,      ORDERED,     NONE,      "MPICH 4.4") \
+  X(AND, PAIRWISE,               "pairwise",                  REDUCE_SCATTER_BLOCK, reduce_scatter_pairwise,           reduce_scatter_pairwise,           PLAIN,      ORDERED,     NONE,      "MPICH 4.4") \
+  X(NEW, RECURSIVE_HALVING,      "recursive_halving",         REDUCE_SCATTER,       reduce_scatter_recursive_halving,  reduce_scatter_recursive_halving,  PLAIN,      COMMUTATIVE, NONE,      "MPICH 4.4") \
+  X(AND, RECURSIVE_HALVING,      "recursive_halving",         REDUCE_SCATTER_BLOCK, reduce_scatter_recursive_halving,  reduce_scatter_recursive_halving,  PLAIN,      COMMUTATIVE, NONE,      "MPICH 4.4") \
+  X(NEW, FLAT,                   "flat",                      REDUCE,               reduce_flat,                       reduce_flat,                       PLAIN,      ORDERED,     NONE,      "HL 2.1") \
+  X(AND, FLAT,                   "flat",                      BCAST,                bcast_flat,                        bcast_flat,                        PLAIN,      ORDERED,     NONE,      "HL") \
+  X(NEW, CHAIN,                  "chain",                     REDUCE,               reduce_chain,                      reduce_chain,                      WHOLE,      ORDERED,     NONE,      "HL 2.1") \
+  X(AND, CHAIN,                  "chain",                     BCAST,                bcast_chain,                       bcast_chain,                       WHOLE,      ORDERED,     NONE,      "HL") \
+  X(NEW, PIPELINE,               "pipeline",                  REDUCE,               reduce_chain,                      reduce_chain,                      PIPELINED,  ORDERED,     SEGMENT,   "HL 2.1") \
+  X(AND, PIPELINE,               "pipeline",                  BCAST,                bcast_chain,                       bcast_chain,                       PIPELINED,  ORDERED,     SEGMENT,   "HL") \
+  X(NEW, BINARY,                 "binary",                    REDUCE,               reduce_binary,                     reduce_binary,                     HEAP,       COMMUTATIVE, SEGMENT,   "HL 2.1") \
+  X(NEW, IN_ORDER_BINARY,        "in_order_binary",           REDUCE,               reduce_binary,                     reduce_binary,                     IN_ORDER,   ORDERED,     SEGMENT,   "HL 2.1") \
+  X(NEW, HIERARCHICAL,           "hierarchical",              ALLREDUCE,            allreduce_hierarchical,            hierarchical,                      PLAIN,      ORDERED,     LEVELS,    "HL Alg. 1") \
+  X(AND, HIERARCHICAL,           "hierarchical",              REDUCE,               reduce_hierarchical,               hierarchical,                      PLAIN,      ORDERED,     LEVELS,    "HL Alg. 1") \
+  X(AND, HIERARCHICAL,           "hierarchical",              BCAST,                bcast_hierarchical,                hierarchical,                      PLAIN,      ORDERED,     LEVELS,    "HL Alg. 1") \
+  X(NEW, DISSEMINATION,          "dissemination",             BARRIER,              barrier_dissemination,             barrier_dissemination,             PLAIN,      ORDERED,     NONE,      "Hensgen et al.")
 
 #define REDCOLL__ALGO_ENUM_NEW(A) REDCOLL_ALGO_##A,
 #define REDCOLL__ALGO_ENUM_AND(A)
-#define REDCOLL__ALGO_ENUM(first, A, name, C, fn, var, ord, knobs, paper) REDCOLL__ALGO_ENUM_##first(A)
+#define REDCOLL__ALGO_ENUM(first, A, name, C, fn, cost, var, ord, knobs, paper) REDCOLL__ALGO_ENUM_##first(A)
 
 /* Every algorithm name; each collective accepts the subset its rows of the
    list give (redcoll_algo_supported). AUTO lets the selector choose. The
@@ -563,18 +568,20 @@ typedef struct redcoll_allocator {
     void  *user_data;
 } redcoll_allocator;
 
-/* Threshold b of the Rabenseifner-Traeff butterfly (bytes). 0 means "choose
-   from the cost model"; these two name the extremes. */
-#define REDCOLL_THRESHOLD_ZERO     ((size_t)-2) /* b = 0: bandwidth-optimal */
-#define REDCOLL_THRESHOLD_INFINITE ((size_t)-1) /* b = infinity: latency-optimal */
+/* Threshold b of the Rabenseifner-Traeff butterfly (bytes): levels whose
+   vector is longer than b halve it. opts.threshold_bytes holds b, or one of: */
+#define REDCOLL_THRESHOLD_AUTO       ((size_t)0)  /* the cost model picks the halving levels */
+#define REDCOLL_THRESHOLD_HALVE_ALL  ((size_t)-2) /* b = 0: every level halves (bandwidth-optimal) */
+#define REDCOLL_THRESHOLD_HALVE_NONE ((size_t)-1) /* b = infinity: none halves (latency-optimal) */
 
-/* Options of every collective; zero-initialise, NULL means all defaults. */
+/* Options of every collective; zero-initialise, NULL means all defaults. New
+   fields are only ever appended, so the struct grows at its end. */
 typedef struct redcoll_options {
     redcoll_algo       algo;            /* AUTO = the selector chooses */
     redcoll_selector   selector;        /* DEFAULT (= MODEL): least modeled time under
                                            `model`; PAPERS, MPICH: the papers' rules */
     size_t             segment_bytes;   /* pipelined schedules; 0 = default */
-    size_t             threshold_bytes; /* butterfly threshold b; see above */
+    size_t             threshold_bytes; /* butterfly threshold b, or REDCOLL_THRESHOLD_* */
     int                groups;          /* hierarchical: G groups; 0 = default; above p: p
                                            (every rank its own group), so one value can
                                            serve transports of any size */
@@ -588,14 +595,13 @@ typedef struct redcoll_options {
                                            this size (whole elements), each reduced as
                                            it lands, so staging needs one chunk, not a
                                            vector; 0 = default; SIZE_MAX: never cut.
-                                           Every rank must pass the same value.
-                                           (Appended: the struct only grows at its end.) */
+                                           Every rank must pass the same value. */
     unsigned           transport_flags; /* the model prices the call as on a transport
                                            with these flags (REDCOLL_TRANSPORT_PEER_REDUCE;
                                            others are ignored); a collective adds its own
                                            transport's, so this is for redcoll_select and
                                            redcoll_algo_cost, which see no transport.
-                                           0: none. (Appended.) */
+                                           0: none. */
 } redcoll_options;
 
 #define REDCOLL_DEFAULT_ALPHA   2e-6    /* 2 us latency */
@@ -642,11 +648,9 @@ Return Value
 
 Thread Safety
     Thread safe. The model's decisions are cached in a table shared by all
-    threads (atomic words, no lock): a hit costs tens of nanoseconds, a
-    miss about half a microsecond at p = 1024 for (all)reduce, tens of
-    microseconds for the rows priced by walks at p <= 512, about a
-    millisecond for reduce at 8 < p <= 128, five of whose rows are priced
-    by replaying their schedules (bench/select.c).
+    threads (atomic words, no lock): a hit is a few loads; a miss prices
+    every candidate row, which for reduce at 8 < p <= 128 means replaying
+    five schedules (what each costs: README, "Choosing the algorithm").
 */
 REDCOLL_API redcoll_algo redcoll_select(redcoll_coll coll, int p, size_t bytes,
                                         int commutative, const redcoll_options *opts);
@@ -1070,7 +1074,7 @@ REDCOLL_API size_t redcoll_plan_scratch_bytes(const redcoll_plan *plan);
 
 #define redcoll__def(v, d) ((v) ? (v) : (d))
 
-/* ==== 5. Context, transport calls, scratch, group views [SECTION:context] === */
+/* ==== 5. Context [SECTION:context] ========================================= */
 
 typedef void (*redcoll__kernel)(const void *lo, const void *hi, void *out, size_t n);
 
@@ -1137,11 +1141,14 @@ typedef struct redcoll__args {
 } redcoll__args;
 
 typedef redcoll_result (*redcoll__schedule)(redcoll__ctx *c, const redcoll__args *a);
+typedef struct redcoll__cost_in redcoll__cost_in; /* [SECTION:context], cost terms */
+typedef double (*redcoll__pricer)(const redcoll__cost_in *in);
 
 /* A row of the algorithm list ([SECTION:options]), as the registry holds it. */
 typedef struct redcoll__row {
     redcoll_algo_info info;   /* coll, algo, keeps_order, paper */
     redcoll__schedule run;
+    redcoll__pricer   cost;   /* its modeled time (the cost column; [SECTION:cost]) */
     int               variant;
     unsigned          knobs;  /* REDCOLL__KNOB_* */
 } redcoll__row;
@@ -1185,23 +1192,23 @@ static void redcoll__fail(redcoll__ctx *c, redcoll_result r) {
     if (c->t->abort) c->t->abort(c->t->user, r);
 }
 
-/* Every point-to-point message of a schedule goes through redcoll__xfer
+/* Every point-to-point message of a schedule goes through redcoll__transfer
    (receive-and-reduce block below), which cuts it into chunks on transports
    without recv_reduce. */
-static void redcoll__xfer(redcoll__ctx *c, int dst, const void *sbuf, size_t sn, int src,
-                          void *rbuf, size_t rn, const void *own, void *out, int msg_lower);
+static void redcoll__transfer(redcoll__ctx *c, int dst, const void *sbuf, size_t sn, int src,
+                              void *rbuf, size_t rn, const void *own, void *out, int msg_lower);
 
 static void redcoll__send(redcoll__ctx *c, int dst, const void *buf, size_t n) {
-    redcoll__xfer(c, dst, buf, n, -1, NULL, 0, NULL, NULL, 0);
+    redcoll__transfer(c, dst, buf, n, -1, NULL, 0, NULL, NULL, 0);
 }
 
 static void redcoll__recv(redcoll__ctx *c, int src, void *buf, size_t n) {
-    redcoll__xfer(c, -1, NULL, 0, src, buf, n, NULL, NULL, 0);
+    redcoll__transfer(c, -1, NULL, 0, src, buf, n, NULL, NULL, 0);
 }
 
 static void redcoll__sendrecv(redcoll__ctx *c, int dst, const void *sbuf, size_t sn,
                               int src, void *rbuf, size_t rn) {
-    redcoll__xfer(c, dst, sbuf, sn, src, rbuf, rn, NULL, NULL, 0);
+    redcoll__transfer(c, dst, sbuf, sn, src, rbuf, rn, NULL, NULL, 0);
 }
 
 static void redcoll__copy(const redcoll__ctx *c, void *dst, const void *src, size_t n) {
@@ -1473,8 +1480,8 @@ static size_t redcoll__chunks(size_t n, size_t k) { return n <= k ? 1 : (n + k -
    chunk of staging scratch and each received chunk is reduced into out
    (msg_lower: out = msg op own, else own op msg); without, chunks land in
    rbuf at their offsets. */
-static void redcoll__xfer(redcoll__ctx *c, int dst, const void *sbuf, size_t sn, int src,
-                          void *rbuf, size_t rn, const void *own, void *out, int msg_lower) {
+static void redcoll__transfer(redcoll__ctx *c, int dst, const void *sbuf, size_t sn, int src,
+                              void *rbuf, size_t rn, const void *own, void *out, int msg_lower) {
     const redcoll_transport *t = c->t;
     size_t k = redcoll__cut(c), ns, nr, i, es = c->esize;
     if (!k) k = (size_t)-1;
@@ -1514,7 +1521,7 @@ static void redcoll__sendrecv_reduce(redcoll__ctx *c, int dst, const void *sbuf,
         if (!c->err) redcoll__account(c, rn);
         return;
     }
-    redcoll__xfer(c, dst, sbuf, sn, src, tmp, rn, own, out, msg_lower);
+    redcoll__transfer(c, dst, sbuf, sn, src, tmp, rn, own, out, msg_lower);
 }
 
 static void redcoll__recv_reduce(redcoll__ctx *c, int src, const void *own, void *out, size_t rn,
@@ -1526,6 +1533,7 @@ static void redcoll__recv_reduce(redcoll__ctx *c, int src, const void *own, void
    (the selector answers up to INT_MAX, collectives serve up to 2^30). */
 static int redcoll__pof2_floor(int p) { int k = 1; while (k <= p / 2) k *= 2; return k; }
 static int redcoll__ceil_lg(int p) { int k = 0; while (k < 31 && (1 << k) < p) ++k; return k; }
+static int redcoll__floor_lg(int x) { int k = 0; while (x >> (k + 1)) ++k; return k; }
 
 /* Split n elements into `parts` blocks, the first n % parts one larger:
    block i starts at element *off and has *len elements. */
@@ -1710,6 +1718,72 @@ REDCOLL_API redcoll_result redcoll_group_range(redcoll_group *g, const redcoll_t
     redcoll__group_make(g, parent, NULL, first, n, id, parent->rank - first);
     return REDCOLL_OK;
 }
+
+/* ---- cost terms ----------------------------------------------------------------
+   Every row of the algorithm list has a cost function beside its schedule
+   (the list's cost column): the modeled time of one call in the model of
+   Rabenseifner 2004 section 3.1 as the simulator (transports/redcoll_mock.h)
+   applies it. An exchange (sendrecv) costs alpha + m beta, a one-way message
+   f_alpha alpha + m f_beta beta (ua + m ub), a reduction of m bytes m gamma;
+   schedules split vectors in whole elements, so the forms count the largest
+   piece that lies on the critical path. Where the simulated time has no
+   closed form (pipelines filling, recursive doubling off powers of two,
+   irregular counts) a walk of the schedule's calls beside its building
+   block computes it, up to REDCOLL__WALK_MAX_P ranks; above, and for the
+   elimination corner cases, the paper's form stands, and the test
+   test_cost_matches_simulator states how far it may be off. The cost model
+   section ([SECTION:cost]) fills the terms below and prices rows by replay
+   where neither suffices. */
+struct redcoll__cost_in {
+    int                       p;
+    size_t                    n;     /* elements: the vector, or one block (as the selector's bytes) */
+    size_t                    esize;
+    const redcoll_options    *o;     /* resolved */
+    const redcoll_cost_model *m;
+    const size_t             *displs; /* allgatherv, reduce_scatter: p + 1 block offsets; NULL: even */
+    double                    bound;  /* > 0: a selection, which only wants the rows below it */
+    /* set by redcoll__row_cost before the row's cost function runs */
+    const struct redcoll__row *row;
+    double a, b, g, ua, ub;  /* alpha, beta, gamma; one-way alpha and beta */
+    double br, ubr;          /* beta, one-way beta of a message reduced on arrival: 0 on a
+                                transport that reduces from the sender's memory */
+    double E, V, seg;        /* bytes: of an element, of the vector, of the largest of p segments */
+    int    lg, pof2, k, odd; /* ceil(lg p), 2^floor(lg p), floor(lg p), p != pof2 */
+};
+
+static double redcoll__cdiv(size_t n, size_t d) { return (double)((n + d - 1) / d); }
+
+/* sum_{i=1..k} ceil(n / 2^i) elements: the pieces of a vector halved k times. */
+static double redcoll__halves(size_t n, int k) {
+    double s = 0;
+    int i;
+    for (i = 1; i <= k; ++i) s += (double)((n + ((size_t)1 << i) - 1) >> i);
+    return s;
+}
+
+/* A matched message of n bytes as the simulator times it: an exchange
+   (both ends duplex) alpha + n beta, else one way. */
+static double redcoll__msg_time(const redcoll_cost_model *m, double n, int exchange) {
+    return exchange ? m->alpha + n * m->beta : m->f_alpha * m->alpha + n * m->f_beta * m->beta;
+}
+
+/* A pipeline of `hops` links carrying ceil(n / chunk) chunks, each chunk
+   costing `per` seconds per byte plus `lat`: the first chunk fills the
+   pipe, the others follow one step behind (HL 2.1); the short last chunk
+   leaves last. */
+static double redcoll__pipe(double hops, size_t n, size_t chunk, double E, double lat, double per) {
+    size_t nseg = (n + chunk - 1) / chunk, last = n - (nseg - 1) * chunk;
+    return (hops - 2 + (double)nseg) * (lat + (double)chunk * E * per) + lat + (double)last * E * per;
+}
+
+/* The exact walks beside the building blocks cost O(p lg p) (recursive
+   doubling) or O(p) per chunk until a pipeline is steady: tens of
+   microseconds at p = 1024, so above this p the rows keep their closed-form
+   estimates (a decision is cached either way). */
+#define REDCOLL__WALK_MAX_P 512
+#define REDCOLL__WALK2_MAX_P 128 /* the O(p^2) walks: ring allgatherv, pairwise reduce_scatter */
+
+static double redcoll__best_cost(redcoll_coll coll, int p, const redcoll__cost_in *in, int *row_out);
 
 /* ==== 6. Reduction kernels [SECTION:kernels] ============================= */
 /* A kernel computes out[i] = lo[i] op hi[i] for i < n, where out is lo, or
@@ -2033,10 +2107,9 @@ REDCOLL__VTYPES(64)
 /* Integer min/max: one PMIN/PMAX where the level has it (SSE2: int16 and
    uint8; AVX2: 8 to 32 bits), where GCC may build the compare-and-blend
    above from three or four instructions; on AVX-512 a compare into a mask
-   and one masked blend (VPCMP + VPBLENDM: on this Zen 4, 32 KB in cache,
-   0.85x the time of VPMINSD, which GCC emits for the signed lanes but for
-   the unsigned ones a mask-to-vector move and a VPTERNLOG, 1.2-1.4x at
-   8 MB). Equal integers are the same bits, so min(b, a) is the scalar
+   and one masked blend (VPCMP + VPBLENDM), which GCC would otherwise build
+   for the unsigned lanes from a mask-to-vector move and a VPTERNLOG.
+   Equal integers are the same bits, so min(b, a) is the scalar
    loop's b < a ? b : a.
    REDCOLL__X86HAS_<B>_<SUF>: X the intrinsics (REDCOLL__VIMM_<B>), G the
    generic blend. */
@@ -2281,10 +2354,12 @@ static redcoll__kernel redcoll__kernel_for(redcoll_op_kind kind, redcoll_dtype d
     return redcoll__kernel_isa(kind, d, isa);
 }
 
-/* ==== 7. Schedules [SECTION:schedules] =================================== */
-/* Each schedule opens with its paper section, its cost in the model of
-   Rabenseifner 2004 section 3.1 (n bytes per rank, one-way messages cost
-   alpha_uni + n beta_uni), and how it treats a non-power-of-two p. */
+/* ==== 7. Building blocks [SECTION:blocks] ==================================
+   The pieces the papers compose their algorithms from (the fold-in of
+   excess ranks, binomial trees, segment layouts, recursive doubling,
+   vector halving and doubling, ring steps, binary blocks, chains and
+   pipelined trees), each with the walk that times its calls in the cost
+   model where no closed form does. */
 
 /* ---- building block: fold-in of excess ranks ------------------------------
    Rabenseifner 2004 section 3.4/3.5, MPICH paper section 4.5: with
@@ -2352,7 +2427,7 @@ static int redcoll__subtree(int v, int p) {
    Commutative ops rotate the tree to `root`; otherwise the tree is rooted at
    rank 0, so every subtree is a contiguous rank range reduced in rank order,
    and rank 0 forwards the result to root. */
-static void redcoll__binomial_reduce(redcoll__ctx *c, const void *in, void *acc, size_t n,
+static void redcoll__binomial_fan_in(redcoll__ctx *c, const void *in, void *acc, size_t n,
                                      int root) {
     int p = c->size, base = c->op.commutative ? root : 0;
     int v = redcoll__vrank(c->rank, base, p), mask, started = 0;
@@ -2384,7 +2459,7 @@ static void redcoll__binomial_reduce(redcoll__ctx *c, const void *in, void *acc,
 }
 
 /* Broadcast of n elements from root over a binomial tree (MPICH paper 4.2). */
-static void redcoll__binomial_bcast(redcoll__ctx *c, void *buf, size_t n, int root) {
+static void redcoll__binomial_fan_out(redcoll__ctx *c, void *buf, size_t n, int root) {
     int p = c->size, v = redcoll__vrank(c->rank, root, p), mask = 1;
     while (mask < p) {
         if (v & mask) { redcoll__recv(c, redcoll__unvrank(v - mask, root, p), buf, n); break; }
@@ -2511,6 +2586,22 @@ static void redcoll__scatter_blocks(redcoll__ctx *c, void *sub, const redcoll__s
     }
 }
 
+/* redcoll__scatter_blocks from vrank 0: a parent hands its children their
+   subtrees, largest first; a child posts its receive at time 0. */
+static void redcoll__scatter_walk(int p, const redcoll__segs *L, double E, const redcoll_cost_model *m,
+                                  double *clk) {
+    double ua = m->f_alpha * m->alpha, ub = m->f_beta * m->beta;
+    int v, mask;
+    for (v = 0; v < p; ++v) clk[v] = 0;
+    for (v = 0; v < p; ++v)
+        for (mask = redcoll__lowbit(v, p) >> 1; mask > 0; mask >>= 1)
+            if (v + mask < p) {
+                int w = v + mask;
+                clk[v] += ua + (double)redcoll__seg_len(L, w, w + redcoll__subtree(w, p)) * E * ub;
+                clk[w] = clk[v];
+            }
+}
+
 /* ---- building block: recursive-doubling subtree exchange ---------------------
    Both recursive-doubling schedules of MPICH paper 4.1.1/4.4 pair v with
    v ^ 2^k in step k; the subtrees are the aligned ranges of 2^k vranks. When
@@ -2574,6 +2665,76 @@ static void redcoll__rd_allgather(redcoll__ctx *c, void *buf, const redcoll__seg
                               redcoll__unvrank(s.dst, base, p), theirs, tn);
         redcoll__rd_fixup(c, &s, v, base, theirs, tn);
     }
+}
+
+/* Exact walks of the recursive-doubling family off powers of two: per-rank
+   clocks (vranks), advanced call by call in the order every rank makes its
+   calls, as the simulator times them (no message is passed). */
+
+/* redcoll__rd_allgather from the clocks clk (vranks): per distance, the
+   exchanges, then the fix-up forwards of the one incomplete subtree
+   (distance halving, pairs disjoint per level). rs: the reduce-scatter of
+   redcoll__reduce_scatter_recursive_doubling instead, which moves all but a
+   subtree's blocks and reduces what it got. Returns the last clock. */
+static double redcoll__rd_walk(int p, const redcoll__segs *L, int rs, double E,
+                               const redcoll_cost_model *m, double *clk) {
+    double a = m->alpha, b = m->beta, ua = m->f_alpha * a, ub = m->f_beta * b, t = 0;
+    double N = rs ? (double)L->n : 0, sg = rs ? -1 : 1;
+    int v, mask, k, R;
+    for (mask = 1; mask < p; mask <<= 1) {
+        int last = (p - 1) & ~(2 * mask - 1); /* the only block of 2 mask ranks p may cut */
+        for (R = 0; R + mask < p; R += 2 * mask) { /* blocks [R, R + 2 mask): halves exchange */
+            int hi = R + 2 * mask < p ? R + 2 * mask : p;
+            double x = N + sg * (double)redcoll__seg_len(L, R, R + mask);  /* the lower half's */
+            double y = N + sg * (double)redcoll__seg_len(L, R + mask, hi); /* the upper half's */
+            double d = a + (x > y ? x : y) * E * b;
+            for (v = R; v + mask < hi; ++v) {
+                double end = (clk[v] > clk[v + mask] ? clk[v] : clk[v + mask]) + d;
+                clk[v] = clk[v + mask] = end;
+            }
+        }
+        /* only the lower half of the last block, when p cuts its upper half */
+        if (last + mask < p && last + 2 * mask > p) {
+            int have = p - (last + mask);
+            double d = ua + (N + sg * (double)redcoll__seg_len(L, last + mask, p)) * E * ub;
+            for (k = mask >> 1; k > 0; k >>= 1)
+                for (R = last; R < last + mask; R += 2 * k) { /* senders: v < R + have <= v + k */
+                    int lo = R + have - k > R ? R + have - k : R, hi = R + have < R + k ? R + have : R + k;
+                    for (v = lo; v < hi && v + k < p; ++v) {
+                        double end = (clk[v] > clk[v + k] ? clk[v] : clk[v + k]) + d;
+                        clk[v] = clk[v + k] = end;
+                    }
+                }
+        }
+        for (R = 0; rs && R + mask < p; R += 2 * mask) { /* every rank with a partner subtree reduces */
+            int hi = R + 2 * mask < p ? R + 2 * mask : p;
+            double lo_g = (N - (double)redcoll__seg_len(L, R + mask, hi)) * E * m->gamma;
+            double up_g = (N - (double)redcoll__seg_len(L, R, R + mask)) * E * m->gamma;
+            for (v = R; v < R + mask; ++v) clk[v] += lo_g;
+            for (v = R + mask; v < hi; ++v) clk[v] += up_g;
+        }
+    }
+    for (v = 0; v < p; ++v) if (clk[v] > t) t = clk[v];
+    return t;
+}
+
+/* Scatter (bcast only) and recursive-doubling allgather of segments L; -1
+   above the walks' limit. */
+static double redcoll__rd_gather_cost(int p, const redcoll__segs *L, int scatter, double E,
+                                      const redcoll_cost_model *m) {
+    double clk[REDCOLL__WALK_MAX_P];
+    int v;
+    if (p > REDCOLL__WALK_MAX_P) return -1;
+    if (scatter) redcoll__scatter_walk(p, L, E, m, clk);
+    else for (v = 0; v < p; ++v) clk[v] = 0;
+    return redcoll__rd_walk(p, L, 0, E, m, clk);
+}
+
+/* Recursive-doubling allgather of p blocks of blk bytes off powers of two,
+   above the walks' limit: MPICH's fix-up (an estimate). */
+static double redcoll__rd_allgather_guess(const redcoll__cost_in *in, double blk) {
+    return in->lg * in->a + ((double)(1u << in->lg) - 1) * blk * in->b +
+           (in->lg - 1) * (in->ua + (in->p - in->pof2) * blk * in->ub);
 }
 
 /* ---- building blocks: vector halving / doubling, ring steps -----------------
@@ -2781,9 +2942,9 @@ static size_t redcoll__ring_tmp(const redcoll__ctx *c, size_t len, int second) {
     return redcoll__stage_len(c, len) + (second ? len : 0);
 }
 
-static void redcoll__ring_reduce_scatter(redcoll__ctx *c, const redcoll__vmap *g,
-                                         const redcoll__segs *s, const void *in, void *mine,
-                                         void *tmp, int two_always) {
+static void redcoll__ring_reduce_scatter_phase(redcoll__ctx *c, const redcoll__vmap *g,
+                                               const redcoll__segs *s, const void *in, void *mine,
+                                               void *tmp, int two_always) {
     int v = g->me, p = g->size, i;
     size_t len = v >= 0 ? redcoll__seg_len(s, v, v + 1) : 0;
     char *rcv = (char *)tmp, *hi = redcoll__at(c, tmp, redcoll__stage_len(c, len));
@@ -2811,8 +2972,8 @@ static void redcoll__ring_reduce_scatter(redcoll__ctx *c, const redcoll__vmap *g
    and receives segment v - i - 1 from v - 1; on return every member holds
    every segment. Cost: (size-1)(alpha + n/size beta). Any size; a ring
    rooted at r: redcoll__vmap_rotated. */
-static void redcoll__ring_allgather(redcoll__ctx *c, const redcoll__vmap *g,
-                                    const redcoll__segs *s, void *buf) {
+static void redcoll__ring_allgather_phase(redcoll__ctx *c, const redcoll__vmap *g,
+                                          const redcoll__segs *s, void *buf) {
     int v = g->me, p = g->size, i;
     if (v < 0) return;
     for (i = 0; i < p - 1; ++i) {
@@ -2830,8 +2991,8 @@ static void redcoll__ring_allgather(redcoll__ctx *c, const redcoll__vmap *g,
    sends the first min(2^k, size - 2^k) of the segments it holds to v - 2^k
    and receives as many from v + 2^k behind them. Cost: ceil(lg size) alpha
    + (size-1)/size n beta; any size (the last round is the short one). */
-static void redcoll__bruck_allgather(redcoll__ctx *c, const redcoll__vmap *g,
-                                     const redcoll__segs *s, void *buf) {
+static void redcoll__bruck_allgather_phase(redcoll__ctx *c, const redcoll__vmap *g,
+                                           const redcoll__segs *s, void *buf) {
     int p = g->size, v = g->me, d;
     for (d = 1; d < p; d <<= 1) {
         int m = d < p - d ? d : p - d;
@@ -2839,6 +3000,50 @@ static void redcoll__bruck_allgather(redcoll__ctx *c, const redcoll__vmap *g,
                           redcoll__vmap_rank(g, (v + d) % p),
                           redcoll__at(c, buf, redcoll__seg_span(s, v, d)), redcoll__seg_span(s, (v + d) % p, m));
     }
+}
+
+/* redcoll__ring_allgather_phase (p - 1 exchanges with both neighbours, segment
+   v - i out, v - i - 1 in) and redcoll__bruck_allgather_phase (round d: the first
+   min(d, p - d) segments held to v - d, as many from v + d), from time 0,
+   on segments L; -1 above the walks' limit. */
+static double redcoll__ring_walk(int p, const redcoll__segs *L, double E, const redcoll_cost_model *m) {
+    double clk[REDCOLL__WALK2_MAX_P], t = 0;
+    int v, i;
+    if (p > REDCOLL__WALK2_MAX_P) return -1;
+    for (v = 0; v < p; ++v) clk[v] = 0;
+    for (i = 0; i < p - 1; ++i) {
+        double first = clk[0], prev = clk[p - 1]; /* rank v-1's clock before this step */
+        for (v = 0; v < p; ++v) {
+            int sj = (v - i + p) % p, rj = (v - i - 1 + p) % p;
+            double mine = clk[v], right = v + 1 < p ? clk[v + 1] : first;
+            double out = (mine > right ? mine : right) + m->alpha + (double)redcoll__seg_len(L, sj, sj + 1) * E * m->beta;
+            double in = (prev > mine ? prev : mine) + m->alpha + (double)redcoll__seg_len(L, rj, rj + 1) * E * m->beta;
+            prev = mine;
+            clk[v] = out > in ? out : in;
+        }
+    }
+    for (v = 0; v < p; ++v) if (clk[v] > t) t = clk[v];
+    return t;
+}
+
+static double redcoll__bruck_walk(int p, const redcoll__segs *L, double E, const redcoll_cost_model *m) {
+    double clk[REDCOLL__WALK_MAX_P], nx[REDCOLL__WALK_MAX_P], t = 0;
+    int v, d;
+    if (p > REDCOLL__WALK_MAX_P) return -1;
+    for (v = 0; v < p; ++v) clk[v] = 0;
+    for (d = 1; d < p; d <<= 1) {
+        int k = d < p - d ? d : p - d;
+        for (v = 0; v < p; ++v) {
+            double to = clk[(v - d + p) % p], from = clk[(v + d) % p];
+            double out = (clk[v] > to ? clk[v] : to) + m->alpha + (double)redcoll__seg_span(L, v, k) * E * m->beta;
+            double in = (clk[v] > from ? clk[v] : from) + m->alpha +
+                        (double)redcoll__seg_span(L, (v + d) % p, k) * E * m->beta;
+            nx[v] = out > in ? out : in;
+        }
+        for (v = 0; v < p; ++v) clk[v] = nx[v];
+    }
+    for (v = 0; v < p; ++v) if (clk[v] > t) t = clk[v];
+    return t;
 }
 
 /* Binary blocks (Rabenseifner 2004 section 3.6): p = 2^e0 + 2^e1 + ...,
@@ -2924,6 +3129,342 @@ static void redcoll__blocks_allgather(redcoll__ctx *c, const redcoll__blocks *b,
     redcoll__ag_doubling(c, &b->g, s, buf, -1);
 }
 
+/* The binary blocks schedules' cost (all: allreduce): the largest block's
+   reduce-scatter, the combination chain from the smallest block up
+   (size[k-1]/size[k] one-way pieces per member, reduced on arrival), then
+   the gather (or, for allreduce, the chain back down and each block's
+   allgather). */
+static double redcoll__blocks_cost(const redcoll__cost_in *in, int all) {
+    double rb = all ? in->br : in->b, rub = all ? in->ubr : in->ub; /* reduced on arrival */
+    double t = in->k * in->a + redcoll__halves(in->n, in->k) * in->E * (rb + in->g);
+    int bit, prev = 0;
+    for (bit = in->k; bit >= 0; --bit)
+        if (in->p & (1 << bit)) {
+            if (prev) {
+                double piece = redcoll__cdiv(in->n, (size_t)prev) * in->E, hops = prev >> bit;
+                t += hops * (in->ua + piece * rub) + piece * in->g;
+                if (all) t += hops * (in->ua + piece * in->ub);
+            }
+            prev = 1 << bit;
+        }
+    return t + (all ? in->k * in->a + redcoll__halves(in->n, in->k) * in->E * in->b
+                    : in->k * in->ua + redcoll__halves(in->n, in->k) * in->E * in->ub);
+}
+
+/* ---- building blocks: chains and pipelined binary trees ---------------------
+   Hasanov & Lastovetsky (PaCT 2015) section 2.1, the Open MPI reduce
+   algorithms. Their costs use the paper's Hockney model: m bytes per rank,
+   X chunks (the paper's segments) of m/X bytes, one step = alpha + m/X beta
+   + m/X gamma (the simulator's one-way message with f_alpha = f_beta = 1).
+   "Chunk" here is the pipeline's piece; a "segment" elsewhere in this file
+   is a part of a layout (redcoll__segs). */
+
+/* Chunk of pipelined schedules: opts.segment_bytes in whole elements, at
+   least one, at most n (n > 0). */
+static size_t redcoll__chunk_elems(const redcoll__ctx *c, size_t n) {
+    size_t s = c->o.segment_bytes / c->esize;
+    if (s == 0) s = 1;
+    return s < n ? s : n;
+}
+
+/* Length of the chunk starting at element off. */
+static size_t redcoll__chunk_len(size_t n, size_t chunk, size_t off) {
+    return n - off < chunk ? n - off : chunk;
+}
+
+/* ---- building block: chain (linear array) reduce, optionally pipelined ----
+   Virtual ranks v = (rank - base) mod p form the array p-1 -> p-2 -> ... -> 0;
+   each chunk of `chunk` elements enters at v = p-1, every rank prepends its
+   own operand (x_v op received) and passes it on while the next chunk
+   arrives (sendrecv), so X = ceil(n/chunk) chunks take p + X - 2 steps.
+   Commutative ops rotate the array to end at root (base = root); otherwise
+   the array is in rank order, ends at rank 0, which sends the whole result
+   to root when root != 0. `out`: the result buffer on root (may equal `in`),
+   NULL elsewhere. Scratch on receiving ranks: two chunks (one vector when
+   X <= 2, and at rank 0 when it forwards the whole result); none at a
+   non-in-place tail root, which accumulates in `out`. */
+static void redcoll__chain_fan_in(redcoll__ctx *c, const void *in, void *out, size_t n,
+                                  int root, size_t chunk) {
+    int p = c->size, base = c->op.commutative ? root : 0;
+    int v = redcoll__vrank(c->rank, base, p);
+    int up = v + 1 < p ? redcoll__unvrank(v + 1, base, p) : -1;
+    int down = v > 0 ? redcoll__unvrank(v - 1, base, p) : -1;
+    int tail_root = v == 0 && c->rank == root, forward = v == 0 && base != root;
+    int full = forward || (tail_root && out != in) || n <= 2 * chunk; /* chunk k at offset k*chunk */
+    size_t off, len, plen = 0, cap = full ? n : 2 * chunk;
+    void *acc = (void *)in, *own = NULL, *prev = NULL, *cur;
+
+    if (up >= 0) { /* receives: accumulate into out (tail root) or scratch */
+        acc = tail_root && out != in ? out : (own = redcoll__alloc(c, cap));
+        for (off = 0; off < n && !c->err; off += chunk) {
+            len = redcoll__chunk_len(n, chunk, off);
+            cur = redcoll__at(c, acc, full ? off : (off / chunk % 2) * chunk);
+            if (prev && down >= 0) /* pass chunk k-1 on while chunk k arrives */
+                redcoll__sendrecv(c, down, prev, plen, up, cur, len);
+            else
+                redcoll__recv(c, up, cur, len);
+            redcoll__reduce_hi(c, redcoll__at(c, in, off), cur, len);
+            if (tail_root && acc != out) redcoll__copy(c, redcoll__at(c, out, off), cur, len);
+            prev = cur; plen = len;
+        }
+        if (down >= 0) redcoll__send(c, down, prev, plen);
+    } else if (down >= 0) { /* head: its own chunks */
+        for (off = 0; off < n; off += chunk)
+            redcoll__send(c, down, redcoll__at(c, in, off), redcoll__chunk_len(n, chunk, off));
+    } else if (out) {
+        redcoll__copy(c, out, in, n); /* p == 1 */
+    }
+    if (forward) redcoll__send(c, root, acc, n); /* non-commutative op, root != 0 */
+    else if (base != root && c->rank == root) redcoll__recv(c, 0, out, n);
+    redcoll__free(c, own, cap);
+}
+
+/* ---- building block: chain (linear array) bcast, optionally pipelined -----
+   The reverse of the chain reduce: vranks 0 (root) -> 1 -> ... -> p-1; every
+   rank forwards chunk k-1 while chunk k arrives (sendrecv), so X
+   chunks take p + X - 2 steps of alpha + m/X beta. */
+static void redcoll__chain_fan_out(redcoll__ctx *c, void *buf, size_t n, int root, size_t chunk) {
+    int p = c->size, v = redcoll__vrank(c->rank, root, p);
+    int up = v > 0 ? redcoll__unvrank(v - 1, root, p) : -1;
+    int down = v + 1 < p ? redcoll__unvrank(v + 1, root, p) : -1;
+    size_t off, prev = 0, plen = 0;
+    if (p == 1) return;
+    for (off = 0; off < n; off += chunk) {
+        size_t len = redcoll__chunk_len(n, chunk, off);
+        if (up < 0) redcoll__send(c, down, redcoll__at(c, buf, off), len);
+        else if (down >= 0 && off > 0)
+            redcoll__sendrecv(c, down, redcoll__at(c, buf, prev), plen, up, redcoll__at(c, buf, off), len);
+        else redcoll__recv(c, up, redcoll__at(c, buf, off), len);
+        prev = off; plen = len;
+    }
+    if (up >= 0 && down >= 0) redcoll__send(c, down, redcoll__at(c, buf, prev), plen);
+}
+
+/* The chain of redcoll__chain_fan_out / redcoll__chain_fan_in (pipeline rows),
+   walked chunk by chunk as the simulator times it: node 0 (the head) only
+   sends, node p-1 (the tail) only receives, a middle node receives chunk 0,
+   then exchanges (sends k-1, receives k) and sends the last chunk; a hop is
+   an exchange-priced message only when both ends are in an exchange; each
+   received chunk costs `g` per byte (reduce). The clocks after chunk k are a
+   max-plus linear function of those after k-1, so once every node advances
+   by the same step twice the middle chunks are added in one go. Returns -1
+   above the walks' limit. */
+static double redcoll__chain_walk(int p, size_t n, size_t chunk, double E, double g,
+                                  const redcoll_cost_model *m) {
+    double mem[3 * REDCOLL__WALK_MAX_P], *pp, *pv, *cu, t = 0;
+    double a = m->alpha, b = m->beta, ua = m->f_alpha * a, ub = m->f_beta * b;
+    size_t X = (n + chunk - 1) / chunk, k;
+    int i, last = p - 1;
+    if (p < 2 || n == 0) return 0;
+    if (p > REDCOLL__WALK_MAX_P) return -1;
+    pp = mem;
+    pv = pp + p; cu = pv + p;
+    for (i = 0; i < p; ++i) pp[i] = pv[i] = 0;
+    for (k = 0; k < X; ++k) {
+        double len = (double)(k + 1 < X ? chunk : n - (X - 1) * chunk) * E;
+        double plen = k ? (double)chunk * E : 0, *sw;
+        int same = 1;
+        for (i = 0; i < p; ++i) {
+            double in = 0, out = 0;
+            if (i > 0) { /* chunk k from i-1: posted at its op k (head) or k+1 (middle) */
+                double ps = i - 1 == 0 ? pv[0] : cu[i - 1];
+                int dup = i - 1 > 0 && k + 2 <= X && i < last && k >= 1;
+                in = (ps > pv[i] ? ps : pv[i]) + (dup ? a + len * b : ua + len * ub);
+            }
+            if (i == 0) /* the head's op k: chunk k to node 1 */
+                out = (pv[0] > pv[1] ? pv[0] : pv[1]) + ua + len * ub;
+            else if (i < last && k >= 1) { /* chunk k-1 to i+1, received in its op k-1 */
+                int dup = k - 1 >= 1 && i + 1 < last;
+                out = (pv[i] > pp[i + 1] ? pv[i] : pp[i + 1]) + (dup ? a + plen * b : ua + plen * ub);
+            }
+            cu[i] = (in > out ? in : out) + (i > 0 ? len * g : 0);
+            if (same && k >= 2 && k + 2 < X) { /* both steps equal node 0's last (rounding aside) */
+                double d0 = pv[0] - pp[0], e1 = cu[i] - pv[i] - d0, e2 = pv[i] - pp[i] - d0;
+                same = (e1 < 0 ? -e1 : e1) <= 1e-12 * cu[i] && (e2 < 0 ? -e2 : e2) <= 1e-12 * cu[i];
+            }
+        }
+        if (k >= 2 && k + 2 < X && same) { /* steady: jump to chunk X-2 */
+            double jump = (double)(X - 3 - k) * (cu[0] - pv[0]);
+            for (i = 0; i < p; ++i) { pv[i] += jump; cu[i] += jump; }
+            k = X - 3;
+        }
+        sw = pp; pp = pv; pv = cu; cu = sw;
+    }
+    /* the middle nodes' last op: chunk X-1 on to i+1 */
+    for (i = 0; i < p; ++i) {
+        double end = pv[i];
+        if (i > 0 && i < last) {
+            double len = (double)(n - (X - 1) * chunk) * E;
+            double pr = X >= 2 ? pp[i + 1] : 0;
+            end = (pv[i] > pr ? pv[i] : pr) + ua + len * ub;
+        }
+        if (end > t) t = end;
+    }
+    return t;
+}
+
+/* The pipeline rows (reduce: reduced chunks): walked, or above the walks'
+   limit the pipe of HL 2.1. */
+static double redcoll__chain_cost(const redcoll__cost_in *in, int reduce) {
+    size_t chunk = in->o->segment_bytes / in->esize ? in->o->segment_bytes / in->esize : 1;
+    double g = reduce ? in->g : 0, t;
+    if (chunk > in->n) chunk = in->n;
+    t = redcoll__chain_walk(in->p, in->n, chunk, in->E, g, in->m);
+    return t >= 0 ? t : redcoll__pipe(in->p - 1, in->n, chunk, in->E, in->ua, in->ub + g);
+}
+
+/* ---- building block: pipelined binary-tree reduce ---------------------------
+   Open MPI's generic tree reduce: per chunk a node receives the partial
+   result of its left child (lower ranks), then of its right child (higher
+   ranks), and forms left op own op right; the first receive of chunk k
+   overlaps the send of chunk k-1 to the parent (sendrecv), so a level
+   costs two steps per chunk, as in formula (5). `out`: the result on the
+   tree root (may equal `in`). Every message is reduced as it lands
+   (redcoll__sendrecv_reduce), own chunk read from `in`: scratch is the
+   accumulator (one pipeline chunk) on inner nodes and the staging, nothing
+   with the transport's fused entry when the exchange's send is elsewhere,
+   else one chunk (opts.chunk_bytes) cut, one pipeline chunk uncut. */
+static void redcoll__tree_reduce(redcoll__ctx *c, const void *in, void *out, size_t n,
+                                 size_t chunk, int parent, int left, int right) {
+    int first = left >= 0 ? left : right, second = left >= 0 ? right : -1;
+    void *acc = NULL, *tmp = NULL, *a = NULL;
+    size_t off, len = 0;
+
+    if (first < 0) { /* leaf */
+        if (parent < 0) redcoll__copy(c, out, in, n);
+        else for (off = 0; off < n; off += chunk)
+            redcoll__send(c, parent, redcoll__at(c, in, off), redcoll__chunk_len(n, chunk, off));
+        return;
+    }
+    tmp = redcoll__alloc(c, redcoll__stage_len(c, chunk));
+    if (parent >= 0) acc = redcoll__alloc(c, chunk);
+    for (off = 0; off < n && !c->err; off += chunk) {
+        size_t prev = len;
+        len = redcoll__chunk_len(n, chunk, off);
+        a = parent < 0 ? redcoll__at(c, out, off) : acc;
+        /* a = left op own, or own op right, own read from in: no copy first;
+           chunk k-1 goes up while chunk k comes in (a is acc: chunk i of the
+           message is reduced into it after chunk i of chunk k-1 has gone) */
+        redcoll__sendrecv_reduce(c, parent >= 0 && off > 0 ? parent : -1, acc, prev, first,
+                                 redcoll__at(c, in, off), a, len, first == left, tmp);
+        if (second >= 0) redcoll__recv_reduce(c, second, a, a, len, 0, tmp); /* a = a op right */
+    }
+    if (parent >= 0) redcoll__send(c, parent, acc, len);
+    redcoll__free(c, acc, chunk);
+    redcoll__free(c, tmp, redcoll__stage_len(c, chunk));
+}
+
+/* In-order binary tree over ranks 0..p-1 rooted at `root`: every subtree is
+   a contiguous rank range [lo, hi) whose node is its middle rank (the top
+   node is `root`), the left subtree holding the lower ranks. Height at most
+   ceil(lg(p+1)) + 1. Found by descending from the top: O(lg p). */
+static void redcoll__inorder_links(int rank, int p, int root, int *parent, int *left, int *right) {
+    int lo = 0, hi = p, node = root, par = -1;
+    while (node != rank) {
+        par = node;
+        if (rank < node) hi = node; else lo = node + 1;
+        node = lo + (hi - lo) / 2;
+    }
+    *parent = par;
+    *left = node > lo ? lo + (node - lo) / 2 : -1;
+    *right = hi > node + 1 ? node + 1 + (hi - node - 1) / 2 : -1;
+}
+
+/* The heap-ordered (HEAP) and in-order (IN_ORDER) binary trees of
+   redcoll__reduce_binary (redcoll__tree_reduce, root 0), walked chunk by
+   chunk as the replay times them (bit for bit until the jump below): a leaf
+   sends chunk k to its parent one way; an inner node's op k receives chunk
+   k from its first child while sending chunk k-1 up (an exchange when it
+   has a parent and k > 0), then receives chunk k from its second child
+   (one way), reducing each; its last chunk goes up one way. A hop is
+   exchange-priced only when both ends are halves of exchanges: the child's
+   send of chunk k is one when it is an inner node and k + 1 < X. Within a
+   chunk, children go before parents (reverse breadth-first order); the
+   parent times each child's message (sent[c]) when it receives it. As in
+   redcoll__chain_walk, once every clock advances by the same step the
+   middle chunks are added in one go (rounding then differs from the
+   simulator's sums by ~1e-15 relative). -1 above the walks' limit. The
+   rows use it up to REDCOLL__TREE_WALK_MAX_P ranks: a few microseconds at
+   p = 128, but 20-25 us per tree at p = 500, where the estimates cost
+   nothing (the decision's budget). */
+#define REDCOLL__TREE_WALK_MAX_P 128
+static double redcoll__tree_walk(int variant, int p, size_t n, size_t chunk, double E, double g,
+                                 const redcoll_cost_model *m) {
+    int par[REDCOLL__WALK_MAX_P], fst[REDCOLL__WALK_MAX_P], snd[REDCOLL__WALK_MAX_P], ord[REDCOLL__WALK_MAX_P];
+    double clk[REDCOLL__WALK_MAX_P], sent[REDCOLL__WALK_MAX_P], pclk[REDCOLL__WALK_MAX_P], psent[REDCOLL__WALK_MAX_P];
+    double t = 0;
+    size_t X = (n + chunk - 1) / chunk, k;
+    int v, i, head, tail;
+    if (p < 2 || n == 0) return 0;
+    if (p > REDCOLL__WALK_MAX_P) return -1;
+    for (v = 0; v < p; ++v) {
+        int l, r;
+        if (variant == REDCOLL__VARIANT_IN_ORDER) {
+            redcoll__inorder_links(v, p, 0, &par[v], &l, &r);
+        } else {
+            par[v] = v > 0 ? (v - 1) / 2 : -1;
+            l = v < p / 2 ? 2 * v + 1 : -1;
+            r = v < (p - 1) / 2 ? 2 * v + 2 : -1;
+        }
+        fst[v] = l >= 0 ? l : r;
+        snd[v] = l >= 0 ? r : -1;
+        clk[v] = sent[v] = 0;
+    }
+    for (ord[0] = 0, head = 0, tail = 1; head < tail; ++head) { /* breadth first from the root */
+        if (fst[ord[head]] >= 0) ord[tail++] = fst[ord[head]];
+        if (snd[ord[head]] >= 0) ord[tail++] = snd[ord[head]];
+    }
+    for (k = 0; k < X; ++k) {
+        double len = (double)(k + 1 < X ? chunk : n - (X - 1) * chunk) * E;
+        int same = k >= 2 && k + 2 < X;
+        for (i = p - 1; i >= 0; --i) { /* children first */
+            int f, s;
+            double end;
+            v = ord[i];
+            f = fst[v]; s = snd[v];
+            pclk[v] = clk[v]; psent[v] = sent[v];
+            if (f < 0) continue; /* a leaf: posts chunk k at clk[v], timed by its parent */
+            { /* op k: chunk k from f (and chunk k-1 up, timed by the parent in step k-1) */
+                int up = par[v] >= 0 && k > 0, fx = fst[f] >= 0 && k + 1 < X;
+                double st = clk[v] > clk[f] ? clk[v] : clk[f];
+                end = st + redcoll__msg_time(m, len, up && fx);
+                sent[f] = end;
+                if (up && sent[v] > end) end = sent[v];
+                clk[v] = end + len * g;
+            }
+            if (s >= 0) { /* then chunk k from s, one way */
+                double st = clk[v] > clk[s] ? clk[v] : clk[s];
+                sent[s] = st + redcoll__msg_time(m, len, 0);
+                clk[v] = sent[s] + len * g;
+            }
+            if (fst[f] < 0) clk[f] = sent[f]; /* a leaf's next post: when its send ended */
+            if (s >= 0 && fst[s] < 0) clk[s] = sent[s];
+        }
+        for (i = 0; same && i < p; ++i) { /* every clock and message end one step on, as node 0's */
+            double d0 = clk[0] - pclk[0], e1 = clk[i] - pclk[i] - d0, e2 = par[i] < 0 ? 0 : sent[i] - psent[i] - d0;
+            same = (e1 < 0 ? -e1 : e1) <= 1e-12 * clk[i] && (e2 < 0 ? -e2 : e2) <= 1e-12 * clk[i];
+        }
+        if (same) { /* steady: jump to chunk X-2 */
+            double jump = (double)(X - 3 - k) * (clk[0] - pclk[0]);
+            for (v = 0; v < p; ++v) { clk[v] += jump; sent[v] += jump; }
+            k = X - 3;
+        }
+    }
+    for (v = 0; v < p; ++v) { /* an inner node's last op: chunk X-1 up, timed by its parent */
+        double end = par[v] >= 0 && fst[v] >= 0 ? sent[v] : clk[v];
+        if (end > t) t = end;
+    }
+    return t;
+}
+
+/* ==== 8. Schedules [SECTION:schedules] =====================================
+   One bannered section per collective, then per paper (Hasanov &
+   Lastovetsky, the hierarchical transformation, Rabenseifner & Traeff).
+   Each schedule opens with its paper section, its cost in the model of
+   Rabenseifner 2004 section 3.1 (n bytes per rank, one-way messages cost
+   alpha_uni + n beta_uni), and how it treats a non-power-of-two p; its
+   cost function (the algorithm list's cost column) follows it. */
+
 /* ---- reduce ---------------------------------------------------------------- */
 
 /* Binomial tree (MPICH paper 4.5, the classical reduce).
@@ -2931,9 +3472,14 @@ static void redcoll__blocks_allgather(redcoll__ctx *c, const redcoll__blocks *b,
    Any p: an incomplete tree. Non-commutative ops: tree rooted at rank 0,
    plus one message to root when root != 0. */
 static redcoll_result redcoll__reduce_binomial(redcoll__ctx *c, const redcoll__args *a) {
-    redcoll__binomial_reduce(c, a->sbuf, c->rank == a->root ? a->rbuf : NULL, a->count,
+    redcoll__binomial_fan_in(c, a->sbuf, c->rank == a->root ? a->rbuf : NULL, a->count,
                              a->root);
     return c->err;
+}
+
+/* The root's ceil(lg p) receives, each reduced. */
+static double redcoll__reduce_binomial_cost(const redcoll__cost_in *in) {
+    return in->lg * (in->ua + in->V * (in->ub + in->g));
 }
 
 /* The binary tree of Rabenseifner 2004 section 3.3 is the binomial tree
@@ -2981,6 +3527,14 @@ static redcoll_result redcoll__reduce_halving_doubling(redcoll__ctx *c, const re
     return c->err;
 }
 
+static double redcoll__reduce_halving_doubling_cost(const redcoll__cost_in *in) {
+    double h = redcoll__halves(in->n, in->k) * in->E;
+    double C = redcoll__cdiv(in->n, 2) * in->E, F = (double)(in->n / 2) * in->E; /* the halves folded in */
+    double own = redcoll__cdiv(in->n, (size_t)in->pof2) * in->E; /* root 0's segment: the gather brings the rest */
+    return (in->odd ? in->a + in->ua + C * (in->b + in->g) + F * in->ub : 0) + in->k * (in->a + in->ua) +
+           h * (in->b + in->g) + (in->V - own) * in->ub;
+}
+
 /* Binary blocks (Rabenseifner 2004 section 3.6, MPICH paper 5.2): reduce-
    scatter in every power-of-two block, combination from the smallest block
    up, binomial gather in the largest block; a root outside it gets rank 0's
@@ -3016,6 +3570,10 @@ static redcoll_result redcoll__reduce_binary_blocks(redcoll__ctx *c, const redco
     return c->err;
 }
 
+static double redcoll__reduce_binary_blocks_cost(const redcoll__cost_in *in) {
+    return redcoll__blocks_cost(in, 0);
+}
+
 /* Ring (Rabenseifner 2004 section 3.7, MPICH paper 5.3): pairwise-exchange
    reduce-scatter, then every rank sends its segment straight to root.
    Cost: (p-1)(alpha + alpha_uni) + (1 - 1/p) n (beta + beta_uni)
@@ -3030,7 +3588,7 @@ static redcoll_result redcoll__reduce_ring(redcoll__ctx *c, const redcoll__args 
     void *mine = c->rank == a->root ? redcoll__at(c, a->rbuf, redcoll__seg_off(&s, c->rank))
                                     : redcoll__alloc(c, len);
     if (!c->err) {
-        redcoll__ring_reduce_scatter(c, &g, &s, a->sbuf, mine, tmp, 0);
+        redcoll__ring_reduce_scatter_phase(c, &g, &s, a->sbuf, mine, tmp, 0);
         if (c->rank != a->root) redcoll__send(c, a->root, mine, len);
         else for (j = 0; j < p; ++j)
             if (j != a->root)
@@ -3042,13 +3600,21 @@ static redcoll_result redcoll__reduce_ring(redcoll__ctx *c, const redcoll__args 
     return c->err;
 }
 
+static double redcoll__reduce_ring_cost(const redcoll__cost_in *in) { /* root 0 receives p-1 segments */
+    return (in->p - 1) * (in->a + in->seg * (in->b + in->g) + in->ua) + (in->V - in->seg) * in->ub;
+}
+
 /* ---- bcast ----------------------------------------------------------------- */
 
 /* Binomial tree (MPICH paper 4.2). Cost: ceil(lg p)(alpha_uni + n beta_uni)
    on the deepest path. Any p: an incomplete tree. */
 static redcoll_result redcoll__bcast_binomial(redcoll__ctx *c, const redcoll__args *a) {
-    redcoll__binomial_bcast(c, a->rbuf, a->count, a->root);
+    redcoll__binomial_fan_out(c, a->rbuf, a->count, a->root);
     return c->err;
+}
+
+static double redcoll__bcast_binomial_cost(const redcoll__cost_in *in) {
+    return in->lg * (in->ua + in->V * in->ub);
 }
 
 /* Scatter + allgather (van de Geijn; MPICH paper 4.2). The vector is split
@@ -3063,9 +3629,21 @@ static redcoll_result redcoll__bcast_scatter_allgather(redcoll__ctx *c, const re
     redcoll__segs L = redcoll__segs_make(a->count, c->size, NULL);
     redcoll__vmap g = redcoll__vmap_rotated(c->rank, a->root, c->size);
     redcoll__scatter_blocks(c, redcoll__at(c, a->rbuf, redcoll__seg_off(&L, g.me)), &L, a->root);
-    if (a->variant == REDCOLL__VARIANT_RING) redcoll__ring_allgather(c, &g, &L, a->rbuf);
+    if (a->variant == REDCOLL__VARIANT_RING) redcoll__ring_allgather_phase(c, &g, &L, a->rbuf);
     else redcoll__rd_allgather(c, a->rbuf, &L, a->root);
     return c->err;
+}
+
+/* The scatter, then the allgather: walked (recursive doubling), or closed. */
+static double redcoll__bcast_scatter_allgather_cost(const redcoll__cost_in *in) {
+    double scatter = in->lg * in->ua + (in->V - in->seg) * in->ub, t;
+    redcoll__segs L = redcoll__segs_make(in->n, in->p, NULL);
+    if (in->row->variant == REDCOLL__VARIANT_RING) /* the root sends all but its own block */
+        return scatter + (in->p - 1) * (in->a + in->seg * in->b);
+    t = redcoll__rd_gather_cost(in->p, &L, 1, in->E, in->m);
+    if (t >= 0) return t;
+    return scatter + (in->odd ? redcoll__rd_allgather_guess(in, in->seg)
+                              : in->k * in->a + (in->p - 1) * in->seg * in->b);
 }
 
 /* ---- allreduce ------------------------------------------------------------- */
@@ -3080,9 +3658,13 @@ static void redcoll__input_to_rbuf(redcoll__ctx *c, const redcoll__args *a) {
    allreduce). Cost: 2 ceil(lg p)(alpha_uni + n beta_uni) + ceil(lg p) n gamma.
    Any p: binomial trees. Keeps canonical order (tree rooted at rank 0). */
 static redcoll_result redcoll__allreduce_reduce_bcast(redcoll__ctx *c, const redcoll__args *a) {
-    redcoll__binomial_reduce(c, a->sbuf, a->rbuf, a->count, 0);
-    redcoll__binomial_bcast(c, a->rbuf, a->count, 0);
+    redcoll__binomial_fan_in(c, a->sbuf, a->rbuf, a->count, 0);
+    redcoll__binomial_fan_out(c, a->rbuf, a->count, 0);
     return c->err;
+}
+
+static double redcoll__allreduce_reduce_bcast_cost(const redcoll__cost_in *in) {
+    return in->lg * (2 * in->ua + in->V * (in->ubr + in->ub + in->g));
 }
 
 /* Recursive doubling (Rabenseifner 2004 section 3.4, MPICH paper 4.5): lg p'
@@ -3109,6 +3691,14 @@ static redcoll_result redcoll__allreduce_recursive_doubling(redcoll__ctx *c,
     redcoll__fold_out(c, &f, a->rbuf, n);
     redcoll__free(c, tmp, tn);
     return c->err;
+}
+
+/* The first reducing step reads sbuf (fused: the fold-in, else the first
+   exchange); later exchanges reduce rbuf into itself while the partner
+   reads it, so they are staged. */
+static double redcoll__allreduce_recursive_doubling_cost(const redcoll__cost_in *in) {
+    return in->k * (in->a + in->V * (in->b + in->g)) - (in->odd ? 0 : in->V * (in->b - in->br)) +
+           (in->odd ? 2 * in->ua + in->V * (in->ubr + in->ub) + in->V * in->g : 0);
 }
 
 /* Recursive halving and doubling (Rabenseifner 2004 section 3.5, MPICH paper
@@ -3138,6 +3728,13 @@ static redcoll_result redcoll__allreduce_halving_doubling(redcoll__ctx *c,
     return c->err;
 }
 
+static double redcoll__allreduce_halving_doubling_cost(const redcoll__cost_in *in) {
+    double h = redcoll__halves(in->n, in->k) * in->E;
+    double C = redcoll__cdiv(in->n, 2) * in->E, F = (double)(in->n / 2) * in->E; /* the halves folded in */
+    return (in->odd ? in->a + in->ua + C * (in->br + in->g) + F * in->ub + in->ua + in->V * in->ub : 0) +
+           2 * in->k * in->a + h * (in->br + in->b + in->g);
+}
+
 /* Binary blocks (Rabenseifner 2004 section 3.6, MPICH paper 5.2): reduce-
    scatter in every power-of-two block, combination from the smallest block
    up, then the blocks' ranges are fed back down (size[k]/size[k+1] messages
@@ -3163,6 +3760,10 @@ static redcoll_result redcoll__allreduce_binary_blocks(redcoll__ctx *c, const re
     return c->err;
 }
 
+static double redcoll__allreduce_binary_blocks_cost(const redcoll__cost_in *in) {
+    return redcoll__blocks_cost(in, 1);
+}
+
 /* Ring (Rabenseifner 2004 section 3.7, MPICH paper 5.3): pairwise-exchange
    reduce-scatter, then ring allgather.
    Cost: 2(p-1) alpha + 2(1 - 1/p) n beta + (1 - 1/p) n gamma, for any p.
@@ -3173,12 +3774,16 @@ static redcoll_result redcoll__allreduce_ring(redcoll__ctx *c, const redcoll__ar
     size_t big = redcoll__seg_len(&s, 0, 1);
     void *tmp = redcoll__alloc(c, redcoll__ring_tmp(c, big, 1));
     if (!c->err) {
-        redcoll__ring_reduce_scatter(c, &g, &s, a->sbuf,
-                                     redcoll__at(c, a->rbuf, redcoll__seg_off(&s, c->rank)), tmp, 0);
-        redcoll__ring_allgather(c, &g, &s, a->rbuf);
+        redcoll__ring_reduce_scatter_phase(c, &g, &s, a->sbuf,
+                                           redcoll__at(c, a->rbuf, redcoll__seg_off(&s, c->rank)), tmp, 0);
+        redcoll__ring_allgather_phase(c, &g, &s, a->rbuf);
     }
     redcoll__free(c, tmp, redcoll__ring_tmp(c, big, 1));
     return c->err;
+}
+
+static double redcoll__allreduce_ring_cost(const redcoll__cost_in *in) {
+    return (in->p - 1) * (2 * in->a + in->seg * (in->br + in->b + in->g));
 }
 
 /* ---- gather / scatter ------------------------------------------------------ */
@@ -3215,6 +3820,11 @@ static redcoll_result redcoll__gather_binomial(redcoll__ctx *c, const redcoll__a
     }
     if (!direct) redcoll__free(c, tmp, have * n);
     return c->err;
+}
+
+/* Also the scatter's: the same messages, the other way. */
+static double redcoll__gather_binomial_cost(const redcoll__cost_in *in) {
+    return in->lg * in->ua + (in->p - 1) * in->V * in->ub;
 }
 
 /* Binomial scatter, the inverse of the gather above (MPICH paper 4.2's first
@@ -3254,6 +3864,10 @@ static redcoll_result redcoll__barrier_dissemination(redcoll__ctx *c, const redc
     return c->err;
 }
 
+static double redcoll__barrier_dissemination_cost(const redcoll__cost_in *in) {
+    return in->lg * in->a;
+}
+
 /* ---- allgather ------------------------------------------------------------- */
 /* Allgather and allgatherv share these schedules: the segments carry the
    counts. The entry point has put this rank's block in place in rbuf. */
@@ -3263,8 +3877,18 @@ static redcoll_result redcoll__barrier_dissemination(redcoll__ctx *c, const redc
 static redcoll_result redcoll__allgather_ring(redcoll__ctx *c, const redcoll__args *a) {
     redcoll__segs L = redcoll__segs_of(c, a);
     redcoll__vmap g = redcoll__vmap_make(c->rank, 0, c->size, 0, 0, -1, -1);
-    redcoll__ring_allgather(c, &g, &L, a->rbuf);
+    redcoll__ring_allgather_phase(c, &g, &L, a->rbuf);
     return c->err;
+}
+
+/* allgatherv with counts: walked on them. */
+static double redcoll__allgather_ring_cost(const redcoll__cost_in *in) {
+    redcoll__segs L;
+    double t;
+    if (in->row->info.coll == REDCOLL_COLL_ALLGATHER) return (in->p - 1) * (in->a + in->V * in->b);
+    L = redcoll__segs_make(in->n, in->p, in->displs);
+    t = in->displs ? redcoll__ring_walk(in->p, &L, in->E, in->m) : -1;
+    return t >= 0 ? t : (in->p - 1) * (in->a + in->seg * in->b);
 }
 
 /* Recursive doubling (MPICH paper 4.1.1, short and medium messages,
@@ -3277,8 +3901,19 @@ static redcoll_result redcoll__allgather_recursive_doubling(redcoll__ctx *c,
     return c->err;
 }
 
+/* p = 2^k, even blocks: closed form. Otherwise MPICH 4.1.1's fix-up (and
+   uneven blocks), walked. */
+static double redcoll__allgather_recursive_doubling_cost(const redcoll__cost_in *in) {
+    int all = in->row->info.coll == REDCOLL_COLL_ALLGATHER;
+    double blk = all ? in->V : in->seg, t;
+    redcoll__segs L = redcoll__segs_make(all ? in->n * (size_t)in->p : in->n, in->p, all ? NULL : in->displs);
+    if (!in->odd && !L.displs) return in->k * in->a + (in->p - 1) * blk * in->b;
+    t = redcoll__rd_gather_cost(in->p, &L, 0, in->E, in->m);
+    return t >= 0 ? t : redcoll__rd_allgather_guess(in, blk);
+}
+
 /* Bruck, "concatenation" (MPICH paper 4.1.2, short messages): the own
-   block moves to the top of rbuf, redcoll__bruck_allgather collects blocks
+   block moves to the top of rbuf, redcoll__bruck_allgather_phase collects blocks
    rank, rank+1, ... behind it, and a final rotation by the own block's
    offset puts them in place. Cost: ceil(lg p) alpha + (p-1)/p n beta, plus
    moving n elements locally. Any p. No scratch (in-place rotation). */
@@ -3287,9 +3922,18 @@ static redcoll_result redcoll__allgather_bruck(redcoll__ctx *c, const redcoll__a
     redcoll__vmap g = redcoll__vmap_make(c->rank, 0, c->size, 0, 0, -1, -1);
     size_t mine = redcoll__seg_off(&L, c->rank);
     redcoll__move(c, a->rbuf, redcoll__at(c, a->rbuf, mine), redcoll__seg_len(&L, c->rank, c->rank + 1));
-    redcoll__bruck_allgather(c, &g, &L, a->rbuf);
+    redcoll__bruck_allgather_phase(c, &g, &L, a->rbuf);
     if (!c->err) redcoll__rotate(c, a->rbuf, L.n, L.n - mine);
     return c->err;
+}
+
+static double redcoll__allgather_bruck_cost(const redcoll__cost_in *in) {
+    redcoll__segs L;
+    double t;
+    if (in->row->info.coll == REDCOLL_COLL_ALLGATHER) return in->lg * in->a + (in->p - 1) * in->V * in->b;
+    L = redcoll__segs_make(in->n, in->p, in->displs);
+    t = in->displs ? redcoll__bruck_walk(in->p, &L, in->E, in->m) : -1;
+    return t >= 0 ? t : in->lg * in->a + (double)(in->p - 1) / in->p * in->V * in->b;
 }
 
 /* ---- alltoall -------------------------------------------------------------- */
@@ -3331,6 +3975,10 @@ static redcoll_result redcoll__alltoall_pairwise(redcoll__ctx *c, const redcoll_
     return c->err;
 }
 
+static double redcoll__alltoall_pairwise_cost(const redcoll__cost_in *in) {
+    return (in->p - 1) * (in->a + in->V * in->b);
+}
+
 /* Scattered isend/irecv (MPICH paper 4.3, medium messages): all p-1 receives
    (from rank + i) and sends (to rank - i) posted at once, then one wait.
    Cost: (p-1) alpha + (p-1)/p n beta with every transfer in flight together.
@@ -3362,6 +4010,10 @@ static redcoll_result redcoll__alltoall_scattered(redcoll__ctx *c, const redcoll
     redcoll__free_bytes(c, reqs, sizeof *reqs * 2 * (size_t)p);
     redcoll__free(c, copy, count * (size_t)p);
     return c->err;
+}
+
+static double redcoll__alltoall_scattered_cost(const redcoll__cost_in *in) {
+    return (in->p - 1) * (in->ua + in->V * in->ub);
 }
 
 /* Bruck's index algorithm (MPICH paper 4.3, short messages, Fig. 7): rotate
@@ -3398,10 +4050,96 @@ static redcoll_result redcoll__alltoall_bruck(redcoll__ctx *c, const redcoll__ar
     return c->err;
 }
 
+/* Blocks of Bruck's alltoall: sum over k of #{ j < p : bit k of j set }. */
+static double redcoll__bruck_blocks(int p) {
+    double s = 0;
+    long long d;
+    for (d = 1; d < p; d <<= 1) { /* whole periods of 2d, then the tail's upper part */
+        long long tail = p % (2 * d) - d;
+        s += (double)(p / (2 * d)) * (double)d + (double)(tail > 0 ? tail : 0);
+    }
+    return s;
+}
+
+static double redcoll__alltoall_bruck_cost(const redcoll__cost_in *in) {
+    return in->lg * in->a + redcoll__bruck_blocks(in->p) * in->V * in->b;
+}
+
 /* ---- reduce_scatter -------------------------------------------------------- */
 /* reduce_scatter and reduce_scatter_block share these schedules (the segments
    carry the counts). sbuf is the whole input (for REDCOLL_IN_PLACE, rbuf
    itself, which then receives the result at its front). */
+
+enum { REDCOLL__RS_RECURSIVE_DOUBLING, REDCOLL__RS_PAIRWISE, REDCOLL__RS_RECURSIVE_HALVING };
+
+/* The reduce_scatter schedules' walks on segments L (kind: which one):
+   recursive doubling, pairwise (two accumulators: rank p-1's block is not
+   reduced on arrival, every other rank reduces its two at the end), and
+   recursive halving (MPICH's fold of the first 2 rem ranks, distance
+   halving over the survivors' folded segments, the even ranks' blocks sent
+   back); -1 above the walks' limits. */
+static double redcoll__rs_walk(int kind, int p, const redcoll__segs *L, double E, const redcoll_cost_model *m) {
+    double a = m->alpha, b = m->beta, g = m->gamma, ua = m->f_alpha * a, ub = m->f_beta * b;
+    double clk[REDCOLL__WALK_MAX_P], old[REDCOLL__WALK_MAX_P], t = 0;
+    int v, i;
+    if (p > REDCOLL__WALK_MAX_P || (kind == REDCOLL__RS_PAIRWISE && p > REDCOLL__WALK2_MAX_P))
+        return -1;
+    for (v = 0; v < p; ++v) clk[v] = 0;
+    if (kind == REDCOLL__RS_RECURSIVE_DOUBLING) {
+        redcoll__rd_walk(p, L, 1, E, m, clk);
+    } else if (kind == REDCOLL__RS_PAIRWISE) {
+        for (i = 1; i < p; ++i) {
+            for (v = 0; v < p; ++v) old[v] = clk[v];
+            for (v = 0; v < p; ++v) {
+                int to = (v + i) % p, from = (v - i + p) % p;
+                double len = (double)redcoll__seg_len(L, v, v + 1) * E;
+                double out = (old[v] > old[to] ? old[v] : old[to]) + a + (double)redcoll__seg_len(L, to, to + 1) * E * b;
+                double in = (old[from] > old[v] ? old[from] : old[v]) + a + len * b;
+                clk[v] = (out > in ? out : in) + (from == p - 1 ? 0 : len * g);
+            }
+        }
+        for (v = 0; v < p - 1; ++v) clk[v] += (double)redcoll__seg_len(L, v, v + 1) * E * g;
+    } else { /* recursive halving */
+        redcoll__fold f = redcoll__fold_plan(0, p);
+        redcoll__segs F = redcoll__segs_folded(L, f.rem);
+        double n = (double)L->n * E;
+        int k, steps = redcoll__floor_lg(f.pof2);
+        for (v = 1; v < 2 * f.rem; v += 2) clk[v] = clk[v - 1] = ua + n * ub, clk[v] += n * g;
+        for (k = 0; k < steps; ++k)
+            for (v = 0; v < f.pof2; ++v) {
+                redcoll__halving h;
+                int u, ru, rp, upper, keep, give;
+                double kn, gn, end;
+                redcoll__halving_plan(&h, f.pof2, v, F.parts, 0);
+                u = v ^ h.mask[k];
+                if (u < v) continue;
+                upper = (v & h.mask[k]) != 0;
+                keep = h.lo[k + 1]; give = upper ? h.lo[k] : h.hi[k + 1];
+                kn = (double)redcoll__seg_len(&F, keep, h.hi[k + 1]) * E;
+                gn = (double)redcoll__seg_len(&F, give, upper ? h.lo[k + 1] : h.hi[k]) * E;
+                ru = redcoll__fold_oldrank(&f, v); rp = redcoll__fold_oldrank(&f, u);
+                end = (clk[ru] > clk[rp] ? clk[ru] : clk[rp]) + a + (kn > gn ? kn : gn) * b;
+                clk[ru] = end + kn * g;
+                clk[rp] = end + gn * g;
+            }
+        for (v = 1; v < 2 * f.rem; v += 2) {
+            double end = (clk[v] > clk[v - 1] ? clk[v] : clk[v - 1]) + ua +
+                         (double)redcoll__seg_len(L, v - 1, v) * E * ub;
+            clk[v] = clk[v - 1] = end;
+        }
+    }
+    for (v = 0; v < p; ++v) if (clk[v] > t) t = clk[v];
+    return t;
+}
+
+/* The walk of kind `kind` on the call's counts (reduce_scatter with counts),
+   or -1: no walk applies or p is above its limit. */
+static double redcoll__rs_walked(const redcoll__cost_in *in, int kind) {
+    redcoll__segs L;
+    if (!in->displs) return -1;
+    L = redcoll__segs_make(in->n, in->p, in->displs); /* the counts as laid out */
+    return redcoll__rs_walk(kind, in->p, &L, in->E, in->m);
+}
 
 /* Recursive halving (MPICH paper 4.4, Fig. 9; commutative ops): lg p steps
    with partners p/2, p/4, ..., 1, each sending the half the other side
@@ -3435,6 +4173,24 @@ static redcoll_result redcoll__reduce_scatter_recursive_halving(redcoll__ctx *c,
     redcoll__free(c, tmp, tn);
     if (!a->in_place) redcoll__free(c, acc, n);
     return c->err;
+}
+
+/* The first 2r ranks fold in pairs (one-way vector, block back at the end);
+   halving step i exchanges the first pof2/2^i survivors' segments, two per
+   folded pair (segments are whole: the first n mod p larger). With counts:
+   walked. */
+static double redcoll__reduce_scatter_recursive_halving_cost(const redcoll__cost_in *in) {
+    size_t N = in->row->info.coll == REDCOLL_COLL_REDUCE_SCATTER ? in->n : in->n * (size_t)in->p;
+    double T = (double)N * in->E, blk = redcoll__cdiv(N, (size_t)in->p) * in->E, t = in->k * in->a;
+    double w = redcoll__rs_walked(in, REDCOLL__RS_RECURSIVE_HALVING);
+    int i, rem = in->p - in->pof2;
+    if (w >= 0) return w;
+    for (i = 1; i <= in->k; ++i) {
+        size_t sv = (size_t)(in->pof2 >> i), cnt = sv + ((size_t)rem < sv ? (size_t)rem : sv);
+        t += (double)(cnt * (N / (size_t)in->p) + (cnt < N % (size_t)in->p ? cnt : N % (size_t)in->p)) *
+             in->E * (in->b + in->g);
+    }
+    return t + (in->odd ? 2 * in->ua + (T + blk) * in->ub + T * in->g : 0);
 }
 
 /* len elements: acc op= the data received in recv, which holds the cyclic
@@ -3495,9 +4251,30 @@ static redcoll_result redcoll__reduce_scatter_recursive_doubling(redcoll__ctx *c
     return c->err;
 }
 
+/* Step `mask`: partners exchange all blocks but their own subtree's, the
+   longer message set by the smallest subtree that has a partner (the
+   truncated last one when its partner exists). Off powers of two the
+   fix-up forwards what arrived lg p - 1 times (MPICH 4.4): walked, as
+   uneven counts are, up to the walks' limit, an estimate above it. */
+static double redcoll__reduce_scatter_recursive_doubling_cost(const redcoll__cost_in *in) {
+    int block = in->row->info.coll == REDCOLL_COLL_REDUCE_SCATTER_BLOCK;
+    double blk = block ? in->V : in->seg, t = 0, w = redcoll__rs_walked(in, REDCOLL__RS_RECURSIVE_DOUBLING);
+    long long mask;
+    if (block && in->odd) {
+        redcoll__segs L = redcoll__segs_make(in->n * (size_t)in->p, in->p, NULL);
+        w = redcoll__rs_walk(REDCOLL__RS_RECURSIVE_DOUBLING, in->p, &L, in->E, in->m);
+    }
+    if (w >= 0) return w;
+    for (mask = 1; mask < in->p; mask <<= 1) {
+        long long j0 = in->p / mask * mask, smin = in->p % mask && (j0 & mask) ? in->p - j0 : mask;
+        t += in->a + (double)(in->p - smin) * blk * (in->b + in->g);
+    }
+    return t + (in->odd ? (in->lg - 1) * (in->ua + (in->p - 1) * blk * in->ub) + (in->p - 1) * blk * in->g : 0);
+}
+
 /* Pairwise exchange (MPICH paper 4.4, long messages): p-1 steps, in step i
    send block rank+i to its owner, receive rank-i's contribution and reduce
-   (redcoll__ring_reduce_scatter with two accumulators: canonical order for
+   (redcoll__ring_reduce_scatter_phase with two accumulators: canonical order for
    any op). Cost: (p-1) alpha + (p-1)/p n (beta + gamma). Any p. Scratch:
    two blocks (one on rank p-1). */
 static redcoll_result redcoll__reduce_scatter_pairwise(redcoll__ctx *c, const redcoll__args *a) {
@@ -3507,159 +4284,25 @@ static redcoll_result redcoll__reduce_scatter_pairwise(redcoll__ctx *c, const re
     size_t cnt = redcoll__seg_len(&L, r, r + 1), tn = p > 1 ? redcoll__ring_tmp(c, cnt, r < p - 1) : 0;
     void *acc = a->in_place ? redcoll__at(c, a->rbuf, redcoll__seg_off(&L, r)) : a->rbuf;
     void *tmp = p > 1 ? redcoll__alloc(c, tn) : NULL;
-    redcoll__ring_reduce_scatter(c, &g, &L, a->sbuf, acc, tmp, 1);
+    redcoll__ring_reduce_scatter_phase(c, &g, &L, a->sbuf, acc, tmp, 1);
     redcoll__free(c, tmp, tn);
     redcoll__move(c, a->rbuf, acc, cnt);
     return c->err;
 }
 
-/* ---- Hasanov & Lastovetsky: reduce algorithms and the hierarchical transformation ----
-   Hasanov & Lastovetsky, "Hierarchical optimization of MPI reduce algorithms"
-   (PaCT 2015): the Open MPI reduce algorithms of section 2.1 and the two-level
-   transformation of section 3 (Algorithm 1), generalised to allreduce and
-   bcast as section 5 proposes. Costs use the paper's Hockney model: m bytes
-   per rank, X chunks (the paper's segments) of m/X bytes, one step =
-   alpha + m/X beta + m/X gamma (the simulator's one-way message with
-   f_alpha = f_beta = 1). "Chunk" here is the pipeline's piece; a "segment"
-   elsewhere in this file is a part of a layout (redcoll__segs). */
-
-/* Chunk of pipelined schedules: opts.segment_bytes in whole elements, at
-   least one, at most n (n > 0). */
-static size_t redcoll__chunk_elems(const redcoll__ctx *c, size_t n) {
-    size_t s = c->o.segment_bytes / c->esize;
-    if (s == 0) s = 1;
-    return s < n ? s : n;
+/* p - 1 exchanges, then the two accumulators meet. With counts: walked. */
+static double redcoll__reduce_scatter_pairwise_cost(const redcoll__cost_in *in) {
+    int block = in->row->info.coll == REDCOLL_COLL_REDUCE_SCATTER_BLOCK;
+    double blk = block ? in->V : in->seg, w = redcoll__rs_walked(in, REDCOLL__RS_PAIRWISE);
+    if (w >= 0) return w;
+    return (in->p - 1) * (in->a + blk * (in->b + in->g)) + (in->p > 2 ? blk * in->g : 0);
 }
 
-/* Length of the chunk starting at element off. */
-static size_t redcoll__chunk_len(size_t n, size_t chunk, size_t off) {
-    return n - off < chunk ? n - off : chunk;
-}
-
-/* ---- building block: chain (linear array) reduce, optionally pipelined ----
-   Virtual ranks v = (rank - base) mod p form the array p-1 -> p-2 -> ... -> 0;
-   each chunk of `chunk` elements enters at v = p-1, every rank prepends its
-   own operand (x_v op received) and passes it on while the next chunk
-   arrives (sendrecv), so X = ceil(n/chunk) chunks take p + X - 2 steps.
-   Commutative ops rotate the array to end at root (base = root); otherwise
-   the array is in rank order, ends at rank 0, which sends the whole result
-   to root when root != 0. `out`: the result buffer on root (may equal `in`),
-   NULL elsewhere. Scratch on receiving ranks: two chunks (one vector when
-   X <= 2, and at rank 0 when it forwards the whole result); none at a
-   non-in-place tail root, which accumulates in `out`. */
-static void redcoll__chain_reduce(redcoll__ctx *c, const void *in, void *out, size_t n,
-                                  int root, size_t chunk) {
-    int p = c->size, base = c->op.commutative ? root : 0;
-    int v = redcoll__vrank(c->rank, base, p);
-    int up = v + 1 < p ? redcoll__unvrank(v + 1, base, p) : -1;
-    int down = v > 0 ? redcoll__unvrank(v - 1, base, p) : -1;
-    int tail_root = v == 0 && c->rank == root, forward = v == 0 && base != root;
-    int full = forward || (tail_root && out != in) || n <= 2 * chunk; /* chunk k at offset k*chunk */
-    size_t off, len, plen = 0, cap = full ? n : 2 * chunk;
-    void *acc = (void *)in, *own = NULL, *prev = NULL, *cur;
-
-    if (up >= 0) { /* receives: accumulate into out (tail root) or scratch */
-        acc = tail_root && out != in ? out : (own = redcoll__alloc(c, cap));
-        for (off = 0; off < n && !c->err; off += chunk) {
-            len = redcoll__chunk_len(n, chunk, off);
-            cur = redcoll__at(c, acc, full ? off : (off / chunk % 2) * chunk);
-            if (prev && down >= 0) /* pass chunk k-1 on while chunk k arrives */
-                redcoll__sendrecv(c, down, prev, plen, up, cur, len);
-            else
-                redcoll__recv(c, up, cur, len);
-            redcoll__reduce_hi(c, redcoll__at(c, in, off), cur, len);
-            if (tail_root && acc != out) redcoll__copy(c, redcoll__at(c, out, off), cur, len);
-            prev = cur; plen = len;
-        }
-        if (down >= 0) redcoll__send(c, down, prev, plen);
-    } else if (down >= 0) { /* head: its own chunks */
-        for (off = 0; off < n; off += chunk)
-            redcoll__send(c, down, redcoll__at(c, in, off), redcoll__chunk_len(n, chunk, off));
-    } else if (out) {
-        redcoll__copy(c, out, in, n); /* p == 1 */
-    }
-    if (forward) redcoll__send(c, root, acc, n); /* non-commutative op, root != 0 */
-    else if (base != root && c->rank == root) redcoll__recv(c, 0, out, n);
-    redcoll__free(c, own, cap);
-}
-
-/* ---- building block: chain (linear array) bcast, optionally pipelined -----
-   The reverse of the chain reduce: vranks 0 (root) -> 1 -> ... -> p-1; every
-   rank forwards chunk k-1 while chunk k arrives (sendrecv), so X
-   chunks take p + X - 2 steps of alpha + m/X beta. */
-static void redcoll__chain_bcast(redcoll__ctx *c, void *buf, size_t n, int root, size_t chunk) {
-    int p = c->size, v = redcoll__vrank(c->rank, root, p);
-    int up = v > 0 ? redcoll__unvrank(v - 1, root, p) : -1;
-    int down = v + 1 < p ? redcoll__unvrank(v + 1, root, p) : -1;
-    size_t off, prev = 0, plen = 0;
-    if (p == 1) return;
-    for (off = 0; off < n; off += chunk) {
-        size_t len = redcoll__chunk_len(n, chunk, off);
-        if (up < 0) redcoll__send(c, down, redcoll__at(c, buf, off), len);
-        else if (down >= 0 && off > 0)
-            redcoll__sendrecv(c, down, redcoll__at(c, buf, prev), plen, up, redcoll__at(c, buf, off), len);
-        else redcoll__recv(c, up, redcoll__at(c, buf, off), len);
-        prev = off; plen = len;
-    }
-    if (up >= 0 && down >= 0) redcoll__send(c, down, redcoll__at(c, buf, prev), plen);
-}
-
-/* ---- building block: pipelined binary-tree reduce ---------------------------
-   Open MPI's generic tree reduce: per chunk a node receives the partial
-   result of its left child (lower ranks), then of its right child (higher
-   ranks), and forms left op own op right; the first receive of chunk k
-   overlaps the send of chunk k-1 to the parent (sendrecv), so a level
-   costs two steps per chunk, as in formula (5). `out`: the result on the
-   tree root (may equal `in`). Every message is reduced as it lands
-   (redcoll__sendrecv_reduce), own chunk read from `in`: scratch is the
-   accumulator (one pipeline chunk) on inner nodes and the staging, nothing
-   with the transport's fused entry when the exchange's send is elsewhere,
-   else one chunk (opts.chunk_bytes) cut, one pipeline chunk uncut. */
-static void redcoll__tree_reduce(redcoll__ctx *c, const void *in, void *out, size_t n,
-                                 size_t chunk, int parent, int left, int right) {
-    int first = left >= 0 ? left : right, second = left >= 0 ? right : -1;
-    void *acc = NULL, *tmp = NULL, *a = NULL;
-    size_t off, len = 0;
-
-    if (first < 0) { /* leaf */
-        if (parent < 0) redcoll__copy(c, out, in, n);
-        else for (off = 0; off < n; off += chunk)
-            redcoll__send(c, parent, redcoll__at(c, in, off), redcoll__chunk_len(n, chunk, off));
-        return;
-    }
-    tmp = redcoll__alloc(c, redcoll__stage_len(c, chunk));
-    if (parent >= 0) acc = redcoll__alloc(c, chunk);
-    for (off = 0; off < n && !c->err; off += chunk) {
-        size_t prev = len;
-        len = redcoll__chunk_len(n, chunk, off);
-        a = parent < 0 ? redcoll__at(c, out, off) : acc;
-        /* a = left op own, or own op right, own read from in: no copy first;
-           chunk k-1 goes up while chunk k comes in (a is acc: chunk i of the
-           message is reduced into it after chunk i of chunk k-1 has gone) */
-        redcoll__sendrecv_reduce(c, parent >= 0 && off > 0 ? parent : -1, acc, prev, first,
-                                 redcoll__at(c, in, off), a, len, first == left, tmp);
-        if (second >= 0) redcoll__recv_reduce(c, second, a, a, len, 0, tmp); /* a = a op right */
-    }
-    if (parent >= 0) redcoll__send(c, parent, acc, len);
-    redcoll__free(c, acc, chunk);
-    redcoll__free(c, tmp, redcoll__stage_len(c, chunk));
-}
-
-/* In-order binary tree over ranks 0..p-1 rooted at `root`: every subtree is
-   a contiguous rank range [lo, hi) whose node is its middle rank (the top
-   node is `root`), the left subtree holding the lower ranks. Height at most
-   ceil(lg(p+1)) + 1. Found by descending from the top: O(lg p). */
-static void redcoll__inorder_links(int rank, int p, int root, int *parent, int *left, int *right) {
-    int lo = 0, hi = p, node = root, par = -1;
-    while (node != rank) {
-        par = node;
-        if (rank < node) hi = node; else lo = node + 1;
-        node = lo + (hi - lo) / 2;
-    }
-    *parent = par;
-    *left = node > lo ? lo + (node - lo) / 2 : -1;
-    *right = hi > node + 1 ? node + 1 + (hi - node - 1) / 2 : -1;
-}
+/* ---- Hasanov & Lastovetsky: reduce and bcast algorithms ----------------------
+   "Hierarchical optimization of MPI reduce algorithms" (PaCT 2015) section
+   2.1: the Open MPI reduce algorithms the transformation below is applied
+   to, and their bcast inverses (section 5). Model and chunks: see the
+   building blocks above. */
 
 /* Flat tree (section 2.1, formula (1); Open MPI "linear"): the root receives
    every vector and reduces it. Cost: (p-1)(alpha + m beta + m gamma) at the
@@ -3684,6 +4327,10 @@ static redcoll_result redcoll__reduce_flat(redcoll__ctx *c, const redcoll__args 
     return c->err;
 }
 
+static double redcoll__reduce_flat_cost(const redcoll__cost_in *in) {
+    return (in->p - 1) * (in->ua + in->V * (in->ub + in->g));
+}
+
 /* Chain (variant WHOLE: section 2.1, formula (3); Open MPI "chain" with
    fanout 1): each rank receives and sends at most one message. Cost:
    (p-1)(alpha + m beta + m gamma). Pipeline (variant PIPELINED: formula (4)):
@@ -3692,8 +4339,14 @@ static redcoll_result redcoll__reduce_flat(redcoll__ctx *c, const redcoll__args 
    ending at rank 0, plus one message of m bytes to root when root != 0. */
 static redcoll_result redcoll__reduce_chain(redcoll__ctx *c, const redcoll__args *a) {
     size_t chunk = a->variant == REDCOLL__VARIANT_PIPELINED ? redcoll__chunk_elems(c, a->count) : a->count;
-    redcoll__chain_reduce(c, a->sbuf, a->rbuf, a->count, a->root, chunk);
+    redcoll__chain_fan_in(c, a->sbuf, a->rbuf, a->count, a->root, chunk);
     return c->err;
+}
+
+/* WHOLE: p - 1 hops in a row, priced as flat's p - 1 receives. */
+static double redcoll__reduce_chain_cost(const redcoll__cost_in *in) {
+    if (in->row->variant == REDCOLL__VARIANT_WHOLE) return redcoll__reduce_flat_cost(in);
+    return redcoll__chain_cost(in, 1);
 }
 
 /* Segmented binary trees (section 2.1, formula (5)). Variant HEAP (`binary`):
@@ -3719,6 +4372,20 @@ static redcoll_result redcoll__reduce_binary(redcoll__ctx *c, const redcoll__arg
     return c->err;
 }
 
+/* Walked (exact); above the walks' limit an estimate: two children per step,
+   the pipe advances one chunk per two receives. */
+static double redcoll__reduce_binary_cost(const redcoll__cost_in *in) {
+    size_t chunk = in->o->segment_bytes / in->esize ? in->o->segment_bytes / in->esize : 1;
+    double t, step;
+    if (chunk > in->n) chunk = in->n;
+    t = in->p <= REDCOLL__TREE_WALK_MAX_P ? redcoll__tree_walk(in->row->variant, in->p, in->n, chunk, in->E, in->g, in->m)
+                                         : -1;
+    if (t >= 0) return t;
+    step = in->ua + (double)chunk * in->E * (in->ub + in->g);
+    return redcoll__pipe(redcoll__floor_lg(in->p) + 1, in->n, chunk, in->E, in->ua, in->ub + in->g) +
+           redcoll__pipe(2, in->n, chunk, in->E, in->ua, in->ub + in->g) - step;
+}
+
 /* Flat bcast (the inverse of formula (1); Open MPI "linear"): the root sends
    the vector to every rank in turn. Cost: (p-1)(alpha + m beta) at the root. Any p. */
 static redcoll_result redcoll__bcast_flat(redcoll__ctx *c, const redcoll__args *a) {
@@ -3731,18 +4398,29 @@ static redcoll_result redcoll__bcast_flat(redcoll__ctx *c, const redcoll__args *
     return c->err;
 }
 
+static double redcoll__bcast_flat_cost(const redcoll__cost_in *in) {
+    return (in->p - 1) * (in->ua + in->V * in->ub);
+}
+
 /* Chain bcast (variant WHOLE; Open MPI "chain" with fanout 1): (p-1)(alpha +
    m beta). Pipeline bcast (variant PIPELINED; Open MPI "pipeline", the
    inverse of formula (4)): (p + X - 2)(alpha + m/X beta), X chunks of
    opts.segment_bytes. Any p. */
 static redcoll_result redcoll__bcast_chain(redcoll__ctx *c, const redcoll__args *a) {
     size_t chunk = a->variant == REDCOLL__VARIANT_PIPELINED ? redcoll__chunk_elems(c, a->count) : a->count;
-    redcoll__chain_bcast(c, a->rbuf, a->count, a->root, chunk);
+    redcoll__chain_fan_out(c, a->rbuf, a->count, a->root, chunk);
     return c->err;
 }
 
+/* WHOLE: p - 1 hops in a row, priced as flat's p - 1 sends. */
+static double redcoll__bcast_chain_cost(const redcoll__cost_in *in) {
+    if (in->row->variant == REDCOLL__VARIANT_WHOLE) return redcoll__bcast_flat_cost(in);
+    return redcoll__chain_cost(in, 0);
+}
+
 /* ---- the hierarchical transformation ----------------------------------------
-   Algorithm 1: G groups of consecutive ranks (sizes differ by at most one;
+   Hasanov & Lastovetsky section 3, Algorithm 1, generalised to allreduce
+   and bcast as their section 5 proposes: G groups of consecutive ranks (sizes differ by at most one;
    G = opts.groups, where more groups than ranks means p groups of one rank;
    with opts.by_node, the runs of consecutive ranks on one node), a collective
    inside every group and one among the group leaders, each run unchanged on a
@@ -3971,6 +4649,18 @@ static redcoll_result redcoll__bcast_hierarchical(redcoll__ctx *c, const redcoll
     return c->err;
 }
 
+/* The three hierarchical rows: G groups of about p/G ranks, the best flat
+   row inside, the best among the leaders, and for allreduce the bcast back
+   down (the levels as the selector would pick them). */
+static double redcoll__hierarchical_cost(const redcoll__cost_in *in) {
+    int p = in->p, G = in->o->groups ? (in->o->groups < p ? in->o->groups : p) : redcoll__sqrt_groups(p);
+    int q = (p + G - 1) / G;
+    redcoll_coll coll = in->row->info.coll, low = coll == REDCOLL_COLL_BCAST ? coll : REDCOLL_COLL_REDUCE;
+    double t = redcoll__best_cost(low, q, in, NULL) + redcoll__best_cost(coll, G, in, NULL);
+    if (coll == REDCOLL_COLL_ALLREDUCE) t += redcoll__best_cost(REDCOLL_COLL_BCAST, q, in, NULL);
+    return t;
+}
+
 /* ---- Rabenseifner & Traeff 2005: reductions for non-power-of-two p ----------
    The generic reduction of Fig. 1. A *plan* factorises p = 2^n q1 ... qk E:
    butterfly steps (r = 2) for 2^n, ring steps (section 3.4) for the odd
@@ -3999,7 +4689,6 @@ typedef struct redcoll__rt_plan {
     int halve;                   /* levels 0 .. halve-1 halve (m' > b) */
 } redcoll__rt_plan;
 
-static int redcoll__floor_lg(int x) { int k = 0; while (x >> (k + 1)) ++k; return k; }
 
 /* Alpha-beta-gamma time of a plan whose first h levels halve (section 3.5's
    formulas per step): ring/butterfly halving = pairwise reduce-scatter plus a
@@ -4050,7 +4739,7 @@ static void redcoll__rt_threshold(redcoll__rt_plan *pl, const redcoll__ctx *c, s
         pl->halve = best;
         return;
     }
-    if (b == REDCOLL_THRESHOLD_ZERO) b = 0;
+    if (b == REDCOLL_THRESHOLD_HALVE_ALL) b = 0;
     for (h = 0; h < pl->levels && m * c->esize > b; ++h) {
         size_t r = (size_t)redcoll__rt_radix(pl, h);
         m = (m + r - 1) / r;
@@ -4155,12 +4844,12 @@ static int redcoll__rt_member(const redcoll__rt *rt, const redcoll__rt_step *s, 
 }
 
 /* Bruck allgather of the r blocks of a ring step (the paper's [6],
-   redcoll__bruck_allgather): `rot` holds this member's block first and ends
+   redcoll__bruck_allgather_phase): `rot` holds this member's block first and ends
    with block (d + i) mod r at position i; blocks are redcoll__block(total, r, .). */
 static void redcoll__rt_bruck(redcoll__rt *rt, const redcoll__rt_step *s, char *rot, size_t total) {
     redcoll__vmap g = redcoll__rt_members(rt, s);
     redcoll__segs L = redcoll__segs_make(total, s->r, NULL);
-    redcoll__bruck_allgather(rt->c, &g, &L, rot);
+    redcoll__bruck_allgather_phase(rt->c, &g, &L, rot);
 }
 
 /* Operand k of a ring step in scratch: pairwise order (slots skip d) or
@@ -4266,7 +4955,7 @@ static void redcoll__rt_ring_back(redcoll__rt *rt, const redcoll__rt_step *s, in
     } else if (r == 3) {
         redcoll__vmap g = redcoll__rt_members(rt, s);
         redcoll__segs L = redcoll__segs_make(s->len, r, NULL);
-        redcoll__ring_allgather(c, &g, &L, redcoll__rt_at(rt, s->off));
+        redcoll__ring_allgather_phase(c, &g, &L, redcoll__rt_at(rt, s->off));
         if (s->tgt >= 0 && s->tgt != d) *done = 1;
     } else {
         redcoll__segs L = redcoll__segs_make(s->len, r, NULL); /* the blocks of redcoll__block */
@@ -4596,7 +5285,93 @@ static redcoll_result redcoll__rabenseifner_traeff(redcoll__ctx *c, const redcol
     return redcoll__rt_execute(c, a, c->coll == REDCOLL_COLL_REDUCE, &pl);
 }
 
-/* ==== 7x. Reproducible sums (REDCOLL_SUM_EXACT) [SECTION:exact] ============
+/* min over h of redcoll__rt_cost(pl, m, mo, h) in one pass (the plan's cost
+   when the cost model picks the halving levels, threshold_bytes = 0): for
+   h <= nf the ring levels from h on and the elimination stage see the same
+   chunk m_h, so their cost is a suffix sum plus m_h times another. */
+static double redcoll__rt_min_cost(const redcoll__rt_plan *pl, double m, const redcoll_cost_model *mo) {
+    double a = mo->alpha, b = mo->beta, g = mo->gamma, sa[REDCOLL__RT_MAXF + 1], sb[REDCOLL__RT_MAXF + 1];
+    double pre = 0, best = -1, A0 = 0, B0 = 0, t, half = 0, mk;
+    int i, k, N = pl->E > 1 ? redcoll__floor_lg(pl->E) : 0;
+    sa[pl->nf] = sb[pl->nf] = 0;
+    for (i = pl->nf - 1; i >= 0; --i) {
+        sa[i] = sa[i + 1] + redcoll__ceil_lg(pl->f[i]) * a;
+        sb[i] = sb[i + 1] + (pl->f[i] - 1) * (b + g);
+    }
+    if (pl->E > 1) { A0 = (N + 2) * a; B0 = N * (b + g) + 2 * b + g; }
+    for (i = 0; i <= pl->nf; ++i) { /* h = i: levels below i halve */
+        t = pre + sa[i] + m * (sb[i] + B0) + A0;
+        if (best < 0 || t < best) best = t;
+        if (i < pl->nf) {
+            double r = pl->f[i];
+            pre += (r - 1) * (a + m / r * b) + (r - 1) / r * m * g + redcoll__ceil_lg(pl->f[i]) * a +
+                   (r - 1) / r * m * b;
+            m /= r;
+        }
+    }
+    for (mk = m, k = 1; k <= N; ++k) { /* h = nf + k: k elimination levels halve */
+        half += 2 * a + mk * b + mk / 2 * g;
+        mk /= 2;
+        t = pre + half + (N - k) * (a + mk * (b + g)) + 2 * a + m * b + m / 2 * g;
+        if (t < best) best = t;
+    }
+    return best;
+}
+
+/* The Rabenseifner-Traeff rows' cost without making their plan (which tries
+   every split and threshold through redcoll__rt_cost): the factorisation
+   of redcoll__rt_make_plan, each candidate priced by redcoll__rt_min_cost. */
+static double redcoll__rt_price(int p, double V, int variant, const redcoll_cost_model *mo) {
+    redcoll__rt_plan pl;
+    int q, odd[REDCOLL__RT_MAXF], nodd = 0, n2 = 0, k, i;
+    double best = -1;
+    REDCOLL_MEMSET(&pl, 0, sizeof pl);
+    if (variant == REDCOLL__VARIANT_BUTTERFLY) p = redcoll__pof2_floor(p);
+    while (p % 2 == 0) { p /= 2; pl.f[n2++] = 2; }
+    if (variant != REDCOLL__VARIANT_FACTORS) {
+        pl.nf = n2; pl.E = p;
+        return redcoll__rt_min_cost(&pl, V, mo);
+    }
+    for (q = 3; p > 1; q += 2) { /* as redcoll__rt_make_plan */
+        if ((long)q * q > p) q = p;
+        while (p % q == 0) { p /= q; odd[nodd++] = q; }
+        if (p == 1) break;
+    }
+    for (k = 0; k <= nodd; ++k) {
+        double t;
+        pl.nf = n2 + k; pl.E = 1;
+        for (i = 0; i < nodd; ++i) {
+            if (i < k) pl.f[n2 + i] = odd[i];
+            else pl.E *= odd[i];
+        }
+        t = redcoll__rt_min_cost(&pl, V, mo);
+        if (best < 0 || t < best) best = t;
+    }
+    return best;
+}
+
+/* The plan the schedule will make, priced by section 3.5's formulas;
+   excess ranks of the butterfly fold in (and out). */
+static double redcoll__rabenseifner_traeff_cost(const redcoll__cost_in *in) {
+    const redcoll__row *e = in->row;
+    double t;
+    if (in->o->threshold_bytes == 0) { /* the model's halving levels: no plan needed */
+        t = redcoll__rt_price(in->p, in->V, e->variant, in->m);
+    } else {
+        redcoll__ctx c;
+        redcoll__rt_plan pl;
+        REDCOLL_MEMSET(&c, 0, sizeof c);
+        c.size = in->p; c.esize = in->esize; c.o = *in->o;
+        redcoll__rt_make_plan(&pl, &c, in->n, e->variant);
+        t = redcoll__rt_cost(&pl, in->V, in->m, pl.halve);
+    }
+    if (e->variant == REDCOLL__VARIANT_BUTTERFLY && in->odd)
+        t += e->info.coll == REDCOLL_COLL_REDUCE ? in->ua + in->V * (in->ub + in->g)
+                                                 : 2 * (in->ua + in->V * in->ub) + in->V * in->g;
+    return t;
+}
+
+/* ==== 9. Reproducible sums (REDCOLL_SUM_EXACT) [SECTION:exact] ==============
    Each element's result is the correctly rounded exact sum of its p inputs,
    so its bits depend on the multiset of inputs alone: not on p, algorithm,
    transport, in place, or the FP environment. Every finite float or double
@@ -4679,8 +5454,8 @@ static redcoll_result redcoll__rabenseifner_traeff(redcoll__ctx *c, const redcol
    beside the int64 sums. Their full blocks of the common case (K <= 2, no
    special value) run branch-free loops of constant length, compiled per
    instruction set and picked at setup (redcoll__xloops_for): with AVX-512
-   (F, DQ, VL, CD) all three vectorise, with AVX2 the scan; in cache about
-   0.2, 0.2 and 0.55 ns per double on a 2-core AVX-512 EPYC. Bytes a rank sends at
+   (F, DQ, VL, CD) all three vectorise, with AVX2 the scan (measured: README,
+   "Reproducible sums"). Bytes a rank sends at
    p = 2 (ordinary sum: 8): 16 per element (+ 0.09; split: 12) for doubles
    within 69 binades at p = 2, within 53 at p <= 512; 24 up to 70 binades at
    any p < 2^21. K grows with the range: 35 limbs for a block holding both
@@ -4698,6 +5473,8 @@ static redcoll_result redcoll__rabenseifner_traeff(redcoll__ctx *c, const redcol
    plan's block holds every run: a plan run allocates nothing. A transport
    that moves no data (REDCOLL_TRANSPORT_NO_DATA) models every block as 64
    binades wide, and its vectors are never-touched addresses. */
+
+/* ---- constants, the two formats, bit tools -------------------------------- */
 
 #define REDCOLL__XBLOCK        64                  /* elements per range block */
 #define REDCOLL__XROUND_BYTES  ((size_t)1 << 20)  /* limbs per round */
@@ -4795,6 +5572,8 @@ REDCOLL__XHOT int64_t redcoll__xasr(int64_t v, int s) {
 #endif
 }
 
+/* ---- two ranks: the pair path --------------------------------------------- */
+
 /* 1 when a SUM_EXACT call runs as one IEEE addition per element inside the
    ordinary schedules (redcoll__k_xsum_f64): two ranks, and kernels that
    hold the FP environment at its default. The general method's refusals
@@ -4815,7 +5594,7 @@ static int redcoll__xpair(const redcoll__ctx *c) {
 #endif
 }
 
-/* ---- one call --------------------------------------------------------------- */
+/* ---- one call: its state, and its blocks in vector order ---------------------- */
 
 /* A block's global range: limbs from bit lo, K limbs, sp = a count word. */
 typedef struct redcoll__xblk { int lo, K, sp; } redcoll__xblk;
@@ -4891,6 +5670,8 @@ REDCOLL__XHOT redcoll__xblk redcoll__xblock(const redcoll__xsum *x, size_t b) {
     return k;
 }
 
+/* ---- step 1: ranges ------------------------------------------------------- */
+
 /* Step 1's fast scan of n inputs: the smallest exponent field (+0 left out)
    and the largest, and whether any input is an inf, a NaN, a subnormal or
    a -0 (nonzero return). Per element only a shift, a subtraction, a min and
@@ -4963,6 +5744,8 @@ REDCOLL__XHOT void redcoll__xranges(redcoll__xsum *x, redcoll__xfmt f) {
     }
 }
 
+/* ---- step 2: limbs -------------------------------------------------------- */
+
 /* Step 2 in floating point for the common block: y = x 2^(bias - lo) is an
    integer below 2^(KL) (bias: 1074, 149), and its digits come from a
    truncating division by 2^L; every operation is exact, so the FP
@@ -5024,6 +5807,8 @@ static void redcoll__xencode_gen(const redcoll__xsum *x, const char *in, size_t 
         for (j = 0; j < 3 && q + j < K; ++j) wi[(q + j) * n] = neg ? -(int64_t)d[j] : (int64_t)d[j];
     }
 }
+
+/* ---- step 3: rounding ----------------------------------------------------- */
 
 /* Bits [b, b + 64) of sum_j g[j] 2^(jL), b may be negative; and whether any
    bit below b is set. g[K-1] may be wider than L bits. */
@@ -5208,6 +5993,8 @@ static void redcoll__xdecode_gen(const redcoll__xsum *x, const int64_t *w, size_
     for (i = 0; i < n; ++i) redcoll__xstore(x->f, out + i * es, redcoll__xround(x, w + i, n, k));
 }
 
+/* ---- the passes over a round, compiled per instruction set ---------------- */
+
 /* Step 2 for the blocks of a round, from cur on while they fit in x->cap (at
    least one): encodes them into x->limb and returns the words; *end is the
    first block after them. The common block takes the floating-point
@@ -5337,6 +6124,8 @@ static const redcoll__xloops *redcoll__xloops_for(const redcoll__xfmt *f) {
     return redcoll__xloops_at(lv, f);
 }
 
+/* ---- rounds: the inner collectives ---------------------------------------- */
+
 /* Words of one round's limb buffer: up to `bytes`, never more than the call
    could need, never less than one block at its widest. */
 static size_t redcoll__xcap(size_t total, int kfull, size_t bytes) {
@@ -5449,6 +6238,8 @@ static redcoll_result redcoll__xrounds(redcoll__xsum *x) {
     return REDCOLL_OK;
 }
 
+/* ---- the gathered path, p = 1 --------------------------------------------- */
+
 /* A gathered allreduce (reduce): one allgather (gather to the root) of the
    inputs into x->all (rank after rank), then steps 1 to 3 on this rank (the
    root) alone. The range words are every rank's vector's, combined (MAX)
@@ -5532,6 +6323,8 @@ static void redcoll__xalone(const redcoll__xsum *x) {
     redcoll__xcanon(dbl, x->out + i * es, n - i);
 }
 
+/* ---- the call's sizes ----------------------------------------------------- */
+
 /* Limbs of L bits, and what follows from L: the limbs of the whole range
    and the multiplier that divides by L. */
 static void redcoll__xwidth(redcoll__xsum *x, int L) {
@@ -5566,7 +6359,7 @@ static size_t redcoll__xsizes(redcoll__xsum *x) {
     return x->info_bytes + x->cap * 8;
 }
 
-/* ---- the hook: setup and execute (called from [SECTION:setup]) ------------------ */
+/* ---- the hook: setup and execute (called from [SECTION:setup]) -------------- */
 
 /* Whether a round of `words` limbs for `elems` elements costs less in the
    model as a reduce_scatter (pairwise) + allgatherv (ring) of the values,
@@ -5674,21 +6467,23 @@ static redcoll_result redcoll__xexecute(redcoll__xsum *x, redcoll__ctx *c) {
     return c->err ? c->err : r;
 }
 
-/* ==== 8. Registry, names, selection, setup and execute [SECTION:setup] === */
+/* ==== 10. Registry and names [SECTION:registry] ============================
+   The algorithm list as rows, the names of everything, and the cost
+   profile's text format. */
 
 /* The registry: the algorithm list ([SECTION:options]) as rows of
    schedules, and an O(1) lookup by (collective, algorithm) through a switch
    over the rows' indices. The row types are declared in [SECTION:context],
    so that schedules that compose other schedules (hierarchical) can look
    them up. */
-#define REDCOLL__ROW(first, A, name, C, fn, var, ord, kn, paper)                        \
+#define REDCOLL__ROW(first, A, name, C, fn, cost, var, ord, kn, paper)                  \
     { { REDCOLL_COLL_##C, REDCOLL_ALGO_##A, REDCOLL__ORDER_##ord, paper }, redcoll__##fn, \
-      REDCOLL__VARIANT_##var, REDCOLL__KNOB_##kn },
+      redcoll__##cost##_cost, REDCOLL__VARIANT_##var, REDCOLL__KNOB_##kn },
 static const redcoll__row redcoll__rows[] = { REDCOLL_ALGORITHM_LIST(REDCOLL__ROW) };
 #undef REDCOLL__ROW
 
 /* Row indices: REDCOLL__ROW_<COLL>_<ALGO>. */
-#define REDCOLL__ROW_INDEX(first, A, name, C, fn, var, ord, kn, paper) REDCOLL__ROW_##C##_##A,
+#define REDCOLL__ROW_INDEX(first, A, name, C, fn, cost, var, ord, kn, paper) REDCOLL__ROW_##C##_##A,
 enum { REDCOLL_ALGORITHM_LIST(REDCOLL__ROW_INDEX) REDCOLL__ROW_COUNT };
 #undef REDCOLL__ROW_INDEX
 
@@ -5700,7 +6495,7 @@ typedef char redcoll__algos_fit_a_byte[REDCOLL_ALGO_COUNT <= 256 ? 1 : -1];
 #define REDCOLL__ROW_KEY(coll, algo) ((int)(coll) * REDCOLL_ALGO_COUNT + (int)(algo))
 
 static const redcoll__row *redcoll__find(redcoll_coll coll, redcoll_algo algo) {
-#define REDCOLL__ROW_CASE(first, A, name, C, fn, var, ord, kn, paper)   \
+#define REDCOLL__ROW_CASE(first, A, name, C, fn, cost, var, ord, kn, paper) \
     case REDCOLL__ROW_KEY(REDCOLL_COLL_##C, REDCOLL_ALGO_##A):           \
         return &redcoll__rows[REDCOLL__ROW_##C##_##A];
     if ((int)coll < 0 || coll >= REDCOLL_COLL_COUNT || (int)algo < 0 || algo >= REDCOLL_ALGO_COUNT)
@@ -5733,7 +6528,7 @@ static const char *const redcoll__coll_names[REDCOLL_COLL_COUNT] = {
 
 #define REDCOLL__NAME_NEW(name) name,
 #define REDCOLL__NAME_AND(name)
-#define REDCOLL__NAME(first, A, name, C, fn, var, ord, kn, paper) REDCOLL__NAME_##first(name)
+#define REDCOLL__NAME(first, A, name, C, fn, cost, var, ord, kn, paper) REDCOLL__NAME_##first(name)
 static const char *const redcoll__algo_names[REDCOLL_ALGO_COUNT] = {
     "auto", REDCOLL_ALGORITHM_LIST(REDCOLL__NAME)
 };
@@ -5944,468 +6739,11 @@ REDCOLL_API int redcoll_cost_model_format(const redcoll_cost_model *model, char 
                     model->f_alpha, model->f_beta);
 }
 
-/* ---- the cost model of every row (REDCOLL_SELECTOR_MODEL) --------------------
-   One closed form per row of the algorithm list, in the model of Rabenseifner
-   2004 section 3.1 as the simulator (transports/redcoll_mock.h) applies it:
-   an exchange (sendrecv) costs alpha + m beta, a one-way message
-   f_alpha alpha + m f_beta beta (written ua + m ub below), a reduction of m
-   bytes m gamma; every schedule splits vectors in whole elements, so the
-   forms count the largest piece that lies on the critical path. Where the
-   simulator's time has no closed form (pipelines filling, elimination
-   corner cases, irregular counts), the form is the paper's and the test
-   (test_cost_matches_simulator) states how far it may be off. */
-
-typedef struct redcoll__cost_in {
-    int                       p;
-    size_t                    n;     /* elements: the vector, or one block (as the selector's bytes) */
-    size_t                    esize;
-    const redcoll_options    *o;     /* resolved */
-    const redcoll_cost_model *m;
-    const size_t             *displs; /* allgatherv, reduce_scatter: p + 1 block offsets; NULL: even */
-    double                    bound;  /* > 0: a selection, which only wants the rows below it */
-} redcoll__cost_in;
-
-static double redcoll__cdiv(size_t n, size_t d) { return (double)((n + d - 1) / d); }
-
-static double redcoll__best_cost(redcoll_coll coll, int p, const redcoll__cost_in *in, int *row_out);
-
-/* sum_{i=1..k} ceil(n / 2^i) elements: the pieces of a vector halved k times. */
-static double redcoll__halves(size_t n, int k) {
-    double s = 0;
-    int i;
-    for (i = 1; i <= k; ++i) s += (double)((n + ((size_t)1 << i) - 1) >> i);
-    return s;
-}
-
-/* Blocks of Bruck's alltoall: sum over k of #{ j < p : bit k of j set }. */
-static double redcoll__bruck_blocks(int p) {
-    double s = 0;
-    long long d;
-    for (d = 1; d < p; d <<= 1) { /* whole periods of 2d, then the tail's upper part */
-        long long tail = p % (2 * d) - d;
-        s += (double)(p / (2 * d)) * (double)d + (double)(tail > 0 ? tail : 0);
-    }
-    return s;
-}
-
-/* A pipeline of `hops` links carrying ceil(n / chunk) chunks, each chunk
-   costing `per` seconds per byte plus `lat`: the first chunk fills the
-   pipe, the others follow one step behind (HL 2.1); the short last chunk
-   leaves last. */
-static double redcoll__pipe(double hops, size_t n, size_t chunk, double E, double lat, double per) {
-    size_t nseg = (n + chunk - 1) / chunk, last = n - (nseg - 1) * chunk;
-    return (hops - 2 + (double)nseg) * (lat + (double)chunk * E * per) + lat + (double)last * E * per;
-}
-
-/* The exact walks below cost O(p lg p) (recursive doubling) or O(p) per chunk
-   until a pipeline is steady: tens of microseconds at p = 1024, so above this
-   p the rows keep their closed-form estimates (a decision is cached either way). */
-#define REDCOLL__WALK_MAX_P 512
-#define REDCOLL__WALK2_MAX_P 128 /* the O(p^2) walks: ring allgatherv, pairwise reduce_scatter */
-
-/* The chain of redcoll__chain_bcast / redcoll__chain_reduce (pipeline rows),
-   walked chunk by chunk as the simulator times it: node 0 (the head) only
-   sends, node p-1 (the tail) only receives, a middle node receives chunk 0,
-   then exchanges (sends k-1, receives k) and sends the last chunk; a hop is
-   an exchange-priced message only when both ends are in an exchange; each
-   received chunk costs `g` per byte (reduce). The clocks after chunk k are a
-   max-plus linear function of those after k-1, so once every node advances
-   by the same step twice the middle chunks are added in one go. Returns -1
-   above the walks' limit. */
-static double redcoll__chain_walk(int p, size_t n, size_t chunk, double E, double g,
-                                  const redcoll_cost_model *m) {
-    double mem[3 * REDCOLL__WALK_MAX_P], *pp, *pv, *cu, t = 0;
-    double a = m->alpha, b = m->beta, ua = m->f_alpha * a, ub = m->f_beta * b;
-    size_t X = (n + chunk - 1) / chunk, k;
-    int i, last = p - 1;
-    if (p < 2 || n == 0) return 0;
-    if (p > REDCOLL__WALK_MAX_P) return -1;
-    pp = mem;
-    pv = pp + p; cu = pv + p;
-    for (i = 0; i < p; ++i) pp[i] = pv[i] = 0;
-    for (k = 0; k < X; ++k) {
-        double len = (double)(k + 1 < X ? chunk : n - (X - 1) * chunk) * E;
-        double plen = k ? (double)chunk * E : 0, *sw;
-        int same = 1;
-        for (i = 0; i < p; ++i) {
-            double in = 0, out = 0;
-            if (i > 0) { /* chunk k from i-1: posted at its op k (head) or k+1 (middle) */
-                double ps = i - 1 == 0 ? pv[0] : cu[i - 1];
-                int dup = i - 1 > 0 && k + 2 <= X && i < last && k >= 1;
-                in = (ps > pv[i] ? ps : pv[i]) + (dup ? a + len * b : ua + len * ub);
-            }
-            if (i == 0) /* the head's op k: chunk k to node 1 */
-                out = (pv[0] > pv[1] ? pv[0] : pv[1]) + ua + len * ub;
-            else if (i < last && k >= 1) { /* chunk k-1 to i+1, received in its op k-1 */
-                int dup = k - 1 >= 1 && i + 1 < last;
-                out = (pv[i] > pp[i + 1] ? pv[i] : pp[i + 1]) + (dup ? a + plen * b : ua + plen * ub);
-            }
-            cu[i] = (in > out ? in : out) + (i > 0 ? len * g : 0);
-            if (same && k >= 2 && k + 2 < X) { /* both steps equal node 0's last (rounding aside) */
-                double d0 = pv[0] - pp[0], e1 = cu[i] - pv[i] - d0, e2 = pv[i] - pp[i] - d0;
-                same = (e1 < 0 ? -e1 : e1) <= 1e-12 * cu[i] && (e2 < 0 ? -e2 : e2) <= 1e-12 * cu[i];
-            }
-        }
-        if (k >= 2 && k + 2 < X && same) { /* steady: jump to chunk X-2 */
-            double jump = (double)(X - 3 - k) * (cu[0] - pv[0]);
-            for (i = 0; i < p; ++i) { pv[i] += jump; cu[i] += jump; }
-            k = X - 3;
-        }
-        sw = pp; pp = pv; pv = cu; cu = sw;
-    }
-    /* the middle nodes' last op: chunk X-1 on to i+1 */
-    for (i = 0; i < p; ++i) {
-        double end = pv[i];
-        if (i > 0 && i < last) {
-            double len = (double)(n - (X - 1) * chunk) * E;
-            double pr = X >= 2 ? pp[i + 1] : 0;
-            end = (pv[i] > pr ? pv[i] : pr) + ua + len * ub;
-        }
-        if (end > t) t = end;
-    }
-    return t;
-}
-
-/* A matched message of n bytes as the simulator times it: an exchange
-   (both ends duplex) alpha + n beta, else one way. */
-static double redcoll__msg_time(const redcoll_cost_model *m, double n, int exchange) {
-    return exchange ? m->alpha + n * m->beta : m->f_alpha * m->alpha + n * m->f_beta * m->beta;
-}
-
-/* The heap-ordered (HEAP) and in-order (IN_ORDER) binary trees of
-   redcoll__reduce_binary (redcoll__tree_reduce, root 0), walked chunk by
-   chunk as the replay times them (bit for bit until the jump below): a leaf
-   sends chunk k to its parent one way; an inner node's op k receives chunk
-   k from its first child while sending chunk k-1 up (an exchange when it
-   has a parent and k > 0), then receives chunk k from its second child
-   (one way), reducing each; its last chunk goes up one way. A hop is
-   exchange-priced only when both ends are halves of exchanges: the child's
-   send of chunk k is one when it is an inner node and k + 1 < X. Within a
-   chunk, children go before parents (reverse breadth-first order); the
-   parent times each child's message (sent[c]) when it receives it. As in
-   redcoll__chain_walk, once every clock advances by the same step the
-   middle chunks are added in one go (rounding then differs from the
-   simulator's sums by ~1e-15 relative). -1 above the walks' limit. The
-   rows use it up to REDCOLL__TREE_WALK_MAX_P ranks: a few microseconds at
-   p = 128, but 20-25 us per tree at p = 500, where the estimates cost
-   nothing (the decision's budget). */
-#define REDCOLL__TREE_WALK_MAX_P 128
-static double redcoll__tree_walk(int variant, int p, size_t n, size_t chunk, double E, double g,
-                                 const redcoll_cost_model *m) {
-    int par[REDCOLL__WALK_MAX_P], fst[REDCOLL__WALK_MAX_P], snd[REDCOLL__WALK_MAX_P], ord[REDCOLL__WALK_MAX_P];
-    double clk[REDCOLL__WALK_MAX_P], sent[REDCOLL__WALK_MAX_P], pclk[REDCOLL__WALK_MAX_P], psent[REDCOLL__WALK_MAX_P];
-    double t = 0;
-    size_t X = (n + chunk - 1) / chunk, k;
-    int v, i, head, tail;
-    if (p < 2 || n == 0) return 0;
-    if (p > REDCOLL__WALK_MAX_P) return -1;
-    for (v = 0; v < p; ++v) {
-        int l, r;
-        if (variant == REDCOLL__VARIANT_IN_ORDER) {
-            redcoll__inorder_links(v, p, 0, &par[v], &l, &r);
-        } else {
-            par[v] = v > 0 ? (v - 1) / 2 : -1;
-            l = v < p / 2 ? 2 * v + 1 : -1;
-            r = v < (p - 1) / 2 ? 2 * v + 2 : -1;
-        }
-        fst[v] = l >= 0 ? l : r;
-        snd[v] = l >= 0 ? r : -1;
-        clk[v] = sent[v] = 0;
-    }
-    for (ord[0] = 0, head = 0, tail = 1; head < tail; ++head) { /* breadth first from the root */
-        if (fst[ord[head]] >= 0) ord[tail++] = fst[ord[head]];
-        if (snd[ord[head]] >= 0) ord[tail++] = snd[ord[head]];
-    }
-    for (k = 0; k < X; ++k) {
-        double len = (double)(k + 1 < X ? chunk : n - (X - 1) * chunk) * E;
-        int same = k >= 2 && k + 2 < X;
-        for (i = p - 1; i >= 0; --i) { /* children first */
-            int f, s;
-            double end;
-            v = ord[i];
-            f = fst[v]; s = snd[v];
-            pclk[v] = clk[v]; psent[v] = sent[v];
-            if (f < 0) continue; /* a leaf: posts chunk k at clk[v], timed by its parent */
-            { /* op k: chunk k from f (and chunk k-1 up, timed by the parent in step k-1) */
-                int up = par[v] >= 0 && k > 0, fx = fst[f] >= 0 && k + 1 < X;
-                double st = clk[v] > clk[f] ? clk[v] : clk[f];
-                end = st + redcoll__msg_time(m, len, up && fx);
-                sent[f] = end;
-                if (up && sent[v] > end) end = sent[v];
-                clk[v] = end + len * g;
-            }
-            if (s >= 0) { /* then chunk k from s, one way */
-                double st = clk[v] > clk[s] ? clk[v] : clk[s];
-                sent[s] = st + redcoll__msg_time(m, len, 0);
-                clk[v] = sent[s] + len * g;
-            }
-            if (fst[f] < 0) clk[f] = sent[f]; /* a leaf's next post: when its send ended */
-            if (s >= 0 && fst[s] < 0) clk[s] = sent[s];
-        }
-        for (i = 0; same && i < p; ++i) { /* every clock and message end one step on, as node 0's */
-            double d0 = clk[0] - pclk[0], e1 = clk[i] - pclk[i] - d0, e2 = par[i] < 0 ? 0 : sent[i] - psent[i] - d0;
-            same = (e1 < 0 ? -e1 : e1) <= 1e-12 * clk[i] && (e2 < 0 ? -e2 : e2) <= 1e-12 * clk[i];
-        }
-        if (same) { /* steady: jump to chunk X-2 */
-            double jump = (double)(X - 3 - k) * (clk[0] - pclk[0]);
-            for (v = 0; v < p; ++v) { clk[v] += jump; sent[v] += jump; }
-            k = X - 3;
-        }
-    }
-    for (v = 0; v < p; ++v) { /* an inner node's last op: chunk X-1 up, timed by its parent */
-        double end = par[v] >= 0 && fst[v] >= 0 ? sent[v] : clk[v];
-        if (end > t) t = end;
-    }
-    return t;
-}
-
-/* Exact walks of the recursive-doubling family off powers of two: per-rank
-   clocks (vranks), advanced call by call in the order every rank makes its
-   calls, as the simulator times them (no message is passed). */
-
-/* redcoll__scatter_blocks from vrank 0: a parent hands its children their
-   subtrees, largest first; a child posts its receive at time 0. */
-static void redcoll__scatter_walk(int p, const redcoll__segs *L, double E, const redcoll_cost_model *m,
-                                  double *clk) {
-    double ua = m->f_alpha * m->alpha, ub = m->f_beta * m->beta;
-    int v, mask;
-    for (v = 0; v < p; ++v) clk[v] = 0;
-    for (v = 0; v < p; ++v)
-        for (mask = redcoll__lowbit(v, p) >> 1; mask > 0; mask >>= 1)
-            if (v + mask < p) {
-                int w = v + mask;
-                clk[v] += ua + (double)redcoll__seg_len(L, w, w + redcoll__subtree(w, p)) * E * ub;
-                clk[w] = clk[v];
-            }
-}
-
-/* redcoll__rd_allgather from the clocks clk (vranks): per distance, the
-   exchanges, then the fix-up forwards of the one incomplete subtree
-   (distance halving, pairs disjoint per level). rs: the reduce-scatter of
-   redcoll__reduce_scatter_recursive_doubling instead, which moves all but a
-   subtree's blocks and reduces what it got. Returns the last clock. */
-static double redcoll__rd_walk(int p, const redcoll__segs *L, int rs, double E,
-                               const redcoll_cost_model *m, double *clk) {
-    double a = m->alpha, b = m->beta, ua = m->f_alpha * a, ub = m->f_beta * b, t = 0;
-    double N = rs ? (double)L->n : 0, sg = rs ? -1 : 1;
-    int v, mask, k, R;
-    for (mask = 1; mask < p; mask <<= 1) {
-        int last = (p - 1) & ~(2 * mask - 1); /* the only block of 2 mask ranks p may cut */
-        for (R = 0; R + mask < p; R += 2 * mask) { /* blocks [R, R + 2 mask): halves exchange */
-            int hi = R + 2 * mask < p ? R + 2 * mask : p;
-            double x = N + sg * (double)redcoll__seg_len(L, R, R + mask);  /* the lower half's */
-            double y = N + sg * (double)redcoll__seg_len(L, R + mask, hi); /* the upper half's */
-            double d = a + (x > y ? x : y) * E * b;
-            for (v = R; v + mask < hi; ++v) {
-                double end = (clk[v] > clk[v + mask] ? clk[v] : clk[v + mask]) + d;
-                clk[v] = clk[v + mask] = end;
-            }
-        }
-        /* only the lower half of the last block, when p cuts its upper half */
-        if (last + mask < p && last + 2 * mask > p) {
-            int have = p - (last + mask);
-            double d = ua + (N + sg * (double)redcoll__seg_len(L, last + mask, p)) * E * ub;
-            for (k = mask >> 1; k > 0; k >>= 1)
-                for (R = last; R < last + mask; R += 2 * k) { /* senders: v < R + have <= v + k */
-                    int lo = R + have - k > R ? R + have - k : R, hi = R + have < R + k ? R + have : R + k;
-                    for (v = lo; v < hi && v + k < p; ++v) {
-                        double end = (clk[v] > clk[v + k] ? clk[v] : clk[v + k]) + d;
-                        clk[v] = clk[v + k] = end;
-                    }
-                }
-        }
-        for (R = 0; rs && R + mask < p; R += 2 * mask) { /* every rank with a partner subtree reduces */
-            int hi = R + 2 * mask < p ? R + 2 * mask : p;
-            double lo_g = (N - (double)redcoll__seg_len(L, R + mask, hi)) * E * m->gamma;
-            double up_g = (N - (double)redcoll__seg_len(L, R, R + mask)) * E * m->gamma;
-            for (v = R; v < R + mask; ++v) clk[v] += lo_g;
-            for (v = R + mask; v < hi; ++v) clk[v] += up_g;
-        }
-    }
-    for (v = 0; v < p; ++v) if (clk[v] > t) t = clk[v];
-    return t;
-}
-
-/* redcoll__ring_allgather (p - 1 exchanges with both neighbours, segment
-   v - i out, v - i - 1 in) and redcoll__bruck_allgather (round d: the first
-   min(d, p - d) segments held to v - d, as many from v + d), from time 0,
-   on segments L; -1 above the walks' limit. */
-static double redcoll__ring_walk(int p, const redcoll__segs *L, double E, const redcoll_cost_model *m) {
-    double clk[REDCOLL__WALK2_MAX_P], t = 0;
-    int v, i;
-    if (p > REDCOLL__WALK2_MAX_P) return -1;
-    for (v = 0; v < p; ++v) clk[v] = 0;
-    for (i = 0; i < p - 1; ++i) {
-        double first = clk[0], prev = clk[p - 1]; /* rank v-1's clock before this step */
-        for (v = 0; v < p; ++v) {
-            int sj = (v - i + p) % p, rj = (v - i - 1 + p) % p;
-            double mine = clk[v], right = v + 1 < p ? clk[v + 1] : first;
-            double out = (mine > right ? mine : right) + m->alpha + (double)redcoll__seg_len(L, sj, sj + 1) * E * m->beta;
-            double in = (prev > mine ? prev : mine) + m->alpha + (double)redcoll__seg_len(L, rj, rj + 1) * E * m->beta;
-            prev = mine;
-            clk[v] = out > in ? out : in;
-        }
-    }
-    for (v = 0; v < p; ++v) if (clk[v] > t) t = clk[v];
-    return t;
-}
-
-static double redcoll__bruck_walk(int p, const redcoll__segs *L, double E, const redcoll_cost_model *m) {
-    double clk[REDCOLL__WALK_MAX_P], nx[REDCOLL__WALK_MAX_P], t = 0;
-    int v, d;
-    if (p > REDCOLL__WALK_MAX_P) return -1;
-    for (v = 0; v < p; ++v) clk[v] = 0;
-    for (d = 1; d < p; d <<= 1) {
-        int k = d < p - d ? d : p - d;
-        for (v = 0; v < p; ++v) {
-            double to = clk[(v - d + p) % p], from = clk[(v + d) % p];
-            double out = (clk[v] > to ? clk[v] : to) + m->alpha + (double)redcoll__seg_span(L, v, k) * E * m->beta;
-            double in = (clk[v] > from ? clk[v] : from) + m->alpha +
-                        (double)redcoll__seg_span(L, (v + d) % p, k) * E * m->beta;
-            nx[v] = out > in ? out : in;
-        }
-        for (v = 0; v < p; ++v) clk[v] = nx[v];
-    }
-    for (v = 0; v < p; ++v) if (clk[v] > t) t = clk[v];
-    return t;
-}
-
-/* The reduce_scatter rows on segments L (redcoll__reduce_scatter_*):
-   recursive doubling, pairwise (two accumulators: rank p-1's block is not
-   reduced on arrival, every other rank reduces its two at the end), and
-   recursive halving (MPICH's fold of the first 2 rem ranks, distance
-   halving over the survivors' folded segments, the even ranks' blocks sent
-   back); -1 above the walks' limits. */
-static double redcoll__rs_walk(int row, int p, const redcoll__segs *L, double E, const redcoll_cost_model *m) {
-    double a = m->alpha, b = m->beta, g = m->gamma, ua = m->f_alpha * a, ub = m->f_beta * b;
-    double clk[REDCOLL__WALK_MAX_P], old[REDCOLL__WALK_MAX_P], t = 0;
-    int v, i;
-    if (p > REDCOLL__WALK_MAX_P || (row == REDCOLL__ROW_REDUCE_SCATTER_PAIRWISE && p > REDCOLL__WALK2_MAX_P))
-        return -1;
-    for (v = 0; v < p; ++v) clk[v] = 0;
-    if (row == REDCOLL__ROW_REDUCE_SCATTER_RECURSIVE_DOUBLING) {
-        redcoll__rd_walk(p, L, 1, E, m, clk);
-    } else if (row == REDCOLL__ROW_REDUCE_SCATTER_PAIRWISE) {
-        for (i = 1; i < p; ++i) {
-            for (v = 0; v < p; ++v) old[v] = clk[v];
-            for (v = 0; v < p; ++v) {
-                int to = (v + i) % p, from = (v - i + p) % p;
-                double len = (double)redcoll__seg_len(L, v, v + 1) * E;
-                double out = (old[v] > old[to] ? old[v] : old[to]) + a + (double)redcoll__seg_len(L, to, to + 1) * E * b;
-                double in = (old[from] > old[v] ? old[from] : old[v]) + a + len * b;
-                clk[v] = (out > in ? out : in) + (from == p - 1 ? 0 : len * g);
-            }
-        }
-        for (v = 0; v < p - 1; ++v) clk[v] += (double)redcoll__seg_len(L, v, v + 1) * E * g;
-    } else { /* recursive halving */
-        redcoll__fold f = redcoll__fold_plan(0, p);
-        redcoll__segs F = redcoll__segs_folded(L, f.rem);
-        double n = (double)L->n * E;
-        int k, steps = redcoll__floor_lg(f.pof2);
-        for (v = 1; v < 2 * f.rem; v += 2) clk[v] = clk[v - 1] = ua + n * ub, clk[v] += n * g;
-        for (k = 0; k < steps; ++k)
-            for (v = 0; v < f.pof2; ++v) {
-                redcoll__halving h;
-                int u, ru, rp, upper, keep, give;
-                double kn, gn, end;
-                redcoll__halving_plan(&h, f.pof2, v, F.parts, 0);
-                u = v ^ h.mask[k];
-                if (u < v) continue;
-                upper = (v & h.mask[k]) != 0;
-                keep = h.lo[k + 1]; give = upper ? h.lo[k] : h.hi[k + 1];
-                kn = (double)redcoll__seg_len(&F, keep, h.hi[k + 1]) * E;
-                gn = (double)redcoll__seg_len(&F, give, upper ? h.lo[k + 1] : h.hi[k]) * E;
-                ru = redcoll__fold_oldrank(&f, v); rp = redcoll__fold_oldrank(&f, u);
-                end = (clk[ru] > clk[rp] ? clk[ru] : clk[rp]) + a + (kn > gn ? kn : gn) * b;
-                clk[ru] = end + kn * g;
-                clk[rp] = end + gn * g;
-            }
-        for (v = 1; v < 2 * f.rem; v += 2) {
-            double end = (clk[v] > clk[v - 1] ? clk[v] : clk[v - 1]) + ua +
-                         (double)redcoll__seg_len(L, v - 1, v) * E * ub;
-            clk[v] = clk[v - 1] = end;
-        }
-    }
-    for (v = 0; v < p; ++v) if (clk[v] > t) t = clk[v];
-    return t;
-}
-
-/* Scatter (bcast only) and recursive-doubling allgather of segments L; -1
-   above the walks' limit. */
-static double redcoll__rd_gather_cost(int p, const redcoll__segs *L, int scatter, double E,
-                                      const redcoll_cost_model *m) {
-    double clk[REDCOLL__WALK_MAX_P];
-    int v;
-    if (p > REDCOLL__WALK_MAX_P) return -1;
-    if (scatter) redcoll__scatter_walk(p, L, E, m, clk);
-    else for (v = 0; v < p; ++v) clk[v] = 0;
-    return redcoll__rd_walk(p, L, 0, E, m, clk);
-}
-
-/* min over h of redcoll__rt_cost(pl, m, mo, h) in one pass (the plan's cost
-   when the cost model picks the halving levels, threshold_bytes = 0): for
-   h <= nf the ring levels from h on and the elimination stage see the same
-   chunk m_h, so their cost is a suffix sum plus m_h times another. */
-static double redcoll__rt_min_cost(const redcoll__rt_plan *pl, double m, const redcoll_cost_model *mo) {
-    double a = mo->alpha, b = mo->beta, g = mo->gamma, sa[REDCOLL__RT_MAXF + 1], sb[REDCOLL__RT_MAXF + 1];
-    double pre = 0, best = -1, A0 = 0, B0 = 0, t, half = 0, mk;
-    int i, k, N = pl->E > 1 ? redcoll__floor_lg(pl->E) : 0;
-    sa[pl->nf] = sb[pl->nf] = 0;
-    for (i = pl->nf - 1; i >= 0; --i) {
-        sa[i] = sa[i + 1] + redcoll__ceil_lg(pl->f[i]) * a;
-        sb[i] = sb[i + 1] + (pl->f[i] - 1) * (b + g);
-    }
-    if (pl->E > 1) { A0 = (N + 2) * a; B0 = N * (b + g) + 2 * b + g; }
-    for (i = 0; i <= pl->nf; ++i) { /* h = i: levels below i halve */
-        t = pre + sa[i] + m * (sb[i] + B0) + A0;
-        if (best < 0 || t < best) best = t;
-        if (i < pl->nf) {
-            double r = pl->f[i];
-            pre += (r - 1) * (a + m / r * b) + (r - 1) / r * m * g + redcoll__ceil_lg(pl->f[i]) * a +
-                   (r - 1) / r * m * b;
-            m /= r;
-        }
-    }
-    for (mk = m, k = 1; k <= N; ++k) { /* h = nf + k: k elimination levels halve */
-        half += 2 * a + mk * b + mk / 2 * g;
-        mk /= 2;
-        t = pre + half + (N - k) * (a + mk * (b + g)) + 2 * a + m * b + m / 2 * g;
-        if (t < best) best = t;
-    }
-    return best;
-}
-
-/* The Rabenseifner-Traeff rows' cost without making their plan (which tries
-   every split and threshold through redcoll__rt_cost): the factorisation
-   of redcoll__rt_make_plan, each candidate priced by redcoll__rt_min_cost. */
-static double redcoll__rt_price(int p, double V, int variant, const redcoll_cost_model *mo) {
-    redcoll__rt_plan pl;
-    int q, odd[REDCOLL__RT_MAXF], nodd = 0, n2 = 0, k, i;
-    double best = -1;
-    REDCOLL_MEMSET(&pl, 0, sizeof pl);
-    if (variant == REDCOLL__VARIANT_BUTTERFLY) p = redcoll__pof2_floor(p);
-    while (p % 2 == 0) { p /= 2; pl.f[n2++] = 2; }
-    if (variant != REDCOLL__VARIANT_FACTORS) {
-        pl.nf = n2; pl.E = p;
-        return redcoll__rt_min_cost(&pl, V, mo);
-    }
-    for (q = 3; p > 1; q += 2) { /* as redcoll__rt_make_plan */
-        if ((long)q * q > p) q = p;
-        while (p % q == 0) { p /= q; odd[nodd++] = q; }
-        if (p == 1) break;
-    }
-    for (k = 0; k <= nodd; ++k) {
-        double t;
-        pl.nf = n2 + k; pl.E = 1;
-        for (i = 0; i < nodd; ++i) {
-            if (i < k) pl.f[n2 + i] = odd[i];
-            else pl.E *= odd[i];
-        }
-        t = redcoll__rt_min_cost(&pl, V, mo);
-        if (best < 0 || t < best) best = t;
-    }
-    return best;
-}
+/* ==== 11. Cost model [SECTION:cost] ========================================
+   What a row costs under opts->model (redcoll_algo_cost; REDCOLL_SELECTOR_MODEL
+   picks the least): the row's cost function ([SECTION:schedules]) on the
+   terms redcoll__row_cost sets, or for the rows without a closed form or a
+   walk, a replay of the schedule's calls. */
 
 /* ---- pricing by replay ------------------------------------------------------
    Rows whose simulated time has no closed form or walk here (reduce's
@@ -6441,14 +6779,6 @@ typedef struct redcoll__ev {
     int           x;
     size_t        bytes;
 } redcoll__ev;
-
-/* The recording transport's state: every rank's events, one after another. */
-typedef struct redcoll__rec {
-    const redcoll_allocator *al;
-    redcoll__ev             *ev;     /* cap events, then room for cap ends (redcoll__replay_take) */
-    size_t                   n, cap;
-    int                      ends, full; /* this rank's ends so far; out of room */
-} redcoll__rec;
 
 /* A posted end in the replay. */
 typedef struct redcoll__rend {
@@ -6503,6 +6833,28 @@ static void redcoll__replay_give(const redcoll_allocator *al, redcoll__ev *ev) {
     if (b) redcoll__mem_free(al, b);
 }
 
+/* ---- the recording transport ------------------------------------------------------
+   A transport that moves nothing (REDCOLL_TRANSPORT_NO_DATA) and answers
+   every call at once, so one rank runs a collective without its peers. It
+   stands in for a transport `like`: the same flags and optional entries,
+   node_of forwarded, so a schedule takes the branches and makes the
+   allocations it would make there. Three users: the measuring pass
+   ([SECTION:setup]) only runs on it, to learn the scratch; the replay below
+   records every rank's calls as events; the tool (redcoll/work.c) counts a
+   sample of ranks' calls and bytes, up to a cap, to estimate what a
+   simulation will cost. */
+typedef struct redcoll__rec {
+    redcoll_transport        t;       /* the collective runs on &R->t */
+    const redcoll_transport *like;    /* NULL: every optional entry (the replay's) */
+    int                      node_size; /* > 0: node_of(r) = r / node_size, not like's */
+    const redcoll_allocator *al;      /* the events' memory; NULL: no events kept */
+    redcoll__ev             *ev;      /* cap events, then room for cap ends (redcoll__replay_take) */
+    size_t                   n, cap;
+    int                      ends;    /* this rank's ends so far */
+    int                      full;    /* stopped: out of room for events, or at max_calls */
+    unsigned long long       calls, bytes, max_calls; /* calls made, bytes sent; 0: no cap */
+} redcoll__rec;
+
 /* Room for cap events (one copy of those recorded); 0: none. */
 static int redcoll__rec_room(redcoll__rec *R, size_t cap) {
     redcoll__ev *ev = redcoll__replay_take(R->al, cap);
@@ -6515,10 +6867,19 @@ static int redcoll__rec_room(redcoll__rec *R, size_t cap) {
 
 static void redcoll__rec_push(redcoll__rec *R, int kind, int duplex, int x, size_t bytes) {
     redcoll__ev *e;
-    if (R->full) return;
+    if (!R->al || R->full) return;
     if (R->n == R->cap && !redcoll__rec_room(R, 2 * R->cap)) { R->full = 1; return; }
     e = &R->ev[R->n++];
     e->kind = (unsigned char)kind; e->duplex = (unsigned char)duplex; e->x = x; e->bytes = bytes;
+}
+
+/* One more call sending `sent` bytes; 0 past the cap. */
+static int redcoll__rec_count(redcoll__rec *R, size_t sent) {
+    if (R->max_calls && R->calls >= R->max_calls) R->full = 1;
+    if (R->full) return 0;
+    R->calls++;
+    R->bytes += sent;
+    return 1;
 }
 
 /* A blocking call, as the simulator makes it: its ends (send first), then
@@ -6526,11 +6887,12 @@ static void redcoll__rec_push(redcoll__rec *R, int kind, int duplex, int x, size
 static redcoll_result redcoll__rec_call(void *u, int dst, size_t sbytes, int src, size_t rbytes) {
     redcoll__rec *R = (redcoll__rec *)u;
     int duplex = dst >= 0 && src >= 0, k = (dst >= 0) + (src >= 0);
+    if (!redcoll__rec_count(R, dst >= 0 ? sbytes : 0)) return REDCOLL_ERR_TRANSPORT;
     if (dst >= 0) redcoll__rec_push(R, REDCOLL__EV_SEND, duplex, dst, sbytes);
     if (src >= 0) redcoll__rec_push(R, REDCOLL__EV_RECV, duplex, src, rbytes);
     redcoll__rec_push(R, REDCOLL__EV_WAIT, 0, k, 0);
     R->ends += k;
-    return R->full ? REDCOLL_ERR_OUT_OF_MEMORY : REDCOLL_OK;
+    return R->full ? REDCOLL_ERR_TRANSPORT : REDCOLL_OK;
 }
 
 static redcoll_result redcoll__rec_send(void *u, int dst, const void *buf, size_t bytes, int tag) {
@@ -6559,9 +6921,10 @@ static redcoll_result redcoll__rec_sendrecv_reduce(void *u, int dst, const void 
 }
 static redcoll_result redcoll__rec_ipost(redcoll__rec *R, int is_send, int peer, size_t bytes,
                                          redcoll_request *req) {
+    if (!redcoll__rec_count(R, is_send ? bytes : 0)) return REDCOLL_ERR_TRANSPORT;
     redcoll__rec_push(R, is_send ? REDCOLL__EV_SEND : REDCOLL__EV_RECV, 0, peer, bytes);
     req->ptr = R; req->id = R->ends++;
-    return R->full ? REDCOLL_ERR_OUT_OF_MEMORY : REDCOLL_OK;
+    return R->full ? REDCOLL_ERR_TRANSPORT : REDCOLL_OK;
 }
 static redcoll_result redcoll__rec_isend(void *u, int dst, const void *buf, size_t bytes, int tag,
                                          redcoll_request *req) {
@@ -6580,12 +6943,38 @@ static redcoll_result redcoll__rec_waitall(void *u, int count, redcoll_request *
     redcoll__rec_push(R, REDCOLL__EV_WAITALL, 0, k, 0);
     for (i = 0; i < count; ++i)
         if (reqs[i].ptr) { redcoll__rec_push(R, REDCOLL__EV_REF, 0, (int)reqs[i].id, 0); reqs[i].ptr = NULL; }
-    return R->full ? REDCOLL_ERR_OUT_OF_MEMORY : REDCOLL_OK;
+    return R->full ? REDCOLL_ERR_TRANSPORT : REDCOLL_OK;
 }
 static void redcoll__rec_abort(void *u, redcoll_result why) { (void)u; (void)why; }
 static void redcoll__rec_compute(void *u, size_t elems, size_t bytes) {
     (void)elems;
     redcoll__rec_push((redcoll__rec *)u, REDCOLL__EV_COMPUTE, 0, 0, bytes);
+}
+static int redcoll__rec_node_of(void *u, int rank) {
+    const redcoll__rec *R = (const redcoll__rec *)u;
+    return R->node_size > 0 ? rank / R->node_size : R->like->node_of(R->like->user, rank);
+}
+
+/* R as rank `rank` of `size` standing in for `like` (NULL: with every
+   optional entry), keeping events in memory from `al` (NULL: none). */
+static void redcoll__rec_init(redcoll__rec *R, int rank, int size, const redcoll_transport *like,
+                              const redcoll_allocator *al) {
+    redcoll_transport *t = &R->t;
+    int nb = !like || like->isend, fused = !like || like->recv_reduce;
+    REDCOLL_MEMSET(R, 0, sizeof *R);
+    t->user = R; t->rank = rank; t->size = size;
+    t->send = redcoll__rec_send; t->recv = redcoll__rec_recv; t->sendrecv = redcoll__rec_sendrecv;
+    t->abort = redcoll__rec_abort;
+    t->isend = nb ? redcoll__rec_isend : NULL;
+    t->irecv = nb ? redcoll__rec_irecv : NULL;
+    t->waitall = nb ? redcoll__rec_waitall : NULL;
+    t->node_of = like && like->node_of ? redcoll__rec_node_of : NULL;
+    t->on_compute = al ? redcoll__rec_compute : NULL;
+    t->flags = (like ? like->flags : 0) | REDCOLL_TRANSPORT_NO_DATA;
+    t->recv_reduce = fused ? redcoll__rec_recv_reduce : NULL;
+    t->sendrecv_reduce = fused ? redcoll__rec_sendrecv_reduce : NULL;
+    R->like = like;
+    R->al = al;
 }
 
 /* A rank in the replay. */
@@ -6713,22 +7102,14 @@ static double redcoll__replay_alone(const redcoll__ev *ev, size_t stop, const re
    not depend on the rank), run as redcoll__rabenseifner_traeff runs it. */
 static int redcoll__replay_record(redcoll__rec *R, const redcoll__row *e, int v, int p,
                                   const redcoll__cost_in *in, size_t span, const redcoll__rt_plan *pl) {
-    redcoll_transport t;
     redcoll__ctx c;
     redcoll__args a;
     redcoll__arena ar;
     union { char b[1024]; double align_d; void *align_p; long long align_l; } ctl;
-    REDCOLL_MEMSET(&t, 0, sizeof t);
-    t.user = R; t.rank = v; t.size = p;
-    t.send = redcoll__rec_send; t.recv = redcoll__rec_recv; t.sendrecv = redcoll__rec_sendrecv;
-    t.abort = redcoll__rec_abort;
-    t.isend = redcoll__rec_isend; t.irecv = redcoll__rec_irecv; t.waitall = redcoll__rec_waitall;
-    t.on_compute = redcoll__rec_compute;
-    t.flags = REDCOLL_TRANSPORT_NO_DATA;
-    t.recv_reduce = redcoll__rec_recv_reduce; t.sendrecv_reduce = redcoll__rec_sendrecv_reduce;
+    R->t.rank = v;
     REDCOLL_MEMSET(&c, 0, sizeof c);
     REDCOLL_MEMSET(&a, 0, sizeof a);
-    c.t = &t; c.rank = v; c.size = p; c.coll = e->info.coll; c.dtype = REDCOLL_INT32;
+    c.t = &R->t; c.rank = v; c.size = p; c.coll = e->info.coll; c.dtype = REDCOLL_INT32;
     c.esize = in->esize; c.op = redcoll_op_predefined(REDCOLL_OP_SUM);
     c.o = *in->o; c.dry = 1; c.arena = &ar;
     redcoll__arena_measuring(&ar, ctl.b, sizeof ctl.b);
@@ -6755,8 +7136,7 @@ static double redcoll__replay_price(int row, const redcoll__cost_in *in) {
     double time = -1;
     if (p > REDCOLL__REPLAY_MAX_P || in->n > ((size_t)-1 >> 8) / in->esize / (size_t)(p + 4)) return -1;
     span = redcoll__align_up(in->n * in->esize) * (size_t)(p + 4) + REDCOLL__ARENA_ALIGN;
-    REDCOLL_MEMSET(&R, 0, sizeof R);
-    R.al = &redcoll__replay_alloc;
+    redcoll__rec_init(&R, 0, p, NULL, &redcoll__replay_alloc);
     if (e->run == redcoll__rabenseifner_traeff) {
         redcoll__ctx c;
         REDCOLL_MEMSET(&c, 0, sizeof c);
@@ -6786,236 +7166,41 @@ static double redcoll__replay_price(int row, const redcoll__cost_in *in) {
     return time;
 }
 
-/* The rows priced by replay. */
+/* The rows priced by replay: reduce's Rabenseifner-Traeff routing and its
+   binary blocks. */
 static int redcoll__replayed(int row) {
-    return row == REDCOLL__ROW_REDUCE_BUTTERFLY || row == REDCOLL__ROW_REDUCE_ELIMINATION ||
-           row == REDCOLL__ROW_REDUCE_ELIMINATION_NONOVERLAP || row == REDCOLL__ROW_REDUCE_FACTOR_RING ||
-           row == REDCOLL__ROW_REDUCE_BINARY_BLOCKS;
-}
-
-/* Rows whose cost is a plan (Rabenseifner-Traeff) or composed of other rows
-   (pipelined trees, hierarchical levels). */
-static double redcoll__row_cost_composite(int row, const redcoll__cost_in *in) {
-    const redcoll_cost_model *m = in->m;
-    double a = m->alpha, b = m->beta, g = m->gamma, ua = m->f_alpha * a, ub = m->f_beta * b;
-    double E = (double)in->esize, V = (double)in->n * E;
     const redcoll__row *e = &redcoll__rows[row];
-    int p = in->p;
-    switch (e->run == redcoll__rabenseifner_traeff ? -1 : row) {
-    case -1: { /* the plan the schedule will make, priced by section 3.5's formulas */
-        redcoll__ctx c;
-        redcoll__rt_plan pl;
-        double t;
-        if (in->o->threshold_bytes == 0) { /* the model's halving levels: no plan needed */
-            t = redcoll__rt_price(p, V, e->variant, m);
-        } else {
-            REDCOLL_MEMSET(&c, 0, sizeof c);
-            c.size = p; c.esize = in->esize; c.o = *in->o;
-            redcoll__rt_make_plan(&pl, &c, in->n, e->variant);
-            t = redcoll__rt_cost(&pl, V, m, pl.halve);
-        }
-        if (e->variant == REDCOLL__VARIANT_BUTTERFLY && redcoll__pof2_floor(p) != p) /* excess ranks fold in (and out) */
-            t += e->info.coll == REDCOLL_COLL_REDUCE ? ua + V * (ub + g) : 2 * (ua + V * ub) + V * g;
-        return t;
-    }
-    case REDCOLL__ROW_REDUCE_PIPELINE: case REDCOLL__ROW_BCAST_PIPELINE: {
-        size_t chunk = in->o->segment_bytes / in->esize ? in->o->segment_bytes / in->esize : 1;
-        int red = row == REDCOLL__ROW_REDUCE_PIPELINE;
-        double t = redcoll__chain_walk(p, in->n, chunk < in->n ? chunk : in->n, E, red ? g : 0, m);
-        return t >= 0 ? t : redcoll__pipe(p - 1, in->n, chunk < in->n ? chunk : in->n, E, ua, red ? ub + g : ub);
-    }
-    case REDCOLL__ROW_REDUCE_BINARY: case REDCOLL__ROW_REDUCE_IN_ORDER_BINARY: {
-        /* walked (exact); above the walks' limit an estimate: two children per
-           step, the pipe advances one chunk per two receives */
-        size_t chunk = in->o->segment_bytes / in->esize ? in->o->segment_bytes / in->esize : 1;
-        double t;
-        if (chunk > in->n) chunk = in->n;
-        t = p <= REDCOLL__TREE_WALK_MAX_P ? redcoll__tree_walk(e->variant, p, in->n, chunk, E, g, m) : -1;
-        if (t >= 0) return t;
-        return redcoll__pipe(redcoll__floor_lg(p) + 1, in->n, chunk, E, ua, ub + g) +
-               redcoll__pipe(2, in->n, chunk, E, ua, ub + g) - (ua + (double)chunk * E * (ub + g));
-    }
-    case REDCOLL__ROW_ALLREDUCE_HIERARCHICAL: case REDCOLL__ROW_REDUCE_HIERARCHICAL:
-    case REDCOLL__ROW_BCAST_HIERARCHICAL: {
-        /* G groups of about p/G ranks: the best flat row inside, the best among
-           the leaders, and for allreduce the bcast back down (the levels as
-           the selector would pick them) */
-        int G = in->o->groups ? (in->o->groups < p ? in->o->groups : p) : redcoll__sqrt_groups(p);
-        int q = (p + G - 1) / G;
-        redcoll_coll coll = e->info.coll, low = coll == REDCOLL_COLL_BCAST ? coll : REDCOLL_COLL_REDUCE;
-        double t = redcoll__best_cost(low, q, in, NULL) + redcoll__best_cost(coll, G, in, NULL);
-        if (coll == REDCOLL_COLL_ALLREDUCE) t += redcoll__best_cost(REDCOLL_COLL_BCAST, q, in, NULL);
-        return t;
-    }
-    default:
-        return -1; /* a row without a cost: test_cost_every_row fails */
-    }
+    return e->info.coll == REDCOLL_COLL_REDUCE &&
+           (e->run == redcoll__rabenseifner_traeff || e->run == redcoll__reduce_binary_blocks);
 }
 
-static double redcoll__row_cost(int row, const redcoll__cost_in *in) {
-    const redcoll_cost_model *m = in->m;
-    double a = m->alpha, b = m->beta, g = m->gamma;
-    double ua = m->f_alpha * a, ub = m->f_beta * b, E = (double)in->esize;
-    int p = in->p, lg = redcoll__ceil_lg(p), pof2 = redcoll__pof2_floor(p), k = redcoll__floor_lg(pof2);
-    int odd = p != pof2;
-    size_t n = in->n;
-    double V = (double)n * E;                        /* the whole vector, bytes */
-    double seg = redcoll__cdiv(n, (size_t)p) * E;   /* the largest of p segments */
-    double w = -1;                                  /* reduce_scatter: the walk on its counts */
+/* The modeled time of row `row`: its cost function ([SECTION:schedules],
+   the list's cost column) on the terms of in, or where the row is replayed
+   and the replay is within its limits, the replay. */
+static double redcoll__row_cost(int row, const redcoll__cost_in *call) {
+    const redcoll_cost_model *m = call->m;
+    redcoll__cost_in in = *call;
+    int peer = (call->o->transport_flags & REDCOLL_TRANSPORT_PEER_REDUCE) != 0;
+    double w;
+    in.row = &redcoll__rows[row];
+    in.a = m->alpha; in.b = m->beta; in.g = m->gamma;
+    in.ua = m->f_alpha * m->alpha; in.ub = m->f_beta * m->beta;
     /* allreduce's messages reduced on arrival: on a transport that reduces
        from the sender's memory the reduction's read is the transfer (no n
-       beta). Not (yet) in reduce's rows, whose replay prices by the
-       simulator's rules, nor in the Rabenseifner-Traeff plans. */
-    int peer = (in->o->transport_flags & REDCOLL_TRANSPORT_PEER_REDUCE) != 0;
-    double br = peer ? 0 : b, ubr = peer ? 0 : ub;
-    if (p == 1) return 0;
-    if (row == REDCOLL__ROW_BARRIER_DISSEMINATION) return lg * a;
-    if (n == 0) return 0;
-    if (redcoll__replayed(row) && (w = redcoll__replay_price(row, in)) >= 0) return w; /* exact */
-    if (in->displs && (row == REDCOLL__ROW_REDUCE_SCATTER_RECURSIVE_DOUBLING ||
-                       row == REDCOLL__ROW_REDUCE_SCATTER_PAIRWISE || row == REDCOLL__ROW_REDUCE_SCATTER_RECURSIVE_HALVING)) {
-        redcoll__segs L = redcoll__segs_make(n, p, in->displs); /* the counts as laid out */
-        w = redcoll__rs_walk(row, p, &L, E, m);
-    } else if (row == REDCOLL__ROW_REDUCE_SCATTER_BLOCK_RECURSIVE_DOUBLING && odd) { /* MPICH's fix-up */
-        redcoll__segs L = redcoll__segs_make(n * (size_t)p, p, NULL);
-        w = redcoll__rs_walk(REDCOLL__ROW_REDUCE_SCATTER_RECURSIVE_DOUBLING, p, &L, E, m);
-    }
-    switch (row) {
-    case REDCOLL__ROW_REDUCE_BINOMIAL: case REDCOLL__ROW_REDUCE_BINARY_TREE:
-        return lg * (ua + V * (ub + g));
-    case REDCOLL__ROW_BCAST_BINOMIAL:
-        return lg * (ua + V * ub);
-    case REDCOLL__ROW_GATHER_BINOMIAL: case REDCOLL__ROW_SCATTER_BINOMIAL:
-        return lg * ua + (p - 1) * V * ub;
-    case REDCOLL__ROW_ALLREDUCE_REDUCE_BCAST: case REDCOLL__ROW_ALLREDUCE_BINARY_TREE:
-        return lg * (2 * ua + V * (ubr + ub + g));
-    case REDCOLL__ROW_ALLREDUCE_RECURSIVE_DOUBLING:
-        /* the first reducing step reads sbuf (fused: the fold-in, else the
-           first exchange); later exchanges reduce rbuf into itself while the
-           partner reads it, so they are staged */
-        return k * (a + V * (b + g)) - (odd ? 0 : V * (b - br)) +
-               (odd ? 2 * ua + V * (ubr + ub) + V * g : 0);
-    case REDCOLL__ROW_ALLGATHER_RECURSIVE_DOUBLING: case REDCOLL__ROW_ALLGATHERV_RECURSIVE_DOUBLING: {
-        /* p = 2^k, even blocks: closed form. Otherwise MPICH 4.1.1's fix-up
-           (and uneven blocks), walked */
-        int all = row == REDCOLL__ROW_ALLGATHER_RECURSIVE_DOUBLING;
-        double blk = all ? V : seg, t;
-        redcoll__segs L = redcoll__segs_make(all ? n * (size_t)p : n, p, all ? NULL : in->displs);
-        if (!odd && !L.displs) return k * a + (p - 1) * blk * b;
-        t = redcoll__rd_gather_cost(p, &L, 0, E, m);
-        if (t >= 0) return t;
-        return lg * a + ((double)(1u << lg) - 1) * blk * b + (lg - 1) * (ua + (p - pof2) * blk * ub);
-    }
-    case REDCOLL__ROW_REDUCE_SCATTER_RECURSIVE_DOUBLING:
-    case REDCOLL__ROW_REDUCE_SCATTER_BLOCK_RECURSIVE_DOUBLING: {
-        if (w >= 0) return w; /* off powers of two or uneven: walked */
-        /* step `mask`: partners exchange all blocks but their own subtree's,
-           the longer message set by the smallest subtree that has a partner
-           (the truncated last one when its partner exists); off powers of two
-           (above the walks' limit) the fix-up forwards what arrived lg p - 1
-           times (MPICH 4.4): an estimate there */
-        double blk = row == REDCOLL__ROW_REDUCE_SCATTER_BLOCK_RECURSIVE_DOUBLING ? V : seg, t = 0;
-        long long mask;
-        for (mask = 1; mask < p; mask <<= 1) {
-            long long j0 = p / mask * mask, smin = p % mask && (j0 & mask) ? p - j0 : mask;
-            t += a + (double)(p - smin) * blk * (b + g);
-        }
-        return t + (odd ? (lg - 1) * (ua + (p - 1) * blk * ub) + (p - 1) * blk * g : 0);
-    }
-    case REDCOLL__ROW_ALLREDUCE_HALVING_DOUBLING: {
-        double h = redcoll__halves(n, k) * E;
-        double C = redcoll__cdiv(n, 2) * E, F = (double)(n / 2) * E; /* the halves folded in */
-        return (odd ? a + ua + C * (br + g) + F * ub + ua + V * ub : 0) + 2 * k * a + h * (br + b + g);
-    }
-    case REDCOLL__ROW_REDUCE_HALVING_DOUBLING: {
-        double h = redcoll__halves(n, k) * E;
-        double C = redcoll__cdiv(n, 2) * E, F = (double)(n / 2) * E;
-        double own = redcoll__cdiv(n, (size_t)pof2) * E; /* root 0's segment: the gather brings the rest */
-        return (odd ? a + ua + C * (b + g) + F * ub : 0) + k * (a + ua) + h * (b + g) + (V - own) * ub;
-    }
-    case REDCOLL__ROW_ALLREDUCE_BINARY_BLOCKS: case REDCOLL__ROW_REDUCE_BINARY_BLOCKS: {
-        /* blocks of p's binary digits: the largest block's reduce-scatter, the
-           combination chain from the smallest block up (size[k-1]/size[k]
-           one-way pieces per member, reduced on arrival), then the gather (or,
-           for allreduce, the chain back down and each block's allgather) */
-        int all = row == REDCOLL__ROW_ALLREDUCE_BINARY_BLOCKS, bit, prev = 0, last = pof2;
-        double rb = all ? br : b, rub = all ? ubr : ub; /* reduced on arrival */
-        double t = k * a + redcoll__halves(n, k) * E * (rb + g);
-        for (bit = k; bit >= 0; --bit)
-            if (p & (1 << bit)) {
-                if (prev) {
-                    double piece = redcoll__cdiv(n, (size_t)prev) * E, hops = prev >> bit;
-                    t += hops * (ua + piece * rub) + piece * g;
-                    if (all) t += hops * (ua + piece * ub);
-                }
-                prev = 1 << bit;
-                last = prev;
-            }
-        (void)last;
-        return t + (all ? k * a + redcoll__halves(n, k) * E * b : k * ua + redcoll__halves(n, k) * E * ub);
-    }
-    case REDCOLL__ROW_ALLREDUCE_RING:
-        return (p - 1) * (2 * a + seg * (br + b + g));
-    case REDCOLL__ROW_REDUCE_RING:
-        return (p - 1) * (a + seg * (b + g) + ua) + (V - seg) * ub; /* root 0 receives p-1 segments */
-    case REDCOLL__ROW_ALLGATHER_RING:
-        return (p - 1) * (a + V * b);
-    case REDCOLL__ROW_ALLGATHERV_RING: {
-        redcoll__segs L = redcoll__segs_make(n, p, in->displs);
-        double t = in->displs ? redcoll__ring_walk(p, &L, E, m) : -1;
-        return t >= 0 ? t : (p - 1) * (a + seg * b);
-    }
-    case REDCOLL__ROW_ALLGATHER_BRUCK:
-        return lg * a + (p - 1) * V * b;
-    case REDCOLL__ROW_ALLGATHERV_BRUCK: {
-        redcoll__segs L = redcoll__segs_make(n, p, in->displs);
-        double t = in->displs ? redcoll__bruck_walk(p, &L, E, m) : -1;
-        return t >= 0 ? t : lg * a + (double)(p - 1) / p * V * b;
-    }
-    case REDCOLL__ROW_ALLTOALL_BRUCK:
-        return lg * a + redcoll__bruck_blocks(p) * V * b;
-    case REDCOLL__ROW_ALLTOALL_SCATTERED:
-        return (p - 1) * (ua + V * ub);
-    case REDCOLL__ROW_ALLTOALL_PAIRWISE:
-        return (p - 1) * (a + V * b);
-    case REDCOLL__ROW_REDUCE_SCATTER_PAIRWISE: /* p - 1 exchanges, then the two accumulators meet */
-        if (w >= 0) return w;
-        return (p - 1) * (a + seg * (b + g)) + (p > 2 ? seg * g : 0);
-    case REDCOLL__ROW_REDUCE_SCATTER_BLOCK_PAIRWISE:
-        return (p - 1) * (a + V * (b + g)) + (p > 2 ? V * g : 0);
-    case REDCOLL__ROW_REDUCE_SCATTER_RECURSIVE_HALVING:
-    case REDCOLL__ROW_REDUCE_SCATTER_BLOCK_RECURSIVE_HALVING: {
-        if (w >= 0) return w;
-        /* the first 2r ranks fold in pairs (one-way vector, block back at the
-           end); halving step i exchanges the first pof2/2^i survivors' segments,
-           two per folded pair (segments are whole: the first n mod p larger) */
-        size_t N = row == REDCOLL__ROW_REDUCE_SCATTER_RECURSIVE_HALVING ? n : n * (size_t)p;
-        double T = (double)N * E, blk = redcoll__cdiv(N, (size_t)p) * E, t = k * a;
-        int i, rem = p - pof2;
-        for (i = 1; i <= k; ++i) {
-            size_t sv = (size_t)(pof2 >> i), cnt = sv + ((size_t)rem < sv ? (size_t)rem : sv);
-            t += (double)(cnt * (N / (size_t)p) + (cnt < N % (size_t)p ? cnt : N % (size_t)p)) * E * (b + g);
-        }
-        return t + (odd ? 2 * ua + (T + blk) * ub + T * g : 0);
-    }
-    case REDCOLL__ROW_BCAST_SCATTER_RECURSIVE_DOUBLING: { /* the scatter, then the allgather */
-        redcoll__segs L = redcoll__segs_make(n, p, NULL);
-        double t = redcoll__rd_gather_cost(p, &L, 1, E, m);
-        if (t >= 0) return t;
-        return lg * ua + (V - seg) * ub +
-               (odd ? lg * a + ((double)(1u << lg) - 1) * seg * b + (lg - 1) * (ua + (p - pof2) * seg * ub)
-                    : k * a + (p - 1) * seg * b);
-    }
-    case REDCOLL__ROW_BCAST_SCATTER_RING: /* the root sends all but its own block */
-        return lg * ua + (V - seg) * ub + (p - 1) * (a + seg * b);
-    case REDCOLL__ROW_REDUCE_FLAT: case REDCOLL__ROW_REDUCE_CHAIN:
-        return (p - 1) * (ua + V * (ub + g));
-    case REDCOLL__ROW_BCAST_FLAT: case REDCOLL__ROW_BCAST_CHAIN:
-        return (p - 1) * (ua + V * ub);
-    default:
-        return redcoll__row_cost_composite(row, in);
-    }
+       beta). Not in reduce's rows, whose replay prices by the simulator's
+       rules, nor in the Rabenseifner-Traeff plans. */
+    in.br = peer ? 0 : in.b; in.ubr = peer ? 0 : in.ub;
+    in.E = (double)in.esize;
+    in.V = (double)in.n * in.E;
+    in.seg = redcoll__cdiv(in.n, (size_t)in.p) * in.E;
+    in.lg = redcoll__ceil_lg(in.p); in.pof2 = redcoll__pof2_floor(in.p);
+    in.k = redcoll__floor_lg(in.pof2); in.odd = in.p != in.pof2;
+    if (in.p == 1) return 0;
+    if (in.n == 0 && in.row->info.coll != REDCOLL_COLL_BARRIER) return 0; /* a barrier's messages are empty */
+    if (redcoll__replayed(row) && (w = redcoll__replay_price(row, &in)) >= 0) return w; /* exact */
+    return in.row->cost(&in);
 }
+
 
 /* The rows AUTO chooses among under the model: every row of the collective
    that can serve the op, except hierarchical (its levels are themselves
@@ -7063,6 +7248,19 @@ static redcoll__cost_in redcoll__cost_input(redcoll_coll coll, int p, size_t byt
     in.bound = -1;
     return in;
 }
+
+REDCOLL_API double redcoll_algo_cost(redcoll_coll coll, redcoll_algo algo, int p, size_t bytes,
+                                     size_t esize, const redcoll_options *opts) {
+    const redcoll__row *e = redcoll__find(coll, algo);
+    redcoll_options o = redcoll_options_resolved(opts);
+    redcoll__cost_in in = redcoll__cost_input(coll, p, bytes, esize, &o);
+    if (!e || p < 1) return -1;
+    return redcoll__row_cost((int)(e - redcoll__rows), &in);
+}
+
+/* ==== 12. Selection [SECTION:select] =======================================
+   AUTO: the least modeled time (the default), or the papers' rules; the
+   model's decisions are cached. */
 
 /* The decision cache: the argmin over the rows costs a few microseconds at
    p = 1024 (the Rabenseifner-Traeff plans) and up to a millisecond for
@@ -7167,32 +7365,23 @@ static redcoll_algo redcoll__select_for(const redcoll__ctx *c, redcoll_coll coll
     return redcoll__select_model_at(coll, p, bytes, c->esize, c->op.commutative, &c->o, displs);
 }
 
-REDCOLL_API double redcoll_algo_cost(redcoll_coll coll, redcoll_algo algo, int p, size_t bytes,
-                                     size_t esize, const redcoll_options *opts) {
-    const redcoll__row *e = redcoll__find(coll, algo);
-    redcoll_options o = redcoll_options_resolved(opts);
-    redcoll__cost_in in = redcoll__cost_input(coll, p, bytes, esize, &o);
-    if (!e || p < 1) return -1;
-    return redcoll__row_cost((int)(e - redcoll__rows), &in);
-}
-
-/* ---- selection --------------------------------------------------------------
+/* ---- the papers' rules ----------------------------------------------------------
    Short vectors favour few rounds; the rules per collective follow the papers'
-   section 4 and are refined as schedules arrive. */
+   section 4. */
 
 /* MPICH's cutoffs (Thakur, Rabenseifner & Gropp 2005, section 4; the same
    values as MPICH's MPIR_CVAR_*_MSG_SIZE defaults). */
-#define REDCOLL_MPICH_ALLGATHER_SHORT   ((size_t)81920)  /* 4.1: Bruck below 80 KB total, p not 2^k */
-#define REDCOLL_MPICH_ALLGATHER_LONG    ((size_t)524288) /* 4.1: recursive doubling below 512 KB, p = 2^k */
-#define REDCOLL_MPICH_BCAST_SHORT       ((size_t)12288)  /* 4.2: binomial below 12 KB ... */
-#define REDCOLL_MPICH_BCAST_MIN_PROCS   8                /* ... or below 8 ranks */
-#define REDCOLL_MPICH_BCAST_LONG        ((size_t)524288) /* 4.2: scatter + ring allgather from 512 KB */
-#define REDCOLL_MPICH_ALLTOALL_SHORT    ((size_t)256)    /* 4.3: Bruck up to 256 B per block */
-#define REDCOLL_MPICH_ALLTOALL_MEDIUM   ((size_t)32768)  /* 4.3: scattered up to 32 KB per block */
-#define REDCOLL_MPICH_REDSCAT_COMM_LONG ((size_t)524288) /* 4.4: recursive halving below 512 KB */
-#define REDCOLL_MPICH_REDSCAT_NONCOMM_SHORT ((size_t)512) /* 4.4: recursive doubling below 512 B */
-#define REDCOLL_MPICH_REDUCE_SHORT      ((size_t)2048)   /* 4.5: binomial reduce up to 2 KB */
-#define REDCOLL_MPICH_ALLREDUCE_SHORT   ((size_t)2048)   /* 4.5: recursive doubling up to 2 KB */
+#define REDCOLL__MPICH_ALLGATHER_SHORT   ((size_t)81920)  /* 4.1: Bruck below 80 KB total, p not 2^k */
+#define REDCOLL__MPICH_ALLGATHER_LONG    ((size_t)524288) /* 4.1: recursive doubling below 512 KB, p = 2^k */
+#define REDCOLL__MPICH_BCAST_SHORT       ((size_t)12288)  /* 4.2: binomial below 12 KB ... */
+#define REDCOLL__MPICH_BCAST_MIN_PROCS   8                /* ... or below 8 ranks */
+#define REDCOLL__MPICH_BCAST_LONG        ((size_t)524288) /* 4.2: scatter + ring allgather from 512 KB */
+#define REDCOLL__MPICH_ALLTOALL_SHORT    ((size_t)256)    /* 4.3: Bruck up to 256 B per block */
+#define REDCOLL__MPICH_ALLTOALL_MEDIUM   ((size_t)32768)  /* 4.3: scattered up to 32 KB per block */
+#define REDCOLL__MPICH_REDSCAT_COMM_LONG ((size_t)524288) /* 4.4: recursive halving below 512 KB */
+#define REDCOLL__MPICH_REDSCAT_NONCOMM_SHORT ((size_t)512) /* 4.4: recursive doubling below 512 B */
+#define REDCOLL__MPICH_REDUCE_SHORT      ((size_t)2048)   /* 4.5: binomial reduce up to 2 KB */
+#define REDCOLL__MPICH_ALLREDUCE_SHORT   ((size_t)2048)   /* 4.5: recursive doubling up to 2 KB */
 
 /* MPICH paper 4.5, for REDCOLL_SELECTOR_MPICH: reduce is binomial up to 2 KB
    and for user ops, Rabenseifner's reduce-scatter + gather above; allreduce
@@ -7203,20 +7392,20 @@ REDCOLL_API double redcoll_algo_cost(redcoll_coll coll, redcoll_algo algo, int p
 static redcoll_algo redcoll__select_mpich_reductions(redcoll_coll coll, size_t bytes,
                                                      int commutative) {
     if (coll == REDCOLL_COLL_REDUCE)
-        return bytes > REDCOLL_MPICH_REDUCE_SHORT && commutative ? REDCOLL_ALGO_HALVING_DOUBLING
+        return bytes > REDCOLL__MPICH_REDUCE_SHORT && commutative ? REDCOLL_ALGO_HALVING_DOUBLING
                                                                 : REDCOLL_ALGO_BINOMIAL;
-    return bytes > REDCOLL_MPICH_ALLREDUCE_SHORT && commutative ? REDCOLL_ALGO_HALVING_DOUBLING
+    return bytes > REDCOLL__MPICH_ALLREDUCE_SHORT && commutative ? REDCOLL_ALGO_HALVING_DOUBLING
                                                                : REDCOLL_ALGO_RECURSIVE_DOUBLING;
 }
 
 /* Allreduce / reduce, Rabenseifner 2004 section 4 (Cray T3E, Fig. 4 and 5),
    MPICH paper 5.4. */
-#define REDCOLL_SELECT_TINY_BYTES     ((size_t)32)    /* <= : recursive doubling (allreduce) */
-#define REDCOLL_SELECT_SHORT_BYTES    ((size_t)1024)  /* <= : binary tree off powers of two */
-#define REDCOLL_SELECT_RING_MAX_P     32              /* <  : ring for long vectors, p not 2^k */
-#define REDCOLL_SELECT_RING_MIN_BYTES ((size_t)65536) /* >= : "for 15 processes, ring if >= 64 KB" */
-#define REDCOLL_SELECT_BB_MIN_P       32              /* >  : binary blocks may pay off */
-#define REDCOLL_SELECT_BB_MIN_BYTES   ((size_t)16384) /* >= : binary blocks may pay off */
+#define REDCOLL__SELECT_TINY_BYTES     ((size_t)32)    /* <= : recursive doubling (allreduce) */
+#define REDCOLL__SELECT_SHORT_BYTES    ((size_t)1024)  /* <= : binary tree off powers of two */
+#define REDCOLL__SELECT_RING_MAX_P     32              /* <  : ring for long vectors, p not 2^k */
+#define REDCOLL__SELECT_RING_MIN_BYTES ((size_t)65536) /* >= : "for 15 processes, ring if >= 64 KB" */
+#define REDCOLL__SELECT_BB_MIN_P       32              /* >  : binary blocks may pay off */
+#define REDCOLL__SELECT_BB_MIN_BYTES   ((size_t)16384) /* >= : binary blocks may pay off */
 
 /* delta_expo_max: the largest gap between consecutive exponents of p's
    binary representation (Rabenseifner 2004 footnote 2; 100 = 2^6+2^5+2^2: 3). */
@@ -7234,7 +7423,7 @@ static int redcoll__delta_expo_max(int p) {
    i.e. bytes > 2^(2 delta + 5), with >= 16 KB and more than 32 ranks. */
 static int redcoll__binary_blocks_pay(int p, size_t bytes) {
     int shift = 2 * redcoll__delta_expo_max(p) + 5;
-    if (p <= REDCOLL_SELECT_BB_MIN_P || bytes < REDCOLL_SELECT_BB_MIN_BYTES) return 0;
+    if (p <= REDCOLL__SELECT_BB_MIN_P || bytes < REDCOLL__SELECT_BB_MIN_BYTES) return 0;
     return shift < (int)(8 * sizeof(size_t)) - 1 && bytes > ((size_t)1 << shift);
 }
 
@@ -7245,15 +7434,15 @@ static int redcoll__binary_blocks_pay(int p, size_t bytes) {
    algorithm; for p = 2^k it is what binary blocks would do). */
 static redcoll_algo redcoll__select_rabenseifner(redcoll_coll coll, int p, size_t bytes) {
     int pof2 = (p & (p - 1)) == 0;
-    if (bytes <= REDCOLL_SELECT_TINY_BYTES)
+    if (bytes <= REDCOLL__SELECT_TINY_BYTES)
         return coll == REDCOLL_COLL_ALLREDUCE ? REDCOLL_ALGO_RECURSIVE_DOUBLING
                                               : REDCOLL_ALGO_BINARY_TREE;
-    if (bytes <= REDCOLL_SELECT_SHORT_BYTES) {
+    if (bytes <= REDCOLL__SELECT_SHORT_BYTES) {
         if (!pof2) return REDCOLL_ALGO_BINARY_TREE;
         return coll == REDCOLL_COLL_ALLREDUCE ? REDCOLL_ALGO_RECURSIVE_DOUBLING
                                               : REDCOLL_ALGO_BINARY_TREE;
     }
-    if (!pof2 && p < REDCOLL_SELECT_RING_MAX_P && bytes >= REDCOLL_SELECT_RING_MIN_BYTES)
+    if (!pof2 && p < REDCOLL__SELECT_RING_MAX_P && bytes >= REDCOLL__SELECT_RING_MIN_BYTES)
         return REDCOLL_ALGO_RING;
     if (!pof2 && redcoll__binary_blocks_pay(p, bytes)) return REDCOLL_ALGO_BINARY_BLOCKS;
     return REDCOLL_ALGO_HALVING_DOUBLING;
@@ -7281,29 +7470,33 @@ REDCOLL_API redcoll_algo redcoll_select(redcoll_coll coll, int p, size_t bytes,
         return REDCOLL_ALGO_BINOMIAL;
     case REDCOLL_COLL_ALLGATHER: case REDCOLL_COLL_ALLGATHERV: {
         size_t total = coll == REDCOLL_COLL_ALLGATHER ? bytes * (size_t)(p > 0 ? p : 1) : bytes;
-        if (pof2 && total < REDCOLL_MPICH_ALLGATHER_LONG) return REDCOLL_ALGO_RECURSIVE_DOUBLING;
-        if (!pof2 && total < REDCOLL_MPICH_ALLGATHER_SHORT) return REDCOLL_ALGO_BRUCK;
+        if (pof2 && total < REDCOLL__MPICH_ALLGATHER_LONG) return REDCOLL_ALGO_RECURSIVE_DOUBLING;
+        if (!pof2 && total < REDCOLL__MPICH_ALLGATHER_SHORT) return REDCOLL_ALGO_BRUCK;
         return REDCOLL_ALGO_RING;
     }
     case REDCOLL_COLL_BCAST: /* MPICH also asks for p = 2^k before recursive doubling */
-        if (bytes < REDCOLL_MPICH_BCAST_SHORT || p < REDCOLL_MPICH_BCAST_MIN_PROCS)
+        if (bytes < REDCOLL__MPICH_BCAST_SHORT || p < REDCOLL__MPICH_BCAST_MIN_PROCS)
             return REDCOLL_ALGO_BINOMIAL;
-        return pof2 && bytes < REDCOLL_MPICH_BCAST_LONG ? REDCOLL_ALGO_SCATTER_RECURSIVE_DOUBLING
+        return pof2 && bytes < REDCOLL__MPICH_BCAST_LONG ? REDCOLL_ALGO_SCATTER_RECURSIVE_DOUBLING
                                                         : REDCOLL_ALGO_SCATTER_RING;
     case REDCOLL_COLL_ALLTOALL:
-        if (bytes <= REDCOLL_MPICH_ALLTOALL_SHORT) return REDCOLL_ALGO_BRUCK;
-        return bytes <= REDCOLL_MPICH_ALLTOALL_MEDIUM ? REDCOLL_ALGO_SCATTERED
+        if (bytes <= REDCOLL__MPICH_ALLTOALL_SHORT) return REDCOLL_ALGO_BRUCK;
+        return bytes <= REDCOLL__MPICH_ALLTOALL_MEDIUM ? REDCOLL_ALGO_SCATTERED
                                                       : REDCOLL_ALGO_PAIRWISE;
     case REDCOLL_COLL_REDUCE_SCATTER: case REDCOLL_COLL_REDUCE_SCATTER_BLOCK:
         if (commutative)
-            return bytes < REDCOLL_MPICH_REDSCAT_COMM_LONG ? REDCOLL_ALGO_RECURSIVE_HALVING
+            return bytes < REDCOLL__MPICH_REDSCAT_COMM_LONG ? REDCOLL_ALGO_RECURSIVE_HALVING
                                                            : REDCOLL_ALGO_PAIRWISE;
-        return bytes < REDCOLL_MPICH_REDSCAT_NONCOMM_SHORT ? REDCOLL_ALGO_RECURSIVE_DOUBLING
+        return bytes < REDCOLL__MPICH_REDSCAT_NONCOMM_SHORT ? REDCOLL_ALGO_RECURSIVE_DOUBLING
                                                            : REDCOLL_ALGO_PAIRWISE;
     case REDCOLL_COLL_BARRIER: return REDCOLL_ALGO_DISSEMINATION;
     default: return REDCOLL_ALGO_AUTO;
     }
 }
+
+/* ==== 13. Setup and execute [SECTION:setup] ================================
+   A call checked and resolved once (redcoll__setup), run (redcoll__execute)
+   once or many times (plans); its scratch measured by a dry run. */
 
 static int redcoll__transport_ok(const redcoll_transport *t) {
     if (!t || !t->send || !t->recv || !t->sendrecv) return 0;
@@ -7512,7 +7705,7 @@ static uint32_t redcoll__mix_double(uint32_t h, double v) {
     return redcoll__mix(h, bits);
 }
 
-/* The call's tag (issue 13 item 4): ranks that disagree about the collective,
+/* The call's tag: ranks that disagree about the collective,
    the algorithm, the count, the element size, the root or an option that
    shapes the messages use different tags, so their messages never match and
    the call ends in an error or a timeout instead of a wrong result. The row
@@ -7648,55 +7841,10 @@ static redcoll_result redcoll__nested(redcoll__ctx *c, redcoll_coll coll, void *
 }
 
 /* ---- measuring scratch, plans, the one-shot call -------------------------------
-   The measuring pass runs execute against a transport that moves nothing
-   (REDCOLL_TRANSPORT_NO_DATA) and has the real one's optional entries, so the
-   schedule takes the same branches and makes the same allocations as a real
-   run; the arena records their high-water mark. */
-static redcoll_result redcoll__dry_send(void *u, int dst, const void *buf, size_t bytes, int tag) {
-    (void)u; (void)dst; (void)buf; (void)bytes; (void)tag;
-    return REDCOLL_OK;
-}
-static redcoll_result redcoll__dry_recv(void *u, int src, void *buf, size_t bytes, int tag) {
-    (void)u; (void)src; (void)buf; (void)bytes; (void)tag;
-    return REDCOLL_OK;
-}
-static redcoll_result redcoll__dry_sendrecv(void *u, int dst, const void *sbuf, size_t sbytes,
-                                            int src, void *rbuf, size_t rbytes, int tag) {
-    (void)u; (void)dst; (void)sbuf; (void)sbytes; (void)src; (void)rbuf; (void)rbytes; (void)tag;
-    return REDCOLL_OK;
-}
-static void redcoll__dry_abort(void *u, redcoll_result why) { (void)u; (void)why; }
-static redcoll_result redcoll__dry_ipost(void *u, int peer, void *buf, size_t bytes, int tag,
-                                         redcoll_request *req) {
-    (void)u; (void)peer; (void)buf; (void)bytes; (void)tag;
-    req->ptr = NULL; req->id = 0;
-    return REDCOLL_OK;
-}
-static redcoll_result redcoll__dry_isend(void *u, int dst, const void *buf, size_t bytes, int tag,
-                                         redcoll_request *req) {
-    (void)buf;
-    return redcoll__dry_ipost(u, dst, NULL, bytes, tag, req);
-}
-static redcoll_result redcoll__dry_waitall(void *u, int count, redcoll_request *reqs) {
-    (void)u; (void)count; (void)reqs;
-    return REDCOLL_OK;
-}
-static int redcoll__dry_node_of(void *u, int rank) {
-    const redcoll_transport *real = (const redcoll_transport *)u;
-    return real->node_of(real->user, rank);
-}
-static redcoll_result redcoll__dry_recv_reduce(void *u, int src, size_t bytes, int tag,
-                                               const redcoll_consumer *into) {
-    (void)u; (void)src; (void)bytes; (void)tag; (void)into;
-    return REDCOLL_OK;
-}
-static redcoll_result redcoll__dry_sendrecv_reduce(void *u, int dst, const void *sbuf, size_t sbytes,
-                                                   int src, size_t rbytes, int tag,
-                                                   const redcoll_consumer *into) {
-    (void)u; (void)dst; (void)sbuf; (void)sbytes; (void)src; (void)rbytes; (void)tag; (void)into;
-    return REDCOLL_OK;
-}
-
+   The measuring pass runs execute on the recording transport ([SECTION:cost])
+   standing in for the real one, so the schedule takes the same branches and
+   makes the same allocations as a real run; the arena records their
+   high-water mark. */
 #define REDCOLL__MEASURE_CTL 4096 /* stack bytes for a measuring pass's control data */
 
 /* Executes the call on transport t (which moves no data) with a measuring
@@ -7720,23 +7868,9 @@ static redcoll_result redcoll__execute_measuring(redcoll__call *call, const redc
 /* The call's scratch need in bytes (the arena's high-water mark), or 0 with
    an error latched when control data could not be allocated. */
 static redcoll_result redcoll__measure_pass(redcoll__call *call, size_t *need) {
-    const redcoll_transport *real = call->c.t;
-    redcoll_transport dry;
-    /* every field set (no memset: this runs before every one-shot call) */
-    dry.user = (void *)real; /* only node_of reads it */
-    dry.rank = real->rank; dry.size = real->size;
-    dry.send = redcoll__dry_send; dry.recv = redcoll__dry_recv; dry.sendrecv = redcoll__dry_sendrecv;
-    dry.abort = redcoll__dry_abort;
-    dry.isend = real->isend ? redcoll__dry_isend : NULL;
-    dry.irecv = real->isend ? redcoll__dry_ipost : NULL;
-    dry.waitall = real->isend ? redcoll__dry_waitall : NULL;
-    dry.node_of = real->node_of ? redcoll__dry_node_of : NULL;
-    dry.on_compute = NULL; dry.on_scratch = NULL;
-    dry.flags = real->flags | REDCOLL_TRANSPORT_NO_DATA;
-    dry.recv_reduce = real->recv_reduce ? redcoll__dry_recv_reduce : NULL;
-    dry.sendrecv_reduce = real->sendrecv_reduce ? redcoll__dry_sendrecv_reduce : NULL;
-    dry.scratch = NULL;
-    return redcoll__execute_measuring(call, &dry, need);
+    redcoll__rec dry;
+    redcoll__rec_init(&dry, call->c.t->rank, call->c.t->size, call->c.t, NULL);
+    return redcoll__execute_measuring(call, &dry.t, need);
 }
 
 /* The call's scratch need. The exact sum's pass runs its inner collectives
@@ -7857,7 +7991,7 @@ static redcoll_result redcoll__once(redcoll_coll coll, const redcoll_transport *
     return redcoll__execute(&call);
 }
 
-/* ==== 9. Entry points [SECTION:entry] ==================================== */
+/* ==== 14. Entry points [SECTION:entry] =================================== */
 
 REDCOLL_API redcoll_result redcoll_allreduce(const redcoll_transport *t, const void *sbuf,
                                              void *rbuf, size_t count, redcoll_dtype dtype,

@@ -183,7 +183,8 @@ static const cli_flag cli_flags[] = {
     { F_FAIL_CALL, "--fail-call", "K", CMD_SIMULATE | CMD_SCHEDULE,
       "make transport call K (1-based) of --fail-rank fail, to watch recovery" },
     { F_THRESHOLD, "--threshold", "B", CMD_MODEL | CMD_BENCH,
-      "butterfly threshold b in bytes (K/M/G), `zero` or `inf`" },
+      "butterfly threshold b in bytes (K/M/G; 0: every level halves), `inf` (none halves) "
+      "or `auto` (the cost model chooses: the default)" },
     { F_SEGMENT, "--segment", "BYTES", CMD_MODEL | CMD_BENCH, "segment size of pipelined schedules (K/M/G)" },
     { F_GROUPS, "--groups", "G", CMD_MODEL | CMD_BENCH, "hierarchical: number of groups (<= p)" },
     { F_INNER, "--inner", "A", CMD_MODEL | CMD_BENCH,
@@ -487,11 +488,12 @@ static int cli_apply(cli *c, const cli_flag *fl, const char *v) {
         break;
     }
     case F_THRESHOLD:
-        if (strcmp(v, "zero") == 0) s->opts.threshold_bytes = REDCOLL_THRESHOLD_ZERO;
-        else if (strcmp(v, "inf") == 0) s->opts.threshold_bytes = REDCOLL_THRESHOLD_INFINITE;
-        else if (!cli_size(v, &z) || z >= REDCOLL_THRESHOLD_ZERO)
-            return cli_bad("--threshold wants bytes (K/M/G), `zero` or `inf`, not '%s'", v);
-        else s->opts.threshold_bytes = z;
+        if (strcmp(v, "auto") == 0) s->opts.threshold_bytes = REDCOLL_THRESHOLD_AUTO;
+        else if (strcmp(v, "inf") == 0) s->opts.threshold_bytes = REDCOLL_THRESHOLD_HALVE_NONE;
+        else if (strcmp(v, "zero") == 0) s->opts.threshold_bytes = REDCOLL_THRESHOLD_HALVE_ALL;
+        else if (!cli_size(v, &z) || z >= REDCOLL_THRESHOLD_HALVE_ALL)
+            return cli_bad("--threshold wants bytes (K/M/G), `inf` or `auto`, not '%s'", v);
+        else s->opts.threshold_bytes = z ? z : REDCOLL_THRESHOLD_HALVE_ALL;
         break;
     case F_SEGMENT:
         if (!cli_size(v, &s->opts.segment_bytes)) return cli_bad("--segment wants bytes (K/M/G), not '%s'", v);

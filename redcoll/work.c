@@ -1,20 +1,19 @@
 /* work.c - what a simulator run will cost, before it starts, and progress
-   while it runs (issue 13, item 11). Included by main.c.
+   while it runs. Included by main.c.
 
    The unit is the simulator's: an event is one transport call of one
    simulated rank (a match, a wake-up of a rank); each rank adds
-   CLI_RANK_EVENTS (its thread), and in data mode every CLI_BYTES_PER_EVENT
-   bytes sent add one (the copy). The estimate replays the collective's
-   control flow, without peers, on a few sampled ranks: a transport that
-   only counts (no data, so no copies or reductions) answers every call at
-   once. A sampled rank stops after CLI_PROBE_CALLS calls; a collective whose
-   message count grows with the vector (pipelines: one message per segment)
-   is probed at growing counts (x16) and extrapolated linearly from the last
-   two, so the probe itself stays under a second whatever is asked.
-   The limit (--limit, default CLI_MAX_EVENTS) is in events, not seconds: the
-   thread-per-rank simulator does roughly 2e5 calls per second on this
-   2-core machine (about 10 minutes for 1e8), the coroutine engine many
-   times that; retune the constant, not the estimate, when it lands. */
+   CLI_RANK_EVENTS (its coroutine), and in data mode every
+   CLI_BYTES_PER_EVENT bytes sent add one (the copy). The estimate replays
+   the collective's control flow, without peers, on a few sampled ranks: the
+   library's recording transport (redcoll__rec) answers every call at once
+   and counts, moving no data, so no copies or reductions. A sampled rank
+   stops after CLI_PROBE_CALLS calls; a collective whose message count grows
+   with the vector (pipelines: one message per segment) is probed at growing
+   counts (x16) and extrapolated linearly from the last two, so the probe
+   itself stays under a second whatever is asked. The limit (--limit,
+   default CLI_MAX_EVENTS) is in events, not seconds: the simulator runs
+   some millions of events per second (`make bench-sim`). */
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -25,79 +24,6 @@
 #define CLI_PROBE_CALLS     131072ull
 #define CLI_PROBE_RANKS     8
 #define CLI_PROGRESS_EVERY  5.0 /* seconds between progress lines */
-
-/* ---- the counting transport ------------------------------------------------------ */
-
-typedef struct cli_probe {
-    redcoll_transport t;
-    unsigned long long calls, bytes;
-    int node_size, capped;
-} cli_probe;
-
-static redcoll_result cli_probe_note(void *u, size_t bytes) {
-    cli_probe *pr = (cli_probe *)u;
-    if (pr->calls >= CLI_PROBE_CALLS) { pr->capped = 1; return REDCOLL_ERR_TRANSPORT; }
-    pr->calls++;
-    pr->bytes += bytes;
-    return REDCOLL_OK;
-}
-static redcoll_result cli_probe_send(void *u, int dst, const void *buf, size_t bytes, int tag) {
-    (void)dst; (void)buf; (void)tag;
-    return cli_probe_note(u, bytes);
-}
-static redcoll_result cli_probe_recv(void *u, int src, void *buf, size_t bytes, int tag) {
-    (void)src; (void)buf; (void)bytes; (void)tag;
-    return cli_probe_note(u, 0);
-}
-static redcoll_result cli_probe_sendrecv(void *u, int dst, const void *sbuf, size_t sbytes, int src,
-                                         void *rbuf, size_t rbytes, int tag) {
-    (void)dst; (void)sbuf; (void)src; (void)rbuf; (void)rbytes; (void)tag;
-    return cli_probe_note(u, sbytes);
-}
-static redcoll_result cli_probe_isend(void *u, int dst, const void *buf, size_t bytes, int tag,
-                                      redcoll_request *req) {
-    (void)dst; (void)buf; (void)tag;
-    req->ptr = NULL; req->id = 0;
-    return cli_probe_note(u, bytes);
-}
-static redcoll_result cli_probe_irecv(void *u, int src, void *buf, size_t bytes, int tag,
-                                      redcoll_request *req) {
-    (void)src; (void)buf; (void)bytes; (void)tag;
-    req->ptr = NULL; req->id = 0;
-    return cli_probe_note(u, 0);
-}
-static redcoll_result cli_probe_waitall(void *u, int count, redcoll_request *reqs) {
-    (void)u; (void)count; (void)reqs;
-    return REDCOLL_OK;
-}
-static redcoll_result cli_probe_recv_reduce(void *u, int src, size_t bytes, int tag,
-                                            const redcoll_consumer *into) {
-    (void)src; (void)bytes; (void)tag; (void)into;
-    return cli_probe_note(u, 0);
-}
-static redcoll_result cli_probe_sendrecv_reduce(void *u, int dst, const void *sbuf, size_t sbytes,
-                                                int src, size_t rbytes, int tag,
-                                                const redcoll_consumer *into) {
-    (void)dst; (void)sbuf; (void)src; (void)rbytes; (void)tag; (void)into;
-    return cli_probe_note(u, sbytes);
-}
-static void cli_probe_abort(void *u, redcoll_result why) { (void)u; (void)why; }
-static int cli_probe_node_of(void *u, int rank) { return rank / ((cli_probe *)u)->node_size; }
-
-/* A rank of p that answers at once and counts, with the simulator's entries. */
-static void cli_probe_init(cli_probe *pr, int rank, int p, int node_size) {
-    memset(pr, 0, sizeof *pr);
-    pr->t.user = pr;
-    pr->t.rank = rank;
-    pr->t.size = p;
-    pr->t.send = cli_probe_send; pr->t.recv = cli_probe_recv; pr->t.sendrecv = cli_probe_sendrecv;
-    pr->t.abort = cli_probe_abort;
-    pr->t.isend = cli_probe_isend; pr->t.irecv = cli_probe_irecv; pr->t.waitall = cli_probe_waitall;
-    pr->t.recv_reduce = cli_probe_recv_reduce; pr->t.sendrecv_reduce = cli_probe_sendrecv_reduce;
-    pr->t.flags = REDCOLL_TRANSPORT_NO_DATA;
-    pr->node_size = node_size;
-    if (node_size > 0) pr->t.node_of = cli_probe_node_of;
-}
 
 /* The ranks sampled: 0, the root, p-1 and others spread evenly. */
 static int cli_probe_ranks(int p, int root, int *ranks) {
@@ -125,13 +51,15 @@ static int cli_probe_level(const rc_spec *spec, size_t count, double *calls, dou
     s.sim.no_data = 1;
     if (rc_begin(&s, &st, &o) != REDCOLL_OK) return -1;
     n = cli_probe_ranks(s.p, s.root, ranks);
-    for (k = 0; k < n && !capped; ++k) {
-        cli_probe pr;
-        cli_probe_init(&pr, ranks[k], s.p, s.sim.node_size);
+    for (k = 0; k < n && !capped; ++k) { /* the library's recording transport, counting */
+        redcoll__rec pr;
+        redcoll__rec_init(&pr, ranks[k], s.p, NULL, NULL);
+        pr.max_calls = CLI_PROBE_CALLS;
+        if (s.sim.node_size > 0) { pr.node_size = s.sim.node_size; pr.t.node_of = redcoll__rec_node_of; }
         rc_rank(&pr.t, &st);
         sc += pr.calls;
         sb += pr.bytes;
-        capped = pr.capped;
+        capped = pr.full;
     }
     rc_teardown(&st);
     *calls = (double)sc / k;

@@ -131,7 +131,7 @@ static void fz_make(uint64_t seed, long index, fz_case *fc) {
     if (fz_chance(s, 3)) o->segment_bytes = (size_t)(1 + fz_below(s, 5000));
     if (fz_chance(s, 4)) {
         k = fz_below(s, 3);
-        o->threshold_bytes = k == 0 ? REDCOLL_THRESHOLD_ZERO : k == 1 ? REDCOLL_THRESHOLD_INFINITE
+        o->threshold_bytes = k == 0 ? REDCOLL_THRESHOLD_HALVE_ALL : k == 1 ? REDCOLL_THRESHOLD_HALVE_NONE
                                                                       : (size_t)(1 + fz_below(s, 100000));
     }
     if (o->algo == REDCOLL_ALGO_HIERARCHICAL || fz_chance(s, 10)) {

@@ -241,8 +241,8 @@ static void sf_grid(redcoll_coll coll, redcoll_algo algo, sf_visit visit, void *
             switch (k) {
             case 0: s.opts.segment_bytes = 64; break;
             case 1: s.opts.segment_bytes = 1000; break;
-            case 2: s.opts.threshold_bytes = REDCOLL_THRESHOLD_ZERO; break;
-            case 3: s.opts.threshold_bytes = REDCOLL_THRESHOLD_INFINITE; break;
+            case 2: s.opts.threshold_bytes = REDCOLL_THRESHOLD_HALVE_ALL; break;
+            case 3: s.opts.threshold_bytes = REDCOLL_THRESHOLD_HALVE_NONE; break;
             case 4: s.opts.threshold_bytes = 256; break;
             case 5: s.opts.groups = 2; break;
             case 6: s.opts.groups = 3; s.opts.inner_algo = REDCOLL_ALGO_BINOMIAL; break;

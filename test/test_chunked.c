@@ -327,7 +327,7 @@ static int tc_touched(const rc_spec *spec, int fused) { return tc_touched_how(sp
 static void test_chunked_input_read_in_place(void) {
     static const redcoll_algo rt[] = { REDCOLL_ALGO_BUTTERFLY, REDCOLL_ALGO_ELIMINATION,
                                        REDCOLL_ALGO_ELIMINATION_NONOVERLAP, REDCOLL_ALGO_FACTOR_RING };
-    static const size_t thr[] = { 0, REDCOLL_THRESHOLD_ZERO, REDCOLL_THRESHOLD_INFINITE };
+    static const size_t thr[] = { 0, REDCOLL_THRESHOLD_HALVE_ALL, REDCOLL_THRESHOLD_HALVE_NONE };
     int i, j, p, fused, seen = 0;
     for (p = 2; p <= 17; ++p)
         for (fused = 0; fused < 2; ++fused) {
@@ -399,7 +399,7 @@ static void test_chunked_scratch_read_in_place(void) {
                     else if (k == 2) { s.op = "max"; s.dtype = REDCOLL_DOUBLE; }
                     s.root = (p + 3 * k) % p;
                     s.in_place = (p + k) % 2;
-                    if (e->algo == REDCOLL_ALGO_FACTOR_RING) s.opts.threshold_bytes = REDCOLL_THRESHOLD_ZERO;
+                    if (e->algo == REDCOLL_ALGO_FACTOR_RING) s.opts.threshold_bytes = REDCOLL_THRESHOLD_HALVE_ALL;
                     s.opts.chunk_bytes = 3 * (strcmp(s.op, "matmul") == 0 ? 16 : redcoll_dtype_size(s.dtype));
                     CHECK(tc_touched_how(&s, fused, 1) == 0, "%s %s: scratch written before the first message",
                           tf_describe(&s), fused ? "fused" : "cut");
@@ -432,7 +432,7 @@ static void test_chunked_scratch_schedules(void) {
                 tc_run_out b;
                 s.dtype = REDCOLL_DOUBLE;
                 s.opts.chunk_bytes = chunk;
-                s.opts.threshold_bytes = t ? REDCOLL_THRESHOLD_ZERO : REDCOLL_THRESHOLD_INFINITE;
+                s.opts.threshold_bytes = t ? REDCOLL_THRESHOLD_HALVE_ALL : REDCOLL_THRESHOLD_HALVE_NONE;
                 memset(&b, 0, sizeof b);
                 if (tc_run(&s, 1, &b) != REDCOLL_OK || !b.o.ok) {
                     CHECK(0, "%s cut: %s", tf_describe(&s), b.o.why);
@@ -479,7 +479,7 @@ static void test_chunked_factor_ring_scratch(void) {
         size_t m = n; /* m' at the first ring step */
         tc_run_out b;
         s.dtype = REDCOLL_DOUBLE;
-        s.opts.threshold_bytes = REDCOLL_THRESHOLD_ZERO;
+        s.opts.threshold_bytes = REDCOLL_THRESHOLD_HALVE_ALL;
         memset(&b, 0, sizeof b);
         if (tc_run(&s, 0, &b) != REDCOLL_OK || !b.o.ok) {
             CHECK(0, "%s: %s", tf_describe(&s), b.o.why);

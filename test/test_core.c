@@ -229,7 +229,7 @@ static void test_algorithm_list(void) {
         CHECK(named[a], "%s has a row", redcoll_algo_name((redcoll_algo)a));
     /* every row's name column is its algorithm's name; NEW rows come in enum order */
     j = 0;
-#define TL_ROW(first, A, name, C, fn, var, ord, kn, paper)                                     \
+#define TL_ROW(first, A, name, C, fn, cost, var, ord, kn, paper)                                  \
     CHECK(strcmp(redcoll_algo_name(REDCOLL_ALGO_##A), name) == 0, "%s: name column", name);     \
     if (strcmp(#first, "NEW") == 0) CHECK((int)REDCOLL_ALGO_##A == ++j, "%s: NEW rows in enum order", name);
     REDCOLL_ALGORITHM_LIST(TL_ROW)

@@ -25,7 +25,7 @@ static void test_te_sweep_reduce(void) { te_sweep(REDCOLL_COLL_REDUCE); }
 static void test_te_thresholds(void) {
     static const int ps[] = { 2, 3, 4, 5, 6, 7, 9, 11, 12, 13, 15, 17, 23, 24, 25, 27, 31, 33,
                               40, 45, 63 };
-    static const size_t bs[] = { REDCOLL_THRESHOLD_ZERO, 200 };
+    static const size_t bs[] = { REDCOLL_THRESHOLD_HALVE_ALL, 200 };
     int i, a, b, k;
     for (i = 0; i < (int)(sizeof ps / sizeof ps[0]); ++i)
         for (a = 0; a < 4; ++a)
@@ -50,7 +50,7 @@ static void test_te_roots(void) {
     for (i = 0; i < 7; ++i)
         for (a = 0; a < 4; ++a) {
             rc_spec s = rc_spec_make(REDCOLL_COLL_REDUCE, te_algos[a], ps[i], 2 * (size_t)ps[i] + 1);
-            s.opts.threshold_bytes = REDCOLL_THRESHOLD_ZERO;
+            s.opts.threshold_bytes = REDCOLL_THRESHOLD_HALVE_ALL;
             s.op = "matmul";
             for (s.root = 0; s.root < ps[i]; ++s.root) { s.in_place = s.root % 2; tf_run_ok(&s); }
         }
@@ -76,7 +76,7 @@ static void test_te_rounds_latency(void) {
     for (i = 0; i < TF_NP; ++i)
         for (a = 0; a < 3; ++a) {
             int p = tf_sweep_p[i], lg = tf_ceil_lg(p), pof2 = tf_is_pof2(p);
-            rc_spec s = te_spec(te_algos[a], p, 10, REDCOLL_THRESHOLD_INFINITE);
+            rc_spec s = te_spec(te_algos[a], p, 10, REDCOLL_THRESHOLD_HALVE_NONE);
             rc_outcome o;
             long want = pof2 ? lg : (a == 0 ? tf_ceil_lg(te_pof2_floor(p)) + 2 : lg + 1);
             unsigned long long red = 0;
@@ -99,7 +99,7 @@ static void test_te_rounds_ring(void) {
     static const int ps[] = { 3, 6, 12, 24, 48, 96, 192, 9, 18, 36, 72, 144 };
     int i;
     for (i = 0; i < (int)(sizeof ps / sizeof ps[0]); ++i) {
-        rc_spec s = te_spec(REDCOLL_ALGO_FACTOR_RING, ps[i], 10, REDCOLL_THRESHOLD_INFINITE);
+        rc_spec s = te_spec(REDCOLL_ALGO_FACTOR_RING, ps[i], 10, REDCOLL_THRESHOLD_HALVE_NONE);
         rc_outcome o;
         if (tf_measure(&s, &o))
             CHECK(o.rep.rounds == tf_ceil_lg(ps[i]), "%s: %ld rounds, want %d", tf_describe(&s),
@@ -107,7 +107,7 @@ static void test_te_rounds_ring(void) {
         rc_outcome_free(&o);
     }
     {
-        rc_spec s = te_spec(REDCOLL_ALGO_ELIMINATION, 12, 10, REDCOLL_THRESHOLD_INFINITE);
+        rc_spec s = te_spec(REDCOLL_ALGO_ELIMINATION, 12, 10, REDCOLL_THRESHOLD_HALVE_NONE);
         rc_outcome o;
         if (tf_measure(&s, &o)) CHECK(o.rep.rounds == 5, "p=12 elimination: %ld rounds", o.rep.rounds);
         rc_outcome_free(&o);
@@ -125,7 +125,7 @@ static void test_te_bandwidth_bound(void) {
             int p = ps[i], lg = tf_ceil_lg(p);
             size_t n = 1048576;
             double m = 8.0 * (double)n, pp = te_pof2_floor(p), bound;
-            rc_spec s = te_spec(te_algos[a], p, n, REDCOLL_THRESHOLD_ZERO);
+            rc_spec s = te_spec(te_algos[a], p, n, REDCOLL_THRESHOLD_HALVE_ALL);
             rc_outcome o;
             const redcoll_cost_model *mo;
             s.use_model = 1;
@@ -185,7 +185,7 @@ static void test_te_reduce_cost(void) {
     int i, a;
     for (i = 0; i < 6; ++i)
         for (a = 0; a < 4; ++a) {
-            rc_spec s = te_spec(te_algos[a], ps[i], 100000, REDCOLL_THRESHOLD_ZERO);
+            rc_spec s = te_spec(te_algos[a], ps[i], 100000, REDCOLL_THRESHOLD_HALVE_ALL);
             rc_outcome o1, o2;
             if (tf_measure(&s, &o1)) {
                 s.coll = REDCOLL_COLL_REDUCE;
