@@ -189,7 +189,8 @@ $(BUILD)/test_mpi: test/mpi/test_mpi.c redcoll.h transports/redcoll_mpi.h | $(BU
 	$(MPICC) $(CFLAGS_) $< -o $@
 
 $(BUILD)/pmpi_errors $(BUILD)/pmpi_colls $(BUILD)/pmpi_threads: $(BUILD)/pmpi_%: test/pmpi/%.c \
-        shim/redcoll_pmpi.c redcoll.h transports/redcoll_mpi.h | $(BUILD)
+        shim/redcoll_pmpi.c redcoll.h transports/redcoll_mpi.h transports/redcoll_pshm.h \
+        transports/redcoll_handoff.h | $(BUILD)
 	$(MPICC) $(CFLAGS_) $< -o $@ -lpthread
 
 # The MPI suites' ranks give up the core when a poll finds nothing (test/mpi/yield.c):
@@ -243,7 +244,8 @@ shim:
 	@if command -v $(MPICC) >/dev/null 2>&1; then $(MAKE) --no-print-directory $(SHIM); \
 	else echo "shim: $(MPICC) not found, libredcoll_pmpi.so skipped (apt-get install -y mpich libmpich-dev)"; fi
 
-$(SHIM): shim/redcoll_pmpi.c redcoll.h transports/redcoll_mpi.h | $(BUILD)
+$(SHIM): shim/redcoll_pmpi.c redcoll.h transports/redcoll_mpi.h transports/redcoll_pshm.h \
+        transports/redcoll_handoff.h | $(BUILD)
 	$(MPICC) $(CFLAGS_) -fPIC -shared shim/redcoll_pmpi.c -o $@ -lpthread
 
 # The shim's cost over calling redcoll directly at 8 B (a benchmark, not a test):

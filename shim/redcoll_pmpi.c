@@ -12,6 +12,11 @@
    no call that returns a user op's function) and MPI_Finalize.
 
    Design
+   - A communicator whose ranks all share a node runs the schedules over
+     shared memory (transports/redcoll_pshm.h: a segment made at first use,
+     its name agreed through MPI); any other over MPI point-to-point
+     (transports/redcoll_mpi.h). If the segment cannot be made (a /dev/shm
+     too small) the communicator uses MPI and says so once.
    - One redcoll_mpi transport per communicator, created on first use inside
      a collective (it duplicates the communicator: redcoll's messages never
      meet the application's) and cached as a communicator attribute whose
@@ -40,6 +45,11 @@
 
    Environment (read once, at the first call)
      REDCOLL_DISABLE=1              every call goes to PMPI_ unchanged
+     REDCOLL_SHM=0                  no shared-memory transport: MPI point-to-point
+                                    for every communicator
+     REDCOLL_SHM_CELLS=n, REDCOLL_SHM_CELL_BYTES=b
+                                    the segment's bounce cells per rank (default
+                                    16 of 32 KiB; see redcoll_pshm_config)
      REDCOLL_<COLL>_ALGORITHM=name  force a schedule (COLL: ALLREDUCE, REDUCE,
                                     REDUCE_SCATTER, REDUCE_SCATTER_BLOCK,
                                     ALLGATHER, ALLGATHERV, BCAST, ALLTOALL,
@@ -50,7 +60,9 @@
                                     of an intercommunicator) prints, once per
                                     (communicator, collective, size class,
                                     algorithm), the algorithm chosen, and once
-                                    per reason what passed through
+                                    per reason what passed through, and once per
+                                    communicator the transport (shared memory,
+                                    or MPI and why)
      REDCOLL_PROFILE=file           the cost model auto chooses by (a profile
                                     as `redcoll tune` writes it); a file that
                                     cannot be read or parsed is reported once
@@ -96,6 +108,7 @@
 #define REDCOLL_IMPLEMENTATION
 #include "redcoll.h"
 #include "transports/redcoll_mpi.h"
+#include "transports/redcoll_pshm.h"
 
 #undef MPI_Abort
 #undef MPI_Allgather
@@ -165,7 +178,9 @@ static const char *const shim_reason_text[SHIM_PASS_COUNT] = {
 
 /* One per communicator the shim has seen, the value of its attribute. */
 typedef struct shim_comm {
-    redcoll_mpi       m;         /* the transport, when ok */
+    redcoll_mpi       m;         /* the MPI transport, when ok */
+    redcoll_pshm     *pshm;      /* the shared-memory one, for a comm on one node */
+    const redcoll_transport *t;  /* what the collectives run on: pshm's or &m.t */
     int               ok;        /* 1: served; 0: passes through (why: `why`) */
     shim_reason       why;
     int               id;        /* order of creation, names unnamed comms in verbose lines */
@@ -218,9 +233,12 @@ static struct {
     size_t          nuops, cap_uops;
     int             have_model; /* REDCOLL_PROFILE was read */
     redcoll_cost_model model;
+    int             shm_off;    /* REDCOLL_SHM=0 */
+    redcoll_pshm_config shm_cfg; /* REDCOLL_SHM_CELLS, REDCOLL_SHM_CELL_BYTES */
+    int             shm_said;   /* the fallback to MPI was reported */
 } shim_g = { PTHREAD_ONCE_INIT, PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, 0, 0, 0,
              { REDCOLL_ALGO_AUTO }, MPI_KEYVAL_INVALID, MPI_KEYVAL_INVALID, 0, NULL, NULL, NULL,
-             0, 0, 0, { 0, 0, 0, 0, 0 } };
+             0, 0, 0, { 0, 0, 0, 0, 0 }, 0, { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }, 0 };
 
 /* MPI_COMM_WORLD's state, found without the attribute lookup (the common
    case of a small call, where that lookup is a third of the shim's cost). */
@@ -254,6 +272,7 @@ static int shim_comm_delete(MPI_Comm comm, int key, void *attr, void *extra) {
     (void)comm; (void)key; (void)extra;
     if (atomic_load(&shim_world) == s) atomic_store(&shim_world, NULL);
     SHIM_UNLINK(shim_g.comms, s);
+    redcoll_pshm_destroy(s->pshm);
     if (s->ok) redcoll_mpi_finalize(&s->m);
     free(s->counts);
     free(s->printed);
@@ -324,6 +343,10 @@ static void shim_init(void) {
     shim_g.disabled = v && *v && strcmp(v, "0") != 0;
     v = getenv("REDCOLL_VERBOSE");
     shim_g.verbose = v && *v && strcmp(v, "0") != 0;
+    v = getenv("REDCOLL_SHM");
+    shim_g.shm_off = v && strcmp(v, "0") == 0;
+    if ((v = getenv("REDCOLL_SHM_CELLS")) && *v) shim_g.shm_cfg.ncells = atoi(v);
+    if ((v = getenv("REDCOLL_SHM_CELL_BYTES")) && *v) shim_g.shm_cfg.cell_bytes = (size_t)strtoull(v, NULL, 10);
     for (c = 0; c < REDCOLL_COLL_COUNT; ++c) shim_read_algorithm((redcoll_coll)c, loud);
     v = getenv("REDCOLL_PROFILE");
     if (v && *v) shim_read_profile(v, loud);
@@ -351,6 +374,38 @@ static int shim_start(void) {
 
 /* ==== Communicators ======================================================== */
 
+static void shim_comm_label(const shim_comm *s, char *out, size_t n);
+
+/* The transport of a served communicator: shared memory when its ranks all
+   share a node (and REDCOLL_SHM is not 0), else MPI point-to-point. Every
+   rank decides alike: the node ids are redcoll_mpi_init's, and
+   redcoll_pshm_init_mpi returns the same result on every rank. A segment
+   that cannot be made (a /dev/shm too small) is reported once per process;
+   REDCOLL_VERBOSE=1 names the transport of every communicator. */
+static void shim_shm_open(shim_comm *s) {
+    char label[MPI_MAX_OBJECT_NAME + 16];
+    const char *why = NULL;
+    s->t = &s->m.t;
+    if (shim_g.shm_off) why = "REDCOLL_SHM=0";
+    else if (s->size < 2) return; /* nothing moves */
+    else if (s->m.nodes != 1) why = "its ranks are on more than one node";
+    else if (redcoll_pshm_init_mpi(&s->pshm, s->m.comm, &shim_g.shm_cfg) == REDCOLL_OK)
+        s->t = redcoll_pshm_transport(s->pshm);
+    else {
+        why = "no shared-memory segment";
+        if (s->rank == 0 && !shim_g.shm_said) {
+            shim_g.shm_said = 1;
+            fprintf(stderr, "redcoll: shared memory unavailable, collectives use MPI point-to-point: %s; "
+                    "REDCOLL_SHM_CELLS and REDCOLL_SHM_CELL_BYTES make the segment smaller\n",
+                    redcoll_pshm_last_error());
+        }
+    }
+    if (!shim_g.verbose || s->rank != 0) return;
+    shim_comm_label(s, label, sizeof label);
+    if (why) fprintf(stderr, "redcoll: %s (p=%d): transport MPI point-to-point (%s)\n", label, s->size, why);
+    else fprintf(stderr, "redcoll: %s (p=%d): transport shared memory (processes of one node)\n", label, s->size);
+}
+
 static shim_comm *shim_comm_create(MPI_Comm comm) {
     shim_comm *s = (shim_comm *)calloc(1, sizeof *s);
     int inter = 0;
@@ -374,8 +429,10 @@ static shim_comm *shim_comm_create(MPI_Comm comm) {
         s->why = SHIM_PASS_NO_TRANSPORT;
     } else {
         s->ok = 1;
+        shim_shm_open(s); /* collective, after the MPI transport (it uses its duplicate) */
     }
     if (PMPI_Comm_set_attr(comm, shim_g.comm_key, s) != MPI_SUCCESS) {
+        redcoll_pshm_destroy(s->pshm);
         if (s->ok) redcoll_mpi_finalize(&s->m);
         free(s->counts);
         free(s);
@@ -708,7 +765,7 @@ static int shim_try_allreduce(int *rc, const void *sbuf, void *rbuf, MPI_Count c
         (count > 0 && (sbuf == rbuf || !shim_at(sbuf, r.lb) || !shim_at(rbuf, r.lb))))
         return shim_pass(c.s, c.coll, SHIM_PASS_ARGS);
     shim_choose(&c, (size_t)count * (size_t)r.extent, r.op.commutative);
-    *rc = shim_end(&c, redcoll_allreduce(&c.s->m.t, redcoll_mpi_buf(shim_at(sbuf, r.lb)),
+    *rc = shim_end(&c, redcoll_allreduce(c.s->t, redcoll_mpi_buf(shim_at(sbuf, r.lb)),
                                          shim_at(rbuf, r.lb), (size_t)count, r.dtype, r.op, c.opts));
     return 1;
 }
@@ -725,7 +782,7 @@ static int shim_try_reduce(int *rc, const void *sbuf, void *rbuf, MPI_Count coun
         (at_root && (rbuf == MPI_IN_PLACE || (count > 0 && (sbuf == rbuf || !shim_at(rbuf, r.lb))))))
         return shim_pass(c.s, c.coll, SHIM_PASS_ARGS);
     shim_choose(&c, (size_t)count * (size_t)r.extent, r.op.commutative);
-    *rc = shim_end(&c, redcoll_reduce(&c.s->m.t, redcoll_mpi_buf(shim_at(sbuf, r.lb)),
+    *rc = shim_end(&c, redcoll_reduce(c.s->t, redcoll_mpi_buf(shim_at(sbuf, r.lb)),
                                       at_root ? shim_at(rbuf, r.lb) : NULL, (size_t)count,
                                       r.dtype, r.op, root, c.opts));
     return 1;
@@ -768,7 +825,7 @@ static int shim_try_reduce_scatter(int *rc, const void *sbuf, void *rbuf, shim_a
         ((c.s->counts[c.s->rank] > 0 || sbuf == MPI_IN_PLACE) && !shim_at(rbuf, r.lb)))
         return shim_pass(c.s, c.coll, SHIM_PASS_ARGS);
     shim_choose(&c, total * (size_t)r.extent, r.op.commutative);
-    *rc = shim_end(&c, redcoll_reduce_scatter(&c.s->m.t, redcoll_mpi_buf(shim_at(sbuf, r.lb)),
+    *rc = shim_end(&c, redcoll_reduce_scatter(c.s->t, redcoll_mpi_buf(shim_at(sbuf, r.lb)),
                                               shim_at(rbuf, r.lb), c.s->counts, r.dtype, r.op,
                                               c.opts));
     return 1;
@@ -783,7 +840,7 @@ static int shim_try_reduce_scatter_block(int *rc, const void *sbuf, void *rbuf, 
         (count > 0 && (sbuf == rbuf || !shim_at(sbuf, r.lb) || !shim_at(rbuf, r.lb))))
         return shim_pass(c.s, c.coll, SHIM_PASS_ARGS);
     shim_choose(&c, (size_t)count * (size_t)c.s->size * (size_t)r.extent, r.op.commutative);
-    *rc = shim_end(&c, redcoll_reduce_scatter_block(&c.s->m.t,
+    *rc = shim_end(&c, redcoll_reduce_scatter_block(c.s->t,
                                                     redcoll_mpi_buf(shim_at(sbuf, r.lb)),
                                                     shim_at(rbuf, r.lb), (size_t)count, r.dtype,
                                                     r.op, c.opts));
@@ -901,7 +958,7 @@ static int shim_try_bcast(int *rc, void *buf, MPI_Count count, MPI_Datatype type
     shim_choose(&c, d.bytes, 1);
     bytes = shim_bytes(&d, d.bytes, c.s->rank == root, &tmp, &err);
     if (err == MPI_SUCCESS)
-        r = redcoll_bcast(&c.s->m.t, bytes, d.bytes, REDCOLL_UINT8, root, c.opts);
+        r = redcoll_bcast(c.s->t, bytes, d.bytes, REDCOLL_UINT8, root, c.opts);
     if (err == MPI_SUCCESS && r == REDCOLL_OK && tmp && c.s->rank != root)
         err = shim_stage(&d, tmp, 1);
     *rc = shim_end_move(&c, err, r, tmp, NULL);
@@ -941,7 +998,7 @@ static int shim_try_gather(int *rc, const void *sbuf, MPI_Count scount, MPI_Data
         }
     }
     if (err == MPI_SUCCESS)
-        r = redcoll_gather(&c.s->m.t, in_place ? REDCOLL_IN_PLACE : sb, rb, block, REDCOLL_UINT8,
+        r = redcoll_gather(c.s->t, in_place ? REDCOLL_IN_PLACE : sb, rb, block, REDCOLL_UINT8,
                            root, c.opts);
     if (err == MPI_SUCCESS && r == REDCOLL_OK && tr) err = shim_stage(&rd, tr, 1);
     *rc = shim_end_move(&c, err, r, ts, tr);
@@ -975,7 +1032,7 @@ static int shim_try_scatter(int *rc, const void *sbuf, MPI_Count scount, MPI_Dat
     if (at_root) sb = shim_bytes(&sd, block * p, 1, &ts, &err);
     if (!in_place && err == MPI_SUCCESS) rb = shim_bytes(&rd, block, 0, &tr, &err);
     if (err == MPI_SUCCESS)
-        r = redcoll_scatter(&c.s->m.t, sb, in_place ? REDCOLL_IN_PLACE : rb, block,
+        r = redcoll_scatter(c.s->t, sb, in_place ? REDCOLL_IN_PLACE : rb, block,
                             REDCOLL_UINT8, root, c.opts);
     if (err == MPI_SUCCESS && r == REDCOLL_OK && tr) err = shim_stage(&rd, tr, 1);
     *rc = shim_end_move(&c, err, r, ts, tr);
@@ -1044,8 +1101,8 @@ static int shim_gather_all(int *rc, shim_call *c, const void *sbuf, MPI_Count sc
     }
     if (err == MPI_SUCCESS) {
         const void *in = direct && !in_place ? sb : REDCOLL_IN_PLACE;
-        res = v ? redcoll_allgatherv(&s->m.t, in, rb, s->counts, REDCOLL_UINT8, c->opts)
-                : redcoll_allgather(&s->m.t, in, rb, mine, REDCOLL_UINT8, c->opts);
+        res = v ? redcoll_allgatherv(s->t, in, rb, s->counts, REDCOLL_UINT8, c->opts)
+                : redcoll_allgather(s->t, in, rb, mine, REDCOLL_UINT8, c->opts);
     }
     for (i = 0, before = 0; tr && err == MPI_SUCCESS && res == REDCOLL_OK && i < s->size; ++i) {
         shim_side blk = shim_side_part(&rd, shim_block_at(rcounts, displs, rcount, i),
@@ -1098,7 +1155,7 @@ static int shim_try_alltoall(int *rc, const void *sbuf, MPI_Count scount, MPI_Da
     if (!in_place) sb = shim_bytes(&sd, rd.bytes, 1, &ts, &err);
     rb = err == MPI_SUCCESS ? shim_bytes(&rd, rd.bytes, in_place, &tr, &err) : NULL;
     if (err == MPI_SUCCESS)
-        r = redcoll_alltoall(&c.s->m.t, in_place ? REDCOLL_IN_PLACE : sb, rb, rd.bytes / p,
+        r = redcoll_alltoall(c.s->t, in_place ? REDCOLL_IN_PLACE : sb, rb, rd.bytes / p,
                              REDCOLL_UINT8, c.opts);
     if (err == MPI_SUCCESS && r == REDCOLL_OK && tr) err = shim_stage(&rd, tr, 1);
     *rc = shim_end_move(&c, err, r, ts, tr);
@@ -1109,7 +1166,7 @@ static int shim_try_barrier(int *rc, MPI_Comm comm) {
     shim_call c;
     if (!shim_begin(&c, comm, REDCOLL_COLL_BARRIER)) return 0;
     shim_choose(&c, 0, 1);
-    *rc = shim_end(&c, redcoll_barrier(&c.s->m.t, c.opts));
+    *rc = shim_end(&c, redcoll_barrier(c.s->t, c.opts));
     return 1;
 }
 

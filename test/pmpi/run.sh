@@ -3,11 +3,13 @@
 # (test/pmpi/*.c, they include only mpi.h) run under MPIEXEC with and without
 # LD_PRELOAD=BUILD/libredcoll_pmpi.so and their outputs must be identical
 # (integer data: exact whatever the algorithm), at -n 1..5; then the
-# environment (forced algorithms, every algorithm of every collective at
-# -n 3 and 4, unknown names, REDCOLL_DISABLE, REDCOLL_PROFILE, the
+# transport (shared memory for a communicator on one node; MPI point-to-point
+# with REDCOLL_SHM=0 or a /dev/shm too small, said once), the environment
+# (forced algorithms, every algorithm of every collective at -n 3 and 4
+# over shared memory, unknown names, REDCOLL_DISABLE, REDCOLL_PROFILE, the
 # non-commutative fallback, REDCOLL_VERBOSE lines), threads (MULTIPLE,
 # SERIALIZED), error reporting (errors.c, white-box: it compiles the shim
-# in), and the library's symbols.
+# in; over shared memory and over MPI), and the library's symbols.
 # Without an MPI compiler the suite is skipped with a message (0 tests).
 # Ends with "N passed, N failed".
 # Usage: test/pmpi/run.sh BUILD_DIR MPICC MPIEXEC
@@ -27,6 +29,7 @@ fi
 flags="-std=c11 -Wall -Wextra -pedantic -Werror -Wmissing-prototypes -Wstrict-prototypes -O2 -g"
 for prog in colls threads errors; do # errors.c compiles the shim in: -I.
     newer=$(find "test/pmpi/$prog.c" shim/redcoll_pmpi.c redcoll.h transports/redcoll_mpi.h \
+                 transports/redcoll_pshm.h transports/redcoll_handoff.h \
                  -newer "$build/pmpi_$prog" 2>/dev/null)
     [ -x "$build/pmpi_$prog" ] && [ -z "$newer" ] && continue # up to date (make test builds it)
     if ! "$mpicc" $flags -I. "test/pmpi/$prog.c" -o "$build/pmpi_$prog" -lpthread; then
@@ -87,6 +90,42 @@ for n in 1 2 3 4 5; do
     shim "$n" "$tmp/pre$n" -- "$build/pmpi_colls"; b=$?
     same "colls n=$n: identical with and without the shim" $a $b "$tmp/nat$n" "$tmp/pre$n"
 done
+
+# ---- the transport: shared memory for a communicator on one node, MPI when REDCOLL_SHM=0,
+# when the ranks span nodes, or when /dev/shm is too small (said once)
+for n in 2 3 4; do
+    shim "$n" "$tmp/off$n" REDCOLL_SHM=0 -- "$build/pmpi_colls"; b=$?
+    same "colls n=$n REDCOLL_SHM=0 (MPI point-to-point): identical" 0 $b "$tmp/nat$n" "$tmp/off$n"
+done
+shim 3 "$tmp/tv" REDCOLL_VERBOSE=1 -- "$build/pmpi_colls" world; s=$?
+grep -q '^redcoll: MPI_COMM_WORLD (p=3): transport shared memory (processes of one node)$' "$tmp/tv.err" &&
+    ! grep -q 'shared memory unavailable' "$tmp/tv.err"
+check "REDCOLL_VERBOSE=1 names the shared-memory transport" $? "$tmp/tv.err"
+shim 3 "$tmp/tv0" REDCOLL_VERBOSE=1 REDCOLL_SHM=0 -- "$build/pmpi_colls" world; s=$?
+grep -q '^redcoll: MPI_COMM_WORLD (p=3): transport MPI point-to-point (REDCOLL_SHM=0)$' "$tmp/tv0.err" &&
+    ! grep -q 'transport shared memory' "$tmp/tv0.err"
+check "REDCOLL_SHM=0: MPI point-to-point, and REDCOLL_VERBOSE=1 says so" $? "$tmp/tv0.err"
+leftover=$(ls /dev/shm 2>/dev/null | grep -c "^redcoll-$(id -u)-mpi-" || true)
+check "nothing of the jobs left in /dev/shm" $([ "$leftover" -eq 0 ]; echo $?)
+# A /dev/shm of 32 MiB (root: a mount namespace of its own) holds MPI's own segments but
+# not redcoll's when its cells ask for 128 MiB: every communicator falls back to MPI and
+# the job says so once.
+if [ "$(id -u)" -eq 0 ] && unshare -m true 2>/dev/null; then
+    small() { # small OUT ENV... -- PROG: the run with a 32 MiB /dev/shm
+        local out=$1; shift
+        local envs=(); while [ "$1" != "--" ]; do envs+=("$1"); shift; done; shift
+        unshare -m bash -c 'mount --make-rprivate / && mount -t tmpfs -o size=32m tmpfs /dev/shm && exec "$@"' \
+            small env "${envs[@]}" timeout 600 "$mpiexec" -n 2 -genv LD_PRELOAD "$lib${yield:+:$yield}" "$@" \
+            >"$out" 2>"$out.err"
+    }
+    small "$tmp/sm" REDCOLL_SHM_CELLS=64 REDCOLL_SHM_CELL_BYTES=1048576 REDCOLL_VERBOSE=1 -- "$build/pmpi_colls"; s=$?
+    same "a /dev/shm too small: identical (MPI point-to-point)" 0 $s "$tmp/nat2" "$tmp/sm"
+    [ "$(grep -c 'shared memory unavailable, collectives use MPI point-to-point: redcoll_pshm: the segment needs .* MiB in /dev/shm' "$tmp/sm.err")" -eq 1 ] &&
+        grep -q '^redcoll: MPI_COMM_WORLD (p=2): transport MPI point-to-point (no shared-memory segment)$' "$tmp/sm.err"
+    check "a /dev/shm too small: said once, with the size needed" $? "$tmp/sm.err"
+else
+    echo "pmpi/a /dev/shm too small: skipped (needs root for unshare -m and mount)"
+fi
 
 # ---- environment
 mpi 4 "$tmp/q4" -- "$build/pmpi_colls" world; q4=$?
@@ -176,15 +215,18 @@ for spec in "2 multiple" "3 multiple" "3 serialized"; do
     same "threads $2 n=$1: identical" $a $b "$tmp/tn" "$tmp/tp"
 done
 
-# ---- errors through the communicator's error handler (white-box: the shim compiled in)
-mpi 2 "$tmp/err" -- "$build/pmpi_errors"
-cat "$tmp/err"
-line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$tmp/err" | tail -n 1)
-if [ -n "$line" ]; then
-    p=${line%% passed*}; f=${line#*, }; f=${f%% failed*}
-    pass=$((pass + p)); fail=$((fail + f))
-else
-    check "errors program ran" 1 "$tmp/err.err"
-fi
+# ---- errors through the communicator's error handler (white-box: the shim compiled in),
+# over shared memory and over MPI point-to-point
+for shm in 1 0; do
+    mpi 2 "$tmp/err" REDCOLL_SHM=$shm -- "$build/pmpi_errors"
+    sed "s|errors/|errors (REDCOLL_SHM=$shm)/|" "$tmp/err"
+    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$tmp/err" | tail -n 1)
+    if [ -n "$line" ]; then
+        p=${line%% passed*}; f=${line#*, }; f=${f%% failed*}
+        pass=$((pass + p)); fail=$((fail + f))
+    else
+        check "errors program ran (REDCOLL_SHM=$shm)" 1 "$tmp/err.err"
+    fi
+done
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
