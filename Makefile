@@ -139,6 +139,13 @@ $(BUILD)/datapath: bench/datapath.c bench/bench.h $(HEADERS) | $(BUILD)
 $(BUILD)/datapath_mpi: bench/datapath_mpi.c bench/bench.h $(HEADERS) | $(BUILD)
 	$(MPICC) $(CFLAGS_) bench/datapath_mpi.c -o $@ $(LIBS)
 
+# Processes sharing a segment against threads, allreduce 8 B .. 16 MiB (docs/benchmarks.md).
+$(BUILD)/bench_pshm: bench/pshm.c bench/bench.h $(HEADERS) | $(BUILD)
+	$(CC) $(CFLAGS_) bench/pshm.c -o $@ $(LIBS)
+
+bench-pshm: $(BUILD)/bench_pshm
+	$(BUILD)/bench_pshm $(BENCH_FLAGS)
+
 bench-datapath: $(BUILD)/datapath
 	@if command -v $(MPICC) >/dev/null 2>&1; then \
 	    $(MAKE) --no-print-directory $(BUILD)/datapath_mpi && \
@@ -251,6 +258,11 @@ $(SHIM): shim/redcoll_pmpi.c redcoll.h transports/redcoll_mpi.h transports/redco
 # The shim's cost over calling redcoll directly at 8 B (a benchmark, not a test):
 # mpiexec.mpich -n 2 -genv LD_PRELOAD $PWD/build/libredcoll_pmpi.so build/pmpi_overhead
 $(BUILD)/pmpi_overhead: bench/pmpi_overhead.c redcoll.h transports/redcoll_mpi.h | $(BUILD)
+	$(MPICC) $(CFLAGS_) $< -o $@
+
+# The drop-in against the MPI library under it, allreduce 8 B .. 16 MiB (docs/benchmarks.md):
+# mpiexec.mpich -n 2 -genv LD_PRELOAD $PWD/build/libredcoll_pmpi.so build/pmpi_allreduce
+$(BUILD)/pmpi_allreduce: bench/pmpi_allreduce.c bench/bench.h | $(BUILD)
 	$(MPICC) $(CFLAGS_) $< -o $@
 
 # PREFIX/include/redcoll/{redcoll.h,transports/*.h} (so `#include "redcoll.h"` and
