@@ -6,7 +6,7 @@
    (redcoll_pshm_alloc), timed interleaved. A benchmark, not a test.
 
    Usage: pshm [-p P] [--sizes 8,64,...] [--batches B] [--seconds S] [--no-cma]
-               [--pump-reduce] [--algo NAME] [--only threads|private|segment]
+               [--algo NAME] [--only threads|private|segment]
    Default: p = 2, 8 B .. 16 MiB by factors of 8, 7 batches of about 20 ms,
    auto (--algo forces an allreduce algorithm on both transports); --only
    times one variant (for a profiler).
@@ -174,7 +174,7 @@ static double run_batch(int v, redcoll_pshm *h, int p, size_t count, long calls,
 
 int main(int argc, char **argv) {
     size_t sizes[32];
-    int nsizes = 0, batches = 7, p = 2, i, si, bad = 0, no_cma = 0, pump = 0, st;
+    int nsizes = 0, batches = 7, p = 2, i, si, bad = 0, no_cma = 0, st;
     double seconds = 0.02;
     redcoll_pshm_config cfg;
     redcoll_pshm *h;
@@ -185,7 +185,6 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[i], "--batches") == 0 && i + 1 < argc) batches = atoi(argv[++i]);
         else if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) seconds = atof(argv[++i]);
         else if (strcmp(argv[i], "--no-cma") == 0) no_cma = 1;
-        else if (strcmp(argv[i], "--pump-reduce") == 0) pump = 1;
         else if (strcmp(argv[i], "--algo") == 0 && i + 1 < argc && redcoll_algo_from_name(argv[i + 1], &g_opts.algo)) ++i;
         else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
             const char *v = argv[++i];
@@ -194,7 +193,7 @@ int main(int argc, char **argv) {
             if (g_only == -2) { fprintf(stderr, "pshm: --only threads, private or segment\n"); return 2; }
         }
         else {
-            fprintf(stderr, "usage: %s [-p P] [--sizes LIST] [--batches B] [--seconds S] [--no-cma] [--pump-reduce]"
+            fprintf(stderr, "usage: %s [-p P] [--sizes LIST] [--batches B] [--seconds S] [--no-cma]"
                             " [--algo NAME] [--only VARIANT]\n", argv[0]);
             return 2;
         }
@@ -206,7 +205,6 @@ int main(int argc, char **argv) {
     memset(&cfg, 0, sizeof cfg);
     cfg.arena_bytes = 3 * sizes[nsizes - 1] + ((size_t)1 << 20); /* x, y and the scratch */
     cfg.no_cma = no_cma;
-    cfg.pump_reduce = pump;
     if (redcoll_pshm_create(&cfg, p, &h) != REDCOLL_OK) {
         fprintf(stderr, "pshm: %s\n", redcoll_pshm_last_error());
         return 1;

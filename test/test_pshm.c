@@ -403,7 +403,8 @@ static void test_pshm_transport(void) {
         static const size_t mis[][4] = {
             { 8, 4, 0, 0 }, { 4, 8, 0, 0 }, { 0, 8, 0, 0 },      /* inline: eager */
             { 40, 36, 0, 0 }, { 33, 32, 0, 0 }, { 5000, 6000, 0, 0 }, /* cells: eager */
-            { 1 << 20, (1 << 20) - 8, 0, 1 },                    /* single copy (or cells, full) */
+            { 1 << 20, (1 << 20) - 8, 0, 1 },                    /* more than the cells hold */
+            { 5 << 20, (5 << 20) + 8, 0, 1 },                    /* single copy */
             { 100000, 100008, 1, 1 } };                          /* from the segment */
         cfg.no_cma = 0;
         cfg.arena_bytes = (size_t)2 << 20;
@@ -420,6 +421,7 @@ static void test_pshm_transport(void) {
           "inline and cell sends complete unreceived: %s / %s", redcoll_result_string(res[0]),
           redcoll_result_string(res[1]));
     cfg.timeout_seconds = 60;
+    cfg.cma_min_bytes = 4096;
     for (i = 0; i < 2; ++i)
         CHECK(tpshm_run(&cfg, 2, tpshm_rendezvous_rank, i ? &cfg : NULL, res) == REDCOLL_OK,
               "a 1 MiB send %s is rendezvous: %s / %s", i ? "from the arena" : "by single copy",
@@ -540,8 +542,9 @@ static redcoll_result tpshm_paths_rank(const redcoll_transport *t, void *arg) {
 
 static void test_pshm_paths(void) {
     /* cells only, small cells (units split across them), single copy from
-       4 KiB, single copy with pumped reductions, the arena */
-    static const char *const names[] = { "cells", "cells of 192 B", "single copy", "pump_reduce", "arena" };
+       4 KiB (reductions pumped through cells), small cells pumped, the arena */
+    static const char *const names[] = { "cells", "cells of 192 B", "single copy", "single copy, cells of 192 B",
+                                         "arena" };
     static const size_t unitv[] = { 12, 100 };
     redcoll_result res[2];
     int v, ui;
@@ -550,9 +553,8 @@ static void test_pshm_paths(void) {
             redcoll_pshm_config cfg = tpshm_cfg();
             tpshm_paths a;
             cfg.no_cma = v < 2;
-            if (v == 1) { cfg.cell_bytes = 192; cfg.ncells = 5; }
+            if (v == 1 || v == 3) { cfg.cell_bytes = 192; cfg.ncells = 5; }
             if (v >= 2) cfg.cma_min_bytes = 4096;
-            cfg.pump_reduce = v == 3;
             if (v == 4) cfg.arena_bytes = (size_t)2 << 20;
             a.unit = unitv[ui];
             a.arena = v == 4;

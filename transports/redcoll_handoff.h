@@ -26,7 +26,9 @@
              or reduces them out, pipelined through produced / consumed
              counters and a ring of cell numbers in the line.
    So the receiver copies or reduces straight from where the bytes are:
-   the sender's buffer when it can read it, the sender's cells otherwise.
+   the sender's buffer when it can read it, the sender's cells otherwise. A
+   receive-and-reduce of a CMA message asks the sender to push cells (PUMP):
+   the copy and the reduction then run on two cores at once.
 
    Matching is the receiver's: each rank keeps its unmatched receives
    (`pending`, in posting order), looks for the oldest posted send with the
@@ -260,7 +262,6 @@ typedef struct redcoll__ho_me {
     size_t              cma_min;     /* CMA from this many bytes */
     int                 one_process; /* every rank's address is valid here (PTR) */
     int                 futex_private;
-    int                 pump_reduce; /* a receive-and-reduce asks a CMA sender to push cells */
     int                 rank, size;
     int                 spin;
     double              timeout;     /* > 0: a blocking call fails after this long */
@@ -277,15 +278,11 @@ typedef struct redcoll__ho_me {
     unsigned           *posts;       /* [dst]: posts on my channel to dst */
     int                *descfree;    /* free descriptors (a stack) */
     int                 ndescfree;
-    unsigned char      *stage;       /* CMA receive-and-reduce: chunks land here */
-    size_t              stage_bytes;
     unsigned char      *big;         /* carry for units above REDCOLL__HO_CARRY */
     size_t              big_bytes;
     redcoll__ho_end    *big_user;
     redcoll__ho_end    *spare;       /* request records for reuse */
 } redcoll__ho_me;
-
-#define REDCOLL__HO_STAGE ((size_t)64 << 10) /* CMA receive-and-reduce chunk */
 
 static redcoll__ho_chan *redcoll__ho_chan_of(const redcoll__ho_me *me, int src, int dst) {
     return &me->chans[(size_t)dst * (size_t)me->size + (size_t)src];
@@ -674,14 +671,24 @@ static void redcoll__ho_serve_send(redcoll__ho_me *me, redcoll__ho_end *e) {
 
 /* ---- receiving ---------------------------------------------------------------------- */
 
+/* How receive e claims a posted send in `mode`: PUMP (the sender pushes
+   cells) where the bytes are not readable here, or where a single copy
+   would be followed by a reduction (a copy through a stage and a reduction
+   on one core measure slower than the pipeline through cells), else
+   CLAIMED (read where they are). */
+static unsigned redcoll__ho_want(const redcoll__ho_end *e, unsigned mode) {
+    return mode == REDCOLL__HO_CELLS || (mode == REDCOLL__HO_CMA && e->into) ? REDCOLL__HO_PUMP
+                                                                               : REDCOLL__HO_CLAIMED;
+}
+
 /* Claims the older of ch's slots that holds a posted send with `tag` (FIFO)
    and returns it with its state in *s; NULL when there is none. An EAGER
    send is taken without a compare-and-swap (its sender never withdraws
    it); a POSTED one is claimed as `want(mode)`. The two states are read as
    one snapshot: slot 0 again after slot 1, else two posts landing between
    the reads (slot 0, then slot 1) would show the newer one alone. */
-static redcoll__ho_line *redcoll__ho_claim(const redcoll__ho_me *me, redcoll__ho_chan *ch,
-                                           unsigned *s, int tag, const redcoll__ho_end *e) {
+static redcoll__ho_line *redcoll__ho_claim(redcoll__ho_chan *ch, unsigned *s, int tag,
+                                           const redcoll__ho_end *e) {
     redcoll__ho_line *sl = NULL;
     unsigned t[2];
     int i;
@@ -698,8 +705,7 @@ static redcoll__ho_line *redcoll__ho_claim(const redcoll__ho_me *me, redcoll__ho
     }
     if (!sl || REDCOLL__HO_ST(*s) == REDCOLL__HO_EAGER) return sl;
     {
-        unsigned want = me->pump_reduce && e->into && sl->mode == REDCOLL__HO_CMA ? REDCOLL__HO_PUMP
-                                                                                  : REDCOLL__HO_CLAIMED;
+        unsigned want = redcoll__ho_want(e, sl->mode);
         if (!redcoll__ho_cas(&sl->state, s, (*s & ~7u) | want)) return NULL;
         *s = (*s & ~7u) | want;
     }
@@ -782,33 +788,13 @@ static void redcoll__ho_whole(redcoll__ho_end *e, const void *src) {
     else memcpy(e->rbuf, src, e->bytes);
 }
 
-/* A CMA payload: straight into rbuf, or through the stage in chunks of
-   whole units for a consumer. */
+/* A CMA payload, straight into rbuf (a reduction asks for cells instead). */
 static redcoll_result redcoll__ho_pull(redcoll__ho_me *me, redcoll__ho_end *e, uint64_t from) {
-    size_t off = 0, chunk;
     int err;
     if (e->bytes == 0) return REDCOLL_OK;
-    if (!me->hooks.pull) return REDCOLL_ERR_TRANSPORT;
-    if (!e->into) {
-        err = me->hooks.pull(me, e->peer, e->rbuf, from, e->bytes);
-        return err == 0 ? REDCOLL_OK : err == ESRCH ? REDCOLL_ERR_ABORTED : REDCOLL_ERR_TRANSPORT;
-    }
-    if (me->stage_bytes < e->into->unit) {
-        unsigned char *b = (unsigned char *)REDCOLL_MALLOC(e->into->unit);
-        if (!b) return REDCOLL_ERR_OUT_OF_MEMORY;
-        if (me->stage) REDCOLL_FREE(me->stage);
-        me->stage = b;
-        me->stage_bytes = e->into->unit;
-    }
-    chunk = me->stage_bytes / e->into->unit * e->into->unit;
-    while (off < e->bytes) {
-        size_t n = e->bytes - off < chunk ? e->bytes - off : chunk;
-        err = me->hooks.pull(me, e->peer, me->stage, from + off, n);
-        if (err) return err == ESRCH ? REDCOLL_ERR_ABORTED : REDCOLL_ERR_TRANSPORT;
-        e->into->fn(e->into->arg, me->stage, off, n);
-        off += n;
-    }
-    return REDCOLL_OK;
+    if (!me->hooks.pull || e->into) return REDCOLL_ERR_TRANSPORT;
+    err = me->hooks.pull(me, e->peer, e->rbuf, from, e->bytes);
+    return err == 0 ? REDCOLL_OK : err == ESRCH ? REDCOLL_ERR_ABORTED : REDCOLL_ERR_TRANSPORT;
 }
 
 /* Copies or reduces the chunks of active receive e that have arrived.
@@ -845,15 +831,14 @@ static int redcoll__ho_match(redcoll__ho_me *me, redcoll__ho_end *e) {
     redcoll__ho_line *l;
     redcoll_result res = REDCOLL_OK;
     unsigned s = 0, st, done;
-    l = redcoll__ho_claim(me, ch, &s, e->tag, e);
+    l = redcoll__ho_claim(ch, &s, e->tag, e);
     if (!l) {
         if (redcoll__ho_load(&ch->nover) == 0) return 0;
         if (!redcoll__ho_lock(me, ch)) return 0;
         /* seen a queued send: look at the slots again, whose sends are older */
-        l = redcoll__ho_claim(me, ch, &s, e->tag, e);
+        l = redcoll__ho_claim(ch, &s, e->tag, e);
         if (!l && (l = redcoll__ho_dequeue(me, ch, e->peer, e->tag)) != NULL) {
-            s = l->mode == REDCOLL__HO_CELLS || (me->pump_reduce && e->into && l->mode == REDCOLL__HO_CMA)
-                    ? REDCOLL__HO_PUMP : REDCOLL__HO_CLAIMED;
+            s = redcoll__ho_want(e, l->mode);
             redcoll__ho_store(&l->state, s);
         }
         redcoll__ho_unlock(ch);
@@ -1249,10 +1234,9 @@ static void redcoll__ho_me_free(redcoll__ho_me *me) {
         REDCOLL_FREE(e);
     }
     free(me->unposted); free(me->occupant); free(me->posts); free(me->descfree);
-    if (me->stage) REDCOLL_FREE(me->stage);
     if (me->big) REDCOLL_FREE(me->big);
     me->unposted = NULL; me->occupant = NULL; me->posts = NULL; me->descfree = NULL;
-    me->stage = me->big = NULL;
+    me->big = NULL;
 }
 
 /* Initialises the shared parts of a fresh (zeroed) fabric: empty queues,

@@ -33,18 +33,18 @@
      segment (redcoll_pshm_alloc, and the scratch entry when the arena
      holds it) is read by the receiver where it is: it copies or reduces
      straight from the sender's memory, nothing staged (rendezvous).
-   - A buffer in a process's private memory is read with one copy
-     (process_vm_readv) from cma_min_bytes (default 256 KiB) where the
-     kernel allows it (probed between every pair at start-up: containers
-     and Yama often forbid it), straight into the receive buffer; a
-     receive-and-reduce reads it through a private 64 KiB stage (or asks
-     the sender to push cells, cfg.pump_reduce). Otherwise the sender copies
-     it into its cells (cell_bytes each, ncells of them) and the receiver
-     copies or reduces each one out while the sender fills the next: a
-     pipeline. Such a send is eager: it returns when its last byte is in a
-     cell.
-   - Nothing is allocated in steady state: request records, the stage and
-     the carry of a split element are kept.
+   - A buffer in a process's private memory: the sender copies it into its
+     cells (cell_bytes each, ncells of them) and the receiver copies or
+     reduces each one out while the sender fills the next, a pipeline on two
+     cores. Such a send is eager: it returns when its last byte is in a
+     cell. A plain receive of cma_min_bytes or more (default 4 MiB) is one
+     copy instead (process_vm_readv), straight into the receive buffer,
+     where the kernel allows it (probed between every pair at start-up:
+     containers and Yama often forbid it); a receive-and-reduce of such a
+     message asks the sender for cells. (Below 4 MiB the pipeline measured
+     faster: docs/benchmarks.md.)
+   - Nothing is allocated in steady state: request records and the carry
+     of an element split between two cells are kept.
 
    Semantics: those of the threads transport (redcoll_shm.h): matching FIFO
    per (source, destination, tag); sizes compared when send and receive
@@ -99,10 +99,8 @@ typedef struct redcoll_pshm_config {
     int    ndesc;             /* queued-send descriptors per rank (0 = 64) */
     size_t arena_bytes;       /* per rank: segment memory for redcoll_pshm_alloc and the
                                  scratch entry (0 = none) */
-    size_t cma_min_bytes;     /* single copy (process_vm_readv) from this size; 0 = 256 KiB */
+    size_t cma_min_bytes;     /* single copy (process_vm_readv) from this size; 0 = 4 MiB */
     int    no_cma;            /* 1: never process_vm_readv (the cells only) */
-    int    pump_reduce;       /* 1: a receive-and-reduce of a CMA-readable message asks the
-                                 sender to push cells instead of reading through a stage */
     size_t max_segment_bytes; /* > 0: refuse a larger segment (OUT_OF_MEMORY, as a full /dev/shm) */
 } redcoll_pshm_config;
 
@@ -362,7 +360,7 @@ static int redcoll__pshm_cfg(const redcoll_pshm_config *in, redcoll_pshm_config 
     if (c->cell_bytes == 0) c->cell_bytes = (size_t)32 << 10;
     if (c->ncells == 0) c->ncells = 16;
     if (c->ndesc == 0) c->ndesc = 64;
-    if (c->cma_min_bytes == 0) c->cma_min_bytes = (size_t)256 << 10;
+    if (c->cma_min_bytes == 0) c->cma_min_bytes = (size_t)4 << 20;
     c->arena_bytes = (c->arena_bytes + 63) & ~(size_t)63;
     return 1;
 }
@@ -599,7 +597,6 @@ static int redcoll__pshm_fill(redcoll_pshm *h, const redcoll__ho_layout *lay) {
     me->lay = *lay;
     me->cma = h->cfg.no_cma ? NULL : h->cma;
     me->cma_min = h->cfg.cma_min_bytes;
-    me->pump_reduce = h->cfg.pump_reduce;
     me->spin = h->cfg.spin > 0 ? h->cfg.spin
              : h->cfg.spin == 0 && (cpus <= 0 || h->size <= cpus) ? REDCOLL_PSHM_SPIN : 0;
     me->timeout = h->cfg.timeout_seconds;
@@ -609,11 +606,9 @@ static int redcoll__pshm_fill(redcoll_pshm *h, const redcoll__ho_layout *lay) {
     me->hooks.alive = redcoll__pshm_alive;
     me->hooks.left = redcoll__pshm_left;
     me->owner = h;
-    me->stage_bytes = REDCOLL__HO_STAGE;
-    me->stage = (unsigned char *)REDCOLL_MALLOC(me->stage_bytes);
     h->pidfd = (int *)malloc(sizeof(int) * (size_t)h->size);
     h->gone = (unsigned char *)calloc((size_t)h->size, 1);
-    if (!me->stage || !h->pidfd || !h->gone || !redcoll__ho_me_init(me, h->rank)) return 0;
+    if (!h->pidfd || !h->gone || !redcoll__ho_me_init(me, h->rank)) return 0;
     for (i = 0; i < h->size; ++i) h->pidfd[i] = -1;
     return 1;
 }
