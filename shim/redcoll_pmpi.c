@@ -234,11 +234,13 @@ static struct {
     int             have_model; /* REDCOLL_PROFILE was read */
     redcoll_cost_model model;
     int             shm_off;    /* REDCOLL_SHM=0 */
-    redcoll_pshm_config shm_cfg; /* REDCOLL_SHM_CELLS, REDCOLL_SHM_CELL_BYTES */
     int             shm_said;   /* the fallback to MPI was reported */
 } shim_g = { PTHREAD_ONCE_INIT, PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, 0, 0, 0,
              { REDCOLL_ALGO_AUTO }, MPI_KEYVAL_INVALID, MPI_KEYVAL_INVALID, 0, NULL, NULL, NULL,
-             0, 0, 0, { 0, 0, 0, 0, 0 }, 0, { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 }, 0 };
+             0, 0, 0, { 0, 0, 0, 0, 0 }, 0, 0 };
+
+/* The shared-memory segments' shape: REDCOLL_SHM_CELLS, REDCOLL_SHM_CELL_BYTES. */
+static redcoll_pshm_config shim_shm_cfg;
 
 /* MPI_COMM_WORLD's state, found without the attribute lookup (the common
    case of a small call, where that lookup is a third of the shim's cost). */
@@ -345,8 +347,8 @@ static void shim_init(void) {
     shim_g.verbose = v && *v && strcmp(v, "0") != 0;
     v = getenv("REDCOLL_SHM");
     shim_g.shm_off = v && strcmp(v, "0") == 0;
-    if ((v = getenv("REDCOLL_SHM_CELLS")) && *v) shim_g.shm_cfg.ncells = atoi(v);
-    if ((v = getenv("REDCOLL_SHM_CELL_BYTES")) && *v) shim_g.shm_cfg.cell_bytes = (size_t)strtoull(v, NULL, 10);
+    if ((v = getenv("REDCOLL_SHM_CELLS")) && *v) shim_shm_cfg.ncells = atoi(v);
+    if ((v = getenv("REDCOLL_SHM_CELL_BYTES")) && *v) shim_shm_cfg.cell_bytes = (size_t)strtoull(v, NULL, 10);
     for (c = 0; c < REDCOLL_COLL_COUNT; ++c) shim_read_algorithm((redcoll_coll)c, loud);
     v = getenv("REDCOLL_PROFILE");
     if (v && *v) shim_read_profile(v, loud);
@@ -389,7 +391,7 @@ static void shim_shm_open(shim_comm *s) {
     if (shim_g.shm_off) why = "REDCOLL_SHM=0";
     else if (s->size < 2) return; /* nothing moves */
     else if (s->m.nodes != 1) why = "its ranks are on more than one node";
-    else if (redcoll_pshm_init_mpi(&s->pshm, s->m.comm, &shim_g.shm_cfg) == REDCOLL_OK)
+    else if (redcoll_pshm_init_mpi(&s->pshm, s->m.comm, &shim_shm_cfg) == REDCOLL_OK)
         s->t = redcoll_pshm_transport(s->pshm);
     else {
         why = "no shared-memory segment";
