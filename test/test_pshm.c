@@ -71,15 +71,6 @@ static const char *tpshm_name(const char *what) {
 
 /* ---- the sweep: every schedule on processes ------------------------------------- */
 
-static int tpshm_block_coll(redcoll_coll c) { /* count is per block of p */
-    return c == REDCOLL_COLL_GATHER || c == REDCOLL_COLL_SCATTER || c == REDCOLL_COLL_ALLGATHER ||
-           c == REDCOLL_COLL_ALLGATHERV || c == REDCOLL_COLL_ALLTOALL ||
-           c == REDCOLL_COLL_REDUCE_SCATTER_BLOCK;
-}
-
-/* Whether the harness drives this collective (tshm_harness_has in test_shm.c). */
-static int tpshm_harness_has(redcoll_coll coll) { return tshm_harness_has(coll); }
-
 /* Case `idx` of the sweep at p ranks into *s; 0 past the last. Every rank
    and the parent enumerate the same list: every (collective, algorithm),
    counts 0, 1, p - 1 (< p), 2p + 1 (odd), 1000, 65537 and a 4 MiB vector
@@ -89,9 +80,9 @@ static int tpshm_harness_has(redcoll_coll coll) { return tshm_harness_has(coll);
 static int tpshm_case(int p, int idx, rc_spec *s) {
     int coll, algo, n = 0;
     for (coll = 0; coll < REDCOLL_COLL_COUNT; ++coll) {
-        if (!tpshm_harness_has((redcoll_coll)coll)) continue;
+        if (!tshm_harness_has((redcoll_coll)coll)) continue;
         for (algo = 0; algo < REDCOLL_ALGO_COUNT; ++algo) {
-            int div = tpshm_block_coll((redcoll_coll)coll) ? p : 1, k, nc = 6, j;
+            int div = tshm_block_coll((redcoll_coll)coll) ? p : 1, k, nc = 6, j;
             size_t counts[7];
             if (!redcoll_algo_supported((redcoll_coll)coll, (redcoll_algo)algo)) continue;
             counts[0] = 0; counts[1] = 1; counts[2] = (size_t)(p > 1 ? p - 1 : 0);
@@ -350,25 +341,6 @@ static redcoll_result tpshm_rendezvous_rank(const redcoll_transport *t, void *ar
     return r;
 }
 
-/* Progress: rank 1's pending irecv is served while it waits in another call.
-   Also an exchange with oneself. */
-static redcoll_result tpshm_progress_rank(const redcoll_transport *t, void *arg) {
-    int x = t->rank + 10, y = -1, z = -1;
-    redcoll_request q;
-    redcoll_result r;
-    (void)arg;
-    r = t->sendrecv(t->user, t->rank, &x, sizeof x, t->rank, &z, sizeof z, 9); /* self */
-    if (r || z != x) return REDCOLL_ERR_INVALID_ARG;
-    if (t->rank == 0) {
-        if ((r = t->send(t->user, 1, &x, sizeof x, 1))) return r;
-        return t->sendrecv(t->user, 1, &x, sizeof x, 1, &y, sizeof y, 2);
-    }
-    if ((r = t->irecv(t->user, 0, &z, sizeof z, 1, &q))) return r;
-    if ((r = t->sendrecv(t->user, 0, &x, sizeof x, 0, &y, sizeof y, 2))) return r;
-    if ((r = t->waitall(t->user, 1, &q))) return r;
-    return z == 10 && y == 10 ? REDCOLL_OK : REDCOLL_ERR_INVALID_ARG;
-}
-
 /* A rank that leaves (destroys its view) after eager sends: its peer still
    receives them, and a receive nothing will match fails (ABORTED) instead
    of waiting forever. */
@@ -426,10 +398,10 @@ static void test_pshm_transport(void) {
         CHECK(tpshm_run(&cfg, 2, tpshm_rendezvous_rank, i ? &cfg : NULL, res) == REDCOLL_OK,
               "a 1 MiB send %s is rendezvous: %s / %s", i ? "from the arena" : "by single copy",
               redcoll_result_string(res[0]), redcoll_result_string(res[1]));
-    CHECK(tpshm_run(&cfg, 2, tpshm_progress_rank, NULL, res) == REDCOLL_OK,
+    CHECK(tpshm_run(&cfg, 2, tshm_progress_rank, NULL, res) == REDCOLL_OK,
           "pending irecv served while waiting elsewhere; exchange with oneself: %s / %s",
           redcoll_result_string(res[0]), redcoll_result_string(res[1]));
-    CHECK(redcoll_pshm_run(NULL, 0, tpshm_progress_rank, NULL, NULL) == REDCOLL_ERR_INVALID_ARG, "p = 0");
+    CHECK(redcoll_pshm_run(NULL, 0, tshm_progress_rank, NULL, NULL) == REDCOLL_ERR_INVALID_ARG, "p = 0");
     cfg.no_cma = 1;
     CHECK(tpshm_run(&cfg, 2, tpshm_left_rank, NULL, res) == REDCOLL_OK,
           "a peer that left: its eager sends received, then a receive from it fails: %s / %s",
@@ -451,28 +423,9 @@ static void test_pshm_transport(void) {
 
 /* ---- every data path, byte for byte ------------------------------------------------- */
 
-/* A consumer that records how it was called and adds `unit`-byte units of
-   int32 words into acc (unit 12: split across cells; 100: above the carry
-   kept in an end). */
-typedef struct tpshm_sink {
-    int32_t *acc;
-    size_t   unit, next, cap;
-    int      calls, bad;
-} tpshm_sink;
-
-static void tpshm_sink_fn(void *arg, const void *piece, size_t off, size_t bytes) {
-    tpshm_sink *k = (tpshm_sink *)arg;
-    const int32_t *q = (const int32_t *)piece;
-    size_t i;
-    k->calls++;
-    if (off != k->next || off % k->unit || bytes % k->unit || bytes == 0 || off + bytes > k->cap) {
-        k->bad = 1;
-        return;
-    }
-    for (i = 0; i < bytes / 4; ++i) k->acc[off / 4 + i] += q[i];
-    k->next = off + bytes;
-}
-
+/* The consumer of test_shm.c (tshm_sink: whole units, in order, added into
+   acc) with unit 12 (split across cells) or 100 (above the carry kept in an
+   end); the payload by words. */
 static void tpshm_fill(int32_t *b, int r, size_t words) {
     size_t i;
     for (i = 0; i < words; ++i) b[i] = r * 100000 + (int32_t)i + 1;
@@ -499,13 +452,13 @@ static redcoll_result tpshm_paths_rank(const redcoll_transport *t, void *arg) {
     }
     for (ui = 0; ui < (int)(sizeof units / sizeof units[0]) && r == REDCOLL_OK; ++ui) {
         size_t b = units[ui] * 12 / u * u, i;
-        tpshm_sink k;
+        tshm_sink k;
         redcoll_consumer c;
         tpshm_fill(mine, me, b / 4);
         tpshm_fill(theirs, other, b / 4);
         memset(&k, 0, sizeof k);
         k.acc = acc; k.unit = u; k.cap = b;
-        c.fn = tpshm_sink_fn; c.arg = &k; c.unit = u;
+        c.fn = tshm_sink_fn; c.arg = &k; c.unit = u;
         /* plain: rank 0 sends, rank 1 receives into acc */
         if (me == 0) r = t->send(t->user, 1, mine, b, 1);
         else {
@@ -1049,31 +1002,13 @@ static void test_pshm_arena(void) {
     }
 }
 
-/* Many calls back to back. */
-static redcoll_result tpshm_repeat_rank(const redcoll_transport *t, void *arg) {
-    int32_t buf[67], want[67];
-    int it, i, p = t->size;
-    (void)arg;
-    for (it = 0; it < 300; ++it) {
-        redcoll_options o;
-        memset(&o, 0, sizeof o);
-        o.algo = it % 2 ? REDCOLL_ALGO_RECURSIVE_DOUBLING : REDCOLL_ALGO_AUTO;
-        for (i = 0; i < 67; ++i) { buf[i] = t->rank * 1000 + i + it; want[i] = (p * (p - 1) / 2) * 1000 + p * (i + it); }
-        if (redcoll_allreduce(t, REDCOLL_IN_PLACE, buf, (size_t)(it % 67) + 1, REDCOLL_INT32, REDCOLL_SUM, &o))
-            return REDCOLL_ERR_TRANSPORT;
-        if (memcmp(buf, want, sizeof(int32_t) * (size_t)(it % 67 + 1)) != 0) return REDCOLL_ERR_INVALID_ARG;
-        if (redcoll_barrier(t, NULL) != REDCOLL_OK) return REDCOLL_ERR_TRANSPORT;
-    }
-    return REDCOLL_OK;
-}
-
 static void test_pshm_repeat(void) {
     static const int ps[] = { 2, 3, 5, 8 };
     int i;
     for (i = 0; i < 4; ++i) {
         redcoll_pshm_config cfg = tpshm_cfg();
         cfg.spin = i % 2 ? 300 : -1;
-        CHECK(redcoll_pshm_run(&cfg, ps[i], tpshm_repeat_rank, NULL, NULL) == REDCOLL_OK,
+        CHECK(redcoll_pshm_run(&cfg, ps[i], tshm_repeat_rank, NULL, NULL) == REDCOLL_OK,
               "p=%d: 300 allreduce+barrier rounds", ps[i]);
     }
 }
