@@ -28,7 +28,12 @@
    Data path (transports/redcoll_handoff.h)
    - Lock-free hand-offs through cache lines of the segment: each ordered
      pair of ranks has two slots; a send posted while both are taken goes to
-     a queue of descriptors the receiver searches under a lock.
+     a queue of descriptors the receiver searches under a lock (rendezvous).
+     With every descriptor of the sender taken too (cfg.ndesc unreceived
+     queued sends), a further send waits in the sender until one frees: its
+     receiver sees it only then, so a receiver must not wait for it before
+     taking an earlier one (MPI allows that order; keep ndesc above the
+     isends one rank leaves unreceived at a time).
    - Payloads up to 32 bytes ride in the slot (eager). A buffer inside the
      segment (redcoll_pshm_alloc, and the scratch entry when the arena
      holds it) is read by the receiver where it is: it copies or reduces
@@ -54,7 +59,8 @@
    call blocked in or later entering the transport, on every rank, returns
    REDCOLL_ERR_ABORTED); cfg.timeout_seconds bounds every blocking call;
    isend / irecv / waitall, recv_reduce / sendrecv_reduce, scratch; node_of
-   answers 0 (one node).
+   answers 0 (one node). REDCOLL_TRANSPORT_PEER_REDUCE is not set: a message
+   from private memory costs its copy, and AUTO prices it so.
 
    Robustness
    - Named segments are created with O_EXCL and mode 0600 as
@@ -69,8 +75,10 @@
      cfg.max_segment_bytes refuses a larger segment the same way.
    - A rank whose process ends without redcoll_pshm_destroy is noticed by
      every waiting peer within cfg.liveness_seconds (pidfd, else kill 0):
-     the transport is aborted and they return REDCOLL_ERR_ABORTED. Destroy
-     before exiting: a rank that leaves normally is not a failure.
+     the transport is aborted and they return REDCOLL_ERR_ABORTED, as every
+     later call does. Destroy before exiting: a rank that left that way is
+     not a failure (its eager sends are still received), but a wait that
+     needs it fails with REDCOLL_ERR_ABORTED within the same interval.
    - Waits poll, then sleep on a futex in the segment: more processes than
      cores still run (polling is off by default then).
 
@@ -110,63 +118,154 @@ typedef struct redcoll_pshm redcoll_pshm;
 /* Runs on each rank's process. Same shape as the threads transport's rank function. */
 typedef redcoll_result (*redcoll_pshm_rank_fn)(const redcoll_transport *t, void *arg);
 
-/* Makes an anonymous segment for `size` ranks (a memfd: nothing in /dev/shm)
-   that processes forked from this one attach to. Returns INVALID_ARG (size
-   < 1, a bad config), OUT_OF_MEMORY (no memory for the segment: the message
-   says how much it needs), UNSUPPORTED (not Linux). */
+/*
+Makes an anonymous segment for `size` ranks, for processes forked from this
+one: a memfd, reserved and mapped here, inherited by the children, never
+named (nothing in /dev/shm at any time).
+
+Parameters
+    cfg    NULL: defaults. Its shape (cells, descriptors, arena) is the segment's.
+    size   ranks, >= 1.
+    out    the view: attach it as a rank (here or in a child), destroy it in
+           every process that has it.
+
+Return Value
+    REDCOLL_OK; REDCOLL_ERR_INVALID_ARG (size, cfg); REDCOLL_ERR_OUT_OF_MEMORY
+    (no memory for the segment, or above cfg.max_segment_bytes: the message
+    names the size); REDCOLL_ERR_UNSUPPORTED (not Linux). On failure *out is
+    NULL; redcoll_pshm_last_error says why.
+
+Thread Safety
+    Any thread; fork after it returns.
+*/
 REDCOLL_API redcoll_result redcoll_pshm_create(const redcoll_pshm_config *cfg, int size,
                                                redcoll_pshm **out);
-/* Makes this process rank `rank` of h (after fork, in the child; the
-   parent may be a rank too). Waits until every rank has attached
-   (cfg.attach_seconds): TIMEOUT if one never comes, ABORTED if one died;
-   INVALID_ARG for a rank out of range or taken. On failure h stays a view
-   to destroy. */
+
+/*
+Makes this process rank `rank` of the segment h (in a child after fork; the
+parent may be a rank too), then waits until every rank has attached.
+
+Parameters
+    h      a view from redcoll_pshm_create, inherited by fork.
+    rank   0 .. size - 1, each taken by one process.
+
+Return Value
+    REDCOLL_OK; REDCOLL_ERR_INVALID_ARG (rank out of range or taken);
+    REDCOLL_ERR_TIMEOUT (a rank did not attach within cfg.attach_seconds);
+    REDCOLL_ERR_ABORTED (a rank died meanwhile). On failure h stays a view
+    to destroy.
+
+Thread Safety
+    One thread per view.
+*/
 REDCOLL_API redcoll_result redcoll_pshm_attach(redcoll_pshm *h, int rank);
-/* Creates (rank 0) or opens (the others) the segment called `name`
-   (letters, digits, '.', '_', '-'; at most 200) and attaches as `rank` of
-   `size`. Every rank must pass the same name and size. Returns OK, or
-   INVALID_ARG (bad arguments; a segment of that name that is not this
-   user's, mode 0600, or of another size), TIMEOUT (a rank did not come
-   within cfg.attach_seconds), ABORTED (one died), OUT_OF_MEMORY (/dev/shm
-   too small: see redcoll_pshm_last_error), TRANSPORT (the name is taken:
-   another job uses it, or rank 0 failed). On failure *out is NULL and
-   nothing is left in /dev/shm. */
+
+/*
+Joins a job by name, as processes started by any launcher do: rank 0
+creates /dev/shm/redcoll-<uid>-<name> (O_EXCL, mode 0600, its size
+reserved), the others open it once it is ready (checking it is this user's,
+mode 0600, of this size); every rank attaches, and the name is removed as
+soon as all have, before any of them returns.
+
+Parameters
+    out    the view and rank, to destroy.
+    name   letters, digits, '.', '_', '-'; at most 200. The same on every rank.
+    size   ranks, the same on every rank.
+    rank   this process's, 0 .. size - 1.
+    cfg    NULL: defaults; rank 0's shape is the segment's.
+
+Return Value
+    REDCOLL_OK, or: REDCOLL_ERR_INVALID_ARG (bad arguments; a segment of that
+    name not this user's, not mode 0600, or of another size: left alone);
+    REDCOLL_ERR_TRANSPORT (the name is taken: another job, or a rank 0 still
+    running; or rank 0 gave up); REDCOLL_ERR_OUT_OF_MEMORY (/dev/shm too
+    small: the message names the size needed and what is free);
+    REDCOLL_ERR_TIMEOUT (a rank did not come within cfg.attach_seconds);
+    REDCOLL_ERR_ABORTED (a rank died meanwhile). On failure *out is NULL,
+    redcoll_pshm_last_error says why, and the rank that gives up removes the
+    name if it had mapped the segment: nothing of the job stays in /dev/shm.
+
+Thread Safety
+    Any thread.
+*/
 REDCOLL_API redcoll_result redcoll_pshm_open(redcoll_pshm **out, const char *name, int size,
                                              int rank, const redcoll_pshm_config *cfg);
-/* Detaches (a rank that leaves this way is not a failure for its peers)
-   and frees this process's view. No call of this rank may be running. */
+
+/*
+Leaves (a rank that leaves this way is not a failure for its peers; a peer
+still waiting for it fails with REDCOLL_ERR_ABORTED) and frees this
+process's view. NULL is ignored.
+
+Thread Safety
+    No call of this rank may be running.
+*/
 REDCOLL_API void redcoll_pshm_destroy(redcoll_pshm *h);
+
 /* The transport of this process's rank (NULL before attach). Valid until destroy. */
 REDCOLL_API const redcoll_transport *redcoll_pshm_transport(redcoll_pshm *h);
-/* REDCOLL_OK, or the reason the transport was aborted. */
+
+/* REDCOLL_OK, or the reason the transport was aborted (the first). */
 REDCOLL_API redcoll_result redcoll_pshm_status(const redcoll_pshm *h);
+
 /* A human-readable reason for the last failed init call of this thread
    (which size /dev/shm lacks, which rank never came, ...); "" if none. */
 REDCOLL_API const char *redcoll_pshm_last_error(void);
 
-/* Memory inside the segment, from this rank's arena (cfg.arena_bytes):
-   peers read a send from it where it is, so a vector kept there is reduced
-   by its peers without a copy. 64-byte aligned; NULL when the arena has no
-   room. Free with redcoll_pshm_free before destroy. */
+/*
+Memory inside the segment, from this rank's arena (cfg.arena_bytes): a send
+from it is read by its receiver where it is, so a vector kept there is
+copied or reduced by the peers straight from this rank's memory, as between
+threads. The scratch entry takes its block from the arena too while it fits.
+
+Parameters
+    h       an attached view.
+    bytes   > 0.
+
+Return Value
+    64-byte aligned memory, until redcoll_pshm_free or destroy; NULL when the
+    arena has no room (first fit; freed blocks merge).
+
+Thread Safety
+    As the rank's transport.
+*/
 REDCOLL_API void *redcoll_pshm_alloc(redcoll_pshm *h, size_t bytes);
 REDCOLL_API void redcoll_pshm_free(redcoll_pshm *h, void *p);
 
-/* Forks `size` processes, each rank r running fn(t, arg) on a fresh segment,
-   waits for them and returns REDCOLL_OK if every rank returned OK, else the
-   first error in rank order; results (optional, `size` entries) gets each
-   rank's (REDCOLL_ERR_ABORTED for a process that died). The calling process
-   is not a rank. */
+/*
+Forks `size` processes, each rank r running fn(t, arg) on a fresh anonymous
+segment, and waits for them. The calling process is not a rank; fn's process
+exits after fn returns.
+
+Return Value
+    REDCOLL_OK if every rank returned OK, else the first error in rank order;
+    results (optional, `size` entries) gets each rank's (REDCOLL_ERR_ABORTED for
+    a process that died). As redcoll_pshm_create's errors when the segment
+    cannot be made.
+
+Thread Safety
+    Fork rules: call it from a process whose other threads hold no locks the
+    children need.
+*/
 REDCOLL_API redcoll_result redcoll_pshm_run(const redcoll_pshm_config *cfg, int size,
                                             redcoll_pshm_rank_fn fn, void *arg,
                                             redcoll_result *results);
 
 #if defined(MPI_VERSION)
-/* Collective over comm, whose ranks must all share a node: rank 0 of comm
-   creates a segment under a random name it sends to the others, every rank
-   attaches as its rank in comm. The same result on every rank: OK,
-   UNSUPPORTED (ranks on more than one node), or the first failure
-   (OUT_OF_MEMORY when /dev/shm is too small: redcoll_pshm_last_error has the
-   message on every rank). */
+/*
+The segment of an MPI communicator whose ranks all share a node (compiled
+where mpi.h is included before this header). Collective over comm: rank 0
+creates a segment under a random name it sends to the others, every rank
+attaches as its rank in comm.
+
+Return Value
+    The same on every rank: REDCOLL_OK; REDCOLL_ERR_UNSUPPORTED (ranks on more
+    than one node); or the first failure (REDCOLL_ERR_OUT_OF_MEMORY when
+    /dev/shm is too small: redcoll_pshm_last_error has rank 0's message on
+    every rank). On failure *out is NULL and nothing is left in /dev/shm.
+
+Thread Safety
+    As MPI collectives on comm.
+*/
 REDCOLL_API redcoll_result redcoll_pshm_init_mpi(redcoll_pshm **out, MPI_Comm comm,
                                                  const redcoll_pshm_config *cfg);
 #endif
