@@ -120,10 +120,12 @@ typedef atomic_ullong redcoll__ho_au64;
 
 /* Line states: the low 3 bits of `state`; the bits above count posts, so a
    claim never takes a send that was withdrawn and posted again meanwhile.
-   EAGER: posted by a sender that does not wait for the receiver (inline,
-   or pushing cells); never withdrawn, read without a claim. PUMP: claimed
-   by a receiver that asks the sender to push cells. CANCEL: a receiver gave
-   up on a transfer through cells (its sender stops pushing). */
+   EAGER: posted by a sender that does not wait for the receiver. Inline,
+   it is never withdrawn and is read without a claim; pushing cells, its
+   receiver takes it with a compare-and-swap (to CLAIMED) and its sender may
+   withdraw it until then (to CANCEL). PUMP: claimed by a receiver that asks
+   the sender to push cells. CANCEL: a transfer through cells given up by its
+   receiver (the sender stops pushing) or withdrawn by its sender. */
 enum { REDCOLL__HO_FREE = 0, REDCOLL__HO_POSTED, REDCOLL__HO_CLAIMED, REDCOLL__HO_DONE,
        REDCOLL__HO_MISMATCH, REDCOLL__HO_EAGER, REDCOLL__HO_PUMP, REDCOLL__HO_CANCEL };
 #define REDCOLL__HO_ST(s) ((s) & 7u)
@@ -153,6 +155,8 @@ typedef struct redcoll__ho_line {
         } pipe;
     } u;
 } redcoll__ho_line;
+
+typedef char redcoll__ho_line_is_a_cache_line[sizeof(redcoll__ho_line) == 64 ? 1 : -1];
 
 /* The channel src -> dst. Line 2 is touched only when sends queue. */
 typedef struct redcoll__ho_chan {
