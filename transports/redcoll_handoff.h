@@ -303,12 +303,14 @@ static char *redcoll__ho_cell(const redcoll__ho_me *me, int rank, int k) {
 #if defined(__linux__)
 #include <sys/syscall.h>
 #include <unistd.h>
-/* syscall() without _DEFAULT_SOURCE: the same symbol under a name of our own
-   (a strict -std=c11 build does not declare it). */
+/* syscall() and clock_gettime() without _DEFAULT_SOURCE / _POSIX_C_SOURCE:
+   the same symbols under names of our own (a strict -std=c11 build does not
+   declare them). */
 #ifdef __cplusplus
 extern "C" {
 #endif
 extern long redcoll__ho_syscall(long number, ...) __asm__("syscall");
+extern int redcoll__ho_clock_gettime(int clock, struct timespec *ts) __asm__("clock_gettime");
 #ifdef __cplusplus
 }
 #endif
@@ -317,11 +319,11 @@ extern long redcoll__ho_syscall(long number, ...) __asm__("syscall");
 #define REDCOLL__HO_FUTEX_PRIVATE 128
 #endif
 
-/* Nanoseconds on a monotonic clock. */
+/* Nanoseconds on a monotonic clock (the C library's, without a system call). */
 static long long redcoll__ho_now(void) {
     struct timespec ts;
 #if defined(__linux__)
-    if (redcoll__ho_syscall(SYS_clock_gettime, 1 /* CLOCK_MONOTONIC */, &ts) != 0)
+    if (redcoll__ho_clock_gettime(1 /* CLOCK_MONOTONIC */, &ts) != 0)
 #endif
         timespec_get(&ts, TIME_UTC);
     return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
