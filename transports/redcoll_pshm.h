@@ -84,7 +84,11 @@
 
    Thread safety: one thread per rank at a time. Do not fork a rank: its
    child is not a rank. Linux only (futex, memfd, process_vm_readv); other
-   systems get REDCOLL_ERR_UNSUPPORTED from every init function. */
+   systems get REDCOLL_ERR_UNSUPPORTED from every init function.
+
+   Configuration macro: REDCOLL_PSHM_SPIN, the default number of polls before
+   sleeping when the ranks fit on the online CPUs (2000; the first 64 spin
+   with a pause instruction, the rest call sched_yield). */
 #ifndef REDCOLL_PSHM_H
 #define REDCOLL_PSHM_H
 
@@ -323,7 +327,8 @@ REDCOLL_API redcoll_result redcoll_pshm_attach(redcoll_pshm *h, int rank) {
 }
 REDCOLL_API redcoll_result redcoll_pshm_open(redcoll_pshm **out, const char *name, int size,
                                              int rank, const redcoll_pshm_config *cfg) {
-    return redcoll_pshm_create(cfg, size + rank * 0 + (name ? 0 : 0), out);
+    (void)name; (void)rank;
+    return redcoll_pshm_create(cfg, size, out);
 }
 REDCOLL_API void redcoll_pshm_destroy(redcoll_pshm *h) { (void)h; }
 REDCOLL_API const redcoll_transport *redcoll_pshm_transport(redcoll_pshm *h) { (void)h; return NULL; }
@@ -456,6 +461,8 @@ static int redcoll__pshm_cfg(const redcoll_pshm_config *in, redcoll_pshm_config 
         return 0;
     if (c->attach_seconds == 0) c->attach_seconds = 60;
     if (c->liveness_seconds == 0) c->liveness_seconds = 0.1;
+    if (c->attach_seconds > 1e6) c->attach_seconds = 1e6;     /* "forever", in nanoseconds that fit */
+    if (c->liveness_seconds > 3600) c->liveness_seconds = 3600;
     if (c->cell_bytes == 0) c->cell_bytes = (size_t)32 << 10;
     if (c->ncells == 0) c->ncells = 16;
     if (c->ndesc == 0) c->ndesc = 64;
