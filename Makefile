@@ -64,19 +64,18 @@ docs/hierarchical.md: $(BUILD)/hierarchical_sweep
 	@mkdir -p docs
 	$(BUILD)/hierarchical_sweep > $@
 
-# docs/selection-map.svg: the fastest allreduce algorithm in the cost model for
-# p = 2..64 and 8 B .. 64 MiB (every candidate on the simulator: 1.6e7 events,
-# 6 minutes with the thread-per-rank simulator on a loaded 2-core machine; the
-# whole p = 2..1024 grid is 2.7e10 events, days, so raise --p-max when the
-# coroutine engine lands). docs/selector-map.svg: what the paper rules pick,
-# p = 2..1024, in a second.
+# docs/selection-map.svg: the allreduce algorithm with the least modeled time (the
+# cost functions AUTO picks by) for p = 2..1024 and 8 B .. 64 MiB, the tool's
+# default grid, in well under a second; `redcoll map --from simulator` runs every
+# candidate on the simulator instead, for a grid within its work limit.
+# docs/selector-map.svg: what the paper rules pick on the same grid.
 docs/selection-map.svg: $(BUILD)/redcoll
 	@mkdir -p docs
-	nice $(BUILD)/redcoll map --from model --p-max 64 -b 8 -e 64M -f 4 --svg $@
+	$(BUILD)/redcoll map --svg $@
 
 docs/selector-map.svg: $(BUILD)/redcoll
 	@mkdir -p docs
-	$(BUILD)/redcoll map --from selector --p-max 1024 -b 8 -e 64M -f 2 --svg $@
+	$(BUILD)/redcoll map --from selector --selector papers --svg $@
 
 maps: docs/selection-map.svg docs/selector-map.svg
 
@@ -268,31 +267,45 @@ $(BUILD)/pmpi_allreduce: bench/pmpi_allreduce.c bench/bench.h | $(BUILD)
 # PREFIX/include/redcoll/{redcoll.h,transports/*.h} (so `#include "redcoll.h"` and
 # `#include "transports/redcoll_shm.h"` work with -IPREFIX/include/redcoll, which
 # `pkg-config --cflags redcoll` gives), PREFIX/bin/redcoll, PKGDIR/redcoll.pc; with
-# MPI also LIBDIR/libredcoll_pmpi.so and PKGDIR/redcoll-mpi.pc. The tool is a
-# prerequisite: a failed build stops the install.
-install: $(BUILD)/redcoll shim
-	install -d $(DESTDIR)$(PREFIX)/include/redcoll/transports $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PKGDIR)
-	install -m 644 redcoll.h $(DESTDIR)$(PREFIX)/include/redcoll/
-	install -m 644 transports/*.h $(DESTDIR)$(PREFIX)/include/redcoll/transports/
+# MPI also PREFIX/bin/redcoll-mpi (build/redcoll_mpi: the tool whose bench and tune
+# run on MPI under mpiexec), LIBDIR/libredcoll_pmpi.so and PKGDIR/redcoll-mpi.pc.
+# The tools are prerequisites: a failed build stops the install. The directories
+# of INSTALL_DIRS that install creates are listed in include/redcoll/.installed-dirs,
+# and uninstall removes those again when they are empty, and no others.
+INSTALL_DIRS = $(PREFIX) $(PREFIX)/include $(PREFIX)/bin $(LIBDIR) $(PKGDIR)
+INCDIR = $(DESTDIR)$(PREFIX)/include/redcoll
+
+install: $(BUILD)/redcoll $(MPI_TOOL) shim
+	@new=; for d in $(INSTALL_DIRS); do [ -d "$(DESTDIR)$$d" ] || new="$$new $$d"; done; \
+	 echo "install -d $(INCDIR)/transports $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PKGDIR)"; \
+	 install -d $(INCDIR)/transports $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PKGDIR) && \
+	 for d in $$new; do echo "$$d" >> $(INCDIR)/.installed-dirs; done
+	install -m 644 redcoll.h $(INCDIR)/
+	install -m 644 transports/*.h $(INCDIR)/transports/
 	install -m 755 $(BUILD)/redcoll $(DESTDIR)$(PREFIX)/bin/
+	$(if $(MPI_TOOL),install -m 755 $(MPI_TOOL) $(DESTDIR)$(PREFIX)/bin/redcoll-mpi)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' redcoll.pc.in > $(DESTDIR)$(PKGDIR)/redcoll.pc
 	@if [ -f $(SHIM) ]; then \
 	    echo "install -m 755 $(SHIM) $(DESTDIR)$(LIBDIR)/"; \
 	    install -d $(DESTDIR)$(LIBDIR) && install -m 755 $(SHIM) $(DESTDIR)$(LIBDIR)/ && \
 	    sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@VERSION@|$(VERSION)|' \
 	        -e 's|@MPI_PC@|$(MPI_PC)|' redcoll-mpi.pc.in > $(DESTDIR)$(PKGDIR)/redcoll-mpi.pc; \
-	else echo "install: no MPI, so no libredcoll_pmpi.so and no redcoll-mpi.pc"; fi
+	else echo "install: no MPI, so no redcoll-mpi, libredcoll_pmpi.so or redcoll-mpi.pc"; fi
 
+# Deepest directories first (sort -r puts a path after its parent's): rmdir
+# leaves any that still hold someone else's files.
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/include/redcoll/redcoll.h \
-	      $(addprefix $(DESTDIR)$(PREFIX)/include/redcoll/,$(wildcard transports/*.h)) \
-	      $(DESTDIR)$(PREFIX)/bin/redcoll $(DESTDIR)$(LIBDIR)/libredcoll_pmpi.so \
+	rm -f $(INCDIR)/redcoll.h $(addprefix $(INCDIR)/,$(wildcard transports/*.h)) \
+	      $(DESTDIR)$(PREFIX)/bin/redcoll $(DESTDIR)$(PREFIX)/bin/redcoll-mpi \
+	      $(DESTDIR)$(LIBDIR)/libredcoll_pmpi.so \
 	      $(DESTDIR)$(PKGDIR)/redcoll.pc $(DESTDIR)$(PKGDIR)/redcoll-mpi.pc
-	-rmdir $(DESTDIR)$(PREFIX)/include/redcoll/transports $(DESTDIR)$(PREFIX)/include/redcoll 2>/dev/null
+	@made=$$(cat $(INCDIR)/.installed-dirs 2>/dev/null); rm -f $(INCDIR)/.installed-dirs; \
+	 rmdir $(INCDIR)/transports $(INCDIR) 2>/dev/null; \
+	 for d in $$(printf '%s\n' $$made | sort -ru); do rmdir "$(DESTDIR)$$d" 2>/dev/null && echo "rmdir $(DESTDIR)$$d"; done; true
 
 # Installs to a temporary prefix, builds and runs examples outside the tree with
 # pkg-config, then uninstalls (.ci/run runs it).
-test-install: $(BUILD)/redcoll shim
+test-install: $(BUILD)/redcoll $(MPI_TOOL) shim
 	@test/install.sh "$(MAKE)" $(MPIEXEC)
 
 clean:

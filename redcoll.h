@@ -83,8 +83,19 @@ typedef enum redcoll_result {
     REDCOLL_ERR_DEADLOCK      = -7  /* the simulator found every rank blocked */
 } redcoll_result;
 
-/* A short English description of r ("ok", "invalid argument", ...), never
-   NULL ("unknown result" for a value not in the enum). Thread safe. */
+/*
+A short English description of a result.
+
+Parameters
+    r       any value.
+
+Return Value
+    "ok", "invalid argument", ...; "unknown result" for a value not in the
+    enum. Never NULL; a static string.
+
+Thread Safety
+    Thread safe.
+*/
 REDCOLL_API const char *redcoll_result_string(redcoll_result r);
 
 /* Element types: the MPI predefined numeric types, the MINLOC/MAXLOC pair
@@ -109,11 +120,33 @@ typedef struct redcoll_2int            { int v;         int i; } redcoll_2int;
 typedef struct redcoll_short_int       { short v;       int i; } redcoll_short_int;
 typedef struct redcoll_long_double_int { long double v; int i; } redcoll_long_double_int;
 
-/* Bytes of one element of dtype (REDCOLL_OPAQUE(n): n), 0 for an invalid
-   type. Thread safe. */
+/*
+The size of one element.
+
+Parameters
+    dtype   a type of the enum, or REDCOLL_OPAQUE(n).
+
+Return Value
+    Bytes per element (n for REDCOLL_OPAQUE(n)); 0 for an invalid type.
+
+Thread Safety
+    Thread safe.
+*/
 REDCOLL_API size_t redcoll_dtype_size(redcoll_dtype dtype);
-/* The type's name as the tools spell it ("int32", "double_int", ...),
-   "opaque" for REDCOLL_OPAQUE(n), "?" for an invalid type. Thread safe. */
+
+/*
+The type's name as the tools spell it.
+
+Parameters
+    dtype   any value.
+
+Return Value
+    "int32", "double_int", ...; "opaque" for REDCOLL_OPAQUE(n); "?" for an
+    invalid type. A static string.
+
+Thread Safety
+    Thread safe.
+*/
 REDCOLL_API const char *redcoll_dtype_name(redcoll_dtype dtype);
 
 typedef enum redcoll_op_kind {
@@ -172,16 +205,48 @@ static inline redcoll_op redcoll_op_user(redcoll_user_fn fn, void *user, int com
    the README's "Reproducible sums". */
 #define REDCOLL_SUM_EXACT redcoll_op_predefined(REDCOLL_OP_SUM_EXACT)
 
-/* The op's name ("sum", ..., "user"), "?" outside the enum. Thread safe. */
+/*
+The op's name as the tools spell it.
+
+Parameters
+    kind    any value.
+
+Return Value
+    "sum", ..., "user", "sum_exact"; "?" outside the enum. A static string.
+
+Thread Safety
+    Thread safe.
+*/
 REDCOLL_API const char *redcoll_op_name(redcoll_op_kind kind);
-/* 1 if the predefined op `kind` is defined on `dtype` as in MPI (arithmetic
-   on numbers, logical and bitwise ops on integers, MINLOC/MAXLOC on the pair
-   types); REDCOLL_OP_USER: any valid type. Thread safe. */
+
+/*
+Whether an op is defined on a type, as in MPI.
+
+Parameters
+    kind    a predefined op, or REDCOLL_OP_USER.
+    dtype   any value.
+
+Return Value
+    1 for arithmetic ops on numbers, logical and bitwise ops on integers,
+    MINLOC/MAXLOC on the pair types, SUM_EXACT on float and double, and
+    REDCOLL_OP_USER on any valid type; else 0.
+
+Thread Safety
+    Thread safe.
+*/
 REDCOLL_API int redcoll_op_valid_for(redcoll_op_kind kind, redcoll_dtype dtype);
 
 /*
 Applies op locally, as MPI_Reduce_local: inout[i] = in[i] op inout[i] for
-i < count, `in` being the left (lower ranks') operand.
+i < count.
+
+Parameters
+    in      count elements: the left operand (the lower ranks').
+    inout   count elements: the right operand, replaced by the result.
+    count   elements; 0 does nothing.
+    dtype   element type; op must be valid for it.
+    op      a predefined op or a user op (REDCOLL_SUM_EXACT: the correctly
+            rounded sum of the two, in the default FP environment).
 
 Return Value
     REDCOLL_OK; REDCOLL_ERR_INVALID_ARG for an op invalid on dtype, a user op
@@ -304,17 +369,43 @@ typedef struct redcoll_transport {
     void          *(*scratch)(void *user, size_t bytes);
 } redcoll_transport;
 
-/* A transport's `scratch` entry in one call: the block grows to the largest
-   request (64-byte aligned, at least 64 bytes; its old contents are not
-   kept) and stays until redcoll_scratch_block_free. Start from a zeroed
-   struct. Returns NULL when the memory (REDCOLL_MALLOC) is not there. */
+/* A growing block of memory: what an adapter's `scratch` entry keeps. Start
+   from a zeroed struct. */
 typedef struct redcoll_scratch_block {
     void  *ptr;   /* the aligned block */
     void  *mem;   /* as allocated */
     size_t bytes; /* usable at ptr */
 } redcoll_scratch_block;
 
+/*
+A transport's `scratch` entry in one call: a block of at least `bytes`.
+
+Parameters
+    b       the block (zeroed before its first use).
+    bytes   wanted.
+
+Return Value
+    b->ptr, 64-byte aligned, of at least max(bytes, 64) bytes; the block grows
+    to the largest request and its old contents are not kept. NULL when
+    REDCOLL_MALLOC fails (b keeps its old block).
+
+Thread Safety
+    One thread at a time per block.
+*/
 REDCOLL_API void *redcoll_scratch_block_get(redcoll_scratch_block *b, size_t bytes);
+
+/*
+Releases the block and zeroes b, for reuse or destruction.
+
+Parameters
+    b       a block; one never grown is fine.
+
+Return Value
+    None.
+
+Thread Safety
+    One thread at a time per block.
+*/
 REDCOLL_API void redcoll_scratch_block_free(redcoll_scratch_block *b);
 
 /* ---- Group views -----------------------------------------------------------
@@ -344,21 +435,47 @@ typedef struct redcoll_group {
     int                      id;        /* its tag space: see redcoll__view_tag */
 } redcoll_group;
 
-/* Makes g a view of the n parent ranks ranks[0..n-1].
-   Parameters: parent - any valid transport (may itself be a view);
-     ranks - n distinct ranks of parent, in the order that defines view ranks
-     (ascending order keeps the canonical reduction order of the parent);
-     the caller (parent->rank) must be one of them; id - 0..REDCOLL_GROUP_MAX_ID,
-     the tag space: views over the same parent used at the same time by the
-     same ranks need distinct ids.
-   Returns REDCOLL_OK, or REDCOLL_ERR_INVALID_ARG with g untouched.
-   Remarks: no communication and no allocation. g, parent and ranks are
-   borrowed and must stay valid (and g at its address) while the view is used;
-   nothing to release. Thread safety: as the parent transport. */
+/*
+Makes g a view of the n parent ranks ranks[0..n-1].
+
+Parameters
+    g       receives the view; pass &g->t to any collective.
+    parent  any valid transport (may itself be a view).
+    ranks   n distinct ranks of parent, in the order that defines view ranks
+            (ascending order keeps the parent's canonical reduction order);
+            the caller (parent->rank) must be one of them.
+    n       1 .. parent->size.
+    id      0 .. REDCOLL_GROUP_MAX_ID: the tag space. Views over the same
+            parent used at the same time by the same ranks need distinct ids.
+
+Return Value
+    REDCOLL_OK, or REDCOLL_ERR_INVALID_ARG with g untouched.
+
+Thread Safety
+    As the parent transport.
+
+Remarks
+    No communication and no allocation. g, parent and ranks are borrowed and
+    must stay valid (g at its address) while the view is used; nothing to
+    release.
+*/
 REDCOLL_API redcoll_result redcoll_group_init(redcoll_group *g, const redcoll_transport *parent,
                                               const int *ranks, int n, int id);
-/* As redcoll_group_init for the consecutive parent ranks first .. first+n-1,
-   without a rank list. */
+
+/*
+As redcoll_group_init for the consecutive parent ranks first .. first+n-1,
+without a rank list.
+
+Parameters
+    first   the parent rank that becomes view rank 0; the others as
+            redcoll_group_init.
+
+Return Value
+    REDCOLL_OK, or REDCOLL_ERR_INVALID_ARG with g untouched.
+
+Thread Safety
+    As the parent transport.
+*/
 REDCOLL_API redcoll_result redcoll_group_range(redcoll_group *g, const redcoll_transport *parent,
                                                int first, int n, int id);
 
@@ -474,25 +591,107 @@ typedef struct redcoll_algo_info {
     const char  *paper;       /* paper and section, e.g. "R04 3.5, MPICH 5.1" */
 } redcoll_algo_info;
 
-/* Names, as the tools and the README spell them ("allreduce", "ring"), and
-   back: *_name returns "?" outside the enum; *_from_name returns 1 and sets
-   *out when `name` is one (exact, lower case), else 0 with *out untouched.
-   All thread safe. */
-REDCOLL_API const char *redcoll_coll_name(redcoll_coll coll);
-REDCOLL_API int redcoll_coll_from_name(const char *name, redcoll_coll *out);
-REDCOLL_API const char *redcoll_algo_name(redcoll_algo algo);
-REDCOLL_API int redcoll_algo_from_name(const char *name, redcoll_algo *out);
-/* 1 if (coll, algo) is a row of the algorithm list (AUTO: 1 for every
-   collective). Thread safe. */
-REDCOLL_API int redcoll_algo_supported(redcoll_coll coll, redcoll_algo algo);
-/* 1 if (coll, algo) is a row that keeps canonical order, so it accepts
-   non-commutative ops; 0 for commutative-only rows and pairs not in the
-   list. Thread safe. */
-REDCOLL_API int redcoll_algo_keeps_order(redcoll_coll coll, redcoll_algo algo);
 /*
-Row i of the algorithm list, i = 0, 1, ... in the list's order; NULL for i
-outside it. Tools enumerate the pairs with it (`redcoll --algo list`, the
-README's table is checked against it). The rows are static: thread safe.
+The collective's name as the tools and the README spell it ("allreduce").
+
+Parameters
+    coll    any value.
+
+Return Value
+    A static string; "?" outside the enum.
+
+Thread Safety
+    Thread safe.
+*/
+REDCOLL_API const char *redcoll_coll_name(redcoll_coll coll);
+
+/*
+The collective of a name, the inverse of redcoll_coll_name.
+
+Parameters
+    name    exact, lower case ("reduce_scatter_block").
+    out     receives the collective; untouched when name is none.
+
+Return Value
+    1 when name is a collective's, else 0.
+
+Thread Safety
+    Thread safe.
+*/
+REDCOLL_API int redcoll_coll_from_name(const char *name, redcoll_coll *out);
+
+/*
+The algorithm's name as the tools, the options files and the README spell it
+("ring"; "auto" for REDCOLL_ALGO_AUTO).
+
+Parameters
+    algo    any value.
+
+Return Value
+    A static string; "?" outside the enum.
+
+Thread Safety
+    Thread safe.
+*/
+REDCOLL_API const char *redcoll_algo_name(redcoll_algo algo);
+
+/*
+The algorithm of a name, the inverse of redcoll_algo_name.
+
+Parameters
+    name    exact, lower case ("halving_doubling", "auto").
+    out     receives the algorithm; untouched when name is none.
+
+Return Value
+    1 when name is an algorithm's, else 0.
+
+Thread Safety
+    Thread safe.
+*/
+REDCOLL_API int redcoll_algo_from_name(const char *name, redcoll_algo *out);
+
+/*
+Whether a collective has an algorithm.
+
+Parameters
+    coll, algo  any values.
+
+Return Value
+    1 if (coll, algo) is a row of the algorithm list, or algo is AUTO and
+    coll a collective; else 0.
+
+Thread Safety
+    Thread safe.
+*/
+REDCOLL_API int redcoll_algo_supported(redcoll_coll coll, redcoll_algo algo);
+
+/*
+Whether a row keeps canonical order, and so accepts non-commutative ops.
+
+Parameters
+    coll, algo  any values.
+
+Return Value
+    1 for a row that keeps canonical order; 0 for commutative-only rows and
+    pairs not in the list.
+
+Thread Safety
+    Thread safe.
+*/
+REDCOLL_API int redcoll_algo_keeps_order(redcoll_coll coll, redcoll_algo algo);
+
+/*
+Row i of the algorithm list, for tools that enumerate the pairs (`redcoll
+--algo list`; the README's table is checked against it).
+
+Parameters
+    i       0, 1, ... in the list's order.
+
+Return Value
+    The row (static); NULL for i outside the list.
+
+Thread Safety
+    Thread safe.
 
 Example
     const redcoll_algo_info *e;
@@ -543,23 +742,45 @@ required, each once, finite and > 0 (zero would mean "the default" in
 redcoll_options). Unknown keys are ignored, so later versions can add
 information; a newer format version is refused.
 
-redcoll_cost_model_parse
-    text      the whole profile, NUL-terminated.
-    model     receives the five parameters; untouched on failure.
-    err, cap  optional (NULL, 0): the reason of a refusal, naming the line.
-    Returns REDCOLL_OK or REDCOLL_ERR_INVALID_ARG. Thread safe (no state;
-    numbers are read with strtod, in the C locale's notation).
-
-redcoll_cost_model_format
-    Writes *model as profile text (a comment header, the version line and the
-    five numbers with 17 significant digits, so parsing gives the same
-    doubles back); a writer may append more "key value" lines. Returns the
-    length of the whole text as snprintf does: call with cap 0 to size buf.
-    Thread safe.
 */
 #define REDCOLL_PROFILE_VERSION 1
+
+/*
+Reads a cost profile (the format above).
+
+Parameters
+    text    the whole profile, NUL-terminated.
+    model   receives the five parameters; untouched on failure.
+    err     optional (NULL): receives the reason of a refusal, naming the line.
+    cap     bytes at err.
+
+Return Value
+    REDCOLL_OK, or REDCOLL_ERR_INVALID_ARG for a text that is not a profile
+    of this or an older format version.
+
+Thread Safety
+    Thread safe (no state; numbers are read with strtod, in the C locale's
+    notation).
+*/
 REDCOLL_API redcoll_result redcoll_cost_model_parse(const char *text, redcoll_cost_model *model,
                                                     char *err, size_t cap);
+
+/*
+Writes a model as profile text: a comment header, the version line and the
+five numbers with 17 significant digits, so parsing gives the same doubles
+back. A writer may append more "key value" lines.
+
+Parameters
+    model   the parameters.
+    buf     receives the text, NUL-terminated (truncated to cap - 1 bytes).
+    cap     bytes at buf; 0 to ask for the length.
+
+Return Value
+    The length of the whole text, as snprintf: call with cap 0 to size buf.
+
+Thread Safety
+    Thread safe.
+*/
 REDCOLL_API int redcoll_cost_model_format(const redcoll_cost_model *model, char *buf, size_t cap);
 
 typedef struct redcoll_allocator {
@@ -610,9 +831,19 @@ typedef struct redcoll_options {
 #define REDCOLL_DEFAULT_SEGMENT ((size_t)32768)
 #define REDCOLL_DEFAULT_CHUNK   ((size_t)1 << 20) /* 1 MiB: in cache (L2 of current cores, L3 of all), few messages */
 
-/* The options with every default filled in (opts may be NULL): what a
-   collective uses. It does not validate them (a collective does). Thread
-   safe. */
+/*
+The options with every default filled in: what a collective uses.
+
+Parameters
+    opts    NULL means all defaults.
+
+Return Value
+    A copy of *opts whose zero fields hold their defaults. Not validated (a
+    collective does that).
+
+Thread Safety
+    Thread safe.
+*/
 REDCOLL_API redcoll_options redcoll_options_resolved(const redcoll_options *opts);
 
 /*
@@ -812,7 +1043,10 @@ Parameters
             allreduce among the leaders), model and allocator as they apply.
 
 Return Value
-    See "What every collective shares".
+    REDCOLL_OK, or an error as "What every collective shares" lists.
+
+Thread Safety
+    One call at a time per transport (see "What every collective shares").
 
 Example
     double x[4] = { 1, 2, 3, 4 }, sum[4];
@@ -823,8 +1057,25 @@ REDCOLL_API redcoll_result redcoll_allreduce(const redcoll_transport *t, const v
                                              void *rbuf, size_t count, redcoll_dtype dtype,
                                              redcoll_op op, const redcoll_options *opts);
 
-/* Plans redcoll_allreduce. In place (sbuf REDCOLL_IN_PLACE or rbuf) every
-   run reduces what rbuf holds then and leaves the result there. */
+/*
+Plans redcoll_allreduce (see "Persistent collectives").
+
+Parameters
+    out     receives the plan, for redcoll_plan_run and redcoll_plan_free.
+    others  as redcoll_allreduce; its buffers are borrowed for the plan's life.
+
+Return Value
+    REDCOLL_OK with *out set; otherwise *out = NULL and, as the one-shot
+    call's argument checks, REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with
+    nothing touched, or REDCOLL_ERR_OUT_OF_MEMORY. Nothing is sent.
+
+Thread Safety
+    As a collective call on t; the plan then runs on one thread at a time.
+
+Remarks
+    In place (sbuf REDCOLL_IN_PLACE or rbuf) every run reduces what rbuf
+    holds then and leaves the result there.
+*/
 REDCOLL_API redcoll_result redcoll_allreduce_init(const redcoll_transport *t, const void *sbuf,
                                                   void *rbuf, size_t count, redcoll_dtype dtype,
                                                   redcoll_op op, const redcoll_options *opts,
@@ -842,6 +1093,12 @@ Parameters
     root    0 .. size-1, the same on every rank.
     opts    a reduce algorithm; hierarchical: reduce algorithms at both levels.
 
+Return Value
+    REDCOLL_OK, or an error as "What every collective shares" lists.
+
+Thread Safety
+    One call at a time per transport (see "What every collective shares").
+
 Example
     double part[8], total[8];
     redcoll_reduce(t, part, t->rank == 0 ? total : NULL, 8, REDCOLL_DOUBLE, REDCOLL_SUM, 0, NULL);
@@ -850,7 +1107,24 @@ REDCOLL_API redcoll_result redcoll_reduce(const redcoll_transport *t, const void
                                           void *rbuf, size_t count, redcoll_dtype dtype,
                                           redcoll_op op, int root, const redcoll_options *opts);
 
-/* Plans redcoll_reduce; rbuf matters at the root only, IN_PLACE too. */
+/*
+Plans redcoll_reduce (see "Persistent collectives").
+
+Parameters
+    out     receives the plan, for redcoll_plan_run and redcoll_plan_free.
+    others  as redcoll_reduce; its buffers are borrowed for the plan's life.
+
+Return Value
+    REDCOLL_OK with *out set; otherwise *out = NULL and, as the one-shot
+    call's argument checks, REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with
+    nothing touched, or REDCOLL_ERR_OUT_OF_MEMORY. Nothing is sent.
+
+Thread Safety
+    As a collective call on t; the plan then runs on one thread at a time.
+
+Remarks
+    rbuf matters at the root only, IN_PLACE too.
+*/
 REDCOLL_API redcoll_result redcoll_reduce_init(const redcoll_transport *t, const void *sbuf,
                                                void *rbuf, size_t count, redcoll_dtype dtype,
                                                redcoll_op op, int root, const redcoll_options *opts,
@@ -868,14 +1142,37 @@ Parameters
     rbuf        recvcounts[rank] elements (may be NULL when that is 0 and
                 the call is not in place); in place, room for the whole input.
     recvcounts  p counts, the same on every rank.
+
+Return Value
+    REDCOLL_OK, or an error as "What every collective shares" lists.
+
+Thread Safety
+    One call at a time per transport (see "What every collective shares").
 */
 REDCOLL_API redcoll_result redcoll_reduce_scatter(const redcoll_transport *t, const void *sbuf,
                                                   void *rbuf, const size_t *recvcounts,
                                                   redcoll_dtype dtype, redcoll_op op,
                                                   const redcoll_options *opts);
 
-/* Plans redcoll_reduce_scatter; recvcounts is copied at init, so later
-   changes to the caller's array do not reach the plan. */
+/*
+Plans redcoll_reduce_scatter (see "Persistent collectives").
+
+Parameters
+    out     receives the plan, for redcoll_plan_run and redcoll_plan_free.
+    others  as redcoll_reduce_scatter; its buffers are borrowed for the plan's life.
+
+Return Value
+    REDCOLL_OK with *out set; otherwise *out = NULL and, as the one-shot
+    call's argument checks, REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with
+    nothing touched, or REDCOLL_ERR_OUT_OF_MEMORY. Nothing is sent.
+
+Thread Safety
+    As a collective call on t; the plan then runs on one thread at a time.
+
+Remarks
+    recvcounts is copied at init: later changes to the caller's array do not
+    reach the plan.
+*/
 REDCOLL_API redcoll_result redcoll_reduce_scatter_init(const redcoll_transport *t, const void *sbuf,
                                                        void *rbuf, const size_t *recvcounts,
                                                        redcoll_dtype dtype, redcoll_op op,
@@ -885,13 +1182,39 @@ REDCOLL_API redcoll_result redcoll_reduce_scatter_init(const redcoll_transport *
 /*
 As redcoll_reduce_scatter with recvcount elements for every rank: sbuf (or
 rbuf in place) holds p * recvcount elements, rank i keeps block i.
+
+Parameters
+    recvcount   elements each rank keeps; the others as redcoll_reduce_scatter.
+
+Return Value
+    REDCOLL_OK, or an error as "What every collective shares" lists.
+
+Thread Safety
+    One call at a time per transport (see "What every collective shares").
 */
 REDCOLL_API redcoll_result redcoll_reduce_scatter_block(const redcoll_transport *t,
                                                         const void *sbuf, void *rbuf,
                                                         size_t recvcount, redcoll_dtype dtype,
                                                         redcoll_op op, const redcoll_options *opts);
 
-/* Plans redcoll_reduce_scatter_block (p * recvcount input elements). */
+/*
+Plans redcoll_reduce_scatter_block (see "Persistent collectives").
+
+Parameters
+    out     receives the plan, for redcoll_plan_run and redcoll_plan_free.
+    others  as redcoll_reduce_scatter_block; its buffers are borrowed for the plan's life.
+
+Return Value
+    REDCOLL_OK with *out set; otherwise *out = NULL and, as the one-shot
+    call's argument checks, REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with
+    nothing touched, or REDCOLL_ERR_OUT_OF_MEMORY. Nothing is sent.
+
+Thread Safety
+    As a collective call on t; the plan then runs on one thread at a time.
+
+Remarks
+    Each run reduces the p * recvcount elements sbuf (rbuf in place) holds then.
+*/
 REDCOLL_API redcoll_result redcoll_reduce_scatter_block_init(const redcoll_transport *t,
                                                              const void *sbuf, void *rbuf,
                                                              size_t recvcount, redcoll_dtype dtype,
@@ -907,27 +1230,78 @@ Parameters
     sbuf    count elements, or REDCOLL_IN_PLACE: this rank's block is already
             at rbuf + rank * count.
     rbuf    p * count elements.
+
+Return Value
+    REDCOLL_OK, or an error as "What every collective shares" lists.
+
+Thread Safety
+    One call at a time per transport (see "What every collective shares").
 */
 REDCOLL_API redcoll_result redcoll_allgather(const redcoll_transport *t, const void *sbuf,
                                              void *rbuf, size_t count, redcoll_dtype dtype,
                                              const redcoll_options *opts);
 
-/* Plans redcoll_allgather: each run gathers what every sbuf holds then. */
+/*
+Plans redcoll_allgather (see "Persistent collectives").
+
+Parameters
+    out     receives the plan, for redcoll_plan_run and redcoll_plan_free.
+    others  as redcoll_allgather; its buffers are borrowed for the plan's life.
+
+Return Value
+    REDCOLL_OK with *out set; otherwise *out = NULL and, as the one-shot
+    call's argument checks, REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with
+    nothing touched, or REDCOLL_ERR_OUT_OF_MEMORY. Nothing is sent.
+
+Thread Safety
+    As a collective call on t; the plan then runs on one thread at a time.
+
+Remarks
+    Each run gathers what every sbuf holds then.
+*/
 REDCOLL_API redcoll_result redcoll_allgather_init(const redcoll_transport *t, const void *sbuf,
                                                   void *rbuf, size_t count, redcoll_dtype dtype,
                                                   const redcoll_options *opts, redcoll_plan **out);
 
 /*
-As redcoll_allgather with counts[i] elements from rank i (counts: p entries,
-the same on every rank); rank i's block lands at counts[0] + ... +
-counts[i-1]. sbuf has counts[rank] elements (may be NULL when that is 0) or
-is REDCOLL_IN_PLACE (the block is already in place in rbuf).
+As redcoll_allgather with counts[i] elements from rank i; rank i's block
+lands at counts[0] + ... + counts[i-1].
+
+Parameters
+    sbuf    counts[rank] elements (may be NULL when that is 0), or
+            REDCOLL_IN_PLACE: the block is already in place in rbuf.
+    rbuf    the sum of the counts.
+    counts  p entries, the same on every rank.
+
+Return Value
+    REDCOLL_OK, or an error as "What every collective shares" lists.
+
+Thread Safety
+    One call at a time per transport (see "What every collective shares").
 */
 REDCOLL_API redcoll_result redcoll_allgatherv(const redcoll_transport *t, const void *sbuf,
                                               void *rbuf, const size_t *counts,
                                               redcoll_dtype dtype, const redcoll_options *opts);
 
-/* Plans redcoll_allgatherv; counts is copied at init, like recvcounts. */
+/*
+Plans redcoll_allgatherv (see "Persistent collectives").
+
+Parameters
+    out     receives the plan, for redcoll_plan_run and redcoll_plan_free.
+    others  as redcoll_allgatherv; its buffers are borrowed for the plan's life.
+
+Return Value
+    REDCOLL_OK with *out set; otherwise *out = NULL and, as the one-shot
+    call's argument checks, REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with
+    nothing touched, or REDCOLL_ERR_OUT_OF_MEMORY. Nothing is sent.
+
+Thread Safety
+    As a collective call on t; the plan then runs on one thread at a time.
+
+Remarks
+    counts is copied at init: later changes to the caller's array do not
+    reach the plan.
+*/
 REDCOLL_API redcoll_result redcoll_allgatherv_init(const redcoll_transport *t, const void *sbuf,
                                                    void *rbuf, const size_t *counts,
                                                    redcoll_dtype dtype, const redcoll_options *opts,
@@ -941,6 +1315,12 @@ Parameters
     root    0 .. size-1, the same on every rank.
     opts    a bcast algorithm; hierarchical: bcast algorithms at both levels.
 
+Return Value
+    REDCOLL_OK, or an error as "What every collective shares" lists.
+
+Thread Safety
+    One call at a time per transport (see "What every collective shares").
+
 Example
     int params[16];
     if (t->rank == 0) load_params(params);
@@ -950,7 +1330,24 @@ REDCOLL_API redcoll_result redcoll_bcast(const redcoll_transport *t, void *buf, 
                                          redcoll_dtype dtype, int root,
                                          const redcoll_options *opts);
 
-/* Plans redcoll_bcast: each run copies what the root's buf holds then. */
+/*
+Plans redcoll_bcast (see "Persistent collectives").
+
+Parameters
+    out     receives the plan, for redcoll_plan_run and redcoll_plan_free.
+    others  as redcoll_bcast; its buffers are borrowed for the plan's life.
+
+Return Value
+    REDCOLL_OK with *out set; otherwise *out = NULL and, as the one-shot
+    call's argument checks, REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with
+    nothing touched, or REDCOLL_ERR_OUT_OF_MEMORY. Nothing is sent.
+
+Thread Safety
+    As a collective call on t; the plan then runs on one thread at a time.
+
+Remarks
+    Each run copies what the root's buf holds then.
+*/
 REDCOLL_API redcoll_result redcoll_bcast_init(const redcoll_transport *t, void *buf, size_t count,
                                               redcoll_dtype dtype, int root,
                                               const redcoll_options *opts, redcoll_plan **out);
@@ -963,13 +1360,36 @@ Parameters
     sbuf    p * count elements, or REDCOLL_IN_PLACE: rbuf holds the blocks to
             send and is replaced by the ones received.
     rbuf    p * count elements.
+
+Return Value
+    REDCOLL_OK, or an error as "What every collective shares" lists.
+
+Thread Safety
+    One call at a time per transport (see "What every collective shares").
 */
 REDCOLL_API redcoll_result redcoll_alltoall(const redcoll_transport *t, const void *sbuf,
                                             void *rbuf, size_t count, redcoll_dtype dtype,
                                             const redcoll_options *opts);
 
-/* Plans redcoll_alltoall. In place, each run sends the blocks that rbuf
-   holds then and replaces them with the ones received. */
+/*
+Plans redcoll_alltoall (see "Persistent collectives").
+
+Parameters
+    out     receives the plan, for redcoll_plan_run and redcoll_plan_free.
+    others  as redcoll_alltoall; its buffers are borrowed for the plan's life.
+
+Return Value
+    REDCOLL_OK with *out set; otherwise *out = NULL and, as the one-shot
+    call's argument checks, REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with
+    nothing touched, or REDCOLL_ERR_OUT_OF_MEMORY. Nothing is sent.
+
+Thread Safety
+    As a collective call on t; the plan then runs on one thread at a time.
+
+Remarks
+    In place, each run sends the blocks that rbuf holds then and replaces
+    them with the ones received.
+*/
 REDCOLL_API redcoll_result redcoll_alltoall_init(const redcoll_transport *t, const void *sbuf,
                                                  void *rbuf, size_t count, redcoll_dtype dtype,
                                                  const redcoll_options *opts, redcoll_plan **out);
@@ -981,13 +1401,35 @@ Parameters
     sbuf    count elements; at the root also REDCOLL_IN_PLACE (its block is
             already at rbuf + root * count). Elsewhere IN_PLACE is INVALID_ARG.
     rbuf    the root's p * count elements; ignored (may be NULL) elsewhere.
+
+Return Value
+    REDCOLL_OK, or an error as "What every collective shares" lists.
+
+Thread Safety
+    One call at a time per transport (see "What every collective shares").
 */
 REDCOLL_API redcoll_result redcoll_gather(const redcoll_transport *t, const void *sbuf,
                                           void *rbuf, size_t count, redcoll_dtype dtype,
                                           int root, const redcoll_options *opts);
 
-/* Plans redcoll_gather: each run gathers, into the root's rbuf, what every
-   rank's sbuf holds then. */
+/*
+Plans redcoll_gather (see "Persistent collectives").
+
+Parameters
+    out     receives the plan, for redcoll_plan_run and redcoll_plan_free.
+    others  as redcoll_gather; its buffers are borrowed for the plan's life.
+
+Return Value
+    REDCOLL_OK with *out set; otherwise *out = NULL and, as the one-shot
+    call's argument checks, REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with
+    nothing touched, or REDCOLL_ERR_OUT_OF_MEMORY. Nothing is sent.
+
+Thread Safety
+    As a collective call on t; the plan then runs on one thread at a time.
+
+Remarks
+    Each run gathers, into the root's rbuf, what every rank's sbuf holds then.
+*/
 REDCOLL_API redcoll_result redcoll_gather_init(const redcoll_transport *t, const void *sbuf,
                                                void *rbuf, size_t count, redcoll_dtype dtype,
                                                int root, const redcoll_options *opts,
@@ -1001,12 +1443,35 @@ Parameters
     sbuf    the root's p * count elements; ignored (may be NULL) elsewhere.
     rbuf    count elements; at the root also REDCOLL_IN_PLACE (its block stays
             in sbuf). Elsewhere IN_PLACE is INVALID_ARG.
+
+Return Value
+    REDCOLL_OK, or an error as "What every collective shares" lists.
+
+Thread Safety
+    One call at a time per transport (see "What every collective shares").
 */
 REDCOLL_API redcoll_result redcoll_scatter(const redcoll_transport *t, const void *sbuf,
                                            void *rbuf, size_t count, redcoll_dtype dtype,
                                            int root, const redcoll_options *opts);
 
-/* Plans redcoll_scatter; sbuf matters at the root only. */
+/*
+Plans redcoll_scatter (see "Persistent collectives").
+
+Parameters
+    out     receives the plan, for redcoll_plan_run and redcoll_plan_free.
+    others  as redcoll_scatter; its buffers are borrowed for the plan's life.
+
+Return Value
+    REDCOLL_OK with *out set; otherwise *out = NULL and, as the one-shot
+    call's argument checks, REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with
+    nothing touched, or REDCOLL_ERR_OUT_OF_MEMORY. Nothing is sent.
+
+Thread Safety
+    As a collective call on t; the plan then runs on one thread at a time.
+
+Remarks
+    sbuf matters at the root only.
+*/
 REDCOLL_API redcoll_result redcoll_scatter_init(const redcoll_transport *t, const void *sbuf,
                                                 void *rbuf, size_t count, redcoll_dtype dtype,
                                                 int root, const redcoll_options *opts,
@@ -1015,21 +1480,96 @@ REDCOLL_API redcoll_result redcoll_scatter_init(const redcoll_transport *t, cons
 /*
 Returns on every rank once every rank has entered it (dissemination: ceil(lg
 p) rounds of empty messages).
+
+Parameters
+    t       this rank's transport.
+    opts    NULL, or the dissemination algorithm.
+
+Return Value
+    REDCOLL_OK, or an error as "What every collective shares" lists.
+
+Thread Safety
+    One call at a time per transport (see "What every collective shares").
 */
 REDCOLL_API redcoll_result redcoll_barrier(const redcoll_transport *t,
                                            const redcoll_options *opts);
 
-/* Plans redcoll_barrier (its plan holds no scratch). */
+/*
+Plans redcoll_barrier (see "Persistent collectives").
+
+Parameters
+    out     receives the plan, for redcoll_plan_run and redcoll_plan_free.
+    others  as redcoll_barrier; its buffers are borrowed for the plan's life.
+
+Return Value
+    REDCOLL_OK with *out set; otherwise *out = NULL and, as the one-shot
+    call's argument checks, REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with
+    nothing touched, or REDCOLL_ERR_OUT_OF_MEMORY. Nothing is sent.
+
+Thread Safety
+    As a collective call on t; the plan then runs on one thread at a time.
+
+Remarks
+    The plan holds no scratch.
+*/
 REDCOLL_API redcoll_result redcoll_barrier_init(const redcoll_transport *t,
                                                 const redcoll_options *opts, redcoll_plan **out);
 
-/* Runs the plan once (see "Persistent collectives"). */
+/*
+Runs the plan once (see "Persistent collectives"): the collective on what its
+buffers hold now. Allocates nothing.
+
+Parameters
+    plan    a plan from redcoll_<coll>_init.
+
+Return Value
+    As the one-shot call; REDCOLL_ERR_INVALID_ARG for a NULL plan.
+
+Thread Safety
+    One thread at a time per plan, and it counts as a call on its transport.
+*/
 REDCOLL_API redcoll_result redcoll_plan_run(redcoll_plan *plan);
-/* Releases the plan and its scratch; NULL is fine. */
+
+/*
+Releases the plan and its scratch, to the allocator it was made with.
+
+Parameters
+    plan    a plan, or NULL (nothing happens).
+
+Return Value
+    None.
+
+Thread Safety
+    Not while the plan runs.
+*/
 REDCOLL_API void redcoll_plan_free(redcoll_plan *plan);
-/* The algorithm the plan runs (AUTO resolved); REDCOLL_ALGO_AUTO for NULL. */
+
+/*
+The algorithm the plan runs, AUTO resolved.
+
+Parameters
+    plan    a plan, or NULL.
+
+Return Value
+    The algorithm; REDCOLL_ALGO_AUTO for NULL.
+
+Thread Safety
+    Thread safe (the plan is not changed).
+*/
 REDCOLL_API redcoll_algo redcoll_plan_algo(const redcoll_plan *plan);
-/* The scratch bytes the plan holds for its runs (0 for NULL). */
+
+/*
+The scratch the plan holds for its runs.
+
+Parameters
+    plan    a plan, or NULL.
+
+Return Value
+    Bytes; 0 for NULL or a plan that needs none.
+
+Thread Safety
+    Thread safe (the plan is not changed).
+*/
 REDCOLL_API size_t redcoll_plan_scratch_bytes(const redcoll_plan *plan);
 
 #ifdef __cplusplus
@@ -2105,10 +2645,12 @@ REDCOLL__VTYPES(64)
 #define REDCOLL__V_fmin(B, SUF, VS, VU, a, b, r) r = (VU)REDCOLL__X86_MIN_##B(SUF, b, a)
 #define REDCOLL__V_fmax(B, SUF, VS, VU, a, b, r) r = (VU)REDCOLL__X86_MAX_##B(SUF, b, a)
 /* Integer min/max: one PMIN/PMAX where the level has it (SSE2: int16 and
-   uint8; AVX2: 8 to 32 bits), where GCC may build the compare-and-blend
-   above from three or four instructions; on AVX-512 a compare into a mask
-   and one masked blend (VPCMP + VPBLENDM), which GCC would otherwise build
-   for the unsigned lanes from a mask-to-vector move and a VPTERNLOG.
+   uint8; AVX2: 8 to 32 bits; AVX-512: every width), where GCC may build the
+   compare-and-blend above from three or four instructions (for the unsigned
+   AVX-512 lanes a mask-to-vector move and a VPTERNLOG). A compare into a
+   mask and a masked blend (VPCMP + VPBLENDM) is two instructions on the
+   critical path where VPMAX is one, and GCC loads lo twice for it (once
+   for each). The 512-bit form is the all-lanes masked one, as for floats.
    Equal integers are the same bits, so min(b, a) is the scalar
    loop's b < a ? b : a.
    REDCOLL__X86HAS_<B>_<SUF>: X the intrinsics (REDCOLL__VIMM_<B>), G the
@@ -2171,12 +2713,9 @@ REDCOLL__VTYPES(64)
     r = (VU)REDCOLL__PASTE(_mm_##OPN##_, REDCOLL__X86I_##SUF)((__m128i)b, (__m128i)a)
 #define REDCOLL__VIMM_32(OPN, SUF, VU, a, b, r) \
     r = (VU)REDCOLL__PASTE(_mm256_##OPN##_, REDCOLL__X86I_##SUF)((__m256i)b, (__m256i)a)
-#define REDCOLL__VIMM_64(OPN, SUF, VU, a, b, r)                                        \
-    r = (VU)REDCOLL__PASTE(_mm512_mask_blend_, REDCOLL__X86W_##SUF)(                  \
-        REDCOLL__PASTE(REDCOLL__PASTE(REDCOLL__X86CMP_##OPN, REDCOLL__X86I_##SUF), _mask)( \
-            (__m512i)b, (__m512i)a), (__m512i)a, (__m512i)b)
-#define REDCOLL__X86CMP_min _mm512_cmplt_
-#define REDCOLL__X86CMP_max _mm512_cmpgt_
+#define REDCOLL__VIMM_64(OPN, SUF, VU, a, b, r)                                            \
+    r = (VU)REDCOLL__PASTE(_mm512_mask_##OPN##_, REDCOLL__X86I_##SUF)(                    \
+        (__m512i)b, (REDCOLL__X86K_##SUF)-1, (__m512i)b, (__m512i)a)
 /* Logical ops on 64-byte lanes: the truths as AVX-512 masks (VPTESTM),
    combined there, and 1 written where the mask is set: what the -O3 loop
    does, where the generic form turns each mask into a vector first. */

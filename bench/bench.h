@@ -44,16 +44,16 @@ static inline int bench_parse_sizes(const char *s, size_t *sizes, int max) {
     return n;
 }
 
-/* Prints "# <what>: load average 1 5 15 min" where /proc/loadavg exists:
-   on a shared machine the numbers mean little without it. */
-static inline void bench_print_load(const char *what) {
+/* Prints "# <what>: loadavg 1 5 15 min" (the run queue, where /proc/loadavg
+   exists): on a shared machine the numbers mean little without it. */
+static inline void bench_print_loadavg(const char *what) {
     char buf[128];
     FILE *f = fopen("/proc/loadavg", "r");
     if (!f) return;
     if (fgets(buf, sizeof buf, f)) {
         double a, b, c;
         if (sscanf(buf, "%lf %lf %lf", &a, &b, &c) == 3)
-            printf("# %s: load average %.2f %.2f %.2f (1, 5, 15 min)\n", what, a, b, c);
+            printf("# %s: loadavg %.2f %.2f %.2f (1, 5, 15 min)\n", what, a, b, c);
     }
     fclose(f);
 }

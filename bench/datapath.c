@@ -1,4 +1,4 @@
-/* datapath.c - the data-path benchmark (issue 10): allreduce of doubles (sum)
+/* datapath.c - the data-path benchmark: allreduce of doubles (sum)
    on the threads transport (transports/redcoll_shm.h) next to what the
    machine can do, all measured in the same run, as medians of interleaved
    batches (every method runs one batch in turn, B times over):
@@ -36,7 +36,7 @@
    process), time / direct, time / kernel, and wrong elements in the last
    result. A summary table in Markdown follows, with MPICH's native
    MPI_Allreduce when --mpi gives the command that runs bench/datapath_mpi.c
-   (it runs right after the threads, in the same session).
+   (it runs right after the threads, in the same run).
 
    Usage: datapath [-p N]... [--sizes 8,1K,1M,8M,64M] [--batches 7]
                    [--seconds 0.02] [--methods LIST] [--mpi "CMD"]
@@ -333,7 +333,7 @@ static redcoll_result bench_rank(const redcoll_transport *t, void *arg) {
             note_err(B, at, e);
             if (r == 0) {
                 double want = B->target / (sec > 1e-9 ? sec : 1e-9);
-                B->iters = want < 1 ? 1 : want > 1e6 ? 1000000 : (long)want;
+                B->iters = want < 1 ? 1 : want > 1e6 ? 1000000L : (long)want;
             }
             bar_wait(&B->b);
             iters[mi] = B->iters;
@@ -575,7 +575,7 @@ int main(int argc, char **argv) {
     printf("# redcoll datapath benchmark:");
     for (i = 0; i < argc; ++i) printf(" %s", argv[i]);
     printf("\n");
-    bench_print_load("start");
+    bench_print_loadavg("start");
     {
         static bench runs[8];
         for (i = 0; i < np; ++i) { /* every team first, then MPICH right after, then the tables */
@@ -583,7 +583,7 @@ int main(int argc, char **argv) {
             runs[i].p = ps[i] < 1 ? 1 : ps[i];
             if (bench_team(&runs[i], methods, fused_ok)) { fprintf(stderr, "out of memory\n"); return 1; }
         }
-        bench_print_load("threads done");
+        bench_print_loadavg("threads done");
         if (mpi_cmd) nmpi = run_mpi(mpi_cmd, mpi, 256);
         for (i = 0; i < np; ++i) {
             bench *B = &runs[i];

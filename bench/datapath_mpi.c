@@ -58,7 +58,7 @@ int main(int argc, char **argv) {
     y = (double *)malloc(maxn * sizeof *y);
     if (!x || !y || redcoll_mpi_init(&m, MPI_COMM_WORLD, NULL) != REDCOLL_OK) MPI_Abort(MPI_COMM_WORLD, 1);
     for (i = 0; i < maxn; ++i) { x[i] = (double)(rank + 1) * (double)(i % 64 + 1); y[i] = 0; }
-    if (rank == 0) bench_print_load("MPI start");
+    if (rank == 0) bench_print_loadavg("MPI start");
     if (rank == 0)
         printf("# MPI allreduce of doubles (sum), p = %d processes; medians of %d interleaved batches\n"
                "#     size  method        time per call  faults/call  wrong  x native\n", p, batches);
@@ -75,7 +75,7 @@ int main(int argc, char **argv) {
             dt = MPI_Wtime() - t0;
             MPI_Bcast(&dt, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
             dt = target / (dt > 1e-9 ? dt : 1e-9);
-            iters[mi] = dt < 1 ? 1 : dt > 1e6 ? 1000000 : (long)dt;
+            iters[mi] = dt < 1 ? 1 : dt > 1e6 ? 1000000L : (long)dt;
         }
         for (bi = 0; bi < batches && bi < 64; ++bi) {
             for (mi = 0; mi < NMETHODS; ++mi) {

@@ -3,8 +3,7 @@
    the same run, for 8 B .. 8 MiB per rank.
 
    Data: x = +-(1 + f) 2^e with e uniform in [-32, 31] (a field spanning 64
-   binades: the issue's "exponents span <= 2^64" read as max|x| / min|x| <=
-   2^64), different on every rank.
+   binades: max|x| / min|x| <= 2^64), different on every rank.
 
    Threads: p ranks on the shared-memory transport; for every size, batches of
    ordinary and exact calls alternate (sized to about --seconds / 20 each),

@@ -83,7 +83,7 @@ int main(int argc, char **argv) {
             sizes[nsizes] = sizes[nsizes - 1] * 8;
     if (rank == 0) {
         const char *shm = getenv("REDCOLL_SHM");
-        bench_print_load("pmpi_allreduce");
+        bench_print_loadavg("pmpi_allreduce");
         printf("# allreduce of doubles (sum) on MPI_COMM_WORLD, p=%d, REDCOLL_SHM=%s: median of %d interleaved\n"
                "# batches of about %.0f ms each (the slowest rank's), time per call\n#\n",
                size, shm ? shm : "(unset: shared memory on one node)", batches, seconds * 1e3);

@@ -226,7 +226,7 @@ int main(int argc, char **argv) {
         g_orders[i] = fds[1];
     }
     if (redcoll_pshm_attach(h, 0) != REDCOLL_OK) { fprintf(stderr, "pshm: %s\n", redcoll_pshm_last_error()); return 1; }
-    bench_print_load("pshm");
+    bench_print_loadavg("pshm");
     printf("# allreduce of doubles (sum, %s), p=%d: threads of one process against processes sharing a\n"
            "# segment (single copy %s); median of %d interleaved batches of about %.0f ms (the\n"
            "# slowest rank's), time per call; ratios: the processes' median over the threads'\n#\n",

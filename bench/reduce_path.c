@@ -1,7 +1,7 @@
 /* reduce_path.c - redcoll_reduce of doubles (sum, root 0) on the threads
    transport at p = 2, 1 KB / 1 MB / 8 MB, AUTO and three forced schedules,
-   interleaved in 7 batches; prints rank 0's median time per call. Written
-   to measure issue 10's "no copy up front" for reduce, which bench/datapath
+   interleaved in 7 batches; prints rank 0's median time per call. It times
+   reduce's data path (no copy of the input up front), which bench/datapath
    (allreduce only) does not cover; compare two builds by running their
    binaries in turn.
      cc -std=c11 -O2 -I. bench/reduce_path.c -o build/reduce_path -lpthread -lm */

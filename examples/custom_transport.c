@@ -148,6 +148,7 @@ static void sock_transport_init(sock_transport *st, int rank, int size, int *fds
 /* ---- the program: every allreduce, reduce and bcast schedule ----------------- */
 
 #define N 50000 /* int64 elements: 400 KB, larger than a socket buffer */
+#define STRIDE ((int64_t)1000003) /* rank r sends r * STRIDE + i: every rank's data differs */
 
 static int run_rank(const redcoll_transport *t) {
     int64_t *x = (int64_t *)malloc(N * sizeof *x), *y = (int64_t *)malloc(N * sizeof *y);
@@ -163,19 +164,19 @@ static int run_rank(const redcoll_transport *t) {
             if (!redcoll_algo_supported(colls[c], (redcoll_algo)a)) continue;
             memset(&o, 0, sizeof o);
             o.algo = (redcoll_algo)a;
-            for (i = 0; i < N; ++i) x[i] = (int64_t)t->rank * 1000003 + i;
+            for (i = 0; i < N; ++i) x[i] = t->rank * STRIDE + i;
             memset(y, 0, N * sizeof *y);
             if (colls[c] == REDCOLL_COLL_BCAST) {
                 if (t->rank == root) memcpy(y, x, N * sizeof *y);
                 r = redcoll_bcast(t, y, N, REDCOLL_INT64, root, &o);
-                for (i = 0; r == REDCOLL_OK && i < N; ++i) wrong += y[i] != (int64_t)root * 1000003 + i;
+                for (i = 0; r == REDCOLL_OK && i < N; ++i) wrong += y[i] != root * STRIDE + i;
             } else {
                 r = colls[c] == REDCOLL_COLL_ALLREDUCE
                         ? redcoll_allreduce(t, x, y, N, REDCOLL_INT64, REDCOLL_SUM, &o)
                         : redcoll_reduce(t, x, y, N, REDCOLL_INT64, REDCOLL_SUM, root, &o);
                 if (colls[c] == REDCOLL_COLL_ALLREDUCE || t->rank == root)
                     for (i = 0; r == REDCOLL_OK && i < N; ++i)
-                        wrong += y[i] != (int64_t)p * (p - 1) / 2 * 1000003 + (int64_t)p * i;
+                        wrong += y[i] != (int64_t)p * (p - 1) / 2 * STRIDE + (int64_t)p * i;
             }
             if (r != REDCOLL_OK || wrong) {
                 fprintf(stderr, "process %d: %s/%s: %s, %d wrong\n", t->rank,

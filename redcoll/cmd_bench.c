@@ -1,5 +1,5 @@
 /* cmd_bench.c - `redcoll bench`: time collectives on threads or MPI, with
-   nccl-tests' columns, every result checked (issue 11). Included by main.c.
+   nccl-tests' columns, every result checked. Included by main.c.
 
    For each collective, size and placement (out of / in place) the rows (auto,
    algorithms, MPI's native collective) share one set of buffers from the
@@ -468,9 +468,7 @@ static int bench_sizes(const bench *b, redcoll_coll coll, size_t esize, size_t *
             count[n] = k;
             ++n;
         }
-        if (want > c->max_bytes / c->factor) break;
-        want *= c->factor;
-        if (want > c->max_bytes) break;
+        if ((want = cli_next_size(c, want)) == 0) break;
     }
     return n;
 }

@@ -1,13 +1,18 @@
 /* cmd_map.c - `redcoll map`: the selection map as SVG, like Fig. 4 of
-   Rabenseifner 2004 (issue 11). Included by main.c.
+   Rabenseifner 2004. Included by main.c.
 
-   A grid of process counts (x, log scale, every p of the range) by message
-   sizes (y, log scale), each cell coloured by the algorithm that wins there:
-   the fastest in the cost model (every candidate run on the simulator in
-   no-data mode), what redcoll_select picks, or the fastest measured in a
-   bench CSV. Cells of one row with the same winner are drawn as one rect
-   carrying data-p-min, data-p-max, data-bytes and data-algo, so the map
-   stays small and scripts can read it back. */
+   A grid of process counts (x, log scale) by message sizes (y, log scale),
+   each cell coloured by the algorithm that wins there: the least modeled
+   time (the library's cost functions and argmin, which AUTO follows; the
+   default), the fastest on the simulator in no-data mode (every candidate
+   run), what redcoll_select picks, or the fastest measured in a bench CSV.
+   The p values are log-spaced (--p-per-octave a doubling, every p where
+   they are closer than 1, powers of two always among them), so every cell
+   is a few pixels wide however large p gets; --p-step takes every S-th p
+   instead. Cells of one row with the same winner are drawn as one rect
+   carrying data-p-min, data-p-max, data-bytes and data-algo, inside a group
+   whose data-p lists the grid's p values, so the map stays small and
+   scripts can read it back. The legend's shares are of the drawn area. */
 
 typedef struct map_grid {
     int     np, ns;
@@ -30,19 +35,40 @@ static int map_alloc(map_grid *g, int np, int ns) {
     return 1;
 }
 
-/* The grid of the flags: p from --p-min to --p-max by --p-step, sizes -b .. -e by -f. */
+/* The grid's p values: every --p-step from --p-min, or log-spaced: the
+   rounded 2^(j / --p-per-octave) between --p-min and --p-max (powers of two
+   included), plus both ends. n: how many; p NULL: only count. */
+static int map_p_values(const cli *c, int *p) {
+    int n = 0, j, last = 0;
+    if (c->given[F_P_STEP]) {
+        long long v;
+        for (v = c->p_min; v <= c->p_max; v += c->p_step) { if (p) p[n] = (int)v; ++n; }
+        return n;
+    }
+    for (j = (int)floor(c->p_octave * log2((double)c->p_min)) - 1;; ++j) {
+        double x = floor(pow(2.0, (double)j / c->p_octave) + 0.5);
+        int v = x < c->p_min ? c->p_min : x > c->p_max ? c->p_max : (int)x;
+        if (v > last) { if (p) p[n] = v; ++n; last = v; }
+        if (v == c->p_max) break;
+    }
+    return n;
+}
+
+/* The grid of the flags: p as map_p_values, sizes -b .. -e by -f (-e last). */
 static int map_axes(const cli *c, map_grid *g) {
-    int np = 0, ns = 0, p;
+    int ns = 0;
     size_t b;
-    for (p = c->p_min; p <= c->p_max; p += c->p_step) { ++np; if (p > INT_MAX - c->p_step) break; }
-    for (b = c->min_bytes;; b *= c->factor) { ++ns; if (b > c->max_bytes / c->factor || b * c->factor > c->max_bytes) break; }
-    if (!map_alloc(g, np, ns)) return 0;
-    for (np = 0, p = c->p_min; np < g->np; ++np, p += c->p_step) g->p[np] = p;
-    for (ns = 0, b = c->min_bytes; ns < g->ns; ++ns, b *= c->factor) g->bytes[ns] = b;
+    for (b = c->min_bytes; b; b = cli_next_size(c, b)) ++ns;
+    if (!map_alloc(g, map_p_values(c, NULL), ns)) return 0;
+    map_p_values(c, g->p);
+    for (ns = 0, b = c->min_bytes; b; b = cli_next_size(c, b)) g->bytes[ns++] = b;
     return 1;
 }
 
-/* The harness case of one cell: count from the size (per block for block collectives). */
+/* The case of one cell, the one place its model is set: the simulator's
+   configuration (sim) and the options the cost functions and the selector
+   read (opts, with opts.model), both from the flags; count from the size
+   (per block for block collectives). */
 static rc_spec map_spec(const cli *c, int p, size_t bytes, redcoll_algo algo) {
     rc_spec s = c->spec;
     size_t unit = redcoll_dtype_size(s.dtype) * (rc_blocks(s.coll) ? (size_t)p : 1);
@@ -60,8 +86,25 @@ static int map_candidate(const cli *c, int a) {
            !cli_algo_problem(c->spec.coll, (redcoll_algo)a, c->commutative || !rc_reduces(c->spec.coll));
 }
 
-/* Winners in the cost model: every candidate on the simulator, no data. */
+/* Winners in the cost model: the least redcoll_algo_cost among the rows
+   AUTO chooses from, priced in whole elements of the dtype as a collective
+   prices its call (the library's argmin, so a cell is what AUTO runs). */
 static int map_from_model(const cli *c, map_grid *g) {
+    int i, s, comm = c->commutative || !rc_reduces(c->spec.coll);
+    for (i = 0; i < g->np; ++i)
+        for (s = 0; s < g->ns; ++s) {
+            rc_spec sp = map_spec(c, g->p[i], g->bytes[s], REDCOLL_ALGO_AUTO);
+            redcoll_options o = redcoll_options_resolved(&sp.opts);
+            size_t es = redcoll_dtype_size(sp.dtype);
+            redcoll_algo a = redcoll__select_model(sp.coll, sp.p, cli_sel_bytes(sp.coll, sp.p, sp.count, es),
+                                                   es, comm, &o);
+            g->win[s * g->np + i] = a == REDCOLL_ALGO_AUTO ? -1 : (int)a;
+        }
+    return 0;
+}
+
+/* Winners on the simulator: every candidate run, no data. */
+static int map_from_simulator(const cli *c, map_grid *g) {
     double total_calls = 0, total_events = 0, scale = 0;
     int i, s, a, pmax = g->p[g->np - 1];
     for (i = 0; i < g->np; ++i) scale += ((double)g->p[i] / pmax) * ((double)g->p[i] / pmax);
@@ -78,9 +121,10 @@ static int map_from_model(const cli *c, map_grid *g) {
             total_events += w.events * scale;
         }
     if (!c->force && total_events > c->limit) {
-        fprintf(stderr, "redcoll: map from the model would simulate about %.3g events (%d x %d cells, "
-                "every candidate), above the limit of %.3g (--limit); fewer p (--p-max, --p-step) or "
-                "sizes (-f) shrink it, --force runs it anyway\n", total_events, g->np, g->ns, c->limit);
+        fprintf(stderr, "redcoll: map from the simulator would simulate about %.3g events (%d x %d cells, "
+                "every candidate), above the limit of %.3g (--limit); fewer p (--p-max, --p-per-octave) "
+                "or sizes (-f) shrink it, --force runs it anyway, and --from model (the default) draws "
+                "the cost model's map at once\n", total_events, g->np, g->ns, c->limit);
         return 2;
     }
     cli_progress_begin("map", total_calls, c->progress_after);
@@ -238,12 +282,20 @@ static void map_edges(const double *v, int n, double *e) {
     e[n] = n > 1 ? v[n - 1] * v[n - 1] / e[n - 1] : v[0] * sqrt(2.0);
 }
 
+/* "12%", "<1%" for a share that is there but rounds to 0, ">99%" likewise. */
+static const char *map_percent(char *buf, size_t cap, double share) {
+    if (share > 0 && share < 0.005) snprintf(buf, cap, "<1%%");
+    else if (share < 1 && share > 0.995) snprintf(buf, cap, ">99%%");
+    else snprintf(buf, cap, "%.0f%%", 100 * share);
+    return buf;
+}
+
 static void map_svg(FILE *f, const cli *c, const map_grid *g, const char *source) {
     const double X0 = 80, Y0 = 70, PW = 720, PH = 440, LX = 830;
     double *pv = (double *)malloc(((size_t)g->np + 1) * sizeof(double) * 2);
     double *sv = (double *)malloc(((size_t)g->ns + 1) * sizeof(double) * 2);
-    double *pe, *se, lx0, lx1, ly0, ly1, t;
-    int count[REDCOLL_ALGO_COUNT + 1], i, s, a, cells = 0, shown = 0;
+    double *pe, *se, lx0, lx1, ly0, ly1, t, tstep, area[REDCOLL_ALGO_COUNT + 1], drawn = 0;
+    int i, s, a, shown = 0;
     char lab[64];
     if (!pv || !sv) { free(pv); free(sv); return; }
     pe = pv + g->np + 1;
@@ -256,7 +308,7 @@ static void map_svg(FILE *f, const cli *c, const map_grid *g, const char *source
     ly0 = log(se[0]); ly1 = log(se[g->ns]);
 #define MAP_X(v) (X0 + PW * (log(v) - lx0) / (lx1 - lx0))
 #define MAP_Y(v) (Y0 + PH - PH * (log(v) - ly0) / (ly1 - ly0))
-    memset(count, 0, sizeof count);
+    memset(area, 0, sizeof area);
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"1100\" height=\"580\" "
                "viewBox=\"0 0 1100 580\" font-family=\"sans-serif\" font-size=\"12\">\n"
@@ -270,34 +322,43 @@ static void map_svg(FILE *f, const cli *c, const map_grid *g, const char *source
                 m->alpha, m->beta, m->gamma, m->f_alpha, m->f_beta, c->profile ? ", profile " : "",
                 c->profile ? c->profile : "");
     }
-    fprintf(f, "p %d..%d (%d values), %d sizes; redcoll %s</text>\n", g->p[0], g->p[g->np - 1], g->np,
-            g->ns, REDCOLL_VERSION_STRING);
+    fprintf(f, "p %d..%d (%d values", g->p[0], g->p[g->np - 1], g->np);
+    if (!c->from_csv && !c->given[F_P_STEP]) fprintf(f, ", %d per doubling", c->p_octave);
+    else if (!c->from_csv && c->p_step > 1) fprintf(f, ", every %d", c->p_step);
+    fprintf(f, "), %d sizes; redcoll %s</text>\n", g->ns, REDCOLL_VERSION_STRING);
     /* cells: one rect per run of equal winners along a row */
+    fprintf(f, "<g shape-rendering=\"crispEdges\" data-p=\"");
+    for (i = 0; i < g->np; ++i) fprintf(f, "%s%d", i ? " " : "", g->p[i]);
+    fprintf(f, "\">\n");
     for (s = 0; s < g->ns; ++s)
         for (i = 0; i < g->np;) {
             int w = g->win[s * g->np + i], j = i;
+            double x = MAP_X(pe[i]), y = MAP_Y(se[s + 1]), wd, ht;
             while (j + 1 < g->np && g->win[s * g->np + j + 1] == w) ++j;
+            wd = MAP_X(pe[j + 1]) - x;
+            ht = MAP_Y(se[s]) - y;
             if (w >= 0) {
-                count[w] += j - i + 1;
-                cells += j - i + 1;
+                area[w] += wd * ht; /* the legend's shares: what the picture shows */
+                drawn += wd * ht;
                 cli_human(lab, sizeof lab, sv[s]);
                 fprintf(f, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\" "
                            "data-p-min=\"%d\" data-p-max=\"%d\" data-bytes=\"%zu\" data-algo=\"%s\">"
                            "<title>p %d..%d, %s: %s</title></rect>\n",
-                        MAP_X(pe[i]), MAP_Y(se[s + 1]), MAP_X(pe[j + 1]) - MAP_X(pe[i]),
-                        MAP_Y(se[s]) - MAP_Y(se[s + 1]), map_colour(w), g->p[i], g->p[j], g->bytes[s],
+                        x, y, wd, ht, map_colour(w), g->p[i], g->p[j], g->bytes[s],
                         redcoll_algo_name((redcoll_algo)w), g->p[i], g->p[j], lab,
                         redcoll_algo_name((redcoll_algo)w));
             }
             i = j + 1;
         }
-    /* axes */
+    fprintf(f, "</g>\n");
+    /* axes: p ticks at powers of two, at most about 12 of them */
     fprintf(f, "<rect x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\" fill=\"none\" stroke=\"black\"/>\n",
             X0, Y0, PW, PH);
-    for (t = 1; t <= pe[g->np]; t *= 2) {
+    for (tstep = 2; log2(pe[g->np] / pe[0]) / log2(tstep) > 12;) tstep *= 2;
+    for (t = 1; t <= pe[g->np]; t *= tstep) {
         if (t < pe[0]) continue;
         fprintf(f, "<line x1=\"%.2f\" y1=\"%g\" x2=\"%.2f\" y2=\"%g\" stroke=\"black\"/>"
-                   "<text x=\"%.2f\" y=\"%g\" text-anchor=\"middle\">%g</text>\n",
+                   "<text x=\"%.2f\" y=\"%g\" text-anchor=\"middle\">%.0f</text>\n",
                 MAP_X(t), Y0 + PH, MAP_X(t), Y0 + PH + 5, MAP_X(t), Y0 + PH + 18, t);
     }
     fprintf(f, "<text x=\"%g\" y=\"%g\" text-anchor=\"middle\">number of processes p</text>\n", X0 + PW / 2,
@@ -311,14 +372,15 @@ static void map_svg(FILE *f, const cli *c, const map_grid *g, const char *source
     }
     fprintf(f, "<text transform=\"translate(18 %g) rotate(-90)\" text-anchor=\"middle\">message size "
                "(bytes per rank%s)</text>\n", Y0 + PH / 2, rc_blocks(c->spec.coll) ? ", all blocks" : "");
-    /* legend: every winner, with its share of the cells */
-    fprintf(f, "<text x=\"%g\" y=\"%g\" font-weight=\"bold\">winner (share of cells)</text>\n", LX, Y0 - 6);
+    /* legend: every winner, with its share of the drawn area */
+    fprintf(f, "<text x=\"%g\" y=\"%g\" font-weight=\"bold\">winner (share of the map)</text>\n", LX, Y0 - 6);
     for (a = 0; a < REDCOLL_ALGO_COUNT; ++a) {
         double y = Y0 + 8 + 22 * shown;
-        if (!count[a]) continue;
+        if (area[a] <= 0) continue;
         fprintf(f, "<rect x=\"%g\" y=\"%g\" width=\"16\" height=\"16\" fill=\"%s\" stroke=\"#333\"/>"
-                   "<text x=\"%g\" y=\"%g\">%s (%.0f%%)</text>\n", LX, y, map_colour(a), LX + 24, y + 13,
-                redcoll_algo_name((redcoll_algo)a), 100.0 * count[a] / (cells ? cells : 1));
+                   "<text x=\"%g\" y=\"%g\" data-algo=\"%s\" data-share=\"%.6f\">%s (%s)</text>\n", LX, y,
+                map_colour(a), LX + 24, y + 13, redcoll_algo_name((redcoll_algo)a), area[a] / drawn,
+                redcoll_algo_name((redcoll_algo)a), map_percent(lab, sizeof lab, area[a] / drawn));
         ++shown;
     }
     fprintf(f, "</svg>\n");
@@ -345,9 +407,12 @@ static int cmd_map(cli *c) {
             snprintf(source, sizeof source, "what redcoll_select picks (%s selector)",
                      c->spec.opts.selector == REDCOLL_SELECTOR_MPICH    ? "mpich"
                      : c->spec.opts.selector == REDCOLL_SELECTOR_PAPERS ? "papers" : "model");
+        } else if (strcmp(c->from, "simulator") == 0) {
+            r = map_from_simulator(c, &g);
+            snprintf(source, sizeof source, "fastest on the simulator (every candidate, no data)");
         } else {
             r = map_from_model(c, &g);
-            snprintf(source, sizeof source, "fastest in the cost model (the simulator, no data)");
+            snprintf(source, sizeof source, "least modeled time (the cost functions, as AUTO picks)");
         }
     }
     if (r) { map_free(&g); return r; }
@@ -356,7 +421,7 @@ static int cmd_map(cli *c) {
     map_svg(f, c, &g, source);
     if (c->out) {
         if (fclose(f) != 0) { map_free(&g); return cli_bad("--svg %s: %s", c->out, strerror(errno)); }
-        fprintf(stderr, "redcoll: map: wrote %s (%d p x %d sizes, %s) in %.0f s\n", c->out, g.np, g.ns,
+        fprintf(stderr, "redcoll: map: wrote %s (%d p x %d sizes, %s) in %.1f s\n", c->out, g.np, g.ns,
                 source, cli_now() - t0);
     }
     map_free(&g);

@@ -1,5 +1,5 @@
 /* cmd_tune.c - `redcoll tune`: measure a transport's cost model into a
-   profile (issue 11). Included by main.c.
+   profile. Included by main.c.
 
    Between ranks 0 and 1 of the transport (threads or MPI), for message sizes
    8 B .. 4 MiB:

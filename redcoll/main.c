@@ -12,9 +12,10 @@
    included below, sharing the option parser of this file, which checks every
    flag against the command and every combination against the library's rules
    before anything runs (exit status 2 with the reason). Built with
-   -DREDCOLL_CLI_MPI by mpicc it is build/redcoll_mpi: the same tool, plus
-   `--transport mpi` for bench and tune under mpiexec. `bench --transport
-   pshm` forks its own processes (transports/redcoll_pshm.h, Linux). */
+   -DREDCOLL_CLI_MPI by mpicc it is build/redcoll_mpi (`make install` installs
+   it as redcoll-mpi): the same tool, plus `--transport mpi` for bench and tune
+   under mpiexec. `bench --transport pshm` forks its own processes
+   (transports/redcoll_pshm.h, Linux). */
 #define _POSIX_C_SOURCE 200809L
 #define REDCOLL_IMPLEMENTATION
 #include "redcoll.h"
@@ -80,21 +81,23 @@ static const cli_command cli_commands[] = {
       "Times collectives on a real transport: threads of this process (default,\n"
       "p = online CPUs), processes sharing memory (--transport pshm: this process\n"
       "and p - 1 it forks, each a rank, their vectors in private memory as an MPI\n"
-      "program's) or MPI (build/redcoll_mpi under mpiexec.mpich -n P, where\n"
-      "--transport mpi is the default, with rows `native` for the MPI library's own\n"
-      "collective).\n"
-      "Sizes from -b to -e growing by -f, as nccl-tests: `bytes` is the largest\n"
-      "buffer (the whole vector; all p blocks for allgather, alltoall, gather,\n"
-      "scatter, reduce_scatter), count = bytes / element size. Every row is timed\n"
-      "in batches interleaved with the other rows of its size, reported as the\n"
-      "median batch (max over ranks), then run once more on fresh inputs and checked\n"
-      "on every rank against the exact result (`wrong` = differing elements).\n"
-      "busbw uses nccl-tests' factors: allreduce 2(p-1)/p; reduce_scatter,\n"
-      "allgather, alltoall, gather, scatter (p-1)/p; bcast, reduce 1. `selected` is\n"
-      "what auto picks for the size. With --algo all, each size also reports auto's\n"
-      "time over the fastest algorithm's (the regret), and the run ends with auto's\n"
-      "pick against the fastest, size by size, and the noise: a row's slowest batch\n"
-      "over its fastest, the median over rows. Progress goes to stderr.\n"
+      "program's) or MPI (the MPI build of this tool, build/redcoll_mpi, installed\n"
+      "as redcoll-mpi, under mpiexec.mpich -n P, where --transport mpi is the\n"
+      "default, with rows `native` for the MPI library's own collective).\n"
+      "Sizes from -b growing by -f, and -e as the last one even where -f steps past\n"
+      "it (nccl-tests would stop at the last step below -e). As in nccl-tests,\n"
+      "`bytes` is the largest buffer (the whole vector; all p blocks for allgather,\n"
+      "alltoall, gather, scatter, reduce_scatter), count = bytes / element size.\n"
+      "Every row is timed in batches interleaved with the other rows of its size,\n"
+      "reported as the median batch (max over ranks), then run once more on fresh\n"
+      "inputs and checked on every rank against the exact result (`wrong` =\n"
+      "differing elements). busbw uses nccl-tests' factors: allreduce 2(p-1)/p;\n"
+      "reduce_scatter, allgather, alltoall, gather, scatter (p-1)/p; bcast, reduce 1.\n"
+      "`selected` is what auto picks for the size. With --algo all, each size also\n"
+      "reports auto's time over the fastest algorithm's (the regret), and the run\n"
+      "ends with auto's pick against the fastest, size by size, and the noise: a\n"
+      "row's slowest batch over its fastest, the median over rows. Progress goes to\n"
+      "stderr.\n"
       "Exits 1 if any row failed or had a wrong element.\n" },
     { "tune", CMD_TUNE,
       "measure a transport's alpha, beta, gamma into a profile",
@@ -106,14 +109,18 @@ static const cli_command cli_commands[] = {
     { "map", CMD_MAP,
       "the selection map as SVG (Rabenseifner 2004, Fig. 4)",
       "Draws the selection map as SVG, like Fig. 4 of Rabenseifner 2004: process\n"
-      "count on the x axis (every p from --p-min to --p-max, by --p-step), message\n"
-      "size on the y axis (-b to -e by -f), one colour per winning algorithm.\n"
-      "--from model (default): the fastest algorithm in the cost model, every\n"
-      "candidate run on the simulator in no-data mode (slow for large p: the\n"
-      "estimate is printed, and runs above the work limit need --force);\n"
-      "--from selector: what redcoll_select picks; --from-csv FILE: the fastest\n"
-      "measured algorithm in a `redcoll bench --csv` output (several runs at\n"
-      "different p may be concatenated).\n" },
+      "count on the x axis (log-spaced p from --p-min to --p-max, --p-per-octave\n"
+      "values a doubling; or every --p-step), message size on the y axis (-b to -e\n"
+      "by -f), one colour per winning algorithm; the legend gives each winner's\n"
+      "share of the drawn map.\n"
+      "--from model (default): the least modeled time, from the cost functions AUTO\n"
+      "picks by (redcoll_algo_cost), for the dtype's whole elements: the full grid\n"
+      "in a few seconds; --from simulator: the fastest with every candidate run on\n"
+      "the simulator in no-data mode (slow for large p: the estimate is printed,\n"
+      "and runs above the work limit need --force); --from selector: what\n"
+      "redcoll_select picks (--selector papers: the papers' rules); --from-csv FILE:\n"
+      "the fastest measured algorithm in a `redcoll bench --csv` output (several\n"
+      "runs at different p may be concatenated).\n" },
     { "profile", CMD_PROFILE,
       "check a profile and print it in canonical form",
       "Reads the profile FILE (as `redcoll tune` writes it), reports what is wrong\n"
@@ -126,7 +133,7 @@ typedef enum cli_flag_id {
     F_FAIL_CALL, F_THRESHOLD, F_SEGMENT, F_GROUPS, F_INNER, F_OUTER, F_NODE_SIZE, F_SELECTOR,
     F_NO_DATA, F_ALL_RANKS, F_JSON, F_CSV, F_FORCE, F_LIMIT, F_PROGRESS, F_TRANSPORT,
     F_MIN_BYTES, F_MAX_BYTES, F_FACTOR, F_ITERS, F_WARMUP, F_REPS, F_TIMEOUT, F_OUT, F_SVG,
-    F_FROM, F_FROM_CSV, F_P_MIN, F_P_MAX, F_P_STEP,
+    F_FROM, F_FROM_CSV, F_P_MIN, F_P_MAX, F_P_STEP, F_P_OCTAVE,
     F_COUNT_
 } cli_flag_id;
 
@@ -217,11 +224,14 @@ static const cli_flag cli_flags[] = {
     { F_PROGRESS, "--progress", "S", CMD_SIMULATE | CMD_SELECT | CMD_MAP,
       "seconds before progress lines start on stderr (default 3)" },
     { F_TRANSPORT, "--transport", "T", CMD_BENCH | CMD_TUNE,
-      "threads, pshm (bench: processes sharing memory) or mpi (build/redcoll_mpi under "
+      "threads, pshm (bench: processes sharing memory) or mpi (the MPI build, "
+      "build/redcoll_mpi, installed as redcoll-mpi, under "
       "mpiexec.mpich, where mpi is the default; elsewhere threads is)" },
     { F_MIN_BYTES, "-b", "BYTES", CMD_BENCH | CMD_MAP, "smallest size (K/M/G; bench default 8, map 8)" },
-    { F_MAX_BYTES, "-e", "BYTES", CMD_BENCH | CMD_MAP, "largest size (bench default 8M, map 64M)" },
-    { F_FACTOR, "-f", "F", CMD_BENCH | CMD_MAP, "size factor between steps, >= 2 (bench default 4, map 2)" },
+    { F_MAX_BYTES, "-e", "BYTES", CMD_BENCH | CMD_MAP,
+      "largest size, always the last one (bench default 8M, map 64M)" },
+    { F_FACTOR, "-f", "F", CMD_BENCH | CMD_MAP,
+      "size factor between steps, >= 2; the step to -e may be smaller (bench default 4, map 2)" },
     { F_ITERS, "--iters", "N", CMD_BENCH,
       "calls per timed batch (default 0: as many as fill 5 ms, at least 1)" },
     { F_WARMUP, "--warmup", "N", CMD_BENCH, "untimed calls per row and size before timing (default 2)" },
@@ -231,11 +241,17 @@ static const cli_flag cli_flags[] = {
     { F_OUT, "--out", "FILE", CMD_TUNE, "write the profile to FILE (default: stdout)" },
     { F_OUT, "--out", "FILE", CMD_MAP, "write the SVG to FILE (as --svg)" },
     { F_SVG, "--svg", "FILE", CMD_MAP, "write the SVG to FILE (default: stdout)" },
-    { F_FROM, "--from", "SRC", CMD_MAP, "model (default: the simulator's argmin) or selector (redcoll_select)" },
+    { F_FROM, "--from", "SRC", CMD_MAP,
+      "model (default: the least modeled time, the cost functions AUTO uses), simulator "
+      "(every candidate run on the simulator, under the work limit) or selector "
+      "(redcoll_select under --selector)" },
     { F_FROM_CSV, "--from-csv", "FILE", CMD_MAP, "the fastest measured algorithm of a bench CSV" },
     { F_P_MIN, "--p-min", "P", CMD_MAP, "smallest p (default 2)" },
     { F_P_MAX, "--p-max", "P", CMD_MAP, "largest p (default 1024)" },
-    { F_P_STEP, "--p-step", "S", CMD_MAP, "p grows by S (default 1: every p)" },
+    { F_P_STEP, "--p-step", "S", CMD_MAP, "every S-th p from --p-min (instead of log-spaced p)" },
+    { F_P_OCTAVE, "--p-per-octave", "K", CMD_MAP,
+      "log-spaced p: K values per doubling (default 8), every p where they are closer "
+      "than 1, powers of two always" },
     { F_VERSION, "--version", NULL, CMD_ANY, "print the version" },
     { F_HELP, "--help", NULL, CMD_ANY, "this text" },
 };
@@ -262,10 +278,13 @@ typedef struct cli {
     int             iters, warmup, reps;
     double          timeout;
     const char     *out, *from, *from_csv, *profile;
-    int             p_min, p_max, p_step;
+    int             p_min, p_max, p_step, p_octave;
     int             in_place, out_of_place;
     const char     *positional;         /* profile FILE */
 } cli;
+
+/* The command whose help a usage error points to (NULL: the top level's). */
+static const char *cli_help_cmd;
 
 static int cli_bad(const char *fmt, ...) {
     va_list ap;
@@ -273,7 +292,7 @@ static int cli_bad(const char *fmt, ...) {
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\n(see redcoll --help)\n");
+    fprintf(stderr, "\n(see redcoll %s%s--help)\n", cli_help_cmd ? cli_help_cmd : "", cli_help_cmd ? " " : "");
     return 2;
 }
 
@@ -303,6 +322,15 @@ static int cli_size(const char *s, size_t *out) {
     if (*s || v > (unsigned long long)SIZE_MAX >> shift) return 0;
     *out = (size_t)(v << shift);
     return 1;
+}
+
+/* The size after `bytes` on the grid of -b, -e and -f (bench, map): 0 after
+   -e; -e itself where the next step of -f would pass it, so the last size
+   is always the one asked for. */
+static size_t cli_next_size(const cli *c, size_t bytes) {
+    if (bytes >= c->max_bytes) return 0;
+    if (bytes == 0) return 1;
+    return bytes > c->max_bytes / c->factor ? c->max_bytes : bytes * c->factor;
 }
 
 static int cli_int(const char *s, int *out, int lo) {
@@ -541,14 +569,18 @@ static int cli_apply(cli *c, const cli_flag *fl, const char *v) {
         break;
     case F_OUT: case F_SVG: c->out = v; break;
     case F_FROM:
-        if (strcmp(v, "model") != 0 && strcmp(v, "selector") != 0)
-            return cli_bad("--from is model or selector, not '%s' (a CSV: --from-csv FILE)", v);
+        if (strcmp(v, "model") != 0 && strcmp(v, "simulator") != 0 && strcmp(v, "selector") != 0)
+            return cli_bad("--from is model, simulator or selector, not '%s' (a CSV: --from-csv FILE)", v);
         c->from = v;
         break;
     case F_FROM_CSV: c->from_csv = v; break;
     case F_P_MIN: if (!cli_int(v, &c->p_min, 1)) return cli_bad("--p-min wants P >= 1, not '%s'", v); break;
     case F_P_MAX: if (!cli_int(v, &c->p_max, 1)) return cli_bad("--p-max wants P >= 1, not '%s'", v); break;
     case F_P_STEP: if (!cli_int(v, &c->p_step, 1)) return cli_bad("--p-step wants S >= 1, not '%s'", v); break;
+    case F_P_OCTAVE:
+        if (!cli_int(v, &c->p_octave, 1) || c->p_octave > 1024)
+            return cli_bad("--p-per-octave wants K in 1..1024, not '%s'", v);
+        break;
     case F_COUNT_: break;
     }
     return 0;
@@ -576,6 +608,7 @@ static void cli_defaults(cli *c) {
     c->p_min = 2;
     c->p_max = 1024;
     c->p_step = 1;
+    c->p_octave = 8;
     if (c->cmd == CMD_TUNE) s->p = 2;
 #ifdef REDCOLL_CLI_MPI
     /* Started by mpiexec (MPICH's PMI, Open MPI, PMIx), bench and tune run on
@@ -597,6 +630,7 @@ static int cli_parse(cli *c, int cmd, const char *name, int argc, char **argv, i
     memset(c, 0, sizeof *c);
     c->cmd = cmd;
     c->cmd_name = name;
+    cli_help_cmd = cmd == CMD_TOP ? NULL : name;
     cli_defaults(c);
     for (i = first; i < argc; ++i) {
         const char *f = argv[i];
@@ -604,7 +638,7 @@ static int cli_parse(cli *c, int cmd, const char *name, int argc, char **argv, i
         const cli_flag *fl = cli_find_flag(f, cmd, &exists);
         if (strcmp(f, "-h") == 0) fl = cli_find_flag("--help", cmd, &exists);
         if (!fl && cmd == CMD_PROFILE && f[0] != '-' && !c->positional) { c->positional = f; continue; }
-        if (!fl && exists) return cli_bad("%s does not take %s (see redcoll %s --help)", name, f, cmd == CMD_TOP ? "" : name);
+        if (!fl && exists) return cli_bad("%s does not take %s", name, f);
         if (!fl) return cli_bad("unknown flag '%s'", f);
         if (fl->arg && i + 1 >= argc) return cli_bad("%s needs a value", f);
         c->given[fl->id] = 1;
@@ -614,7 +648,7 @@ static int cli_parse(cli *c, int cmd, const char *name, int argc, char **argv, i
     return 0;
 }
 
-/* ---- checks before anything runs (issue 13, item 7) ------------------------------- */
+/* ---- checks before anything runs ------------------------------------------------- */
 
 /* The op and dtype: resolved, and valid together; 0 or the exit status. */
 static int cli_check_op(cli *c) {
@@ -721,15 +755,17 @@ static int cli_check(cli *c) {
     if (c->cmd == CMD_MAP) {
         if (c->p_min > c->p_max) return cli_bad("--p-min %d is above --p-max %d", c->p_min, c->p_max);
         if (c->from_csv && c->given[F_FROM]) return cli_bad("--from and --from-csv, not both%s", "");
-        if (!c->from_csv && strcmp(c->from, "model") == 0 && c->p_max > REDCOLL_MAX_RANKS)
+        if (c->given[F_P_STEP] && c->given[F_P_OCTAVE]) return cli_bad("--p-step or --p-per-octave, not both%s", "");
+        if (!c->from_csv && c->min_bytes == 0) return cli_bad("-b 0: the size axis is logarithmic (-b 1 or more)%s", "");
+        if (!c->from_csv && strcmp(c->from, "simulator") == 0 && c->p_max > REDCOLL_MAX_RANKS)
             return cli_bad("--p-max %d: the collectives serve up to REDCOLL_MAX_RANKS = %d ranks "
-                           "(--from selector draws any p)", c->p_max, REDCOLL_MAX_RANKS);
+                           "(--from model and --from selector draw any p)", c->p_max, REDCOLL_MAX_RANKS);
     }
     if (c->cmd == CMD_TUNE && !c->mpi && s->p < 2) return cli_bad("tune measures between two ranks: -p 2 or more%s", "");
     if (c->cmd == CMD_TUNE && c->pshm) return cli_bad("tune measures threads or mpi, not pshm%s", "");
     if (c->cmd & (CMD_BENCH | CMD_TUNE) && c->mpi) {
 #ifndef REDCOLL_CLI_MPI
-        return cli_bad("this redcoll has no MPI: use build/redcoll_mpi (built when mpicc.mpich "
+        return cli_bad("this redcoll has no MPI: use redcoll-mpi (build/redcoll_mpi, built when mpicc.mpich "
                        "exists) under mpiexec.mpich -n P%s", "");
 #endif
     }

@@ -96,6 +96,10 @@ for c in simulate select schedule bench tune map profile; do
     exits 0 "9: $c --help" $c --help
     "$bin" $c --help | grep -q "^usage: redcoll $c"; check "9: $c --help is $c's" $?
 done
+for c in simulate select schedule bench tune map profile; do # a usage error points to the command's own help
+    "$bin" $c --root x 2>&1 >/dev/null | grep -q "^(see redcoll $c --help)$"; check "9: $c's usage error points to redcoll $c --help" $?
+done
+"$bin" --coll x 2>&1 >/dev/null | grep -q "^(see redcoll --help)$"; check "9: a usage error without a command points to redcoll --help" $?
 "$bin" bench --help | grep -q -- '-b BYTES'; check "9: bench --help documents -b" $?
 "$bin" bench --help | grep -q -- '^  --fail-call'; check "9: bench --help leaves out simulate's flags" $(( $? == 1 ? 0 : 1 ))
 "$bin" schedule --help | grep -q -- '^  --json'; check "9: schedule --help has no --json" $(( $? == 1 ? 0 : 1 ))
@@ -153,7 +157,8 @@ check "1: select -p INT_MAX exits 1 (no candidate ran)" $(( st == 1 ? 0 : 1 ))
 says 'serve up to REDCOLL_MAX_RANKS' "1: simulate -p 2^30+1 refused with the reason" simulate -p 1073741825 --force
 exits 2 "1: simulate -p 2^30+1 --force refused" simulate -p 1073741825 --force --no-data --count 1
 exits 2 "1: schedule -p INT_MAX refused" schedule -p 2147483647
-exits 2 "1: map --p-max INT_MAX from the model refused" map --p-max 2147483647 --force
+exits 2 "1: map --p-max INT_MAX from the simulator refused" map --from simulator --p-max 2147483647 --force
+"$bin" map --p-max 2147483647 -b 8 -e 64M | grep -q 'data-p-max="2147483647"'; check "1: map --p-max INT_MAX from the cost functions draws p = INT_MAX" $?
 check "1: all of it in seconds ($((SECONDS - start)) s)" $(( SECONDS - start < 30 ? 0 : 1 ))
 
 echo "$pass passed, $fail failed"

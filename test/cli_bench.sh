@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# `redcoll bench`, `tune`, `profile` and `map` (issue 11, the tool side):
+# `redcoll bench`, `tune`, `profile` and `map`:
 # bench's flags, its CSV columns and its checking (a corrupted result must be
 # counted), auto's pick and the regret column, every collective in and out of
-# place, processes sharing memory (--transport pshm), the MPI binary's native rows; the profile's round trip and refusals;
-# map's cells against select on a tiny grid, from the selector and from a
-# bench CSV. Timings are never checked (the machine is shared).
+# place, processes sharing memory (--transport pshm), the MPI binary's native
+# rows; the profile's round trip and refusals; map's cells against select on a
+# tiny grid, from the cost functions, the simulator, the selector and a bench
+# CSV; the default grid's p axis and legend. Timings are never checked (the
+# machine is shared).
 # Usage: test/cli_bench.sh [BUILD/redcoll [BUILD/redcoll_mpi [MPIEXEC]]]
 set -u
 bin=${1:-build/redcoll} mpibin=${2:-} mpiexec=${3:-mpiexec.mpich}
@@ -27,6 +29,12 @@ exits 2 "bench --iters -1" bench --iters -1
 if ! "$bin" --version | grep -q mpi; then
     exits 2 "bench --transport mpi without MPI says where to go" bench --transport mpi
 fi
+
+# ---- bench: -e is the last size, even where -f steps past it ----
+sizes=$("$bin" bench -p 2 -b 8 -e 64K --csv $quick 2>/dev/null | awk -F, 'NR > 1 { printf "%s ", $6 }')
+check "bench -b 8 -e 64K (-f 4): 8 .. 32768 by 4, then 65536 ($sizes)" $([ "$sizes" = "8 32 128 512 2048 8192 32768 65536 " ]; echo $?)
+sizes=$(timeout 60 "$bin" bench -p 2 -b 0 -e 8 --csv $quick 2>/dev/null | awk -F, 'NR > 1 { printf "%s ", $6 }')
+check "bench -b 0 -e 8 ends: one element, 8 B ($sizes)" $([ "$sizes" = "8 " ]; echo $?)
 
 # ---- bench: the CSV, every allreduce algorithm and auto ----
 cols='coll,algo,selected,transport,p,bytes,count,dtype,op,in_place,time_us,algbw_GBps,busbw_GBps,wrong,iters,result,regret'
@@ -102,7 +110,7 @@ if [ -n "$mpibin" ] && [ -x "$mpibin" ] && command -v "$mpiexec" >/dev/null 2>&1
     timeout 600 "$mpiexec" -n 2 "$mpibin" bench --transport mpi --coll allreduce -b 8 -e 64K -f 8 --csv $quick \
         > "$tmp/mpi.csv" 2>/dev/null
     check "mpi bench exits 0" $?
-    n=$(grep -c '^allreduce,native,' "$tmp/mpi.csv"); check "mpi bench: native rows ($n)" $(( n == 5 ? 0 : 1 ))
+    n=$(grep -c '^allreduce,native,' "$tmp/mpi.csv"); check "mpi bench: native rows, one per size, 64 KiB last ($n)" $(( n == 6 ? 0 : 1 ))
     awk -F, 'NR > 1 && ($14 != 0 || $16 != "ok" || $4 != "mpi" || $5 != 2) { bad = 1 } END { exit bad }' "$tmp/mpi.csv"
     check "mpi bench: every row right, transport mpi, p=2" $?
     timeout 600 "$mpiexec" -n 3 "$mpibin" bench --transport mpi --coll all -b 256 -e 256 --in-place --out-of-place --csv $quick \
@@ -180,9 +188,11 @@ exits 2 "tune -p 1" tune -p 1
 # ---- map on tiny grids ----
 "$bin" map --p-min 2 --p-max 5 -b 8 -e 512 -f 8 --svg "$tmp/m.svg" 2>/dev/null; check "map from the model exits 0" $?
 head -c 200 "$tmp/m.svg" | grep -q '<svg'; check "map writes SVG" $?
-cells() { # the map's cells as "p bytes algo" lines
+cells() { # the map's cells as "p bytes algo" lines (a rect covers the grid's p from data-p-min to data-p-max)
+    local ps
+    ps=$(sed -n 's/.*<g [^>]*data-p="\([0-9 ]*\)".*/\1/p' "$1")
     sed -n 's/.*data-p-min="\([0-9]*\)" data-p-max="\([0-9]*\)" data-bytes="\([0-9]*\)" data-algo="\([a-z_]*\)".*/\1 \2 \3 \4/p' "$1" |
-        while read -r lo hi by al; do for p in $(seq "$lo" "$hi"); do echo "$p $by $al"; done; done
+        while read -r lo hi by al; do for p in $ps; do [ "$p" -ge "$lo" ] && [ "$p" -le "$hi" ] && echo "$p $by $al"; done; done
 }
 cells "$tmp/m.svg" > "$tmp/cells"
 n=$(wc -l < "$tmp/cells"); check "map: 4 p x 3 sizes = 12 cells ($n)" $(( n == 12 ? 0 : 1 ))
@@ -191,8 +201,11 @@ while read -r p by al; do
     best=$("$bin" select -p "$p" --count $((by / 8)) --json | sed -n 's/.*"model_best":"\([a-z_]*\)".*/\1/p')
     [ "$best" = "$al" ] || { bad=1; echo "  map p=$p $by B: $al, select's model best: $best" >&2; }
 done < "$tmp/cells"
-check "map: every cell is select's model best" $bad
-grep -q 'winner (share of cells)' "$tmp/m.svg"; check "map: legend" $?
+check "map: every cell is select's model best (the simulator's fastest)" $bad
+"$bin" map --from simulator --p-min 2 --p-max 5 -b 8 -e 512 -f 8 --svg "$tmp/ms.svg" 2>/dev/null; check "map --from simulator exits 0" $?
+cells "$tmp/ms.svg" > "$tmp/mscells"
+check "map --from simulator: the same cells as the cost functions' here" $(cmp -s "$tmp/cells" "$tmp/mscells"; echo $?)
+grep -q 'winner (share of the map)' "$tmp/m.svg"; check "map: legend" $?
 # a profile whose messages cost 1000x more: map --profile draws select --profile's argmin
 sed 's/^alpha .*/alpha 3e-03/' "$tmp/p1" > "$tmp/slow"
 "$bin" map --profile "$tmp/slow" --p-min 5 --p-max 6 -b 64 -e 4K -f 8 --svg "$tmp/mp.svg" 2>/dev/null; check "map --profile exits 0" $?
@@ -218,9 +231,39 @@ want=$(awk -F, 'NR > 1 && $2 != "auto" && $2 != "native" && $16 == "ok" {
            k = $5 " " $6; if (!(k in t) || $11 + 0 < t[k]) { t[k] = $11 + 0; a[k] = $2 } }
            END { for (k in a) print k, a[k] }' "$tmp/b.csv" | sort)
 check "map --from-csv: the fastest measured algorithm per size" $([ "$(sort "$tmp/ccells")" = "$want" ]; echo $?)
-"$bin" map 2>"$tmp/why" >/dev/null; st=$?
-check "map of p = 2..1024 from the model is refused without --force (exit 2)" $(( st == 2 ? 0 : 1 ))
+
+# ---- map with no flags: the whole default grid from the cost functions ----
+"$bin" map --svg "$tmp/d.svg" 2>/dev/null; check "map with the default grid (p = 2..1024) from the model exits 0" $?
+ps=$(sed -n 's/.*<g [^>]*data-p="\([0-9 ]*\)".*/\1/p' "$tmp/d.svg")
+check "map: log-spaced p, 2 and 1024 the ends ($(echo $ps | wc -w) values)" $(echo "$ps" | awk '{ exit !($1 == 2 && $NF == 1024 && NF > 40 && NF < 100) }'; echo $?)
+bad=0; for q in 2 4 8 16 32 64 128 256 512 1024; do echo " $ps " | grep -q " $q " || bad=1; done
+check "map: every power of two among the p" $bad
+echo "$ps" | awk '{ for (i = 2; i <= NF; ++i) if ($i <= $(i - 1) || (i > 2 && $i / $(i - 1) > 1.6)) exit 1 }'
+check "map: p rising, no step above 1.6x" $?
+n=$(cells "$tmp/d.svg" | wc -l); check "map: every cell drawn ($n = $(echo $ps | wc -w) p x 24 sizes)" $(( n == $(echo $ps | wc -w) * 24 ? 0 : 1 ))
+# the legend's share of each winner is its part of the drawn area, as printed
+awk '
+/<rect .*data-algo=/ { match($0, /width="[0-9.]+"/); w = substr($0, RSTART + 7, RLENGTH - 8)
+    match($0, /height="[0-9.]+"/); h = substr($0, RSTART + 8, RLENGTH - 9)
+    match($0, /data-algo="[a-z_]+"/); a = substr($0, RSTART + 11, RLENGTH - 12); area[a] += w * h; all += w * h }
+/<text .*data-share=/ { match($0, /data-algo="[a-z_]+"/); a = substr($0, RSTART + 11, RLENGTH - 12)
+    match($0, /\(([<>]?[0-9]+)%\)/); shown[a] = substr($0, RSTART + 1, RLENGTH - 3) }
+END { for (a in area) { s = 100 * area[a] / all; p = shown[a]
+          if (p == "") { print "  legend lacks " a > "/dev/stderr"; bad = 1; continue }
+          if (p == "<1" ? !(s > 0 && s < 0.5) : p == ">99" ? !(s > 99.5 && s < 100) : (s < p - 0.5 || s > p + 0.5)) {
+              print "  legend " a ": " p "%, drawn " s "%" > "/dev/stderr"; bad = 1 } }
+      exit bad || !all }' "$tmp/d.svg"
+check "map: the legend's shares are the drawn area's" $?
+"$bin" map --from selector --selector papers --svg "$tmp/dp.svg" 2>/dev/null; check "map --from selector --selector papers, default grid, exits 0" $?
+grep -q 'papers selector' "$tmp/dp.svg"; check "map --from selector --selector papers says so" $?
+"$bin" map --from simulator 2>"$tmp/why" >/dev/null; st=$?
+check "map of p = 2..1024 from the simulator is refused without --force (exit 2)" $(( st == 2 ? 0 : 1 ))
 grep -q -- '--force' "$tmp/why"; check "map's refusal gives the way out" $?
+exits 2 "map --p-step with --p-per-octave" map --p-step 2 --p-per-octave 4
+exits 2 "map -b 0 (a log axis)" map -b 0
+exits 2 "map --from nonsense" map --from nonsense
+n=$("$bin" map --p-min 100 --p-max 200 --p-step 10 -b 8 -e 8 | grep -o ' data-p="[^"]*"')
+check "map --p-step 10: every 10th p ($n)" $([ "$n" = ' data-p="100 110 120 130 140 150 160 170 180 190 200"' ]; echo $?)
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

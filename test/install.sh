@@ -4,7 +4,10 @@
 # examples/allreduce_threads.c (with redcoll.pc), the installed `redcoll` tool,
 # and where MPI is installed examples/allreduce_mpi.c built with plain cc from
 # redcoll-mpi.pc and the README's MPI drop-in example under LD_PRELOAD of the
-# installed libredcoll_pmpi.so. Then `make uninstall` must leave no file.
+# installed libredcoll_pmpi.so, and the installed redcoll-mpi's bench on MPI.
+# Then `make uninstall` must leave no file and none of the directories install
+# created; a second prefix whose bin/ and include/ existed before (bin/ with
+# another program's file) keeps both.
 # Ends with "N passed, N failed".
 # Usage: test/install.sh MAKE MPIEXEC   (from the top of the tree; .ci/run: make test-install)
 set -u
@@ -68,6 +71,11 @@ if [ -f "$prefix/lib/libredcoll_pmpi.so" ] && command -v "$mpiexec" >/dev/null 2
         grep -q "allreduce on MPI_COMM_WORLD (p=3), .*: ring (forced by the environment)" app.log &&
         grep -q "sum = 6" app.log
     check "README's drop-in example runs on the installed libredcoll_pmpi.so" $? app.log
+    [ -x "$prefix/bin/redcoll-mpi" ]; check "redcoll-mpi (build/redcoll_mpi) installed" $?
+    timeout 300 "$mpiexec" -n 2 "$prefix/bin/redcoll-mpi" bench -b 8 -e 8 --reps 1 --iters 2 --warmup 0 --csv \
+        > bench.csv 2> bench.err &&
+        awk -F, 'NR > 1 { n++; if ($4 != "mpi" || $16 != "ok") bad = 1 } $2 == "native" { nat = 1 } END { exit bad || !n || !nat }' bench.csv
+    check "installed redcoll-mpi benches on MPI under mpiexec (native row too)" $? bench.csv
 else
     echo "install: MPI part skipped (no MPI compiler or $mpiexec)"
 fi
@@ -77,5 +85,17 @@ $make --no-print-directory uninstall PREFIX="$prefix" > "$root/uninstall.log" 2>
 left=$(find "$prefix" -type f 2>/dev/null)
 check "make uninstall removes every installed file" $([ -z "$left" ]; echo $?) "$root/uninstall.log"
 [ -z "$left" ] || echo "    left: $left"
+left=$(find "$prefix" 2>/dev/null)
+check "make uninstall removes the directories install created" $([ -z "$left" ]; echo $?) "$root/uninstall.log"
+[ -z "$left" ] || echo "    left: $left"
+# a prefix in use: bin/ holds another program, include/ is there and empty
+other=$root/other
+mkdir -p "$other/bin" "$other/include" && echo "#!/bin/sh" > "$other/bin/someone-else"
+{ $make --no-print-directory install PREFIX="$other" && $make --no-print-directory uninstall PREFIX="$other"; } \
+    > "$root/other.log" 2>&1
+check "install + uninstall into a prefix in use" $? "$root/other.log"
+left=$(cd "$other" && find . | sort | tr '\n' ' ')
+check "uninstall keeps the directories that were there and others' files ($left)" \
+    $([ "$left" = ". ./bin ./bin/someone-else ./include " ]; echo $?) "$root/other.log"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
