@@ -6,10 +6,12 @@
    (redcoll_pshm_alloc), timed interleaved. A benchmark, not a test.
 
    Usage: pshm [-p P] [--sizes 8,64,...] [--batches B] [--seconds S] [--no-cma]
-               [--algo NAME] [--only threads|private|segment]
+               [--cma-min BYTES] [--algo NAME] [--only threads|private|segment]
    Default: p = 2, 8 B .. 16 MiB by factors of 8, 7 batches of about 20 ms,
    auto (--algo forces an allreduce algorithm on both transports); --only
-   times one variant (for a profiler).
+   times one variant (for a profiler); --no-cma and --cma-min set when a
+   plain receive from private memory is one process_vm_readv copy instead
+   of the pipeline through cells (default: from 4 MiB).
 
    This process is rank 0 of the processes (ranks 1..p-1 are forked at the
    start and sleep in a read of a pipe between their batches: they take no
@@ -175,6 +177,7 @@ static double run_batch(int v, redcoll_pshm *h, int p, size_t count, long calls,
 int main(int argc, char **argv) {
     size_t sizes[32];
     int nsizes = 0, batches = 7, p = 2, i, si, bad = 0, no_cma = 0, st;
+    size_t cma_min = 0;
     double seconds = 0.02;
     redcoll_pshm_config cfg;
     redcoll_pshm *h;
@@ -185,6 +188,10 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[i], "--batches") == 0 && i + 1 < argc) batches = atoi(argv[++i]);
         else if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) seconds = atof(argv[++i]);
         else if (strcmp(argv[i], "--no-cma") == 0) no_cma = 1;
+        else if (strcmp(argv[i], "--cma-min") == 0 && i + 1 < argc) {
+            size_t one[1];
+            if (bench_parse_sizes(argv[++i], one, 1) == 1) cma_min = one[0];
+        }
         else if (strcmp(argv[i], "--algo") == 0 && i + 1 < argc && redcoll_algo_from_name(argv[i + 1], &g_opts.algo)) ++i;
         else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
             const char *v = argv[++i];
@@ -194,7 +201,7 @@ int main(int argc, char **argv) {
         }
         else {
             fprintf(stderr, "usage: %s [-p P] [--sizes LIST] [--batches B] [--seconds S] [--no-cma]"
-                            " [--algo NAME] [--only VARIANT]\n", argv[0]);
+                            " [--cma-min BYTES] [--algo NAME] [--only VARIANT]\n", argv[0]);
             return 2;
         }
     }
@@ -205,6 +212,7 @@ int main(int argc, char **argv) {
     memset(&cfg, 0, sizeof cfg);
     cfg.arena_bytes = 3 * sizes[nsizes - 1] + ((size_t)1 << 20); /* x, y and the scratch */
     cfg.no_cma = no_cma;
+    cfg.cma_min_bytes = cma_min;
     if (redcoll_pshm_create(&cfg, p, &h) != REDCOLL_OK) {
         fprintf(stderr, "pshm: %s\n", redcoll_pshm_last_error());
         return 1;
@@ -230,8 +238,8 @@ int main(int argc, char **argv) {
     printf("# allreduce of doubles (sum, %s), p=%d: threads of one process against processes sharing a\n"
            "# segment (single copy %s); median of %d interleaved batches of about %.0f ms (the\n"
            "# slowest rank's), time per call; ratios: the processes' median over the threads'\n#\n",
-           redcoll_algo_name(g_opts.algo), p, no_cma ? "off: cells only" : "where the kernel allows", batches,
-           seconds * 1e3);
+           redcoll_algo_name(g_opts.algo), p, no_cma ? "off: cells only" : cma_min ? "from --cma-min"
+           : "from 4 MiB where the kernel allows", batches, seconds * 1e3);
     printf("| size | %s | %s | %s | private / threads | segment / threads |\n|---|---|---|---|---|---|\n",
            vname[0], vname[1], vname[2]);
     for (si = 0; si < nsizes; ++si) {
