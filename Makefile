@@ -14,12 +14,13 @@ TSAN     := -fsanitize=thread -fno-omit-frame-pointer
 # MPICH is the reference MPI; `mpicc` may be Open MPI's, so prefer the .mpich names.
 MPICC    ?= mpicc.mpich
 MPIEXEC  ?= mpiexec.mpich
+MPIFORT  ?= mpifort.mpich
 # The pkg-config name of that MPI, which redcoll-mpi.pc requires (none if it has no .pc).
 MPI_PC   ?= $(shell pkg-config --exists mpich 2>/dev/null && echo mpich)
 
 HEADERS  := redcoll.h $(wildcard transports/*.h) redcoll/harness.h
 TEST_SRC := $(wildcard test/*.c) $(wildcard test/*.h)
-EXAMPLES := $(BUILD)/allreduce_threads $(BUILD)/allreduce_processes $(BUILD)/custom_transport $(BUILD)/demo
+EXAMPLES := $(BUILD)/allreduce_threads $(BUILD)/allreduce_processes $(BUILD)/custom_transport $(BUILD)/demo $(BUILD)/tour
 SHIM     := $(BUILD)/libredcoll_pmpi.so
 VERSION  := $(shell sed -n 's/^\#define REDCOLL_VERSION_STRING "\(.*\)"/\1/p' redcoll.h)
 # The tool again with MPI (`bench --transport mpi`, `tune --transport mpi`), where MPICC exists.
@@ -174,14 +175,17 @@ test-sim: $(BUILD)/test_runner
 SUITES := "simulator&=$(BUILD)/test_runner" "cli=test/cli.sh $(BUILD)/redcoll" \
           "cli-bench=test/cli_bench.sh $(BUILD)/redcoll $(or $(MPI_TOOL),none) $(MPIEXEC)" \
           "fuzz=$(BUILD)/fuzz -t $(FUZZ_SECONDS)" \
-          "examples=test/examples.sh $(BUILD) $(MPIEXEC)" wait \
+          "examples=test/examples.sh $(BUILD) $(MPIEXEC)" \
+          "docs=test/docs.sh $(BUILD) $(CC) $(CXX) $(MPICC)" wait \
           "mpi=test/mpi/run.sh $(BUILD) $(MPICC) $(MPIEXEC)" \
-          "pmpi=test/pmpi/run.sh $(BUILD) $(MPICC) $(MPIEXEC)"
+          "pmpi=test/pmpi/run.sh $(BUILD) $(MPICC) $(MPIEXEC)" \
+          "fortran=test/fortran/run.sh $(BUILD) $(MPIFORT) $(MPIEXEC)" \
+          "repro=test/repro/run.sh $(BUILD) $(MPICC) $(MPIFORT) $(MPIEXEC)"
 
 # What make test runs, longest build first. The recipes build it two at a time
 # even under a plain `make test` (CI; a -j given on the command line is kept).
-TEST_BUILD  = $(BUILD)/test_runner $(MPI_TESTS) $(BUILD)/redcoll $(MPI_TOOL) $(BUILD)/fuzz \
-              test-compile examples shim $(BUILD)/mpi_yield.so
+TEST_BUILD  = $(BUILD)/test_runner $(MPI_TESTS) $(FORTRAN_TESTS) $(BUILD)/redcoll $(MPI_TOOL) \
+              $(BUILD)/fuzz test-compile examples shim $(BUILD)/mpi_yield.so
 J2 = $(if $(filter -j%,$(MAKEFLAGS)),,-j2)
 
 test:
@@ -199,6 +203,28 @@ $(BUILD)/pmpi_errors $(BUILD)/pmpi_colls $(BUILD)/pmpi_threads: $(BUILD)/pmpi_%:
         transports/redcoll_handoff.h | $(BUILD)
 	$(MPICC) $(CFLAGS_) $< -o $@ -lpthread
 
+# The drop-in's Fortran programs (test/fortran) and the reproducible mode's
+# (test/repro, C and Fortran), where an MPI Fortran compiler (and the one it
+# wraps) exists; the suites build them the same way when run alone. The mpi
+# module declares no interface for choice buffers, so its programs build
+# with -w, mpi_f08's with warnings as errors. Modules: a directory each.
+FORTRAN  := $(if $(MPI_TOOL),$(shell command -v $(firstword $(shell $(MPIFORT) -show 2>/dev/null) none) 2>/dev/null))
+FORTRAN_TESTS := $(if $(MPI_TOOL),$(BUILD)/repro_wide_c $(BUILD)/repro_cg_c) \
+                 $(if $(FORTRAN),$(BUILD)/fortran_colls $(BUILD)/fortran_f08 \
+                 $(BUILD)/repro_wide_f $(BUILD)/repro_cg_f)
+FFLAGS_   = -O2 -g -fcheck=bounds -J $(BUILD)/fmod/$(@F)
+$(BUILD)/fortran_colls: test/fortran/colls.f90 test/fortran/checks.f90 | $(BUILD)
+	@mkdir -p $(BUILD)/fmod/$(@F)
+	$(MPIFORT) $(FFLAGS_) -w test/fortran/checks.f90 $< -o $@
+$(BUILD)/fortran_f08: test/fortran/f08.f90 test/fortran/checks.f90 | $(BUILD)
+	@mkdir -p $(BUILD)/fmod/$(@F)
+	$(MPIFORT) $(FFLAGS_) -Wall -Wextra -Wno-compare-reals -Werror test/fortran/checks.f90 $< -o $@
+$(BUILD)/repro_%_f: test/repro/%.f90 test/fortran/checks.f90 | $(BUILD)
+	@mkdir -p $(BUILD)/fmod/$(@F)
+	$(MPIFORT) $(FFLAGS_) -w test/fortran/checks.f90 $< -o $@
+$(BUILD)/repro_%_c: test/repro/%.c test/repro/repro.h | $(BUILD)
+	$(MPICC) -std=c11 $(WARN) -O2 -g $< -o $@ -lm
+
 # The MPI suites' ranks give up the core when a poll finds nothing (test/mpi/yield.c):
 # more ranks than cores otherwise pay a timer tick per message.
 $(BUILD)/mpi_yield.so: test/mpi/yield.c | $(BUILD)
@@ -215,7 +241,7 @@ demo: $(BUILD)/redcoll
 $(BUILD)/demo: examples/demo.c $(HEADERS) | $(BUILD)
 	$(CC) $(CFLAGS_) $< -o $@ $(LIBS)
 
-$(BUILD)/allreduce_threads $(BUILD)/allreduce_processes $(BUILD)/custom_transport: $(BUILD)/%: examples/%.c $(HEADERS) | $(BUILD)
+$(BUILD)/allreduce_threads $(BUILD)/allreduce_processes $(BUILD)/custom_transport $(BUILD)/tour: $(BUILD)/%: examples/%.c $(HEADERS) | $(BUILD)
 	$(CC) $(CFLAGS_) $< -o $@ $(LIBS)
 
 # Every example; allreduce_mpi only where an MPI compiler is installed.

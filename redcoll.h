@@ -80,7 +80,9 @@ typedef enum redcoll_result {
     REDCOLL_ERR_UNSUPPORTED   = -4, /* e.g. forced algorithm needs a commutative op */
     REDCOLL_ERR_TIMEOUT       = -5,
     REDCOLL_ERR_ABORTED       = -6, /* a peer failed and released this rank */
-    REDCOLL_ERR_DEADLOCK      = -7  /* the simulator found every rank blocked */
+    REDCOLL_ERR_DEADLOCK      = -7, /* every rank of the team is blocked (simulator, threads) */
+    REDCOLL_ERR_MISMATCH      = -8  /* ranks disagree about the call (another collective,
+                                       algorithm, count, type, op, root or in place) */
 } redcoll_result;
 
 /*
@@ -198,7 +200,7 @@ static inline redcoll_op redcoll_op_user(redcoll_user_fn fn, void *user, int com
    reduce_scatter and reduce_scatter_block: each element is the correctly
    rounded (to nearest, ties to even) exact sum of all p inputs, so its bits do
    not depend on p, algorithm, transport or in place. Any NaN, or +inf with
-   -inf, gives the quiet NaN 0x7ff8000000000000 (float 0x7fc00000); one kind
+   -inf, gives the quiet NaN 0x7ff8000000000000, float 0x7fc00000; one kind
    of infinity gives it; an exact zero is -0 only when every input is -0;
    overflow gives the signed infinity. p < 2^21 (else REDCOLL_ERR_UNSUPPORTED);
    other types: REDCOLL_ERR_INVALID_ARG. Cost and method: [SECTION:exact] and
@@ -336,13 +338,83 @@ typedef struct redcoll_consumer {
 
 /* The library's tags are 0 .. REDCOLL_TAG_MAX (28 bits). A transport matches
    them exactly and keeps them apart from its other traffic. They tell calls
-   apart: the low 6 bits name the group view, the next 7 the (collective,
-   algorithm) row, the top 15 hash the call's parameters, so ranks that make
-   different calls never match each other's messages. A transport with fewer
-   tag bits may drop the high ones (redcoll_mpi.h keeps what MPI_TAG_UB
-   allows, at least the 15 bits every MPI has): calls stay apart by view and
-   algorithm, and mismatched parameters are caught less often. */
+   apart, so ranks that make different calls never match each other's
+   messages:
+     bits 0-5    the group view (its tag space; 0: the transport itself)
+     bits 6-12   1 + the (collective, algorithm) row of the algorithm list
+                 (REDCOLL_TAG_ROW; 0 in no tag of the library's, 127 in
+                 REDCOLL_TAG_NOTICE only)
+     bits 13-15  the slot: 0 for blocking calls and plans; collectives in
+                 flight at the same time on one transport have distinct slots
+     bits 16-27  a hash of the call's parameters: counts, data type, op,
+                 root, in place, and the options that shape the messages.
+   A transport with fewer tag bits may drop the high ones (redcoll_mpi.h
+   keeps what MPI_TAG_UB allows, at least the 15 bits every MPI has): calls
+   stay apart by view and algorithm, and mismatched parameters are caught
+   less often.
+   The stream rule, for transports that detect ranks that disagree: the
+   library receives a peer's messages of one slot in the order that peer
+   sent them (every schedule completes under rendezvous, and a transport
+   runs one call per slot at a time). So when a rank waits for a message
+   from P with tag T (or for P to take its send), and P's oldest message to
+   it not yet received has another tag of the library's (row field not 0)
+   in the same slot, the two ranks are making different calls:
+   REDCOLL_ERR_MISMATCH (REDCOLL_TAG_OTHER_CALL tests it). */
 #define REDCOLL_TAG_MAX 0x0fffffff
+#define REDCOLL_TAG_ROW_SHIFT  6
+#define REDCOLL_TAG_ROW_MASK   0x1fc0
+#define REDCOLL_TAG_SLOT_SHIFT 13
+#define REDCOLL_TAG_SLOT_MASK  0xe000
+/* A tag no call uses (row field 127), for a transport's own notices. */
+#define REDCOLL_TAG_NOTICE     0x1fc0
+/* The row of the algorithm list a library tag names (redcoll_algo_at's
+   index), -1 for a tag that is not a call's. */
+#define REDCOLL_TAG_ROW(tag)                                                       \
+    (((tag) & REDCOLL_TAG_ROW_MASK) != 0 && ((tag) & REDCOLL_TAG_ROW_MASK) != REDCOLL_TAG_NOTICE \
+         ? (((tag) & REDCOLL_TAG_ROW_MASK) >> REDCOLL_TAG_ROW_SHIFT) - 1 : -1)
+/* 1 when a rank waiting for tag `want` finds the peer's oldest message
+   carries tag `got` (the stream rule above): both the library's, the same
+   slot, not the same tag. */
+#define REDCOLL_TAG_OTHER_CALL(want, got)                                          \
+    ((want) != (got) && REDCOLL_TAG_ROW(want) >= 0 && REDCOLL_TAG_ROW(got) >= 0 &&  \
+     ((want) & REDCOLL_TAG_SLOT_MASK) == ((got) & REDCOLL_TAG_SLOT_MASK))
+
+/*
+The call a library tag belongs to, in words, for transports' error
+messages: "allreduce (ring)" (its row of the algorithm list), or "tag N"
+for a tag that is not a call's.
+
+Parameters
+    tag     a tag as a transport received it.
+    buf, n  where the words go (n bytes, always terminated when n > 0).
+
+Return Value
+    buf.
+
+Thread Safety
+    Thread safe.
+*/
+REDCOLL_API const char *redcoll_tag_name(int tag, char *buf, size_t n);
+
+/*
+Two ranks that disagree, in words: "A is in X, B in Y" where X and Y name
+the calls of tags ta and tb (redcoll_tag_name), or, for the same row, "A is
+in X with other parameters (count, data type, op, root, in place or
+options) than B".
+
+Parameters
+    a, ta   the first rank's words ("rank 1") and the tag of its call.
+    b, tb   the second's ("this rank").
+    buf, n  where the words go (n bytes, always terminated when n > 0).
+
+Return Value
+    buf.
+
+Thread Safety
+    Thread safe.
+*/
+REDCOLL_API const char *redcoll_tag_disagree(const char *a, int ta, const char *b, int tb, char *buf,
+                                             size_t n);
 
 typedef struct redcoll_transport {
     void *user;
@@ -1704,12 +1776,12 @@ enum {
 };
 
 /* The tag of a call (REDCOLL_TAG_MAX above): bits 0-5 the group view's tag
-   space (0: the transport itself), bits 6-12 the row of the algorithm list,
-   bits 13-27 a hash of what shapes the messages (redcoll__call_tag). */
+   space (0: the transport itself), bits 6-12 1 + the row of the algorithm
+   list, bits 13-15 the slot, bits 16-27 a hash of the call's parameters
+   (redcoll__call_tag). */
 #define REDCOLL__TAG_VIEW_MASK  63
-#define REDCOLL__TAG_ROW_SHIFT  6
-#define REDCOLL__TAG_HASH_SHIFT 13
-#define REDCOLL__TAG_HASH_MASK  0x7fff
+#define REDCOLL__TAG_HASH_SHIFT 16
+#define REDCOLL__TAG_HASH_MASK  0xfff
 
 /* The list's order and knobs columns. */
 #define REDCOLL__ORDER_ORDERED     1
@@ -7026,8 +7098,9 @@ static const redcoll__row redcoll__rows[] = { REDCOLL_ALGORITHM_LIST(REDCOLL__RO
 enum { REDCOLL_ALGORITHM_LIST(REDCOLL__ROW_INDEX) REDCOLL__ROW_COUNT };
 #undef REDCOLL__ROW_INDEX
 
-/* The row index is part of the tag (bits 6-12): at most 128 rows. */
-typedef char redcoll__rows_fit_the_tag[REDCOLL__ROW_COUNT <= 128 ? 1 : -1];
+/* 1 + the row index is part of the tag (bits 6-12, 127 is REDCOLL_TAG_NOTICE):
+   at most 126 rows. */
+typedef char redcoll__rows_fit_the_tag[REDCOLL__ROW_COUNT <= 126 ? 1 : -1];
 /* The decision cache keeps an algorithm in one byte. */
 typedef char redcoll__algos_fit_a_byte[REDCOLL_ALGO_COUNT <= 256 ? 1 : -1];
 
@@ -7060,6 +7133,8 @@ REDCOLL_API const redcoll_algo_info *redcoll_algo_at(int i) {
     return i >= 0 && i < REDCOLL__ROW_COUNT ? &redcoll__rows[i].info : NULL;
 }
 
+#include <stdio.h> /* snprintf: redcoll_tag_name, the profile below */
+
 static const char *const redcoll__coll_names[REDCOLL_COLL_COUNT] = {
     "allreduce", "reduce", "reduce_scatter", "reduce_scatter_block", "allgather",
     "allgatherv", "bcast", "alltoall", "gather", "scatter", "barrier"
@@ -7079,6 +7154,28 @@ REDCOLL_API const char *redcoll_coll_name(redcoll_coll coll) {
 
 REDCOLL_API const char *redcoll_algo_name(redcoll_algo algo) {
     return (int)algo >= 0 && algo < REDCOLL_ALGO_COUNT ? redcoll__algo_names[algo] : "?";
+}
+
+REDCOLL_API const char *redcoll_tag_name(int tag, char *buf, size_t n) {
+    const redcoll_algo_info *e = redcoll_algo_at(REDCOLL_TAG_ROW(tag));
+    if (!buf || n == 0) return buf;
+    if (e) snprintf(buf, n, "%s (%s)", redcoll_coll_name(e->coll), redcoll_algo_name(e->algo));
+    else snprintf(buf, n, "tag %d", tag);
+    return buf;
+}
+
+REDCOLL_API const char *redcoll_tag_disagree(const char *a, int ta, const char *b, int tb, char *buf,
+                                             size_t n) {
+    char x[64], y[64];
+    if (!buf || n == 0) return buf;
+    redcoll_tag_name(ta, x, sizeof x);
+    redcoll_tag_name(tb, y, sizeof y);
+    if ((ta & REDCOLL_TAG_ROW_MASK) != (tb & REDCOLL_TAG_ROW_MASK))
+        snprintf(buf, n, "%s is in %s, %s in %s", a, x, b, y);
+    else
+        snprintf(buf, n, "%s is in %s with other parameters (count, data type, op, root, in place "
+                         "or options) than %s", a, x, b);
+    return buf;
 }
 
 REDCOLL_API int redcoll_coll_from_name(const char *name, redcoll_coll *out) {
@@ -7105,6 +7202,7 @@ REDCOLL_API const char *redcoll_result_string(redcoll_result r) {
     case REDCOLL_ERR_TIMEOUT: return "timeout";
     case REDCOLL_ERR_ABORTED: return "aborted by a failed peer";
     case REDCOLL_ERR_DEADLOCK: return "deadlock";
+    case REDCOLL_ERR_MISMATCH: return "ranks disagree about the call";
     }
     return "unknown result";
 }
@@ -8244,20 +8342,30 @@ static uint32_t redcoll__mix_double(uint32_t h, double v) {
     return redcoll__mix(h, bits);
 }
 
-/* The call's tag: ranks that disagree about the collective,
-   the algorithm, the count, the element size, the root or an option that
-   shapes the messages use different tags, so their messages never match and
-   the call ends in an error or a timeout instead of a wrong result. The row
-   is exact; the rest is a 15-bit hash of the parameters the row reads. */
+/* The call's tag: ranks that disagree about the collective, the algorithm,
+   the count, the data type, the op, the root, in place (where MPI wants it
+   on every rank or none) or an option that shapes the messages use
+   different tags, so their messages never match, and the transport's
+   detector (the stream rule at REDCOLL_TAG_MAX) turns the wait into
+   REDCOLL_ERR_MISMATCH instead of a wrong result. The row is exact; the
+   rest is a 12-bit hash of the parameters the row reads. A user op hashes
+   its commutative flag, not its function, whose address differs between
+   processes. */
 static int redcoll__call_tag(const redcoll__call *call, const redcoll__desc *d, size_t n) {
     const redcoll__ctx *c = &call->c;
     const redcoll_options *o = &c->o;
     unsigned knobs = call->row->knobs;
     uint32_t h = redcoll__mix(0, c->esize);
-    int i;
+    int i, all_or_none = d->coll == REDCOLL_COLL_ALLREDUCE || d->coll == REDCOLL_COLL_REDUCE_SCATTER ||
+                         d->coll == REDCOLL_COLL_REDUCE_SCATTER_BLOCK || d->coll == REDCOLL_COLL_ALLGATHER ||
+                         d->coll == REDCOLL_COLL_ALLGATHERV || d->coll == REDCOLL_COLL_ALLTOALL;
     if (d->counts) for (i = 0; i < c->size; ++i) h = redcoll__mix(h, d->counts[i]);
     else h = redcoll__mix(h, n);
     h = redcoll__mix(h, (uint64_t)d->root);
+    h = redcoll__mix(h, (uint64_t)d->dtype);
+    h = redcoll__mix(h, d->op ? (uint64_t)d->op->kind << 1 | (uint64_t)(c->op.commutative != 0)
+                              : (uint64_t)REDCOLL_OP_KIND_COUNT << 1);
+    if (all_or_none) h = redcoll__mix(h, (uint64_t)(d->sbuf == REDCOLL_IN_PLACE));
     if (knobs & REDCOLL__KNOB_LEVELS) {
         const redcoll__row *lv[3];
         lv[0] = c->inner; lv[1] = c->outer; lv[2] = c->down;
@@ -8276,7 +8384,7 @@ static int redcoll__call_tag(const redcoll__call *call, const redcoll__desc *d, 
                                                     o->model.beta), o->model.gamma);
     }
     h ^= h >> 16; h *= 0x7feb352du; h ^= h >> 15; h *= 0x846ca68bu; h ^= h >> 16;
-    return (int)(call->row - redcoll__rows) << REDCOLL__TAG_ROW_SHIFT |
+    return (int)(call->row - redcoll__rows + 1) << REDCOLL_TAG_ROW_SHIFT |
            (int)(h & REDCOLL__TAG_HASH_MASK) << REDCOLL__TAG_HASH_SHIFT;
 }
 

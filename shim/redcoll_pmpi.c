@@ -66,7 +66,15 @@
      REDCOLL_PROFILE=file           the cost model auto chooses by (a profile
                                     as `redcoll tune` writes it); a file that
                                     cannot be read or parsed is reported once
-                                    and the default model is used */
+                                    and the default model is used
+     REDCOLL_SUM_EXACT=1            reproducible sums: MPI_SUM on float and
+                                    double types (C, Fortran, complex parts) is
+                                    the correctly rounded exact sum; every rank
+                                    must set it alike (an error otherwise)
+
+   Fortran: MPI's Fortran bindings call the C entry points, so Fortran
+   programs are served as C ones, their predefined datatypes mapped by the
+   table in "Predefined datatypes beyond C's" below. */
 #include <mpi.h>
 
 /* The transport's MPI calls become PMPI_ calls in this file only (a call
@@ -78,6 +86,7 @@
 #define MPI_Alltoall PMPI_Alltoall
 #define MPI_Barrier PMPI_Barrier
 #define MPI_Bcast PMPI_Bcast
+#define MPI_Cancel PMPI_Cancel
 #define MPI_Comm_dup PMPI_Comm_dup
 #define MPI_Comm_free PMPI_Comm_free
 #define MPI_Comm_get_attr PMPI_Comm_get_attr
@@ -86,10 +95,12 @@
 #define MPI_Comm_size PMPI_Comm_size
 #define MPI_Comm_split_type PMPI_Comm_split_type
 #define MPI_Error_class PMPI_Error_class
+#define MPI_Error_string PMPI_Error_string
 #define MPI_Finalize PMPI_Finalize
 #define MPI_Gather PMPI_Gather
 #define MPI_Get_count PMPI_Get_count
 #define MPI_Initialized PMPI_Initialized
+#define MPI_Iprobe PMPI_Iprobe
 #define MPI_Irecv PMPI_Irecv
 #define MPI_Isend PMPI_Isend
 #define MPI_Op_create PMPI_Op_create
@@ -98,11 +109,11 @@
 #define MPI_Reduce PMPI_Reduce
 #define MPI_Reduce_scatter PMPI_Reduce_scatter
 #define MPI_Reduce_scatter_block PMPI_Reduce_scatter_block
+#define MPI_Request_free PMPI_Request_free
 #define MPI_Scatter PMPI_Scatter
-#define MPI_Send PMPI_Send
-#define MPI_Sendrecv PMPI_Sendrecv
+#define MPI_Test PMPI_Test
+#define MPI_Testall PMPI_Testall
 #define MPI_Wait PMPI_Wait
-#define MPI_Waitall PMPI_Waitall
 
 #define REDCOLL_STATIC /* nothing of redcoll is exported: the application may embed its own */
 #define REDCOLL_IMPLEMENTATION
@@ -117,6 +128,7 @@
 #undef MPI_Alltoall
 #undef MPI_Barrier
 #undef MPI_Bcast
+#undef MPI_Cancel
 #undef MPI_Comm_dup
 #undef MPI_Comm_free
 #undef MPI_Comm_get_attr
@@ -125,10 +137,12 @@
 #undef MPI_Comm_size
 #undef MPI_Comm_split_type
 #undef MPI_Error_class
+#undef MPI_Error_string
 #undef MPI_Finalize
 #undef MPI_Gather
 #undef MPI_Get_count
 #undef MPI_Initialized
+#undef MPI_Iprobe
 #undef MPI_Irecv
 #undef MPI_Isend
 #undef MPI_Op_create
@@ -137,11 +151,11 @@
 #undef MPI_Reduce
 #undef MPI_Reduce_scatter
 #undef MPI_Reduce_scatter_block
+#undef MPI_Request_free
 #undef MPI_Scatter
-#undef MPI_Send
-#undef MPI_Sendrecv
+#undef MPI_Test
+#undef MPI_Testall
 #undef MPI_Wait
-#undef MPI_Waitall
 
 #include <limits.h>
 #include <pthread.h>
@@ -163,6 +177,7 @@
 /* Why a call went to MPI (printed once per communicator, collective, reason). */
 typedef enum shim_reason {
     SHIM_PASS_INTERCOMM, SHIM_PASS_NO_TRANSPORT, SHIM_PASS_ARGS, SHIM_PASS_TYPE, SHIM_PASS_OP,
+    SHIM_PASS_DERIVED_OP, SHIM_PASS_MODES,
     SHIM_PASS_COUNT
 } shim_reason;
 
@@ -170,7 +185,9 @@ static const char *const shim_reason_text[SHIM_PASS_COUNT] = {
     "intercommunicator", "no redcoll transport on this communicator",
     "invalid or erroneous arguments (MPI reports them)",
     "datatype is not contiguous (holes, gaps or reordering)",
-    "op not mapped (unknown, or predefined op on this datatype)"
+    "op not mapped (unknown, or predefined op on this datatype)",
+    "predefined op on a derived datatype (MPI reduces it; REDCOLL_SUM_EXACT does not apply)",
+    "the ranks disagree on REDCOLL_SUM_EXACT"
 };
 
 #define SHIM_CLASSES 65 /* size classes: 0 bytes, then [2^k, 2^(k+1)) for k < 64 */
@@ -192,11 +209,13 @@ typedef struct shim_comm {
     redcoll_dtype     last_dtype;/* than a small call (MPI handles are no integer */
     redcoll_op        last_rop;  /* constants, so the helpers search) */
     MPI_Count         last_extent;
+    MPI_Count         last_mult;
     MPI_Datatype      last_named;       /* the last predefined datatype a side had */
     MPI_Count         last_named_size;  /* and its size and extent (four MPI calls) */
     MPI_Count         last_named_extent;
     unsigned char    *printed;   /* verbose: [coll][class][algo bit], lazily allocated */
     unsigned          passed[REDCOLL_COLL_COUNT]; /* verbose: reason bits printed */
+    int               exact_said; /* verbose: the reproducible mode was said */
     struct shim_comm *next, *prev;
 } shim_comm;
 
@@ -235,9 +254,11 @@ static struct {
     redcoll_cost_model model;
     int             shm_off;    /* REDCOLL_SHM=0 */
     int             shm_said;   /* the fallback to MPI was reported */
+    pthread_mutex_t err_lock;   /* err_code's string, set and raised (shim_raise_told) */
+    int             err_code;   /* redcoll's own MPI error code; 0: not made yet, -1: cannot */
 } shim_g = { PTHREAD_ONCE_INIT, PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, 0, 0, 0,
              { REDCOLL_ALGO_AUTO }, MPI_KEYVAL_INVALID, MPI_KEYVAL_INVALID, 0, NULL, NULL, NULL,
-             0, 0, 0, { 0, 0, 0, 0, 0 }, 0, 0 };
+             0, 0, 0, { 0, 0, 0, 0, 0 }, 0, 0, PTHREAD_MUTEX_INITIALIZER, 0 };
 
 /* The shared-memory segments' shape: REDCOLL_SHM_CELLS, REDCOLL_SHM_CELL_BYTES. */
 static redcoll_pshm_config shim_shm_cfg;
@@ -338,6 +359,8 @@ static void shim_read_profile(const char *path, int loud) {
         fprintf(stderr, "redcoll: REDCOLL_PROFILE=%s: auto chooses by its cost model\n", path);
 }
 
+static void shim_named_init(void); /* Fortran and complex types, REDCOLL_SUM_EXACT (below) */
+
 /* Once per process, at the first intercepted call (MPI is initialised). */
 static void shim_init(void) {
     const char *v = getenv("REDCOLL_DISABLE");
@@ -350,6 +373,7 @@ static void shim_init(void) {
     if ((v = getenv("REDCOLL_SHM_CELLS")) && *v) shim_shm_cfg.ncells = atoi(v);
     if ((v = getenv("REDCOLL_SHM_CELL_BYTES")) && *v) shim_shm_cfg.cell_bytes = (size_t)strtoull(v, NULL, 10);
     for (c = 0; c < REDCOLL_COLL_COUNT; ++c) shim_read_algorithm((redcoll_coll)c, loud);
+    shim_named_init();
     v = getenv("REDCOLL_PROFILE");
     if (v && *v) shim_read_profile(v, loud);
     if (shim_g.disabled) {
@@ -408,6 +432,8 @@ static void shim_shm_open(shim_comm *s) {
     else fprintf(stderr, "redcoll: %s (p=%d): transport shared memory (processes of one node)\n", label, s->size);
 }
 
+static int shim_modes_agree(shim_comm *s); /* below, with REDCOLL_SUM_EXACT */
+
 static shim_comm *shim_comm_create(MPI_Comm comm) {
     shim_comm *s = (shim_comm *)calloc(1, sizeof *s);
     int inter = 0;
@@ -429,6 +455,9 @@ static shim_comm *shim_comm_create(MPI_Comm comm) {
     } else if (!(s->counts = (size_t *)malloc(sizeof(size_t) * (size_t)s->size))) {
         redcoll_mpi_finalize(&s->m);
         s->why = SHIM_PASS_NO_TRANSPORT;
+    } else if (!shim_modes_agree(s)) {
+        redcoll_mpi_finalize(&s->m);
+        s->why = SHIM_PASS_MODES;
     } else {
         s->ok = 1;
         shim_shm_open(s); /* collective, after the MPI transport (it uses its duplicate) */
@@ -442,6 +471,7 @@ static shim_comm *shim_comm_create(MPI_Comm comm) {
     }
     SHIM_LINK(shim_g.comms, s);
     if (comm == MPI_COMM_WORLD) atomic_store(&shim_world, s);
+    if (s->why == SHIM_PASS_MODES) PMPI_Comm_call_errhandler(comm, MPI_ERR_OTHER);
     return s;
 }
 
@@ -516,6 +546,7 @@ typedef struct shim_call {
     shim_comm             *s;
     MPI_Comm               comm;
     redcoll_coll           coll;
+    int                    was_failed; /* the transport failed in an earlier call */
     const redcoll_options *opts; /* NULL (auto) or &o */
     redcoll_options        o;
 } shim_call;
@@ -529,6 +560,7 @@ static inline int shim_begin(shim_call *c, MPI_Comm comm, redcoll_coll coll) {
     if (!c->s) return 0;
     if (!c->s->ok) return shim_pass(c->s, coll, c->s->why);
     c->s->m.last_mpi_error = MPI_SUCCESS; /* the error of this call only */
+    c->was_failed = c->s->m.failed;
     return 1;
 }
 
@@ -570,12 +602,64 @@ static int shim_error_code(redcoll_result r, int mpi_error) {
     }
 }
 
+static const char *const shim_mpi_name[REDCOLL_COLL_COUNT] = {
+    "MPI_Allreduce", "MPI_Reduce", "MPI_Reduce_scatter", "MPI_Reduce_scatter_block",
+    "MPI_Allgather", "MPI_Allgatherv", "MPI_Bcast", "MPI_Alltoall", "MPI_Gather", "MPI_Scatter",
+    "MPI_Barrier"
+};
+
+/* A failure the transport can tell in words: ranks that disagree about the
+   call (another call's message, a message of another size), or a peer's
+   failure that released this rank. MPI has no error class for those. */
+static int shim_told(const redcoll_mpi_failure *f) {
+    return f->why == REDCOLL_ERR_MISMATCH || (f->why == REDCOLL_ERR_ABORTED && f->peer >= 0) ||
+           (f->why == REDCOLL_ERR_TRANSPORT && f->peer >= 0 && f->want != f->got);
+}
+
+/* Raises a told failure through the communicator's error handler with
+   redcoll's own error code (an error class of its own, made once), whose
+   string says it: "redcoll: MPI_Allreduce on MPI_COMM_WORLD (rank 2 of 3):
+   ranks disagree about the call: rank 0 is in ..." -- MPI_ERRORS_ARE_FATAL
+   prints it as it ends the job. The code's string is set for each error, so
+   the lock is held while the handler runs; 0 when the code cannot be made
+   or another thread holds it (the caller raises MPI's class instead). */
+static int shim_raise_told(const shim_call *c) {
+    char text[MPI_MAX_ERROR_STRING], why[MPI_MAX_ERROR_STRING - 160], label[MPI_MAX_OBJECT_NAME + 16];
+    int code, cls;
+    if (pthread_mutex_trylock(&shim_g.err_lock) != 0) return 0;
+    if (shim_g.err_code == 0) {
+        shim_g.err_code = -1;
+        if (PMPI_Add_error_class(&cls) == MPI_SUCCESS &&
+            PMPI_Add_error_string(cls, "redcoll: a collective failed (ranks disagree about the call, "
+                                       "or a peer failed)") == MPI_SUCCESS &&
+            PMPI_Add_error_code(cls, &code) == MPI_SUCCESS)
+            shim_g.err_code = code;
+    }
+    code = shim_g.err_code;
+    if (code > 0) {
+        shim_comm_label(c->s, label, sizeof label);
+        redcoll_mpi_failure_string(&c->s->m, why, sizeof why);
+        redcoll__mpi_say(text, sizeof text, "redcoll: %s on %s (rank %d of %d): %s%s", shim_mpi_name[c->coll],
+                 label, c->s->rank, c->s->size,
+                 c->was_failed ? "redcoll's transport for this communicator failed in an earlier call: " : "",
+                 why);
+        if (PMPI_Add_error_string(code, text) == MPI_SUCCESS) PMPI_Comm_call_errhandler(c->comm, code);
+        else code = 0;
+    }
+    pthread_mutex_unlock(&shim_g.err_lock);
+    return code > 0 ? code : 0;
+}
+
 /* Ends a served call: MPI_SUCCESS, or the error raised through the
    communicator's error handler (which may abort, as the native call would)
-   and returned. */
+   and returned: redcoll's own code with the cause in words (shim_told),
+   else the MPI error the transport saw or the class that names it. */
 static inline int shim_end(const shim_call *c, redcoll_result r) {
-    int code = shim_error_code(r, c->s->m.last_mpi_error);
-    if (code != MPI_SUCCESS) PMPI_Comm_call_errhandler(c->comm, code);
+    int code;
+    if (r == REDCOLL_OK) return MPI_SUCCESS;
+    if (shim_told(&c->s->m.failure) && (code = shim_raise_told(c)) != 0) return code;
+    code = shim_error_code(r, c->s->m.last_mpi_error);
+    PMPI_Comm_call_errhandler(c->comm, code);
     return code;
 }
 
@@ -655,6 +739,265 @@ static void *shim_at(const void *buf, MPI_Count offset) {
     return (void *)((uintptr_t)buf + (uintptr_t)(intptr_t)offset);
 }
 
+/* ==== Predefined datatypes beyond C's, and the reproducible sum ============= */
+
+/* redcoll_mpi_dtype maps MPI's C datatypes; this table adds the others MPI
+   predefines that redcoll can reduce: Fortran's (INTEGER, REAL, DOUBLE
+   PRECISION, their sized forms, LOGICAL, the pair types), the complex types
+   of C, C++ and Fortran, and C++'s bool. Each is mapped by the size MPI
+   gives it (an MPI built with 8-byte INTEGER maps it to int64) and served
+   with the ops MPI defines on its class (MPI 4.0, 6.9.2); another
+   predefined op passes, so MPI answers it as it would.
+   - Complex: MPI_SUM adds real and imaginary parts apart, so it is served
+     as 2n float or double sums. MPI_PROD passes (its rounding is MPI's
+     formula), and so do complexes of 16-byte parts (COMPLEX32 has
+     gfortran's binary128 parts, C's long double complex padding bytes).
+   - LOGICAL: the compiler chooses .TRUE. and .FALSE.; LOGICAL is served as
+     an integer of its size only where MPI's LAND, LOR and LXOR agree with
+     redcoll's integer ones on a probe of values (0, 1, 2, -1).
+   - MPI_2INTEGER is redcoll's 2int where INTEGER is an int. MPI_2REAL and
+     MPI_2DOUBLE_PRECISION hold value and index both as reals (redcoll's
+     float_int has an int index), so their MINLOC and MAXLOC run the
+     kernels below.
+   - MPI_CHARACTER, MPI_REAL16, MPI_INTEGER16 and the like have no
+     predefined op here; user ops serve them as opaque elements.
+   The data-movement collectives serve every datatype (Data movement).
+
+   REDCOLL_SUM_EXACT=1 (the reproducible mode): MPI_SUM on a float or
+   double type (MPI_FLOAT, MPI_DOUBLE, MPI_REAL, MPI_DOUBLE_PRECISION,
+   MPI_REAL4, MPI_REAL8, and the parts of the complex types) in a served
+   reduction becomes REDCOLL_SUM_EXACT, the correctly rounded exact sum:
+   its bits depend on the inputs alone, not on the process count, the
+   algorithm or the transport. Derived datatypes and user ops stay MPI's
+   and the user's. The mode is applied where (datatype, op) is mapped
+   (shim_red_setup), so every reduction entry point that maps through it
+   has it. Ranks of a communicator must agree on it (a collective of two
+   different sums would mismatch): checked when the shim first meets the
+   communicator, an error through its error handler otherwise. */
+
+/* How redcoll reduces a predefined datatype. */
+typedef struct shim_named {
+    MPI_Datatype  type;
+    redcoll_dtype dtype;   /* the element redcoll reduces */
+    int           mult;    /* of them per MPI element (complex: 2) */
+    unsigned      ops;     /* predefined ops served: bits 1 << redcoll_op_kind */
+    int           pairloc; /* 2REAL, 2DOUBLE_PRECISION: MINLOC/MAXLOC by the kernels below */
+} shim_named;
+
+#define SHIM_OP(k) (1u << REDCOLL_OP_##k)
+#define SHIM_OPS_REAL (SHIM_OP(SUM) | SHIM_OP(PROD) | SHIM_OP(MIN) | SHIM_OP(MAX))
+#define SHIM_OPS_INT (SHIM_OPS_REAL | SHIM_OP(BAND) | SHIM_OP(BOR) | SHIM_OP(BXOR))
+#define SHIM_OPS_LOGICAL (SHIM_OP(LAND) | SHIM_OP(LOR) | SHIM_OP(LXOR))
+#define SHIM_OPS_LOC (SHIM_OP(MINLOC) | SHIM_OP(MAXLOC))
+
+typedef enum shim_class { /* MPI's classes of predefined datatypes */
+    SHIM_INTEGER, SHIM_REAL, SHIM_LOGICAL, SHIM_BOOL, SHIM_COMPLEX, SHIM_2INTEGER, SHIM_2REAL
+} shim_class;
+
+static struct {
+    int        exact;  /* REDCOLL_SUM_EXACT=1 */
+    shim_named t[24];  /* the types below that map, from their sizes */
+    int        n;
+} shim_x;
+
+/* An IEEE float or double of `bytes` bytes, REDCOLL_DTYPE_MAX_ otherwise. */
+static redcoll_dtype shim_real_of(MPI_Count bytes) {
+    return bytes == 4 ? REDCOLL_FLOAT : bytes == 8 ? REDCOLL_DOUBLE : REDCOLL_DTYPE_MAX_;
+}
+
+/* v as the signed integer of `size` bytes at p. */
+static void shim_int_store(void *p, size_t size, int v) {
+    int8_t c = (int8_t)v;
+    int16_t h = (int16_t)v;
+    int32_t w = v;
+    int64_t l = v;
+    memcpy(p, size == 1 ? (void *)&c : size == 2 ? (void *)&h : size == 4 ? (void *)&w : (void *)&l,
+           size);
+}
+
+/* Whether MPI's LAND, LOR and LXOR on `type` give redcoll's on dtype for
+   every pair of 0, 1, 2, -1 (MPI_Reduce_local: nothing is sent). */
+static int shim_logical_agrees(MPI_Datatype type, redcoll_dtype dtype) {
+    const MPI_Op mop[3] = { MPI_LAND, MPI_LOR, MPI_LXOR };
+    const redcoll_op_kind rop[3] = { REDCOLL_OP_LAND, REDCOLL_OP_LOR, REDCOLL_OP_LXOR };
+    const int v[4] = { 0, 1, 2, -1 };
+    unsigned char in[16 * 8], mine[16 * 8], theirs[16 * 8];
+    size_t size = redcoll_dtype_size(dtype), i;
+    int k, ok = size > 0 && size <= 8;
+    for (k = 0; ok && k < 3; ++k) {
+        for (i = 0; i < 16; ++i) {
+            shim_int_store(in + i * size, size, v[i / 4]);
+            shim_int_store(mine + i * size, size, v[i % 4]);
+        }
+        memcpy(theirs, mine, 16 * size);
+        ok = PMPI_Reduce_local(in, theirs, 16, type, mop[k]) == MPI_SUCCESS &&
+             redcoll_reduce_local(in, mine, 16, dtype, redcoll_op_predefined(rop[k])) == REDCOLL_OK &&
+             memcmp(mine, theirs, 16 * size) == 0;
+    }
+    return ok;
+}
+
+/* Reads REDCOLL_SUM_EXACT and maps the types of the list by their sizes
+   (once per process, from shim_init). */
+static void shim_named_init(void) {
+    const struct { MPI_Datatype type; shim_class cls; } list[] = {
+        { MPI_INTEGER, SHIM_INTEGER }, { MPI_REAL, SHIM_REAL },
+        { MPI_DOUBLE_PRECISION, SHIM_REAL }, { MPI_LOGICAL, SHIM_LOGICAL },
+        { MPI_COMPLEX, SHIM_COMPLEX }, { MPI_DOUBLE_COMPLEX, SHIM_COMPLEX },
+        { MPI_2INTEGER, SHIM_2INTEGER }, { MPI_2REAL, SHIM_2REAL },
+        { MPI_2DOUBLE_PRECISION, SHIM_2REAL },
+        { MPI_C_FLOAT_COMPLEX, SHIM_COMPLEX }, { MPI_C_DOUBLE_COMPLEX, SHIM_COMPLEX },
+        { MPI_CXX_BOOL, SHIM_BOOL },
+        { MPI_CXX_FLOAT_COMPLEX, SHIM_COMPLEX }, { MPI_CXX_DOUBLE_COMPLEX, SHIM_COMPLEX },
+        /* MPI's optional datatypes, where this MPI has them */
+#ifdef MPI_INTEGER1
+        { MPI_INTEGER1, SHIM_INTEGER },
+#endif
+#ifdef MPI_INTEGER2
+        { MPI_INTEGER2, SHIM_INTEGER },
+#endif
+#ifdef MPI_INTEGER4
+        { MPI_INTEGER4, SHIM_INTEGER },
+#endif
+#ifdef MPI_INTEGER8
+        { MPI_INTEGER8, SHIM_INTEGER },
+#endif
+#ifdef MPI_REAL4
+        { MPI_REAL4, SHIM_REAL },
+#endif
+#ifdef MPI_REAL8
+        { MPI_REAL8, SHIM_REAL },
+#endif
+#ifdef MPI_COMPLEX8
+        { MPI_COMPLEX8, SHIM_COMPLEX },
+#endif
+#ifdef MPI_COMPLEX16
+        { MPI_COMPLEX16, SHIM_COMPLEX },
+#endif
+        { MPI_DATATYPE_NULL, SHIM_INTEGER }
+    };
+    const char *v = getenv("REDCOLL_SUM_EXACT");
+    size_t i;
+    shim_x.exact = v && *v && strcmp(v, "0") != 0;
+    for (i = 0; list[i].type != MPI_DATATYPE_NULL; ++i) {
+        shim_named n;
+        MPI_Count size = 0;
+        if (PMPI_Type_size_x(list[i].type, &size) != MPI_SUCCESS || size <= 0) continue;
+        memset(&n, 0, sizeof n);
+        n.type = list[i].type;
+        n.mult = 1;
+        switch (list[i].cls) {
+        case SHIM_INTEGER: n.dtype = redcoll__mpi_int((size_t)size, 1); n.ops = SHIM_OPS_INT; break;
+        case SHIM_REAL: n.dtype = shim_real_of(size); n.ops = SHIM_OPS_REAL; break;
+        case SHIM_LOGICAL: case SHIM_BOOL:
+            n.dtype = redcoll__mpi_int((size_t)size, list[i].cls == SHIM_LOGICAL);
+            n.ops = n.dtype != REDCOLL_DTYPE_MAX_ && shim_logical_agrees(n.type, n.dtype)
+                        ? SHIM_OPS_LOGICAL : 0;
+            break;
+        case SHIM_COMPLEX: n.dtype = shim_real_of(size / 2); n.mult = 2; n.ops = SHIM_OP(SUM); break;
+        case SHIM_2INTEGER:
+            n.dtype = size == 2 * (MPI_Count)sizeof(int) ? REDCOLL_2INT : REDCOLL_DTYPE_MAX_;
+            n.ops = SHIM_OPS_LOC;
+            break;
+        case SHIM_2REAL: n.dtype = shim_real_of(size / 2); n.pairloc = 1; n.ops = SHIM_OPS_LOC; break;
+        }
+        if (n.dtype != REDCOLL_DTYPE_MAX_ && n.ops && shim_x.n < (int)(sizeof shim_x.t / sizeof *shim_x.t))
+            shim_x.t[shim_x.n++] = n;
+    }
+}
+
+/* MINLOC and MAXLOC on (value, index) pairs of one real type as MPI
+   defines them: the smaller (larger) value with its index; on a tie, the
+   smaller index. Buffers may hold the pairs at any alignment. */
+#define SHIM_PAIRLOC(name, T, better)                                           \
+    static void name(const void *in, void *inout, size_t count, void *arg) {   \
+        const char *a = (const char *)in;                                       \
+        char *b = (char *)inout;                                                \
+        size_t i;                                                               \
+        (void)arg;                                                              \
+        for (i = 0; i < count; ++i, a += 2 * sizeof(T), b += 2 * sizeof(T)) {   \
+            T x[2], y[2];                                                       \
+            memcpy(x, a, sizeof x);                                             \
+            memcpy(y, b, sizeof y);                                             \
+            if (x[0] better y[0]) memcpy(b, x, sizeof x);                       \
+            else if (x[0] == y[0] && x[1] < y[1]) memcpy(b + sizeof(T), &x[1], sizeof(T)); \
+        }                                                                       \
+    }
+SHIM_PAIRLOC(shim_minloc_2float, float, <)
+SHIM_PAIRLOC(shim_maxloc_2float, float, >)
+SHIM_PAIRLOC(shim_minloc_2double, double, <)
+SHIM_PAIRLOC(shim_maxloc_2double, double, >)
+
+/* A predefined datatype as redcoll reduces it: 1 and *n filled, or 0. */
+static int shim_named_of(MPI_Datatype type, shim_named *n) {
+    int i;
+    memset(n, 0, sizeof *n);
+    n->type = type;
+    n->mult = 1;
+    if (redcoll_mpi_dtype(type, &n->dtype)) { /* C's: every op redcoll defines on it */
+        n->ops = ~0u;
+        return 1;
+    }
+    for (i = 0; i < shim_x.n; ++i)
+        if (shim_x.t[i].type == type) { *n = shim_x.t[i]; return 1; }
+    return 0;
+}
+
+/* The redcoll (dtype, count multiplier, op) for predefined op `kind` on n,
+   with the reproducible sum in place of MPI_SUM where the mode asks; 0 if
+   it is not served. */
+static int shim_named_op(const shim_named *n, redcoll_op_kind kind, redcoll_dtype *dtype,
+                         MPI_Count *mult, redcoll_op *op) {
+    if (!(n->ops & (1u << kind))) return 0;
+    *dtype = n->dtype;
+    *mult = n->mult;
+    *op = redcoll_op_predefined(kind);
+    if (n->pairloc) {
+        int dbl = n->dtype == REDCOLL_DOUBLE, min = kind == REDCOLL_OP_MINLOC;
+        *dtype = REDCOLL_OPAQUE(2 * redcoll_dtype_size(n->dtype));
+        *op = redcoll_op_user(dbl ? (min ? shim_minloc_2double : shim_maxloc_2double)
+                                  : (min ? shim_minloc_2float : shim_maxloc_2float), NULL, 1);
+        return 1;
+    }
+    if (!redcoll_op_valid_for(kind, n->dtype)) return 0;
+    if (kind == REDCOLL_OP_SUM && shim_x.exact && (n->dtype == REDCOLL_FLOAT || n->dtype == REDCOLL_DOUBLE))
+        *op = REDCOLL_SUM_EXACT;
+    return 1;
+}
+
+/* REDCOLL_VERBOSE: the mode, once per communicator, at its first exact sum. */
+static void shim_exact_say(shim_comm *s) {
+    char label[MPI_MAX_OBJECT_NAME + 16];
+    if (!shim_g.verbose || s->rank != 0 || s->exact_said) return;
+    s->exact_said = 1;
+    shim_comm_label(s, label, sizeof label);
+    fprintf(stderr, "redcoll: %s (p=%d): MPI_SUM on float and double types is the correctly "
+                    "rounded exact sum (REDCOLL_SUM_EXACT)\n", label, s->size);
+}
+
+/* Whether every rank of s's communicator runs the same mode (collective,
+   on redcoll's duplicate). If not, the lowest rank with the mode and the
+   lowest without say so, and the error goes through the communicator's
+   error handler once every rank has printed; the communicator then passes
+   every call to MPI. */
+static int shim_modes_agree(shim_comm *s) {
+    int mine[2], low[2] = { 0, 0 };
+    char label[MPI_MAX_OBJECT_NAME + 16];
+    mine[0] = shim_x.exact ? s->rank : s->size; /* the lowest rank with the mode */
+    mine[1] = shim_x.exact ? s->size : s->rank; /* and without */
+    if (PMPI_Allreduce(mine, low, 2, MPI_INT, MPI_MIN, s->m.comm) != MPI_SUCCESS) return 0;
+    if (low[0] == s->size || low[1] == s->size) return 1;
+    if (low[0] == s->rank || low[1] == s->rank) {
+        shim_comm_label(s, label, sizeof label);
+        fprintf(stderr, "redcoll: %s (p=%d): REDCOLL_SUM_EXACT is %s on rank %d and %s on rank %d; "
+                        "every rank must set it alike (its collectives go to MPI)\n", label, s->size,
+                shim_x.exact ? "on" : "off", s->rank, shim_x.exact ? "off" : "on",
+                shim_x.exact ? low[1] : low[0]);
+    }
+    PMPI_Barrier(s->m.comm);
+    return 0;
+}
+
 /* ==== Reductions ============================================================ */
 
 /* A user op as redcoll calls it: fn(in, inout, count, user), `in` from the
@@ -701,7 +1044,8 @@ typedef struct shim_red {
     redcoll_dtype dtype;
     redcoll_op    op;
     MPI_Count     lb;     /* buffers start this far into the user's pointer */
-    MPI_Count     extent; /* bytes per element, = redcoll_dtype_size(dtype) */
+    MPI_Count     extent; /* bytes per element, = mult * redcoll_dtype_size(dtype) */
+    MPI_Count     mult;   /* redcoll elements per MPI element (complex: 2) */
     shim_user     user;   /* the user op's call, when op.kind is USER */
 } shim_red;
 
@@ -710,20 +1054,23 @@ typedef struct shim_red {
    and op, which MPI requires to be the same on every rank. */
 static int shim_red_setup(shim_red *r, MPI_Datatype type, MPI_Op op, shim_reason *why) {
     shim_type ti;
-    int predefined = redcoll_mpi_dtype(type, &r->dtype), named;
+    shim_named n;
+    int predefined = shim_named_of(type, &n), named;
     *why = SHIM_PASS_TYPE;
     if (!shim_type_info(type, &ti, &named)) { *why = SHIM_PASS_ARGS; return 0; }
     r->lb = ti.true_lb;
     r->extent = ti.extent;
+    r->dtype = n.dtype;
+    r->mult = 1;
     if (redcoll_mpi_op(op, &r->op)) {
-        *why = SHIM_PASS_OP;
-        return predefined && redcoll_op_valid_for(r->op.kind, r->dtype) &&
-               (MPI_Count)redcoll_dtype_size(r->dtype) == ti.extent;
+        *why = named ? SHIM_PASS_OP : SHIM_PASS_DERIVED_OP;
+        return predefined && shim_named_op(&n, r->op.kind, &r->dtype, &r->mult, &r->op) &&
+               r->mult * (MPI_Count)redcoll_dtype_size(r->dtype) == ti.extent;
     }
     if (!shim_uop_find(op, &r->user.u)) { *why = SHIM_PASS_OP; return 0; }
     /* a user op: the element in place, opaque unless it is a predefined type */
     if (!ti.packed || ti.size != ti.extent || ti.size <= 0 || ti.size > (1 << 30)) return 0;
-    if (!predefined || (MPI_Count)redcoll_dtype_size(r->dtype) != ti.size)
+    if (!predefined || n.mult != 1 || (MPI_Count)redcoll_dtype_size(r->dtype) != ti.size)
         r->dtype = REDCOLL_OPAQUE((size_t)ti.size);
     r->user.type = type;
     r->user.extent = ti.extent;
@@ -745,15 +1092,18 @@ static inline int shim_red_begin(shim_call *c, shim_red *r, MPI_Comm comm, redco
         r->op = s->last_rop;
         r->lb = 0;
         r->extent = s->last_extent;
+        r->mult = s->last_mult;
         return 1;
     }
     if (!shim_red_setup(r, type, op, &why)) return shim_pass(s, coll, why);
+    if (r->op.kind == REDCOLL_OP_SUM_EXACT) shim_exact_say(s);
     if (r->op.kind != REDCOLL_OP_USER && r->dtype < REDCOLL_DTYPE_COUNT) { /* both predefined */
         s->last_type = type;
         s->last_op = op;
         s->last_dtype = r->dtype;
         s->last_rop = r->op;
         s->last_extent = r->extent;
+        s->last_mult = r->mult;
     }
     return 1;
 }
@@ -768,7 +1118,8 @@ static int shim_try_allreduce(int *rc, const void *sbuf, void *rbuf, MPI_Count c
         return shim_pass(c.s, c.coll, SHIM_PASS_ARGS);
     shim_choose(&c, (size_t)count * (size_t)r.extent, r.op.commutative);
     *rc = shim_end(&c, redcoll_allreduce(c.s->t, redcoll_mpi_buf(shim_at(sbuf, r.lb)),
-                                         shim_at(rbuf, r.lb), (size_t)count, r.dtype, r.op, c.opts));
+                                         shim_at(rbuf, r.lb), (size_t)(count * r.mult), r.dtype, r.op,
+                                         c.opts));
     return 1;
 }
 
@@ -785,7 +1136,7 @@ static int shim_try_reduce(int *rc, const void *sbuf, void *rbuf, MPI_Count coun
         return shim_pass(c.s, c.coll, SHIM_PASS_ARGS);
     shim_choose(&c, (size_t)count * (size_t)r.extent, r.op.commutative);
     *rc = shim_end(&c, redcoll_reduce(c.s->t, redcoll_mpi_buf(shim_at(sbuf, r.lb)),
-                                      at_root ? shim_at(rbuf, r.lb) : NULL, (size_t)count,
+                                      at_root ? shim_at(rbuf, r.lb) : NULL, (size_t)(count * r.mult),
                                       r.dtype, r.op, root, c.opts));
     return 1;
 }
@@ -822,11 +1173,11 @@ static int shim_try_reduce_scatter(int *rc, const void *sbuf, void *rbuf, shim_a
     shim_red r;
     size_t total;
     if (!shim_red_begin(&c, &r, comm, REDCOLL_COLL_REDUCE_SCATTER, type, op)) return 0;
-    if (!shim_counts(c.s, recvcounts, 1, &total) || rbuf == MPI_IN_PLACE ||
+    if (!shim_counts(c.s, recvcounts, r.mult, &total) || rbuf == MPI_IN_PLACE ||
         (total > 0 && (sbuf == rbuf || !shim_at(sbuf, r.lb))) ||
         ((c.s->counts[c.s->rank] > 0 || sbuf == MPI_IN_PLACE) && !shim_at(rbuf, r.lb)))
         return shim_pass(c.s, c.coll, SHIM_PASS_ARGS);
-    shim_choose(&c, total * (size_t)r.extent, r.op.commutative);
+    shim_choose(&c, total / (size_t)r.mult * (size_t)r.extent, r.op.commutative);
     *rc = shim_end(&c, redcoll_reduce_scatter(c.s->t, redcoll_mpi_buf(shim_at(sbuf, r.lb)),
                                               shim_at(rbuf, r.lb), c.s->counts, r.dtype, r.op,
                                               c.opts));
@@ -844,8 +1195,8 @@ static int shim_try_reduce_scatter_block(int *rc, const void *sbuf, void *rbuf, 
     shim_choose(&c, (size_t)count * (size_t)c.s->size * (size_t)r.extent, r.op.commutative);
     *rc = shim_end(&c, redcoll_reduce_scatter_block(c.s->t,
                                                     redcoll_mpi_buf(shim_at(sbuf, r.lb)),
-                                                    shim_at(rbuf, r.lb), (size_t)count, r.dtype,
-                                                    r.op, c.opts));
+                                                    shim_at(rbuf, r.lb), (size_t)(count * r.mult),
+                                                    r.dtype, r.op, c.opts));
     return 1;
 }
 
@@ -1101,8 +1452,8 @@ static int shim_gather_all(int *rc, shim_call *c, const void *sbuf, MPI_Count sc
             err = shim_stage(&own, tr + before, 0);
         }
     }
-    if (err == MPI_SUCCESS) {
-        const void *in = direct && !in_place ? sb : REDCOLL_IN_PLACE;
+    if (err == MPI_SUCCESS) { /* in place as the caller said: ranks whose layouts differ agree */
+        const void *in = in_place ? REDCOLL_IN_PLACE : direct ? (const void *)sb : tr + before;
         res = v ? redcoll_allgatherv(s->t, in, rb, s->counts, REDCOLL_UINT8, c->opts)
                 : redcoll_allgather(s->t, in, rb, mine, REDCOLL_UINT8, c->opts);
     }

@@ -16,6 +16,7 @@ run "allreduce_threads 5 threads" "$build/allreduce_threads" 5
 run "allreduce_processes 5 processes" "$build/allreduce_processes" 5
 run "custom_transport 1 process" "$build/custom_transport" 1
 run "custom_transport 6 processes" "$build/custom_transport" 6
+run "tour (the README's fragments)" "$build/tour"
 run "demo (3 threads, to 64 KiB)" "$build/demo" -p 3 --max-bytes 65536 --seconds 0.01
 if [ -x "$build/allreduce_mpi" ] && command -v "$mpiexec" >/dev/null 2>&1; then
     run "allreduce_mpi 3 processes" timeout 300 "$mpiexec" -n 3 "$build/allreduce_mpi"

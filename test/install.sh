@@ -42,9 +42,9 @@ cd "$work" || exit 1
 flags=$(pkg-config --cflags --libs redcoll)
 check "pkg-config --cflags --libs redcoll: $flags" $?
 
-readme_block "## Use" > use.c
+readme_block "## A first program" > use.c
 $cc -std=c11 -Wall -Werror use.c $flags -o use > use.log 2>&1 && ./use >> use.log 2>&1 &&
-    grep -q "rank 0: ok" use.log
+    grep -q "^ok$" use.log
 check "README's example builds against the installed copy and runs" $? use.log
 
 cp "$src/examples/allreduce_threads.c" .

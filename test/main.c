@@ -15,6 +15,7 @@
 #include "test_sim.c"
 #include "test_foundation.c"
 #include "test_shm.c"
+#include "test_disagree.c"
 #include "test_mpich.c"
 #include "test_rabenseifner.c"
 #include "test_hierarchical.c"
@@ -57,6 +58,7 @@ int main(int argc, char **argv) {
     suite_foundation();
     suite_shm();
     suite_pshm(); /* early: it forks, and the heap grows with the sweeps */
+    suite_disagree();
     suite_mpich();
     suite_rabenseifner();
     suite_hierarchical();

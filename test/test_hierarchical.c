@@ -357,7 +357,8 @@ static void test_group_view_tag_layout(void) {
             for (c = 0; c < b; ++c)
                 CHECK(space2[a][b] != space2[a][c], "views %d and %d of view %d apart", b, c, a);
         }
-    /* a call's tag: its row in bits 6-12, within REDCOLL_TAG_MAX, the view bits clear */
+    /* a call's tag: 1 + its row in bits 6-12 (REDCOLL_TAG_ROW), slot 0, within
+       REDCOLL_TAG_MAX, the view bits clear */
     for (i = 0; (e = redcoll_algo_at(i)) != NULL; ++i) {
         redcoll_options o;
         double buf[16] = { 0 };
@@ -371,9 +372,10 @@ static void test_group_view_tag_layout(void) {
         else if (e->coll == REDCOLL_COLL_REDUCE) redcoll_reduce(&t, buf, buf + 4, 4, REDCOLL_DOUBLE, REDCOLL_SUM, 1, &o);
         else if (e->coll == REDCOLL_COLL_BCAST) redcoll_bcast(&t, buf, 4, REDCOLL_DOUBLE, 1, &o);
         else redcoll_allgatherv(&t, buf, buf + 4, counts, REDCOLL_DOUBLE, &o);
-        row = th_last_tag >> 6 & 127;
+        row = REDCOLL_TAG_ROW(th_last_tag);
         CHECK(th_last_tag >= 0 && th_last_tag <= REDCOLL_TAG_MAX && (e->algo == REDCOLL_ALGO_HIERARCHICAL ||
-              (th_last_tag & 63) == 0) && row == i, "%s/%s: tag %d (row %d)", redcoll_coll_name(e->coll),
+              (th_last_tag & 63) == 0) && row == i && (th_last_tag & REDCOLL_TAG_SLOT_MASK) == 0,
+              "%s/%s: tag %d (row %d)", redcoll_coll_name(e->coll),
               redcoll_algo_name(e->algo), th_last_tag, i);
     }
 }

@@ -15,7 +15,11 @@
    - Matching is FIFO per (source, destination, tag); sizes must match
      exactly (a mismatch fails both ends with REDCOLL_ERR_TRANSPORT).
    - Deadlock (every live rank blocked) fails each blocked call with
-     REDCOLL_ERR_DEADLOCK and writes who waits for whom into report.log.
+     REDCOLL_ERR_DEADLOCK and writes who waits for whom into report.log;
+     with REDCOLL_ERR_MISMATCH when the ranks disagree about the call: a
+     rank waits to receive from P while P's oldest unmatched send to it has
+     another tag of the library's (the stream rule at REDCOLL_TAG_MAX), or
+     waits for a rank that has finished.
    - abort (called by the library when a call fails) releases every blocked
      and later call with REDCOLL_ERR_ABORTED.
    - Fault injection: call number fail_call (1-based, counting send, recv,
@@ -725,18 +729,45 @@ static void redcoll__mfail_all(redcoll__msim *s, redcoll_result res) {
     s->nkeys = 0;
 }
 
+/* The deadlock report: who waits for what, and the verdict every blocked
+   call returns: REDCOLL_ERR_MISMATCH when a rank waits to receive from P
+   while P's oldest unmatched send to it belongs to another call of the
+   library's (the stream rule at REDCOLL_TAG_MAX), or waits for a rank
+   that has finished; REDCOLL_ERR_DEADLOCK otherwise. */
 static void redcoll__mdeadlock(redcoll__msim *s) {
+    redcoll_result why = REDCOLL_ERR_DEADLOCK;
+    char name[64], a[32], b[32], pair[256];
     int i;
     s->deadlocked = 1;
+    for (i = 0; i < s->cfg.size && why == REDCOLL_ERR_DEADLOCK; ++i) {
+        const redcoll__mend *e, *f;
+        for (e = s->ranks[i].pending; e && why == REDCOLL_ERR_DEADLOCK; e = e->next) {
+            if (e->is_send) continue;
+            for (f = s->ranks[e->peer].pending; f && !(f->is_send && f->peer == i); f = f->next) {}
+            snprintf(a, sizeof a, "rank %d", e->peer);
+            snprintf(b, sizeof b, "rank %d", i);
+            if (f && REDCOLL_TAG_OTHER_CALL(e->tag, f->tag)) {
+                why = REDCOLL_ERR_MISMATCH;
+                redcoll__mlog(s, "%s: %s\n", redcoll_result_string(why),
+                              redcoll_tag_disagree(a, f->tag, b, e->tag, pair, sizeof pair));
+            } else if (!f && s->ranks[e->peer].finished) {
+                why = REDCOLL_ERR_MISMATCH;
+                redcoll__mlog(s, "%s: %s has finished while %s waits for it in %s\n",
+                              redcoll_result_string(why), a, b, redcoll_tag_name(e->tag, name, sizeof name));
+            }
+        }
+    }
     redcoll__mlog(s, "deadlock: every live rank is blocked\n");
     for (i = 0; i < s->cfg.size; ++i) {
         redcoll__mend *e;
+        if (s->ranks[i].finished) redcoll__mlog(s, "  rank %d has finished\n", i);
         for (e = s->ranks[i].pending; e; e = e->next)
-            redcoll__mlog(s, "  rank %d waits to %s %zu bytes %s rank %d (tag %d)\n", i,
+            redcoll__mlog(s, "  rank %d waits to %s %zu bytes %s rank %d (%s)\n", i,
                           e->is_send ? "send" : e->into ? "receive-and-reduce" : "receive",
-                          e->bytes, e->is_send ? "to" : "from", e->peer, e->tag);
+                          e->bytes, e->is_send ? "to" : "from", e->peer,
+                          redcoll_tag_name(e->tag, name, sizeof name));
     }
-    redcoll__mfail_all(s, REDCOLL_ERR_DEADLOCK);
+    redcoll__mfail_all(s, why);
 }
 
 /* A matched pair: move the bytes and time the message. */

@@ -73,13 +73,35 @@ typedef struct redcoll_mpi_config {
     int    abort_job_on_error; /* 1: abort calls MPI_Abort(comm, 1) */
 } redcoll_mpi_config;
 
+/* What made this transport fail: its first failure (later calls return
+   ABORTED at once). redcoll_mpi_failure_string says it in words. */
+typedef struct redcoll_mpi_failure {
+    redcoll_result why;      /* REDCOLL_OK: none yet */
+    int            peer;     /* the rank it came from (-1: none): the one making
+                                another call (MISMATCH), whose message had the wrong
+                                size or whose transfer failed (TRANSPORT), whose
+                                notice released this rank (ABORTED) */
+    int            tag;      /* this rank's tag then (-1: none) */
+    int            peer_tag; /* MISMATCH: the tag of the peer's message */
+    size_t         want, got;/* a message of the wrong size: bytes expected and
+                                received ((size_t)-1: more than want) */
+    redcoll_result origin_why;  /* ABORTED: why `peer` failed, and when that was */
+    int            origin_tag;  /* a MISMATCH, the pair it found: its tag, the rank */
+    int            origin_peer; /* in another call (-1: none) and that rank's tag */
+    int            origin_peer_tag;
+} redcoll_mpi_failure;
+
 typedef struct redcoll_mpi {
     redcoll_transport t;       /* pass &m.t to the collectives */
     MPI_Comm          comm;    /* redcoll's duplicate of the user's communicator */
     size_t            max_chunk;
     int               abort_job;
     int               failed;  /* set by abort: later calls return ABORTED */
+    int               released;/* a notice from a failed rank released this one */
     int               last_mpi_error; /* MPI error code of the last failed call */
+    redcoll_mpi_failure failure;      /* the first failure, for messages */
+    int               notice[6];      /* the notice abort sends (MPI reads it later) */
+    int              *mark;           /* one int per rank: waitall's scratch */
     int              *node_ids;       /* node_of table, one per rank */
     int               nodes;          /* distinct node ids */
     int               tag_mask;       /* redcoll's tags keep these bits: the largest
@@ -104,6 +126,11 @@ REDCOLL_API int redcoll_mpi_op(MPI_Op op, redcoll_op *out);
 REDCOLL_API void *redcoll_mpi_buf(const void *buf);
 /* The redcoll result for an MPI error code (MPI_SUCCESS -> REDCOLL_OK). */
 REDCOLL_API redcoll_result redcoll_mpi_result(int mpi_error);
+/* m's first failure in words into buf (n bytes, always terminated): what
+   happened, and who and which calls were involved, e.g. "ranks disagree
+   about the call: rank 1 is in allreduce (ring), this rank in allreduce
+   (recursive_doubling)"; "no failure" when there is none. Returns buf. */
+REDCOLL_API const char *redcoll_mpi_failure_string(const redcoll_mpi *m, char *buf, size_t n);
 
 #ifdef __cplusplus
 }
@@ -115,6 +142,8 @@ REDCOLL_API redcoll_result redcoll_mpi_result(int mpi_error);
 #define REDCOLL_MPI_IMPLEMENTATION_DONE
 
 #include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -158,83 +187,224 @@ static size_t redcoll__mpi_nchunks(const redcoll_mpi *m, size_t bytes) {
     return bytes == 0 ? 1 : (bytes + m->max_chunk - 1) / m->max_chunk;
 }
 
-/* A received chunk must have exactly the size its receive expected. */
-static redcoll_result redcoll__mpi_got(redcoll_mpi *m, const MPI_Status *st, int want) {
-    int got = -1;
-    MPI_Get_count(st, MPI_BYTE, &got);
-    if (got == want) return REDCOLL_OK;
-    m->last_mpi_error = MPI_ERR_TRUNCATE;
-    return REDCOLL_ERR_TRANSPORT;
+/* Polls of a wait before it first looks (redcoll__mpi_look) for a reason
+   it could never end that its own probes do not show -- a notice from a
+   rank it does not wait for, a message of another call from the peer of a
+   send -- and between looks: a look is one or two MPI_Iprobe calls, so a
+   transfer done within the first polls pays none. */
+#define REDCOLL__MPI_LOOK_AFTER 1024
+#define REDCOLL__MPI_LOOK_EVERY 128
+
+/* A notice (REDCOLL_TAG_NOTICE): the first int says what it is. */
+#define REDCOLL__MPI_NOTICE_FAILED 1 /* the sender failed: [1] why, [2] its tag,
+                                        [3] the peer it found in another call (or -1),
+                                        [4] that peer's tag */
+
+static void redcoll__mpi_no_failure(redcoll_mpi_failure *f) {
+    memset(f, 0, sizeof *f);
+    f->peer = f->tag = f->peer_tag = f->origin_tag = f->origin_peer = f->origin_peer_tag = -1;
+}
+
+/* Records the first failure of this transport; returns `why`. */
+static redcoll_result redcoll__mpi_failed(redcoll_mpi *m, redcoll_result why, int peer, int tag,
+                                          int peer_tag) {
+    redcoll_mpi_failure *f = &m->failure;
+    if (f->why != REDCOLL_OK) return why;
+    f->why = why; f->peer = peer; f->tag = tag; f->peer_tag = peer_tag;
+    return why;
+}
+
+/* One end of a transfer: a send (its request) or a receive of `len` bytes
+   into buf, which is not posted but taken when its message is seen
+   (redcoll__mpi_take). */
+typedef struct redcoll__mpi_end {
+    int          peer, tag, is_recv, len, done;
+    void        *buf;
+    MPI_Request  q;
+} redcoll__mpi_end;
+
+static void redcoll__mpi_end_set(redcoll__mpi_end *e, int is_recv, int peer, void *buf, int len,
+                                 int tag) {
+    e->peer = peer; e->tag = tag; e->is_recv = is_recv; e->len = len; e->done = 0;
+    e->buf = buf; e->q = MPI_REQUEST_NULL;
+}
+
+/* Takes the notice the probe found: this rank is released (ABORTED) by the
+   sender's failure, which it records. */
+static redcoll_result redcoll__mpi_notice(redcoll_mpi *m, const MPI_Status *st, int tag) {
+    int v[6] = { 0, 0, -1, -1, -1, 0 };
+    MPI_Recv(v, 6, MPI_INT, st->MPI_SOURCE, st->MPI_TAG, m->comm, MPI_STATUS_IGNORE);
+    m->released = 1;
+    if (m->failure.why == REDCOLL_OK) {
+        m->failure.origin_why = (redcoll_result)v[1];
+        m->failure.origin_tag = v[2];
+        m->failure.origin_peer = v[3];
+        m->failure.origin_peer_tag = v[4];
+    }
+    return redcoll__mpi_failed(m, REDCOLL_ERR_ABORTED, st->MPI_SOURCE, tag, -1);
+}
+
+/* Receives e if its message has come. The peer's oldest message to this
+   rank decides: e's own (its size checked before anything is received, so
+   a message of the wrong size is an error here and never MPI's
+   MPI_ERR_TRUNCATE, which MPI raises through MPI_COMM_WORLD's handler), a
+   notice (a failed rank released this one), or one of another call of the
+   library's in the same slot (the stream rule at REDCOLL_TAG_MAX: the peer
+   makes a different call, REDCOLL_ERR_MISMATCH -- also when e's message is
+   there behind it, as when a rank skipped a call). Any other message (raw
+   tags, another slot) is passed over. */
+static redcoll_result redcoll__mpi_take(redcoll_mpi *m, redcoll__mpi_end *e) {
+    MPI_Status st;
+    int flag = 0, got = -1;
+    if (MPI_Iprobe(e->peer, MPI_ANY_TAG, m->comm, &flag, &st) != MPI_SUCCESS || !flag) return REDCOLL_OK;
+    if (st.MPI_TAG != e->tag) {
+        if (st.MPI_TAG == (REDCOLL_TAG_NOTICE & m->tag_mask)) return redcoll__mpi_notice(m, &st, e->tag);
+        if (REDCOLL_TAG_OTHER_CALL(e->tag, st.MPI_TAG))
+            return redcoll__mpi_failed(m, REDCOLL_ERR_MISMATCH, e->peer, e->tag, st.MPI_TAG);
+        flag = 0;
+        if (MPI_Iprobe(e->peer, e->tag, m->comm, &flag, &st) != MPI_SUCCESS || !flag) return REDCOLL_OK;
+    }
+    MPI_Get_count(&st, MPI_BYTE, &got);
+    if (got != e->len) {
+        m->last_mpi_error = MPI_ERR_TRUNCATE;
+        if (m->failure.why == REDCOLL_OK) {
+            m->failure.want = (size_t)e->len;
+            m->failure.got = got < 0 ? (size_t)-1 : (size_t)got;
+        }
+        return redcoll__mpi_failed(m, REDCOLL_ERR_TRANSPORT, e->peer, e->tag, -1);
+    }
+    e->done = 1;
+    return redcoll__mpi_failed(m, redcoll__mpi_check(m, MPI_Recv(e->buf, e->len, MPI_BYTE, e->peer,
+                                                                 e->tag, m->comm, MPI_STATUS_IGNORE)),
+                               e->peer, e->tag, -1);
+}
+
+/* One look for what e's own polling does not show: a notice from a rank
+   that failed (any source) and, for a send, a message of another call at
+   the head of the receiver's messages to this rank (the stream rule). */
+static redcoll_result redcoll__mpi_look(redcoll_mpi *m, const redcoll__mpi_end *e) {
+    MPI_Status st;
+    int flag = 0;
+    if (MPI_Iprobe(MPI_ANY_SOURCE, REDCOLL_TAG_NOTICE & m->tag_mask, m->comm, &flag, &st) ==
+            MPI_SUCCESS && flag)
+        return redcoll__mpi_notice(m, &st, e->tag);
+    flag = 0;
+    if (!e->is_recv && MPI_Iprobe(e->peer, MPI_ANY_TAG, m->comm, &flag, &st) == MPI_SUCCESS && flag &&
+        REDCOLL_TAG_OTHER_CALL(e->tag, st.MPI_TAG))
+        return redcoll__mpi_failed(m, REDCOLL_ERR_MISMATCH, e->peer, e->tag, st.MPI_TAG);
+    return REDCOLL_OK;
+}
+
+/* Ends the sends a failed wait leaves: MPI cannot always cancel a send, so
+   one not done at once is freed (MPI finishes it if its receiver ever takes
+   it). Receives were never posted: nothing lands in their buffers later. */
+static void redcoll__mpi_cancel(int n, redcoll__mpi_end *e) {
+    int i, flag;
+    for (i = 0; i < n; ++i) {
+        if (e[i].is_recv || e[i].q == MPI_REQUEST_NULL) continue;
+        MPI_Cancel(&e[i].q);
+        flag = 0;
+        MPI_Test(&e[i].q, &flag, MPI_STATUS_IGNORE);
+        if (!flag) MPI_Request_free(&e[i].q);
+    }
+}
+
+/* Polls the n ends until all are done: a receive is taken when its message
+   is seen (redcoll__mpi_take: its peer's oldest message decides, so a peer
+   in another call or a failed one ends the wait with an error at once),
+   one receive per peer at a time, in order; a send is tested. After
+   REDCOLL__MPI_LOOK_AFTER polls it also looks every
+   REDCOLL__MPI_LOOK_EVERY polls (redcoll__mpi_look, one end in turn). On
+   failure the sends left are freed. `mark` (NULL for at most two ends, all
+   to different peers or one to each) is one int per rank of scratch. */
+static redcoll_result redcoll__mpi_wait(redcoll_mpi *m, int n, redcoll__mpi_end *e, int *mark) {
+    long polls = 0;
+    int left = n, at = 0, i;
+    redcoll_result r = REDCOLL_OK;
+    for (i = 0; i < n; ++i)
+        if (e[i].done) --left;
+    if (mark) for (i = 0; i < n; ++i) mark[e[i].peer] = -1;
+    while (left > 0) {
+        for (i = 0; i < n && r == REDCOLL_OK; ++i) {
+            int flag = 0;
+            if (e[i].done) continue;
+            if (e[i].is_recv) {
+                if (mark && mark[e[i].peer] == (int)polls) continue; /* an older receive from it waits */
+                if (mark) mark[e[i].peer] = (int)polls;
+                r = redcoll__mpi_take(m, &e[i]);
+            } else {
+                r = redcoll__mpi_check(m, MPI_Test(&e[i].q, &flag, MPI_STATUS_IGNORE));
+                if (r != REDCOLL_OK) redcoll__mpi_failed(m, r, e[i].peer, e[i].tag, -1);
+                e[i].done = flag;
+            }
+            if (e[i].done) --left;
+        }
+        if (r == REDCOLL_OK && left > 0 && ++polls >= REDCOLL__MPI_LOOK_AFTER &&
+            polls % REDCOLL__MPI_LOOK_EVERY == 0) {
+            while (e[at % n].done) ++at;
+            r = redcoll__mpi_look(m, &e[at++ % n]);
+        }
+        if (r != REDCOLL_OK) { redcoll__mpi_cancel(n, e); return r; }
+    }
+    return REDCOLL_OK;
+}
+
+/* One blocking transfer: a send of sbytes to dst (dst >= 0) and/or a
+   receive of rbytes from src (src >= 0). Chunk i of both directions moves
+   in step i: every rank's step i depends only on its peers' step i, so
+   rings and exchanges of unequal sizes cannot deadlock. */
+static redcoll_result redcoll__mpi_xfer(redcoll_mpi *m, int dst, const void *sbuf, size_t sbytes,
+                                        int src, void *rbuf, size_t rbytes, int tag) {
+    size_t i, ns = dst >= 0 ? redcoll__mpi_nchunks(m, sbytes) : 0;
+    size_t nr = src >= 0 ? redcoll__mpi_nchunks(m, rbytes) : 0;
+    if (m->failed) return REDCOLL_ERR_ABORTED;
+    tag &= m->tag_mask;
+    for (i = 0; i < ns || i < nr; ++i) {
+        redcoll__mpi_end e[2];
+        int n = 0;
+        redcoll_result r;
+        if (i < ns) {
+            redcoll__mpi_end_set(&e[n], 0, dst, NULL, redcoll__mpi_chunk(m, sbytes, i), tag);
+            r = redcoll__mpi_check(m, MPI_Isend((const char *)sbuf + i * m->max_chunk, e[n].len, MPI_BYTE,
+                                                dst, tag, m->comm, &e[n].q));
+            if (r != REDCOLL_OK) return redcoll__mpi_failed(m, r, dst, tag, -1);
+            ++n;
+        }
+        if (i < nr)
+            redcoll__mpi_end_set(&e[n++], 1, src, (char *)rbuf + i * m->max_chunk,
+                                 redcoll__mpi_chunk(m, rbytes, i), tag);
+        r = redcoll__mpi_wait(m, n, e, NULL);
+        if (r != REDCOLL_OK) return r;
+    }
+    return REDCOLL_OK;
 }
 
 static redcoll_result redcoll__mpi_send(void *user, int dst, const void *buf, size_t bytes,
                                         int tag) {
     redcoll_mpi *m = (redcoll_mpi *)user;
-    size_t i, n = redcoll__mpi_nchunks(m, bytes);
-    if (m->failed) return REDCOLL_ERR_ABORTED;
-    tag &= m->tag_mask;
-    for (i = 0; i < n; ++i) {
-        redcoll_result r = redcoll__mpi_check(m, MPI_Send((const char *)buf + i * m->max_chunk,
-                                                          redcoll__mpi_chunk(m, bytes, i),
-                                                          MPI_BYTE, dst, tag, m->comm));
-        if (r != REDCOLL_OK) return r;
-    }
-    return REDCOLL_OK;
+    if (dst < 0) return redcoll__mpi_check(m, MPI_ERR_RANK);
+    return redcoll__mpi_xfer(m, dst, buf, bytes, -1, NULL, 0, tag);
 }
 
 static redcoll_result redcoll__mpi_recv(void *user, int src, void *buf, size_t bytes, int tag) {
     redcoll_mpi *m = (redcoll_mpi *)user;
-    size_t i, n = redcoll__mpi_nchunks(m, bytes);
-    if (m->failed) return REDCOLL_ERR_ABORTED;
-    tag &= m->tag_mask;
-    for (i = 0; i < n; ++i) {
-        MPI_Status st;
-        int len = redcoll__mpi_chunk(m, bytes, i);
-        redcoll_result r = redcoll__mpi_check(m, MPI_Recv((char *)buf + i * m->max_chunk, len,
-                                                          MPI_BYTE, src, tag, m->comm, &st));
-        if (r == REDCOLL_OK) r = redcoll__mpi_got(m, &st, len);
-        if (r != REDCOLL_OK) return r;
-    }
-    return REDCOLL_OK;
+    if (src < 0) return redcoll__mpi_check(m, MPI_ERR_RANK);
+    return redcoll__mpi_xfer(m, -1, NULL, 0, src, buf, bytes, tag);
 }
 
-/* Chunk i of both directions moves in step i: as one MPI_Sendrecv while both
-   directions have a chunk i, then as the plain sends or receives of the
-   longer one. Every rank's step i depends only on its peers' step i, so
-   rings and exchanges of unequal sizes cannot deadlock. */
 static redcoll_result redcoll__mpi_sendrecv(void *user, int dst, const void *sbuf,
                                             size_t sbytes, int src, void *rbuf, size_t rbytes,
                                             int tag) {
     redcoll_mpi *m = (redcoll_mpi *)user;
-    size_t i, ns = redcoll__mpi_nchunks(m, sbytes), nr = redcoll__mpi_nchunks(m, rbytes);
-    if (m->failed) return REDCOLL_ERR_ABORTED;
-    tag &= m->tag_mask;
-    for (i = 0; i < ns || i < nr; ++i) {
-        const char *sp = (const char *)sbuf + i * m->max_chunk;
-        char *rp = (char *)rbuf + i * m->max_chunk;
-        int slen = redcoll__mpi_chunk(m, sbytes, i), rlen = redcoll__mpi_chunk(m, rbytes, i);
-        MPI_Status st;
-        redcoll_result r;
-        if (i < ns && i < nr) {
-            r = redcoll__mpi_check(m, MPI_Sendrecv(sp, slen, MPI_BYTE, dst, tag, rp, rlen,
-                                                   MPI_BYTE, src, tag, m->comm, &st));
-            if (r == REDCOLL_OK) r = redcoll__mpi_got(m, &st, rlen);
-        } else if (i < ns) {
-            r = redcoll__mpi_check(m, MPI_Send(sp, slen, MPI_BYTE, dst, tag, m->comm));
-        } else {
-            r = redcoll__mpi_check(m, MPI_Recv(rp, rlen, MPI_BYTE, src, tag, m->comm, &st));
-            if (r == REDCOLL_OK) r = redcoll__mpi_got(m, &st, rlen);
-        }
-        if (r != REDCOLL_OK) return r;
-    }
-    return REDCOLL_OK;
+    if (dst < 0 || src < 0) return redcoll__mpi_check(m, MPI_ERR_RANK);
+    return redcoll__mpi_xfer(m, dst, sbuf, sbytes, src, rbuf, rbytes, tag);
 }
 
-/* A non-blocking transfer: one MPI request per chunk. */
+/* A non-blocking transfer: one end per chunk (the sends posted at once, the
+   receives taken in waitall). */
 typedef struct redcoll__mpi_req {
-    int         n, is_recv;
-    size_t      bytes;
-    MPI_Request reqs[1]; /* n of them */
+    int              n;
+    redcoll__mpi_end e[1]; /* n of them */
 } redcoll__mpi_req;
 
 static redcoll_result redcoll__mpi_ipost(redcoll_mpi *m, int is_recv, int peer, void *buf,
@@ -243,21 +413,24 @@ static redcoll_result redcoll__mpi_ipost(redcoll_mpi *m, int is_recv, int peer, 
     redcoll__mpi_req *q;
     req->ptr = NULL;
     if (m->failed) return REDCOLL_ERR_ABORTED;
+    if (peer < 0 || peer >= m->t.size) return redcoll__mpi_check(m, MPI_ERR_RANK);
     tag &= m->tag_mask;
     if (n > (size_t)INT_MAX / 2) return REDCOLL_ERR_INVALID_ARG;
-    q = (redcoll__mpi_req *)malloc(sizeof *q + (n - 1) * sizeof(MPI_Request));
+    q = (redcoll__mpi_req *)malloc(sizeof *q + (n - 1) * sizeof(redcoll__mpi_end));
     if (!q) return REDCOLL_ERR_OUT_OF_MEMORY;
-    q->n = (int)n; q->is_recv = is_recv; q->bytes = bytes;
+    q->n = (int)n;
     for (i = 0; i < n; ++i) {
-        char *p = (char *)buf + i * m->max_chunk;
-        int len = redcoll__mpi_chunk(m, bytes, i), err;
-        err = is_recv ? MPI_Irecv(p, len, MPI_BYTE, peer, tag, m->comm, &q->reqs[i])
-                      : MPI_Isend(p, len, MPI_BYTE, peer, tag, m->comm, &q->reqs[i]);
-        if (err != MPI_SUCCESS) { /* complete what was posted, report the error */
-            size_t j;
-            for (j = 0; j < i; ++j) { MPI_Status st; MPI_Wait(&q->reqs[j], &st); }
-            free(q);
-            return redcoll__mpi_check(m, err);
+        redcoll__mpi_end *e = &q->e[i];
+        redcoll__mpi_end_set(e, is_recv, peer, (char *)buf + i * m->max_chunk,
+                             redcoll__mpi_chunk(m, bytes, i), tag);
+        if (!is_recv) {
+            redcoll_result r = redcoll__mpi_check(m, MPI_Isend(e->buf, e->len, MPI_BYTE, peer, tag,
+                                                               m->comm, &e->q));
+            if (r != REDCOLL_OK) { /* free what was posted, report the error */
+                redcoll__mpi_cancel((int)i, q->e);
+                free(q);
+                return redcoll__mpi_failed(m, r, peer, tag, -1);
+            }
         }
     }
     req->ptr = q;
@@ -274,53 +447,62 @@ static redcoll_result redcoll__mpi_irecv(void *user, int src, void *buf, size_t 
     return redcoll__mpi_ipost((redcoll_mpi *)user, 1, src, buf, bytes, tag, req);
 }
 
-/* Waits for every chunk of every request with one MPI_Waitall, then checks
-   the received sizes. Frees the requests (NULL ones are skipped). */
+/* Completes every chunk of every request as one wait (redcoll__mpi_wait:
+   receives taken in posting order per peer, sizes checked, peers in
+   another call or failed ranks noticed). Frees the requests (NULL ones are
+   skipped). */
 static redcoll_result redcoll__mpi_waitall(void *user, int count, redcoll_request *reqs) {
     redcoll_mpi *m = (redcoll_mpi *)user;
     size_t total = 0, k;
-    MPI_Request *all;
-    MPI_Status *st;
-    redcoll_result res = REDCOLL_OK;
-    int i, err;
+    redcoll__mpi_end *e;
+    redcoll_result res;
+    int i;
     for (i = 0; i < count; ++i)
         if (reqs[i].ptr) total += (size_t)((redcoll__mpi_req *)reqs[i].ptr)->n;
     if (total == 0) return m->failed ? REDCOLL_ERR_ABORTED : REDCOLL_OK;
     if (total > (size_t)INT_MAX) return REDCOLL_ERR_INVALID_ARG;
-    all = (MPI_Request *)malloc(total * sizeof *all);
-    st = (MPI_Status *)malloc(total * sizeof *st);
-    if (!all || !st) { free(all); free(st); return REDCOLL_ERR_OUT_OF_MEMORY; }
+    e = (redcoll__mpi_end *)malloc(total * sizeof *e);
+    if (!e) return REDCOLL_ERR_OUT_OF_MEMORY; /* requests stay valid: wait again */
     for (i = 0, k = 0; i < count; ++i) {
         redcoll__mpi_req *q = (redcoll__mpi_req *)reqs[i].ptr;
-        if (q) { memcpy(all + k, q->reqs, (size_t)q->n * sizeof *all); k += (size_t)q->n; }
-    }
-    err = MPI_Waitall((int)total, all, st);
-    res = redcoll__mpi_check(m, err);
-    for (i = 0, k = 0; i < count; ++i) {
-        redcoll__mpi_req *q = (redcoll__mpi_req *)reqs[i].ptr;
-        int c;
         if (!q) continue;
-        for (c = 0; c < q->n; ++c, ++k) {
-            if (err == MPI_ERR_IN_STATUS && st[k].MPI_ERROR != MPI_SUCCESS) {
-                if (res == REDCOLL_OK || res == REDCOLL_ERR_TRANSPORT)
-                    res = redcoll__mpi_check(m, st[k].MPI_ERROR);
-            } else if (q->is_recv && err == MPI_SUCCESS && res == REDCOLL_OK) {
-                res = redcoll__mpi_got(m, &st[k], redcoll__mpi_chunk(m, q->bytes, (size_t)c));
-            }
-        }
+        memcpy(e + k, q->e, (size_t)q->n * sizeof *e);
+        k += (size_t)q->n;
         free(q);
         reqs[i].ptr = NULL;
     }
-    free(all);
-    free(st);
-    if (res == REDCOLL_OK && m->failed) res = REDCOLL_ERR_ABORTED;
+    res = m->failed ? REDCOLL_ERR_ABORTED : redcoll__mpi_wait(m, (int)total, e, m->mark);
+    if (res != REDCOLL_OK) redcoll__mpi_cancel((int)total, e);
+    free(e);
     return res;
+}
+
+/* Tells every other rank this one failed (a notice each, sent and left to
+   MPI), unless a notice released it: the rank that failed first told
+   everyone already. */
+static void redcoll__mpi_tell(redcoll_mpi *m, redcoll_result why) {
+    const redcoll_mpi_failure *f = &m->failure;
+    int i;
+    m->notice[0] = REDCOLL__MPI_NOTICE_FAILED;
+    m->notice[1] = f->why != REDCOLL_OK ? (int)f->why : (int)why;
+    m->notice[2] = f->tag;
+    m->notice[3] = f->why == REDCOLL_ERR_MISMATCH ? f->peer : -1;
+    m->notice[4] = f->why == REDCOLL_ERR_MISMATCH ? f->peer_tag : -1;
+    m->notice[5] = 0;
+    for (i = 0; i < m->t.size; ++i) {
+        MPI_Request q;
+        if (i != m->t.rank &&
+            MPI_Isend(m->notice, 6, MPI_INT, i, REDCOLL_TAG_NOTICE & m->tag_mask, m->comm, &q) == MPI_SUCCESS)
+            MPI_Request_free(&q);
+    }
 }
 
 static void redcoll__mpi_abort(void *user, redcoll_result why) {
     redcoll_mpi *m = (redcoll_mpi *)user;
-    (void)why;
+    int first = !m->failed;
     m->failed = 1;
+    if (m->failure.why == REDCOLL_OK) redcoll__mpi_failed(m, why, -1, -1, -1);
+    if (first && !m->released) redcoll__mpi_tell(m, why);
     if (m->abort_job) MPI_Abort(m->comm, 1);
 }
 
@@ -341,8 +523,9 @@ static redcoll_result redcoll__mpi_nodes(redcoll_mpi *m) {
     MPI_Comm node;
     int leader = m->t.rank, p = m->t.size, i;
     redcoll_result r;
-    m->node_ids = (int *)malloc(sizeof(int) * (size_t)p);
+    m->node_ids = (int *)malloc(sizeof(int) * 2 * (size_t)p); /* and the marks */
     if (!m->node_ids) return REDCOLL_ERR_OUT_OF_MEMORY;
+    m->mark = m->node_ids + p;
     r = redcoll__mpi_check(m, MPI_Comm_split_type(m->comm, MPI_COMM_TYPE_SHARED, m->t.rank,
                                                   MPI_INFO_NULL, &node));
     if (r == REDCOLL_OK) {
@@ -368,6 +551,7 @@ REDCOLL_API redcoll_result redcoll_mpi_init(redcoll_mpi *m, MPI_Comm comm,
     if (!m) return REDCOLL_ERR_INVALID_ARG;
     memset(m, 0, sizeof *m);
     m->comm = MPI_COMM_NULL;
+    redcoll__mpi_no_failure(&m->failure);
     MPI_Initialized(&inited);
     if (!inited || comm == MPI_COMM_NULL) return REDCOLL_ERR_INVALID_ARG;
     m->max_chunk = cfg && cfg->max_chunk_bytes ? cfg->max_chunk_bytes : (size_t)INT_MAX;
@@ -403,7 +587,17 @@ REDCOLL_API redcoll_result redcoll_mpi_init(redcoll_mpi *m, MPI_Comm comm,
 
 REDCOLL_API void redcoll_mpi_finalize(redcoll_mpi *m) {
     if (!m) return;
-    if (m->comm != MPI_COMM_NULL) MPI_Comm_free(&m->comm);
+    if (m->comm != MPI_COMM_NULL) {
+        MPI_Status st;
+        int flag = 1, v[6];
+        while (flag) { /* notices of failed peers that have arrived, so MPI holds none */
+            flag = 0;
+            if (MPI_Iprobe(MPI_ANY_SOURCE, REDCOLL_TAG_NOTICE & m->tag_mask, m->comm, &flag, &st) !=
+                    MPI_SUCCESS || !flag) break;
+            MPI_Recv(v, 6, MPI_INT, st.MPI_SOURCE, st.MPI_TAG, m->comm, MPI_STATUS_IGNORE);
+        }
+        MPI_Comm_free(&m->comm);
+    }
     free(m->node_ids);
     redcoll_scratch_block_free(&m->scratch);
     memset(m, 0, sizeof *m);
@@ -477,6 +671,58 @@ REDCOLL_API int redcoll_mpi_op(MPI_Op op, redcoll_op *out) {
 
 REDCOLL_API void *redcoll_mpi_buf(const void *buf) {
     return buf == MPI_IN_PLACE ? REDCOLL_IN_PLACE : (void *)buf;
+}
+
+/* snprintf into buf, whose text may be cut short. */
+static void redcoll__mpi_say(char *buf, size_t n, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, n, fmt, ap);
+    va_end(ap);
+}
+
+REDCOLL_API const char *redcoll_mpi_failure_string(const redcoll_mpi *m, char *buf, size_t n) {
+    const redcoll_mpi_failure *f = &m->failure;
+    char a[32], b[32], pair[320], mpi[MPI_MAX_ERROR_STRING + 1];
+    int len = 0;
+    if (!buf || n == 0) return buf;
+    redcoll__mpi_say(a, sizeof a, "rank %d", f->peer);
+    switch (f->why) {
+    case REDCOLL_OK:
+        redcoll__mpi_say(buf, n, "no failure");
+        break;
+    case REDCOLL_ERR_MISMATCH:
+        redcoll_tag_disagree(a, f->peer_tag, "this rank", f->tag, pair, sizeof pair);
+        redcoll__mpi_say(buf, n, "%s: %s", redcoll_result_string(f->why), pair);
+        break;
+    case REDCOLL_ERR_ABORTED:
+        if (f->peer < 0) { redcoll__mpi_say(buf, n, "%s", redcoll_result_string(f->why)); break; }
+        if (f->origin_why == REDCOLL_ERR_MISMATCH && f->origin_peer >= 0) {
+            redcoll__mpi_say(b, sizeof b, "rank %d", f->origin_peer);
+            redcoll_tag_disagree(b, f->origin_peer_tag, a, f->origin_tag, pair, sizeof pair);
+            redcoll__mpi_say(buf, n, "%s: %s found that %s: %s", redcoll_result_string(f->why), a,
+                     redcoll_result_string(f->origin_why), pair);
+        } else {
+            redcoll__mpi_say(buf, n, "%s: %s failed (%s)", redcoll_result_string(f->why), a,
+                     redcoll_result_string(f->origin_why));
+        }
+        break;
+    default:
+        if (f->peer >= 0 && f->got != f->want && f->got != (size_t)-1)
+            redcoll__mpi_say(buf, n, "%s: %s sent %zu bytes where this rank expected %zu: the ranks disagree "
+                     "about the count or the data type", redcoll_result_string(f->why), a, f->got, f->want);
+        else if (f->peer >= 0 && f->got != f->want)
+            redcoll__mpi_say(buf, n, "%s: %s sent more than the %zu bytes this rank expected: the ranks "
+                     "disagree about the count or the data type", redcoll_result_string(f->why), a, f->want);
+        else if (m->last_mpi_error != MPI_SUCCESS &&
+                 MPI_Error_string(m->last_mpi_error, mpi, &len) == MPI_SUCCESS)
+            redcoll__mpi_say(buf, n, "%s: MPI error%s%s: %s", redcoll_result_string(f->why), f->peer >= 0 ? " with " : "",
+                     f->peer >= 0 ? a : "", mpi);
+        else
+            redcoll__mpi_say(buf, n, "%s", redcoll_result_string(f->why));
+        break;
+    }
+    return buf;
 }
 
 #endif /* REDCOLL_MPI_IMPLEMENTATION_DONE */

@@ -680,7 +680,7 @@ static redcoll_result redcoll__pshm_gather(redcoll_pshm *h, redcoll__ho_aint *co
             }
         }
         {
-            struct timespec ts = { 0, 1000000 }; /* 1 ms */
+            struct timespec ts = { 0, 1000L * 1000 }; /* 1 ms */
             redcoll__pshm_sys(SYS_nanosleep, (long)&ts, 0, 0, 0, 0);
         }
     }
@@ -917,7 +917,7 @@ static redcoll_result redcoll__pshm_open_named(redcoll_pshm *h) {
             return redcoll__pshm_fail(REDCOLL_ERR_TIMEOUT, "redcoll_pshm: /dev/shm%s did not appear "
                                       "within %.0f s (rank 0 not started?)", h->path, h->cfg.attach_seconds);
         {
-            struct timespec ts = { 0, 1000000 };
+            struct timespec ts = { 0, 1000L * 1000 };
             redcoll__pshm_sys(SYS_nanosleep, (long)&ts, 0, 0, 0, 0);
         }
     }

@@ -105,6 +105,10 @@ typedef struct redcoll_shm_config {
     int    spin;            /* polls before sleeping; 0 = default (REDCOLL_SHM_SPIN if the
                                team fits on the online CPUs, else none); < 0 = never spin */
     size_t stack_bytes;     /* threads redcoll_shm_run starts; 0 = the system default */
+    void (*report)(void *report_arg, const char *text); /* the deadlock detector's account,
+                               once, on the thread that found it (NULL: kept only, see
+                               redcoll_shm_team_report) */
+    void  *report_arg;
 } redcoll_shm_config;
 
 typedef struct redcoll_shm_team redcoll_shm_team;
@@ -122,6 +126,14 @@ REDCOLL_API void redcoll_shm_team_destroy(redcoll_shm_team *team);
 REDCOLL_API const redcoll_transport *redcoll_shm_transport(redcoll_shm_team *team, int rank);
 /* REDCOLL_OK, or the reason the team was aborted (the result passed to abort). */
 REDCOLL_API redcoll_result redcoll_shm_team_status(const redcoll_shm_team *team);
+/* Rank `rank` makes no more calls on the team (its thread may end): the
+   deadlock detector counts it as finished, so ranks left waiting for it are
+   released with an error. redcoll_shm_run calls it when a rank's function
+   returns. Calling it twice is harmless. Thread safe. */
+REDCOLL_API void redcoll_shm_team_done(redcoll_shm_team *team, int rank);
+/* The deadlock detector's account (what each rank waited for), or NULL when
+   it has not stopped the team. Valid until redcoll_shm_team_destroy. */
+REDCOLL_API const char *redcoll_shm_team_report(const redcoll_shm_team *team);
 
 /* Runs fn(t, arg) for every rank of a new team of `size`: ranks 1..size-1
    on new threads, rank 0 on the calling thread; joins them and frees the
@@ -149,6 +161,8 @@ REDCOLL_API redcoll_result redcoll_shm_run_config(const redcoll_shm_config *cfg,
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -179,6 +193,7 @@ typedef struct redcoll__shm_chan *redcoll__shm_achan;
 #define redcoll__shm_release(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 #define redcoll__shm_own(p) __atomic_fetch_or((p), 0u, __ATOMIC_SEQ_CST)
 #define redcoll__shm_add(p, v) ((void)__atomic_add_fetch((p), (v), __ATOMIC_SEQ_CST))
+#define redcoll__shm_add_fetch(p, v) __atomic_add_fetch((p), (v), __ATOMIC_SEQ_CST)
 #define redcoll__shm_cas(p, e, v) \
     __atomic_compare_exchange_n((p), (e), (v), 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)
 #if defined(__x86_64__) || defined(__i386__)
@@ -198,6 +213,7 @@ typedef _Atomic(struct redcoll__shm_chan *) redcoll__shm_achan;
 #define redcoll__shm_release(p, v) atomic_store_explicit((p), (v), memory_order_release)
 #define redcoll__shm_own(p) atomic_fetch_or((p), 0u)
 #define redcoll__shm_add(p, v) ((void)atomic_fetch_add((p), (v)))
+#define redcoll__shm_add_fetch(p, v) (atomic_fetch_add((p), (v)) + (v))
 #define redcoll__shm_cas(p, e, v) atomic_compare_exchange_strong((p), (e), (v))
 #define redcoll__shm_pause() ((void)0)
 #else
@@ -282,6 +298,7 @@ typedef struct redcoll__shm_rank {
        sends to this rank) */
     redcoll__shm_aint        sleeping;
     int                      signal;   /* under mu */
+    int                      counted;  /* under mu: asleep and counted in team->idle */
     pthread_mutex_t          mu;
     pthread_cond_t           cv;
     char                     pad0[64];
@@ -290,6 +307,7 @@ typedef struct redcoll__shm_rank {
     redcoll_transport        t;
     redcoll__shm_queue       pending;  /* unmatched receives, in posting order */
     redcoll_scratch_block    scratch;  /* the scratch entry's block */
+    redcoll__shm_aint        finished; /* redcoll_shm_team_done: makes no more calls */
     char                     pad1[64];
 } redcoll__shm_rank;
 
@@ -302,6 +320,11 @@ struct redcoll_shm_team {
     redcoll__shm_aint   aborted;
     pthread_mutex_t     abort_mu;
     redcoll_result      abort_why;  /* under abort_mu */
+    redcoll__shm_aint   idle;       /* ranks asleep with no wake-up on the way, plus
+                                       ranks finished: p of p is a deadlock */
+    redcoll__shm_aint   release;    /* DEADLOCK or MISMATCH when the detector stopped
+                                       the team (what its blocked calls return), else 0 */
+    char               *report;     /* the detector's account (under abort_mu), or NULL */
 };
 
 static void redcoll__shm_push(redcoll__shm_queue *q, redcoll__shm_end *e) {
@@ -331,13 +354,36 @@ static int redcoll__shm_aborted(const redcoll_shm_team *team) {
 }
 
 /* Wakes d if it sleeps. Call after the sequentially consistent store that
-   published what d waits for: d either sees that store or is seen asleep. */
+   published what d waits for: d either sees that store or is seen asleep.
+   A kicked rank leaves the idle count here, at once, so the count never
+   holds a rank whose wake-up is on the way (redcoll__shm_sleep). */
 static void redcoll__shm_kick(redcoll__shm_rank *d) {
     if (!redcoll__shm_load(&d->sleeping)) return;
     pthread_mutex_lock(&d->mu);
     d->signal = 1;
+    if (d->counted) { d->counted = 0; redcoll__shm_add(&d->team->idle, -1); }
     pthread_cond_signal(&d->cv);
     pthread_mutex_unlock(&d->mu);
+}
+
+/* Keeps the first account of why the team stopped (redcoll_shm_team_report)
+   and hands it to cfg.report. */
+static void redcoll__shm_tell(redcoll_shm_team *team, const char *fmt, ...) {
+    va_list ap;
+    char *text;
+    int n;
+    va_start(ap, fmt);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0 || !(text = (char *)malloc((size_t)n + 1))) return;
+    va_start(ap, fmt);
+    vsnprintf(text, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    pthread_mutex_lock(&team->abort_mu);
+    if (team->report) { free(text); text = NULL; }
+    else team->report = text;
+    pthread_mutex_unlock(&team->abort_mu);
+    if (text && team->cfg.report) team->cfg.report(team->cfg.report_arg, text);
 }
 
 static void *redcoll__shm_align(void *mem) {
@@ -471,20 +517,26 @@ static redcoll_result redcoll__shm_deliver(const redcoll__shm_end *e, const void
    withdraws it). The two states are read as one snapshot: slot 0 again
    after slot 1, else two posts landing between the reads (slot 0, then
    slot 1) would show the newer one alone. */
-static redcoll__shm_slot *redcoll__shm_claim(redcoll__shm_chan *ch, unsigned *s, int tag) {
+static redcoll__shm_slot *redcoll__shm_claim(redcoll__shm_chan *ch, unsigned *s, int tag, int *other) {
     redcoll__shm_slot *sl = NULL;
-    unsigned t[2];
-    int i;
+    unsigned t[2], oldest = 0;
+    int i, at = -1;
     do {
         t[0] = redcoll__shm_load(&ch->slot[0].state);
         t[1] = redcoll__shm_load(&ch->slot[1].state);
     } while (redcoll__shm_load(&ch->slot[0].state) != t[0]);
     for (i = 0; i < 2; ++i) {
-        if ((REDCOLL__SHM_ST(t[i]) == REDCOLL__SHM_POSTED || REDCOLL__SHM_ST(t[i]) == REDCOLL__SHM_EAGER) &&
-            redcoll__shm_peek(&ch->slot[i].tag) == tag && (!sl || REDCOLL__SHM_OLDER(t[i], *s))) {
+        if (REDCOLL__SHM_ST(t[i]) != REDCOLL__SHM_POSTED && REDCOLL__SHM_ST(t[i]) != REDCOLL__SHM_EAGER) continue;
+        if (at < 0 || REDCOLL__SHM_OLDER(t[i], oldest)) { at = i; oldest = t[i]; }
+        if (redcoll__shm_peek(&ch->slot[i].tag) == tag && (!sl || REDCOLL__SHM_OLDER(t[i], *s))) {
             sl = &ch->slot[i];
             *s = t[i];
         }
+    }
+    /* the stream rule (REDCOLL_TAG_MAX): the sender's oldest send belongs to another call */
+    if (at >= 0 && REDCOLL_TAG_OTHER_CALL(tag, redcoll__shm_peek(&ch->slot[at].tag))) {
+        *other = redcoll__shm_peek(&ch->slot[at].tag);
+        return NULL;
     }
     if (!sl || REDCOLL__SHM_ST(*s) == REDCOLL__SHM_EAGER) return sl;
     return redcoll__shm_cas(&sl->state, s, (*s & ~7u) | REDCOLL__SHM_CLAIMED) ? sl : NULL;
@@ -499,20 +551,32 @@ static int redcoll__shm_match(redcoll__shm_rank *r, redcoll__shm_end *e) {
     redcoll__shm_slot *slot;
     redcoll_result res;
     unsigned s = 0;
+    int other = -1;
     if (!ch) return 0;
-    slot = redcoll__shm_claim(ch, &s, e->tag);
-    if (!slot) {
+    slot = redcoll__shm_claim(ch, &s, e->tag, &other);
+    if (!slot && other < 0) {
         if (redcoll__shm_load(&ch->nover) == 0) return 0;
         pthread_mutex_lock(&r->mu);
         /* seen a queued send: look at the slots again, whose sends are older */
-        slot = redcoll__shm_claim(ch, &s, e->tag);
-        if (!slot && (snd = redcoll__shm_take(&ch->over, NULL, e->tag)) != NULL) {
+        slot = redcoll__shm_claim(ch, &s, e->tag, &other);
+        if (!slot && other < 0 && ch->over.head && REDCOLL_TAG_OTHER_CALL(e->tag, ch->over.head->tag))
+            other = ch->over.head->tag;
+        if (!slot && other < 0 && (snd = redcoll__shm_take(&ch->over, NULL, e->tag)) != NULL) {
             redcoll__shm_add(&ch->nover, -1);
             redcoll__shm_store(&snd->state, REDCOLL__SHM_TAKEN);
         }
         pthread_mutex_unlock(&r->mu);
-        if (!slot && !snd) return 0;
     }
+    if (other >= 0) { /* the peer makes another call: this receive fails, the send stays */
+        char a[32], b[32], pair[256];
+        snprintf(a, sizeof a, "rank %d", e->peer);
+        snprintf(b, sizeof b, "rank %d", r->t.rank);
+        redcoll__shm_tell(team, "%s: %s\n", redcoll_result_string(REDCOLL_ERR_MISMATCH),
+                          redcoll_tag_disagree(a, other, b, e->tag, pair, sizeof pair));
+        redcoll__shm_finish_own(e, REDCOLL_ERR_MISMATCH);
+        return 1;
+    }
+    if (!slot && !snd) return 0;
     if (slot && REDCOLL__SHM_ST(s) == REDCOLL__SHM_EAGER) {
         /* nobody waits for this DONE: no fence, no kick (a release store
            that orders the reads of the bytes before the sender's next post) */
@@ -598,22 +662,39 @@ static int redcoll__shm_deadline(double seconds, struct timespec *ts) {
     return 1;
 }
 
+static void redcoll__shm_detect(redcoll_shm_team *team);
+
 /* Sleeps until a peer kicks r (or the deadline passes: returns 1). Announces
-   the sleep first and then looks once more, so no kick is lost. */
+   the sleep first and then looks once more, so no kick is lost. A rank that
+   goes to sleep with no kick pending joins the idle count; the one whose
+   sleep makes it p (every rank asleep with nothing on the way, or
+   finished) runs the deadlock detector before it sleeps: nobody else can
+   run then, and it costs nothing while any rank works. */
 static int redcoll__shm_sleep(redcoll__shm_rank *r, redcoll__shm_end **ends, int n,
                               int wake_on_abort, const struct timespec *deadline) {
-    int timed_out = 0;
+    redcoll_shm_team *team = r->team;
+    int timed_out = 0, last = 0;
     pthread_mutex_lock(&r->mu);
     r->signal = 0;
     pthread_mutex_unlock(&r->mu);
     redcoll__shm_store(&r->sleeping, 1);
     redcoll__shm_progress(r);
-    if (!redcoll__shm_all_done(ends, n) && !(wake_on_abort && redcoll__shm_aborted(r->team))) {
+    if (!redcoll__shm_all_done(ends, n) && !(wake_on_abort && redcoll__shm_aborted(team))) {
         pthread_mutex_lock(&r->mu);
+        if (!r->signal) {
+            r->counted = 1;
+            last = redcoll__shm_add_fetch(&team->idle, 1) == team->size;
+        }
+        if (last) { /* the detector looks at everyone's state: without r's lock */
+            pthread_mutex_unlock(&r->mu);
+            redcoll__shm_detect(team);
+            pthread_mutex_lock(&r->mu);
+        }
         while (!r->signal && !timed_out) {
             if (deadline) timed_out = pthread_cond_timedwait(&r->cv, &r->mu, deadline) == ETIMEDOUT;
             else pthread_cond_wait(&r->cv, &r->mu);
         }
+        if (r->counted) { r->counted = 0; redcoll__shm_add(&team->idle, -1); } /* the deadline */
         pthread_mutex_unlock(&r->mu);
     }
     redcoll__shm_store(&r->sleeping, 0);
@@ -634,7 +715,10 @@ static redcoll_result redcoll__shm_wait(redcoll__shm_rank *r, redcoll__shm_end *
     for (;;) {
         redcoll__shm_progress(r);
         if (redcoll__shm_all_done(ends, n)) break;
-        if (why == REDCOLL_OK && redcoll__shm_aborted(team)) why = REDCOLL_ERR_ABORTED;
+        if (why == REDCOLL_OK && redcoll__shm_aborted(team)) { /* the detector's verdict, else a peer's failure */
+            why = (redcoll_result)redcoll__shm_load(&team->release);
+            if (why == REDCOLL_OK) why = REDCOLL_ERR_ABORTED;
+        }
         if (why != REDCOLL_OK) {
             redcoll__shm_withdraw(r, ends, n, why);
             if (redcoll__shm_all_done(ends, n)) break;
@@ -761,9 +845,7 @@ static redcoll_result redcoll__shm_waitall(void *user, int count, redcoll_reques
     return res;
 }
 
-static void redcoll__shm_abort(void *user, redcoll_result why) {
-    redcoll__shm_rank *r = (redcoll__shm_rank *)user;
-    redcoll_shm_team *team = r->team;
+static void redcoll__shm_abort_team(redcoll_shm_team *team, redcoll_result why) {
     int i;
     pthread_mutex_lock(&team->abort_mu);
     if (team->abort_why == REDCOLL_OK)
@@ -771,6 +853,170 @@ static void redcoll__shm_abort(void *user, redcoll_result why) {
     pthread_mutex_unlock(&team->abort_mu);
     redcoll__shm_store(&team->aborted, 1);
     for (i = 0; i < team->size; ++i) redcoll__shm_kick(&team->ranks[i]);
+}
+
+static void redcoll__shm_abort(void *user, redcoll_result why) {
+    redcoll__shm_abort_team(((redcoll__shm_rank *)user)->team, why);
+}
+
+/* ---- the deadlock detector ---------------------------------------------------
+   Runs once, on the thread whose sleep (or end, redcoll_shm_team_done) made
+   every rank of the team idle: asleep in a wait with no wake-up on the way,
+   or finished. Nobody else can run then, so it reads every rank's pending
+   receives and every channel as they are, and says what each rank waits for.
+   Its verdict: MISMATCH when a rank waits for a receive from P while P's
+   oldest send to it nobody took belongs to another call of the library's
+   (the stream rule at REDCOLL_TAG_MAX), or when it waits for a rank that
+   has finished; DEADLOCK otherwise; and, when every rank has finished,
+   MISMATCH if a message was never received (an eager send whose receive
+   nobody made). It stops the team with that result, which every blocked
+   call returns, keeps the account (redcoll_shm_team_report) and hands it
+   to cfg.report. */
+
+/* A growable text. */
+typedef struct redcoll__shm_text { char *s; size_t len, cap; } redcoll__shm_text;
+
+static void redcoll__shm_say(redcoll__shm_text *t, const char *fmt, ...) {
+    va_list ap;
+    int n;
+    va_start(ap, fmt);
+    n = vsnprintf(t->s ? t->s + t->len : NULL, t->s ? t->cap - t->len : 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if (!t->s || t->len + (size_t)n + 1 > t->cap) {
+        size_t cap = 2 * t->cap + (size_t)n + 256;
+        char *more = (char *)realloc(t->s, cap);
+        if (!more) return;
+        t->s = more; t->cap = cap;
+        va_start(ap, fmt);
+        vsnprintf(t->s + t->len, t->cap - t->len, fmt, ap);
+        va_end(ap);
+    }
+    t->len += (size_t)n;
+}
+
+/* The oldest send from rank src to rank dst that nobody has taken: its tag,
+   size, and whether it is eager (its sender is done with it); 0 if none. */
+static int redcoll__shm_oldest(redcoll_shm_team *team, int src, int dst, int *tag, size_t *bytes,
+                               int *eager) {
+    redcoll__shm_chan *ch = redcoll__shm_chan_of(team, src, dst, 0);
+    redcoll__shm_end *q;
+    unsigned st = 0;
+    int k, at = -1;
+    if (!ch) return 0;
+    for (k = 0; k < 2; ++k) {
+        unsigned s = redcoll__shm_load(&ch->slot[k].state);
+        if ((REDCOLL__SHM_ST(s) == REDCOLL__SHM_POSTED || REDCOLL__SHM_ST(s) == REDCOLL__SHM_EAGER) &&
+            (at < 0 || REDCOLL__SHM_OLDER(s, st))) { at = k; st = s; }
+    }
+    if (at >= 0) {
+        *tag = redcoll__shm_peek(&ch->slot[at].tag);
+        *bytes = ch->slot[at].bytes;
+        *eager = REDCOLL__SHM_ST(st) == REDCOLL__SHM_EAGER;
+        return 1;
+    }
+    pthread_mutex_lock(&team->ranks[dst].mu);
+    q = ch->over.head;
+    if (q) { *tag = q->tag; *bytes = q->bytes; *eager = 0; }
+    pthread_mutex_unlock(&team->ranks[dst].mu);
+    return q != NULL;
+}
+
+/* One line per send of rank i that nobody has taken (slots, then queues). */
+static void redcoll__shm_say_sends(redcoll_shm_team *team, int i, redcoll__shm_text *t, int *unreceived) {
+    char name[64];
+    int d, k;
+    for (d = 0; d < team->size; ++d) {
+        redcoll__shm_chan *ch = redcoll__shm_chan_of(team, i, d, 0);
+        redcoll__shm_end *q;
+        if (!ch) continue;
+        for (k = 0; k < 2; ++k) {
+            unsigned s = redcoll__shm_load(&ch->slot[k].state);
+            redcoll_tag_name(redcoll__shm_peek(&ch->slot[k].tag), name, sizeof name);
+            if (REDCOLL__SHM_ST(s) == REDCOLL__SHM_POSTED)
+                redcoll__shm_say(t, "  rank %d waits for rank %d to take its %zu bytes (%s)\n", i, d,
+                                 ch->slot[k].bytes, name);
+            if (REDCOLL__SHM_ST(s) == REDCOLL__SHM_EAGER) {
+                redcoll__shm_say(t, "  rank %d's message of %zu bytes to rank %d (%s) is not received\n", i,
+                                 ch->slot[k].bytes, d, name);
+                *unreceived = 1;
+            }
+        }
+        pthread_mutex_lock(&team->ranks[d].mu);
+        for (q = ch->over.head; q; q = q->next)
+            redcoll__shm_say(t, "  rank %d waits for rank %d to take its %zu bytes (%s)\n", i, d, q->bytes,
+                             redcoll_tag_name(q->tag, name, sizeof name));
+        pthread_mutex_unlock(&team->ranks[d].mu);
+    }
+}
+
+static void redcoll__shm_detect(redcoll_shm_team *team) {
+    redcoll__shm_text lines = { NULL, 0, 0 }, head = { NULL, 0, 0 };
+    redcoll_result why = REDCOLL_OK;
+    char name[64], a[32], b[32], pair[256];
+    int i, blocked = 0, unreceived = 0;
+    if (team->cfg.timeout_seconds > 0 || redcoll__shm_aborted(team)) return;
+    for (i = 0; i < team->size; ++i) {
+        redcoll__shm_rank *r = &team->ranks[i];
+        redcoll__shm_end *e;
+        if (redcoll__shm_load(&r->finished)) redcoll__shm_say(&lines, "  rank %d has finished\n", i);
+        for (e = r->pending.head; e; e = e->next) {
+            int tag = 0, eager = 0;
+            size_t bytes = 0;
+            blocked = 1;
+            redcoll__shm_say(&lines, "  rank %d waits to %s %zu bytes from rank %d (%s)\n", i,
+                             e->into ? "receive and reduce" : "receive", e->bytes, e->peer,
+                             redcoll_tag_name(e->tag, name, sizeof name));
+            if (why != REDCOLL_OK) continue;
+            snprintf(a, sizeof a, "rank %d", e->peer);
+            snprintf(b, sizeof b, "rank %d", i);
+            if (redcoll__shm_oldest(team, e->peer, i, &tag, &bytes, &eager) &&
+                REDCOLL_TAG_OTHER_CALL(e->tag, tag)) {
+                why = REDCOLL_ERR_MISMATCH;
+                redcoll__shm_say(&head, "%s: %s\n", redcoll_result_string(why),
+                                 redcoll_tag_disagree(a, tag, b, e->tag, pair, sizeof pair));
+            } else if (redcoll__shm_load(&team->ranks[e->peer].finished)) {
+                why = REDCOLL_ERR_MISMATCH;
+                redcoll__shm_say(&head, "%s: %s has finished while %s waits for it in %s\n",
+                                 redcoll_result_string(why), a, b, name);
+            }
+        }
+        redcoll__shm_say_sends(team, i, &lines, &unreceived);
+        if (!redcoll__shm_load(&r->finished)) blocked = 1;
+    }
+    if (why == REDCOLL_OK && blocked) {
+        why = REDCOLL_ERR_DEADLOCK;
+        redcoll__shm_say(&head, "deadlock: every rank of the team is blocked or finished\n");
+    } else if (why == REDCOLL_OK && unreceived) {
+        why = REDCOLL_ERR_MISMATCH;
+        redcoll__shm_say(&head, "%s: every rank has finished, and a message was never received\n",
+                         redcoll_result_string(why));
+    }
+    if (why != REDCOLL_OK) {
+        redcoll__shm_tell(team, "%s%s", head.s ? head.s : "", lines.s ? lines.s : "");
+        redcoll__shm_store(&team->release, (int)why);
+        redcoll__shm_abort_team(team, why);
+    }
+    free(lines.s);
+    free(head.s);
+}
+
+REDCOLL_API void redcoll_shm_team_done(redcoll_shm_team *team, int rank) {
+    redcoll__shm_rank *r;
+    if (!team || rank < 0 || rank >= team->size) return;
+    r = &team->ranks[rank];
+    if (redcoll__shm_load(&r->finished)) return;
+    redcoll__shm_store(&r->finished, 1);
+    if (redcoll__shm_add_fetch(&team->idle, 1) == team->size) redcoll__shm_detect(team);
+}
+
+REDCOLL_API const char *redcoll_shm_team_report(const redcoll_shm_team *team) {
+    const char *text;
+    if (!team) return NULL;
+    pthread_mutex_lock((pthread_mutex_t *)&team->abort_mu);
+    text = team->report;
+    pthread_mutex_unlock((pthread_mutex_t *)&team->abort_mu);
+    return text;
 }
 
 static int redcoll__shm_node_of(void *user, int rank) {
@@ -849,6 +1095,7 @@ REDCOLL_API void redcoll_shm_team_destroy(redcoll_shm_team *team) {
         redcoll_scratch_block_free(&team->ranks[i].scratch);
     }
     pthread_mutex_destroy(&team->abort_mu);
+    free(team->report);
     free(team->chans);
     free(team->ranks);
     free(team);
@@ -878,6 +1125,7 @@ typedef struct redcoll__shm_job {
 static void *redcoll__shm_thread(void *p) {
     redcoll__shm_job *j = (redcoll__shm_job *)p;
     j->res = j->fn(j->t, j->arg);
+    redcoll_shm_team_done(((redcoll__shm_rank *)j->t->user)->team, j->t->rank);
     return NULL;
 }
 
@@ -922,6 +1170,8 @@ REDCOLL_API redcoll_result redcoll_shm_run_config(const redcoll_shm_config *cfg,
         if (results) results[i] = jobs[i].res;
         if (res == REDCOLL_OK && jobs[i].res != REDCOLL_OK) res = jobs[i].res;
     }
+    if (res == REDCOLL_OK) /* the detector's verdict at the end: a message nobody received */
+        res = (redcoll_result)redcoll__shm_load(&team->release);
     free(jobs); free(threads);
     redcoll_shm_team_destroy(team);
     return res;

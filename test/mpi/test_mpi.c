@@ -539,6 +539,11 @@ static void test_errors(void) {
             MCHECK(m.t.recv(m.t.user, 0, buf, 4, 1) == REDCOLL_ERR_TRANSPORT, "8 bytes into 4: truncation");
             MCHECK(m.t.recv(m.t.user, 0, buf, 8, 2) == REDCOLL_ERR_TRANSPORT, "4 bytes where 8 were expected");
             MCHECK(m.last_mpi_error != MPI_SUCCESS, "the MPI error code is kept");
+            MCHECK(m.failure.why == REDCOLL_ERR_TRANSPORT && m.failure.peer == 0 && m.failure.want == 4 &&
+                   m.failure.got == 8, "the first failure is kept: 8 bytes from rank 0 where 4 were expected");
+            /* a message of the wrong size is not taken: the right receive still gets it */
+            MCHECK(m.t.recv(m.t.user, 0, buf, 8, 1) == REDCOLL_OK && m.t.recv(m.t.user, 0, buf, 4, 2) == REDCOLL_OK,
+                   "the messages stay until a receive of their size takes them");
         }
     }
     MCHECK(redcoll_mpi_init(NULL, MPI_COMM_WORLD, NULL) == REDCOLL_ERR_INVALID_ARG, "NULL");

@@ -7,7 +7,7 @@
    pair types, datatypes that differ between ranks with the same type
    signature (vector, resized and reordered types on some ranks, contiguous
    on others), allgatherv with gaps and reversed displacements, calls that
-   must pass through (holey and complex types, intercommunicators, invalid
+   must pass through (holey types, complex products, intercommunicators, invalid
    arguments with MPI_ERRORS_RETURN), MPI_BOTTOM with absolute datatypes,
    the large-count _c entry points, on
    MPI_COMM_WORLD, a duplicate, a split communicator with reversed ranks and
@@ -715,9 +715,14 @@ static void t_passthrough(MPI_Comm comm, const char *lbl) {
     snprintf(name, sizeof name, "reduce user sum on contiguous derived type [%s]", lbl);
     report(name, out, sizeof out, ok);
     z = (double)r + 2.0 * (double)r * I;
-    MPI_Allreduce(&z, &zs, 1, MPI_C_DOUBLE_COMPLEX, MPI_SUM, comm); /* a type redcoll lacks */
+    MPI_Allreduce(&z, &zs, 1, MPI_C_DOUBLE_COMPLEX, MPI_SUM, comm); /* served: 2 doubles */
     ok = zs == (double)(p * (p - 1) / 2) + 2.0 * (double)(p * (p - 1) / 2) * I;
     snprintf(name, sizeof name, "allreduce sum double complex [%s]", lbl);
+    report(name, &zs, sizeof zs, ok);
+    z = I;
+    MPI_Allreduce(&z, &zs, 1, MPI_C_DOUBLE_COMPLEX, MPI_PROD, comm); /* passes: MPI's formula */
+    ok = p % 4 == 0 ? zs == 1 : p % 4 == 1 ? zs == I : p % 4 == 2 ? zs == -1 : zs == -I;
+    snprintf(name, sizeof name, "allreduce prod double complex [%s]", lbl);
     report(name, &zs, sizeof zs, ok);
     MPI_Op_free(&vop);
     MPI_Op_free(&pop);

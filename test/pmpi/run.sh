@@ -16,60 +16,14 @@
 # Usage: test/pmpi/run.sh BUILD_DIR MPICC MPIEXEC
 set -u
 build=${1:-build} mpicc=${2:-mpicc.mpich} mpiexec=${3:-mpiexec.mpich}
-if ! command -v "$mpicc" >/dev/null 2>&1 || ! command -v "$mpiexec" >/dev/null 2>&1; then
-    echo "MPI drop-in suite skipped: $mpicc / $mpiexec not found (install MPICH: apt-get install -y mpich libmpich-dev, as .ci/run does)"
-    echo "0 passed, 0 failed"
-    exit 0
-fi
-lib=$(cd "$build" 2>/dev/null && pwd)/libredcoll_pmpi.so
-if [ ! -f "$lib" ]; then
-    echo "MPI drop-in suite: $lib not built (make shim)"
-    echo "0 passed, 1 failed"
-    exit 1
-fi
+. test/pmpi/lib.sh
+suite_begin "MPI drop-in suite" "$build" "$mpicc" "$mpiexec"
 flags="-std=c11 -Wall -Wextra -pedantic -Werror -Wmissing-prototypes -Wstrict-prototypes -O2 -g"
 for prog in colls threads errors; do # errors.c compiles the shim in: -I.
-    newer=$(find "test/pmpi/$prog.c" shim/redcoll_pmpi.c redcoll.h transports/redcoll_mpi.h \
-                 transports/redcoll_pshm.h transports/redcoll_handoff.h \
-                 -newer "$build/pmpi_$prog" 2>/dev/null)
-    [ -x "$build/pmpi_$prog" ] && [ -z "$newer" ] && continue # up to date (make test builds it)
-    if ! "$mpicc" $flags -I. "test/pmpi/$prog.c" -o "$build/pmpi_$prog" -lpthread; then
-        echo "MPI drop-in suite: build of test/pmpi/$prog.c failed"
-        echo "0 passed, 1 failed"
-        exit 1
-    fi
+    built "MPI drop-in suite" "$build/pmpi_$prog" "test/pmpi/$prog.c" shim/redcoll_pmpi.c redcoll.h \
+        transports/redcoll_mpi.h transports/redcoll_pshm.h transports/redcoll_handoff.h \
+        -- "$mpicc" $flags -I. "test/pmpi/$prog.c" -o "$build/pmpi_$prog" -lpthread
 done
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-check() { # check NAME STATUS [DETAIL-FILE]
-    if [ "$2" -eq 0 ]; then pass=$((pass + 1)); echo "ok    pmpi/$1"
-    else fail=$((fail + 1)); echo "FAIL  pmpi/$1"; [ -n "${3:-}" ] && tail -n 15 "$3"; fi
-}
-# BUILD/mpi_yield.so (make test), preloaded in both runs: ranks that poll in
-# vain yield the core (test/mpi/yield.c); it defines no MPI symbol.
-yield=$(dirname "$lib")/mpi_yield.so
-[ -f "$yield" ] || yield=""
-# mpi N OUT [ENV=VAL ...] -- PROG ARGS: runs without the shim; shim N OUT ...: with it.
-# stdout to OUT, stderr to OUT.err; returns the exit status.
-mpi() {
-    local n=$1 out=$2; shift 2
-    local envs=(); while [ "$1" != "--" ]; do envs+=("$1"); shift; done; shift
-    env "${envs[@]}" timeout 600 "$mpiexec" -n "$n" ${yield:+-genv LD_PRELOAD "$yield"} "$@" >"$out" 2>"$out.err"
-}
-shim() {
-    local n=$1 out=$2; shift 2
-    local envs=(); while [ "$1" != "--" ]; do envs+=("$1"); shift; done; shift
-    env "${envs[@]}" timeout 600 "$mpiexec" -n "$n" -genv LD_PRELOAD "$lib${yield:+:$yield}" "$@" >"$out" 2>"$out.err"
-}
-# same NAME A-STATUS B-STATUS A B: both ran, no WRONG line, identical output.
-same() {
-    local s=0
-    [ "$2" -eq 0 ] && [ "$3" -eq 0 ] || s=1
-    grep -q WRONG "$5" && s=1
-    cmp -s "$4" "$5" || { s=1; diff "$4" "$5" | head -n 10 > "$5.diff"; cat "$5.err" >> "$5.diff"; }
-    check "$1" $s "$5.diff"
-}
 
 # ---- the library: every MPI call it makes is PMPI_, and it exports only MPI_ entry points
 undef=$(nm -D --undefined-only "$lib" | awk '{print $2}' | grep -E '^MPI_' || true)
@@ -191,30 +145,7 @@ same "REDCOLL_PROFILE with a bad profile: identical" $q2 $s "$tmp/q2" "$tmp/prof
 check "REDCOLL_PROFILE: a profile that does not parse is reported once" $? "$tmp/profbad.err"
 
 # ---- every algorithm of every collective, forced: round k forces the k-th name of each
-colls="allreduce reduce reduce_scatter reduce_scatter_block allgather allgatherv bcast alltoall gather scatter barrier"
-qs=(); for c in $colls; do qs+=("REDCOLL_${c^^}_ALGORITHM=?"); done
-shim 1 "$tmp/known" "${qs[@]}" -- "$build/pmpi_colls" world
-declare -A known
-rounds=0
-for c in $colls; do
-    known[$c]=$(grep "REDCOLL_${c^^}_ALGORITHM=?:" "$tmp/known.err" | sed 's/.*Known: *//')
-    k=$(echo ${known[$c]} | wc -w)
-    [ "$k" -gt "$rounds" ] && rounds=$k
-done
-check "every collective lists its algorithms ($rounds rounds)" $([ "$rounds" -ge 10 ]; echo $?) "$tmp/known.err"
-for n in 3 4; do
-    ref=$tmp/q$n; [ -f "$ref" ] || { mpi "$n" "$ref" -- "$build/pmpi_colls" world; }
-    for ((k = 0; k < rounds; ++k)); do
-        envs=(); desc=""
-        for c in $colls; do
-            set -- ${known[$c]}
-            [ $# -eq 0 ] && continue
-            shift $((k % $#)); envs+=("REDCOLL_${c^^}_ALGORITHM=$1"); desc="$desc $c=$1"
-        done
-        shim "$n" "$tmp/force" "${envs[@]}" -- "$build/pmpi_colls" world; s=$?
-        same "n=$n forced:$desc" 0 $s "$ref" "$tmp/force"
-    done
-done
+force_every "" "$build/pmpi_colls" world
 
 # ---- threads
 for spec in "2 multiple" "3 multiple" "3 serialized"; do
