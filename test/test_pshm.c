@@ -1013,6 +1013,91 @@ static void test_pshm_repeat(void) {
     }
 }
 
+/* ---- ranks that disagree (test_disagree.c's cases), the default configuration ---- */
+
+/* A case and the account of the ranks' mistake, in memory the forked ranks share. */
+typedef struct tpshm_disagree { td_case x; char report[4096]; } tpshm_disagree;
+
+static void tpshm_keep_report(void *arg, const char *text) {
+    tpshm_disagree *d = (tpshm_disagree *)arg;
+    if (!d->report[0]) snprintf(d->report, sizeof d->report, "%s", text);
+}
+
+/* Runs d's case on p forked ranks (no timeout: the deadlock detector is
+   on) under a supervisor process leading a process group of its own; 0 when
+   it has not ended within `seconds` (the group is then killed). */
+static int tpshm_run_bounded(tpshm_disagree *d, int p, double seconds) {
+    long long end = tpshm_now_ns() + (long long)(seconds * 1e9);
+    int st = 0;
+    pid_t sup;
+    fflush(NULL);
+    sup = fork();
+    if (sup < 0) return 0;
+    if (sup == 0) {
+        redcoll_pshm_config cfg;
+        setpgid(0, 0);
+        memset(&cfg, 0, sizeof cfg);
+        cfg.attach_seconds = 30;
+        cfg.report = tpshm_keep_report;
+        cfg.report_arg = d;
+        redcoll_pshm_run(&cfg, p, td_rank, &d->x, NULL);
+        _exit(0);
+    }
+    setpgid(sup, sup); /* as the child does: whichever runs first */
+    while (waitpid(sup, &st, WNOHANG) == 0) {
+        if (tpshm_now_ns() > end) {
+            tpshm_sys(SYS_kill, -sup, SIGKILL, 0, 0, 0);
+            waitpid(sup, &st, 0);
+            return 0;
+        }
+        tpshm_sleep_ms(1);
+    }
+    return 1;
+}
+
+static void test_pshm_disagree(void) {
+    long fd = tpshm_sys(SYS_memfd_create, (long)"tpshm-disagree", 0, 0, 0, 0);
+    tpshm_disagree *d = (tpshm_disagree *)MAP_FAILED;
+    int p, c, k, runs = 0, mismatch = 0, deadlock = 0;
+    if (fd >= 0 && tpshm_sys(SYS_ftruncate, fd, (long)sizeof *d, 0, 0, 0) == 0)
+        d = (tpshm_disagree *)mmap(NULL, sizeof *d, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
+    if (fd >= 0) close((int)fd);
+    CHECK(d != MAP_FAILED, "shared memory for the cases");
+    if (d == MAP_FAILED) return;
+    for (p = 2; p <= 3; ++p)
+        for (c = 0; c < REDCOLL_COLL_COUNT; ++c)
+            for (k = 0; k < TD_KINDS; ++k) {
+                int r;
+                memset(d, 0, sizeof *d);
+                d->x.coll = (redcoll_coll)c; d->x.kind = (td_kind)k;
+                if (!td_applies(d->x.coll, d->x.kind, d->x.algo)) continue;
+                for (r = 0; r < p; ++r) d->x.res[r] = REDCOLL_ERR_ABORTED; /* a rank that never stored */
+                if (!tpshm_run_bounded(d, p, 10)) {
+                    CHECK(0, "processes p=%d %s, odd rank's %s: no end after 10 s (a hang)", p,
+                          redcoll_coll_name(d->x.coll), td_kind_names[d->x.kind]);
+                    continue;
+                }
+                td_check("processes", &d->x, p, d->report[0] ? d->report : NULL);
+                for (r = 0; r < p; ++r) {
+                    mismatch += d->x.res[r] == REDCOLL_ERR_MISMATCH;
+                    deadlock += d->x.res[r] == REDCOLL_ERR_DEADLOCK;
+                }
+                if (d->x.coll == REDCOLL_COLL_ALLREDUCE && (d->x.kind == TD_COUNT || d->x.kind == TD_OTHER))
+                    CHECK(strstr(d->report, "ranks disagree about the call: rank ") != NULL,
+                          "p=%d allreduce, %s: the account names the ranks and the calls:\n%s", p,
+                          td_kind_names[d->x.kind], d->report);
+                if (d->x.coll == REDCOLL_COLL_REDUCE && d->x.kind == TD_ROOT)
+                    CHECK(strstr(d->report, "ranks disagree about the call: rank ") ||
+                          (strstr(d->report, "rank 0 waits to receive") && strstr(d->report, "rank 1 waits to receive")),
+                          "p=%d reduce, two roots: the account names the ranks:\n%s", p, d->report);
+                runs++;
+            }
+    CHECK(runs > 100, "%d cases", runs);
+    CHECK(mismatch > 0, "no rank said MISMATCH");
+    if (tf_verbose) printf("    %d cases: %d rank results MISMATCH, %d DEADLOCK\n", runs, mismatch, deadlock);
+    munmap(d, sizeof *d);
+}
+
 static void suite_pshm(void) {
     if (TSHM_SANITIZED) return; /* one thread per process: nothing for the thread sanitizer */
     tf_test("pshm/transport semantics", test_pshm_transport);
@@ -1025,4 +1110,5 @@ static void suite_pshm(void) {
     tf_test("pshm/arena, scratch, steady state", test_pshm_arena);
     tf_test("pshm/repeated calls", test_pshm_repeat);
     tf_test("pshm/every schedule on processes", test_pshm_sweep);
+    tf_test("pshm/ranks that disagree: every collective and kind, p=2,3", test_pshm_disagree);
 }

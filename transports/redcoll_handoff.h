@@ -36,7 +36,10 @@
    the overflow queue (under the channel's lock), and completes both ends.
    FIFO per (source, tag). Sizes are compared when the two meet: a mismatch
    fails the receive and the send (an eager send has returned: only the
-   receive).
+   receive). A receive whose sender's oldest send not yet taken carries
+   another call's tag fails with REDCOLL_ERR_MISMATCH (the stream rule at
+   REDCOLL_TAG_MAX in redcoll.h); a rank asleep with every other one asleep
+   or gone runs the deadlock detector (below, at redcoll__ho_judge).
 
    Eager sends: a payload up to REDCOLL__HO_INLINE bytes rides in a slot,
    and a payload the sender copies into cells is pushed without waiting for
@@ -62,6 +65,8 @@
 #include <errno.h>
 #include <limits.h>
 #include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +85,7 @@ typedef unsigned long long redcoll__ho_au64;
 #define redcoll__ho_release(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 #define redcoll__ho_own(p) __atomic_fetch_or((p), 0u, __ATOMIC_SEQ_CST)
 #define redcoll__ho_add(p, v) ((void)__atomic_add_fetch((p), (v), __ATOMIC_SEQ_CST))
+#define redcoll__ho_add_fetch(p, v) __atomic_add_fetch((p), (v), __ATOMIC_SEQ_CST)
 #define redcoll__ho_xchg(p, v) __atomic_exchange_n((p), (v), __ATOMIC_ACQUIRE)
 #define redcoll__ho_or(p, v) ((void)__atomic_fetch_or((p), (v), __ATOMIC_SEQ_CST))
 #define redcoll__ho_and(p, v) ((void)__atomic_fetch_and((p), (v), __ATOMIC_SEQ_CST))
@@ -103,6 +109,7 @@ typedef atomic_ullong redcoll__ho_au64;
 #define redcoll__ho_release(p, v) atomic_store_explicit((p), (v), memory_order_release)
 #define redcoll__ho_own(p) atomic_fetch_or((p), 0u)
 #define redcoll__ho_add(p, v) ((void)atomic_fetch_add((p), (v)))
+#define redcoll__ho_add_fetch(p, v) (atomic_fetch_add((p), (v)) + (v))
 #define redcoll__ho_xchg(p, v) atomic_exchange_explicit((p), (v), memory_order_acquire)
 #define redcoll__ho_or(p, v) ((void)atomic_fetch_or((p), (v)))
 #define redcoll__ho_and(p, v) ((void)atomic_fetch_and((p), (v)))
@@ -115,6 +122,8 @@ typedef atomic_ullong redcoll__ho_au64;
 #define REDCOLL__HO_PAUSES 64   /* polls with a pause instruction before sched_yield */
 #define REDCOLL__HO_INLINE 32   /* payloads up to this many bytes ride in the line */
 #define REDCOLL__HO_RING   24   /* cells in flight per transfer (the ring in the line) */
+#define REDCOLL__HO_WAITS  8    /* receives a sleeping rank publishes for the deadlock detector */
+#define REDCOLL__HO_REPORT 4096 /* bytes of the detector's account in the fabric */
 #define REDCOLL__HO_CARRY  64   /* a consumer's unit split across two cells is joined in
                                    the end up to this size (larger: one buffer per rank) */
 
@@ -179,8 +188,26 @@ typedef struct redcoll__ho_peer {
 typedef struct redcoll__ho_shared {
     redcoll__ho_aint  aborted;
     redcoll__ho_aint  why;        /* the result abort was given (the first) */
-    char              pad[64 - 2 * sizeof(int)];
+    redcoll__ho_aint  idle;       /* ranks asleep and counted, plus ranks finished */
+    redcoll__ho_aint  release;    /* DEADLOCK or MISMATCH: the detector's verdict, else 0 */
+    redcoll__ho_aint  detecting;  /* a rank runs the detector */
+    redcoll__ho_aint  told;       /* 0: no account yet, 1: being written, 2: written */
+    char              pad[64 - 6 * sizeof(int)];
 } redcoll__ho_shared;
+
+/* What a rank publishes for the deadlock detector (written by the rank on
+   its way to sleep, read by the detector while every rank sleeps). */
+typedef struct redcoll__ho_waits {
+    redcoll__ho_aint  counted;    /* asleep and counted in idle (a kick clears it) */
+    redcoll__ho_aint  finished;   /* makes no more calls (counted in idle, once) */
+    redcoll__ho_auint seen;       /* its wake word when it went to sleep */
+    int               n, more;    /* receives below, and how many more it waits for */
+    int               unused;
+    struct { int peer, tag, reduce, unused; uint64_t bytes; } recv[REDCOLL__HO_WAITS];
+    char              pad[256 - 6 * sizeof(int) - REDCOLL__HO_WAITS * 24];
+} redcoll__ho_waits;
+
+typedef char redcoll__ho_waits_are_four_lines[sizeof(redcoll__ho_waits) == 256 ? 1 : -1];
 
 /* Sizes of the fabric's parts, the same on every rank. */
 typedef struct redcoll__ho_layout {
@@ -188,7 +215,7 @@ typedef struct redcoll__ho_layout {
     int    ndesc;          /* descriptors per rank */
     int    ncells;         /* cells per rank, <= 64 */
     size_t cell_bytes;     /* a multiple of 64 */
-    size_t off_shared, off_peers, off_chans, off_descs, off_cells, end;
+    size_t off_shared, off_peers, off_waits, off_report, off_chans, off_descs, off_cells, end;
 } redcoll__ho_layout;
 
 /* Lays out a fabric of `size` ranks from offset `at` (64-byte aligned);
@@ -204,7 +231,9 @@ static int redcoll__ho_lay_out(redcoll__ho_layout *l, int size, int ndesc, int n
     chans = p * p * sizeof(redcoll__ho_chan);
     l->off_shared = (at + 63) & ~(size_t)63;
     l->off_peers = l->off_shared + sizeof(redcoll__ho_shared);
-    l->off_chans = l->off_peers + p * sizeof(redcoll__ho_peer);
+    l->off_waits = l->off_peers + p * sizeof(redcoll__ho_peer);
+    l->off_report = l->off_waits + p * sizeof(redcoll__ho_waits);
+    l->off_chans = l->off_report + REDCOLL__HO_REPORT;
     l->off_descs = l->off_chans + chans;
     l->off_cells = l->off_descs + p * (size_t)ndesc * sizeof(redcoll__ho_line);
     l->end = l->off_cells + p * (size_t)ncells * l->cell_bytes;
@@ -250,6 +279,9 @@ typedef struct redcoll__ho_hooks {
     redcoll_result (*alive)(struct redcoll__ho_me *me);
     /* whether a peer has left the fabric for good (it posts nothing more) */
     int  (*left)(struct redcoll__ho_me *me, int peer);
+    /* the first account of ranks that disagree or deadlock, in the process that found it
+       (NULL: kept in the fabric only) */
+    void (*tell)(struct redcoll__ho_me *me, const char *text);
 } redcoll__ho_hooks;
 
 /* A rank's view of the fabric, private to its process (thread). */
@@ -259,6 +291,9 @@ typedef struct redcoll__ho_me {
     redcoll__ho_layout  lay;
     redcoll__ho_shared *sh;
     redcoll__ho_peer   *peers;
+    redcoll__ho_waits  *waits;       /* [rank] */
+    char               *report;      /* the detector's account (REDCOLL__HO_REPORT bytes) */
+    int                 detect;      /* the deadlock detector runs (no timeout configured) */
     redcoll__ho_chan   *chans;       /* [dst * size + src] */
     redcoll__ho_line   *descs;       /* [rank * ndesc + k] */
     char               *cells;       /* [(rank * ncells + k) * cell_bytes] */
@@ -409,9 +444,34 @@ static int redcoll__ho_aborted(const redcoll__ho_me *me) {
    asleep. */
 static void redcoll__ho_kick(const redcoll__ho_me *me, int d) {
     redcoll__ho_peer *pd = &me->peers[d];
+    int one = 1;
     if (!redcoll__ho_load(&pd->sleeping)) return;
     redcoll__ho_add(&pd->wake, 1u);
+    /* a kicked rank leaves the idle count at once: it never holds a rank whose wake-up is on the way */
+    if (redcoll__ho_cas(&me->waits[d].counted, &one, 0)) redcoll__ho_add(&me->sh->idle, -1);
     redcoll__ho_futex_wake(me, &pd->wake);
+}
+
+/* What a blocked call returns once the fabric is aborted: the deadlock
+   detector's verdict, else ABORTED. */
+static redcoll_result redcoll__ho_verdict(const redcoll__ho_me *me) {
+    int r = redcoll__ho_load(&me->sh->release);
+    return r ? (redcoll_result)r : REDCOLL_ERR_ABORTED;
+}
+
+/* Keeps the first account of ranks that disagree or deadlock in the fabric
+   (every rank can read it) and hands it to the tell hook. */
+static void redcoll__ho_tell(redcoll__ho_me *me, const char *text) {
+    int none = 0;
+    if (!redcoll__ho_cas(&me->sh->told, &none, 1)) return;
+    snprintf(me->report, REDCOLL__HO_REPORT, "%s", text);
+    redcoll__ho_store(&me->sh->told, 2);
+    if (me->hooks.tell) me->hooks.tell(me, text);
+}
+
+/* The account, or NULL when nobody has written one. */
+static const char *redcoll__ho_account(const redcoll__ho_me *me) {
+    return redcoll__ho_load(&me->sh->told) == 2 ? me->report : NULL;
 }
 
 /* Marks the fabric aborted (the first reason stays) and wakes every rank. */
@@ -692,22 +752,32 @@ static unsigned redcoll__ho_want(const redcoll__ho_end *e, unsigned mode) {
    send is taken without a compare-and-swap (its sender never withdraws
    it); a POSTED one is claimed as `want(mode)`. The two states are read as
    one snapshot: slot 0 again after slot 1, else two posts landing between
-   the reads (slot 0, then slot 1) would show the newer one alone. */
+   the reads (slot 0, then slot 1) would show the newer one alone.
+   *posted says whether a slot holds a send nobody took (then it is older
+   than every queued one). The stream rule (REDCOLL_TAG_MAX in redcoll.h):
+   when the oldest of them carries another call's tag, NULL with that tag in
+   *other (the sender makes another call). */
 static redcoll__ho_line *redcoll__ho_claim(redcoll__ho_chan *ch, unsigned *s, int tag,
-                                           const redcoll__ho_end *e) {
+                                           const redcoll__ho_end *e, int *posted, int *other) {
     redcoll__ho_line *sl = NULL;
-    unsigned t[2];
-    int i;
+    unsigned t[2], oldest = 0;
+    int i, at = -1;
     do {
         t[0] = redcoll__ho_load(&ch->slot[0].state);
         t[1] = redcoll__ho_load(&ch->slot[1].state);
     } while (redcoll__ho_load(&ch->slot[0].state) != t[0]);
     for (i = 0; i < 2; ++i) {
-        if ((REDCOLL__HO_ST(t[i]) == REDCOLL__HO_POSTED || REDCOLL__HO_ST(t[i]) == REDCOLL__HO_EAGER) &&
-            redcoll__ho_peek(&ch->slot[i].tag) == tag && (!sl || REDCOLL__HO_OLDER(t[i], *s))) {
+        if (REDCOLL__HO_ST(t[i]) != REDCOLL__HO_POSTED && REDCOLL__HO_ST(t[i]) != REDCOLL__HO_EAGER) continue;
+        if (at < 0 || REDCOLL__HO_OLDER(t[i], oldest)) { at = i; oldest = t[i]; }
+        if (redcoll__ho_peek(&ch->slot[i].tag) == tag && (!sl || REDCOLL__HO_OLDER(t[i], *s))) {
             sl = &ch->slot[i];
             *s = t[i];
         }
+    }
+    *posted = at >= 0;
+    if (at >= 0 && REDCOLL_TAG_OTHER_CALL(tag, redcoll__ho_peek(&ch->slot[at].tag))) {
+        *other = redcoll__ho_peek(&ch->slot[at].tag);
+        return NULL;
     }
     if (!sl || REDCOLL__HO_ST(*s) == REDCOLL__HO_EAGER) return sl;
     {
@@ -837,18 +907,33 @@ static int redcoll__ho_match(redcoll__ho_me *me, redcoll__ho_end *e) {
     redcoll__ho_line *l;
     redcoll_result res = REDCOLL_OK;
     unsigned s = 0, st, done;
-    l = redcoll__ho_claim(ch, &s, e->tag, e);
-    if (!l) {
+    int posted, other = -1;
+    l = redcoll__ho_claim(ch, &s, e->tag, e, &posted, &other);
+    if (!l && other < 0) {
         if (redcoll__ho_load(&ch->nover) == 0) return 0;
         if (!redcoll__ho_lock(me, ch)) return 0;
         /* seen a queued send: look at the slots again, whose sends are older */
-        l = redcoll__ho_claim(ch, &s, e->tag, e);
-        if (!l && (l = redcoll__ho_dequeue(me, ch, e->peer, e->tag)) != NULL) {
+        l = redcoll__ho_claim(ch, &s, e->tag, e, &posted, &other);
+        if (!l && other < 0 && !posted && ch->head >= 0) { /* the queue's head is the oldest */
+            int first = redcoll__ho_peek(&redcoll__ho_desc(me, e->peer, ch->head)->tag);
+            if (REDCOLL_TAG_OTHER_CALL(e->tag, first)) other = first;
+        }
+        if (!l && other < 0 && (l = redcoll__ho_dequeue(me, ch, e->peer, e->tag)) != NULL) {
             s = redcoll__ho_want(e, l->mode);
             redcoll__ho_store(&l->state, s);
         }
         redcoll__ho_unlock(ch);
-        if (!l) return 0;
+        if (!l && other < 0) return 0;
+    }
+    if (other >= 0) { /* the peer makes another call: this receive fails, the send stays */
+        char a[32], b[32], pair[256], text[320];
+        snprintf(a, sizeof a, "rank %d", e->peer);
+        snprintf(b, sizeof b, "rank %d", me->rank);
+        snprintf(text, sizeof text, "%s: %s\n", redcoll_result_string(REDCOLL_ERR_MISMATCH),
+                 redcoll_tag_disagree(a, other, b, e->tag, pair, sizeof pair));
+        redcoll__ho_tell(me, text);
+        redcoll__ho_finish(e, REDCOLL_ERR_MISMATCH);
+        return 1;
     }
     st = REDCOLL__HO_ST(s);
     if (st == REDCOLL__HO_EAGER && l->mode == REDCOLL__HO_CELLS) {
@@ -1020,16 +1105,49 @@ static void redcoll__ho_withdraw(redcoll__ho_me *me, redcoll__ho_end **ends, int
 
 /* ---- waiting -------------------------------------------------------------------------- */
 
+static void redcoll__ho_detect(redcoll__ho_me *me);
+
+/* Writes what this rank waits for into its record, for the detector. */
+static void redcoll__ho_publish(redcoll__ho_me *me) {
+    redcoll__ho_waits *w = &me->waits[me->rank];
+    redcoll__ho_end *e;
+    int n = 0, more = 0;
+    for (e = me->pending.head; e; e = e->next) {
+        if (n == REDCOLL__HO_WAITS) { ++more; continue; }
+        w->recv[n].peer = e->peer;
+        w->recv[n].tag = e->tag;
+        w->recv[n].reduce = (e->into != NULL) | (e->state == REDCOLL__HO_ACTIVE) << 1;
+        w->recv[n].bytes = e->bytes;
+        ++n;
+    }
+    w->n = n;
+    w->more = more;
+}
+
 /* Sleeps until a peer kicks this rank, or ns nanoseconds (< 0: no limit).
-   Announces the sleep first and then looks once more, so no kick is lost. */
+   Announces the sleep first and then looks once more, so no kick is lost.
+   With the detector on, a rank about to sleep publishes what it waits for
+   and joins the idle count (a kick takes it out again); the one whose
+   joining makes the count p runs the detector: every rank is then asleep
+   or finished, and it costs nothing while any rank works. */
 static void redcoll__ho_sleep(redcoll__ho_me *me, redcoll__ho_end **ends, int n, int wake_on_abort,
                               long long ns) {
     redcoll__ho_peer *pm = &me->peers[me->rank];
+    redcoll__ho_waits *w = &me->waits[me->rank];
     unsigned seen = redcoll__ho_load(&pm->wake);
+    int one = 1;
     redcoll__ho_store(&pm->sleeping, 1);
     redcoll__ho_progress(me);
-    if (!redcoll__ho_all_done(me, ends, n) && !(wake_on_abort && redcoll__ho_aborted(me)))
+    if (!redcoll__ho_all_done(me, ends, n) && !(wake_on_abort && redcoll__ho_aborted(me))) {
+        if (me->detect) {
+            redcoll__ho_publish(me);
+            redcoll__ho_store(&w->seen, seen);
+            redcoll__ho_store(&w->counted, 1);
+            if (redcoll__ho_add_fetch(&me->sh->idle, 1) == me->size) redcoll__ho_detect(me);
+        }
         redcoll__ho_futex_wait(me, &pm->wake, seen, ns);
+        if (me->detect && redcoll__ho_cas(&w->counted, &one, 0)) redcoll__ho_add(&me->sh->idle, -1);
+    }
     redcoll__ho_store(&pm->sleeping, 0);
 }
 
@@ -1071,7 +1189,7 @@ static redcoll_result redcoll__ho_wait(redcoll__ho_me *me, redcoll__ho_end **end
     for (;;) {
         redcoll__ho_progress(me);
         if (redcoll__ho_all_done(me, ends, n)) break;
-        if (why == REDCOLL_OK && redcoll__ho_aborted(me)) why = REDCOLL_ERR_ABORTED;
+        if (why == REDCOLL_OK && redcoll__ho_aborted(me)) why = redcoll__ho_verdict(me);
         if (why != REDCOLL_OK) {
             redcoll__ho_withdraw(me, ends, n, why);
             if (redcoll__ho_all_done(me, ends, n)) break;
@@ -1099,6 +1217,170 @@ static redcoll_result redcoll__ho_wait(redcoll__ho_me *me, redcoll__ho_end **end
     for (i = 0; i < n; ++i)
         if (ends[i]->res != REDCOLL_OK && res == REDCOLL_OK) res = ends[i]->res;
     return res;
+}
+
+/* ---- the deadlock detector ------------------------------------------------------------
+   Runs in the rank whose sleep (or leaving, redcoll__ho_leave) made the
+   idle count p, once it has checked that every rank is indeed asleep with
+   no wake-up on the way (counted, its wake word as it saw it) or finished:
+   nobody can post anything then, so it reads the ranks' published receives
+   and every channel as they are. Its verdict: MISMATCH when a rank waits
+   for a message from P while P's oldest send to it that nobody took
+   carries another call's tag (the stream rule), or when it waits for a
+   rank that has finished; DEADLOCK otherwise. It keeps the account in the
+   fabric (redcoll__ho_tell), stores the verdict and aborts the fabric:
+   every blocked call returns the verdict. Off under a timeout (which
+   bounds the waits then). */
+
+typedef struct redcoll__ho_text { char s[REDCOLL__HO_REPORT]; size_t len; } redcoll__ho_text;
+
+static void redcoll__ho_say(redcoll__ho_text *t, const char *fmt, ...) {
+    va_list ap;
+    int n;
+    if (t->len >= sizeof t->s - 1) return;
+    va_start(ap, fmt);
+    n = vsnprintf(t->s + t->len, sizeof t->s - t->len, fmt, ap);
+    va_end(ap);
+    if (n > 0) t->len = t->len + (size_t)n < sizeof t->s ? t->len + (size_t)n : sizeof t->s - 1;
+}
+
+/* The tag of the oldest send from src to dst that nobody has taken; 0 if none. */
+static int redcoll__ho_oldest(const redcoll__ho_me *me, int src, int dst, int *tag) {
+    redcoll__ho_chan *ch = redcoll__ho_chan_of(me, src, dst);
+    unsigned st = 0;
+    int k, at = -1;
+    for (k = 0; k < 2; ++k) {
+        unsigned s = redcoll__ho_load(&ch->slot[k].state);
+        if ((REDCOLL__HO_ST(s) == REDCOLL__HO_POSTED || REDCOLL__HO_ST(s) == REDCOLL__HO_EAGER) &&
+            (at < 0 || REDCOLL__HO_OLDER(s, st))) { at = k; st = s; }
+    }
+    if (at >= 0) { *tag = redcoll__ho_peek(&ch->slot[at].tag); return 1; }
+    if (ch->head < 0) return 0; /* every rank sleeps: nobody holds the queue's lock */
+    *tag = redcoll__ho_peek(&redcoll__ho_desc(me, src, ch->head)->tag);
+    return 1;
+}
+
+/* One line per send of rank i that nobody has taken (slots, then queues). */
+static void redcoll__ho_say_sends(const redcoll__ho_me *me, int i, redcoll__ho_text *t) {
+    char name[64];
+    int d, k;
+    for (d = 0; d < me->size; ++d) {
+        redcoll__ho_chan *ch = redcoll__ho_chan_of(me, i, d);
+        for (k = 0; k < 2; ++k) {
+            unsigned s = REDCOLL__HO_ST(redcoll__ho_load(&ch->slot[k].state));
+            if (s != REDCOLL__HO_POSTED && s != REDCOLL__HO_EAGER) continue;
+            redcoll_tag_name(redcoll__ho_peek(&ch->slot[k].tag), name, sizeof name);
+            if (s == REDCOLL__HO_POSTED)
+                redcoll__ho_say(t, "  rank %d waits for rank %d to take its %llu bytes (%s)\n", i, d,
+                                (unsigned long long)ch->slot[k].bytes, name);
+            else
+                redcoll__ho_say(t, "  rank %d's message of %llu bytes to rank %d (%s) is not received\n",
+                                i, (unsigned long long)ch->slot[k].bytes, d, name);
+        }
+        for (k = ch->head; k >= 0; k = redcoll__ho_desc(me, i, k)->next) {
+            const redcoll__ho_line *l = redcoll__ho_desc(me, i, k);
+            redcoll__ho_say(t, "  rank %d waits for rank %d to take its %llu bytes (%s)\n", i, d,
+                            (unsigned long long)l->bytes,
+                            redcoll_tag_name(redcoll__ho_peek(&((redcoll__ho_line *)l)->tag), name, sizeof name));
+        }
+    }
+}
+
+/* The verdict over a fabric where every rank sleeps or has finished. */
+static void redcoll__ho_judge(redcoll__ho_me *me) {
+    redcoll__ho_text head, lines;
+    redcoll_result why = REDCOLL_OK;
+    char name[64], a[32], b[32], pair[256];
+    int i, k, blocked = 0;
+    head.len = lines.len = 0;
+    head.s[0] = lines.s[0] = 0;
+    for (i = 0; i < me->size; ++i) {
+        const redcoll__ho_waits *w = &me->waits[i];
+        if (redcoll__ho_load((redcoll__ho_aint *)&w->finished)) {
+            redcoll__ho_say(&lines, "  rank %d has finished\n", i);
+            continue;
+        }
+        blocked = 1;
+        for (k = 0; k < w->n; ++k) {
+            int peer = w->recv[k].peer, tag = w->recv[k].tag, got = 0;
+            redcoll_tag_name(tag, name, sizeof name);
+            redcoll__ho_say(&lines, "  rank %d waits to %s %llu bytes from rank %d (%s)\n", i,
+                            w->recv[k].reduce & 1 ? "receive and reduce" : "receive",
+                            (unsigned long long)w->recv[k].bytes, peer, name);
+            if (why != REDCOLL_OK) continue;
+            snprintf(a, sizeof a, "rank %d", peer);
+            snprintf(b, sizeof b, "rank %d", i);
+            if (!(w->recv[k].reduce & 2) && redcoll__ho_oldest(me, peer, i, &got) &&
+                REDCOLL_TAG_OTHER_CALL(tag, got)) {
+                why = REDCOLL_ERR_MISMATCH;
+                redcoll__ho_say(&head, "%s: %s\n", redcoll_result_string(why),
+                                redcoll_tag_disagree(a, got, b, tag, pair, sizeof pair));
+            } else if (redcoll__ho_load(&me->waits[peer].finished)) {
+                why = REDCOLL_ERR_MISMATCH;
+                redcoll__ho_say(&head, "%s: %s has finished while %s waits for it in %s\n",
+                                redcoll_result_string(why), a, b, name);
+            }
+        }
+        for (k = 0; k < me->size && why == REDCOLL_OK && w->n > 0; ++k) {
+            /* a message to it of another call, from a rank it does not wait for */
+            int got = 0;
+            if (!redcoll__ho_oldest(me, k, i, &got) || !REDCOLL_TAG_OTHER_CALL(w->recv[0].tag, got)) continue;
+            why = REDCOLL_ERR_MISMATCH;
+            snprintf(a, sizeof a, "rank %d", k);
+            snprintf(b, sizeof b, "rank %d", i);
+            redcoll__ho_say(&head, "%s: %s\n", redcoll_result_string(why),
+                            redcoll_tag_disagree(a, got, b, w->recv[0].tag, pair, sizeof pair));
+        }
+        if (w->more) redcoll__ho_say(&lines, "  rank %d waits for %d more receives\n", i, w->more);
+        redcoll__ho_say_sends(me, i, &lines);
+    }
+    if (!blocked) return;
+    for (i = 0; i < me->size && why == REDCOLL_OK; ++i) /* two ranks asleep in different calls */
+        for (k = i + 1; k < me->size && why == REDCOLL_OK; ++k) {
+            const redcoll__ho_waits *u = &me->waits[i], *v = &me->waits[k];
+            if (u->n == 0 || v->n == 0 || redcoll__ho_load((redcoll__ho_aint *)&u->finished) ||
+                redcoll__ho_load((redcoll__ho_aint *)&v->finished) ||
+                !REDCOLL_TAG_OTHER_CALL(u->recv[0].tag, v->recv[0].tag))
+                continue;
+            why = REDCOLL_ERR_MISMATCH;
+            snprintf(a, sizeof a, "rank %d", i);
+            snprintf(b, sizeof b, "rank %d", k);
+            redcoll__ho_say(&head, "%s: %s\n", redcoll_result_string(why),
+                            redcoll_tag_disagree(a, u->recv[0].tag, b, v->recv[0].tag, pair, sizeof pair));
+        }
+    if (why == REDCOLL_OK) {
+        why = REDCOLL_ERR_DEADLOCK;
+        redcoll__ho_say(&head, "deadlock: every rank is blocked or finished\n");
+    }
+    redcoll__ho_say(&head, "%s", lines.s);
+    redcoll__ho_tell(me, head.s);
+    redcoll__ho_store(&me->sh->release, (int)why);
+    redcoll__ho_abort(me, why);
+}
+
+static void redcoll__ho_detect(redcoll__ho_me *me) {
+    int none = 0, i;
+    if (redcoll__ho_aborted(me) || !redcoll__ho_cas(&me->sh->detecting, &none, 1)) return;
+    for (i = 0; i < me->size; ++i) {
+        redcoll__ho_waits *w = &me->waits[i];
+        if (redcoll__ho_load(&w->finished)) continue;
+        if (!redcoll__ho_load(&w->counted) ||
+            redcoll__ho_load(&me->peers[i].wake) != redcoll__ho_load(&w->seen))
+            break; /* a wake-up on its way: the count was passing (the next sleep counts again) */
+    }
+    if (i == me->size) redcoll__ho_judge(me);
+    redcoll__ho_store(&me->sh->detecting, 0);
+}
+
+/* This rank makes no more calls: the detector counts it as finished, so
+   ranks left waiting for it are released with an error. Once. */
+static void redcoll__ho_leave(redcoll__ho_me *me) {
+    redcoll__ho_waits *w = &me->waits[me->rank];
+    int none = 0;
+    if (!me->detect || redcoll__ho_load(&w->finished)) return;
+    w->n = w->more = 0;
+    if (!redcoll__ho_cas(&w->finished, &none, 1)) return;
+    if (redcoll__ho_add_fetch(&me->sh->idle, 1) == me->size) redcoll__ho_detect(me);
 }
 
 /* ---- the transport entries --------------------------------------------------------------- */
@@ -1221,6 +1503,8 @@ static int redcoll__ho_me_init(redcoll__ho_me *me, int rank) {
     me->size = p;
     me->sh = (redcoll__ho_shared *)(me->base + me->lay.off_shared);
     me->peers = (redcoll__ho_peer *)(me->base + me->lay.off_peers);
+    me->waits = (redcoll__ho_waits *)(me->base + me->lay.off_waits);
+    me->report = me->base + me->lay.off_report;
     me->chans = (redcoll__ho_chan *)(me->base + me->lay.off_chans);
     me->descs = (redcoll__ho_line *)(me->base + me->lay.off_descs);
     me->cells = me->base + me->lay.off_cells;

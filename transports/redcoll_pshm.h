@@ -54,7 +54,15 @@
    Semantics: those of the threads transport (redcoll_shm.h): matching FIFO
    per (source, destination, tag); sizes compared when send and receive
    meet (a mismatch fails both ends with REDCOLL_ERR_TRANSPORT; only the
-   receive for an eager send, whose sender has returned); sendrecv posts both
+   receive for an eager send, whose sender has returned); ranks that
+   disagree about a call are found as on threads: a receive whose sender's
+   oldest unreceived message belongs to another call fails at once with
+   REDCOLL_ERR_MISMATCH (the stream rule at REDCOLL_TAG_MAX), and without a
+   timeout a deadlock detector runs when every rank is asleep in the
+   transport or has left: the blocked calls return REDCOLL_ERR_MISMATCH
+   (two ranks in different calls, or waiting for a rank that left) or
+   REDCOLL_ERR_DEADLOCK, and redcoll_pshm_report (and cfg.report, in the
+   process that found it) says what each rank waited for; sendrecv posts both
    halves, a send to oneself works inside sendrecv; abort is sticky (every
    call blocked in or later entering the transport, on every rank, returns
    REDCOLL_ERR_ABORTED); cfg.timeout_seconds bounds every blocking call;
@@ -78,7 +86,9 @@
      the transport is aborted and they return REDCOLL_ERR_ABORTED, as every
      later call does. Destroy before exiting: a rank that left that way is
      not a failure (its eager sends are still received), but a wait that
-     needs it fails with REDCOLL_ERR_ABORTED within the same interval.
+     needs it fails within the same interval: REDCOLL_ERR_MISMATCH from
+     the deadlock detector once every other rank waits too, else
+     REDCOLL_ERR_ABORTED.
    - Waits poll, then sleep on a futex in the segment: more processes than
      cores still run (polling is off by default then).
 
@@ -114,6 +124,10 @@ typedef struct redcoll_pshm_config {
     size_t cma_min_bytes;     /* single copy (process_vm_readv) from this size; 0 = 4 MiB */
     int    no_cma;            /* 1: never process_vm_readv (the cells only) */
     size_t max_segment_bytes; /* > 0: refuse a larger segment (OUT_OF_MEMORY, as a full /dev/shm) */
+    void (*report)(void *report_arg, const char *text); /* the account of ranks that disagree or
+                                 deadlock, once, in the process that found it (NULL: kept only,
+                                 see redcoll_pshm_report) */
+    void  *report_arg;
 } redcoll_pshm_config;
 
 /* One process's view of a segment, and its rank once attached. */
@@ -197,8 +211,8 @@ REDCOLL_API redcoll_result redcoll_pshm_open(redcoll_pshm **out, const char *nam
 
 /*
 Leaves (a rank that leaves this way is not a failure for its peers; a peer
-still waiting for it fails with REDCOLL_ERR_ABORTED) and frees this
-process's view. NULL is ignored.
+still waiting for it fails, with REDCOLL_ERR_MISMATCH or REDCOLL_ERR_ABORTED)
+and frees this process's view. NULL is ignored.
 
 Thread Safety
     No call of this rank may be running.
@@ -210,6 +224,22 @@ REDCOLL_API const redcoll_transport *redcoll_pshm_transport(redcoll_pshm *h);
 
 /* REDCOLL_OK, or the reason the transport was aborted (the first). */
 REDCOLL_API redcoll_result redcoll_pshm_status(const redcoll_pshm *h);
+
+/*
+The account of why the ranks stopped, when they disagreed about a call or
+deadlocked: the verdict, the two calls or what every rank waited for, and
+the sends nobody took. Any rank of the segment reads the same text.
+
+Parameters
+    h   an attached view.
+
+Return Value
+    The text (valid until destroy), or NULL when nothing was found.
+
+Thread Safety
+    Any thread.
+*/
+REDCOLL_API const char *redcoll_pshm_report(const redcoll_pshm *h);
 
 /* A human-readable reason for the last failed init call of this thread
    (which size /dev/shm lacks, which rank never came, ...); "" if none. */
@@ -333,6 +363,7 @@ REDCOLL_API redcoll_result redcoll_pshm_open(redcoll_pshm **out, const char *nam
 REDCOLL_API void redcoll_pshm_destroy(redcoll_pshm *h) { (void)h; }
 REDCOLL_API const redcoll_transport *redcoll_pshm_transport(redcoll_pshm *h) { (void)h; return NULL; }
 REDCOLL_API redcoll_result redcoll_pshm_status(const redcoll_pshm *h) { (void)h; return REDCOLL_ERR_UNSUPPORTED; }
+REDCOLL_API const char *redcoll_pshm_report(const redcoll_pshm *h) { (void)h; return NULL; }
 REDCOLL_API void *redcoll_pshm_alloc(redcoll_pshm *h, size_t bytes) { (void)h; (void)bytes; return NULL; }
 REDCOLL_API void redcoll_pshm_free(redcoll_pshm *h, void *p) { (void)h; (void)p; }
 REDCOLL_API redcoll_result redcoll_pshm_run(const redcoll_pshm_config *cfg, int size,
@@ -363,7 +394,7 @@ REDCOLL_API redcoll_result redcoll_pshm_init_mpi(redcoll_pshm **out, MPI_Comm co
 #include <unistd.h>
 
 #define REDCOLL__PSHM_MAGIC 0x6873702d6c6c6f63ULL /* "coll-psh", set last by the creator */
-#define REDCOLL__PSHM_VERSION 1u
+#define REDCOLL__PSHM_VERSION 2u
 #define REDCOLL__PSHM_NAME_MAX 200
 
 /* O_CLOEXEC and O_NOFOLLOW: POSIX 2008, hidden by a strict -std=c11 build. */
@@ -623,6 +654,12 @@ static int redcoll__pshm_left(redcoll__ho_me *me, int peer) {
     return redcoll__ho_load(&h->ranks[peer].state) == REDCOLL__PSHM_LEFT;
 }
 
+/* The account hook: the config's report callback. */
+static void redcoll__pshm_tell(redcoll__ho_me *me, const char *text) {
+    redcoll_pshm *h = (redcoll_pshm *)me->owner;
+    if (h->cfg.report) h->cfg.report(h->cfg.report_arg, text);
+}
+
 /* The CMA hook: n bytes at `from` in rank src's memory to `to`. */
 static int redcoll__pshm_pull(redcoll__ho_me *me, int src, void *to, uint64_t from, size_t n) {
     redcoll_pshm *h = (redcoll_pshm *)me->owner;
@@ -711,6 +748,8 @@ static int redcoll__pshm_fill(redcoll_pshm *h, const redcoll__ho_layout *lay) {
     me->hooks.pull = redcoll__pshm_pull;
     me->hooks.alive = redcoll__pshm_alive;
     me->hooks.left = redcoll__pshm_left;
+    me->hooks.tell = redcoll__pshm_tell;
+    me->detect = !(h->cfg.timeout_seconds > 0);
     me->owner = h;
     h->pidfd = (int *)malloc(sizeof(int) * (size_t)h->size);
     h->gone = (unsigned char *)calloc((size_t)h->size, 1);
@@ -955,6 +994,7 @@ REDCOLL_API void redcoll_pshm_destroy(redcoll_pshm *h) {
     if (h->rank >= 0 && h->ranks) {
         /* a destroyed rank leaves: peers do not count it dead */
         redcoll__ho_store(&h->ranks[h->rank].state, REDCOLL__PSHM_LEFT);
+        if (h->t.send) redcoll__ho_leave(&h->me); /* the deadlock detector counts it finished */
     }
     if (h->pidfd)
         for (i = 0; i < h->size; ++i)
@@ -970,6 +1010,10 @@ REDCOLL_API void redcoll_pshm_destroy(redcoll_pshm *h) {
 
 REDCOLL_API const redcoll_transport *redcoll_pshm_transport(redcoll_pshm *h) {
     return h && h->rank >= 0 && h->t.send ? &h->t : NULL;
+}
+
+REDCOLL_API const char *redcoll_pshm_report(const redcoll_pshm *h) {
+    return h && h->rank >= 0 && h->t.send ? redcoll__ho_account(&h->me) : NULL;
 }
 
 REDCOLL_API redcoll_result redcoll_pshm_status(const redcoll_pshm *h) {
