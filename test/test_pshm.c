@@ -342,7 +342,7 @@ static redcoll_result tpshm_rendezvous_rank(const redcoll_transport *t, void *ar
 }
 
 /* A rank that leaves (destroys its view) after eager sends: its peer still
-   receives them, and a receive nothing will match fails (ABORTED) instead
+   receives them, and a receive nothing will match fails (MISMATCH) instead
    of waiting forever. */
 static redcoll_result tpshm_left_rank(const redcoll_transport *t, void *arg) {
     static char big[20000];
@@ -358,7 +358,7 @@ static redcoll_result tpshm_left_rank(const redcoll_transport *t, void *arg) {
     x = 0;
     if ((r = t->recv(t->user, 1, big, sizeof big, 2)) || big[19999] != 9) return r ? r : REDCOLL_ERR_INVALID_ARG;
     if ((r = t->recv(t->user, 1, &x, sizeof x, 1)) || x != 5) return r ? r : REDCOLL_ERR_INVALID_ARG;
-    return t->recv(t->user, 1, &x, sizeof x, 3) == REDCOLL_ERR_ABORTED ? REDCOLL_OK : REDCOLL_ERR_INVALID_ARG;
+    return t->recv(t->user, 1, &x, sizeof x, 3) == REDCOLL_ERR_MISMATCH ? REDCOLL_OK : REDCOLL_ERR_INVALID_ARG;
 }
 
 static void test_pshm_transport(void) {
@@ -726,11 +726,12 @@ static void test_pshm_abort_timeout(void) {
             a.stay = stay;
             tpshm_run(&cfg, 5, tpshm_absent_rank, &a, res);
             for (i = 0; i < 4; ++i) {
-                want += res[i] == (stay ? REDCOLL_ERR_TIMEOUT : REDCOLL_ERR_ABORTED);
-                ok &= res[i] == REDCOLL_ERR_TIMEOUT || res[i] == REDCOLL_ERR_ABORTED;
+                want += res[i] == (stay ? REDCOLL_ERR_TIMEOUT : REDCOLL_ERR_MISMATCH);
+                ok &= res[i] == REDCOLL_ERR_TIMEOUT || res[i] == REDCOLL_ERR_ABORTED ||
+                      res[i] == REDCOLL_ERR_MISMATCH;
             }
             CHECK(ok && want >= 1, "allreduce/%s with a rank %s: %s %s %s %s",
-                  redcoll_algo_name((redcoll_algo)algo), stay ? "away (timeouts)" : "gone (it left: aborted)",
+                  redcoll_algo_name((redcoll_algo)algo), stay ? "away (timeouts)" : "gone (it left: mismatch)",
                   redcoll_result_string(res[0]), redcoll_result_string(res[1]),
                   redcoll_result_string(res[2]), redcoll_result_string(res[3]));
         }
@@ -1026,7 +1027,7 @@ static void tpshm_keep_report(void *arg, const char *text) {
 /* Runs d's case on p forked ranks (no timeout: the deadlock detector is
    on) under a supervisor process leading a process group of its own; 0 when
    it has not ended within `seconds` (the group is then killed). */
-static int tpshm_run_bounded(tpshm_disagree *d, int p, double seconds) {
+static int tpshm_run_bounded(tpshm_disagree *d, int p, double seconds, redcoll_pshm_rank_fn fn) {
     long long end = tpshm_now_ns() + (long long)(seconds * 1e9);
     int st = 0;
     pid_t sup;
@@ -1040,7 +1041,7 @@ static int tpshm_run_bounded(tpshm_disagree *d, int p, double seconds) {
         cfg.attach_seconds = 30;
         cfg.report = tpshm_keep_report;
         cfg.report_arg = d;
-        redcoll_pshm_run(&cfg, p, td_rank, &d->x, NULL);
+        redcoll_pshm_run(&cfg, p, fn, d, NULL);
         _exit(0);
     }
     setpgid(sup, sup); /* as the child does: whichever runs first */
@@ -1055,6 +1056,39 @@ static int tpshm_run_bounded(tpshm_disagree *d, int p, double seconds) {
     return 1;
 }
 
+static redcoll_result tpshm_td_rank(const redcoll_transport *t, void *arg) {
+    return td_rank(t, &((tpshm_disagree *)arg)->x);
+}
+
+/* Transport-level mistakes: each rank waits to receive from the next
+   (kind 0: a cycle, DEADLOCK), or rank 0 returns at once while the others
+   wait for it (kind 1: MISMATCH, it has left). */
+static redcoll_result tpshm_stuck_rank(const redcoll_transport *t, void *arg) {
+    tpshm_disagree *d = (tpshm_disagree *)arg;
+    int32_t v = 0;
+    if (d->x.kind == 1 && t->rank == 0) d->x.res[0] = REDCOLL_OK;
+    else d->x.res[t->rank] = t->recv(t->user, d->x.kind == 1 ? 0 : (t->rank + 1) % t->size, &v, sizeof v, 5);
+    return REDCOLL_OK;
+}
+
+static void tpshm_stuck(tpshm_disagree *d, int p, int kind) {
+    int r;
+    memset(d, 0, sizeof *d);
+    d->x.kind = (td_kind)kind;
+    for (r = 0; r < p; ++r) d->x.res[r] = REDCOLL_ERR_ABORTED;
+    if (!tpshm_run_bounded(d, p, 10, tpshm_stuck_rank)) {
+        CHECK(0, "p=%d %s: no end after 10 s (a hang)", p, kind ? "a rank left" : "a cycle");
+        return;
+    }
+    for (r = kind; r < p; ++r)
+        CHECK(d->x.res[r] == (kind ? REDCOLL_ERR_MISMATCH : REDCOLL_ERR_DEADLOCK), "p=%d %s: rank %d: %s", p,
+              kind ? "a rank left" : "a cycle", r, redcoll_result_string(d->x.res[r]));
+    CHECK(kind ? strstr(d->report, "ranks disagree about the call: rank 0 has finished while rank ") != NULL
+               : strstr(d->report, "deadlock: every rank is blocked or finished") &&
+                 strstr(d->report, "rank 0 waits to receive 4 bytes from rank 1"),
+          "p=%d: the account:\n%s", p, d->report);
+}
+
 static void test_pshm_disagree(void) {
     long fd = tpshm_sys(SYS_memfd_create, (long)"tpshm-disagree", 0, 0, 0, 0);
     tpshm_disagree *d = (tpshm_disagree *)MAP_FAILED;
@@ -1064,6 +1098,10 @@ static void test_pshm_disagree(void) {
     if (fd >= 0) close((int)fd);
     CHECK(d != MAP_FAILED, "shared memory for the cases");
     if (d == MAP_FAILED) return;
+    for (p = 3; p >= 2; --p) {
+        tpshm_stuck(d, p, 0);
+        tpshm_stuck(d, p, 1);
+    }
     for (p = 2; p <= 3; ++p)
         for (c = 0; c < REDCOLL_COLL_COUNT; ++c)
             for (k = 0; k < TD_KINDS; ++k) {
@@ -1072,7 +1110,7 @@ static void test_pshm_disagree(void) {
                 d->x.coll = (redcoll_coll)c; d->x.kind = (td_kind)k;
                 if (!td_applies(d->x.coll, d->x.kind, d->x.algo)) continue;
                 for (r = 0; r < p; ++r) d->x.res[r] = REDCOLL_ERR_ABORTED; /* a rank that never stored */
-                if (!tpshm_run_bounded(d, p, 10)) {
+                if (!tpshm_run_bounded(d, p, 10, tpshm_td_rank)) {
                     CHECK(0, "processes p=%d %s, odd rank's %s: no end after 10 s (a hang)", p,
                           redcoll_coll_name(d->x.coll), td_kind_names[d->x.kind]);
                     continue;

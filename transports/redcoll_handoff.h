@@ -1151,30 +1151,40 @@ static void redcoll__ho_sleep(redcoll__ho_me *me, redcoll__ho_end **ends, int n,
     redcoll__ho_store(&pm->sleeping, 0);
 }
 
-/* Whether an end of this call waits for a peer that has left: it never
-   completes. What the peer posted before it left is matched first. */
-static int redcoll__ho_stranded(redcoll__ho_me *me, redcoll__ho_end **ends, int n) {
+/* The end of this call that waits for a peer that has left (it never
+   completes), or NULL. What the peer posted before it left is matched first. */
+static redcoll__ho_end *redcoll__ho_stranded(redcoll__ho_me *me, redcoll__ho_end **ends, int n) {
+    redcoll__ho_end *any = NULL;
     int i, pass;
-    if (!me->hooks.left) return 0;
+    if (!me->hooks.left) return NULL;
     for (pass = 0; pass < 2; ++pass) {
-        int any = 0;
-        for (i = 0; i < n && !any; ++i)
-            any = !redcoll__ho_done(me, ends[i]) && me->hooks.left(me, ends[i]->peer);
-        if (!any) return 0;
+        for (i = 0, any = NULL; i < n && !any; ++i)
+            if (!redcoll__ho_done(me, ends[i]) && me->hooks.left(me, ends[i]->peer)) any = ends[i];
+        if (!any) return NULL;
         if (pass == 0) redcoll__ho_progress(me); /* its posts are older than its leaving */
     }
-    return 1;
+    return any;
 }
 
 /* The liveness checks, if due: REDCOLL_OK, or why this call fails: the
-   fabric was just aborted (a peer died), or a peer it waits for left. */
+   fabric was just aborted (a peer died: ABORTED), or a peer it waits for
+   left (MISMATCH: the peer made no such call, said in the account). */
 static redcoll_result redcoll__ho_check(redcoll__ho_me *me, redcoll__ho_end **ends, int n, long long now) {
+    redcoll__ho_end *e;
     redcoll_result r;
     if (!me->hooks.alive || !me->check_ns || now < me->next_check) return REDCOLL_OK;
     me->next_check = now + me->check_ns;
     r = me->hooks.alive(me);
     if (r != REDCOLL_OK) redcoll__ho_abort(me, r);
-    else if (redcoll__ho_stranded(me, ends, n)) r = REDCOLL_ERR_ABORTED;
+    else if ((e = redcoll__ho_stranded(me, ends, n)) != NULL && redcoll__ho_aborted(me)) {
+        r = redcoll__ho_verdict(me); /* it aborted before it left */
+    } else if (e) {
+        char name[64], text[256];
+        r = REDCOLL_ERR_MISMATCH;
+        snprintf(text, sizeof text, "%s: rank %d has finished while rank %d waits for it in %s\n",
+                 redcoll_result_string(r), e->peer, me->rank, redcoll_tag_name(e->tag, name, sizeof name));
+        redcoll__ho_tell(me, text);
+    }
     return r;
 }
 

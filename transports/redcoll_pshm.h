@@ -86,9 +86,8 @@
      the transport is aborted and they return REDCOLL_ERR_ABORTED, as every
      later call does. Destroy before exiting: a rank that left that way is
      not a failure (its eager sends are still received), but a wait that
-     needs it fails within the same interval: REDCOLL_ERR_MISMATCH from
-     the deadlock detector once every other rank waits too, else
-     REDCOLL_ERR_ABORTED.
+     needs it fails within the same interval with REDCOLL_ERR_MISMATCH
+     (it made no such call).
    - Waits poll, then sleep on a futex in the segment: more processes than
      cores still run (polling is off by default then).
 
@@ -211,7 +210,7 @@ REDCOLL_API redcoll_result redcoll_pshm_open(redcoll_pshm **out, const char *nam
 
 /*
 Leaves (a rank that leaves this way is not a failure for its peers; a peer
-still waiting for it fails, with REDCOLL_ERR_MISMATCH or REDCOLL_ERR_ABORTED)
+still waiting for it fails with REDCOLL_ERR_MISMATCH)
 and frees this process's view. NULL is ignored.
 
 Thread Safety
