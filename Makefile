@@ -28,7 +28,7 @@ MPI_TOOL := $(if $(shell command -v $(MPICC) 2>/dev/null),$(BUILD)/redcoll_mpi)
 
 .PHONY: all demo test test-sim test-compile asan tsan examples shim install uninstall \
         test-install clean docs bench-kernels bench-datapath fuzz sim-figures bench-sim \
-        bench-exact maps bench-select
+        bench-exact maps bench-select bench-overlap
 
 all: $(BUILD)/test_runner $(BUILD)/redcoll $(MPI_TOOL)
 
@@ -37,6 +37,11 @@ $(BUILD):
 
 $(BUILD)/test_runner: $(TEST_SRC) $(HEADERS) | $(BUILD)
 	$(CC) $(CFLAGS_) -Itest test/main.c -o $@ $(LIBS)
+
+# The same runner on the ucontext coroutine switch (the fallback of the x86-64
+# one): make test runs its non-blocking suite (nb/) with it.
+$(BUILD)/test_runner_ucontext: $(TEST_SRC) $(HEADERS) | $(BUILD)
+	$(CC) $(CFLAGS_) -DREDCOLL_CORO_UCONTEXT -Itest test/main.c -o $@ $(LIBS)
 
 # The fuzz target (test/fuzz.c): random calls of the public API on the
 # simulator, checked against the sequential reference and "nothing touched
@@ -173,6 +178,7 @@ test-sim: $(BUILD)/test_runner
 # -n 1..5, since their ranks busy-poll; without $(MPICC) they say so and are
 # skipped. Each suite's wall and CPU time is printed after it (test/run_all.sh).
 SUITES := "simulator&=$(BUILD)/test_runner" "cli=test/cli.sh $(BUILD)/redcoll" \
+          "ucontext=$(BUILD)/test_runner_ucontext nb/" \
           "cli-bench=test/cli_bench.sh $(BUILD)/redcoll $(or $(MPI_TOOL),none) $(MPIEXEC)" \
           "fuzz=$(BUILD)/fuzz -t $(FUZZ_SECONDS)" \
           "examples=test/examples.sh $(BUILD) $(MPIEXEC)" \
@@ -184,8 +190,8 @@ SUITES := "simulator&=$(BUILD)/test_runner" "cli=test/cli.sh $(BUILD)/redcoll" \
 
 # What make test runs, longest build first. The recipes build it two at a time
 # even under a plain `make test` (CI; a -j given on the command line is kept).
-TEST_BUILD  = $(BUILD)/test_runner $(MPI_TESTS) $(FORTRAN_TESTS) $(BUILD)/redcoll $(MPI_TOOL) \
-              $(BUILD)/fuzz test-compile examples shim $(BUILD)/mpi_yield.so
+TEST_BUILD  = $(BUILD)/test_runner $(BUILD)/test_runner_ucontext $(MPI_TESTS) $(FORTRAN_TESTS) \
+              $(BUILD)/redcoll $(MPI_TOOL) $(BUILD)/fuzz test-compile examples shim $(BUILD)/mpi_yield.so
 J2 = $(if $(filter -j%,$(MAKEFLAGS)),,-j2)
 
 test:
@@ -194,11 +200,12 @@ test:
 
 # The MPI suites' programs (test/mpi/run.sh and test/pmpi/run.sh build them
 # the same way when run alone, and skip the build when these are up to date).
-MPI_TESTS := $(if $(MPI_TOOL),$(BUILD)/test_mpi $(BUILD)/pmpi_errors $(BUILD)/pmpi_colls $(BUILD)/pmpi_threads)
-$(BUILD)/test_mpi: test/mpi/test_mpi.c redcoll.h transports/redcoll_mpi.h | $(BUILD)
+MPI_TESTS := $(if $(MPI_TOOL),$(BUILD)/test_mpi $(BUILD)/pmpi_errors $(BUILD)/pmpi_colls $(BUILD)/pmpi_threads \
+                               $(BUILD)/pmpi_nonblock $(BUILD)/pmpi_disagree)
+$(BUILD)/test_mpi: test/mpi/test_mpi.c test/disagree_cases.h redcoll.h transports/redcoll_mpi.h | $(BUILD)
 	$(MPICC) $(CFLAGS_) $< -o $@
 
-$(BUILD)/pmpi_errors $(BUILD)/pmpi_colls $(BUILD)/pmpi_threads: $(BUILD)/pmpi_%: test/pmpi/%.c \
+$(BUILD)/pmpi_errors $(BUILD)/pmpi_colls $(BUILD)/pmpi_threads $(BUILD)/pmpi_nonblock $(BUILD)/pmpi_disagree: $(BUILD)/pmpi_%: test/pmpi/%.c \
         shim/redcoll_pmpi.c redcoll.h transports/redcoll_mpi.h transports/redcoll_pshm.h \
         transports/redcoll_handoff.h | $(BUILD)
 	$(MPICC) $(CFLAGS_) $< -o $@ -lpthread
@@ -279,6 +286,22 @@ shim:
 $(SHIM): shim/redcoll_pmpi.c redcoll.h transports/redcoll_mpi.h transports/redcoll_pshm.h \
         transports/redcoll_handoff.h | $(BUILD)
 	$(MPICC) $(CFLAGS_) -fPIC -shared shim/redcoll_pmpi.c -o $@ -lpthread
+
+# Overlap of a non-blocking allreduce with computation (osu_iallreduce's
+# measure) and its cost waited on at once, threads and MPI at p = 2
+# (docs/benchmarks.md). BENCH_FLAGS="--sizes 1M --iters 51" and the like are passed on.
+$(BUILD)/overlap: bench/overlap.c bench/bench.h $(HEADERS) | $(BUILD)
+	$(CC) $(CFLAGS_) $< -o $@ $(LIBS)
+
+$(BUILD)/overlap_mpi: bench/overlap.c bench/bench.h $(HEADERS) | $(BUILD)
+	$(MPICC) $(CFLAGS_) -DOVERLAP_MPI $< -o $@ $(LIBS)
+
+bench-overlap: $(BUILD)/overlap
+	$(BUILD)/overlap -p 2 $(BENCH_FLAGS)
+	@if command -v $(MPICC) >/dev/null 2>&1; then \
+	    $(MAKE) --no-print-directory $(BUILD)/overlap_mpi && \
+	    $(MPIEXEC) -n 2 $(BUILD)/overlap_mpi $(BENCH_FLAGS); \
+	fi
 
 # The shim's cost over calling redcoll directly at 8 B (a benchmark, not a test):
 # mpiexec.mpich -n 2 -genv LD_PRELOAD $PWD/build/libredcoll_pmpi.so build/pmpi_overhead

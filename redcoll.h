@@ -43,7 +43,9 @@
       11. Cost model                                    [SECTION:cost]
       12. Selection                                     [SECTION:select]
       13. Setup and execute                             [SECTION:setup]
-      14. Entry points                                  [SECTION:entry]
+      14. Non-blocking collectives: coroutines, the
+          engine, requests                              [SECTION:nonblock]
+      15. Entry points                                  [SECTION:entry]
 */
 #ifndef REDCOLL_H
 #define REDCOLL_H
@@ -281,7 +283,9 @@ typedef struct redcoll_request { void *ptr; long long id; } redcoll_request;
 /* What a transport provides, filled by the adapter's own init function.
    Every call takes the adapter's `user` first, blocks until its buffers may be
    reused, and must be allowed to be synchronous (rendezvous): schedules never
-   rely on buffering, and exchanges use sendrecv.
+   rely on buffering, and exchanges use sendrecv. A wrapper that copies a
+   transport and replaces its `user` must replace or clear every entry taking
+   user, the ones appended later (test, irecv_reduce) included.
 
    Required: send, recv, sendrecv.
    Optional (NULL is fine):
@@ -309,6 +313,31 @@ typedef struct redcoll_request { void *ptr; long long id; } redcoll_request;
                  message longer than opts.chunk_bytes into messages of that
                  size on both ends, receives each into one chunk of scratch
                  and reduces it there (receive-and-reduce block, [SECTION:context]).
+     test, irecv_reduce, nb
+                 non-blocking progress, for redcoll_i<coll> and redcoll_plan_start
+                 (redcoll_coll_request below): a transport serves them when it
+                 has isend, irecv, waitall, test and nb, and irecv_reduce too if
+                 it has recv_reduce; otherwise those calls run the collective to
+                 completion before they return (same results and errors).
+                 test(count, reqs, &done) is MPI_Testall: it never blocks for
+                 long, and progresses every pending transfer of this rank on
+                 this transport (receives matched, irecv_reduce consumers
+                 called), not only reqs. NULL requests count as complete. When
+                 all of reqs are complete it releases them (ptr = NULL), sets
+                 done = 1 and returns the first error among them; otherwise done
+                 = 0, nothing is released, REDCOLL_OK. abort completes every
+                 pending request with an error, and a transport with a timeout
+                 fails a request incomplete that long, so a caller polling with
+                 test ends too. irecv_reduce is recv_reduce returning at once
+                 with a request: the consumer (and what it points to) stays
+                 valid until the request completes, and is called on this
+                 rank's thread from inside a later test, waitall or blocking
+                 call of this rank. waitall, while it blocks, serves the rank's
+                 other pending receives, which other collectives started on the
+                 transport may be waiting for. nb points at a redcoll_nbstate
+                 the adapter keeps for the library (one per rank transport,
+                 zeroed once, then left alone), where outstanding requests and
+                 the count of starts live.
      scratch     persistent scratch owned by the transport: a block of at least
                  `bytes`, valid until the next scratch call on this transport or
                  its destruction, or NULL when it cannot (the library then uses
@@ -416,6 +445,19 @@ Thread Safety
 REDCOLL_API const char *redcoll_tag_disagree(const char *a, int ta, const char *b, int tb, char *buf,
                                              size_t n);
 
+/* What the library keeps on a transport for its non-blocking collectives
+   (redcoll_transport.nb). An adapter embeds one per rank transport and zeroes
+   it when it fills the vtable; afterwards only the library touches it, except
+   tag_bits, which an adapter that keeps fewer than the 28 tag bits sets to
+   the number of low bits it keeps (requests are told apart by bits 13-15,
+   REDCOLL_TAG_MAX above: with fewer than 14 bits kept, non-blocking calls
+   run to completion at start). Private fields may change between versions. */
+typedef struct redcoll_nbstate {
+    void              *head, *tail; /* private: outstanding requests, oldest first */
+    unsigned long long starts;      /* private: requests started on this transport */
+    int                tag_bits;    /* 0: all 28 */
+} redcoll_nbstate;
+
 typedef struct redcoll_transport {
     void *user;
     int   rank, size;   /* 0 <= rank < size <= REDCOLL_MAX_RANKS */
@@ -439,6 +481,10 @@ typedef struct redcoll_transport {
                                       int src, size_t rbytes, int tag,
                                       const redcoll_consumer *into);
     void          *(*scratch)(void *user, size_t bytes);
+    redcoll_result (*test)(void *user, int count, redcoll_request *reqs, int *done);
+    redcoll_result (*irecv_reduce)(void *user, int src, size_t bytes, int tag,
+                                   const redcoll_consumer *into, redcoll_request *req);
+    redcoll_nbstate *nb;
 } redcoll_transport;
 
 /* A growing block of memory: what an adapter's `scratch` entry keeps. Start
@@ -488,14 +534,16 @@ REDCOLL_API void redcoll_scratch_block_free(redcoll_scratch_block *b);
    traffic never matches the parent's or that of a view with another id.
    Every optional entry of the parent is forwarded (abort, isend/irecv/waitall,
    node_of with rank translation, on_compute, on_scratch, flags, recv_reduce,
-   sendrecv_reduce, scratch), so any
+   sendrecv_reduce, scratch, test, irecv_reduce), so any
    collective runs on a view exactly as on a whole transport, and the
    simulator still counts all of it. A view of a view works the same way;
    its tag space, one of 63, depends on both ids and is never its parent's
    nor the transport's own, but may be another view's: use nested views one
    at a time, as the hierarchical schedules do. The hierarchical schedules
    build their groups with these views, at no cost per call beyond filling a
-   struct. */
+   struct. Non-blocking collectives on a view are numbered in the view (as
+   MPI numbers them per communicator): keep using one view struct for them,
+   and do not remake it while any is outstanding. */
 #define REDCOLL_GROUP_MAX_ID 31 /* ids 0..31 */
 
 typedef struct redcoll_group {
@@ -505,6 +553,7 @@ typedef struct redcoll_group {
     const int               *ranks;     /* borrowed; NULL: parent ranks first, first + 1, ... */
     int                      first;
     int                      id;        /* its tag space: see redcoll__view_tag */
+    redcoll_nbstate          nb;        /* its non-blocking collectives */
 } redcoll_group;
 
 /*
@@ -1019,7 +1068,8 @@ Return Value
                               not commutative. Nothing touched, as above.
     REDCOLL_ERR_OUT_OF_MEMORY scratch could not be allocated.
     REDCOLL_ERR_TRANSPORT, REDCOLL_ERR_TIMEOUT, REDCOLL_ERR_ABORTED,
-    REDCOLL_ERR_DEADLOCK      from the transport: a call on this rank failed
+    REDCOLL_ERR_DEADLOCK, REDCOLL_ERR_MISMATCH
+                              from the transport: a call on this rank failed
                               (the library then calls t->abort once, which
                               releases the peers with an error), or a peer's
                               failure released this rank. Buffers hold
@@ -1047,15 +1097,24 @@ Remarks
 
     Ranks that disagree (an erroneous program): the collective, the algorithm
     as resolved, the count (every count of an irregular collective), the
-    element size, the root and the options the algorithm reads (segment
-    size, threshold and cost model, hierarchical levels and groups) go into
-    the message tag, and message sizes must match exactly, so a disagreement
-    ends in an error or, on a transport without a timeout, a hang -- not in
-    OK with a wrong result. Not detected, as in MPI: another dtype of the
-    same size (int32 against float) or another op. The parameters are a
-    15-bit hash, so 1 disagreement in 32768 still matches by tag (then
-    usually by size too); over an MPI whose tags are narrower than 28 bits
-    (redcoll_mpi.h) more.
+    data type, the op (a user op: its commutative flag), the root, in place
+    (allreduce, reduce_scatter(_block), allgather(v), alltoall: every rank
+    or none) and the options the algorithm reads (segment size, threshold
+    and cost model, hierarchical levels and groups) go into the message tag,
+    and message sizes must match exactly, so the ranks' messages never
+    match and a disagreement ends in an error, not in OK with a wrong
+    result: REDCOLL_ERR_MISMATCH where a rank is shown a message of another
+    call (the stream rule at REDCOLL_TAG_MAX), REDCOLL_ERR_TRANSPORT for a
+    message of another size, REDCOLL_ERR_ABORTED where a peer's failure
+    released the rank, REDCOLL_ERR_DEADLOCK where every rank waits with no
+    message of another call in sight. The transports of this library catch
+    it without a timeout: the simulator and the threads transport always
+    (their deadlock detectors see every rank), redcoll_mpi.h wherever a
+    waiting rank is shown such a message (see there). A rank whose own call
+    could not show the mistake (it only sent, say) learns of it in a later
+    call on that transport. The parameters are a 12-bit hash, so 1
+    disagreement in 4096 still matches by tag (then usually by size too);
+    over an MPI whose tags are narrower than 28 bits (redcoll_mpi.h) more.
 */
 
 /*
@@ -1595,7 +1654,8 @@ Parameters
     plan    a plan from redcoll_<coll>_init.
 
 Return Value
-    As the one-shot call; REDCOLL_ERR_INVALID_ARG for a NULL plan.
+    As the one-shot call; REDCOLL_ERR_INVALID_ARG for a NULL plan or one
+    started (redcoll_plan_start) and not completed since.
 
 Thread Safety
     One thread at a time per plan, and it counts as a call on its transport.
@@ -1603,7 +1663,8 @@ Thread Safety
 REDCOLL_API redcoll_result redcoll_plan_run(redcoll_plan *plan);
 
 /*
-Releases the plan and its scratch, to the allocator it was made with.
+Releases the plan and its scratch, to the allocator it was made with; a
+plan started and not completed is completed first.
 
 Parameters
     plan    a plan, or NULL (nothing happens).
@@ -1612,7 +1673,7 @@ Return Value
     None.
 
 Thread Safety
-    Not while the plan runs.
+    Not while the plan runs on another thread.
 */
 REDCOLL_API void redcoll_plan_free(redcoll_plan *plan);
 
@@ -1643,6 +1704,405 @@ Thread Safety
     Thread safe (the plan is not changed).
 */
 REDCOLL_API size_t redcoll_plan_scratch_bytes(const redcoll_plan *plan);
+
+/*
+Non-blocking collectives (MPI's MPI_Iallreduce, ..., and MPI-4's MPI_Start)
+---------------------------------------------------------------------------
+redcoll_i<coll> takes the arguments of redcoll_<coll> plus `req`, checks
+them, starts the collective and returns; the application computes, then
+completes the request with redcoll_wait (or polls it with redcoll_test) and
+releases it with redcoll_request_free. A plan starts with redcoll_plan_start
+and completes with redcoll_plan_wait / redcoll_plan_test, as often as
+wanted. The results are the blocking call's, bit for bit: each schedule runs
+unchanged, as a coroutine that waits where the blocking call would block.
+
+    redcoll_coll_request *req;
+    if (redcoll_iallreduce(t, x, sum, n, REDCOLL_DOUBLE, REDCOLL_SUM, NULL, &req) == REDCOLL_OK) {
+        while (work_left()) { work_a_little(); redcoll_test(req, &done); }
+        r = redcoll_wait(req);
+        redcoll_request_free(req);
+    }
+
+Progress happens inside redcoll_test, redcoll_wait and the starts (and the
+plan forms): each moves every request outstanding on the same transport (a
+group view's requests count as its parent's) as far as its transfers have
+completed. Between those calls nothing advances, so an application that
+computes for long should call redcoll_test now and then (every 50 us keeps
+a 1 MB allreduce moving). redcoll_wait on the only outstanding request of its
+transport finishes it with the transport's blocking calls, as the blocking
+collective would (its cost when waited on at once).
+
+Every rank starts the same collectives on a transport in the same order
+(blocking and non-blocking calls count in one order, as in MPI; a
+non-blocking call never matches a blocking one). Up to 7 requests may be
+outstanding per transport at once, completed in any order; starting an
+eighth first completes the rank's oldest (the 3 slot bits of the tag keep
+requests apart). The buffers, and the count arrays of the irregular
+collectives, belong to the request until it completes: do not read the
+output or write the input before. A transport without non-blocking progress
+(see redcoll_transport: isend, irecv, waitall, test, nb), or a platform
+without coroutines, runs the collective to completion inside the start: the
+request is complete when returned. Memory: each running request has a
+coroutine stack (REDCOLL_NB_STACK, 64 KiB, of which the schedules touch at
+most a few KiB) and its scratch, measured like the blocking call's;
+released requests are kept for the next start (up to 16, default allocator
+only), so in steady state a start allocates nothing. Plans hold theirs from
+init: a plan start never allocates. Details: docs/nonblocking.md.
+*/
+typedef struct redcoll_coll_request redcoll_coll_request;
+
+/*
+Starts redcoll_allreduce (see "Non-blocking collectives").
+
+Parameters
+    req     receives the request, for redcoll_test, redcoll_wait and
+            redcoll_request_free.
+    others  as redcoll_allreduce; they belong to the request until it completes.
+
+Return Value
+    REDCOLL_OK with *req set (a request that may already be complete); else
+    *req = NULL and, as redcoll_allreduce's argument checks,
+    REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with nothing sent, touched or
+    allocated, or REDCOLL_ERR_OUT_OF_MEMORY. The collective's own result
+    comes from redcoll_wait or redcoll_test.
+
+Thread Safety
+    As a call on t; the request then belongs to t's thread.
+*/
+REDCOLL_API redcoll_result redcoll_iallreduce(const redcoll_transport *t, const void *sbuf,
+                                              void *rbuf, size_t count, redcoll_dtype dtype,
+                                              redcoll_op op, const redcoll_options *opts,
+                                              redcoll_coll_request **req);
+
+/*
+Starts redcoll_reduce (see "Non-blocking collectives").
+
+Parameters
+    req     receives the request, for redcoll_test, redcoll_wait and
+            redcoll_request_free.
+    others  as redcoll_reduce; they belong to the request until it completes.
+
+Return Value
+    REDCOLL_OK with *req set (a request that may already be complete); else
+    *req = NULL and, as redcoll_reduce's argument checks,
+    REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with nothing sent, touched or
+    allocated, or REDCOLL_ERR_OUT_OF_MEMORY. The collective's own result
+    comes from redcoll_wait or redcoll_test.
+
+Thread Safety
+    As a call on t; the request then belongs to t's thread.
+*/
+REDCOLL_API redcoll_result redcoll_ireduce(const redcoll_transport *t, const void *sbuf,
+                                           void *rbuf, size_t count, redcoll_dtype dtype,
+                                           redcoll_op op, int root, const redcoll_options *opts,
+                                           redcoll_coll_request **req);
+
+/*
+Starts redcoll_reduce_scatter (see "Non-blocking collectives").
+
+Parameters
+    req     receives the request, for redcoll_test, redcoll_wait and
+            redcoll_request_free.
+    others  as redcoll_reduce_scatter; they belong to the request until it completes.
+
+Return Value
+    REDCOLL_OK with *req set (a request that may already be complete); else
+    *req = NULL and, as redcoll_reduce_scatter's argument checks,
+    REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with nothing sent, touched or
+    allocated, or REDCOLL_ERR_OUT_OF_MEMORY. The collective's own result
+    comes from redcoll_wait or redcoll_test.
+
+Thread Safety
+    As a call on t; the request then belongs to t's thread.
+*/
+REDCOLL_API redcoll_result redcoll_ireduce_scatter(const redcoll_transport *t, const void *sbuf,
+                                                   void *rbuf, const size_t *recvcounts,
+                                                   redcoll_dtype dtype, redcoll_op op,
+                                                   const redcoll_options *opts,
+                                                   redcoll_coll_request **req);
+
+/*
+Starts redcoll_reduce_scatter_block (see "Non-blocking collectives").
+
+Parameters
+    req     receives the request, for redcoll_test, redcoll_wait and
+            redcoll_request_free.
+    others  as redcoll_reduce_scatter_block; they belong to the request until it completes.
+
+Return Value
+    REDCOLL_OK with *req set (a request that may already be complete); else
+    *req = NULL and, as redcoll_reduce_scatter_block's argument checks,
+    REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with nothing sent, touched or
+    allocated, or REDCOLL_ERR_OUT_OF_MEMORY. The collective's own result
+    comes from redcoll_wait or redcoll_test.
+
+Thread Safety
+    As a call on t; the request then belongs to t's thread.
+*/
+REDCOLL_API redcoll_result redcoll_ireduce_scatter_block(const redcoll_transport *t,
+                                                         const void *sbuf, void *rbuf,
+                                                         size_t recvcount, redcoll_dtype dtype,
+                                                         redcoll_op op, const redcoll_options *opts,
+                                                         redcoll_coll_request **req);
+
+/*
+Starts redcoll_allgather (see "Non-blocking collectives").
+
+Parameters
+    req     receives the request, for redcoll_test, redcoll_wait and
+            redcoll_request_free.
+    others  as redcoll_allgather; they belong to the request until it completes.
+
+Return Value
+    REDCOLL_OK with *req set (a request that may already be complete); else
+    *req = NULL and, as redcoll_allgather's argument checks,
+    REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with nothing sent, touched or
+    allocated, or REDCOLL_ERR_OUT_OF_MEMORY. The collective's own result
+    comes from redcoll_wait or redcoll_test.
+
+Thread Safety
+    As a call on t; the request then belongs to t's thread.
+*/
+REDCOLL_API redcoll_result redcoll_iallgather(const redcoll_transport *t, const void *sbuf,
+                                              void *rbuf, size_t count, redcoll_dtype dtype,
+                                              const redcoll_options *opts,
+                                              redcoll_coll_request **req);
+
+/*
+Starts redcoll_allgatherv (see "Non-blocking collectives").
+
+Parameters
+    req     receives the request, for redcoll_test, redcoll_wait and
+            redcoll_request_free.
+    others  as redcoll_allgatherv; they belong to the request until it completes.
+
+Return Value
+    REDCOLL_OK with *req set (a request that may already be complete); else
+    *req = NULL and, as redcoll_allgatherv's argument checks,
+    REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with nothing sent, touched or
+    allocated, or REDCOLL_ERR_OUT_OF_MEMORY. The collective's own result
+    comes from redcoll_wait or redcoll_test.
+
+Thread Safety
+    As a call on t; the request then belongs to t's thread.
+*/
+REDCOLL_API redcoll_result redcoll_iallgatherv(const redcoll_transport *t, const void *sbuf,
+                                               void *rbuf, const size_t *counts,
+                                               redcoll_dtype dtype, const redcoll_options *opts,
+                                               redcoll_coll_request **req);
+
+/*
+Starts redcoll_bcast (see "Non-blocking collectives").
+
+Parameters
+    req     receives the request, for redcoll_test, redcoll_wait and
+            redcoll_request_free.
+    others  as redcoll_bcast; they belong to the request until it completes.
+
+Return Value
+    REDCOLL_OK with *req set (a request that may already be complete); else
+    *req = NULL and, as redcoll_bcast's argument checks,
+    REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with nothing sent, touched or
+    allocated, or REDCOLL_ERR_OUT_OF_MEMORY. The collective's own result
+    comes from redcoll_wait or redcoll_test.
+
+Thread Safety
+    As a call on t; the request then belongs to t's thread.
+*/
+REDCOLL_API redcoll_result redcoll_ibcast(const redcoll_transport *t, void *buf, size_t count,
+                                          redcoll_dtype dtype, int root,
+                                          const redcoll_options *opts, redcoll_coll_request **req);
+
+/*
+Starts redcoll_alltoall (see "Non-blocking collectives").
+
+Parameters
+    req     receives the request, for redcoll_test, redcoll_wait and
+            redcoll_request_free.
+    others  as redcoll_alltoall; they belong to the request until it completes.
+
+Return Value
+    REDCOLL_OK with *req set (a request that may already be complete); else
+    *req = NULL and, as redcoll_alltoall's argument checks,
+    REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with nothing sent, touched or
+    allocated, or REDCOLL_ERR_OUT_OF_MEMORY. The collective's own result
+    comes from redcoll_wait or redcoll_test.
+
+Thread Safety
+    As a call on t; the request then belongs to t's thread.
+*/
+REDCOLL_API redcoll_result redcoll_ialltoall(const redcoll_transport *t, const void *sbuf,
+                                             void *rbuf, size_t count, redcoll_dtype dtype,
+                                             const redcoll_options *opts,
+                                             redcoll_coll_request **req);
+
+/*
+Starts redcoll_gather (see "Non-blocking collectives").
+
+Parameters
+    req     receives the request, for redcoll_test, redcoll_wait and
+            redcoll_request_free.
+    others  as redcoll_gather; they belong to the request until it completes.
+
+Return Value
+    REDCOLL_OK with *req set (a request that may already be complete); else
+    *req = NULL and, as redcoll_gather's argument checks,
+    REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with nothing sent, touched or
+    allocated, or REDCOLL_ERR_OUT_OF_MEMORY. The collective's own result
+    comes from redcoll_wait or redcoll_test.
+
+Thread Safety
+    As a call on t; the request then belongs to t's thread.
+*/
+REDCOLL_API redcoll_result redcoll_igather(const redcoll_transport *t, const void *sbuf,
+                                           void *rbuf, size_t count, redcoll_dtype dtype,
+                                           int root, const redcoll_options *opts,
+                                           redcoll_coll_request **req);
+
+/*
+Starts redcoll_scatter (see "Non-blocking collectives").
+
+Parameters
+    req     receives the request, for redcoll_test, redcoll_wait and
+            redcoll_request_free.
+    others  as redcoll_scatter; they belong to the request until it completes.
+
+Return Value
+    REDCOLL_OK with *req set (a request that may already be complete); else
+    *req = NULL and, as redcoll_scatter's argument checks,
+    REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with nothing sent, touched or
+    allocated, or REDCOLL_ERR_OUT_OF_MEMORY. The collective's own result
+    comes from redcoll_wait or redcoll_test.
+
+Thread Safety
+    As a call on t; the request then belongs to t's thread.
+*/
+REDCOLL_API redcoll_result redcoll_iscatter(const redcoll_transport *t, const void *sbuf,
+                                            void *rbuf, size_t count, redcoll_dtype dtype,
+                                            int root, const redcoll_options *opts,
+                                            redcoll_coll_request **req);
+
+/*
+Starts redcoll_barrier (see "Non-blocking collectives").
+
+Parameters
+    req     receives the request, for redcoll_test, redcoll_wait and
+            redcoll_request_free.
+    others  as redcoll_barrier; they belong to the request until it completes.
+
+Return Value
+    REDCOLL_OK with *req set (a request that may already be complete); else
+    *req = NULL and, as redcoll_barrier's argument checks,
+    REDCOLL_ERR_INVALID_ARG or _UNSUPPORTED with nothing sent, touched or
+    allocated, or REDCOLL_ERR_OUT_OF_MEMORY. The collective's own result
+    comes from redcoll_wait or redcoll_test.
+
+Thread Safety
+    As a call on t; the request then belongs to t's thread.
+*/
+REDCOLL_API redcoll_result redcoll_ibarrier(const redcoll_transport *t,
+                                            const redcoll_options *opts,
+                                            redcoll_coll_request **req);
+
+/*
+Moves the requests outstanding on req's transport along (see "Non-blocking
+collectives") and says whether req has completed.
+
+Parameters
+    req     a request from redcoll_i<coll>.
+    done    receives 1 once req has completed, else 0.
+
+Return Value
+    With *done 1: the collective's result, as the blocking call would return
+    it (again on every later call). With *done 0: REDCOLL_OK.
+    REDCOLL_ERR_INVALID_ARG for a NULL req or done.
+
+Thread Safety
+    As a call on req's transport.
+*/
+REDCOLL_API redcoll_result redcoll_test(redcoll_coll_request *req, int *done);
+
+/*
+Completes req, moving the other requests of its transport along while it
+waits.
+
+Parameters
+    req     a request from redcoll_i<coll>.
+
+Return Value
+    The collective's result, as the blocking call would return it (again for
+    a request already complete); REDCOLL_ERR_INVALID_ARG for NULL.
+
+Thread Safety
+    As a call on req's transport.
+*/
+REDCOLL_API redcoll_result redcoll_wait(redcoll_coll_request *req);
+
+/*
+Releases req; a request still running is completed first (its peers rely on
+it).
+
+Parameters
+    req     a request, or NULL (nothing happens).
+
+Return Value
+    None.
+
+Thread Safety
+    As a call on req's transport.
+*/
+REDCOLL_API void redcoll_request_free(redcoll_coll_request *req);
+
+/*
+Starts the plan (MPI_Start): as redcoll_plan_run, but returns once the
+collective is under way.
+
+Parameters
+    plan    a plan from redcoll_<coll>_init, not started or completed since.
+
+Return Value
+    REDCOLL_OK; REDCOLL_ERR_INVALID_ARG for NULL or a plan still running.
+    The collective's result comes from redcoll_plan_wait or redcoll_plan_test.
+
+Thread Safety
+    As a call on the plan's transport.
+
+Remarks
+    Allocates nothing. On a transport without non-blocking progress the run
+    happens here.
+*/
+REDCOLL_API redcoll_result redcoll_plan_start(redcoll_plan *plan);
+
+/*
+As redcoll_test, for a started plan.
+
+Parameters
+    plan    a plan.
+    done    receives 1 once the start has completed (a plan not started: 1).
+
+Return Value
+    With *done 1: the last run's or start's result (REDCOLL_OK if none).
+    With *done 0: REDCOLL_OK. REDCOLL_ERR_INVALID_ARG for NULL arguments.
+
+Thread Safety
+    As a call on the plan's transport.
+*/
+REDCOLL_API redcoll_result redcoll_plan_test(redcoll_plan *plan, int *done);
+
+/*
+As redcoll_wait, for a started plan.
+
+Parameters
+    plan    a plan.
+
+Return Value
+    The start's result (a plan not started: the last run's, or REDCOLL_OK);
+    REDCOLL_ERR_INVALID_ARG for NULL.
+
+Thread Safety
+    As a call on the plan's transport.
+*/
+REDCOLL_API redcoll_result redcoll_plan_wait(redcoll_plan *plan);
 
 #ifdef __cplusplus
 }
@@ -2266,6 +2726,19 @@ static void *redcoll__gscratch(void *u, size_t bytes) {
     return g->parent->scratch(g->parent->user, bytes);
 }
 
+static redcoll_result redcoll__gtest(void *u, int count, redcoll_request *reqs, int *done) {
+    const redcoll_group *g = (const redcoll_group *)u;
+    return g->parent->test(g->parent->user, count, reqs, done);
+}
+
+static redcoll_result redcoll__girecv_reduce(void *u, int src, size_t bytes, int tag,
+                                             const redcoll_consumer *into, redcoll_request *req) {
+    const redcoll_group *g = (const redcoll_group *)u;
+    int s = redcoll__gparent(g, src);
+    if (s < 0) return REDCOLL_ERR_TRANSPORT;
+    return g->parent->irecv_reduce(g->parent->user, s, bytes, redcoll__view_tag(g, tag), into, req);
+}
+
 /* Fills the view (arguments already checked); `me` is the caller's view rank. */
 static void redcoll__group_make(redcoll_group *g, const redcoll_transport *parent,
                                 const int *ranks, int first, int n, int id, int me) {
@@ -2287,6 +2760,9 @@ static void redcoll__group_make(redcoll_group *g, const redcoll_transport *paren
     t->recv_reduce = P->recv_reduce ? redcoll__grecv_reduce : NULL;
     t->sendrecv_reduce = P->sendrecv_reduce ? redcoll__gsendrecv_reduce : NULL;
     t->scratch = P->scratch ? redcoll__gscratch : NULL;
+    t->test = P->test ? redcoll__gtest : NULL;
+    t->irecv_reduce = P->irecv_reduce ? redcoll__girecv_reduce : NULL;
+    if (P->nb) { g->nb.tag_bits = P->nb->tag_bits; t->nb = &g->nb; }
 }
 
 REDCOLL_API void *redcoll_scratch_block_get(redcoll_scratch_block *b, size_t bytes) {
@@ -8535,7 +9011,14 @@ struct redcoll_plan {
     redcoll__call  call;
     redcoll__arena arena;
     void          *block;  /* the arena's memory, as allocated */
+    struct redcoll_coll_request *nb; /* for redcoll_plan_start ([SECTION:nonblock]); NULL:
+                                        its transport has no non-blocking progress */
+    redcoll_result last;   /* the last run's result (redcoll_plan_wait) */
 };
+
+static redcoll_result redcoll__nb_plan_attach(redcoll__call *call, struct redcoll_coll_request **out);
+static void redcoll__nb_plan_detach(struct redcoll_coll_request *q);
+static int redcoll__nb_running(const struct redcoll_coll_request *q);
 
 static redcoll_result redcoll__plan_make(const redcoll__desc *d, redcoll_plan **out) {
     redcoll__call call;
@@ -8564,20 +9047,23 @@ static redcoll_result redcoll__plan_make(const redcoll__desc *d, redcoll_plan **
                          (REDCOLL__ARENA_ALIGN - (size_t)pl->block % REDCOLL__ARENA_ALIGN) % REDCOLL__ARENA_ALIGN;
         pl->arena.cap = need;
     }
+    r = redcoll__nb_plan_attach(&pl->call, &pl->nb);
+    if (r != REDCOLL_OK) { redcoll_plan_free(pl); return r; }
     *out = pl;
     return REDCOLL_OK;
 }
 
 REDCOLL_API redcoll_result redcoll_plan_run(redcoll_plan *plan) {
-    if (!plan) return REDCOLL_ERR_INVALID_ARG;
+    if (!plan || redcoll__nb_running(plan->nb)) return REDCOLL_ERR_INVALID_ARG;
     plan->arena.top = 0;
     plan->call.c.arena = &plan->arena;
-    return redcoll__execute(&plan->call);
+    return plan->last = redcoll__execute(&plan->call);
 }
 
 REDCOLL_API void redcoll_plan_free(redcoll_plan *plan) {
     redcoll_allocator a;
     if (!plan) return;
+    if (plan->nb) redcoll__nb_plan_detach(plan->nb);
     a = plan->call.c.o.allocator;
     if (plan->block) redcoll__mem_free(&a, plan->block);
     redcoll__mem_free(&a, plan);
@@ -8606,26 +9092,35 @@ REDCOLL_API size_t redcoll_plan_scratch_bytes(const redcoll_plan *plan) {
    65536 ranks of 8 MiB scratch would be 65536 untouched mallocs), while
    index arrays stay real and on_scratch reports the same bytes. The exact
    sum skips the stack arena (its round buffer does not fit there). */
+static redcoll_result redcoll__once_run(redcoll__call *call);
+
 static redcoll_result redcoll__once(redcoll_coll coll, const redcoll_transport *t, const void *sbuf,
                                     void *rbuf, size_t count, const size_t *counts,
                                     redcoll_dtype dtype, const redcoll_op *op, int root,
                                     const redcoll_options *opts) {
     redcoll__desc d = redcoll__describe(coll, t, sbuf, rbuf, count, counts, dtype, op, root, opts);
     redcoll__call call;
-    redcoll__arena arena;
-    size_t need = 0;
     redcoll_result r = redcoll__setup(&call, &d);
     if (r != REDCOLL_OK || call.empty) return r;
+    return redcoll__once_run(&call);
+}
+
+/* The one-shot call's run, once setup accepted it (not empty). */
+static redcoll_result redcoll__once_run(redcoll__call *call) {
+    const redcoll_transport *t = call->c.t;
+    redcoll__arena arena;
+    size_t need = 0;
+    redcoll_result r;
     REDCOLL_MEMSET(&arena, 0, sizeof arena);
-    if (call.c.dry) return redcoll__execute_measuring(&call, t, &need);
-    if (call.bytes <= REDCOLL__SMALL_BYTES && call.c.op.kind != REDCOLL_OP_SUM_EXACT) {
+    if (call->c.dry) return redcoll__execute_measuring(call, t, &need);
+    if (call->bytes <= REDCOLL__SMALL_BYTES && call->c.op.kind != REDCOLL_OP_SUM_EXACT) {
         union { char b[REDCOLL__SMALL_ARENA]; double align_d; void *align_p; long long align_l; } small;
         arena.base = small.b; arena.cap = sizeof small.b;
-        call.c.arena = &arena;
-        return redcoll__execute(&call);
+        call->c.arena = &arena;
+        return redcoll__execute(call);
     }
-    if (!t->scratch) return redcoll__execute(&call);
-    r = redcoll__measure(&call, &need);
+    if (!t->scratch) return redcoll__execute(call);
+    r = redcoll__measure(call, &need);
     if (r != REDCOLL_OK) return r;
     if (need && need <= (size_t)-1 - REDCOLL__ARENA_ALIGN) {
         char *b = (char *)t->scratch(t->user, need + REDCOLL__ARENA_ALIGN - 1);
@@ -8634,11 +9129,769 @@ static redcoll_result redcoll__once(redcoll_coll coll, const redcoll_transport *
             arena.cap = need;
         }
     }
-    call.c.arena = &arena;
-    return redcoll__execute(&call);
+    call->c.arena = &arena;
+    return redcoll__execute(call);
 }
 
-/* ==== 14. Entry points [SECTION:entry] =================================== */
+/* ==== 14. Non-blocking collectives [SECTION:nonblock] ====================== */
+
+/* ---- coroutines -------------------------------------------------------------
+   A coroutine is a function running on a stack of its own, which it leaves
+   and re-enters at the point where it left: the simulator runs each rank as
+   one, and a non-blocking collective runs its schedule as one (below).
+   redcoll__coro_switch(from, to) saves the callee-saved registers and the
+   floating-point control words on the current stack, stores the stack
+   pointer in `from` and resumes `to`; a new stack starts in
+   redcoll__coro_tramp, which calls redcoll__coro_entry(coro). On x86-64
+   (System V, so not Windows; GCC 8+ or Clang) that is a few instructions;
+   elsewhere ucontext (glibc, FreeBSD, or REDCOLL_CORO_UCONTEXT defined),
+   whose swapcontext also saves the signal mask: a system call per switch.
+   Without either REDCOLL__CORO is 0: non-blocking collectives then run to
+   completion when started, and the simulator does not compile. Naked
+   static functions (not top-level asm) keep each translation unit's copy
+   its own, with LTO too. AddressSanitizer and ThreadSanitizer are told of
+   every switch. The coroutine running on this thread is redcoll__coro_now
+   (NULL: the thread's own stack, whose context is redcoll__coro_base). */
+#if defined(REDCOLL_CORO_UCONTEXT)
+#define REDCOLL__CORO 2
+#elif defined(__x86_64__) && !defined(_WIN32) && \
+    (defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 8))
+#define REDCOLL__CORO 1
+#elif defined(__GLIBC__) || defined(__FreeBSD__)
+#define REDCOLL__CORO 2
+#else
+#define REDCOLL__CORO 0
+#endif
+#if REDCOLL__CORO == 2
+#include <ucontext.h>
+#endif
+
+#if defined(__cplusplus)
+#define REDCOLL__TLS thread_local
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__STDC_NO_THREADS__)
+#define REDCOLL__TLS _Thread_local
+#else
+#define REDCOLL__TLS __thread
+#endif
+
+#if defined(__SANITIZE_ADDRESS__)
+#define REDCOLL__CORO_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define REDCOLL__CORO_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define REDCOLL__CORO_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define REDCOLL__CORO_TSAN 1
+#endif
+#endif
+#ifdef __cplusplus
+extern "C" {
+#endif
+#ifdef REDCOLL__CORO_ASAN
+void __sanitizer_start_switch_fiber(void **fake_stack_save, const void *bottom, size_t size);
+void __sanitizer_finish_switch_fiber(void *fake_stack_save, const void **bottom_old, size_t *size_old);
+void __asan_poison_memory_region(void const volatile *addr, size_t size);
+void __asan_unpoison_memory_region(void const volatile *addr, size_t size);
+#endif
+#ifdef REDCOLL__CORO_TSAN
+void *__tsan_get_current_fiber(void);
+void *__tsan_create_fiber(unsigned flags);
+void __tsan_destroy_fiber(void *fiber);
+void __tsan_switch_to_fiber(void *fiber, unsigned flags);
+#endif
+#ifdef __cplusplus
+}
+#endif
+
+/* Where a coroutine (or a thread's own stack) left off. */
+typedef struct redcoll__coro {
+#if REDCOLL__CORO == 1
+    void                 *sp;
+#elif REDCOLL__CORO == 2
+    ucontext_t            uc;
+#endif
+    const void           *lo;         /* its stack (NULL for a thread's own until it is left) */
+    size_t                size;
+    void                (*fn)(void *); /* runs on it; never returns (it switches away last) */
+    void                 *arg;
+    struct redcoll__coro *from;       /* the context that switched to it last */
+    void                 *asan_fake;
+    void                 *tsan_fiber;
+    int                   tsan_own;   /* tsan_fiber was made for it */
+} redcoll__coro;
+
+static REDCOLL__TLS redcoll__coro *redcoll__coro_now;
+static REDCOLL__TLS redcoll__coro redcoll__coro_base;
+
+/* The context running now: a coroutine, or this thread's own stack. */
+static redcoll__coro *redcoll__coro_self(void) {
+    return redcoll__coro_now ? redcoll__coro_now : &redcoll__coro_base;
+}
+
+#if REDCOLL__CORO == 1
+__attribute__((naked, noinline)) static void redcoll__coro_jump(void **save __attribute__((unused)),
+                                                               void *to __attribute__((unused))) {
+    __asm__("pushq %rbp\n\t"
+            "pushq %rbx\n\t"
+            "pushq %r12\n\t"
+            "pushq %r13\n\t"
+            "pushq %r14\n\t"
+            "pushq %r15\n\t"
+            "subq $8, %rsp\n\t"
+            "stmxcsr (%rsp)\n\t"
+            "fnstcw 4(%rsp)\n\t"
+            "movq %rsp, (%rdi)\n\t"
+            "movq %rsi, %rsp\n\t"
+            "ldmxcsr (%rsp)\n\t"
+            "fldcw 4(%rsp)\n\t"
+            "addq $8, %rsp\n\t"
+            "popq %r15\n\t"
+            "popq %r14\n\t"
+            "popq %r13\n\t"
+            "popq %r12\n\t"
+            "popq %rbx\n\t"
+            "popq %rbp\n\t"
+            "ret\n\t");
+}
+
+__attribute__((naked, noinline)) static void redcoll__coro_tramp(void) {
+    __asm__("movq %r12, %rdi\n\t"
+            "callq *%r13\n\t"
+            "ud2\n\t");
+}
+#endif
+
+/* Runs in a context that has just been resumed: tells AddressSanitizer, and
+   learns the bounds of a thread's stack the first time it is left. */
+static void redcoll__coro_arrived(redcoll__coro *self) {
+#ifdef REDCOLL__CORO_ASAN
+    const void *lo;
+    size_t size;
+    __sanitizer_finish_switch_fiber(self->asan_fake, &lo, &size);
+    if (self->from && !self->from->lo) { self->from->lo = lo; self->from->size = size; }
+#else
+    (void)self;
+#endif
+}
+
+/* Leaves `from` (the running context) for `to`; `last` when from has ended
+   for good (its stack may be reused). Returns when something switches back
+   to from. */
+static void redcoll__coro_switch(redcoll__coro *from, redcoll__coro *to, int last) {
+    to->from = from;
+    redcoll__coro_now = to == &redcoll__coro_base ? NULL : to;
+#ifdef REDCOLL__CORO_ASAN
+    __sanitizer_start_switch_fiber(last ? NULL : &from->asan_fake, to->lo, to->size);
+#endif
+#ifdef REDCOLL__CORO_TSAN
+    if (!from->tsan_fiber) from->tsan_fiber = __tsan_get_current_fiber();
+    __tsan_switch_to_fiber(to->tsan_fiber, 0);
+#endif
+    (void)last;
+#if REDCOLL__CORO == 1
+    redcoll__coro_jump(&from->sp, to->sp);
+#elif REDCOLL__CORO == 2
+    swapcontext(&from->uc, &to->uc);
+#endif
+    redcoll__coro_arrived(from);
+}
+
+static void redcoll__coro_entry(void *arg) {
+    redcoll__coro *c = (redcoll__coro *)arg;
+    redcoll__coro_arrived(c);
+    c->fn(c->arg);
+}
+
+#if REDCOLL__CORO == 2
+static void redcoll__coro_entry_uc(int hi, int lo) { /* makecontext passes ints */
+    uintptr_t a = ((uintptr_t)(unsigned)hi << 16 << 16) | (uintptr_t)(unsigned)lo;
+    redcoll__coro_entry((void *)a);
+}
+#endif
+
+/* Prepares c to run fn(arg) on the `size` bytes of stack at lo when first
+   switched to. fn must never return: it ends by switching away with last. */
+static void redcoll__coro_make(redcoll__coro *c, char *lo, size_t size, void (*fn)(void *), void *arg) {
+    char *top = lo + size;
+    c->lo = lo; c->size = size; c->fn = fn; c->arg = arg; c->from = NULL;
+    c->asan_fake = NULL;
+#ifdef REDCOLL__CORO_ASAN
+    __asan_unpoison_memory_region(lo, size); /* frames an earlier run left */
+#endif
+#ifdef REDCOLL__CORO_TSAN
+    if (!c->tsan_own) { c->tsan_fiber = __tsan_create_fiber(0); c->tsan_own = 1; }
+#endif
+#if REDCOLL__CORO == 1
+    { /* what redcoll__coro_jump pops: control words, r15, r14, r13, r12, rbx, rbp, return */
+        uintptr_t *f = (uintptr_t *)(void *)((uintptr_t)(top - 80) & ~(uintptr_t)15);
+        REDCOLL_MEMSET(f, 0, 80);
+        f[0] = 0x1F80u | ((uintptr_t)0x037Fu << 32); /* default MXCSR and x87 control word */
+        f[3] = (uintptr_t)redcoll__coro_entry;
+        f[4] = (uintptr_t)c;
+        f[7] = (uintptr_t)redcoll__coro_tramp;
+        c->sp = f;
+    }
+#elif REDCOLL__CORO == 2
+    {
+        uintptr_t a = (uintptr_t)c;
+        getcontext(&c->uc);
+        c->uc.uc_stack.ss_sp = lo;
+        c->uc.uc_stack.ss_size = (size_t)(top - lo);
+        c->uc.uc_link = NULL;
+        makecontext(&c->uc, (void (*)(void))redcoll__coro_entry_uc, 2, (int)(unsigned)(a >> 16 >> 16),
+                    (int)(unsigned)(a & 0xFFFFFFFFu));
+    }
+#else
+    (void)top;
+#endif
+}
+
+/* Releases what redcoll__coro_make took besides the stack (ThreadSanitizer's
+   fiber); call once the coroutine will not run again. */
+static void redcoll__coro_unmake(redcoll__coro *c) {
+#ifdef REDCOLL__CORO_TSAN
+    if (c->tsan_own) __tsan_destroy_fiber(c->tsan_fiber);
+#endif
+    c->tsan_fiber = NULL;
+    c->tsan_own = 0;
+}
+
+/* ---- the engine ---------------------------------------------------------------
+   How a schedule written as one blocking function becomes a request: it runs
+   as a coroutine on a stack of its own, over a transport made for the
+   request (redcoll__nw_*). Where the blocking call would block, that
+   transport posts the transfers with the real transport's isend / irecv /
+   irecv_reduce and switches back to whoever resumed the schedule; a later
+   test finds them complete (the transport's `test`) and switches back in,
+   so the schedule continues exactly where it stopped, with the same
+   arguments, the same messages in the same order and the same reductions:
+   the results are the blocking call's bit for bit, and every schedule,
+   present and future, is non-blocking without a line of its own.
+
+   Why coroutines, not the alternatives. A schedule recorded as a list of
+   transfers and replayed as they complete (libNBC) would need every
+   schedule's control flow to be data: the pipelined, hierarchical and
+   exact-sum schedules decide as they go (chunk counts, nested calls), so
+   each would need a second form, which STYLE forbids. A progress thread
+   per request (or per transport) costs a thread and a hand-off per step,
+   and on a machine with no spare core it competes with the computation it
+   should hide behind. A coroutine keeps the schedule as it is; a switch
+   costs a few nanoseconds (ucontext: a system call), a start no more than a
+   blocking call's setup plus one switch in and out, and a step of the
+   schedule one post and a switch each way.
+
+   Memory: a request holds its call (a few hundred bytes), its scratch
+   (what the blocking call would take, measured the same way) and a stack of
+   REDCOLL_NB_STACK bytes (64 KiB; a schedule touches a few KiB, the exact
+   sum's nested calls most). Released one-shot requests keep their block for
+   the next start (REDCOLL__NB_KEEP of them, default allocator only), so a
+   program that repeats a call allocates nothing in steady state; a plan
+   allocates its request at init, and a start only resets it. The lowest
+   bytes of each stack hold a canary checked whenever the schedule switches
+   out: a schedule that outgrew its stack stops the program (REDCOLL_ASSERT)
+   instead of corrupting memory silently.
+
+   Where progress happens: in redcoll_test, redcoll_wait, the starts and
+   their plan forms, on the caller's thread; each moves every request
+   outstanding on the same transport (views count as their parent), since a
+   peer may be waiting in one request for this rank's step in another. A
+   request waited for while it is the only one outstanding finishes with
+   the transport's blocking calls (waitall on what it had posted, then
+   send / recv / sendrecv / *_reduce directly): waited on at once, it costs
+   what the blocking call costs. On the threads transport irecv_reduce
+   reduces straight from the sender's buffer, as recv_reduce does, so the
+   non-blocking form keeps the single pass over the incoming data.
+
+   Requests apart: request n started on a transport (counted in the
+   transport's redcoll_nbstate, the same on every rank since every rank
+   starts them in the same order) tags every message with slot 1 + n % 7
+   (bits 13-15; blocking calls use 0). Before starting request n a rank
+   completes its own request n - 7 if that is still outstanding: both ends
+   of any pair of ranks then finish all of the old request's transfers
+   between them before posting the new one's, so FIFO matching per (source,
+   tag) never mixes them, without asking any other rank. */
+
+#ifndef REDCOLL_NB_STACK
+#define REDCOLL_NB_STACK ((size_t)64 << 10)
+#endif
+#define REDCOLL__NB_KEEP 16                       /* released blocks kept */
+#define REDCOLL__NB_SLOT_BITS 3                   /* REDCOLL_TAG_SLOT_MASK's */
+#define REDCOLL__NB_KEEP_BYTES ((size_t)64 << 20) /* larger blocks are freed */
+#define REDCOLL__NB_CANARY 64
+
+enum { REDCOLL__NB_IDLE = 0, REDCOLL__NB_RUNNING, REDCOLL__NB_DONE };
+
+struct redcoll_coll_request {
+    redcoll__call           *call;     /* &own, or the plan's call */
+    redcoll__arena           arena;    /* one-shot: its scratch, in the block */
+    const redcoll_transport *t;        /* the caller's transport */
+    redcoll_nbstate         *home;     /* lists it while outstanding (the root transport's) */
+    redcoll_coll_request    *prev, *next;
+    unsigned long long       seq;      /* its start on t */
+    int                      slot;     /* tag bits */
+    int                      state;    /* REDCOLL__NB_* */
+    int                      blocking; /* the request's transport blocks (finishing alone) */
+    redcoll_result           result;
+    redcoll__coro            co;       /* the schedule */
+    redcoll__coro           *caller;   /* who resumed it */
+    char                    *stack;
+    size_t                   stack_bytes;
+    redcoll_request          pend[2];  /* the transfers of one blocking call */
+    redcoll_request         *pendv;    /* what the schedule waits for: pend or a waitall's */
+    int                      npend;
+    redcoll_result           pend_res;
+    redcoll_allocator        alloc;    /* the block's */
+    void                    *block;    /* as allocated */
+    size_t                   bytes;    /* usable from the request's address */
+    /* not zeroed when the block is taken (filled before use): */
+    redcoll_transport        w;        /* the request's: what the schedule calls */
+    redcoll__call            own;      /* a one-shot request's call */
+};
+
+/* Released blocks of the default allocator, each taken and given back by one
+   atomic exchange, a cache line each. A transport tries its own slot first
+   (a hash of its state's address), so the ranks of a team on threads reuse
+   their own blocks, still in their core's cache, and never contend for the
+   slots. */
+#if defined(__GNUC__) || defined(__clang__)
+static struct { void *b; char pad[64 - sizeof(void *)]; } redcoll__nb_kept[REDCOLL__NB_KEEP];
+
+static int redcoll__nb_kept_slot(const void *home) {
+    return (int)((((uintptr_t)home >> 6) * (uintptr_t)0x9E3779B97F4A7C15ull) >> (sizeof(uintptr_t) * 8 - 4));
+}
+#endif
+
+/* Slots a transport's tags keep apart (0: no non-blocking progress). */
+static int redcoll__nb_slots(const redcoll_transport *t) {
+    int bits = t->nb->tag_bits > 0 ? t->nb->tag_bits : 28, s = bits - REDCOLL_TAG_SLOT_SHIFT;
+    if (s > REDCOLL__NB_SLOT_BITS) s = REDCOLL__NB_SLOT_BITS;
+    return s > 0 ? (1 << s) - 1 : 0;
+}
+
+static int redcoll__nb_capable(const redcoll_transport *t) {
+    return REDCOLL__CORO && t->isend && t->irecv && t->waitall && t->test && t->nb &&
+           (!t->recv_reduce || t->irecv_reduce) && redcoll__nb_slots(t) > 0;
+}
+
+/* The state that lists t's outstanding requests: its root transport's. */
+static redcoll_nbstate *redcoll__nb_home(const redcoll_transport *t) {
+    while (t->send == redcoll__gsend) t = ((const redcoll_group *)t->user)->parent;
+    return t->nb;
+}
+
+/* ---- the request's transport: blocks by switching out ---- */
+
+/* Waits for n posted transfers: blocking, with the transport's waitall;
+   else back to the resumer until test finds them complete. */
+static redcoll_result redcoll__nw_wait(redcoll_coll_request *q, redcoll_request *reqs, int n) {
+    if (n == 0) return REDCOLL_OK;
+    if (q->blocking) return q->t->waitall(q->t->user, n, reqs);
+    q->pendv = reqs;
+    q->npend = n;
+    q->pend_res = REDCOLL_OK;
+    redcoll__coro_switch(&q->co, q->caller, 0);
+    return q->pend_res;
+}
+
+/* One blocking transfer of the schedule: a send to dst (>= 0) and/or a
+   receive from src (>= 0) into rbuf or the consumer, in the request's slot. */
+static redcoll_result redcoll__nw_xfer(redcoll_coll_request *q, int dst, const void *sbuf,
+                                       size_t sbytes, int src, void *rbuf, size_t rbytes,
+                                       const redcoll_consumer *into, int tag) {
+    const redcoll_transport *t = q->t;
+    redcoll_result r = REDCOLL_OK, w;
+    int n = 0;
+    tag |= q->slot;
+    if (q->blocking) {
+        if (into) return dst >= 0 ? t->sendrecv_reduce(t->user, dst, sbuf, sbytes, src, rbytes, tag, into)
+                                  : t->recv_reduce(t->user, src, rbytes, tag, into);
+        if (dst >= 0 && src >= 0) return t->sendrecv(t->user, dst, sbuf, sbytes, src, rbuf, rbytes, tag);
+        return dst >= 0 ? t->send(t->user, dst, sbuf, sbytes, tag) : t->recv(t->user, src, rbuf, rbytes, tag);
+    }
+    if (dst >= 0 && (r = t->isend(t->user, dst, sbuf, sbytes, tag, &q->pend[n])) == REDCOLL_OK) ++n;
+    if (src >= 0 && r == REDCOLL_OK) {
+        r = into ? t->irecv_reduce(t->user, src, rbytes, tag, into, &q->pend[n])
+                 : t->irecv(t->user, src, rbuf, rbytes, tag, &q->pend[n]);
+        if (r == REDCOLL_OK) ++n;
+    }
+    if (r != REDCOLL_OK && n && t->abort) t->abort(t->user, r); /* what was posted ends too */
+    w = redcoll__nw_wait(q, q->pend, n);
+    return r != REDCOLL_OK ? r : w;
+}
+
+static redcoll_result redcoll__nw_send(void *u, int dst, const void *buf, size_t bytes, int tag) {
+    if (dst < 0) return REDCOLL_ERR_TRANSPORT;
+    return redcoll__nw_xfer((redcoll_coll_request *)u, dst, buf, bytes, -1, NULL, 0, NULL, tag);
+}
+
+static redcoll_result redcoll__nw_recv(void *u, int src, void *buf, size_t bytes, int tag) {
+    if (src < 0) return REDCOLL_ERR_TRANSPORT;
+    return redcoll__nw_xfer((redcoll_coll_request *)u, -1, NULL, 0, src, buf, bytes, NULL, tag);
+}
+
+static redcoll_result redcoll__nw_sendrecv(void *u, int dst, const void *sbuf, size_t sbytes,
+                                           int src, void *rbuf, size_t rbytes, int tag) {
+    if (dst < 0 || src < 0) return REDCOLL_ERR_TRANSPORT;
+    return redcoll__nw_xfer((redcoll_coll_request *)u, dst, sbuf, sbytes, src, rbuf, rbytes, NULL, tag);
+}
+
+static redcoll_result redcoll__nw_recv_reduce(void *u, int src, size_t bytes, int tag,
+                                              const redcoll_consumer *into) {
+    if (src < 0) return REDCOLL_ERR_TRANSPORT;
+    return redcoll__nw_xfer((redcoll_coll_request *)u, -1, NULL, 0, src, NULL, bytes, into, tag);
+}
+
+static redcoll_result redcoll__nw_sendrecv_reduce(void *u, int dst, const void *sbuf, size_t sbytes,
+                                                  int src, size_t rbytes, int tag,
+                                                  const redcoll_consumer *into) {
+    if (dst < 0 || src < 0) return REDCOLL_ERR_TRANSPORT;
+    return redcoll__nw_xfer((redcoll_coll_request *)u, dst, sbuf, sbytes, src, NULL, rbytes, into, tag);
+}
+
+static redcoll_result redcoll__nw_isend(void *u, int dst, const void *buf, size_t bytes, int tag,
+                                        redcoll_request *req) {
+    const redcoll_coll_request *q = (const redcoll_coll_request *)u;
+    return q->t->isend(q->t->user, dst, buf, bytes, tag | q->slot, req);
+}
+
+static redcoll_result redcoll__nw_irecv(void *u, int src, void *buf, size_t bytes, int tag,
+                                        redcoll_request *req) {
+    const redcoll_coll_request *q = (const redcoll_coll_request *)u;
+    return q->t->irecv(q->t->user, src, buf, bytes, tag | q->slot, req);
+}
+
+static redcoll_result redcoll__nw_waitall(void *u, int count, redcoll_request *reqs) {
+    return redcoll__nw_wait((redcoll_coll_request *)u, reqs, count);
+}
+
+static void redcoll__nw_abort(void *u, redcoll_result why) {
+    const redcoll_coll_request *q = (const redcoll_coll_request *)u;
+    q->t->abort(q->t->user, why);
+}
+
+static int redcoll__nw_node_of(void *u, int rank) {
+    const redcoll_coll_request *q = (const redcoll_coll_request *)u;
+    return q->t->node_of(q->t->user, rank);
+}
+
+static void redcoll__nw_on_compute(void *u, size_t elems, size_t bytes) {
+    const redcoll_coll_request *q = (const redcoll_coll_request *)u;
+    q->t->on_compute(q->t->user, elems, bytes);
+}
+
+static void redcoll__nw_on_scratch(void *u, long long delta) {
+    const redcoll_coll_request *q = (const redcoll_coll_request *)u;
+    q->t->on_scratch(q->t->user, delta);
+}
+
+/* The request's transport: the caller's entries, each blocking one made to
+   switch out; no scratch entry (the request brings its own). */
+static void redcoll__nb_wrap(redcoll_coll_request *q) {
+    const redcoll_transport *t = q->t;
+    redcoll_transport *w = &q->w;
+    REDCOLL_MEMSET(w, 0, sizeof *w);
+    w->user = q; w->rank = t->rank; w->size = t->size;
+    w->send = redcoll__nw_send; w->recv = redcoll__nw_recv; w->sendrecv = redcoll__nw_sendrecv;
+    w->abort = t->abort ? redcoll__nw_abort : NULL;
+    w->isend = redcoll__nw_isend; w->irecv = redcoll__nw_irecv; w->waitall = redcoll__nw_waitall;
+    w->node_of = t->node_of ? redcoll__nw_node_of : NULL;
+    w->on_compute = t->on_compute ? redcoll__nw_on_compute : NULL;
+    w->on_scratch = t->on_scratch ? redcoll__nw_on_scratch : NULL;
+    w->flags = t->flags;
+    w->recv_reduce = t->recv_reduce ? redcoll__nw_recv_reduce : NULL;
+    w->sendrecv_reduce = t->sendrecv_reduce ? redcoll__nw_sendrecv_reduce : NULL;
+}
+
+/* ---- running requests ---- */
+
+static void redcoll__nb_link(redcoll_coll_request *q) {
+    redcoll_nbstate *h = q->home;
+    q->next = NULL;
+    q->prev = (redcoll_coll_request *)h->tail;
+    if (q->prev) q->prev->next = q; else h->head = q;
+    h->tail = q;
+}
+
+static void redcoll__nb_unlink(redcoll_coll_request *q) {
+    redcoll_nbstate *h = q->home;
+    if (q->prev) q->prev->next = q->next; else h->head = q->next;
+    if (q->next) q->next->prev = q->prev; else h->tail = q->prev;
+    q->prev = q->next = NULL;
+}
+
+/* The pattern at the bottom of every request's stack. */
+static const unsigned char redcoll__nb_canary[REDCOLL__NB_CANARY] = {
+    0xA5, 0x5A, 0xC3, 0x3C, 0x96, 0x69, 0x0F, 0xF0, 0xA5, 0x5A, 0xC3, 0x3C, 0x96, 0x69, 0x0F, 0xF0,
+    0x12, 0x34, 0x56, 0x78, 0x9A, 0xBC, 0xDE, 0xF1, 0x12, 0x34, 0x56, 0x78, 0x9A, 0xBC, 0xDE, 0xF1,
+    0xA5, 0x5A, 0xC3, 0x3C, 0x96, 0x69, 0x0F, 0xF0, 0xA5, 0x5A, 0xC3, 0x3C, 0x96, 0x69, 0x0F, 0xF0,
+    0x12, 0x34, 0x56, 0x78, 0x9A, 0xBC, 0xDE, 0xF1, 0x12, 0x34, 0x56, 0x78, 0x9A, 0xBC, 0xDE, 0xF1 };
+
+static int redcoll__nb_canary_ok(const redcoll_coll_request *q) {
+    return memcmp(q->stack, redcoll__nb_canary, REDCOLL__NB_CANARY) == 0;
+}
+
+static void redcoll__nb_body(void *arg) {
+    redcoll_coll_request *q = (redcoll_coll_request *)arg;
+    q->result = redcoll__execute(q->call);
+    q->call->c.t = q->t; /* a plan runs on the caller's transport again */
+    q->state = REDCOLL__NB_DONE;
+    redcoll__coro_switch(&q->co, q->caller, 1);
+}
+
+/* Runs q's schedule from where it waits until it waits again or ends. */
+static void redcoll__nb_resume(redcoll_coll_request *q) {
+    redcoll__coro *here = redcoll__coro_self();
+    q->caller = here;
+    redcoll__coro_switch(here, &q->co, 0);
+    REDCOLL_ASSERT(redcoll__nb_canary_ok(q)); /* else the schedule outgrew REDCOLL_NB_STACK */
+    if (q->state == REDCOLL__NB_DONE) redcoll__nb_unlink(q);
+}
+
+/* One pass over the requests outstanding at home: each whose transfers have
+   completed runs on. Returns 1 if any did. */
+static int redcoll__nb_pass(redcoll_nbstate *home) {
+    redcoll_coll_request *q = (redcoll_coll_request *)home->head, *next;
+    int moved = 0;
+    for (; q; q = next) {
+        next = q->next; /* only q itself can leave the list while it runs */
+        if (q->npend) {
+            int done = 0;
+            redcoll_result r = q->t->test(q->t->user, q->npend, q->pendv, &done);
+            if (!done) continue;
+            q->pend_res = r;
+            q->npend = 0;
+        }
+        redcoll__nb_resume(q);
+        moved = 1;
+    }
+    return moved;
+}
+
+/* Completes q: alone at home, with the blocking calls; else passing over
+   every outstanding request until q has ended. */
+static void redcoll__nb_finish(redcoll_coll_request *q) {
+    while (q->state == REDCOLL__NB_RUNNING) {
+        if (q->home->head == q && !q->next) {
+            q->blocking = 1;
+            if (q->npend) {
+                q->pend_res = q->t->waitall(q->t->user, q->npend, q->pendv);
+                q->npend = 0;
+            }
+            redcoll__nb_resume(q); /* to its end: nothing switches out now */
+            q->blocking = 0;
+        } else {
+            redcoll__nb_pass(q->home);
+        }
+    }
+}
+
+/* Starts q (its call set up, its transport wrapped): takes the next slot of
+   its transport, completes the rank's request of that slot if it is still
+   outstanding, and runs the schedule until it first waits. */
+static void redcoll__nb_start(redcoll_coll_request *q) {
+    redcoll_nbstate *mine = q->t->nb;
+    unsigned long long k = (unsigned long long)redcoll__nb_slots(q->t), seq = mine->starts++;
+    redcoll_coll_request *o;
+    q->home = redcoll__nb_home(q->t);
+    for (o = (redcoll_coll_request *)q->home->head; o;) {
+        if (o->t->nb == mine && o->seq + k <= seq) { redcoll__nb_finish(o); o = (redcoll_coll_request *)q->home->head; }
+        else o = o->next;
+    }
+    q->seq = seq;
+    q->slot = (int)(1 + seq % k) << REDCOLL_TAG_SLOT_SHIFT;
+    q->state = REDCOLL__NB_RUNNING;
+    q->blocking = 0;
+    q->npend = 0;
+    q->result = REDCOLL_OK;
+    q->call->c.t = &q->w;
+    REDCOLL_MEMCPY(q->stack, redcoll__nb_canary, REDCOLL__NB_CANARY);
+    redcoll__coro_make(&q->co, q->stack, q->stack_bytes, redcoll__nb_body, q);
+    redcoll__nb_link(q);
+    redcoll__nb_resume(q);
+}
+
+/* ---- request memory ---- */
+
+/* A request with `arena` bytes of scratch after it and, with `stack`, a
+   coroutine stack of at least REDCOLL_NB_STACK bytes at the block's end;
+   the default allocator's come from the kept blocks when one is large
+   enough. NULL when memory ran out. */
+static redcoll_coll_request *redcoll__nb_alloc(const redcoll_allocator *al, size_t arena, int stack,
+                                               const void *home) {
+    size_t head = redcoll__align_up(sizeof(redcoll_coll_request)), room = stack ? REDCOLL_NB_STACK : 0;
+    size_t bytes, got = 0;
+    redcoll_coll_request *q;
+    char *mem = NULL;
+    if (arena > (size_t)-1 / 2 - head - room) return NULL;
+    bytes = head + redcoll__align_up(arena) + room;
+#if defined(__GNUC__) || defined(__clang__)
+    if (!al->alloc_fn) {
+        int i, at = redcoll__nb_kept_slot(home);
+        for (i = 0; i < REDCOLL__NB_KEEP && !mem; ++i) {
+            char *b = (char *)__atomic_exchange_n(&redcoll__nb_kept[(at + i) % REDCOLL__NB_KEEP].b, NULL,
+                                                  __ATOMIC_ACQ_REL);
+            if (!b) continue;
+            q = (redcoll_coll_request *)(void *)redcoll__align_up((size_t)b) ;
+            if (q->bytes >= bytes) { mem = b; got = q->bytes; }
+            else REDCOLL_FREE(b);
+        }
+    }
+#endif
+    if (!mem) {
+        mem = (char *)redcoll__mem_alloc(al, bytes + REDCOLL__ARENA_ALIGN - 1);
+        if (!mem) return NULL;
+        got = bytes;
+    }
+    q = (redcoll_coll_request *)(void *)redcoll__align_up((size_t)mem);
+    REDCOLL_MEMSET(q, 0, offsetof(redcoll_coll_request, w));
+    q->alloc = *al;
+    q->block = mem;
+    q->bytes = got;
+    q->arena.base = (char *)q + head;
+    q->arena.cap = got - head - room;
+    if (stack) {
+        q->stack = (char *)q + got - room;
+        q->stack_bytes = room;
+    }
+    return q;
+}
+
+/* Gives q's block back: kept for the next start (default allocator), else freed. */
+static void redcoll__nb_release(redcoll_coll_request *q) {
+    void *b = q->block;
+    redcoll__coro_unmake(&q->co);
+#if defined(__GNUC__) || defined(__clang__)
+    if (!q->alloc.alloc_fn && q->stack && q->bytes <= REDCOLL__NB_KEEP_BYTES) {
+        int i, at = redcoll__nb_kept_slot(q->home);
+        for (i = 0; i < REDCOLL__NB_KEEP && b; ++i) /* a block pushed out tries the next slot */
+            b = __atomic_exchange_n(&redcoll__nb_kept[(at + i) % REDCOLL__NB_KEEP].b, b, __ATOMIC_ACQ_REL);
+        if (b) REDCOLL_FREE(b);
+        return;
+    }
+#endif
+    {
+        redcoll_allocator a = q->alloc;
+        redcoll__mem_free(&a, b);
+    }
+}
+
+/* ---- one-shot requests, plans ---- */
+
+/* redcoll_i<coll>: set up as the blocking call, measure its scratch as the
+   blocking call would, then start it; a transport without non-blocking
+   progress runs it here, as the blocking call. */
+static redcoll_result redcoll__istart(const redcoll__desc *d, redcoll_coll_request **out) {
+    redcoll__call call;
+    redcoll_coll_request *q;
+    size_t need = 0;
+    int nb;
+    redcoll_result r;
+    if (!out) return REDCOLL_ERR_INVALID_ARG;
+    *out = NULL;
+    r = redcoll__setup(&call, d);
+    if (r != REDCOLL_OK) return r;
+    nb = !call.empty && redcoll__nb_capable(d->t);
+    if (nb && !call.c.dry) {
+        if (call.bytes <= REDCOLL__SMALL_BYTES && call.c.op.kind != REDCOLL_OP_SUM_EXACT) need = REDCOLL__SMALL_ARENA;
+        else if ((r = redcoll__measure(&call, &need)) != REDCOLL_OK) return r;
+    }
+    q = redcoll__nb_alloc(&call.c.o.allocator, need, nb, nb ? redcoll__nb_home(d->t) : NULL);
+    if (!q) return REDCOLL_ERR_OUT_OF_MEMORY;
+    q->own = call;
+    q->call = &q->own;
+    q->t = d->t;
+    *out = q;
+    if (!nb) {
+        q->result = call.empty ? REDCOLL_OK : redcoll__once_run(q->call);
+        q->state = REDCOLL__NB_DONE;
+        return REDCOLL_OK;
+    }
+    if (call.c.dry) redcoll__arena_measuring(&q->arena, NULL, 0); /* vectors untouched, as blocking */
+    q->call->c.arena = &q->arena;
+    redcoll__nb_wrap(q);
+    redcoll__nb_start(q);
+    return REDCOLL_OK;
+}
+
+REDCOLL_API redcoll_result redcoll_test(redcoll_coll_request *req, int *done) {
+    if (!req || !done) return REDCOLL_ERR_INVALID_ARG;
+    while (req->state == REDCOLL__NB_RUNNING && redcoll__nb_pass(req->home)) {}
+    *done = req->state != REDCOLL__NB_RUNNING;
+    return *done ? req->result : REDCOLL_OK;
+}
+
+REDCOLL_API redcoll_result redcoll_wait(redcoll_coll_request *req) {
+    if (!req) return REDCOLL_ERR_INVALID_ARG;
+    redcoll__nb_finish(req);
+    return req->result;
+}
+
+REDCOLL_API void redcoll_request_free(redcoll_coll_request *req) {
+    if (!req) return;
+    redcoll__nb_finish(req);
+    redcoll__nb_release(req);
+}
+
+/* A plan's request (at init, when its transport has non-blocking progress):
+   the plan's call and arena, a stack of its own. */
+static redcoll_result redcoll__nb_plan_attach(redcoll__call *call, redcoll_coll_request **out) {
+    redcoll_coll_request *q;
+    *out = NULL;
+    if (call->empty || !redcoll__nb_capable(call->c.t)) return REDCOLL_OK;
+    q = redcoll__nb_alloc(&call->c.o.allocator, 0, 1, redcoll__nb_home(call->c.t));
+    if (!q) return REDCOLL_ERR_OUT_OF_MEMORY;
+    q->call = call;
+    q->t = call->c.t;
+    redcoll__nb_wrap(q);
+    *out = q;
+    return REDCOLL_OK;
+}
+
+static int redcoll__nb_running(const redcoll_coll_request *q) {
+    return q && q->state == REDCOLL__NB_RUNNING;
+}
+
+/* Frees a plan's request (completing it first if it runs). */
+static void redcoll__nb_plan_detach(redcoll_coll_request *q) {
+    redcoll__nb_finish(q);
+    redcoll__nb_release(q);
+}
+
+REDCOLL_API redcoll_result redcoll_plan_start(redcoll_plan *plan) {
+    redcoll_coll_request *q;
+    if (!plan) return REDCOLL_ERR_INVALID_ARG;
+    q = plan->nb;
+    if (!q) { /* no non-blocking progress: the run is the start */
+        plan->last = redcoll_plan_run(plan);
+        return REDCOLL_OK;
+    }
+    if (q->state == REDCOLL__NB_RUNNING) return REDCOLL_ERR_INVALID_ARG;
+    plan->arena.top = 0;
+    plan->call.c.arena = &plan->arena;
+    redcoll__nb_start(q);
+    return REDCOLL_OK;
+}
+
+REDCOLL_API redcoll_result redcoll_plan_test(redcoll_plan *plan, int *done) {
+    redcoll_result r;
+    if (!plan || !done) return REDCOLL_ERR_INVALID_ARG;
+    if (!plan->nb || plan->nb->state != REDCOLL__NB_RUNNING) { *done = 1; return plan->last; }
+    r = redcoll_test(plan->nb, done);
+    if (*done) plan->last = r;
+    return r;
+}
+
+REDCOLL_API redcoll_result redcoll_plan_wait(redcoll_plan *plan) {
+    if (!plan) return REDCOLL_ERR_INVALID_ARG;
+    if (plan->nb && plan->nb->state == REDCOLL__NB_RUNNING) plan->last = redcoll_wait(plan->nb);
+    return plan->last;
+}
+
+/* ==== 15. Entry points [SECTION:entry] =================================== */
 
 REDCOLL_API redcoll_result redcoll_allreduce(const redcoll_transport *t, const void *sbuf,
                                              void *rbuf, size_t count, redcoll_dtype dtype,
@@ -8792,6 +10045,95 @@ REDCOLL_API redcoll_result redcoll_scatter_init(const redcoll_transport *t, cons
 REDCOLL_API redcoll_result redcoll_barrier_init(const redcoll_transport *t,
                                                 const redcoll_options *opts, redcoll_plan **out) {
     return redcoll__plan_of(REDCOLL_COLL_BARRIER, t, NULL, NULL, 0, NULL, REDCOLL_UINT8, NULL, 0, opts, out);
+}
+
+/* Non-blocking collectives: the same descriptions, started ([SECTION:nonblock]). */
+static redcoll_result redcoll__istart_of(redcoll_coll coll, const redcoll_transport *t,
+                                         const void *sbuf, void *rbuf, size_t count,
+                                         const size_t *counts, redcoll_dtype dtype,
+                                         const redcoll_op *op, int root, const redcoll_options *opts,
+                                         redcoll_coll_request **req) {
+    redcoll__desc d = redcoll__describe(coll, t, sbuf, rbuf, count, counts, dtype, op, root, opts);
+    return redcoll__istart(&d, req);
+}
+
+REDCOLL_API redcoll_result redcoll_iallreduce(const redcoll_transport *t, const void *sbuf,
+                                              void *rbuf, size_t count, redcoll_dtype dtype,
+                                              redcoll_op op, const redcoll_options *opts,
+                                              redcoll_coll_request **req) {
+    return redcoll__istart_of(REDCOLL_COLL_ALLREDUCE, t, sbuf, rbuf, count, NULL, dtype, &op, 0, opts, req);
+}
+
+REDCOLL_API redcoll_result redcoll_ireduce(const redcoll_transport *t, const void *sbuf,
+                                           void *rbuf, size_t count, redcoll_dtype dtype,
+                                           redcoll_op op, int root, const redcoll_options *opts,
+                                           redcoll_coll_request **req) {
+    return redcoll__istart_of(REDCOLL_COLL_REDUCE, t, sbuf, rbuf, count, NULL, dtype, &op, root, opts, req);
+}
+
+REDCOLL_API redcoll_result redcoll_ireduce_scatter(const redcoll_transport *t, const void *sbuf,
+                                                   void *rbuf, const size_t *recvcounts,
+                                                   redcoll_dtype dtype, redcoll_op op,
+                                                   const redcoll_options *opts,
+                                                   redcoll_coll_request **req) {
+    return redcoll__istart_of(REDCOLL_COLL_REDUCE_SCATTER, t, sbuf, rbuf, 0, recvcounts, dtype, &op, 0,
+                              opts, req);
+}
+
+REDCOLL_API redcoll_result redcoll_ireduce_scatter_block(const redcoll_transport *t,
+                                                         const void *sbuf, void *rbuf,
+                                                         size_t recvcount, redcoll_dtype dtype,
+                                                         redcoll_op op, const redcoll_options *opts,
+                                                         redcoll_coll_request **req) {
+    return redcoll__istart_of(REDCOLL_COLL_REDUCE_SCATTER_BLOCK, t, sbuf, rbuf, recvcount, NULL, dtype,
+                              &op, 0, opts, req);
+}
+
+REDCOLL_API redcoll_result redcoll_iallgather(const redcoll_transport *t, const void *sbuf,
+                                              void *rbuf, size_t count, redcoll_dtype dtype,
+                                              const redcoll_options *opts,
+                                              redcoll_coll_request **req) {
+    return redcoll__istart_of(REDCOLL_COLL_ALLGATHER, t, sbuf, rbuf, count, NULL, dtype, NULL, 0, opts, req);
+}
+
+REDCOLL_API redcoll_result redcoll_iallgatherv(const redcoll_transport *t, const void *sbuf,
+                                               void *rbuf, const size_t *counts,
+                                               redcoll_dtype dtype, const redcoll_options *opts,
+                                               redcoll_coll_request **req) {
+    return redcoll__istart_of(REDCOLL_COLL_ALLGATHERV, t, sbuf, rbuf, 0, counts, dtype, NULL, 0, opts, req);
+}
+
+REDCOLL_API redcoll_result redcoll_ibcast(const redcoll_transport *t, void *buf, size_t count,
+                                          redcoll_dtype dtype, int root,
+                                          const redcoll_options *opts, redcoll_coll_request **req) {
+    return redcoll__istart_of(REDCOLL_COLL_BCAST, t, NULL, buf, count, NULL, dtype, NULL, root, opts, req);
+}
+
+REDCOLL_API redcoll_result redcoll_ialltoall(const redcoll_transport *t, const void *sbuf,
+                                             void *rbuf, size_t count, redcoll_dtype dtype,
+                                             const redcoll_options *opts,
+                                             redcoll_coll_request **req) {
+    return redcoll__istart_of(REDCOLL_COLL_ALLTOALL, t, sbuf, rbuf, count, NULL, dtype, NULL, 0, opts, req);
+}
+
+REDCOLL_API redcoll_result redcoll_igather(const redcoll_transport *t, const void *sbuf,
+                                           void *rbuf, size_t count, redcoll_dtype dtype,
+                                           int root, const redcoll_options *opts,
+                                           redcoll_coll_request **req) {
+    return redcoll__istart_of(REDCOLL_COLL_GATHER, t, sbuf, rbuf, count, NULL, dtype, NULL, root, opts, req);
+}
+
+REDCOLL_API redcoll_result redcoll_iscatter(const redcoll_transport *t, const void *sbuf,
+                                            void *rbuf, size_t count, redcoll_dtype dtype,
+                                            int root, const redcoll_options *opts,
+                                            redcoll_coll_request **req) {
+    return redcoll__istart_of(REDCOLL_COLL_SCATTER, t, sbuf, rbuf, count, NULL, dtype, NULL, root, opts, req);
+}
+
+REDCOLL_API redcoll_result redcoll_ibarrier(const redcoll_transport *t,
+                                            const redcoll_options *opts,
+                                            redcoll_coll_request **req) {
+    return redcoll__istart_of(REDCOLL_COLL_BARRIER, t, NULL, NULL, 0, NULL, REDCOLL_UINT8, NULL, 0, opts, req);
 }
 
 #endif /* REDCOLL_IMPLEMENTATION_DONE */

@@ -78,6 +78,8 @@ typedef struct bench {
     int                nspread;
     bench_verdict     *verdicts;      /* nregret of them, the worst at [worst] */
     int                failures;
+    /* progress on stderr while one size runs long (bench_progress) */
+    char               doing[64];     /* "bench: allreduce 1 GiB in place" */
 } bench;
 
 /* nccl-tests' bus bandwidth factor (nccl-tests doc/PERFORMANCE.md). */
@@ -211,6 +213,24 @@ static redcoll_result bench_call(const bench *b, int i, const redcoll_transport 
     return rc_rank(t, &b->rowst[i]);
 }
 
+/* ---- progress and memory ------------------------------------------------------------ */
+
+/* Rank 0 says what the size running now is doing (the reporter of work.c
+   prints it on stderr once the size has run --progress seconds, then every
+   few seconds). */
+#define bench_progress(...) \
+    do { if (b->rank == 0) cli_progress_set(__VA_ARGS__); } while (0)
+
+/* What one size needs at most (bytes: the per-rank vector of bench's size,
+   the whole input of the block collectives): per rank its input and its
+   output, and for the library's scratch and the check (the reference and
+   its accumulator) 4 vectors more: once for a team of threads, in each
+   process over MPI (p_here of them on this machine, 2 + 3 each). Measured
+   peaks (allreduce, 256 MiB, threads): 6 vectors at p = 2, 10 at p = 4. */
+static double bench_mem_need(double bytes, int p_here, int mpi) {
+    return mpi ? (double)p_here * 5.0 * bytes : (2.0 * (double)p_here + 4.0) * bytes;
+}
+
 /* ---- the timing phase --------------------------------------------------------------- */
 
 static void bench_note_error(bench *b, int row, redcoll_result e) {
@@ -263,6 +283,8 @@ static redcoll_result bench_time_rank(const redcoll_transport *t, void *arg) {
         for (n = 1, k = 0, rate = 0; !failed; ++k) {
             double dt = bench_batch(b, i, t, n, &failed);
             rate = dt > 0 ? dt / (double)n : 0;
+            if (t->rank == 0)
+                bench_progress("%s: sizing the batches, row %d of %d (%s)", b->doing, i + 1, b->nrows, b->rows[i].label);
             if ((dt >= BENCH_BATCH_SECONDS && k >= 2) || n >= BENCH_MAX_ITERS) break;
             n *= dt < BENCH_BATCH_SECONDS / 64 ? 8 : 2;
         }
@@ -276,6 +298,9 @@ static redcoll_result bench_time_rank(const redcoll_transport *t, void *arg) {
             if (b->rows[i].err) continue;
             dt = bench_batch(b, i, t, iters[i], &failed);
             if (t->rank == 0 && !failed) { b->rows[i].samples[rep] = dt / (double)iters[i]; b->rows[i].iters = iters[i]; }
+            if (t->rank == 0)
+                bench_progress("%s: timing, round %d of %d, row %d of %d (%s)", b->doing, rep + 1, c->reps,
+                               k + 1, b->nrows, b->rows[i].label);
         }
     return failed ? REDCOLL_ERR_ABORTED : REDCOLL_OK;
 }
@@ -540,6 +565,7 @@ static int bench_one(bench *b, redcoll_coll coll, size_t bytes, size_t count, in
     b->nrows = n;
     b->rowst = (rc_state *)calloc((size_t)n, sizeof(rc_state));
     have = b->rowst && rc_begin(&rows[0].spec, &st, &o) == REDCOLL_OK;
+    bench_progress("%s: buffers filled, %d rows to time", b->doing, n);
     if (!bench_all_ok(b, have)) {
         if (have) rc_teardown(&st);
         for (i = 0; i < n; ++i) rows[i].err = REDCOLL_ERR_OUT_OF_MEMORY;
@@ -580,6 +606,7 @@ static int bench_one(bench *b, redcoll_coll coll, size_t bytes, size_t count, in
         row->time = row->samples[c->reps / 2];
         row->spread = row->samples[0] > 0 ? row->samples[c->reps - 1] / row->samples[0] : 0;
         if (row->spread > 0 && b->nspread < BENCH_MAX_SPREADS) b->spreads[b->nspread++] = row->spread;
+        bench_progress("%s: checking the results, row %d of %d (%s)", b->doing, i + 1, n, row->label);
         if (!stop) bench_check_row(b, i, res);
         if (row->err) continue;
         if (row->is_auto) auto_row = i;
@@ -673,10 +700,41 @@ static void bench_footer(bench *b) {
             b->failures ? "" : ": every result checked and right");
 }
 
+/* Whether the largest size of the run fits in memory (bench_mem_need);
+   said once, by rank 0, whose answer every process takes. */
+static int bench_mem_ok(bench *b, int coll0, int coll1, size_t es) {
+    double need = 0, top = 0;
+    int k, j, p_here = b->p, ok;
+    char what[96], how[96], h[32];
+#ifdef REDCOLL_CLI_MPI
+    if (b->mpi) /* the processes on this machine */
+        for (j = 0, p_here = 0; j < b->p; ++j) p_here += b->m.node_ids[j] == b->m.node_ids[b->rank];
+#endif
+    for (k = coll0; k < coll1; ++k) {
+        size_t bytes[64], count[64];
+        int n = bench_sizes(b, (redcoll_coll)k, es, bytes, count, 64);
+        for (j = 0; j < n; ++j)
+            if (bench_mem_need((double)bytes[j], p_here, b->mpi) > need) {
+                need = bench_mem_need((double)bytes[j], p_here, b->mpi);
+                top = (double)bytes[j];
+                snprintf(what, sizeof what, "%s of %s", redcoll_coll_name((redcoll_coll)k),
+                         cli_human(h, sizeof h, top));
+            }
+    }
+    if (b->mpi) snprintf(how, sizeof how, "%d processes here x 5 vectors of %s", p_here, cli_human(h, sizeof h, top));
+    else snprintf(how, sizeof how, "%d ranks x 2 vectors of %s, and 4 more for scratch and the check", p_here,
+                  cli_human(h, sizeof h, top));
+    ok = b->rank != 0 || need == 0 || cli_mem_fits("bench", what, need, how);
+#ifdef REDCOLL_CLI_MPI
+    if (b->mpi) MPI_Bcast(&ok, 1, MPI_INT, 0, b->comm);
+#endif
+    return ok;
+}
+
 static int bench_go(bench *b) {
     const cli *c = b->c;
     int k, coll0 = c->coll_all ? 0 : (int)c->spec.coll, coll1 = c->coll_all ? REDCOLL_COLL_COUNT : coll0 + 1;
-    int total = 0, done = 0;
+    int total = 0, done = 0, stop;
     double t0 = cli_now();
     size_t es = redcoll_dtype_size(c->spec.dtype);
     b->verdicts = (bench_verdict *)calloc(BENCH_MAX_VERDICTS, sizeof *b->verdicts);
@@ -687,6 +745,7 @@ static int bench_go(bench *b) {
         int both = c->in_place && c->out_of_place && k != REDCOLL_COLL_BCAST && k != REDCOLL_COLL_BARRIER;
         total += bench_sizes(b, (redcoll_coll)k, es, bytes, count, 64) * (both ? 2 : 1);
     }
+    if (!bench_mem_ok(b, coll0, coll1, es)) { free(b->verdicts); free(b->spreads); return 2; }
     bench_header(b);
     for (k = coll0; k < coll1; ++k) {
         size_t bytes[64], count[64];
@@ -701,7 +760,15 @@ static int bench_go(bench *b) {
                 int has_in = k != REDCOLL_COLL_BCAST && k != REDCOLL_COLL_BARRIER;
                 if (place == 0 && !c->out_of_place && has_in) continue;
                 if (place == 1 && (!c->in_place || !has_in)) continue;
-                if (bench_one(b, (redcoll_coll)k, bytes[j], count[j], place)) {
+                if (b->rank == 0) {
+                    char h[32];
+                    snprintf(b->doing, sizeof b->doing, "bench: %s %s%s", redcoll_coll_name((redcoll_coll)k),
+                             cli_human(h, sizeof h, (double)bytes[j]), place ? " in place" : "");
+                    cli_progress_begin(b->doing, 0, c->progress_after);
+                }
+                stop = bench_one(b, (redcoll_coll)k, bytes[j], count[j], place);
+                if (b->rank == 0) cli_progress_end();
+                if (stop) {
                     bench_footer(b);
                     free(b->verdicts);
                     free(b->spreads);

@@ -248,6 +248,7 @@ static redcoll_result sch_rank_fn(const redcoll_transport *t, void *arg) {
     r->t.abort = sch_abort; r->t.on_compute = sch_on_compute; r->t.on_scratch = sch_on_scratch;
     r->t.isend = NULL; r->t.irecv = NULL; r->t.waitall = NULL; r->t.node_of = NULL;
     r->t.recv_reduce = NULL; r->t.sendrecv_reduce = NULL; r->t.scratch = NULL; /* r is not their user */
+    r->t.test = NULL; r->t.irecv_reduce = NULL; r->t.nb = NULL;
     o.allocator.alloc_fn = sch_alloc; o.allocator.free_fn = sch_free; o.allocator.user_data = r;
     if (s->coll == REDCOLL_COLL_ALLREDUCE)
         r->result = redcoll_allreduce(&r->t, s->in_place ? REDCOLL_IN_PLACE : r->sbuf, r->rbuf,

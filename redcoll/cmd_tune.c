@@ -78,7 +78,11 @@ static redcoll_result tune_rank(const redcoll_transport *t, void *arg) {
         size_t n = tn->size[s];
         long k, iters = 4;
         int kind;
+        char h[32];
         for (kind = 0; kind < 2; ++kind) {
+            if (me == 0)
+                cli_progress_set("tune: %s of %s (size %d of %d)", kind ? "exchanges" : "ping-pongs",
+                                 cli_human(h, sizeof h, (double)n), s + 1, TUNE_SIZES);
             /* rep -2: 4 calls that size the batch (rank 0 tells rank 1); rep -1: warm-up */
             for (rep = -2; rep < c->reps && e == REDCOLL_OK; ++rep) {
                 double t0;
@@ -120,12 +124,15 @@ static double tune_gamma(const cli *c) {
     char *in = (char *)calloc(top + es, 1), *io = (char *)calloc(top + es, 1);
     int s, rep;
     if (!in || !io || !sample) { free(in); free(io); free(sample); return 0; }
-    rc_fill(c->spec.dtype, c->op.kind, 0, in, top / es);
-    rc_fill(c->spec.dtype, c->op.kind, 1, io, top / es);
+    rc_fill(c->spec.dtype, c->op.kind, 0, 0, in, top / es);
+    rc_fill(c->spec.dtype, c->op.kind, 0, 1, io, top / es);
     for (s = 0; s < TUNE_RED_SIZES; ++s) {
         size_t n = ((size_t)4096 << (2 * s)) / es;
         long k, iters = 4;
+        char h[32];
         sizes[s] = n * es;
+        cli_progress_set("tune: reductions of %s (size %d of %d)", cli_human(h, sizeof h, (double)sizes[s]),
+                         s + 1, TUNE_RED_SIZES);
         for (rep = -2; rep < c->reps; ++rep) { /* -2: sizing, -1: warm-up */
             double t0 = cli_now();
             for (k = 0; k < iters; ++k) redcoll_reduce_local(in, io, n, c->spec.dtype, c->op);
@@ -155,6 +162,11 @@ static int cmd_tune(cli *c, int *argc, char ***argv) {
     tn.c = c;
     for (s = 0; s < TUNE_SIZES; ++s) tn.size[s] = (size_t)8 << (2 * s);
     (void)argc; (void)argv; (void)rank;
+    /* two buffers of the largest message on each of ranks 0 and 1, two of
+       the largest reduction on rank 0 (a few tens of MiB, fixed) */
+    if (!cli_mem_fits("tune", "measuring", 4.0 * (double)tn.size[TUNE_SIZES - 1] + 2.0 * (double)(16 << 20),
+                      "2 buffers of the largest message on each of 2 ranks, 2 for the reductions"))
+        return 2;
     if (c->mpi) {
 #ifdef REDCOLL_CLI_MPI
         redcoll_mpi mt;
@@ -168,6 +180,7 @@ static int cmd_tune(cli *c, int *argc, char ***argv) {
         }
         r = redcoll_mpi_init(&mt, MPI_COMM_WORLD, NULL);
         if (r == REDCOLL_OK) {
+            if (rank == 0) cli_progress_begin("tune", 0, c->progress_after);
             r = tune_rank(&mt.t, &tn);
             MPI_Barrier(MPI_COMM_WORLD);
             redcoll_mpi_finalize(&mt);
@@ -179,9 +192,11 @@ static int cmd_tune(cli *c, int *argc, char ***argv) {
         redcoll_shm_config cfg;
         memset(&cfg, 0, sizeof cfg);
         cfg.timeout_seconds = c->timeout;
+        cli_progress_begin("tune", 0, c->progress_after);
         r = redcoll_shm_run_config(&cfg, p, tune_rank, &tn, NULL);
     }
     if (r != REDCOLL_OK) {
+        cli_progress_end();
         fprintf(stderr, "redcoll: tune: the transport failed: %s\n", redcoll_result_string(r));
         return 1;
     }
@@ -190,6 +205,7 @@ static int cmd_tune(cli *c, int *argc, char ***argv) {
     m.alpha = a2;
     m.beta = b2;
     m.gamma = tune_gamma(c);
+    cli_progress_end();
     m.f_alpha = tune_clamp(a1 / a2);
     m.f_beta = tune_clamp(b1 / b2);
     if (!(m.gamma > 0)) { fprintf(stderr, "redcoll: tune: no memory for the reduction runs\n"); return 1; }

@@ -37,7 +37,13 @@ typedef struct rc_spec {
     int                 absent_rank1; /* 1 + a rank that never calls the collective; 0: none */
     int                 local_rank1;  /* 1 + the only rank whose buffers this process holds
                                          and checks (MPI: one rank per process); 0: all */
+    int                 nonblock;     /* how ranks call it: RC_BLOCKING, RC_NB_* */
+    unsigned            seed;         /* 0: the usual inputs; else others of the same kind */
 } rc_spec;
+
+/* rc_spec.nonblock: the blocking call; the non-blocking one completed by
+   redcoll_wait, or by redcoll_test in a loop; a plan started and waited for. */
+enum { RC_BLOCKING = 0, RC_NB_WAIT, RC_NB_TEST, RC_NB_PLAN };
 
 typedef struct rc_outcome {
     int                 ok;       /* every rank returned OK and (if verified) matched */
@@ -248,9 +254,13 @@ static int rc_xinput(redcoll_dtype d, int r, size_t i, void *out) {
 
 /* Element i of rank r's input, chosen so that every floating-point result is
    exact in any bracketing: small integers for sums, powers of two whose
-   running products stay bounded for prod, ties for MINLOC/MAXLOC. */
-static void rc_input_elem(redcoll_dtype d, redcoll_op_kind op, int r, size_t i, void *out) {
-    uint32_t h = rc_hash((uint32_t)r * 2654435761U ^ (uint32_t)i * 40503U ^ 0x9e37U);
+   running products stay bounded for prod, ties for MINLOC/MAXLOC. Another
+   seed gives other inputs of the same kind (element i + seed * 2^32/phi). */
+static void rc_input_elem(redcoll_dtype d, redcoll_op_kind op, unsigned seed, int r, size_t i,
+                          void *out) {
+    uint32_t h;
+    i += (size_t)seed * 0x9E3779B9u;
+    h = rc_hash((uint32_t)r * 2654435761U ^ (uint32_t)i * 40503U ^ 0x9e37U);
     long long v = (long long)(h % 9) - 4; /* -4..4 */
     double f = (double)v;
     if (op == REDCOLL_OP_SUM_EXACT && rc_xinput(d, r, i, out)) return;
@@ -300,9 +310,9 @@ static void rc_input_elem(redcoll_dtype d, redcoll_op_kind op, int r, size_t i, 
 }
 
 /* Fills count elements of rank r's input (buffer must be zeroed: padding stays 0). */
-static void rc_fill(redcoll_dtype d, redcoll_op_kind op, int r, void *buf, size_t count) {
+static void rc_fill(redcoll_dtype d, redcoll_op_kind op, unsigned seed, int r, void *buf, size_t count) {
     size_t i, sz = redcoll_dtype_size(d);
-    for (i = 0; i < count; ++i) rc_input_elem(d, op, r, i, (char *)buf + i * sz);
+    for (i = 0; i < count; ++i) rc_input_elem(d, op, seed, r, i, (char *)buf + i * sz);
 }
 
 /* ---- irregular counts ---------------------------------------------------------- */
@@ -398,47 +408,86 @@ typedef struct rc_state {
     size_t        *displs;       /* their p + 1 prefix sums */
 } rc_state;
 
-static redcoll_result rc_rank(const redcoll_transport *t, void *arg) {
-    rc_state *st = (rc_state *)arg;
+/* Calls the spec's collective on rank t->rank: with plan, makes its plan
+   (redcoll_<coll>_init); else with req, starts its non-blocking form
+   (redcoll_i<coll>); else calls it. The same arguments in every form. */
+#define RC_CALL(f, ...) \
+    (plan ? redcoll_##f##_init(__VA_ARGS__, plan) : req ? redcoll_i##f(__VA_ARGS__, req) \
+                                                        : redcoll_##f(__VA_ARGS__))
+static redcoll_result rc_call(const redcoll_transport *t, rc_state *st, redcoll_coll_request **req,
+                              redcoll_plan **plan) {
     const rc_spec *s = st->spec;
     int r = t->rank;
     const void *sb = st->sbuf[r];
     void *rb = st->rbuf[r];
-    if (r + 1 == s->absent_rank1) return REDCOLL_OK;
     switch (s->coll) {
     case REDCOLL_COLL_ALLREDUCE:
-        return redcoll_allreduce(t, s->in_place ? REDCOLL_IN_PLACE : sb, rb, s->count, st->dtype,
-                                 st->op, &s->opts);
+        return RC_CALL(allreduce, t, s->in_place ? REDCOLL_IN_PLACE : sb, rb, s->count, st->dtype,
+                       st->op, &s->opts);
     case REDCOLL_COLL_REDUCE:
-        return redcoll_reduce(t, s->in_place && r == s->root ? REDCOLL_IN_PLACE : sb, rb,
-                              s->count, st->dtype, st->op, s->root, &s->opts);
+        return RC_CALL(reduce, t, s->in_place && r == s->root ? REDCOLL_IN_PLACE : sb, rb,
+                       s->count, st->dtype, st->op, s->root, &s->opts);
     case REDCOLL_COLL_BCAST:
-        return redcoll_bcast(t, rb, s->count, st->dtype, s->root, &s->opts);
+        return RC_CALL(bcast, t, rb, s->count, st->dtype, s->root, &s->opts);
     case REDCOLL_COLL_GATHER:
-        return redcoll_gather(t, s->in_place && r == s->root ? REDCOLL_IN_PLACE : sb, rb,
-                              s->count, st->dtype, s->root, &s->opts);
+        return RC_CALL(gather, t, s->in_place && r == s->root ? REDCOLL_IN_PLACE : sb, rb,
+                       s->count, st->dtype, s->root, &s->opts);
     case REDCOLL_COLL_SCATTER:
-        return redcoll_scatter(t, sb, s->in_place && r == s->root ? REDCOLL_IN_PLACE : rb,
-                               s->count, st->dtype, s->root, &s->opts);
+        return RC_CALL(scatter, t, sb, s->in_place && r == s->root ? REDCOLL_IN_PLACE : rb,
+                       s->count, st->dtype, s->root, &s->opts);
     case REDCOLL_COLL_BARRIER:
-        return redcoll_barrier(t, &s->opts);
+        return RC_CALL(barrier, t, &s->opts);
     case REDCOLL_COLL_ALLGATHER:
-        return redcoll_allgather(t, s->in_place ? REDCOLL_IN_PLACE : sb, rb, s->count, st->dtype,
-                                 &s->opts);
+        return RC_CALL(allgather, t, s->in_place ? REDCOLL_IN_PLACE : sb, rb, s->count, st->dtype,
+                       &s->opts);
     case REDCOLL_COLL_ALLGATHERV:
-        return redcoll_allgatherv(t, s->in_place ? REDCOLL_IN_PLACE : sb, rb, st->counts,
-                                  st->dtype, &s->opts);
+        return RC_CALL(allgatherv, t, s->in_place ? REDCOLL_IN_PLACE : sb, rb, st->counts,
+                       st->dtype, &s->opts);
     case REDCOLL_COLL_ALLTOALL:
-        return redcoll_alltoall(t, s->in_place ? REDCOLL_IN_PLACE : sb, rb, s->count, st->dtype,
-                                &s->opts);
+        return RC_CALL(alltoall, t, s->in_place ? REDCOLL_IN_PLACE : sb, rb, s->count, st->dtype,
+                       &s->opts);
     case REDCOLL_COLL_REDUCE_SCATTER:
-        return redcoll_reduce_scatter(t, s->in_place ? REDCOLL_IN_PLACE : sb, rb, st->counts,
-                                      st->dtype, st->op, &s->opts);
+        return RC_CALL(reduce_scatter, t, s->in_place ? REDCOLL_IN_PLACE : sb, rb, st->counts,
+                       st->dtype, st->op, &s->opts);
     case REDCOLL_COLL_REDUCE_SCATTER_BLOCK:
-        return redcoll_reduce_scatter_block(t, s->in_place ? REDCOLL_IN_PLACE : sb, rb, s->count,
-                                            st->dtype, st->op, &s->opts);
+        return RC_CALL(reduce_scatter_block, t, s->in_place ? REDCOLL_IN_PLACE : sb, rb, s->count,
+                       st->dtype, st->op, &s->opts);
     default:
         return REDCOLL_ERR_UNSUPPORTED;
+    }
+}
+#undef RC_CALL
+
+/* Completes a started request: redcoll_test in a loop (poll) or redcoll_wait;
+   frees it. */
+static redcoll_result rc_complete(redcoll_coll_request *req, int poll) {
+    redcoll_result r;
+    int done = 0;
+    if (poll) do r = redcoll_test(req, &done); while (!done);
+    else r = redcoll_wait(req);
+    redcoll_request_free(req);
+    return r;
+}
+
+static redcoll_result rc_rank(const redcoll_transport *t, void *arg) {
+    rc_state *st = (rc_state *)arg;
+    const rc_spec *s = st->spec;
+    redcoll_coll_request *req = NULL;
+    redcoll_plan *plan = NULL;
+    redcoll_result r;
+    if (t->rank + 1 == s->absent_rank1) return REDCOLL_OK;
+    switch (s->nonblock) {
+    case RC_NB_WAIT: case RC_NB_TEST:
+        r = rc_call(t, st, &req, NULL);
+        return r != REDCOLL_OK ? r : rc_complete(req, s->nonblock == RC_NB_TEST);
+    case RC_NB_PLAN:
+        r = rc_call(t, st, NULL, &plan);
+        if (r == REDCOLL_OK) r = redcoll_plan_start(plan);
+        if (r == REDCOLL_OK) r = redcoll_plan_wait(plan);
+        redcoll_plan_free(plan);
+        return r;
+    default:
+        return rc_call(t, st, NULL, NULL);
     }
 }
 
@@ -458,7 +507,7 @@ static void *rc_xreference(const rc_state *st, size_t n) {
         memset(a, 0, sizeof *a);
         for (r = 0; r < p; ++r) {
             char v[8];
-            rc_input_elem(st->dtype, st->op.kind, r, i, v);
+            rc_input_elem(st->dtype, st->op.kind, st->spec->seed, r, i, v);
             if (dbl) { double x; memcpy(&x, v, 8); rc_xadd(a, x); }
             else { float x; memcpy(&x, v, 4); rc_xadd(a, (double)x); }
         }
@@ -474,10 +523,10 @@ static void *rc_reference(const rc_state *st, size_t n) {
     if (st->op.kind == REDCOLL_OP_SUM_EXACT) return rc_xreference(st, n);
     char *acc = (char *)calloc(n ? n : 1, st->esize), *tmp = (char *)calloc(n ? n : 1, st->esize);
     if (!acc || !tmp) { free(acc); free(tmp); return NULL; }
-    rc_fill(st->dtype, st->op.kind, 0, acc, n);
+    rc_fill(st->dtype, st->op.kind, st->spec->seed, 0, acc, n);
     for (r = 1; r < p; ++r) {
         memset(tmp, 0, n * st->esize);
-        rc_fill(st->dtype, st->op.kind, r, tmp, n);
+        rc_fill(st->dtype, st->op.kind, st->spec->seed, r, tmp, n);
         redcoll_reduce_local(acc, tmp, n, st->dtype, st->op); /* tmp = acc op tmp */
         memcpy(acc, tmp, n * st->esize);
     }
@@ -512,16 +561,16 @@ static int rc_expect_init(const rc_state *st, rc_expect *e) {
         break;
     case REDCOLL_COLL_BCAST:
         e->want = (char *)calloc(n ? n : 1, es);
-        if (e->want) rc_fill(st->dtype, st->op.kind, s->root, e->want, n);
+        if (e->want) rc_fill(st->dtype, st->op.kind, st->spec->seed, s->root, e->want, n);
         break;
     case REDCOLL_COLL_SCATTER:
         e->want = (char *)calloc(n * (size_t)p + 1, es);
-        if (e->want) rc_fill(st->dtype, st->op.kind, s->root, e->want, n * (size_t)p);
+        if (e->want) rc_fill(st->dtype, st->op.kind, st->spec->seed, s->root, e->want, n * (size_t)p);
         break;
     case REDCOLL_COLL_GATHER: case REDCOLL_COLL_ALLGATHER: case REDCOLL_COLL_ALLGATHERV:
         e->want = (char *)calloc(total + 1, es);
         for (r = 0; e->want && r < p; ++r)
-            rc_fill(st->dtype, st->op.kind, r, e->want + (st->displs ? st->displs[r] : (size_t)r * n) * es,
+            rc_fill(st->dtype, st->op.kind, st->spec->seed, r, e->want + (st->displs ? st->displs[r] : (size_t)r * n) * es,
                     st->counts ? st->counts[r] : n);
         break;
     case REDCOLL_COLL_ALLTOALL:
@@ -557,7 +606,7 @@ static size_t rc_expect_rank(const rc_state *st, rc_expect *e, int r, const char
     case REDCOLL_COLL_ALLTOALL: /* block j of rank r = block r of rank j's input */
         for (j = 0; j < p; ++j)
             for (k = 0; k < n; ++k)
-                rc_input_elem(st->dtype, st->op.kind, j, (size_t)r * n + k,
+                rc_input_elem(st->dtype, st->op.kind, st->spec->seed, j, (size_t)r * n + k,
                               e->mine + ((size_t)j * n + k) * es);
         *want = e->mine;
         return n * (size_t)p;
@@ -668,17 +717,17 @@ static int rc_setup(rc_state *st) {
         if (l.input_in_rbuf) {
             st->rbuf[r] = rn ? (char *)calloc(rn, es) : NULL;
             if (rn && !st->rbuf[r]) return 0;
-            if (sn) rc_fill(st->dtype, st->op.kind, r, st->rbuf[r] + l.in_off * es, sn);
+            if (sn) rc_fill(st->dtype, st->op.kind, st->spec->seed, r, st->rbuf[r] + l.in_off * es, sn);
             sn = 0;
             rn = 0;
         }
         st->sbuf[r] = sn ? (char *)calloc(sn, es) : NULL;
         if (rn) st->rbuf[r] = (char *)calloc(rn, es);
         if ((sn && !st->sbuf[r]) || (rn && !st->rbuf[r])) return 0;
-        if (st->sbuf[r]) rc_fill(st->dtype, st->op.kind, r, st->sbuf[r], sn);
+        if (st->sbuf[r]) rc_fill(st->dtype, st->op.kind, st->spec->seed, r, st->sbuf[r], sn);
         if (s->in_place && root && s->coll == REDCOLL_COLL_GATHER)
-            rc_fill(st->dtype, st->op.kind, r, st->rbuf[r] + l.in_off * es, n);
-        if (s->coll == REDCOLL_COLL_BCAST && root) rc_fill(st->dtype, st->op.kind, r, st->rbuf[r], n);
+            rc_fill(st->dtype, st->op.kind, st->spec->seed, r, st->rbuf[r] + l.in_off * es, n);
+        if (s->coll == REDCOLL_COLL_BCAST && root) rc_fill(st->dtype, st->op.kind, st->spec->seed, r, st->rbuf[r], n);
         else if (s->coll == REDCOLL_COLL_BCAST && n) memset(st->rbuf[r], 0xA5, n * es);
     }
     return 1;

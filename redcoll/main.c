@@ -221,7 +221,7 @@ static const cli_flag cli_flags[] = {
     { F_LIMIT, "--limit", "EVENTS", CMD_SIMULATE | CMD_SELECT | CMD_MAP,
       "the work limit: simulator events (transport calls, plus 64 per rank, plus one "
       "per 64 KiB copied in data mode; default 1e8)" },
-    { F_PROGRESS, "--progress", "S", CMD_SIMULATE | CMD_SELECT | CMD_MAP,
+    { F_PROGRESS, "--progress", "S", CMD_SIMULATE | CMD_SELECT | CMD_MAP | CMD_BENCH | CMD_TUNE,
       "seconds before progress lines start on stderr (default 3)" },
     { F_TRANSPORT, "--transport", "T", CMD_BENCH | CMD_TUNE,
       "threads, pshm (bench: processes sharing memory) or mpi (the MPI build, "
@@ -355,6 +355,37 @@ static const char *cli_human(char *buf, size_t cap, double bytes) {
     if (u == 0 || bytes >= 100 || bytes == floor(bytes)) snprintf(buf, cap, "%.0f %s", bytes, unit[u]);
     else snprintf(buf, cap, "%.3g %s", bytes, unit[u]);
     return buf;
+}
+
+/* Bytes of memory the machine can give now without swapping (Linux:
+   MemAvailable; else the free pages), 0 when unknown. */
+static double cli_mem_available(void) {
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256];
+    double kb = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %lf kB", &kb) == 1) break;
+    if (f) fclose(f);
+    if (kb >= 0) return kb * 1024;
+#if defined(_SC_AVPHYS_PAGES) && defined(_SC_PAGESIZE)
+    if (sysconf(_SC_AVPHYS_PAGES) > 0 && sysconf(_SC_PAGESIZE) > 0)
+        return (double)sysconf(_SC_AVPHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+#endif
+    return 0;
+}
+
+/* 1 when `need` bytes (what `what` needs, in words after "needs about")
+   fit in the memory available; else 0, having said on stderr how much is
+   needed and how much there is, before anything was allocated: a run that
+   climbs into swap or meets the OOM killer tells nobody anything. */
+static int cli_mem_fits(const char *cmd, const char *what, double need, const char *how) {
+    double have = cli_mem_available();
+    char h1[32], h2[32];
+    if (have <= 0 || need <= have) return 1;
+    fprintf(stderr, "redcoll %s: %s needs about %s of memory (%s), and this machine has %s available: %s\n",
+            cmd, what, cli_human(h1, sizeof h1, need), how, cli_human(h2, sizeof h2, have),
+            strcmp(cmd, "bench") == 0 ? "lower -e (or -p)" : "free some memory first");
+    return 0;
 }
 
 static double cli_now(void) {

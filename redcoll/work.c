@@ -148,10 +148,14 @@ static struct cli_progress {
     pthread_cond_t  cv;
 } cli_prog = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
 
+/* Under cli_prog.mu. A run that counts no calls (bench, tune) says what it
+   is doing (cli_progress_set) and for how long. */
 static void cli_progress_line(void) {
     double el = cli_now() - cli_prog.t0, done = (double)atomic_load(&cli_prog.done);
     cli_prog.lines++;
-    if (cli_prog.total > 0)
+    if (cli_prog.total == 0 && done == 0)
+        fprintf(stderr, "redcoll: %s, %.0f s so far\n", cli_prog.what, el);
+    else if (cli_prog.total > 0)
         fprintf(stderr, "redcoll: %s: %.3g of ~%.3g transport calls (%.0f%%), %.0f s\n", cli_prog.what,
                 done, cli_prog.total, done < cli_prog.total ? 100 * done / cli_prog.total : 99.0, el);
     else
@@ -182,7 +186,9 @@ static void *cli_progress_main(void *arg) {
 
 /* Starts the reporter: lines from `after` seconds on, every CLI_PROGRESS_EVERY. */
 static void cli_progress_begin(const char *what, double total_calls, double after) {
+    pthread_mutex_lock(&cli_prog.mu);
     snprintf(cli_prog.what, sizeof cli_prog.what, "%s", what);
+    pthread_mutex_unlock(&cli_prog.mu);
     atomic_store(&cli_prog.done, 0);
     cli_prog.total = total_calls;
     cli_prog.t0 = cli_now();
@@ -190,6 +196,17 @@ static void cli_progress_begin(const char *what, double total_calls, double afte
     cli_prog.stop = 0;
     cli_prog.lines = 0;
     cli_prog.started = pthread_create(&cli_prog.th, NULL, cli_progress_main, NULL) == 0;
+}
+
+/* What the run is doing now, for the next line: "bench: allreduce 1 GiB:
+   timing, row 2 of 11 (ring)". */
+static void cli_progress_set(const char *fmt, ...) {
+    va_list ap;
+    pthread_mutex_lock(&cli_prog.mu);
+    va_start(ap, fmt);
+    vsnprintf(cli_prog.what, sizeof cli_prog.what, fmt, ap);
+    va_end(ap);
+    pthread_mutex_unlock(&cli_prog.mu);
 }
 
 static void cli_progress_end(void) {
@@ -201,7 +218,7 @@ static void cli_progress_end(void) {
     pthread_join(cli_prog.th, NULL);
     /* a run faster than the reporter's first wake-up still gets the line asked for at 0 s */
     if (cli_prog.lines == 0 && cli_prog.after <= 0) cli_progress_line();
-    if (cli_now() - cli_prog.t0 >= cli_prog.after + 1.0) {
+    if (cli_now() - cli_prog.t0 >= cli_prog.after + 1.0 && atomic_load(&cli_prog.done) > 0) {
         fprintf(stderr, "redcoll: %s: done, %.3g transport calls in %.0f s\n", cli_prog.what,
                 (double)atomic_load(&cli_prog.done), cli_now() - cli_prog.t0);
     }
@@ -263,6 +280,14 @@ static redcoll_result cli_c_sendrecv_reduce(void *u, int dst, const void *sbuf, 
     return CLI_IN(u)->sendrecv_reduce(CLI_IN(u)->user, dst, sbuf, sbytes, src, rbytes, tag, into);
 }
 static void *cli_c_scratch(void *u, size_t bytes) { return CLI_IN(u)->scratch(CLI_IN(u)->user, bytes); }
+static redcoll_result cli_c_test(void *u, int count, redcoll_request *reqs, int *done) {
+    return CLI_IN(u)->test(CLI_IN(u)->user, count, reqs, done);
+}
+static redcoll_result cli_c_irecv_reduce(void *u, int src, size_t bytes, int tag,
+                                         const redcoll_consumer *into, redcoll_request *req) {
+    CLI_TICK();
+    return CLI_IN(u)->irecv_reduce(CLI_IN(u)->user, src, bytes, tag, into, req);
+}
 
 static void cli_counted_init(cli_counted *w, const redcoll_transport *in) {
     const redcoll_transport *i = in;
@@ -281,6 +306,9 @@ static void cli_counted_init(cli_counted *w, const redcoll_transport *in) {
     t->recv_reduce = i->recv_reduce ? cli_c_recv_reduce : NULL;
     t->sendrecv_reduce = i->sendrecv_reduce ? cli_c_sendrecv_reduce : NULL;
     t->scratch = i->scratch ? cli_c_scratch : NULL;
+    t->test = i->test ? cli_c_test : NULL;
+    t->irecv_reduce = i->irecv_reduce ? cli_c_irecv_reduce : NULL;
+    t->nb = i->nb; /* one count of starts per rank, whichever view it is made through */
 }
 
 typedef struct cli_simrun {

@@ -215,6 +215,8 @@ typedef struct shim_comm {
     MPI_Count         last_named_extent;
     unsigned char    *printed;   /* verbose: [coll][class][algo bit], lazily allocated */
     unsigned          passed[REDCOLL_COLL_COUNT]; /* verbose: reason bits printed */
+    unsigned          forced_differ; /* bit c: the ranks force different algorithms for
+                                        collective c (REDCOLL_<COLL>_ALGORITHM) */
     int               exact_said; /* verbose: the reproducible mode was said */
     struct shim_comm *next, *prev;
 } shim_comm;
@@ -432,7 +434,7 @@ static void shim_shm_open(shim_comm *s) {
     else fprintf(stderr, "redcoll: %s (p=%d): transport shared memory (processes of one node)\n", label, s->size);
 }
 
-static int shim_modes_agree(shim_comm *s); /* below, with REDCOLL_SUM_EXACT */
+static int shim_modes_agree(shim_comm *s); /* below, with REDCOLL_SUM_EXACT; also forced algorithms */
 
 static shim_comm *shim_comm_create(MPI_Comm comm) {
     shim_comm *s = (shim_comm *)calloc(1, sizeof *s);
@@ -542,17 +544,28 @@ static int shim_pass(shim_comm *s, redcoll_coll coll, shim_reason why) {
 
 /* ==== The call being served ================================================ */
 
+struct shim_req;
+
 typedef struct shim_call {
     shim_comm             *s;
     MPI_Comm               comm;
     redcoll_coll           coll;
     int                    was_failed; /* the transport failed in an earlier call */
+    int                    refused;    /* the ranks force different algorithms: not run */
     const redcoll_options *opts; /* NULL (auto) or &o */
     redcoll_options        o;
+    struct shim_req       *nb;   /* a start (MPI_I<coll>, MPI_Start) or a persistent
+                                    init fills this request; NULL: a blocking call */
 } shim_call;
+
+/* The request the call being made on this thread fills (section
+   "Non-blocking and persistent collectives"); NULL for blocking calls. */
+static _Thread_local struct shim_req *shim_nb_into;
 
 /* The state of comm if it is served; 0 (pass through) otherwise. */
 static inline int shim_begin(shim_call *c, MPI_Comm comm, redcoll_coll coll) {
+    c->nb = shim_nb_into;
+    shim_nb_into = NULL; /* this call's only */
     c->s = shim_comm_of(comm);
     c->comm = comm;
     c->coll = coll;
@@ -561,6 +574,7 @@ static inline int shim_begin(shim_call *c, MPI_Comm comm, redcoll_coll coll) {
     if (!c->s->ok) return shim_pass(c->s, coll, c->s->why);
     c->s->m.last_mpi_error = MPI_SUCCESS; /* the error of this call only */
     c->was_failed = c->s->m.failed;
+    c->refused = 0;
     return 1;
 }
 
@@ -571,6 +585,13 @@ static inline int shim_begin(shim_call *c, MPI_Comm comm, redcoll_coll coll) {
 static inline void shim_choose(shim_call *c, size_t bytes, int commutative) {
     redcoll_algo a = shim_g.forced[c->coll];
     const char *how = "forced by the environment";
+    if (c->s->forced_differ >> c->coll & 1u) { /* an algorithm no rank has: fails at once, sends nothing */
+        memset(&c->o, 0, sizeof c->o);
+        c->o.algo = REDCOLL_ALGO_COUNT;
+        c->opts = &c->o;
+        c->refused = 1;
+        return;
+    }
     if (a != REDCOLL_ALGO_AUTO && !commutative && !redcoll_algo_keeps_order(c->coll, a)) {
         a = REDCOLL_ALGO_AUTO;
         how = "auto: the forced algorithm needs a commutative op";
@@ -625,7 +646,9 @@ static int shim_told(const redcoll_mpi_failure *f) {
    or another thread holds it (the caller raises MPI's class instead). */
 static int shim_raise_told(const shim_call *c) {
     char text[MPI_MAX_ERROR_STRING], why[MPI_MAX_ERROR_STRING - 160], label[MPI_MAX_OBJECT_NAME + 16];
+    char var[64];
     int code, cls;
+    size_t i;
     if (pthread_mutex_trylock(&shim_g.err_lock) != 0) return 0;
     if (shim_g.err_code == 0) {
         shim_g.err_code = -1;
@@ -638,7 +661,17 @@ static int shim_raise_told(const shim_call *c) {
     code = shim_g.err_code;
     if (code > 0) {
         shim_comm_label(c->s, label, sizeof label);
-        redcoll_mpi_failure_string(&c->s->m, why, sizeof why);
+        if (c->refused) {
+            const char *name = redcoll_coll_name(c->coll);
+            for (i = 0; name[i] && i < sizeof var - 1; ++i)
+                var[i] = (char)(name[i] >= 'a' && name[i] <= 'z' ? name[i] - 'a' + 'A' : name[i]);
+            var[i] = 0;
+            redcoll__mpi_say(why, sizeof why, "%s: the ranks force different algorithms "
+                             "(REDCOLL_%s_ALGORITHM; this rank: %s)", redcoll_result_string(REDCOLL_ERR_MISMATCH),
+                             var, shim_g.forced[c->coll] ? redcoll_algo_name(shim_g.forced[c->coll]) : "not set");
+        } else {
+            redcoll_mpi_failure_string(&c->s->m, why, sizeof why);
+        }
         redcoll__mpi_say(text, sizeof text, "redcoll: %s on %s (rank %d of %d): %s%s", shim_mpi_name[c->coll],
                  label, c->s->rank, c->s->size,
                  c->was_failed ? "redcoll's transport for this communicator failed in an earlier call: " : "",
@@ -657,13 +690,72 @@ static int shim_raise_told(const shim_call *c) {
 static inline int shim_end(const shim_call *c, redcoll_result r) {
     int code;
     if (r == REDCOLL_OK) return MPI_SUCCESS;
-    if (shim_told(&c->s->m.failure) && (code = shim_raise_told(c)) != 0) return code;
+    if ((c->refused || shim_told(&c->s->m.failure)) && (code = shim_raise_told(c)) != 0) return code;
     code = shim_error_code(r, c->s->m.last_mpi_error);
     PMPI_Comm_call_errhandler(c->comm, code);
     return code;
 }
 
 /* ==== Datatypes ============================================================== */
+
+/* `count` elements of `type` at `buf`, as the packed bytes redcoll moves:
+   in place (`direct`, at `base`) when they are already those bytes, else
+   through a staging buffer with MPI_Pack / MPI_Unpack. */
+typedef struct shim_side {
+    const void  *buf;
+    MPI_Count    count;
+    MPI_Datatype type;
+    MPI_Count    extent, size;
+    size_t       bytes;
+    int          direct;
+    char        *base;
+} shim_side;
+
+/* One of the two forms of an MPI count or displacement array. */
+typedef struct shim_array {
+    const int       *i;
+    const MPI_Count *c;
+    const MPI_Aint  *a;
+} shim_array;
+
+/* What a call does after its collective: unpack the received bytes from
+   the staging buffer into the user's layout (whole, or block by block for
+   allgather(v)), free the staging buffers, report the result. A started
+   call keeps it in its request until the collective completes. */
+typedef struct shim_post {
+    char         *ts, *tr;    /* staging of the send side and of the receive side */
+    int           unstage;    /* 0: none; 1: tr into rd; 2: tr into rd block by block */
+    shim_side     rd;
+    shim_array    rcounts, displs; /* 2: the blocks, as the call gave them */
+    MPI_Count     rcount;
+    const size_t *counts;     /* 2: bytes per block */
+    int           size;
+} shim_post;
+
+static const shim_post shim_no_post; /* nothing staged */
+
+static int shim_finish(const shim_call *c, shim_post *post, int err, redcoll_result r);
+static int shim_nb_started(shim_call *c, shim_post *post, redcoll_result r);
+static int shim_nb_checking(const struct shim_req *q);
+static redcoll_coll_request **shim_nb_slot(struct shim_req *q);
+static size_t *shim_nb_counts(struct shim_req *q);
+static void shim_nb_keep_op(struct shim_req *q, redcoll_op *op);
+
+/* Where a call's irregular counts live: the communicator's array for a
+   blocking call, the request's for a started one (several may be under way). */
+static size_t *shim_counts_buf(const shim_call *c) {
+    return c->nb ? shim_nb_counts(c->nb) : c->s->counts;
+}
+
+/* The call's collective, with the blocking call's arguments: run here and
+   finished (blocking); or started into c->nb (redcoll_i<f>) and finished
+   when it completes; or, for a persistent init, only checked. An MPI error
+   found before (err) ends the call at once. */
+#define SHIM_RUN(c, post, err, f, ...)                                                           \
+    ((err) != MPI_SUCCESS ? shim_finish(c, post, err, REDCOLL_OK)                                \
+     : (c)->nb ? shim_nb_started(c, post, shim_nb_checking((c)->nb) ? REDCOLL_OK                 \
+                                          : redcoll_i##f(__VA_ARGS__, shim_nb_slot((c)->nb)))    \
+     : shim_finish(c, post, MPI_SUCCESS, redcoll_##f(__VA_ARGS__)))
 
 /* Whether one element of a derived type is its `size` bytes from true_lb in
    type-map order: pack one element of a patterned buffer and compare. Four
@@ -979,13 +1071,24 @@ static void shim_exact_say(shim_comm *s) {
    on redcoll's duplicate). If not, the lowest rank with the mode and the
    lowest without say so, and the error goes through the communicator's
    error handler once every rank has printed; the communicator then passes
-   every call to MPI. */
+   every call to MPI. The same reduction notes the collectives whose forced
+   algorithm (REDCOLL_<COLL>_ALGORITHM) differs between ranks: a rank running
+   another schedule would wait forever, so those collectives fail on every
+   rank with a message saying so (s->forced_differ). */
 static int shim_modes_agree(shim_comm *s) {
-    int mine[2], low[2] = { 0, 0 };
+    int low[2 + 2 * REDCOLL_COLL_COUNT], c;
     char label[MPI_MAX_OBJECT_NAME + 16];
-    mine[0] = shim_x.exact ? s->rank : s->size; /* the lowest rank with the mode */
-    mine[1] = shim_x.exact ? s->size : s->rank; /* and without */
-    if (PMPI_Allreduce(mine, low, 2, MPI_INT, MPI_MIN, s->m.comm) != MPI_SUCCESS) return 0;
+    low[0] = shim_x.exact ? s->rank : s->size; /* the lowest rank with the mode */
+    low[1] = shim_x.exact ? s->size : s->rank; /* and without */
+    for (c = 0; c < REDCOLL_COLL_COUNT; ++c) { /* each forced algorithm, and its negation */
+        low[2 + c] = (int)shim_g.forced[c];
+        low[2 + REDCOLL_COLL_COUNT + c] = -(int)shim_g.forced[c];
+    }
+    if (PMPI_Allreduce(MPI_IN_PLACE, low, 2 + 2 * REDCOLL_COLL_COUNT, MPI_INT, MPI_MIN, s->m.comm) !=
+        MPI_SUCCESS)
+        return 0;
+    for (c = 0; c < REDCOLL_COLL_COUNT; ++c)
+        if (low[2 + c] != -low[2 + REDCOLL_COLL_COUNT + c]) s->forced_differ |= 1u << c;
     if (low[0] == s->size || low[1] == s->size) return 1;
     if (low[0] == s->rank || low[1] == s->rank) {
         shim_comm_label(s, label, sizeof label);
@@ -1096,6 +1199,7 @@ static inline int shim_red_begin(shim_call *c, shim_red *r, MPI_Comm comm, redco
         return 1;
     }
     if (!shim_red_setup(r, type, op, &why)) return shim_pass(s, coll, why);
+    if (r->op.kind == REDCOLL_OP_USER && c->nb) shim_nb_keep_op(c->nb, &r->op); /* outlives r */
     if (r->op.kind == REDCOLL_OP_SUM_EXACT) shim_exact_say(s);
     if (r->op.kind != REDCOLL_OP_USER && r->dtype < REDCOLL_DTYPE_COUNT) { /* both predefined */
         s->last_type = type;
@@ -1112,14 +1216,14 @@ static int shim_try_allreduce(int *rc, const void *sbuf, void *rbuf, MPI_Count c
                               MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
     shim_call c;
     shim_red r;
+    shim_post post = shim_no_post;
     if (!shim_red_begin(&c, &r, comm, REDCOLL_COLL_ALLREDUCE, type, op)) return 0;
     if (count < 0 || rbuf == MPI_IN_PLACE ||
         (count > 0 && (sbuf == rbuf || !shim_at(sbuf, r.lb) || !shim_at(rbuf, r.lb))))
         return shim_pass(c.s, c.coll, SHIM_PASS_ARGS);
     shim_choose(&c, (size_t)count * (size_t)r.extent, r.op.commutative);
-    *rc = shim_end(&c, redcoll_allreduce(c.s->t, redcoll_mpi_buf(shim_at(sbuf, r.lb)),
-                                         shim_at(rbuf, r.lb), (size_t)(count * r.mult), r.dtype, r.op,
-                                         c.opts));
+    *rc = SHIM_RUN(&c, &post, MPI_SUCCESS, allreduce, c.s->t, redcoll_mpi_buf(shim_at(sbuf, r.lb)),
+                   shim_at(rbuf, r.lb), (size_t)(count * r.mult), r.dtype, r.op, c.opts);
     return 1;
 }
 
@@ -1127,6 +1231,7 @@ static int shim_try_reduce(int *rc, const void *sbuf, void *rbuf, MPI_Count coun
                            MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm) {
     shim_call c;
     shim_red r;
+    shim_post post = shim_no_post;
     int at_root;
     if (!shim_red_begin(&c, &r, comm, REDCOLL_COLL_REDUCE, type, op)) return 0;
     at_root = c.s->rank == root;
@@ -1135,34 +1240,27 @@ static int shim_try_reduce(int *rc, const void *sbuf, void *rbuf, MPI_Count coun
         (at_root && (rbuf == MPI_IN_PLACE || (count > 0 && (sbuf == rbuf || !shim_at(rbuf, r.lb))))))
         return shim_pass(c.s, c.coll, SHIM_PASS_ARGS);
     shim_choose(&c, (size_t)count * (size_t)r.extent, r.op.commutative);
-    *rc = shim_end(&c, redcoll_reduce(c.s->t, redcoll_mpi_buf(shim_at(sbuf, r.lb)),
-                                      at_root ? shim_at(rbuf, r.lb) : NULL, (size_t)(count * r.mult),
-                                      r.dtype, r.op, root, c.opts));
+    *rc = SHIM_RUN(&c, &post, MPI_SUCCESS, reduce, c.s->t, redcoll_mpi_buf(shim_at(sbuf, r.lb)),
+                   at_root ? shim_at(rbuf, r.lb) : NULL, (size_t)(count * r.mult), r.dtype, r.op, root,
+                   c.opts);
     return 1;
 }
-
-/* One of the two forms of an MPI count or displacement array. */
-typedef struct shim_array {
-    const int       *i;
-    const MPI_Count *c;
-    const MPI_Aint  *a;
-} shim_array;
 
 static MPI_Count shim_array_at(shim_array v, int k) {
     return v.i ? (MPI_Count)v.i[k] : v.c ? v.c[k] : (MPI_Count)v.a[k];
 }
 
-/* counts[i] = recvcounts[i] * unit into s->counts; 0 if one is negative or
-   the pointer is NULL. Their sum in *total. */
-static int shim_counts(shim_comm *s, shim_array v, MPI_Count unit, size_t *total) {
+/* counts[i] = recvcounts[i] * unit for the p ranks of s; 0 if one is
+   negative or the pointer is NULL. Their sum in *total. */
+static int shim_counts(const shim_comm *s, size_t *counts, shim_array v, MPI_Count unit, size_t *total) {
     int i;
     *total = 0;
     if (!v.i && !v.c) return 0;
     for (i = 0; i < s->size; ++i) {
         MPI_Count n = shim_array_at(v, i);
         if (n < 0) return 0;
-        s->counts[i] = (size_t)(n * unit);
-        *total += s->counts[i];
+        counts[i] = (size_t)(n * unit);
+        *total += counts[i];
     }
     return 1;
 }
@@ -1171,16 +1269,18 @@ static int shim_try_reduce_scatter(int *rc, const void *sbuf, void *rbuf, shim_a
                                    MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
     shim_call c;
     shim_red r;
-    size_t total;
+    shim_post post = shim_no_post;
+    size_t total, *counts;
     if (!shim_red_begin(&c, &r, comm, REDCOLL_COLL_REDUCE_SCATTER, type, op)) return 0;
-    if (!shim_counts(c.s, recvcounts, r.mult, &total) || rbuf == MPI_IN_PLACE ||
+    counts = shim_counts_buf(&c);
+    if (!shim_counts(c.s, counts, recvcounts, r.mult, &total) || rbuf == MPI_IN_PLACE ||
         (total > 0 && (sbuf == rbuf || !shim_at(sbuf, r.lb))) ||
-        ((c.s->counts[c.s->rank] > 0 || sbuf == MPI_IN_PLACE) && !shim_at(rbuf, r.lb)))
+        ((counts[c.s->rank] > 0 || sbuf == MPI_IN_PLACE) && !shim_at(rbuf, r.lb)))
         return shim_pass(c.s, c.coll, SHIM_PASS_ARGS);
     shim_choose(&c, total / (size_t)r.mult * (size_t)r.extent, r.op.commutative);
-    *rc = shim_end(&c, redcoll_reduce_scatter(c.s->t, redcoll_mpi_buf(shim_at(sbuf, r.lb)),
-                                              shim_at(rbuf, r.lb), c.s->counts, r.dtype, r.op,
-                                              c.opts));
+    *rc = SHIM_RUN(&c, &post, MPI_SUCCESS, reduce_scatter, c.s->t,
+                   redcoll_mpi_buf(shim_at(sbuf, r.lb)), shim_at(rbuf, r.lb), counts, r.dtype, r.op,
+                   c.opts);
     return 1;
 }
 
@@ -1188,32 +1288,19 @@ static int shim_try_reduce_scatter_block(int *rc, const void *sbuf, void *rbuf, 
                                          MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
     shim_call c;
     shim_red r;
+    shim_post post = shim_no_post;
     if (!shim_red_begin(&c, &r, comm, REDCOLL_COLL_REDUCE_SCATTER_BLOCK, type, op)) return 0;
     if (count < 0 || rbuf == MPI_IN_PLACE ||
         (count > 0 && (sbuf == rbuf || !shim_at(sbuf, r.lb) || !shim_at(rbuf, r.lb))))
         return shim_pass(c.s, c.coll, SHIM_PASS_ARGS);
     shim_choose(&c, (size_t)count * (size_t)c.s->size * (size_t)r.extent, r.op.commutative);
-    *rc = shim_end(&c, redcoll_reduce_scatter_block(c.s->t,
-                                                    redcoll_mpi_buf(shim_at(sbuf, r.lb)),
-                                                    shim_at(rbuf, r.lb), (size_t)(count * r.mult),
-                                                    r.dtype, r.op, c.opts));
+    *rc = SHIM_RUN(&c, &post, MPI_SUCCESS, reduce_scatter_block, c.s->t,
+                   redcoll_mpi_buf(shim_at(sbuf, r.lb)), shim_at(rbuf, r.lb), (size_t)(count * r.mult),
+                   r.dtype, r.op, c.opts);
     return 1;
 }
 
 /* ==== Data movement ========================================================= */
-
-/* `count` elements of `type` at `buf`, as the packed bytes redcoll moves:
-   in place (`direct`, at `base`) when they are already those bytes, else
-   through a staging buffer with MPI_Pack / MPI_Unpack. */
-typedef struct shim_side {
-    const void  *buf;
-    MPI_Count    count;
-    MPI_Datatype type;
-    MPI_Count    extent, size;
-    size_t       bytes;
-    int          direct;
-    char        *base;
-} shim_side;
 
 static int shim_side_init(shim_comm *s, shim_side *d, const void *buf, MPI_Count count,
                           MPI_Datatype type) {
@@ -1298,23 +1385,42 @@ static int shim_end_move(const shim_call *c, int err, redcoll_result r, char *t1
     return shim_end(c, r);
 }
 
+static MPI_Count shim_block_n(shim_array rcounts, MPI_Count rcount, int i);
+static MPI_Count shim_block_at(shim_array rcounts, shim_array displs, MPI_Count rcount, int i);
+
+/* Ends a call (see shim_post): when the collective went well, the staged
+   result unpacked into the user's layout; then shim_end_move. */
+static int shim_finish(const shim_call *c, shim_post *post, int err, redcoll_result r) {
+    if (err == MPI_SUCCESS && r == REDCOLL_OK && post->tr && post->unstage == 1)
+        err = shim_stage(&post->rd, post->tr, 1);
+    if (err == MPI_SUCCESS && r == REDCOLL_OK && post->tr && post->unstage == 2) {
+        size_t before = 0;
+        int i;
+        for (i = 0; err == MPI_SUCCESS && i < post->size; ++i) {
+            shim_side blk = shim_side_part(&post->rd, shim_block_at(post->rcounts, post->displs, post->rcount, i),
+                                           shim_block_n(post->rcounts, post->rcount, i));
+            err = shim_stage(&blk, post->tr + before, 1);
+            before += post->counts[i];
+        }
+    }
+    return shim_end_move(c, err, r, post->ts, post->tr);
+}
+
 static int shim_try_bcast(int *rc, void *buf, MPI_Count count, MPI_Datatype type, int root,
                           MPI_Comm comm) {
     shim_call c;
     shim_side d;
-    char *tmp = NULL, *bytes;
+    shim_post post = shim_no_post;
+    char *bytes;
     int err = MPI_SUCCESS;
-    redcoll_result r = REDCOLL_OK;
     if (!shim_begin(&c, comm, REDCOLL_COLL_BCAST)) return 0;
     if (root < 0 || root >= c.s->size || !shim_side_init(c.s, &d, buf, count, type))
         return shim_pass(c.s, c.coll, SHIM_PASS_ARGS);
     shim_choose(&c, d.bytes, 1);
-    bytes = shim_bytes(&d, d.bytes, c.s->rank == root, &tmp, &err);
-    if (err == MPI_SUCCESS)
-        r = redcoll_bcast(c.s->t, bytes, d.bytes, REDCOLL_UINT8, root, c.opts);
-    if (err == MPI_SUCCESS && r == REDCOLL_OK && tmp && c.s->rank != root)
-        err = shim_stage(&d, tmp, 1);
-    *rc = shim_end_move(&c, err, r, tmp, NULL);
+    bytes = shim_bytes(&d, d.bytes, c.s->rank == root, &post.tr, &err);
+    post.rd = d;
+    post.unstage = c.s->rank != root;
+    *rc = SHIM_RUN(&c, &post, err, bcast, c.s->t, bytes, d.bytes, REDCOLL_UINT8, root, c.opts);
     return 1;
 }
 
@@ -1323,10 +1429,10 @@ static int shim_try_gather(int *rc, const void *sbuf, MPI_Count scount, MPI_Data
                            MPI_Comm comm) {
     shim_call c;
     shim_side sd, rd;
+    shim_post post = shim_no_post;
     char *ts = NULL, *tr = NULL, *sb = NULL, *rb = NULL;
     int err = MPI_SUCCESS, at_root, in_place = sbuf == MPI_IN_PLACE;
     size_t block, p;
-    redcoll_result r = REDCOLL_OK;
     memset(&sd, 0, sizeof sd);
     memset(&rd, 0, sizeof rd);
     if (!shim_begin(&c, comm, REDCOLL_COLL_GATHER)) return 0;
@@ -1350,11 +1456,9 @@ static int shim_try_gather(int *rc, const void *sbuf, MPI_Count scount, MPI_Data
             err = shim_stage(&own, tr + (size_t)root * block, 0);
         }
     }
-    if (err == MPI_SUCCESS)
-        r = redcoll_gather(c.s->t, in_place ? REDCOLL_IN_PLACE : sb, rb, block, REDCOLL_UINT8,
-                           root, c.opts);
-    if (err == MPI_SUCCESS && r == REDCOLL_OK && tr) err = shim_stage(&rd, tr, 1);
-    *rc = shim_end_move(&c, err, r, ts, tr);
+    post.ts = ts; post.tr = tr; post.rd = rd; post.unstage = 1;
+    *rc = SHIM_RUN(&c, &post, err, gather, c.s->t, in_place ? REDCOLL_IN_PLACE : sb, rb, block,
+                   REDCOLL_UINT8, root, c.opts);
     return 1;
 }
 
@@ -1363,10 +1467,10 @@ static int shim_try_scatter(int *rc, const void *sbuf, MPI_Count scount, MPI_Dat
                             MPI_Comm comm) {
     shim_call c;
     shim_side sd, rd;
+    shim_post post = shim_no_post;
     char *ts = NULL, *tr = NULL, *sb = NULL, *rb = NULL;
     int err = MPI_SUCCESS, at_root, in_place = rbuf == MPI_IN_PLACE;
     size_t block, p;
-    redcoll_result r = REDCOLL_OK;
     memset(&sd, 0, sizeof sd);
     memset(&rd, 0, sizeof rd);
     if (!shim_begin(&c, comm, REDCOLL_COLL_SCATTER)) return 0;
@@ -1384,11 +1488,9 @@ static int shim_try_scatter(int *rc, const void *sbuf, MPI_Count scount, MPI_Dat
     shim_choose(&c, block, 1);
     if (at_root) sb = shim_bytes(&sd, block * p, 1, &ts, &err);
     if (!in_place && err == MPI_SUCCESS) rb = shim_bytes(&rd, block, 0, &tr, &err);
-    if (err == MPI_SUCCESS)
-        r = redcoll_scatter(c.s->t, sb, in_place ? REDCOLL_IN_PLACE : rb, block,
-                            REDCOLL_UINT8, root, c.opts);
-    if (err == MPI_SUCCESS && r == REDCOLL_OK && tr) err = shim_stage(&rd, tr, 1);
-    *rc = shim_end_move(&c, err, r, ts, tr);
+    post.ts = ts; post.tr = tr; post.rd = rd; post.unstage = 1;
+    *rc = SHIM_RUN(&c, &post, err, scatter, c.s->t, sb, in_place ? REDCOLL_IN_PLACE : rb, block,
+                   REDCOLL_UINT8, root, c.opts);
     return 1;
 }
 
@@ -1410,11 +1512,11 @@ static int shim_gather_all(int *rc, shim_call *c, const void *sbuf, MPI_Count sc
                            shim_array displs, MPI_Count rcount, MPI_Datatype rtype) {
     shim_comm *s = c->s;
     shim_side sd, rd;
+    shim_post post = shim_no_post;
     char *ts = NULL, *tr = NULL, *sb = NULL, *rb;
     int err = MPI_SUCCESS, in_place = sbuf == MPI_IN_PLACE, v = rcounts.i || rcounts.c, i, direct = 1;
-    size_t total = 0, before = 0, mine;
+    size_t total = 0, before = 0, mine, *counts = shim_counts_buf(c);
     MPI_Count elems = 0;
-    redcoll_result res = REDCOLL_OK;
     memset(&sd, 0, sizeof sd);
     if (!shim_side_init(s, &rd, rbuf, 0, rtype) ||
         (!in_place && !shim_side_init(s, &sd, sbuf, scount, stype)) ||
@@ -1424,14 +1526,14 @@ static int shim_gather_all(int *rc, shim_call *c, const void *sbuf, MPI_Count sc
         MPI_Count n = shim_block_n(rcounts, rcount, i);
         if (n < 0) return shim_pass(s, c->coll, SHIM_PASS_ARGS);
         if (shim_block_at(rcounts, displs, rcount, i) != elems) direct = 0;
-        s->counts[i] = (size_t)(n * rd.size);
-        if (i < s->rank) before += s->counts[i];
-        total += s->counts[i];
+        counts[i] = (size_t)(n * rd.size);
+        if (i < s->rank) before += counts[i];
+        total += counts[i];
         elems += n;
     }
     if (!shim_side_init(s, &rd, rbuf, elems, rtype)) return shim_pass(s, c->coll, SHIM_PASS_ARGS);
     direct = direct && rd.direct;
-    mine = s->counts[s->rank];
+    mine = counts[s->rank];
     if (!in_place && sd.bytes != mine) { /* this rank's send and receive sizes differ */
         *rc = shim_end_move(c, MPI_ERR_TRUNCATE, REDCOLL_OK, NULL, NULL);
         return 1;
@@ -1452,18 +1554,14 @@ static int shim_gather_all(int *rc, shim_call *c, const void *sbuf, MPI_Count sc
             err = shim_stage(&own, tr + before, 0);
         }
     }
-    if (err == MPI_SUCCESS) { /* in place as the caller said: ranks whose layouts differ agree */
+    post.ts = ts; post.tr = tr; post.rd = rd; post.unstage = 2;
+    post.rcounts = rcounts; post.displs = displs; post.rcount = rcount;
+    post.counts = counts; post.size = s->size;
+    { /* in place as the caller said: ranks whose layouts differ agree */
         const void *in = in_place ? REDCOLL_IN_PLACE : direct ? (const void *)sb : tr + before;
-        res = v ? redcoll_allgatherv(s->t, in, rb, s->counts, REDCOLL_UINT8, c->opts)
-                : redcoll_allgather(s->t, in, rb, mine, REDCOLL_UINT8, c->opts);
+        if (v) *rc = SHIM_RUN(c, &post, err, allgatherv, s->t, in, rb, counts, REDCOLL_UINT8, c->opts);
+        else *rc = SHIM_RUN(c, &post, err, allgather, s->t, in, rb, mine, REDCOLL_UINT8, c->opts);
     }
-    for (i = 0, before = 0; tr && err == MPI_SUCCESS && res == REDCOLL_OK && i < s->size; ++i) {
-        shim_side blk = shim_side_part(&rd, shim_block_at(rcounts, displs, rcount, i),
-                                       shim_block_n(rcounts, rcount, i));
-        err = shim_stage(&blk, tr + before, 1);
-        before += s->counts[i];
-    }
-    *rc = shim_end_move(c, err, res, ts, tr);
     return 1;
 }
 
@@ -1487,10 +1585,10 @@ static int shim_try_alltoall(int *rc, const void *sbuf, MPI_Count scount, MPI_Da
                              void *rbuf, MPI_Count rcount, MPI_Datatype rtype, MPI_Comm comm) {
     shim_call c;
     shim_side sd, rd;
+    shim_post post = shim_no_post;
     char *ts = NULL, *tr = NULL, *sb = NULL, *rb;
     int err = MPI_SUCCESS, in_place = sbuf == MPI_IN_PLACE;
     size_t p;
-    redcoll_result r = REDCOLL_OK;
     memset(&sd, 0, sizeof sd);
     memset(&rd, 0, sizeof rd);
     if (!shim_begin(&c, comm, REDCOLL_COLL_ALLTOALL)) return 0;
@@ -1507,19 +1605,18 @@ static int shim_try_alltoall(int *rc, const void *sbuf, MPI_Count scount, MPI_Da
     shim_choose(&c, rd.bytes / p, 1);
     if (!in_place) sb = shim_bytes(&sd, rd.bytes, 1, &ts, &err);
     rb = err == MPI_SUCCESS ? shim_bytes(&rd, rd.bytes, in_place, &tr, &err) : NULL;
-    if (err == MPI_SUCCESS)
-        r = redcoll_alltoall(c.s->t, in_place ? REDCOLL_IN_PLACE : sb, rb, rd.bytes / p,
-                             REDCOLL_UINT8, c.opts);
-    if (err == MPI_SUCCESS && r == REDCOLL_OK && tr) err = shim_stage(&rd, tr, 1);
-    *rc = shim_end_move(&c, err, r, ts, tr);
+    post.ts = ts; post.tr = tr; post.rd = rd; post.unstage = 1;
+    *rc = SHIM_RUN(&c, &post, err, alltoall, c.s->t, in_place ? REDCOLL_IN_PLACE : sb, rb, rd.bytes / p,
+                   REDCOLL_UINT8, c.opts);
     return 1;
 }
 
 static int shim_try_barrier(int *rc, MPI_Comm comm) {
     shim_call c;
+    shim_post post = shim_no_post;
     if (!shim_begin(&c, comm, REDCOLL_COLL_BARRIER)) return 0;
     shim_choose(&c, 0, 1);
-    *rc = shim_end(&c, redcoll_barrier(c.s->t, c.opts));
+    *rc = SHIM_RUN(&c, &post, MPI_SUCCESS, barrier, c.s->t, c.opts);
     return 1;
 }
 
@@ -1692,6 +1789,697 @@ SHIM_ENTRY(MPI_Scatter_c,
            (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm))
 #endif /* SHIM_LARGE_COUNT */
 
+/* ==== Non-blocking and persistent collectives ================================
+   MPI_I<coll> and MPI-4's MPI_<coll>_init are served by redcoll's
+   non-blocking collectives (redcoll_i<coll>), with the same decisions and
+   the same code as the blocking entry points: the entry point marks the
+   call as a start (shim_nb_into) and the shared shim_try_<coll> starts it
+   (SHIM_RUN) instead of running it; staged buffers are unpacked when the
+   collective completes.
+
+   The application's handle: a one-shot collective is an MPI generalized
+   request (MPI_Grequest_start), completed (MPI_Grequest_complete) once
+   redcoll reports the collective done; a persistent one is an MPI request
+   of its own that never carries data (a persistent receive from
+   MPI_PROC_NULL, so MPI knows the handle), and each MPI_Start makes a
+   generalized request for that start, which the completion calls use in
+   its place. The application completes them with MPI_Wait, MPI_Test and
+   the rest of the family, mixed with its own requests: those calls are
+   intercepted here, move redcoll's outstanding collectives along (progress
+   happens in them and in the starts, not inside other MPI calls), put the
+   current generalized request where a persistent handle stands, and pass
+   to PMPI; a completed collective's error comes back as MPI's would (the
+   return code, or MPI_ERR_IN_STATUS with the status's MPI_ERROR), after
+   the communicator's error handler saw it. A blocking completion call
+   that has to wait polls (PMPI_Test*) while any redcoll collective is
+   outstanding; a wait on the only outstanding one finishes it with the
+   transport's blocking calls. Persistent collectives run as one start of
+   the same call each (the arguments are kept at init), so a start costs
+   what MPI_I<coll> costs. Threads: a mutex keeps the lists; progress runs
+   under it (its MPI calls make no callbacks into the shim), completion
+   calls on the application's arrays run outside it. */
+
+enum { SHIM_NB_START = 1, SHIM_NB_INIT };
+
+/* A persistent collective's call, replayed by MPI_Start. */
+typedef struct shim_args {
+    const void   *sbuf;
+    void         *rbuf;
+    MPI_Count     scount, rcount;
+    MPI_Datatype  stype, rtype;
+    MPI_Op        op;
+    int           root;
+    MPI_Comm      comm;
+    shim_array    rcounts, displs;
+} shim_args;
+
+typedef struct shim_req {
+    int                   mode;       /* SHIM_NB_START, SHIM_NB_INIT (persistent at init) */
+    int                   started;    /* a start is under way or done but not completed by MPI */
+    int                   persistent;
+    MPI_Request           greq;       /* this start's generalized request */
+    MPI_Request           handle;     /* persistent: the application's handle */
+    redcoll_coll_request *rq;         /* the collective, while it runs */
+    shim_call             c;          /* the call: communicator, state */
+    shim_post             post;
+    int                   code;       /* MPI error code once complete */
+    int                   done;       /* the collective completed (greq completed) */
+    size_t               *counts;     /* the call's irregular counts */
+    shim_user             user;       /* a user op's call, for as long as the request runs */
+    int                 (*redo)(int *rc, const shim_args *a);
+    shim_args             args;
+    struct shim_req      *next, *prev; /* live: started, or persistent */
+} shim_req;
+
+static struct {
+    pthread_mutex_t mu;
+    shim_req       *live;       /* every started or persistent request */
+    int             running;    /* collectives started and not yet done */
+    int             nlive;
+} shim_nb = { PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0 };
+
+static int shim_nb_checking(const shim_req *q) { return q->mode == SHIM_NB_INIT; }
+static redcoll_coll_request **shim_nb_slot(shim_req *q) { return &q->rq; }
+static size_t *shim_nb_counts(shim_req *q) { return q->counts; }
+
+static void shim_nb_keep_op(shim_req *q, redcoll_op *op) {
+    q->user = *(const shim_user *)op->user;
+    op->user = &q->user;
+}
+
+static void shim_nb_link(shim_req *q) { /* lock held */
+    q->prev = NULL;
+    q->next = shim_nb.live;
+    if (q->next) q->next->prev = q;
+    shim_nb.live = q;
+    shim_nb.nlive++;
+}
+
+static void shim_nb_unlink(shim_req *q) { /* lock held */
+    if (q->prev) q->prev->next = q->next; else shim_nb.live = q->next;
+    if (q->next) q->next->prev = q->prev;
+    q->next = q->prev = NULL;
+    shim_nb.nlive--;
+}
+
+/* The generalized request's callbacks: an empty status (a collective's),
+   the error kept for the completion call (which returns it itself, so that
+   MPI's own handling of a grequest error does not run), no cancel. */
+static int shim_nb_query(void *extra, MPI_Status *st) {
+    (void)extra;
+    PMPI_Status_set_elements(st, MPI_BYTE, 0);
+    PMPI_Status_set_cancelled(st, 0);
+    st->MPI_SOURCE = MPI_UNDEFINED;
+    st->MPI_TAG = MPI_UNDEFINED;
+    return MPI_SUCCESS;
+}
+static int shim_nb_free_fn(void *extra) { (void)extra; return MPI_SUCCESS; }
+static int shim_nb_cancel(void *extra, int complete) { (void)extra; (void)complete; return MPI_SUCCESS; }
+
+/* A started call, from SHIM_RUN: keeps what finishes it and gives the
+   application its generalized request; a start that failed ends the call
+   now. A persistent init (checking) only frees what the call staged. */
+static int shim_nb_started(shim_call *c, shim_post *post, redcoll_result r) {
+    shim_req *q = c->nb;
+    int err;
+    if (q->mode == SHIM_NB_INIT) {
+        free(post->ts);
+        free(post->tr);
+        return MPI_SUCCESS;
+    }
+    if (r != REDCOLL_OK) return shim_finish(c, post, MPI_SUCCESS, r);
+    err = PMPI_Grequest_start(shim_nb_query, shim_nb_free_fn, shim_nb_cancel, q, &q->greq);
+    if (err != MPI_SUCCESS) { /* no handle to give: finish it here */
+        redcoll_wait(q->rq);
+        redcoll_request_free(q->rq);
+        q->rq = NULL;
+        return shim_finish(c, post, err, REDCOLL_OK);
+    }
+    q->c = *c;
+    q->post = *post;
+    q->done = 0;
+    q->code = MPI_SUCCESS;
+    q->started = 1;
+    pthread_mutex_lock(&shim_nb.mu);
+    if (!q->persistent) shim_nb_link(q);
+    shim_nb.running++;
+    pthread_mutex_unlock(&shim_nb.mu);
+    return MPI_SUCCESS;
+}
+
+/* Ends q's collective once redcoll says it completed (done): unpack, the
+   error handler, the generalized request completed. Lock held. */
+static void shim_nb_complete(shim_req *q, redcoll_result r) {
+    redcoll_request_free(q->rq);
+    q->rq = NULL;
+    q->c.opts = NULL;
+    q->code = shim_finish(&q->c, &q->post, MPI_SUCCESS, r);
+    q->done = 1;
+    shim_nb.running--;
+    PMPI_Grequest_complete(q->greq);
+}
+
+/* Moves every outstanding collective along; completes those that ended.
+   `wait`: a request the caller will block on; when it is the only one
+   running it is finished with the transport's blocking calls. */
+static void shim_nb_progress(shim_req *wait) {
+    shim_req *q;
+    if (!shim_nb.running) return;
+    pthread_mutex_lock(&shim_nb.mu);
+    if (wait && wait->rq && !wait->done && shim_nb.running == 1) {
+        shim_nb_complete(wait, redcoll_wait(wait->rq));
+    } else {
+        for (q = shim_nb.live; q; q = q->next) {
+            int done = 0;
+            redcoll_result r;
+            if (!q->rq || q->done) continue;
+            r = redcoll_test(q->rq, &done);
+            if (done) shim_nb_complete(q, r);
+        }
+    }
+    pthread_mutex_unlock(&shim_nb.mu);
+}
+
+/* The live request whose application handle (a persistent one) or
+   generalized request is h; NULL: the application's own. */
+static shim_req *shim_nb_find(MPI_Request h) {
+    shim_req *q;
+    if (h == MPI_REQUEST_NULL || !shim_nb.nlive) return NULL;
+    pthread_mutex_lock(&shim_nb.mu);
+    for (q = shim_nb.live; q; q = q->next)
+        if (q->persistent ? q->handle == h : q->greq == h) break;
+    pthread_mutex_unlock(&shim_nb.mu);
+    return q;
+}
+
+static void shim_nb_drop(shim_req *q) {
+    if (!q) return;
+    free(q->counts);
+    free(q);
+}
+
+/* ---- the application's arrays in the completion calls ---- */
+
+/* An array as MPI is to see it: each persistent handle replaced by its
+   current generalized request (MPI_REQUEST_NULL when inactive), and which
+   entries are redcoll's collectives. */
+typedef struct shim_view {
+    MPI_Request *reqs, few[8];
+    shim_req   **ours, *fewq[8];
+    int          n, any;
+} shim_view;
+
+static int shim_view_make(shim_view *v, int n, const MPI_Request *reqs) {
+    int i;
+    v->n = n; v->any = 0;
+    v->reqs = v->few; v->ours = v->fewq;
+    if (n > 8) {
+        v->reqs = (MPI_Request *)malloc(sizeof *v->reqs * (size_t)n);
+        v->ours = (shim_req **)malloc(sizeof *v->ours * (size_t)n);
+        if (!v->reqs || !v->ours) { free(v->reqs); free(v->ours); return 0; }
+    }
+    for (i = 0; i < n; ++i) {
+        shim_req *q = shim_nb_find(reqs[i]);
+        v->ours[i] = q;
+        v->reqs[i] = q && q->persistent ? (q->started ? q->greq : MPI_REQUEST_NULL) : reqs[i];
+        v->any |= q != NULL;
+    }
+    return 1;
+}
+
+/* After MPI completed some entries: the application's array back (a
+   persistent handle stays, inactive once its start completed), each
+   completed collective released and its error returned (statuses' MPI_ERROR
+   too when given): MPI_SUCCESS, the code, or MPI_ERR_IN_STATUS (multi). */
+static int shim_view_done(shim_view *v, MPI_Request *reqs, MPI_Status *st, int multi, int rc) {
+    int i, bad = 0, code = MPI_SUCCESS;
+    int given = st && st != MPI_STATUS_IGNORE && st != MPI_STATUSES_IGNORE;
+    for (i = 0; i < v->n; ++i) { /* the entries that completed, and how */
+        shim_req *q = v->ours[i];
+        int completed = q && q->started && v->reqs[i] == MPI_REQUEST_NULL;
+        reqs[i] = q && q->persistent ? q->handle : v->reqs[i];
+        if (!completed) { v->ours[i] = NULL; continue; }
+        if (q->code != MPI_SUCCESS && code == MPI_SUCCESS) code = q->code;
+        bad |= q->code != MPI_SUCCESS;
+    }
+    if (bad && given && rc == MPI_SUCCESS) {
+        if (!multi) st->MPI_ERROR = code;
+        else for (i = 0; i < v->n; ++i) /* MPI_ERR_IN_STATUS: every entry says how it went */
+            st[i].MPI_ERROR = v->ours[i] ? v->ours[i]->code : MPI_SUCCESS;
+    }
+    for (i = 0; i < v->n; ++i) { /* completed collectives released */
+        shim_req *q = v->ours[i];
+        if (!q) continue;
+        q->started = 0;
+        if (q->persistent) continue;
+        pthread_mutex_lock(&shim_nb.mu);
+        shim_nb_unlink(q);
+        pthread_mutex_unlock(&shim_nb.mu);
+        shim_nb_drop(q);
+    }
+    if (v->reqs != v->few) { free(v->reqs); free(v->ours); }
+    if (!bad || rc != MPI_SUCCESS) return rc;
+    return multi && given ? MPI_ERR_IN_STATUS : code;
+}
+
+/* ---- the completion calls ---- */
+
+int MPI_Test(MPI_Request *req, int *flag, MPI_Status *st) {
+    shim_view v;
+    int rc;
+    if (!shim_nb.nlive) return PMPI_Test(req, flag, st);
+    shim_nb_progress(NULL);
+    if (!shim_view_make(&v, 1, req)) return MPI_ERR_NO_MEM;
+    rc = PMPI_Test(v.reqs, flag, st);
+    return shim_view_done(&v, req, st, 0, rc);
+}
+
+int MPI_Wait(MPI_Request *req, MPI_Status *st) {
+    shim_view v;
+    int rc, flag = 0;
+    if (!shim_nb.nlive) return PMPI_Wait(req, st);
+    if (!shim_view_make(&v, 1, req)) return MPI_ERR_NO_MEM;
+    shim_nb_progress(v.ours[0]);
+    do {
+        rc = PMPI_Test(v.reqs, &flag, st);
+        if (!flag && rc == MPI_SUCCESS) shim_nb_progress(v.ours[0]);
+    } while (!flag && rc == MPI_SUCCESS);
+    return shim_view_done(&v, req, st, 0, rc);
+}
+
+int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status sts[]) {
+    shim_view v;
+    int rc;
+    if (!shim_nb.nlive) return PMPI_Testall(n, reqs, flag, sts);
+    shim_nb_progress(NULL);
+    if (!shim_view_make(&v, n, reqs)) return MPI_ERR_NO_MEM;
+    rc = PMPI_Testall(n, v.reqs, flag, sts);
+    return shim_view_done(&v, reqs, sts, 1, rc);
+}
+
+int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status sts[]) {
+    shim_view v;
+    int rc, flag = 0;
+    if (!shim_nb.nlive) return PMPI_Waitall(n, reqs, sts);
+    if (!shim_view_make(&v, n, reqs)) return MPI_ERR_NO_MEM;
+    do {
+        shim_nb_progress(n == 1 ? v.ours[0] : NULL);
+        rc = PMPI_Testall(n, v.reqs, &flag, sts);
+    } while (!flag && rc == MPI_SUCCESS);
+    return shim_view_done(&v, reqs, sts, 1, rc);
+}
+
+/* Testany / Waitany: the index MPI picks among the entries (collectives
+   count once their generalized request is complete). */
+static int shim_any(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *st, int wait) {
+    shim_view v;
+    int rc;
+    if (!shim_view_make(&v, n, reqs)) return MPI_ERR_NO_MEM;
+    do {
+        shim_nb_progress(NULL);
+        rc = PMPI_Testany(n, v.reqs, index, flag, st);
+    } while (wait && !*flag && rc == MPI_SUCCESS);
+    return shim_view_done(&v, reqs, st, 0, rc);
+}
+
+int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *st) {
+    if (!shim_nb.nlive) return PMPI_Testany(n, reqs, index, flag, st);
+    return shim_any(n, reqs, index, flag, st, 0);
+}
+
+int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *st) {
+    int flag = 0;
+    if (!shim_nb.nlive) return PMPI_Waitany(n, reqs, index, st);
+    return shim_any(n, reqs, index, &flag, st, 1);
+}
+
+/* Testsome / Waitsome: the completed entries' statuses are in index order. */
+static int shim_some(int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status sts[], int wait) {
+    shim_view v;
+    int rc, k, bad = 0;
+    if (!shim_view_make(&v, n, reqs)) return MPI_ERR_NO_MEM;
+    do {
+        shim_nb_progress(NULL);
+        rc = PMPI_Testsome(n, v.reqs, outcount, idx, sts);
+    } while (wait && *outcount == 0 && rc == MPI_SUCCESS);
+    for (k = 0; rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED && k < *outcount; ++k) {
+        shim_req *q = v.ours[idx[k]];
+        bad |= q && q->code != MPI_SUCCESS;
+    }
+    for (k = 0; bad && sts != MPI_STATUSES_IGNORE && k < *outcount; ++k) { /* in index order */
+        shim_req *q = v.ours[idx[k]];
+        sts[k].MPI_ERROR = q ? q->code : MPI_SUCCESS;
+    }
+    rc = shim_view_done(&v, reqs, MPI_STATUSES_IGNORE, 0, rc);
+    return bad && sts != MPI_STATUSES_IGNORE ? MPI_ERR_IN_STATUS : rc;
+}
+
+int MPI_Testsome(int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status sts[]) {
+    if (!shim_nb.nlive) return PMPI_Testsome(n, reqs, outcount, idx, sts);
+    return shim_some(n, reqs, outcount, idx, sts, 0);
+}
+
+int MPI_Waitsome(int n, MPI_Request reqs[], int *outcount, int idx[], MPI_Status sts[]) {
+    if (!shim_nb.nlive) return PMPI_Waitsome(n, reqs, outcount, idx, sts);
+    return shim_some(n, reqs, outcount, idx, sts, 1);
+}
+
+int MPI_Request_get_status(MPI_Request req, int *flag, MPI_Status *st) {
+    shim_req *q;
+    if (!shim_nb.nlive) return PMPI_Request_get_status(req, flag, st);
+    shim_nb_progress(NULL);
+    q = shim_nb_find(req);
+    if (q && q->persistent && !q->started) { *flag = 1; return PMPI_Request_get_status(MPI_REQUEST_NULL, flag, st); }
+    return PMPI_Request_get_status(q && q->persistent ? q->greq : req, flag, st);
+}
+
+/* Frees a handle: a collective still running is completed first (its peers
+   rely on it), a persistent one's kept call goes too. */
+int MPI_Request_free(MPI_Request *req) {
+    shim_req *q = shim_nb.nlive ? shim_nb_find(*req) : NULL;
+    MPI_Request h;
+    int rc;
+    if (!q) return PMPI_Request_free(req);
+    while (q->started && !q->done) shim_nb_progress(q);
+    pthread_mutex_lock(&shim_nb.mu);
+    shim_nb_unlink(q);
+    pthread_mutex_unlock(&shim_nb.mu);
+    if (q->started) PMPI_Request_free(&q->greq);
+    h = q->persistent ? q->handle : MPI_REQUEST_NULL;
+    shim_nb_drop(q);
+    rc = h != MPI_REQUEST_NULL ? PMPI_Request_free(&h) : MPI_SUCCESS;
+    *req = MPI_REQUEST_NULL;
+    return rc;
+}
+
+/* ---- starts ---- */
+
+/* A request for a call about to be tried as a start (or a persistent
+   init); NULL when the shim is off (the call then goes to MPI). */
+static shim_req *shim_nb_open(int mode, MPI_Comm comm) {
+    shim_req *q;
+    int p = 0;
+    if (!shim_start() || comm == MPI_COMM_NULL || PMPI_Comm_size(comm, &p) != MPI_SUCCESS) return NULL;
+    q = (shim_req *)calloc(1, sizeof *q);
+    if (q) q->counts = (size_t *)malloc(sizeof(size_t) * (size_t)(p > 0 ? p : 1));
+    if (!q || !q->counts) { shim_nb_drop(q); return NULL; }
+    q->mode = mode;
+    q->greq = q->handle = MPI_REQUEST_NULL;
+    shim_nb_into = q;
+    return q;
+}
+
+/* After the try: 1 with *request set when the shim served it (rc is the
+   call's code), 0 when it goes to MPI. */
+static int shim_nb_close(shim_req *q, int served, int rc, MPI_Request *request) {
+    shim_nb_into = NULL;
+    if (!served) { shim_nb_drop(q); return 0; }
+    if (q->mode == SHIM_NB_INIT && rc == MPI_SUCCESS) {
+        rc = PMPI_Recv_init(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_SELF, &q->handle);
+        if (rc == MPI_SUCCESS) {
+            q->persistent = 1;
+            pthread_mutex_lock(&shim_nb.mu);
+            shim_nb_link(q);
+            pthread_mutex_unlock(&shim_nb.mu);
+            *request = q->handle;
+            return 1;
+        }
+    }
+    if (rc != MPI_SUCCESS || !q->started) { /* an error at start: no request */
+        *request = MPI_REQUEST_NULL;
+        shim_nb_drop(q);
+        return 1;
+    }
+    *request = q->greq;
+    shim_nb_progress(NULL); /* the first steps of what is under way */
+    return 1;
+}
+
+/* MPI_Start on a persistent collective: its call once more, as a start. */
+static int shim_nb_restart(shim_req *q) {
+    int rc = MPI_SUCCESS;
+    if (q->started) return MPI_ERR_REQUEST; /* still active */
+    q->mode = SHIM_NB_START;
+    shim_nb_into = q;
+    if (!q->redo(&rc, &q->args)) rc = MPI_ERR_INTERN; /* served at init: served now */
+    shim_nb_into = NULL;
+    if (rc == MPI_SUCCESS) shim_nb_progress(NULL);
+    return rc;
+}
+
+int MPI_Start(MPI_Request *req) {
+    shim_req *q = shim_nb.nlive ? shim_nb_find(*req) : NULL;
+    return q && q->persistent ? shim_nb_restart(q) : PMPI_Start(req);
+}
+
+int MPI_Startall(int n, MPI_Request reqs[]) {
+    int i, rc = MPI_SUCCESS;
+    for (i = 0; i < n && rc == MPI_SUCCESS; ++i) rc = MPI_Start(&reqs[i]);
+    return rc;
+}
+
+/* The calls a persistent collective replays, from its kept arguments. */
+static int shim_redo_allreduce(int *rc, const shim_args *a) {
+    return shim_try_allreduce(rc, a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->comm);
+}
+static int shim_redo_reduce(int *rc, const shim_args *a) {
+    return shim_try_reduce(rc, a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->root, a->comm);
+}
+static int shim_redo_reduce_scatter(int *rc, const shim_args *a) {
+    return shim_try_reduce_scatter(rc, a->sbuf, a->rbuf, a->rcounts, a->rtype, a->op, a->comm);
+}
+static int shim_redo_reduce_scatter_block(int *rc, const shim_args *a) {
+    return shim_try_reduce_scatter_block(rc, a->sbuf, a->rbuf, a->rcount, a->rtype, a->op, a->comm);
+}
+static int shim_redo_allgather(int *rc, const shim_args *a) {
+    return shim_try_allgather(rc, a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype, a->comm);
+}
+static int shim_redo_allgatherv(int *rc, const shim_args *a) {
+    return shim_try_allgatherv(rc, a->sbuf, a->scount, a->stype, a->rbuf, a->rcounts, a->displs,
+                               a->rtype, a->comm);
+}
+static int shim_redo_bcast(int *rc, const shim_args *a) {
+    return shim_try_bcast(rc, a->rbuf, a->rcount, a->rtype, a->root, a->comm);
+}
+static int shim_redo_alltoall(int *rc, const shim_args *a) {
+    return shim_try_alltoall(rc, a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype, a->comm);
+}
+static int shim_redo_gather(int *rc, const shim_args *a) {
+    return shim_try_gather(rc, a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype, a->root,
+                           a->comm);
+}
+static int shim_redo_scatter(int *rc, const shim_args *a) {
+    return shim_try_scatter(rc, a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype, a->root,
+                            a->comm);
+}
+static int shim_redo_barrier(int *rc, const shim_args *a) {
+    return shim_try_barrier(rc, a->comm);
+}
+
+/* One start or persistent init of `redo` with arguments a: served (1, the
+   code in *rc, the handle in *request) or not (0: the caller asks MPI). */
+static int shim_nb_call(int mode, int (*redo)(int *, const shim_args *), const shim_args *a, int *rc,
+                        MPI_Request *request) {
+    shim_req *q = shim_nb_open(mode, a->comm);
+    if (!q) return 0;
+    q->redo = redo;
+    q->args = *a;
+    *rc = MPI_SUCCESS;
+    return shim_nb_close(q, redo(rc, a), *rc, request);
+}
+
+/* Arguments of the entry points, in shim_args. */
+static shim_args shim_counted(shim_args a, shim_array rcounts, shim_array displs) {
+    a.rcounts = rcounts;
+    a.displs = displs;
+    return a;
+}
+static shim_args shim_red_args(const void *sbuf, void *rbuf, MPI_Count count, MPI_Datatype type,
+                               MPI_Op op, int root, MPI_Comm comm) {
+    shim_args a;
+    memset(&a, 0, sizeof a);
+    a.sbuf = sbuf; a.rbuf = rbuf; a.rcount = count; a.rtype = type; a.op = op; a.root = root;
+    a.comm = comm;
+    return a;
+}
+static shim_args shim_move_args(const void *sbuf, MPI_Count scount, MPI_Datatype stype, void *rbuf,
+                                MPI_Count rcount, MPI_Datatype rtype, int root, MPI_Comm comm) {
+    shim_args a;
+    memset(&a, 0, sizeof a);
+    a.sbuf = sbuf; a.scount = scount; a.stype = stype; a.rbuf = rbuf; a.rcount = rcount;
+    a.rtype = rtype; a.root = root; a.comm = comm;
+    return a;
+}
+
+/* Each non-blocking or persistent entry point: served, or to PMPI_. */
+#define SHIM_NB_ENTRY(name, params, mode, redo, argv, request, args)            \
+    int name params {                                                           \
+        int rc;                                                                 \
+        shim_args a_ = argv;                                                    \
+        if (shim_nb_call(mode, redo, &a_, &rc, request)) return rc;             \
+        return P##name args;                                                    \
+    }
+
+SHIM_NB_ENTRY(MPI_Iallreduce,
+              (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               MPI_Comm comm, MPI_Request *request),
+              SHIM_NB_START, shim_redo_allreduce,
+              shim_red_args(sendbuf, recvbuf, count, datatype, op, 0, comm), request,
+              (sendbuf, recvbuf, count, datatype, op, comm, request))
+SHIM_NB_ENTRY(MPI_Ireduce,
+              (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               int root, MPI_Comm comm, MPI_Request *request),
+              SHIM_NB_START, shim_redo_reduce,
+              shim_red_args(sendbuf, recvbuf, count, datatype, op, root, comm), request,
+              (sendbuf, recvbuf, count, datatype, op, root, comm, request))
+SHIM_NB_ENTRY(MPI_Ireduce_scatter,
+              (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+               MPI_Op op, MPI_Comm comm, MPI_Request *request),
+              SHIM_NB_START, shim_redo_reduce_scatter,
+              shim_counted(shim_red_args(sendbuf, recvbuf, 0, datatype, op, 0, comm), shim_ints(recvcounts),
+                           shim_none), request,
+              (sendbuf, recvbuf, recvcounts, datatype, op, comm, request))
+SHIM_NB_ENTRY(MPI_Ireduce_scatter_block,
+              (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+               MPI_Comm comm, MPI_Request *request),
+              SHIM_NB_START, shim_redo_reduce_scatter_block,
+              shim_red_args(sendbuf, recvbuf, recvcount, datatype, op, 0, comm), request,
+              (sendbuf, recvbuf, recvcount, datatype, op, comm, request))
+SHIM_NB_ENTRY(MPI_Iallgather,
+              (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+               int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request),
+              SHIM_NB_START, shim_redo_allgather,
+              shim_move_args(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm), request,
+              (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request))
+SHIM_NB_ENTRY(MPI_Iallgatherv,
+              (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+               const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+               MPI_Request *request),
+              SHIM_NB_START, shim_redo_allgatherv,
+              shim_counted(shim_move_args(sendbuf, sendcount, sendtype, recvbuf, 0, recvtype, 0, comm),
+                           shim_ints(recvcounts), shim_ints(displs)), request,
+              (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request))
+SHIM_NB_ENTRY(MPI_Ibcast,
+              (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+               MPI_Request *request),
+              SHIM_NB_START, shim_redo_bcast,
+              shim_move_args(NULL, 0, MPI_DATATYPE_NULL, buffer, count, datatype, root, comm), request,
+              (buffer, count, datatype, root, comm, request))
+SHIM_NB_ENTRY(MPI_Ialltoall,
+              (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+               int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request),
+              SHIM_NB_START, shim_redo_alltoall,
+              shim_move_args(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm), request,
+              (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request))
+SHIM_NB_ENTRY(MPI_Igather,
+              (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request),
+              SHIM_NB_START, shim_redo_gather,
+              shim_move_args(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm),
+              request, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request))
+SHIM_NB_ENTRY(MPI_Iscatter,
+              (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request),
+              SHIM_NB_START, shim_redo_scatter,
+              shim_move_args(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm),
+              request, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request))
+SHIM_NB_ENTRY(MPI_Ibarrier,
+              (MPI_Comm comm, MPI_Request *request),
+              SHIM_NB_START, shim_redo_barrier,
+              shim_red_args(NULL, NULL, 0, MPI_DATATYPE_NULL, MPI_OP_NULL, 0, comm), request,
+              (comm, request))
+
+#if MPI_VERSION >= 4
+SHIM_NB_ENTRY(MPI_Allreduce_init,
+              (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               MPI_Comm comm, MPI_Info info, MPI_Request *request),
+              SHIM_NB_INIT, shim_redo_allreduce,
+              shim_red_args(sendbuf, recvbuf, count, datatype, op, 0, comm), request,
+              (sendbuf, recvbuf, count, datatype, op, comm, info, request))
+SHIM_NB_ENTRY(MPI_Reduce_init,
+              (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               int root, MPI_Comm comm, MPI_Info info, MPI_Request *request),
+              SHIM_NB_INIT, shim_redo_reduce,
+              shim_red_args(sendbuf, recvbuf, count, datatype, op, root, comm), request,
+              (sendbuf, recvbuf, count, datatype, op, root, comm, info, request))
+SHIM_NB_ENTRY(MPI_Reduce_scatter_init,
+              (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+               MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request),
+              SHIM_NB_INIT, shim_redo_reduce_scatter,
+              shim_counted(shim_red_args(sendbuf, recvbuf, 0, datatype, op, 0, comm), shim_ints(recvcounts),
+                           shim_none), request,
+              (sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request))
+SHIM_NB_ENTRY(MPI_Reduce_scatter_block_init,
+              (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+               MPI_Comm comm, MPI_Info info, MPI_Request *request),
+              SHIM_NB_INIT, shim_redo_reduce_scatter_block,
+              shim_red_args(sendbuf, recvbuf, recvcount, datatype, op, 0, comm), request,
+              (sendbuf, recvbuf, recvcount, datatype, op, comm, info, request))
+SHIM_NB_ENTRY(MPI_Allgather_init,
+              (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+               int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+               MPI_Request *request),
+              SHIM_NB_INIT, shim_redo_allgather,
+              shim_move_args(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm), request,
+              (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request))
+SHIM_NB_ENTRY(MPI_Allgatherv_init,
+              (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+               const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+               MPI_Info info, MPI_Request *request),
+              SHIM_NB_INIT, shim_redo_allgatherv,
+              shim_counted(shim_move_args(sendbuf, sendcount, sendtype, recvbuf, 0, recvtype, 0, comm),
+                           shim_ints(recvcounts), shim_ints(displs)), request,
+              (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request))
+SHIM_NB_ENTRY(MPI_Bcast_init,
+              (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info,
+               MPI_Request *request),
+              SHIM_NB_INIT, shim_redo_bcast,
+              shim_move_args(NULL, 0, MPI_DATATYPE_NULL, buffer, count, datatype, root, comm), request,
+              (buffer, count, datatype, root, comm, info, request))
+SHIM_NB_ENTRY(MPI_Alltoall_init,
+              (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+               int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+               MPI_Request *request),
+              SHIM_NB_INIT, shim_redo_alltoall,
+              shim_move_args(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, 0, comm), request,
+              (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request))
+SHIM_NB_ENTRY(MPI_Gather_init,
+              (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+               MPI_Request *request),
+              SHIM_NB_INIT, shim_redo_gather,
+              shim_move_args(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm),
+              request, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request))
+SHIM_NB_ENTRY(MPI_Scatter_init,
+              (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+               MPI_Request *request),
+              SHIM_NB_INIT, shim_redo_scatter,
+              shim_move_args(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm),
+              request, (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request))
+SHIM_NB_ENTRY(MPI_Barrier_init,
+              (MPI_Comm comm, MPI_Info info, MPI_Request *request),
+              SHIM_NB_INIT, shim_redo_barrier,
+              shim_red_args(NULL, NULL, 0, MPI_DATATYPE_NULL, MPI_OP_NULL, 0, comm), request,
+              (comm, info, request))
+#endif
+
+/* Releases what MPI_Finalize finds live: persistent collectives the
+   application never freed, and (an erroneous program) collectives never
+   completed, which are finished first. */
+static void shim_nb_finalize(void) {
+    for (;;) {
+        shim_req *q;
+        MPI_Request h;
+        pthread_mutex_lock(&shim_nb.mu);
+        q = shim_nb.live;
+        pthread_mutex_unlock(&shim_nb.mu);
+        if (!q) break;
+        h = q->persistent ? q->handle : q->greq;
+        MPI_Request_free(&h);
+    }
+}
+
 /* ---- user ops and finalize ---------------------------------------------------- */
 
 static void shim_uop_add(MPI_Op op, const shim_uop *u) {
@@ -1745,6 +2533,7 @@ int MPI_Op_free(MPI_Op *op) {
 /* Frees every transport and cache entry (each attribute's delete callback
    unlinks its state), then the keyvals. */
 int MPI_Finalize(void) {
+    shim_nb_finalize();
     if (shim_g.ready) {
         for (;;) {
             shim_comm *s;

@@ -36,6 +36,20 @@ check "bench -b 8 -e 64K (-f 4): 8 .. 32768 by 4, then 65536 ($sizes)" $([ "$siz
 sizes=$(timeout 60 "$bin" bench -p 2 -b 0 -e 8 --csv $quick 2>/dev/null | awk -F, 'NR > 1 { printf "%s ", $6 }')
 check "bench -b 0 -e 8 ends: one element, 8 B ($sizes)" $([ "$sizes" = "8 " ]; echo $?)
 
+# ---- bench and tune: sizes that do not fit in memory are refused at once, progress while long ----
+t0=$(date +%s)
+timeout 60 "$bin" bench -p 2 -b 1K -e 100000G --csv $quick > /dev/null 2> "$tmp/big.err"; st=$?
+t1=$(date +%s)
+check "bench -e 100000G: refused (exit 2) before anything runs, in $((t1 - t0)) s" $(( st == 2 && t1 - t0 < 30 ? 0 : 1 ))
+grep -Eq '^redcoll bench: allreduce of [0-9.]+ TiB needs about [0-9.]+ [TPG]iB of memory \(2 ranks x 2 vectors of [0-9.]+ TiB, and 4 more for scratch and the check\), and this machine has [0-9.]+ [GMT]iB available: lower -e \(or -p\)$' "$tmp/big.err"
+check "bench -e 100000G: says how much it needs and how much is available" $? 
+"$bin" bench -p 2 -b 64 -e 64 --progress 0 $quick > /dev/null 2> "$tmp/prog.err"
+grep -q '^redcoll: bench: allreduce 64 B.*, [0-9]* s so far$' "$tmp/prog.err"
+check "bench --progress 0: what the size running does, on stderr" $? "$tmp/prog.err"
+"$bin" tune --reps 1 --progress 0 > /dev/null 2> "$tmp/tprog.err"
+grep -q '^redcoll: tune.*, [0-9]* s so far$' "$tmp/tprog.err"
+check "tune --progress 0: progress on stderr" $? "$tmp/tprog.err"
+
 # ---- bench: the CSV, every allreduce algorithm and auto ----
 cols='coll,algo,selected,transport,p,bytes,count,dtype,op,in_place,time_us,algbw_GBps,busbw_GBps,wrong,iters,result,regret'
 "$bin" bench -p 2 --coll allreduce --algo all -b 8 -e 4K -f 8 --csv $quick > "$tmp/b.csv" 2> "$tmp/b.err"

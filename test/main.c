@@ -25,6 +25,7 @@
 #include "test_model.c"
 #include "test_plans.c"
 #include "test_chunked.c"
+#include "test_nonblock.c"
 #include "test_pshm.c"
 
 #ifdef __GLIBC__
@@ -68,6 +69,7 @@ int main(int argc, char **argv) {
     suite_model();
     suite_plans();
     suite_chunked();
+    suite_nonblock();
     printf("%ld passed, %ld failed\n", tf_passed, tf_failed);
     return tf_failed ? 1 : 0;
 }

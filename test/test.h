@@ -178,6 +178,48 @@ static void tf_sweep_opts(redcoll_coll coll, redcoll_algo algo, const redcoll_op
 
 static void tf_sweep(redcoll_coll coll, redcoll_algo algo) { tf_sweep_opts(coll, algo, NULL); }
 
+/* One run of spec on the simulator with rank function fn (its arg: the
+   case's rc_state), keeping a copy of every rank's rbuf (rank r: res[r] of
+   bytes[r]) before the harness verifies and frees the buffers, so runs can
+   be compared bitwise. Free with tf_capture_free. */
+typedef struct tf_capture {
+    rc_outcome o;
+    char     **res;
+    size_t    *bytes;
+} tf_capture;
+
+static redcoll_result tf_capture_run(const rc_spec *spec, redcoll_mock_rank_fn fn, tf_capture *out) {
+    rc_state st;
+    redcoll_mock_config cfg = spec->sim;
+    redcoll_result e;
+    int r, p = spec->p;
+    out->res = (char **)calloc((size_t)p, sizeof *out->res);
+    out->bytes = (size_t *)calloc((size_t)p, sizeof *out->bytes);
+    if (!out->res || !out->bytes) return REDCOLL_ERR_OUT_OF_MEMORY;
+    e = rc_begin(spec, &st, &out->o);
+    if (e != REDCOLL_OK) return e;
+    cfg.model = redcoll_mock_defaults(p).model;
+    cfg.size = p;
+    e = redcoll_mock_run(&cfg, fn, &st, &out->o.rep);
+    if (e != REDCOLL_OK) { rc_teardown(&st); return e; }
+    for (r = 0; r < p; ++r) {
+        size_t b = rc_layout_of(&st, r).rn * st.esize;
+        out->bytes[r] = b;
+        out->res[r] = (char *)malloc(b + 1);
+        if (out->res[r] && b) memcpy(out->res[r], st.rbuf[r], b);
+    }
+    rc_end(&st, &out->o);
+    return REDCOLL_OK;
+}
+
+static void tf_capture_free(tf_capture *c, int p) {
+    int r;
+    for (r = 0; c->res && r < p; ++r) free(c->res[r]);
+    free(c->res);
+    free(c->bytes);
+    rc_outcome_free(&c->o);
+}
+
 /* Stats of one case run without verification (counters tests). The caller
    frees o. Fails the test if the run did not succeed. */
 static int tf_measure(rc_spec *s, rc_outcome *o) {

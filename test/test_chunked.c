@@ -14,66 +14,25 @@ static redcoll_result tc_unfused_rank(const redcoll_transport *t, void *arg) {
     return rc_rank(&u, (rc_state *)arg);
 }
 
-/* One run of spec, cut (the unfused transport) or not (the simulator's own
-   entries). *res gets every rank's rbuf (rank r at res[r], its rbuf's elements
-   of esize) before the harness verifies and frees them. */
-typedef struct tc_run_out {
-    rc_outcome o;
-    char     **res;
-    size_t    *bytes;
-} tc_run_out;
-
-static redcoll_result tc_run(const rc_spec *spec, int cut, tc_run_out *out) {
-    rc_state st;
-    redcoll_mock_config cfg = spec->sim;
-    redcoll_result e;
-    int r, p = spec->p;
-    out->res = (char **)calloc((size_t)p, sizeof *out->res);
-    out->bytes = (size_t *)calloc((size_t)p, sizeof *out->bytes);
-    if (!out->res || !out->bytes) return REDCOLL_ERR_OUT_OF_MEMORY;
-    e = rc_begin(spec, &st, &out->o);
-    if (e != REDCOLL_OK) return e;
-    cfg.model = redcoll_mock_defaults(p).model;
-    cfg.size = p;
-    e = redcoll_mock_run(&cfg, cut ? tc_unfused_rank : rc_rank, &st, &out->o.rep);
-    if (e != REDCOLL_OK) { rc_teardown(&st); return e; }
-    for (r = 0; r < p; ++r) {
-        size_t b = rc_layout_of(&st, r).rn * st.esize;
-        out->bytes[r] = b;
-        out->res[r] = (char *)malloc(b + 1);
-        if (out->res[r] && b) memcpy(out->res[r], st.rbuf[r], b);
-    }
-    rc_end(&st, &out->o);
-    return REDCOLL_OK;
-}
-
-static void tc_run_free(tc_run_out *out, int p) {
-    int r;
-    for (r = 0; out->res && r < p; ++r) free(out->res[r]);
-    free(out->res);
-    free(out->bytes);
-    rc_outcome_free(&out->o);
-}
-
 /* Runs spec uncut and cut (chunk_bytes as spec gives it) and checks both
    right, bitwise equal where a result is defined, same bytes and
    reductions per rank, no fewer messages, no more scratch. Returns the
    messages the cut run sent beyond the uncut one (-1 on failure). */
 static long tc_compare(const rc_spec *spec) {
-    tc_run_out a, b;
+    tf_capture a, b;
     int p = spec->p, r, same = 1, bytes = 1, fewer = 0, scratch = 0;
     long extra = 0;
     redcoll_result ea, eb;
     memset(&a, 0, sizeof a); memset(&b, 0, sizeof b);
-    ea = tc_run(spec, 0, &a);
-    eb = tc_run(spec, 1, &b);
+    ea = tf_capture_run(spec, rc_rank, &a);
+    eb = tf_capture_run(spec, tc_unfused_rank, &b);
     CHECK(ea == REDCOLL_OK && a.o.ok, "%s uncut: %s", tf_describe(spec), ea ? redcoll_result_string(ea) : a.o.why);
     CHECK(eb == REDCOLL_OK && b.o.ok, "%s chunk_bytes=%zu: %s%s%s", tf_describe(spec), spec->opts.chunk_bytes,
           eb ? redcoll_result_string(eb) : b.o.why, eb == REDCOLL_OK && b.o.rep.log ? "\n" : "",
           eb == REDCOLL_OK && b.o.rep.log ? b.o.rep.log : "");
     if (ea != REDCOLL_OK || eb != REDCOLL_OK || !a.o.ok || !b.o.ok) {
-        if (ea == REDCOLL_OK) tc_run_free(&a, p);
-        if (eb == REDCOLL_OK) tc_run_free(&b, p);
+        if (ea == REDCOLL_OK) tf_capture_free(&a, p);
+        if (eb == REDCOLL_OK) tf_capture_free(&b, p);
         return -1;
     }
     for (r = 0; r < p; ++r) {
@@ -93,8 +52,8 @@ static long tc_compare(const rc_spec *spec) {
           spec->opts.chunk_bytes);
     CHECK(fewer == 0, "%s: %d ranks moved fewer messages cut", tf_describe(spec), fewer);
     CHECK(scratch == 0, "%s: %d ranks held more scratch cut", tf_describe(spec), scratch);
-    tc_run_free(&a, p);
-    tc_run_free(&b, p);
+    tf_capture_free(&a, p);
+    tf_capture_free(&b, p);
     return extra;
 }
 
@@ -159,21 +118,21 @@ static void test_chunked_sizes(void) {
    10000 doubles holds 80000 bytes uncut and one chunk cut. */
 static void test_chunked_scratch(void) {
     rc_spec s = rc_spec_make(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_RECURSIVE_DOUBLING, 4, 10000);
-    tc_run_out a, b;
+    tf_capture a, b;
     int r;
     s.dtype = REDCOLL_DOUBLE;
     s.opts.chunk_bytes = 4096;
     memset(&a, 0, sizeof a); memset(&b, 0, sizeof b);
-    CHECK(tc_run(&s, 0, &a) == REDCOLL_OK && a.o.ok, "uncut run");
-    CHECK(tc_run(&s, 1, &b) == REDCOLL_OK && b.o.ok, "cut run");
+    CHECK(tf_capture_run(&s, rc_rank, &a) == REDCOLL_OK && a.o.ok, "uncut run");
+    CHECK(tf_capture_run(&s, tc_unfused_rank, &b) == REDCOLL_OK && b.o.ok, "cut run");
     for (r = 0; r < 4 && a.o.rep.stats && b.o.rep.stats; ++r) {
         CHECK(a.o.rep.stats[r].scratch_bytes >= 80000, "rank %d uncut: %llu bytes of scratch", r,
               a.o.rep.stats[r].scratch_bytes);
         CHECK(b.o.rep.stats[r].scratch_bytes <= 4096, "rank %d cut: %llu bytes of scratch", r,
               b.o.rep.stats[r].scratch_bytes);
     }
-    tc_run_free(&a, 4);
-    tc_run_free(&b, 4);
+    tf_capture_free(&a, 4);
+    tf_capture_free(&b, 4);
 }
 
 /* Plans over the cut path (test_plans.c's wrapper without the fused
@@ -429,30 +388,30 @@ static void test_chunked_scratch_schedules(void) {
         for (i = 0; i < 3; ++i)
             for (t = 0; t < 2; ++t) {
                 rc_spec s = rc_spec_make(REDCOLL_COLL_ALLREDUCE, rt[i], p, n);
-                tc_run_out b;
+                tf_capture b;
                 s.dtype = REDCOLL_DOUBLE;
                 s.opts.chunk_bytes = chunk;
                 s.opts.threshold_bytes = t ? REDCOLL_THRESHOLD_HALVE_ALL : REDCOLL_THRESHOLD_HALVE_NONE;
                 memset(&b, 0, sizeof b);
-                if (tc_run(&s, 1, &b) != REDCOLL_OK || !b.o.ok) {
+                if (tf_capture_run(&s, tc_unfused_rank, &b) != REDCOLL_OK || !b.o.ok) {
                     CHECK(0, "%s cut: %s", tf_describe(&s), b.o.why);
                     continue;
                 }
                 for (r = 0; r < p; ++r)
                     CHECK(b.o.rep.stats[r].scratch_bytes <= chunk, "%s thr=%s rank %d: %llu bytes of scratch > one chunk",
                           tf_describe(&s), t ? "0" : "inf", r, b.o.rep.stats[r].scratch_bytes);
-                tc_run_free(&b, p);
+                tf_capture_free(&b, p);
             }
     for (p = 2; p <= 13; ++p) { /* in-order and plain binary trees, one pipeline segment = the vector */
         for (i = 0; i < 2; ++i) {
             rc_spec s = rc_spec_make(REDCOLL_COLL_REDUCE, i ? REDCOLL_ALGO_IN_ORDER_BINARY : REDCOLL_ALGO_BINARY, p, n);
-            tc_run_out b;
+            tf_capture b;
             s.dtype = REDCOLL_DOUBLE;
             s.opts.chunk_bytes = chunk;
             s.opts.segment_bytes = n * 8;
             s.root = p / 2;
             memset(&b, 0, sizeof b);
-            if (tc_run(&s, 1, &b) != REDCOLL_OK || !b.o.ok) {
+            if (tf_capture_run(&s, tc_unfused_rank, &b) != REDCOLL_OK || !b.o.ok) {
                 CHECK(0, "%s cut: %s", tf_describe(&s), b.o.why);
                 continue;
             }
@@ -460,7 +419,7 @@ static void test_chunked_scratch_schedules(void) {
                 CHECK(b.o.rep.stats[r].scratch_bytes <= chunk + (r == s.root ? 0 : n * 8),
                       "%s rank %d: %llu bytes of scratch (segment %zu + chunk %zu)", tf_describe(&s), r,
                       b.o.rep.stats[r].scratch_bytes, n * 8, chunk);
-            tc_run_free(&b, p);
+            tf_capture_free(&b, p);
         }
     }
 }
@@ -477,11 +436,11 @@ static void test_chunked_factor_ring_scratch(void) {
     for (i = 0; i < 2; ++i) {
         rc_spec s = rc_spec_make(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_FACTOR_RING, ps[i], n);
         size_t m = n; /* m' at the first ring step */
-        tc_run_out b;
+        tf_capture b;
         s.dtype = REDCOLL_DOUBLE;
         s.opts.threshold_bytes = REDCOLL_THRESHOLD_HALVE_ALL;
         memset(&b, 0, sizeof b);
-        if (tc_run(&s, 0, &b) != REDCOLL_OK || !b.o.ok) {
+        if (tf_capture_run(&s, rc_rank, &b) != REDCOLL_OK || !b.o.ok) {
             CHECK(0, "%s: %s", tf_describe(&s), b.o.why);
             continue;
         }
@@ -489,7 +448,7 @@ static void test_chunked_factor_ring_scratch(void) {
             CHECK(b.o.rep.stats[r].scratch_bytes <= 2 * ((m + 2) / 3) * 8,
                   "%s rank %d: %llu bytes of scratch > (r-1)m'/r = %zu", tf_describe(&s), r,
                   b.o.rep.stats[r].scratch_bytes, 2 * ((m + 2) / 3) * 8);
-        tc_run_free(&b, ps[i]);
+        tf_capture_free(&b, ps[i]);
     }
 }
 

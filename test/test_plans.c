@@ -128,6 +128,7 @@ static void tp_wrap_make(tp_wrap *w, const redcoll_transport *in, int how) {
     w->t.recv_reduce = (how & TP_FUSED) ? tp_w_recv_reduce : NULL;
     w->t.sendrecv_reduce = (how & TP_FUSED) ? tp_w_sendrecv_reduce : NULL;
     w->t.scratch = (how & TP_SCRATCH) ? tp_w_scratch : NULL;
+    w->t.test = NULL; w->t.irecv_reduce = NULL; w->t.nb = NULL; /* blocking calls only */
 }
 
 static void tp_wrap_drop(tp_wrap *w) { free(w->block); free(w->stage); }

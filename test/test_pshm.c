@@ -135,6 +135,7 @@ typedef struct tpshm_report {
 
 typedef struct tpshm_sweep {
     int p, start, fd; /* fd: the pipe's write end */
+    int nb;           /* 1: each case started and completed by polling, waiting or as a plan */
 } tpshm_sweep;
 
 /* One rank of the sweep: the cases from `start` on, each checked on this
@@ -150,6 +151,7 @@ static redcoll_result tpshm_sweep_rank(const redcoll_transport *t, void *arg) {
         rc_outcome o;
         redcoll_result r;
         s.local_rank1 = t->rank + 1;
+        if (w->nb) s.nonblock = idx % 3 == 0 ? RC_NB_TEST : idx % 3 == 1 ? RC_NB_WAIT : RC_NB_PLAN;
         r = rc_begin(&s, &st, &o);
         if (r == REDCOLL_OK) {
             results[t->rank] = rc_rank(t, &st);
@@ -177,7 +179,7 @@ static redcoll_result tpshm_sweep_rank(const redcoll_transport *t, void *arg) {
 
 /* Every case at p: the ranks run them in one go; after a failure (reported
    by the ranks) a fresh segment takes the cases after it. */
-static void tpshm_sweep_p(int p) {
+static void tpshm_sweep_p(int p, int nb) {
     redcoll_pshm_config cfg = tpshm_cfg();
     redcoll_result *res = (redcoll_result *)calloc((size_t)p, sizeof *res);
     rc_spec s;
@@ -189,7 +191,7 @@ static void tpshm_sweep_p(int p) {
         tpshm_report rep;
         int failed = ncases, got = 0;
         redcoll_result r;
-        w.p = p; w.start = start; w.fd = fds[1];
+        w.p = p; w.start = start; w.fd = fds[1]; w.nb = nb;
         cfg.spin = start % 2 ? 300 : -1; /* spinning and sleeping waits both */
         r = tpshm_run(&cfg, p, tpshm_sweep_rank, &w, res);
         if (r != REDCOLL_OK) { /* the reports: the first failed case, and why on each rank */
@@ -197,7 +199,7 @@ static void tpshm_sweep_p(int p) {
             while (fstat(fds[0], &st) == 0 && got < p &&
                    read(fds[0], &rep, sizeof rep) == (ssize_t)sizeof rep) {
                 if (rep.idx < failed) failed = rep.idx;
-                CHECK(0, "pshm p=%d rank %d case %d: %s", p, rep.rank, rep.idx, rep.why);
+                CHECK(0, "pshm%s p=%d rank %d case %d: %s", nb ? " started" : "", p, rep.rank, rep.idx, rep.why);
                 ++got;
                 if (got == p) break;
                 {
@@ -221,7 +223,63 @@ static void tpshm_sweep_p(int p) {
 
 static void test_pshm_sweep(void) {
     int p;
-    for (p = 1; p <= 8; ++p) tpshm_sweep_p(p);
+    for (p = 1; p <= 8; ++p) tpshm_sweep_p(p, 0);
+}
+
+/* The same cases started (redcoll_i<coll>), completed in turn by polling
+   (redcoll_test), by redcoll_wait and as a started plan. */
+static void test_pshm_nb_sweep(void) {
+    static const int ps[6] = { 1, 2, 3, 4, 5, 8 };
+    int i;
+    for (i = 0; i < 6; ++i) tpshm_sweep_p(ps[i], 1);
+}
+
+/* Ten iallreduce of different sizes outstanding at once, completed in
+   reverse order, odd ones by polling, even ones by waiting; a blocking
+   allreduce between a start and its wait. Each rank checks its sums. */
+static redcoll_result tpshm_many_rank(const redcoll_transport *t, void *arg) {
+    enum { K = 10 };
+    redcoll_coll_request *req[K];
+    double *buf[K + 1], one = 1;
+    redcoll_result r = REDCOLL_OK;
+    int k, made = 0;
+    size_t i;
+    (void)arg;
+    for (k = 0; k < K; ++k, ++made) {
+        size_t n = (size_t)(k * 7919 % 50000) + 1;
+        if (!(buf[k] = (double *)malloc(n * sizeof(double)))) break;
+        for (i = 0; i < n; ++i) buf[k][i] = t->rank + (double)i;
+        if ((r = redcoll_iallreduce(t, REDCOLL_IN_PLACE, buf[k], n, REDCOLL_DOUBLE, REDCOLL_SUM, NULL,
+                                    &req[k])) != REDCOLL_OK) { free(buf[k]); break; }
+    }
+    if (made < K) r = r ? r : REDCOLL_ERR_OUT_OF_MEMORY;
+    else r = redcoll_allreduce(t, REDCOLL_IN_PLACE, &one, 1, REDCOLL_DOUBLE, REDCOLL_SUM, NULL);
+    if (r == REDCOLL_OK && one != t->size) r = REDCOLL_ERR_INVALID_ARG;
+    for (k = made - 1; k >= 0; --k) {
+        size_t n = (size_t)(k * 7919 % 50000) + 1;
+        redcoll_result q;
+        int done = 0;
+        if (k % 2) do q = redcoll_test(req[k], &done); while (q == REDCOLL_OK && !done);
+        else q = redcoll_wait(req[k]);
+        redcoll_request_free(req[k]);
+        for (i = 0; q == REDCOLL_OK && i < n; ++i)
+            if (buf[k][i] != t->size * (t->size - 1) / 2.0 + t->size * (double)i) q = REDCOLL_ERR_INVALID_ARG;
+        if (r == REDCOLL_OK) r = q;
+        free(buf[k]);
+    }
+    return r;
+}
+
+static void test_pshm_nb_many(void) {
+    redcoll_result res[5];
+    int p;
+    for (p = 1; p <= 5; ++p) {
+        redcoll_pshm_config cfg = tpshm_cfg();
+        cfg.spin = p % 2 ? 300 : -1;
+        CHECK(tpshm_run(&cfg, p, tpshm_many_rank, NULL, res) == REDCOLL_OK,
+              "p=%d: 10 outstanding, reverse order, a blocking call between: %s", p,
+              redcoll_result_string(res[p - 1]));
+    }
 }
 
 /* ---- the transport's own promises ---------------------------------------------------- */
@@ -1148,5 +1206,7 @@ static void suite_pshm(void) {
     tf_test("pshm/arena, scratch, steady state", test_pshm_arena);
     tf_test("pshm/repeated calls", test_pshm_repeat);
     tf_test("pshm/every schedule on processes", test_pshm_sweep);
+    tf_test("pshm/non-blocking: every schedule started (poll, wait, plan), p = 1..5, 8", test_pshm_nb_sweep);
+    tf_test("pshm/non-blocking: 10 outstanding, reverse order; blocking between", test_pshm_nb_many);
     tf_test("pshm/ranks that disagree: every collective and kind, p=2,3", test_pshm_disagree);
 }

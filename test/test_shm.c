@@ -101,22 +101,39 @@ static void *tshm_f_scratch(void *u, size_t bytes) {
     return f->in->scratch(f->in->user, bytes);
 }
 
+static redcoll_result tshm_f_test(void *u, int n, redcoll_request *q, int *done) {
+    tshm_faulty *f = (tshm_faulty *)u;
+    return f->in->test(f->in->user, n, q, done);
+}
+static redcoll_result tshm_f_irecv_reduce(void *u, int src, size_t n, int tag,
+                                          const redcoll_consumer *into, redcoll_request *q) {
+    tshm_faulty *f = (tshm_faulty *)u;
+    return tshm_fault(f) ? REDCOLL_ERR_TRANSPORT : f->in->irecv_reduce(f->in->user, src, n, tag, into, q);
+}
+
+/* f forwards every entry of t, and fails its call number fail_at. */
+static void tshm_faulty_make(tshm_faulty *f, const redcoll_transport *t, long fail_at) {
+    memset(f, 0, sizeof *f);
+    f->in = t;
+    f->fail_at = fail_at;
+    f->t = *t;
+    f->t.user = f;
+    f->t.send = tshm_f_send; f->t.recv = tshm_f_recv; f->t.sendrecv = tshm_f_sendrecv;
+    f->t.isend = tshm_f_isend; f->t.irecv = tshm_f_irecv; f->t.waitall = tshm_f_waitall;
+    f->t.abort = tshm_f_abort; f->t.node_of = tshm_f_node_of;
+    f->t.recv_reduce = t->recv_reduce ? tshm_f_recv_reduce : NULL; /* every entry the library calls */
+    f->t.sendrecv_reduce = t->sendrecv_reduce ? tshm_f_sendrecv_reduce : NULL;
+    f->t.scratch = t->scratch ? tshm_f_scratch : NULL;
+    f->t.test = t->test ? tshm_f_test : NULL;
+    f->t.irecv_reduce = t->irecv_reduce ? tshm_f_irecv_reduce : NULL;
+}
+
 static redcoll_result tshm_case_rank(const redcoll_transport *t, void *arg) {
     tshm_case *c = (tshm_case *)arg;
     tshm_faulty f;
     redcoll_result r;
     if (c->fail_at <= 0 || t->rank != c->fail_rank) return rc_rank(t, c->st);
-    memset(&f, 0, sizeof f);
-    f.in = t;
-    f.fail_at = c->fail_at;
-    f.t = *t;
-    f.t.user = &f;
-    f.t.send = tshm_f_send; f.t.recv = tshm_f_recv; f.t.sendrecv = tshm_f_sendrecv;
-    f.t.isend = tshm_f_isend; f.t.irecv = tshm_f_irecv; f.t.waitall = tshm_f_waitall;
-    f.t.abort = tshm_f_abort; f.t.node_of = tshm_f_node_of;
-    f.t.recv_reduce = t->recv_reduce ? tshm_f_recv_reduce : NULL; /* every entry the library calls */
-    f.t.sendrecv_reduce = t->sendrecv_reduce ? tshm_f_sendrecv_reduce : NULL;
-    f.t.scratch = t->scratch ? tshm_f_scratch : NULL;
+    tshm_faulty_make(&f, t, c->fail_at);
     r = rc_rank(&f.t, c->st);
     *c->hit = f.hit;
     return r;

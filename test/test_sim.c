@@ -373,8 +373,9 @@ static void test_faults_every_schedule(void) {
 }
 
 /* A rank that never joins strands the others: the simulator reports the
-   deadlock and every stranded rank gets an error instead of hanging. */
-static void test_deadlock_every_schedule(void) {
+   deadlock and every stranded rank gets an error instead of hanging. The
+   others call the collective as `nonblock` says (RC_BLOCKING, RC_NB_*). */
+static void ts_absent_every_schedule(int nonblock) {
     ts_pair pairs[256];
     int n = ts_pairs(pairs, 256), i;
     for (i = 0; i < n; ++i) {
@@ -383,6 +384,7 @@ static void test_deadlock_every_schedule(void) {
         int r, errors = 0;
         s.root = 2;
         s.absent_rank1 = 5 + 1;
+        s.nonblock = nonblock;
         rc_run(&s, &o);
         for (r = 0; o.rep.results && r < 5; ++r) errors += o.rep.results[r] != REDCOLL_OK;
         CHECK(o.rep.deadlocked && errors > 0, "%s: a missing rank must be reported as a deadlock",
@@ -391,6 +393,8 @@ static void test_deadlock_every_schedule(void) {
         rc_outcome_free(&o);
     }
 }
+
+static void test_deadlock_every_schedule(void) { ts_absent_every_schedule(RC_BLOCKING); }
 
 static void test_deterministic(void) {
     rc_spec s = rc_spec_make(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_RECURSIVE_DOUBLING, 23, 4099);

@@ -262,6 +262,7 @@ typedef struct redcoll__ho_end {
     size_t                   carried; /* consumer: bytes of a split unit held in carry */
     unsigned char           *carry;   /* where they are: in `small` or the rank's big buffer */
     redcoll__ho_line        *line;    /* the line it is posted in (send) or consumes (receive) */
+    long long                posted;  /* a request under a timeout: when it was posted (ns) */
     redcoll_result           res;
     unsigned char            small[REDCOLL__HO_CARRY];
 } redcoll__ho_end;
@@ -424,6 +425,7 @@ static void redcoll__ho_end_init(redcoll__ho_end *e, int is_send, int peer, cons
     e->moved = e->fed = e->carried = 0;
     e->carry = e->small;
     e->line = NULL;
+    e->posted = 0;
     e->res = REDCOLL_OK;
 }
 
@@ -1459,12 +1461,14 @@ static redcoll__ho_end *redcoll__ho_request(redcoll__ho_me *me) {
 }
 
 static redcoll_result redcoll__ho_ipost(redcoll__ho_me *me, int is_send, int peer, const void *sbuf,
-                                        void *rbuf, size_t bytes, int tag, redcoll_request *req) {
+                                        void *rbuf, const redcoll_consumer *into, size_t bytes, int tag,
+                                        redcoll_request *req) {
     redcoll__ho_end *e;
     req->ptr = NULL;
     if (peer < 0 || peer >= me->size) return REDCOLL_ERR_TRANSPORT;
     if (!(e = redcoll__ho_request(me))) return REDCOLL_ERR_OUT_OF_MEMORY;
-    redcoll__ho_end_init(e, is_send, peer, sbuf, rbuf, NULL, bytes, tag);
+    redcoll__ho_end_init(e, is_send, peer, sbuf, rbuf, into, bytes, tag);
+    if (me->timeout > 0) e->posted = redcoll__ho_now();
     if (is_send) redcoll__ho_post(me, e); else redcoll__ho_push(&me->pending, e);
     req->ptr = e;
     return REDCOLL_OK;
@@ -1472,29 +1476,89 @@ static redcoll_result redcoll__ho_ipost(redcoll__ho_me *me, int is_send, int pee
 
 static redcoll_result redcoll__ho_isend(void *user, int dst, const void *buf, size_t bytes, int tag,
                                         redcoll_request *req) {
-    return redcoll__ho_ipost((redcoll__ho_me *)user, 1, dst, buf, NULL, bytes, tag, req);
+    return redcoll__ho_ipost((redcoll__ho_me *)user, 1, dst, buf, NULL, NULL, bytes, tag, req);
 }
 
 static redcoll_result redcoll__ho_irecv(void *user, int src, void *buf, size_t bytes, int tag,
                                         redcoll_request *req) {
-    return redcoll__ho_ipost((redcoll__ho_me *)user, 0, src, NULL, buf, bytes, tag, req);
+    return redcoll__ho_ipost((redcoll__ho_me *)user, 0, src, NULL, buf, NULL, bytes, tag, req);
+}
+
+/* As recv_reduce, returning at once: the consumer is called from inside a
+   later call of this rank (any call's progress serves pending receives). */
+static redcoll_result redcoll__ho_irecv_reduce(void *user, int src, size_t bytes, int tag,
+                                               const redcoll_consumer *into, redcoll_request *req) {
+    req->ptr = NULL;
+    if (!redcoll__ho_consumer_ok(into, bytes)) return REDCOLL_ERR_INVALID_ARG;
+    return redcoll__ho_ipost((redcoll__ho_me *)user, 0, src, NULL, NULL, into, bytes, tag, req);
+}
+
+/* The non-NULL requests of reqs as ends: in few (16) or allocated; NULL when out of memory. */
+static redcoll__ho_end **redcoll__ho_ends(redcoll__ho_end **few, int count, const redcoll_request *reqs,
+                                          int *n) {
+    redcoll__ho_end **list = few;
+    int i;
+    *n = 0;
+    if (count > 16 && !(list = (redcoll__ho_end **)REDCOLL_MALLOC(sizeof *list * (size_t)count))) return NULL;
+    for (i = 0; i < count; ++i)
+        if (reqs[i].ptr) list[(*n)++] = (redcoll__ho_end *)reqs[i].ptr;
+    return list;
+}
+
+/* Releases completed requests (their records kept for reuse); the first error. */
+static redcoll_result redcoll__ho_free_requests(redcoll__ho_me *me, redcoll__ho_end **list, int n,
+                                                int count, redcoll_request *reqs) {
+    redcoll_result res = REDCOLL_OK;
+    int i;
+    for (i = 0; i < n; ++i) {
+        if (list[i]->res != REDCOLL_OK && res == REDCOLL_OK) res = list[i]->res;
+        list[i]->next = me->spare;
+        me->spare = list[i];
+    }
+    for (i = 0; i < count; ++i) reqs[i].ptr = NULL;
+    return res;
 }
 
 /* Completes every request (NULL ones are skipped) and keeps their records. */
 static redcoll_result redcoll__ho_waitall(void *user, int count, redcoll_request *reqs) {
     redcoll__ho_me *me = (redcoll__ho_me *)user;
-    redcoll__ho_end *few[16], **list = few;
+    redcoll__ho_end *few[16], **list;
     redcoll_result res;
-    int i, n = 0;
-    if (count > 16) {
-        list = (redcoll__ho_end **)REDCOLL_MALLOC(sizeof *list * (size_t)count);
-        if (!list) return REDCOLL_ERR_OUT_OF_MEMORY; /* requests stay valid: wait again */
+    int n;
+    if (!(list = redcoll__ho_ends(few, count, reqs, &n)))
+        return REDCOLL_ERR_OUT_OF_MEMORY; /* requests stay valid: wait again */
+    redcoll__ho_wait(me, list, n);
+    res = redcoll__ho_free_requests(me, list, n, count, reqs);
+    if (list != few) REDCOLL_FREE(list);
+    return res;
+}
+
+/* MPI_Testall: one pass of progress (every pending transfer of the rank);
+   then abort, a peer gone or left, or a request older than the timeout
+   withdraws what it can. All done: released, *done = 1, the first error;
+   else *done = 0 and nothing released. */
+static redcoll_result redcoll__ho_test(void *user, int count, redcoll_request *reqs, int *done) {
+    redcoll__ho_me *me = (redcoll__ho_me *)user;
+    redcoll__ho_end *few[16], **list;
+    redcoll_result res = REDCOLL_OK;
+    int n, i;
+    *done = 0;
+    if (!(list = redcoll__ho_ends(few, count, reqs, &n))) return REDCOLL_ERR_OUT_OF_MEMORY;
+    redcoll__ho_progress(me);
+    if (!redcoll__ho_all_done(me, list, n)) {
+        long long now = me->timeout > 0 || me->check_ns ? redcoll__ho_now() : 0;
+        redcoll_result why = redcoll__ho_aborted(me) ? redcoll__ho_verdict(me) : redcoll__ho_check(me, list, n, now);
+        if (why != REDCOLL_OK) redcoll__ho_withdraw(me, list, n, why);
+        for (i = 0; me->timeout > 0 && i < n; ++i)
+            if (list[i]->posted && (double)(now - list[i]->posted) > me->timeout * 1e9)
+                redcoll__ho_withdraw(me, &list[i], 1, REDCOLL_ERR_TIMEOUT);
     }
-    for (i = 0; i < count; ++i)
-        if (reqs[i].ptr) list[n++] = (redcoll__ho_end *)reqs[i].ptr;
-    res = redcoll__ho_wait(me, list, n);
-    for (i = 0; i < n; ++i) { list[i]->next = me->spare; me->spare = list[i]; }
-    for (i = 0; i < count; ++i) reqs[i].ptr = NULL;
+    if (redcoll__ho_all_done(me, list, n)) {
+        *done = 1;
+        res = redcoll__ho_free_requests(me, list, n, count, reqs);
+    } else if (me->spin == 0) {
+        sched_yield(); /* more ranks than CPUs: let a peer run */
+    }
     if (list != few) REDCOLL_FREE(list);
     return res;
 }

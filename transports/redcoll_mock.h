@@ -14,17 +14,23 @@
      so a schedule that relies on buffering deadlocks here.
    - Matching is FIFO per (source, destination, tag); sizes must match
      exactly (a mismatch fails both ends with REDCOLL_ERR_TRANSPORT).
-   - Deadlock (every live rank blocked) fails each blocked call with
-     REDCOLL_ERR_DEADLOCK and writes who waits for whom into report.log;
-     with REDCOLL_ERR_MISMATCH when the ranks disagree about the call: a
-     rank waits to receive from P while P's oldest unmatched send to it has
-     another tag of the library's (the stream rule at REDCOLL_TAG_MAX), or
-     waits for a rank that has finished.
+   - Deadlock (every live rank blocked, or polling with test in vain since
+     the last message was posted) fails each blocked call and unmatched
+     transfer with REDCOLL_ERR_DEADLOCK and writes who waits for whom into
+     report.log; with REDCOLL_ERR_MISMATCH when the ranks disagree about the
+     call: a rank waits to receive from P while P's oldest unmatched send to
+     it has another tag of the library's (the stream rule at
+     REDCOLL_TAG_MAX), or waits for a rank that has finished.
    - abort (called by the library when a call fails) releases every blocked
      and later call with REDCOLL_ERR_ABORTED.
    - Fault injection: call number fail_call (1-based, counting send, recv,
-     sendrecv, isend, irecv, recv_reduce, sendrecv_reduce) of rank fail_rank
-     returns REDCOLL_ERR_TRANSPORT.
+     sendrecv, isend, irecv, irecv_reduce, recv_reduce, sendrecv_reduce) of
+     rank fail_rank returns REDCOLL_ERR_TRANSPORT.
+   - Non-blocking collectives: isend, irecv, irecv_reduce, waitall and test
+     are provided (and nb). test is a scheduling point: when the requests
+     are incomplete the other ranks run before it returns, so a rank polling
+     in a loop lets the simulation go on. A transfer completed by test
+     advances the rank's clock as a waitall of the same transfers would.
    - no_data: no payload is copied and the library skips its copies and
      reductions, so p = 4096 with megabyte vectors costs no memory.
    - recv_reduce / sendrecv_reduce match ordinary sends and count exactly as
@@ -54,13 +60,12 @@
    run ready ranks in any order: it runs them first come, first served,
    with no priority queue. Unmatched ends are found by a hash of (owner,
    peer, tag, direction), so a rank with thousands of pending transfers
-   costs no scan. A switch is a few instructions on x86-64 (System V, so
-   not Windows; GCC 8+ or Clang), ucontext elsewhere or with
-   REDCOLL_MOCK_UCONTEXT defined (swapcontext also saves the signal mask: a
-   system call per switch). Under
-   AddressSanitizer and ThreadSanitizer the switches are announced to the
-   sanitizer. Rank functions share the thread: they may wait for each other
-   only through the transport, never through locks or condition variables.
+   costs no scan. The coroutines are redcoll.h's ([SECTION:nonblock]): a
+   switch is a few instructions on x86-64, ucontext elsewhere or with
+   REDCOLL_CORO_UCONTEXT (or REDCOLL_MOCK_UCONTEXT) defined, announced to
+   AddressSanitizer and ThreadSanitizer. Rank functions share the thread:
+   they may wait for each other only through the transport, never through
+   locks or condition variables.
 
    Stacks: each rank runs on a stack of stack_bytes (default 256 KiB) of
    address space, of which only the pages it touches take memory (a few
@@ -75,6 +80,9 @@
 #ifndef REDCOLL_MOCK_H
 #define REDCOLL_MOCK_H
 
+#if defined(REDCOLL_MOCK_UCONTEXT) && !defined(REDCOLL_CORO_UCONTEXT)
+#define REDCOLL_CORO_UCONTEXT
+#endif
 #include "redcoll.h"
 
 #ifdef __cplusplus
@@ -144,6 +152,10 @@ REDCOLL_API redcoll_result redcoll_mock_first_error(const redcoll_mock_report *r
 #ifndef REDCOLL_MOCK_IMPLEMENTATION_DONE
 #define REDCOLL_MOCK_IMPLEMENTATION_DONE
 
+#if !REDCOLL__CORO
+#error "redcoll_mock.h needs coroutines: x86-64 with GCC 8+ or Clang, or ucontext (define REDCOLL_CORO_UCONTEXT)"
+#endif
+
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -153,90 +165,11 @@ REDCOLL_API redcoll_result redcoll_mock_first_error(const redcoll_mock_report *r
 #include <sys/mman.h>
 #include <unistd.h>
 
-/* ---- coroutine switch ---------------------------------------------------------
-   redcoll__mswitch(&save, to) saves the callee-saved registers and the
-   floating-point control words on the current stack, stores the stack
-   pointer in *save and resumes the stack `to`. A new stack starts in
-   redcoll__mtrampoline, which calls r13(r12). Naked static functions (not
-   top-level asm) keep each translation unit's copy its own, with LTO too. */
-#if !defined(REDCOLL_MOCK_UCONTEXT) && defined(__x86_64__) && !defined(_WIN32) && \
-    (defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 8))
-#define REDCOLL__MASM 1
-__attribute__((naked, noinline)) static void redcoll__mswitch(void **save __attribute__((unused)),
-                                                             void *to __attribute__((unused))) {
-    __asm__("pushq %rbp\n\t"
-            "pushq %rbx\n\t"
-            "pushq %r12\n\t"
-            "pushq %r13\n\t"
-            "pushq %r14\n\t"
-            "pushq %r15\n\t"
-            "subq $8, %rsp\n\t"
-            "stmxcsr (%rsp)\n\t"
-            "fnstcw 4(%rsp)\n\t"
-            "movq %rsp, (%rdi)\n\t"
-            "movq %rsi, %rsp\n\t"
-            "ldmxcsr (%rsp)\n\t"
-            "fldcw 4(%rsp)\n\t"
-            "addq $8, %rsp\n\t"
-            "popq %r15\n\t"
-            "popq %r14\n\t"
-            "popq %r13\n\t"
-            "popq %r12\n\t"
-            "popq %rbx\n\t"
-            "popq %rbp\n\t"
-            "ret\n\t");
-}
-
-__attribute__((naked, noinline)) static void redcoll__mtrampoline(void) {
-    __asm__("movq %r12, %rdi\n\t"
-            "callq *%r13\n\t"
-            "ud2\n\t");
-}
-#else
-#define REDCOLL__MASM 0
-#include <ucontext.h>
-#endif
-
-/* Sanitizers must be told about stack switches (declared here so that no
-   sanitizer header is needed). */
-#if defined(__SANITIZE_ADDRESS__)
-#define REDCOLL__MASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define REDCOLL__MASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_THREAD__)
-#define REDCOLL__MTSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define REDCOLL__MTSAN 1
-#endif
-#endif
-#ifdef __cplusplus
-extern "C" {
-#endif
-#ifdef REDCOLL__MASAN
-void __sanitizer_start_switch_fiber(void **fake_stack_save, const void *bottom, size_t size);
-void __sanitizer_finish_switch_fiber(void *fake_stack_save, const void **bottom_old, size_t *size_old);
-void __asan_poison_memory_region(void const volatile *addr, size_t size);
-void __asan_unpoison_memory_region(void const volatile *addr, size_t size);
-#endif
-#ifdef REDCOLL__MTSAN
-void *__tsan_get_current_fiber(void);
-void *__tsan_create_fiber(unsigned flags);
-void __tsan_destroy_fiber(void *fiber);
-void __tsan_switch_to_fiber(void *fiber, unsigned flags);
-#endif
-#ifdef __cplusplus
-}
-#endif
-
 /* A guard page: inaccessible, or under AddressSanitizer poisoned (its leak
    checker reads all heap memory, so a protected page would crash it; a
    poisoned one makes an overflow an ASan report). 0 if that failed. */
 static int redcoll__mguard(void *page, size_t bytes, int on) {
-#ifdef REDCOLL__MASAN
+#ifdef REDCOLL__CORO_ASAN
     if (on) __asan_poison_memory_region(page, bytes); else __asan_unpoison_memory_region(page, bytes);
     return 1;
 #else
@@ -250,7 +183,7 @@ static int redcoll__mguard(void *page, size_t bytes, int on) {
    than REDCOLL__MGUARDS guarded stacks (every guard splits a mapping, and
    the kernel limits mappings to about 65530; ASan's poisoned guards cost
    no mapping). Free stacks are kept for later runs, up to REDCOLL__MKEEP. */
-#ifdef REDCOLL__MASAN
+#ifdef REDCOLL__CORO_ASAN
 #define REDCOLL__MGUARDS 0x7FFFFFFFL
 #else
 #define REDCOLL__MGUARDS 8192L
@@ -392,19 +325,6 @@ static void redcoll__mstacks_put(redcoll__mstack **ks, int n) {
 struct redcoll__msim;
 struct redcoll__mrank;
 
-/* Where a coroutine (or the engine, on the caller's stack) left off. */
-typedef struct redcoll__mctx {
-#if REDCOLL__MASM
-    void       *sp;
-#else
-    ucontext_t  uc;
-#endif
-    const void *lo;          /* its stack, for the sanitizers */
-    size_t      size;
-    void       *asan_fake;
-    void       *tsan_fiber;
-} redcoll__mctx;
-
 /* One end of a message: a posted send or receive. */
 typedef struct redcoll__mend {
     struct redcoll__mrank  *owner;
@@ -434,12 +354,15 @@ typedef struct redcoll__mrank {
     redcoll_mock_stats     st;
     redcoll__mend         *pending, *pending_tail; /* unmatched ends, in post order */
     int                    waiting, incomplete;
+    redcoll_nbstate        nb;
     int                    started, finished;
     redcoll_result         result;
     struct redcoll__mrank *next_ready;
     redcoll__mstack       *stack;
     const char            *unguarded;  /* the lowest byte of a stack without guard page */
-    redcoll__mctx          ctx;
+    redcoll__coro          ctx;        /* the rank's own coroutine */
+    redcoll__coro         *at;         /* where it left off: ctx, or a coroutine it ran
+                                          (a non-blocking collective's) that blocked */
 } redcoll__mrank;
 
 /* Unmatched ends by (owner, peer, tag, direction): a slot holds the FIFO of
@@ -462,8 +385,8 @@ typedef struct redcoll__msim {
     redcoll__mrank       *ready, *ready_tail;
     redcoll__mslot       *slots;
     size_t                nslots, nkeys;
-    redcoll__mctx         main;     /* the engine, on the caller's stack */
-    redcoll__mctx        *leaving;  /* the context that switched last */
+    redcoll__coro        *main;     /* the engine: the caller's context */
+    int                   idle;     /* tests in vain since the last post */
 } redcoll__msim;
 
 static void redcoll__mlog(redcoll__msim *s, const char *fmt, ...) {
@@ -504,115 +427,52 @@ static void redcoll__mstack_check(const redcoll__mrank *r) {
     abort();
 }
 
-/* Runs in a context that has just been resumed. */
-static void redcoll__marrived(redcoll__msim *s, redcoll__mctx *at) {
-#ifdef REDCOLL__MASAN
-    const void *lo;
-    size_t size;
-    __sanitizer_finish_switch_fiber(at->asan_fake, &lo, &size);
-    if (s->leaving == &s->main) { s->main.lo = lo; s->main.size = size; }
-#else
-    (void)s; (void)at;
-#endif
-}
-
-/* Leaves `from` for `to`; `last` when from has finished for good. Returns
-   when something switches back to from. */
-static void redcoll__mjump(redcoll__msim *s, redcoll__mctx *from, redcoll__mctx *to, int last) {
-    s->leaving = from;
-#ifdef REDCOLL__MASAN
-    __sanitizer_start_switch_fiber(last ? NULL : &from->asan_fake, to->lo, to->size);
-#endif
-#ifdef REDCOLL__MTSAN
-    __tsan_switch_to_fiber(to->tsan_fiber, 0);
-#endif
-    (void)last;
-#if REDCOLL__MASM
-    redcoll__mswitch(&from->sp, to->sp);
-#else
-    swapcontext(&from->uc, &to->uc);
-#endif
-    redcoll__marrived(s, from);
-}
-
 static void redcoll__mrank_main(void *arg);
-
-#if !REDCOLL__MASM
-static void redcoll__mrank_uc(int hi, int lo) { /* makecontext passes ints */
-    uintptr_t a = ((uintptr_t)(unsigned)hi << 16 << 16) | (uintptr_t)(unsigned)lo;
-    redcoll__mrank_main((void *)a);
-}
-#endif
 
 /* Prepares rank r's coroutine to start in redcoll__mrank_main. */
 static void redcoll__mprepare(redcoll__mrank *r) {
-    redcoll__mctx *c = &r->ctx;
-    char *top = r->stack->lo + r->stack->size;
     r->started = 1;
-    c->lo = r->stack->lo;
-    c->size = r->stack->size;
-#ifdef REDCOLL__MASAN
-    __asan_unpoison_memory_region(c->lo, c->size); /* frames left by an earlier run */
-#endif
-#ifdef REDCOLL__MTSAN
-    c->tsan_fiber = __tsan_create_fiber(0);
-#endif
-#if REDCOLL__MASM
-    { /* what redcoll__mswitch pops: control words, r15, r14, r13, r12, rbx, rbp, return */
-        uintptr_t *f = (uintptr_t *)(void *)(top - 80);
-        memset(f, 0, 80);
-        f[0] = 0x1F80u | ((uintptr_t)0x037Fu << 32); /* default MXCSR and x87 control word */
-        f[3] = (uintptr_t)redcoll__mrank_main;
-        f[4] = (uintptr_t)r;
-        f[7] = (uintptr_t)redcoll__mtrampoline;
-        c->sp = f;
-    }
-#else
-    {
-        uintptr_t a = (uintptr_t)r;
-        getcontext(&c->uc);
-        c->uc.uc_stack.ss_sp = r->stack->lo;
-        c->uc.uc_stack.ss_size = (size_t)(top - r->stack->lo);
-        c->uc.uc_link = NULL;
-        makecontext(&c->uc, (void (*)(void))redcoll__mrank_uc, 2, (int)(unsigned)(a >> 16 >> 16),
-                    (int)(unsigned)(a & 0xFFFFFFFFu));
-    }
-#endif
+    redcoll__coro_make(&r->ctx, r->stack->lo, r->stack->size, redcoll__mrank_main, r);
+    r->at = &r->ctx;
 }
 
 /* The context to run next: the first ready rank, or the engine when no rank
    is ready (all done, or a deadlock). */
-static redcoll__mctx *redcoll__mnext(redcoll__msim *s) {
+static redcoll__coro *redcoll__mnext(redcoll__msim *s) {
     redcoll__mrank *r = s->ready;
-    if (!r) return &s->main;
+    if (!r) return s->main;
     s->ready = r->next_ready;
     if (!s->ready) s->ready_tail = NULL;
     if (!r->started) redcoll__mprepare(r);
-#if REDCOLL__MASM && (defined(__GNUC__) || defined(__clang__))
+#if REDCOLL__CORO == 1
     if (s->ready && s->ready->started) { /* the frames of the rank after r, while r runs */
-        const char *sp = (const char *)s->ready->ctx.sp;
+        const char *sp = (const char *)s->ready->at->sp;
         int k;
         for (k = 0; k < 1024; k += 64) __builtin_prefetch(sp + k);
     }
 #endif
-    return &r->ctx;
+    return r->at;
 }
 
-/* Rank r waits: the next ready rank runs until r is ready again. */
+/* Rank r waits: the next ready rank runs until r is ready again. It may
+   be on a coroutine of its own (a non-blocking collective's schedule), which
+   is where it resumes. */
 static void redcoll__mblock(redcoll__msim *s, redcoll__mrank *r) {
+    redcoll__coro *here = redcoll__coro_self();
     redcoll__mstack_check(r);
-    redcoll__mjump(s, &r->ctx, redcoll__mnext(s), 0);
+    r->at = here;
+    redcoll__coro_switch(here, redcoll__mnext(s), 0);
 }
 
 static void redcoll__mrank_main(void *arg) {
     redcoll__mrank *r = (redcoll__mrank *)arg;
     redcoll__msim *s = r->sim;
-    redcoll__marrived(s, &r->ctx);
     r->result = s->fn(&r->t, s->arg);
     r->finished = 1;
     s->live--;
+    s->idle = 0;
     redcoll__mstack_check(r);
-    redcoll__mjump(s, &r->ctx, redcoll__mnext(s), 1); /* never resumed */
+    redcoll__coro_switch(&r->ctx, redcoll__mnext(s), 1); /* never resumed */
 }
 
 /* ---- unmatched ends ---- */
@@ -803,6 +663,7 @@ static void redcoll__mmatch(redcoll__msim *s, redcoll__mend *snd, redcoll__mend 
 /* Posts an end: matches it with the peer's oldest fitting end or queues it. */
 static void redcoll__mpost(redcoll__msim *s, redcoll__mrank *r, redcoll__mend *e) {
     redcoll__mend *f;
+    s->idle = 0;
     e->owner = r;
     e->post_time = r->clock;
     e->post_round = r->round;
@@ -817,24 +678,15 @@ static void redcoll__mpost(redcoll__msim *s, redcoll__mrank *r, redcoll__mend *e
     }
 }
 
-/* Blocks until every end in ends[] is done; returns the first failure. The
-   clock moves to the last end, and no earlier than post time plus the
-   summed durations of the sends, or of the receives (one port each way). */
-static redcoll_result redcoll__mwait(redcoll__msim *s, redcoll__mrank *r, redcoll__mend **ends,
-                                     int n) {
+/* Ends ends[], all done: the clock moves to the last end, and no earlier
+   than post time plus the summed durations of the sends, or of the
+   receives (one port each way). Returns the first failure. */
+static redcoll_result redcoll__mdone(redcoll__mrank *r, redcoll__mend **ends, int n) {
     redcoll_result res = REDCOLL_OK;
     double start = r->clock, sends = 0, recvs = 0, end = r->clock;
     int i;
-    r->incomplete = 0;
-    for (i = 0; i < n; ++i) {
-        ends[i]->in_wait = 1;
-        if (!ends[i]->done) r->incomplete++;
+    for (i = 0; i < n; ++i)
         if (ends[i]->post_time < start) start = ends[i]->post_time;
-    }
-    if (r->incomplete) {
-        r->waiting = 1;
-        redcoll__mblock(s, r); /* resumed once the last end is done */
-    }
     for (i = 0; i < n; ++i) {
         redcoll__mend *e = ends[i];
         if (e->res != REDCOLL_OK) { if (res == REDCOLL_OK) res = e->res; continue; }
@@ -846,6 +698,22 @@ static redcoll_result redcoll__mwait(redcoll__msim *s, redcoll__mrank *r, redcol
     if (start + recvs > end) end = start + recvs;
     r->clock = end;
     return res;
+}
+
+/* Blocks until every end in ends[] is done; returns the first failure. */
+static redcoll_result redcoll__mwait(redcoll__msim *s, redcoll__mrank *r, redcoll__mend **ends,
+                                     int n) {
+    int i;
+    r->incomplete = 0;
+    for (i = 0; i < n; ++i) {
+        ends[i]->in_wait = 1;
+        if (!ends[i]->done) r->incomplete++;
+    }
+    if (r->incomplete) {
+        r->waiting = 1;
+        redcoll__mblock(s, r); /* resumed once the last end is done */
+    }
+    return redcoll__mdone(r, ends, n);
 }
 
 /* Counts a call; 1 if it is the injected fault. */
@@ -932,14 +800,17 @@ static redcoll_result redcoll__msendrecv_reduce(void *user, int dst, const void 
 }
 
 static redcoll_result redcoll__mipost(redcoll__mrank *r, int is_send, int peer, const void *sbuf,
-                                      void *rbuf, size_t bytes, int tag, redcoll_request *req) {
+                                      void *rbuf, size_t bytes, int tag, redcoll_request *req,
+                                      const redcoll_consumer *into) {
     redcoll__msim *s = r->sim;
     redcoll__mend *e;
-    if (redcoll__mcall(s, r, is_send ? "isend" : "irecv", peer) || !redcoll__mpeer_ok(s, r, peer))
+    if (redcoll__mcall(s, r, is_send ? "isend" : into ? "irecv_reduce" : "irecv", peer) ||
+        !redcoll__mpeer_ok(s, r, peer))
         return REDCOLL_ERR_TRANSPORT;
     e = (redcoll__mend *)malloc(sizeof *e);
     if (!e) return REDCOLL_ERR_OUT_OF_MEMORY;
     redcoll__mend_init(e, is_send, peer, sbuf, rbuf, bytes, tag, 0);
+    e->into = into;
     e->heap = 1;
     redcoll__mpost(s, r, e);
     req->ptr = e;
@@ -948,12 +819,19 @@ static redcoll_result redcoll__mipost(redcoll__mrank *r, int is_send, int peer, 
 
 static redcoll_result redcoll__misend(void *user, int dst, const void *buf, size_t bytes, int tag,
                                       redcoll_request *req) {
-    return redcoll__mipost((redcoll__mrank *)user, 1, dst, buf, NULL, bytes, tag, req);
+    return redcoll__mipost((redcoll__mrank *)user, 1, dst, buf, NULL, bytes, tag, req, NULL);
 }
 
 static redcoll_result redcoll__mirecv(void *user, int src, void *buf, size_t bytes, int tag,
                                       redcoll_request *req) {
-    return redcoll__mipost((redcoll__mrank *)user, 0, src, NULL, buf, bytes, tag, req);
+    return redcoll__mipost((redcoll__mrank *)user, 0, src, NULL, buf, bytes, tag, req, NULL);
+}
+
+static redcoll_result redcoll__mirecv_reduce(void *user, int src, size_t bytes, int tag,
+                                             const redcoll_consumer *into, redcoll_request *req) {
+    redcoll__mrank *r = (redcoll__mrank *)user;
+    if (!redcoll__minto_ok(r, "irecv_reduce", into)) return REDCOLL_ERR_TRANSPORT;
+    return redcoll__mipost(r, 0, src, NULL, NULL, bytes, tag, req, into);
 }
 
 static redcoll_result redcoll__mwaitall(void *user, int count, redcoll_request *reqs) {
@@ -968,6 +846,38 @@ static redcoll_result redcoll__mwaitall(void *user, int count, redcoll_request *
     for (i = 0; i < count; ++i) reqs[i].ptr = NULL;
     free(list);
     return res;
+}
+
+/* A rank whose test found nothing done lets the other ready ranks run
+   first. Once every live rank has tested in vain (or blocks) since the
+   last transfer was posted, nothing can change any more: a deadlock. */
+static void redcoll__midle(redcoll__msim *s, redcoll__mrank *r) {
+    if (++s->idle > s->live) {
+        s->idle = 0;
+        redcoll__mdeadlock(s);
+        return;
+    }
+    if (!s->ready) return; /* every other rank blocks or has ended */
+    redcoll__mready(s, r);
+    redcoll__mblock(s, r);
+}
+
+static int redcoll__mall_done(const redcoll_request *reqs, int count) {
+    int i;
+    for (i = 0; i < count; ++i)
+        if (reqs[i].ptr && !((const redcoll__mend *)reqs[i].ptr)->done) return 0;
+    return 1;
+}
+
+static redcoll_result redcoll__mtest(void *user, int count, redcoll_request *reqs, int *done) {
+    redcoll__mrank *r = (redcoll__mrank *)user;
+    *done = 0;
+    if (!redcoll__mall_done(reqs, count)) {
+        redcoll__midle(r->sim, r);
+        if (!redcoll__mall_done(reqs, count)) return REDCOLL_OK;
+    }
+    *done = 1;
+    return redcoll__mwaitall(user, count, reqs); /* all done: no wait, the clock and the frees */
 }
 
 static void redcoll__mabort(void *user, redcoll_result why) {
@@ -1002,22 +912,16 @@ static void redcoll__mon_scratch(void *user, long long delta) {
    runs only when no rank is ready: then all are done, or the deadlock
    report releases the blocked ones. */
 static void redcoll__mschedule(redcoll__msim *s) {
-#ifdef REDCOLL__MTSAN
-    s->main.tsan_fiber = __tsan_get_current_fiber();
-#endif
+    int i;
+    s->main = redcoll__coro_self();
     while (s->live > 0) {
-        redcoll__mctx *next = redcoll__mnext(s);
-        if (next != &s->main) { redcoll__mjump(s, &s->main, next, 0); continue; }
+        redcoll__coro *next = redcoll__mnext(s);
+        if (next != s->main) { redcoll__coro_switch(s->main, next, 0); continue; }
         redcoll__mdeadlock(s);
         if (!s->ready) break; /* cannot happen: every blocked rank waits for an unmatched end */
     }
-#ifdef REDCOLL__MTSAN
-    {
-        int i;
-        for (i = 0; i < s->cfg.size; ++i)
-            if (s->ranks[i].ctx.tsan_fiber) __tsan_destroy_fiber(s->ranks[i].ctx.tsan_fiber);
-    }
-#endif
+    for (i = 0; i < s->cfg.size; ++i)
+        if (s->ranks[i].started) redcoll__coro_unmake(&s->ranks[i].ctx);
 }
 
 REDCOLL_API redcoll_mock_config redcoll_mock_defaults(int size) {
@@ -1070,6 +974,9 @@ REDCOLL_API redcoll_result redcoll_mock_run(const redcoll_mock_config *cfg,
         r->t.isend = redcoll__misend;
         r->t.irecv = redcoll__mirecv;
         r->t.waitall = redcoll__mwaitall;
+        r->t.test = redcoll__mtest;
+        r->t.irecv_reduce = redcoll__mirecv_reduce;
+        r->t.nb = &r->nb;
         r->t.node_of = cfg->node_size > 0 ? redcoll__mnode_of : NULL;
         r->t.on_compute = redcoll__mon_compute;
         r->t.on_scratch = redcoll__mon_scratch;

@@ -13,24 +13,53 @@
    Semantics
    - init duplicates the communicator: redcoll's tags never meet the
      application's messages, and the duplicate returns MPI errors instead of
-     aborting (MPI_ERRORS_RETURN), so they become redcoll results:
-     truncation or a size mismatch -> REDCOLL_ERR_TRANSPORT, no memory ->
+     aborting (MPI_ERRORS_RETURN), so they become redcoll results: a
+     message of another size -> REDCOLL_ERR_TRANSPORT, no memory ->
      REDCOLL_ERR_OUT_OF_MEMORY, a failed process (ULFM, when the MPI has it)
      -> REDCOLL_ERR_ABORTED, anything else -> REDCOLL_ERR_TRANSPORT. The MPI
-     error code of the last failure is kept in m.last_mpi_error.
+     error code of the last failure is kept in m.last_mpi_error, the first
+     failure's cause in m.failure (redcoll_mpi_failure_string says it).
    - A message larger than INT_MAX bytes (MPI counts are int) is sent as
      consecutive chunks of at most cfg.max_chunk_bytes (default INT_MAX); MPI's
      non-overtaking rule keeps the chunks, and consecutive messages, in order.
      Sizes must match exactly on both ends, as for every redcoll transport.
-   - send is MPI_Send (the schedules never rely on buffering), sendrecv is
-     MPI_Sendrecv, isend/irecv/waitall are MPI_Isend/MPI_Irecv/MPI_Waitall.
+   - Transfers: sends are MPI_Isend, tested; a receive is not posted ahead
+     but taken (MPI_Recv) once MPI_Iprobe shows its sender's oldest message
+     to this rank: its size is compared first (a message of another size
+     stays where it is and the receive fails; MPI would raise
+     MPI_ERR_TRUNCATE through MPI_COMM_WORLD's handler, which may end the
+     job), and a message of another call of the library's there
+     (REDCOLL_TAG_OTHER_CALL) fails the receive with REDCOLL_ERR_MISMATCH,
+     even when this receive's own message lies behind it (a rank that
+     skipped a call). sendrecv moves both at once; isend/irecv/waitall post
+     the sends and take the receives in waitall, in posting order per peer.
+     At 8 bytes this costs what MPI_Sendrecv does (docs/benchmarks.md).
+   - Ranks that disagree about a call end in an error without a timeout
+     wherever a waiting rank is shown a message of the other call by the
+     peer it waits for, or a peer's notice (below): after 1024 polls a wait
+     also looks, every 128 polls, for notices from any rank and, for a send,
+     at the receiver's oldest message. Where no rank is shown anything --
+     every rank waits to receive from ranks that wait to receive (two ranks
+     that each think they are the root of a reduce, a bcast among
+     reductions) -- it waits, as MPICH's own collectives do then; the
+     threads transport and the simulator end those too (test/mpi/test_mpi.c
+     lists the cases).
+   - test (for redcoll's non-blocking collectives; nb is provided, and no
+     irecv_reduce, as there is no recv_reduce) makes one pass of what waitall
+     does and never waits: sends tested, receives taken when their message
+     has come. MPI moves its own transfers inside any MPI call, so a started
+     collective advances whenever the application calls redcoll_test (or,
+     through the drop-in, MPI_Test and the like).
    - abort does NOT call MPI_Abort: an error inside a collective is returned
      to the caller. abort marks this rank's transport failed (m.failed): every
      later call on it returns REDCOLL_ERR_ABORTED at once, because the
      duplicate communicator may hold half a collective's messages and cannot
-     be trusted again. Plain MPI (without ULFM) has no way to wake a peer
-     blocked in MPI_Recv; those peers stay blocked as they would in any MPI
-     collective one rank left. To end the whole job on an error instead, set
+     be trusted again. It also sends every other rank a notice (a few ints,
+     REDCOLL_TAG_NOTICE; not when a notice released this rank): a rank
+     waiting in this transport, now or in a later call, finds it and fails
+     with REDCOLL_ERR_ABORTED, so no rank stays blocked in MPI for a peer
+     that left the collective. redcoll_mpi_finalize receives and drops what
+     failed calls left behind. To end the whole job on an error instead, set
      cfg.abort_job_on_error (abort then calls MPI_Abort on the duplicate).
    - recv_reduce / sendrecv_reduce are not provided: redcoll.h cuts every
      message above opts.chunk_bytes (default 1 MiB) into messages of that
@@ -53,7 +82,7 @@
      tags up to 32767 only (MPICH allows 2^28 - 1). init reads MPI_TAG_UB and
      every call keeps the low bits it allows (m.tag_mask): the group view and
      the algorithm always fit, a narrower MPI only detects ranks that pass
-     mismatched parameters less often.
+     mismatched parameters less often (and keeps fewer slots).
    - Thread safety: as the MPI library's thread level allows; one thread per
      redcoll_mpi at a time. */
 #ifndef REDCOLL_MPI_H
@@ -107,6 +136,9 @@ typedef struct redcoll_mpi {
     int               tag_mask;       /* redcoll's tags keep these bits: the largest
                                          2^k - 1 <= MPI_TAG_UB (MPI: >= 32767) */
     redcoll_scratch_block scratch;    /* the scratch entry's block */
+    redcoll_nbstate   nb;             /* the library's, for non-blocking collectives */
+    int               test_pass;      /* test's stamp in mark */
+    long              test_idle;      /* tests in vain in a row: when to look */
 } redcoll_mpi;
 
 /* Duplicates comm and fills m (collective over comm; MPI must be
@@ -480,6 +512,59 @@ static redcoll_result redcoll__mpi_waitall(void *user, int count, redcoll_reques
 /* Tells every other rank this one failed (a notice each, sent and left to
    MPI), unless a notice released it: the rank that failed first told
    everyone already. */
+static void redcoll__mpi_tell(redcoll_mpi *m, redcoll_result why);
+
+/* The transport's test (MPI_Testall's meaning): one pass over the ends of
+   the requests, as redcoll__mpi_wait makes them -- a send tested, a receive
+   taken if its message has come, the receives from one peer in posting
+   order -- never waiting. When all are done the requests are freed (done 1);
+   an error ends them all at once (their sends freed). After
+   REDCOLL__MPI_LOOK_AFTER calls in vain it looks, every
+   REDCOLL__MPI_LOOK_EVERY calls, for a notice or a peer in another call
+   (redcoll__mpi_look), as a blocking wait does. */
+static redcoll_result redcoll__mpi_test(void *user, int count, redcoll_request *reqs, int *done) {
+    redcoll_mpi *m = (redcoll_mpi *)user;
+    redcoll_result r = m->failed ? REDCOLL_ERR_ABORTED : REDCOLL_OK;
+    redcoll__mpi_end *first = NULL;
+    int i, c, left = 0, pass = m->test_pass = (m->test_pass + 1) & 0x3fffffff;
+    *done = 0;
+    for (i = 0; i < count && r == REDCOLL_OK; ++i) { /* receives from one peer: in order */
+        redcoll__mpi_req *q = (redcoll__mpi_req *)reqs[i].ptr;
+        for (c = 0; q && c < q->n; ++c) if (q->e[c].is_recv && !q->e[c].done) m->mark[q->e[c].peer] = -1;
+    }
+    for (i = 0; i < count && r == REDCOLL_OK; ++i) {
+        redcoll__mpi_req *q = (redcoll__mpi_req *)reqs[i].ptr;
+        for (c = 0; q && c < q->n && r == REDCOLL_OK; ++c) {
+            redcoll__mpi_end *e = &q->e[c];
+            int flag = 0;
+            if (e->done) continue;
+            if (e->is_recv && m->mark[e->peer] != pass) {
+                m->mark[e->peer] = pass;
+                r = redcoll__mpi_take(m, e);
+            } else if (!e->is_recv) {
+                r = redcoll__mpi_check(m, MPI_Test(&e->q, &flag, MPI_STATUS_IGNORE));
+                if (r != REDCOLL_OK) redcoll__mpi_failed(m, r, e->peer, e->tag, -1);
+                e->done = flag;
+            }
+            if (!e->done) { ++left; if (!first) first = e; }
+        }
+    }
+    if (r == REDCOLL_OK && left && ++m->test_idle >= REDCOLL__MPI_LOOK_AFTER &&
+        m->test_idle % REDCOLL__MPI_LOOK_EVERY == 0)
+        r = redcoll__mpi_look(m, first);
+    if (r == REDCOLL_OK && left) return REDCOLL_OK;
+    m->test_idle = 0;
+    for (i = 0; i < count; ++i) {
+        redcoll__mpi_req *q = (redcoll__mpi_req *)reqs[i].ptr;
+        if (!q) continue;
+        if (r != REDCOLL_OK) redcoll__mpi_cancel(q->n, q->e);
+        free(q);
+        reqs[i].ptr = NULL;
+    }
+    *done = 1;
+    return r;
+}
+
 static void redcoll__mpi_tell(redcoll_mpi *m, redcoll_result why) {
     const redcoll_mpi_failure *f = &m->failure;
     int i;
@@ -580,6 +665,13 @@ REDCOLL_API redcoll_result redcoll_mpi_init(redcoll_mpi *m, MPI_Comm comm,
     m->t.isend = redcoll__mpi_isend;
     m->t.irecv = redcoll__mpi_irecv;
     m->t.waitall = redcoll__mpi_waitall;
+    m->t.test = redcoll__mpi_test;
+    m->t.nb = &m->nb;
+    {   /* the tag bits that survive, for the request slots */
+        int bits = 0;
+        while (bits < 28 && (1 << bits) - 1 < m->tag_mask) ++bits;
+        m->nb.tag_bits = bits;
+    }
     m->t.node_of = redcoll__mpi_node_of;
     m->t.scratch = redcoll__mpi_scratch;
     return REDCOLL_OK;
@@ -588,13 +680,21 @@ REDCOLL_API redcoll_result redcoll_mpi_init(redcoll_mpi *m, MPI_Comm comm,
 REDCOLL_API void redcoll_mpi_finalize(redcoll_mpi *m) {
     if (!m) return;
     if (m->comm != MPI_COMM_NULL) {
+        /* What failed calls left (messages of another call, notices) and has
+           arrived is received and dropped: MPI may give the communicator's
+           context to a later one, which would meet them. A correct program
+           leaves nothing: one probe. */
         MPI_Status st;
-        int flag = 1, v[6];
-        while (flag) { /* notices of failed peers that have arrived, so MPI holds none */
+        int flag = 1, n = 0;
+        while (flag) {
+            void *junk;
             flag = 0;
-            if (MPI_Iprobe(MPI_ANY_SOURCE, REDCOLL_TAG_NOTICE & m->tag_mask, m->comm, &flag, &st) !=
-                    MPI_SUCCESS || !flag) break;
-            MPI_Recv(v, 6, MPI_INT, st.MPI_SOURCE, st.MPI_TAG, m->comm, MPI_STATUS_IGNORE);
+            if (MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, m->comm, &flag, &st) != MPI_SUCCESS || !flag) break;
+            MPI_Get_count(&st, MPI_BYTE, &n);
+            junk = malloc(n > 0 ? (size_t)n : 1);
+            if (!junk) break;
+            MPI_Recv(junk, n, MPI_BYTE, st.MPI_SOURCE, st.MPI_TAG, m->comm, MPI_STATUS_IGNORE);
+            free(junk);
         }
         MPI_Comm_free(&m->comm);
     }

@@ -66,8 +66,10 @@
    halves, a send to oneself works inside sendrecv; abort is sticky (every
    call blocked in or later entering the transport, on every rank, returns
    REDCOLL_ERR_ABORTED); cfg.timeout_seconds bounds every blocking call;
-   isend / irecv / waitall, recv_reduce / sendrecv_reduce, scratch; node_of
-   answers 0 (one node). REDCOLL_TRANSPORT_PEER_REDUCE is not set: a message
+   isend / irecv / waitall / test, recv_reduce / sendrecv_reduce /
+   irecv_reduce (what the non-blocking collectives need; any call's progress
+   serves every pending receive, and test fails a request older than the
+   timeout), scratch; node_of answers 0 (one node). REDCOLL_TRANSPORT_PEER_REDUCE is not set: a message
    from private memory costs its copy, and AUTO prices it so.
 
    Robustness
@@ -456,6 +458,7 @@ struct redcoll_pshm {
     void                *scratch_seg; /* the scratch entry's block in the arena */
     size_t               scratch_seg_bytes;
     redcoll_scratch_block scratch;   /* ... or in private memory */
+    redcoll_nbstate      nb;         /* the library's, for non-blocking collectives */
 };
 
 static long redcoll__pshm_sys(long nr, long a, long b, long c, long d, long e) {
@@ -791,6 +794,10 @@ static void redcoll__pshm_vtable(redcoll_pshm *h) {
     t->recv_reduce = redcoll__ho_recv_reduce;
     t->sendrecv_reduce = redcoll__ho_sendrecv_reduce;
     t->scratch = redcoll__pshm_scratch;
+    t->test = redcoll__ho_test;
+    t->irecv_reduce = redcoll__ho_irecv_reduce;
+    memset(&h->nb, 0, sizeof h->nb);
+    t->nb = &h->nb;
 }
 
 /* Registers this process as `rank`, waits for every rank (the last one

@@ -66,14 +66,47 @@
    - abort (the library calls it when a call fails on some rank) is sticky:
      every call blocked in or later entering the team returns
      REDCOLL_ERR_ABORTED. Create a new team to continue.
+   - Ranks that disagree about a call end in an error with the default
+     configuration (no timeout): a receive whose sender's oldest send to it
+     belongs to another call of the library's (REDCOLL_TAG_OTHER_CALL: a
+     rank that skipped a call, or made another) fails with
+     REDCOLL_ERR_MISMATCH, and a deadlock detector runs once, when the last
+     rank goes to sleep: every rank asleep in a wait with no wake-up on the
+     way, or finished (its redcoll_shm_run function returned, or
+     redcoll_shm_team_done). It stops the team; each blocked call returns
+     its verdict, REDCOLL_ERR_MISMATCH (a waiting rank's sender has another
+     call's send for it, or has finished) or REDCOLL_ERR_DEADLOCK. Its
+     account names every rank and what it waits for (redcoll_shm_team_report,
+     cfg.report), for instance
+         ranks disagree about the call: rank 1 is in allreduce (ring), rank 0
+         in allreduce (recursive_doubling)
+           rank 0 waits to receive 16 bytes from rank 1 (allreduce (...))
+     It costs nothing while any rank works: a count updated on the way to
+     sleep and by the wake-up. When every rank has finished, a message
+     nobody received (an eager send, so its sender did not wait) makes
+     redcoll_shm_run return REDCOLL_ERR_MISMATCH. With a timeout configured
+     the detector is off and the timeout bounds every wait.
    - cfg.timeout_seconds > 0 bounds every blocking call and waitall: a hang
      becomes REDCOLL_ERR_TIMEOUT on the waiting rank (and the library's abort
      then releases the others). A timeout too long for a deadline (1e19 s,
      1e300 s, INFINITY) means none; NaN or a negative one: team_create
      returns REDCOLL_ERR_INVALID_ARG.
    - isend / irecv / waitall are provided. Every posted request must be
-     completed by waitall (as in MPI). While a rank waits in any call it also
-     serves the copies of its other pending irecvs (a progress guarantee).
+     completed by waitall or test (as in MPI). While a rank waits in any call
+     it also serves the copies of its other pending irecvs (a progress
+     guarantee). Requests reuse a per-rank list of freed records, so a rank
+     that keeps posting allocates nothing once it has as many as it ever had
+     pending at once.
+   - Non-blocking collectives (test, irecv_reduce, nb): test serves the
+     rank's pending receives once and reports whether the requests are
+     complete; after an abort it withdraws the ones nobody has taken, and
+     with cfg.timeout_seconds a request still incomplete that long after its
+     first test fails with REDCOLL_ERR_TIMEOUT. When the team has more
+     threads than CPUs (no spinning), a test that finds nothing complete
+     yields the CPU once. irecv_reduce is recv_reduce posted: the receiver
+     calls the consumer on the sender's buffer when it matches the send
+     (inside a later test, waitall or blocking call), so the non-blocking
+     forms keep the single pass.
    - scratch (the optional entry): one block per rank, kept by the team,
      64-byte aligned, grown (freed and allocated anew) when a request exceeds
      it and never shrunk, so in steady state a call gets the same block and
@@ -261,6 +294,8 @@ typedef struct redcoll__shm_end {
     const redcoll_consumer  *into;     /* receive-and-reduce: the consumer, not rbuf */
     size_t                   bytes;
     struct redcoll__shm_chan *ch;      /* send: its channel */
+    struct timespec          deadline; /* test: when it times out (timed: 1) */
+    int                      timed;
     redcoll__shm_aint        state;
     redcoll_result           res;      /* written before state becomes DONE */
 } redcoll__shm_end;
@@ -307,6 +342,8 @@ typedef struct redcoll__shm_rank {
     redcoll_transport        t;
     redcoll__shm_queue       pending;  /* unmatched receives, in posting order */
     redcoll_scratch_block    scratch;  /* the scratch entry's block */
+    redcoll__shm_end        *spare;    /* freed request records, for the next isend / irecv */
+    redcoll_nbstate          nb;
     redcoll__shm_aint        finished; /* redcoll_shm_team_done: makes no more calls */
     char                     pad1[64];
 } redcoll__shm_rank;
@@ -803,14 +840,15 @@ static redcoll_result redcoll__shm_sendrecv_reduce(void *user, int dst, const vo
 }
 
 static redcoll_result redcoll__shm_ipost(redcoll__shm_rank *r, int is_send, int peer,
-                                         const void *sbuf, void *rbuf, size_t bytes, int tag,
+                                         const void *sbuf, void *rbuf,
+                                         const redcoll_consumer *into, size_t bytes, int tag,
                                          redcoll_request *req) {
     redcoll__shm_end *e;
     req->ptr = NULL;
     if (!redcoll__shm_peer_ok(r, peer)) return REDCOLL_ERR_TRANSPORT;
-    e = (redcoll__shm_end *)malloc(sizeof *e);
-    if (!e) return REDCOLL_ERR_OUT_OF_MEMORY;
-    redcoll__shm_end_init(e, is_send, peer, sbuf, rbuf, NULL, bytes, tag);
+    if ((e = r->spare) != NULL) r->spare = e->next;
+    else if (!(e = (redcoll__shm_end *)malloc(sizeof *e))) return REDCOLL_ERR_OUT_OF_MEMORY;
+    redcoll__shm_end_init(e, is_send, peer, sbuf, rbuf, into, bytes, tag);
     if (is_send) redcoll__shm_post_send(r, e); else redcoll__shm_push(&r->pending, e);
     req->ptr = e;
     return REDCOLL_OK;
@@ -818,12 +856,25 @@ static redcoll_result redcoll__shm_ipost(redcoll__shm_rank *r, int is_send, int 
 
 static redcoll_result redcoll__shm_isend(void *user, int dst, const void *buf, size_t bytes,
                                          int tag, redcoll_request *req) {
-    return redcoll__shm_ipost((redcoll__shm_rank *)user, 1, dst, buf, NULL, bytes, tag, req);
+    return redcoll__shm_ipost((redcoll__shm_rank *)user, 1, dst, buf, NULL, NULL, bytes, tag, req);
 }
 
 static redcoll_result redcoll__shm_irecv(void *user, int src, void *buf, size_t bytes, int tag,
                                          redcoll_request *req) {
-    return redcoll__shm_ipost((redcoll__shm_rank *)user, 0, src, NULL, buf, bytes, tag, req);
+    return redcoll__shm_ipost((redcoll__shm_rank *)user, 0, src, NULL, buf, NULL, bytes, tag, req);
+}
+
+static redcoll_result redcoll__shm_irecv_reduce(void *user, int src, size_t bytes, int tag,
+                                                const redcoll_consumer *into, redcoll_request *req) {
+    req->ptr = NULL;
+    if (!redcoll__shm_consumer_ok(into, bytes)) return REDCOLL_ERR_INVALID_ARG;
+    return redcoll__shm_ipost((redcoll__shm_rank *)user, 0, src, NULL, NULL, into, bytes, tag, req);
+}
+
+/* Gives the records of completed requests back to the rank's free list. */
+static void redcoll__shm_recycle(redcoll__shm_rank *r, redcoll__shm_end **ends, int n) {
+    int i;
+    for (i = 0; i < n; ++i) { ends[i]->next = r->spare; r->spare = ends[i]; }
 }
 
 /* Completes every request (NULL ones are skipped) and frees them. */
@@ -839,9 +890,52 @@ static redcoll_result redcoll__shm_waitall(void *user, int count, redcoll_reques
     for (i = 0; i < count; ++i)
         if (reqs[i].ptr) list[n++] = (redcoll__shm_end *)reqs[i].ptr;
     res = redcoll__shm_wait(r, list, n);
-    for (i = 0; i < n; ++i) free(list[i]);
+    redcoll__shm_recycle(r, list, n);
     for (i = 0; i < count; ++i) reqs[i].ptr = NULL;
     if (list != few) free(list);
+    return res;
+}
+
+/* An incomplete end of a test: withdrawn with `why` after an abort, or with
+   TIMEOUT once the team's timeout has passed since its first test. */
+static void redcoll__shm_test_late(redcoll__shm_rank *r, redcoll__shm_end *e) {
+    redcoll_shm_team *team = r->team;
+    redcoll_result why = redcoll__shm_aborted(team) ? REDCOLL_ERR_ABORTED : REDCOLL_OK;
+    if (why == REDCOLL_OK && team->cfg.timeout_seconds > 0) {
+        struct timespec now;
+        if (!e->timed) e->timed = redcoll__shm_deadline(team->cfg.timeout_seconds, &e->deadline) ? 1 : -1;
+        timespec_get(&now, TIME_UTC);
+        if (e->timed == 1 && (now.tv_sec > e->deadline.tv_sec ||
+                              (now.tv_sec == e->deadline.tv_sec && now.tv_nsec >= e->deadline.tv_nsec)))
+            why = REDCOLL_ERR_TIMEOUT;
+    }
+    if (why != REDCOLL_OK) redcoll__shm_withdraw(r, &e, 1, why);
+}
+
+/* MPI_Testall over the requests: see the transport comment. */
+static redcoll_result redcoll__shm_test(void *user, int count, redcoll_request *reqs, int *done) {
+    redcoll__shm_rank *r = (redcoll__shm_rank *)user;
+    redcoll_result res = REDCOLL_OK;
+    int i;
+    *done = 0;
+    redcoll__shm_progress(r);
+    for (i = 0; i < count; ++i) {
+        redcoll__shm_end *e = (redcoll__shm_end *)reqs[i].ptr;
+        if (!e || redcoll__shm_done(e)) continue;
+        redcoll__shm_test_late(r, e);
+        if (!redcoll__shm_done(e)) {
+            if (r->team->spin == 0) sched_yield(); /* more threads than CPUs: let a peer run */
+            return REDCOLL_OK;
+        }
+    }
+    for (i = 0; i < count; ++i) {
+        redcoll__shm_end *e = (redcoll__shm_end *)reqs[i].ptr;
+        if (!e) continue;
+        if (e->res != REDCOLL_OK && res == REDCOLL_OK) res = e->res;
+        redcoll__shm_recycle(r, &e, 1);
+        reqs[i].ptr = NULL;
+    }
+    *done = 1;
     return res;
 }
 
@@ -1071,6 +1165,9 @@ REDCOLL_API redcoll_result redcoll_shm_team_create(const redcoll_shm_config *cfg
         r->t.isend = redcoll__shm_isend;
         r->t.irecv = redcoll__shm_irecv;
         r->t.waitall = redcoll__shm_waitall;
+        r->t.test = redcoll__shm_test;
+        r->t.irecv_reduce = redcoll__shm_irecv_reduce;
+        r->t.nb = &r->nb;
         r->t.node_of = redcoll__shm_node_of;
         r->t.recv_reduce = redcoll__shm_recv_reduce;
         r->t.sendrecv_reduce = redcoll__shm_sendrecv_reduce;
@@ -1090,6 +1187,11 @@ REDCOLL_API void redcoll_shm_team_destroy(redcoll_shm_team *team) {
         if (ch) free(ch->mem);
     }
     for (i = 0; i < (size_t)team->size; ++i) {
+        while (team->ranks[i].spare) {
+            redcoll__shm_end *e = team->ranks[i].spare;
+            team->ranks[i].spare = e->next;
+            free(e);
+        }
         pthread_cond_destroy(&team->ranks[i].cv);
         pthread_mutex_destroy(&team->ranks[i].mu);
         redcoll_scratch_block_free(&team->ranks[i].scratch);

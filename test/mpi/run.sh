@@ -14,7 +14,7 @@ if ! command -v "$mpicc" >/dev/null 2>&1 || ! command -v "$mpiexec" >/dev/null 2
 fi
 mkdir -p "$build"
 bin=$build/test_mpi
-newer=$(find test/mpi/test_mpi.c redcoll.h transports/redcoll_mpi.h -newer "$bin" 2>/dev/null)
+newer=$(find test/mpi/test_mpi.c test/disagree_cases.h redcoll.h transports/redcoll_mpi.h -newer "$bin" 2>/dev/null)
 if [ $# -eq 0 ] && [ -x "$bin" ] && [ -z "$newer" ]; then
     echo "MPI suite: $bin is up to date (make test builds it)"
 elif ! "$mpicc" -std=c11 -Wall -Wextra -pedantic -Werror -Wmissing-prototypes -Wstrict-prototypes \

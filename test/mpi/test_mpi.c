@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "test/disagree_cases.h"
+
 static int g_rank, g_size;
 static long g_checks, g_fails, g_passed, g_failed;
 
@@ -98,13 +100,45 @@ typedef struct mcase {
     int           matmul; /* the non-commutative op on 16-byte elements */
     size_t        chunk_bytes;        /* opts.chunk_bytes */
     const redcoll_transport *t;       /* NULL: &m->t */
+    int           nb;                 /* MNB_*: how redcoll's call is made */
 } mcase;
+
+/* mcase.nb: the blocking call; started and waited for; started and polled
+   with redcoll_test; a plan made, started and waited for. */
+enum { MNB_BLOCKING = 0, MNB_WAIT, MNB_TEST, MNB_PLAN };
+static const char *const mnb_name[4] = { "", " started+wait", " started+test", " plan started" };
+
+/* Completes what MRC started (r: the start's result) and frees it; the
+   request and plan are read through pointers, after the start wrote them. */
+static redcoll_result mfinish(int nb, redcoll_result r, redcoll_coll_request *const *rqp,
+                              redcoll_plan *const *plp) {
+    redcoll_coll_request *rq = *rqp;
+    redcoll_plan *pl = *plp;
+    int done = 0;
+    if (nb == MNB_BLOCKING || r != REDCOLL_OK) return r;
+    if (nb == MNB_PLAN) {
+        r = redcoll_plan_start(pl);
+        if (r == REDCOLL_OK) r = redcoll_plan_wait(pl);
+        redcoll_plan_free(pl);
+        return r;
+    }
+    if (nb == MNB_TEST) do r = redcoll_test(rq, &done); while (!done);
+    else r = redcoll_wait(rq);
+    redcoll_request_free(rq);
+    return r;
+}
+
+/* Calls redcoll_<f> as c->nb says, with the blocking call's arguments. */
+#define MRC(f, ...)                                                                          \
+    mfinish(c->nb, c->nb == MNB_PLAN ? redcoll_##f##_init(__VA_ARGS__, &pl)                  \
+                   : c->nb ? redcoll_i##f(__VA_ARGS__, &rq) : redcoll_##f(__VA_ARGS__), &rq, &pl)
 
 static const char *mdescribe(const mcase *c) {
     static char buf[200];
-    snprintf(buf, sizeof buf, "%s/%s p=%d count=%zu root=%d%s%s chunk=%zu",
+    snprintf(buf, sizeof buf, "%s/%s p=%d count=%zu root=%d%s%s chunk=%zu%s",
              redcoll_coll_name(c->coll), redcoll_algo_name(c->algo), g_size, c->count, c->root,
-             c->in_place ? " in-place" : "", c->matmul ? " matmul" : "", c->m->max_chunk);
+             c->in_place ? " in-place" : "", c->matmul ? " matmul" : "", c->m->max_chunk,
+             mnb_name[c->nb]);
     return buf;
 }
 
@@ -131,6 +165,8 @@ static void mrun(const mcase *c) {
     size_t cmp = 0; /* elements of got/want to compare */
     const void *sb;
     const redcoll_transport *t = c->t ? c->t : &c->m->t;
+    redcoll_coll_request *rq = NULL;
+    redcoll_plan *pl = NULL;
 
     if (!in || !got || !want || !icounts || !idispls || !counts) { MCHECK(0, "out of memory"); goto out; }
     memset(&o, 0, sizeof o);
@@ -156,63 +192,63 @@ static void mrun(const mcase *c) {
     switch (c->coll) {
     case REDCOLL_COLL_ALLREDUCE:
         if (c->in_place) memcpy(got, in, n * es);
-        res = redcoll_allreduce(t, sb, got, n, dt, op, &o);
+        res = MRC(allreduce, t, sb, got, n, dt, op, &o);
         MPI_Allreduce(in, want, (int)n, mdt, mop, MPI_COMM_WORLD);
         cmp = n;
         break;
     case REDCOLL_COLL_REDUCE:
         if (c->in_place && r == c->root) memcpy(got, in, n * es);
         else sb = in;
-        res = redcoll_reduce(t, sb, got, n, dt, op, c->root, &o);
+        res = MRC(reduce, t, sb, got, n, dt, op, c->root, &o);
         MPI_Reduce(in, want, (int)n, mdt, mop, c->root, MPI_COMM_WORLD);
         cmp = r == c->root ? n : 0;
         break;
     case REDCOLL_COLL_BCAST:
         if (r == c->root) { memcpy(got, in, n * es); memcpy(want, in, n * es); }
-        res = redcoll_bcast(t, got, n, dt, c->root, &o);
+        res = MRC(bcast, t, got, n, dt, c->root, &o);
         MPI_Bcast(want, (int)n, mdt, c->root, MPI_COMM_WORLD);
         cmp = n;
         break;
     case REDCOLL_COLL_GATHER:
         if (c->in_place && r == c->root) memcpy((char *)got + (size_t)r * n * es, in, n * es);
         else sb = in;
-        res = redcoll_gather(t, sb, got, n, dt, c->root, &o);
+        res = MRC(gather, t, sb, got, n, dt, c->root, &o);
         MPI_Gather(in, (int)n, mdt, want, (int)n, mdt, c->root, MPI_COMM_WORLD);
         cmp = r == c->root ? pn : 0;
         break;
     case REDCOLL_COLL_SCATTER: {
         void *rb = c->in_place && r == c->root ? REDCOLL_IN_PLACE : (void *)got;
-        res = redcoll_scatter(t, in, rb, n, dt, c->root, &o);
+        res = MRC(scatter, t, in, rb, n, dt, c->root, &o);
         MPI_Scatter(in, (int)n, mdt, want, (int)n, mdt, c->root, MPI_COMM_WORLD);
         if (rb == REDCOLL_IN_PLACE) memcpy(got, (char *)in + (size_t)r * n * es, n * es);
         cmp = n;
         break;
     }
     case REDCOLL_COLL_BARRIER:
-        res = redcoll_barrier(t, &o);
+        res = MRC(barrier, t, &o);
         break;
     case REDCOLL_COLL_REDUCE_SCATTER:
-        res = redcoll_reduce_scatter(t, in, got, counts, dt, op, &o);
+        res = MRC(reduce_scatter, t, in, got, counts, dt, op, &o);
         MPI_Reduce_scatter(in, want, icounts, mdt, mop, MPI_COMM_WORLD);
         cmp = counts[r];
         break;
     case REDCOLL_COLL_REDUCE_SCATTER_BLOCK:
-        res = redcoll_reduce_scatter_block(t, in, got, n, dt, op, &o);
+        res = MRC(reduce_scatter_block, t, in, got, n, dt, op, &o);
         MPI_Reduce_scatter_block(in, want, (int)n, mdt, mop, MPI_COMM_WORLD);
         cmp = n;
         break;
     case REDCOLL_COLL_ALLGATHER:
-        res = redcoll_allgather(t, in, got, n, dt, &o);
+        res = MRC(allgather, t, in, got, n, dt, &o);
         MPI_Allgather(in, (int)n, mdt, want, (int)n, mdt, MPI_COMM_WORLD);
         cmp = pn;
         break;
     case REDCOLL_COLL_ALLGATHERV:
-        res = redcoll_allgatherv(t, in, got, counts, dt, &o);
+        res = MRC(allgatherv, t, in, got, counts, dt, &o);
         MPI_Allgatherv(in, icounts[r], mdt, want, icounts, idispls, mdt, MPI_COMM_WORLD);
         cmp = (size_t)idispls[p - 1] + counts[p - 1];
         break;
     case REDCOLL_COLL_ALLTOALL:
-        res = redcoll_alltoall(t, in, got, n, dt, &o);
+        res = MRC(alltoall, t, in, got, n, dt, &o);
         MPI_Alltoall(in, (int)n, mdt, want, (int)n, mdt, MPI_COMM_WORLD);
         cmp = pn;
         break;
@@ -251,7 +287,7 @@ static int mdriven(redcoll_coll c) {
 
 /* Every collective and algorithm over m with the given counts, roots 0 and
    p-1, alternating in place, and the matrix product where order is kept. */
-static void msweep(redcoll_mpi *m, const size_t *counts, int ncounts) {
+static void msweep(redcoll_mpi *m, const size_t *counts, int ncounts, int nb) {
     int coll, algo, k, j;
     for (coll = 0; coll < REDCOLL_COLL_COUNT; ++coll) {
         if (!mdriven((redcoll_coll)coll)) continue;
@@ -268,6 +304,7 @@ static void msweep(redcoll_mpi *m, const size_t *counts, int ncounts) {
                     c.count = counts[k];
                     c.root = j ? g_size - 1 : 0;
                     c.in_place = mhas_in_place(c.coll) && (k + j) % 2;
+                    c.nb = nb >= 0 ? nb : 1 + (k + j + algo) % 3;
                     mrun(&c);
                 }
             }
@@ -277,6 +314,7 @@ static void msweep(redcoll_mpi *m, const size_t *counts, int ncounts) {
                 memset(&c, 0, sizeof c);
                 c.m = m; c.coll = (redcoll_coll)coll; c.algo = (redcoll_algo)algo;
                 c.count = (size_t)g_size + 3; c.root = g_size / 2; c.matmul = 1;
+                c.nb = nb >= 0 ? nb : 1 + algo % 3;
                 mrun(&c);
             }
         }
@@ -297,7 +335,20 @@ static void test_collectives(void) {
     counts[n++] = (size_t)g_size + 1;
     if (g_size <= 3) counts[n++] = 1000;
     counts[n++] = 20011;
-    msweep(&g_m, counts, n);
+    msweep(&g_m, counts, n, MNB_BLOCKING);
+}
+
+/* The same, each collective started (redcoll_i<coll> or a plan) and
+   completed by redcoll_wait, by polling redcoll_test, or redcoll_plan_wait,
+   in turn. */
+static void test_started(void) {
+    size_t counts[4];
+    int n = 0;
+    counts[n++] = 1;
+    counts[n++] = (size_t)g_size + 1;
+    if (g_size <= 3) counts[n++] = 1000;
+    counts[n++] = 20011;
+    msweep(&g_m, counts, n, -1);
 }
 
 /* The chunking path: a limit of 300 bytes makes every message above it a
@@ -338,7 +389,8 @@ static void test_chunking(void) {
     }
     {   /* every collective with multi-chunk messages */
         const size_t counts[1] = { 1001 };
-        msweep(&m, counts, 1);
+        msweep(&m, counts, 1, MNB_BLOCKING);
+        msweep(&m, counts, 1, -1);
     }
     redcoll_mpi_finalize(&m);
     free(sb); free(rb); free(big); free(bigr);
@@ -557,21 +609,175 @@ static void test_errors(void) {
     redcoll_mpi_finalize(&m);
 }
 
+/* Requests outstanding at once beside the application's own MPI traffic:
+   ten allreduces of one shape (different data; beyond the 7 tag slots)
+   and a bcast started, a ring of MPI_Isend/MPI_Irecv posted on
+   MPI_COMM_WORLD, then the requests completed in reverse order (polling
+   the odd ones), the ring waited for last; each result against MPI. */
+#define MOUT 10
+static void test_outstanding(void) {
+    int p = g_size, r = g_rank, i, k, nxt = (r + 1) % p, prv = (r + p - 1) % p;
+    size_t n = 5003;
+    int32_t *in = (int32_t *)malloc(MOUT * n * sizeof *in), *got = (int32_t *)malloc(MOUT * n * sizeof *got);
+    int32_t *want = (int32_t *)malloc(n * sizeof *want), bc[64], bcw[64], sring[100], rring[100];
+    redcoll_coll_request *q[MOUT + 1];
+    MPI_Request ring[2];
+    MPI_Status rst[2];
+    redcoll_options o;
+    if (!in || !got || !want) { MCHECK(0, "out of memory"); free(in); free(got); free(want); return; }
+    memset(&o, 0, sizeof o);
+    for (k = 0; k < MOUT; ++k) {
+        for (i = 0; (size_t)i < n; ++i) in[(size_t)k * n + (size_t)i] = mval(r + 17 * k, (size_t)i);
+        o.algo = k % 2 ? REDCOLL_ALGO_RING : REDCOLL_ALGO_AUTO;
+        MCHECK(redcoll_iallreduce(&g_m.t, in + (size_t)k * n, got + (size_t)k * n, n, REDCOLL_INT32, REDCOLL_SUM,
+                                  &o, &q[k]) == REDCOLL_OK, "start %d", k);
+    }
+    for (i = 0; i < 64; ++i) bc[i] = bcw[i] = r == p - 1 ? 1000 + i : -1;
+    MCHECK(redcoll_ibcast(&g_m.t, bc, 64, REDCOLL_INT32, p - 1, NULL, &q[MOUT]) == REDCOLL_OK, "ibcast");
+    for (i = 0; i < 100; ++i) sring[i] = r * 100 + i;
+    MPI_Irecv(rring, 100, MPI_INT, prv, 5, MPI_COMM_WORLD, &ring[0]);
+    MPI_Isend(sring, 100, MPI_INT, nxt, 5, MPI_COMM_WORLD, &ring[1]);
+    for (k = MOUT; k >= 0; --k) {
+        redcoll_result res;
+        int done = 0;
+        if (k % 2) do res = redcoll_test(q[k], &done); while (!done);
+        else res = redcoll_wait(q[k]);
+        MCHECK(res == REDCOLL_OK, "request %d: %s", k, redcoll_result_string(res));
+        redcoll_request_free(q[k]);
+    }
+    MPI_Waitall(2, ring, rst);
+    for (i = 0; i < 100 && rring[i] == prv * 100 + i; ++i) {}
+    MCHECK(i == 100, "the application's ring: element %d", i);
+    MPI_Bcast(bcw, 64, MPI_INT, p - 1, MPI_COMM_WORLD);
+    MCHECK(memcmp(bc, bcw, sizeof bc) == 0, "ibcast against MPI_Bcast");
+    for (k = 0; k < MOUT; ++k) {
+        MPI_Allreduce(in + (size_t)k * n, want, (int)n, MPI_INT32_T, MPI_SUM, MPI_COMM_WORLD);
+        MCHECK(memcmp(got + (size_t)k * n, want, n * sizeof *want) == 0, "allreduce %d against MPI", k);
+    }
+    free(in); free(got); free(want);
+}
+
+/* A plan started again and again takes nothing from its allocator. */
+static void test_plan_starts(void) {
+    static const redcoll_algo algos[3] = { REDCOLL_ALGO_AUTO, REDCOLL_ALGO_RING, REDCOLL_ALGO_RECURSIVE_DOUBLING };
+    double x[3000], y[3000];
+    int i, k;
+    for (k = 0; k < 3; ++k) {
+        long allocs = 0, before;
+        redcoll_options o;
+        redcoll_plan *pl;
+        memset(&o, 0, sizeof o);
+        o.algo = algos[k];
+        o.allocator.alloc_fn = mcount_alloc; o.allocator.free_fn = mcount_free; o.allocator.user_data = &allocs;
+        for (i = 0; i < 3000; ++i) x[i] = g_rank + i;
+        MCHECK(redcoll_allreduce_init(&g_m.t, x, y, 3000, REDCOLL_DOUBLE, REDCOLL_SUM, &o, &pl) == REDCOLL_OK,
+               "init");
+        before = allocs;
+        for (i = 0; i < 5; ++i) {
+            MCHECK(redcoll_plan_start(pl) == REDCOLL_OK && redcoll_plan_wait(pl) == REDCOLL_OK, "start %d", i);
+            MCHECK(y[7] == (double)g_size * (g_size - 1) / 2 + (double)g_size * 7, "result");
+        }
+        MCHECK(allocs == before, "%s: %ld allocations in 5 starts", redcoll_algo_name(algos[k]), allocs - before);
+        redcoll_plan_free(pl);
+    }
+}
+
+/* The cases of ranks that disagree (test/disagree_cases.h) that wait
+   forever over MPI (found with `test_mpi --disagree CASE` under timeout),
+   as MPICH's own collectives wait in each but `algorithm` (test/pmpi/run.sh
+   shows MPICH's behaviour): no rank is shown a message of the other call by
+   the peer it waits for -- each waits to receive from a rank that waits to
+   receive (two roots of a reduce or gather, a bcast among reductions, a
+   reduce_bcast allreduce beside a recursive doubling one at odd p), and the
+   one stale message lies with a rank that waits for another. The threads
+   and simulator suites run these cases too, and end them with an error. */
+static int td_mpi_waits(redcoll_coll c, td_kind k, int p) {
+    static const char *const waits[] = {
+        "2 reduce:root", "2 reduce:other collective", "2 gather:root", "2 gather:other collective",
+        "3 allreduce:algorithm", "3 allreduce:other collective", "3 reduce:other collective",
+        "3 reduce_scatter:other collective", "3 reduce_scatter_block:other collective",
+        "3 allgather:other collective", "3 allgatherv:other collective", "3 alltoall:other collective",
+        "3 gather:other collective", "3 barrier:skip", "3 barrier:other collective",
+        "4 reduce:root", "4 reduce:skip", "4 reduce:other collective", "4 gather:root", "4 gather:skip",
+        "4 gather:other collective",
+        "5 allreduce:algorithm", "5 reduce:other collective", "5 reduce_scatter:other collective",
+        "5 reduce_scatter_block:other collective", "5 alltoall:other collective",
+        "5 gather:other collective", "5 barrier:skip", "5 barrier:other collective"
+    };
+    char name[80];
+    size_t i;
+    snprintf(name, sizeof name, "%d %s:%s", p, redcoll_coll_name(c), td_kind_names[k]);
+    for (i = 0; i < sizeof waits / sizeof waits[0]; ++i)
+        if (strcmp(waits[i], name) == 0) return 1;
+    return 0;
+}
+
+/* One case on a transport of its own (a failed transport stays failed);
+   every rank's first error gathered on every rank. */
+static void td_mpi_case(td_case *x, redcoll_result *all) {
+    redcoll_mpi m;
+    int res;
+    if (redcoll_mpi_init(&m, MPI_COMM_WORLD, NULL) != REDCOLL_OK) { MPI_Abort(MPI_COMM_WORLD, 2); return; }
+    td_rank(&m.t, x);
+    res = (int)x->res[g_rank];
+    MPI_Allgather(&res, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD); /* redcoll_result is an int enum */
+    MPI_Barrier(MPI_COMM_WORLD); /* what the case left has arrived: finalize drops it */
+    redcoll_mpi_finalize(&m);
+}
+
+static const char *td_filter; /* test_mpi --disagree COLL:KIND runs that case alone */
+
+static void test_disagree(void) {
+    int c, k, runs = 0, r;
+    redcoll_result all[TD_PMAX];
+    if (g_size < 2 || g_size > TD_PMAX) { MCHECK(1, "p"); return; }
+    for (c = 0; c < REDCOLL_COLL_COUNT; ++c)
+        for (k = 0; k < TD_KINDS; ++k) {
+            td_case x;
+            char name[64];
+            int ok = 0;
+            memset(&x, 0, sizeof x);
+            x.coll = (redcoll_coll)c; x.kind = (td_kind)k;
+            if (!td_applies(x.coll, x.kind, x.algo)) continue;
+            snprintf(name, sizeof name, "%s:%s", redcoll_coll_name(x.coll), td_kind_names[k]);
+            if (td_filter ? strcmp(td_filter, name) != 0 : td_mpi_waits(x.coll, x.kind, g_size)) continue;
+            td_mpi_case(&x, all);
+            for (r = 0; r < g_size; ++r) ok += all[r] == REDCOLL_OK;
+            if (td_filter && g_rank == 0) printf("%s: %d of %d ranks OK\n", name, ok, g_size);
+            if (k == TD_NONE) MCHECK(ok == g_size, "%s: ranks that agree failed", name);
+            else MCHECK(ok == 0, "%s: %d of %d ranks ended without an error", name, ok, g_size);
+            if (k == TD_NONE && c == REDCOLL_COLL_ALLREDUCE)
+                MCHECK(x.out[g_rank][1] == (int32_t)(100 * g_size * (g_size - 1) / 2 + g_size), "result");
+            runs++;
+        }
+    MCHECK(runs > (td_filter ? 0 : 50), "%d cases", runs);
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+    if (argc == 3 && strcmp(argv[1], "--disagree") == 0) { /* one case alone (the waits list) */
+        td_filter = argv[2];
+        test_disagree();
+        MPI_Finalize();
+        return 0;
+    }
     if (redcoll_mpi_init(&g_m, MPI_COMM_WORLD, NULL) != REDCOLL_OK) {
         fprintf(stderr, "redcoll_mpi_init failed\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     mtest("helpers, node_of", test_helpers);
     mtest("every collective and algorithm vs MPI", test_collectives);
+    mtest("every collective and algorithm started", test_started);
+    mtest("outstanding requests and MPI's own", test_outstanding);
+    mtest("plan starts allocate nothing", test_plan_starts);
     mtest("chunking (300-byte limit)", test_chunking);
     mtest("library chunks (chunk_bytes) over MPI", test_library_chunks);
     mtest("one-shot scratch from the transport's block", test_scratch_entry);
     mtest("tags within MPI_TAG_UB", test_tags);
     mtest("size mismatch and abort", test_errors);
+    mtest("ranks that disagree: every collective and kind", test_disagree);
     redcoll_mpi_finalize(&g_m);
     if (g_rank == 0) printf("%ld passed, %ld failed\n", g_passed, g_failed);
     MPI_Finalize();

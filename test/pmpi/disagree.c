@@ -12,9 +12,13 @@
               (COLL barrier: MPI_Bcast)
      other    the odd rank calls MPI_Bcast instead (COLL bcast: MPI_Allreduce)
      none     every rank agrees (the control)
-   The program goes on after the mistake: when the call returns
-   MPI_SUCCESS, the rank calls MPI_Barrier on the same communicator (where
-   a rank that could not see the mistake in its own call learns of it).
+   The program goes on after the mistake: while its calls return
+   MPI_SUCCESS, the rank calls MPI_Barrier twice on the same communicator
+   (where a rank that could not see the mistake in its own call learns of
+   it: in the first barrier, or in the second when its peer found the
+   mistake only after this rank's first barrier was done). A case that has
+   not ended after 10 s ends the program with "CASE rank R: no end after
+   10 s" on stderr and status 3.
    Each case runs on a communicator of its own (a duplicate of
    MPI_COMM_WORLD, kept until the end so that no later case meets its
    leftover messages), then every rank waits in MPI_Barrier on
@@ -25,14 +29,17 @@
    (MPI_ERRORS_RETURN) and every rank prints one line per case:
        CASE rank R: ok
        CASE rank R: error CLASS: the error string
-       CASE rank R: error in the next call CLASS: the error string
+       CASE rank R: error in a later call CLASS: the error string
    Without -r they keep MPI_ERRORS_ARE_FATAL: the first error ends the job
    with MPI's message (and the exit status). `disagree -l` lists the cases. */
+#define _POSIX_C_SOURCE 200809L /* alarm */
 #include <mpi.h>
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum { N = 4 }; /* elements per rank (per block for the block collectives) */
 
@@ -45,6 +52,16 @@ static const char *const kinds[] = { "count", "root", "op", "dtype", "inplace", 
 enum { K_COUNT, K_ROOT, K_OP, K_DTYPE, K_INPLACE, K_SKIP, K_OTHER, K_NONE, K_KINDS };
 
 static int R, P;
+static char g_case[64]; /* the case running, for the watchdog */
+
+/* A case that has not ended after 10 s (alarm) ends the program: the
+   caller's test fails on it. */
+static void watchdog(int sig) {
+    static const char msg[] = ": no end after 10 s\n";
+    (void)sig;
+    if (write(2, g_case, strlen(g_case)) < 0 || write(2, msg, sizeof msg - 1) < 0) _exit(3);
+    _exit(3);
+}
 
 static int applies(int c, int k) {
     switch (k) {
@@ -105,15 +122,19 @@ static void run(int c, int k, int ret, MPI_Comm *keep) {
     int rc, cls = 0, len = 0, next = 0;
     MPI_Comm_dup(MPI_COMM_WORLD, keep);
     if (ret) MPI_Comm_set_errhandler(*keep, MPI_ERRORS_RETURN);
+    snprintf(g_case, sizeof g_case, "%s:%s rank %d", colls[c], kinds[k], R);
+    alarm(10);
     rc = call(c, k, R == P - 1 && k != K_NONE, *keep);
     if (rc == MPI_SUCCESS) { next = 1; rc = MPI_Barrier(*keep); }
+    if (rc == MPI_SUCCESS) rc = MPI_Barrier(*keep);
+    alarm(0);
     if (rc == MPI_SUCCESS) {
         printf("%s:%s rank %d: ok\n", colls[c], kinds[k], R);
     } else {
         MPI_Error_class(rc, &cls);
         MPI_Error_string(cls, cls_name, &len);
         MPI_Error_string(rc, msg, &len);
-        printf("%s:%s rank %d: error%s %s: %s\n", colls[c], kinds[k], R, next ? " in the next call" : "",
+        printf("%s:%s rank %d: error%s %s: %s\n", colls[c], kinds[k], R, next ? " in a later call" : "",
                cls_name, msg);
     }
     fflush(stdout);
@@ -126,6 +147,7 @@ int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &R);
     MPI_Comm_size(MPI_COMM_WORLD, &P);
+    signal(SIGALRM, watchdog);
     for (i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "-r") == 0) { ret = 1; continue; }
         for (c = 0; c < C_COUNT; ++c)
