@@ -313,6 +313,12 @@ $(BUILD)/pmpi_overhead: bench/pmpi_overhead.c redcoll.h transports/redcoll_mpi.h
 $(BUILD)/pmpi_allreduce: bench/pmpi_allreduce.c bench/bench.h | $(BUILD)
 	$(MPICC) $(CFLAGS_) $< -o $@
 
+# Allreduce inside one node four ways, interleaved: redcoll over shared memory between
+# processes, between threads, over MPI point-to-point, and MPICH's own (docs/benchmarks.md):
+# mpiexec.mpich -n 2 build/node_allreduce
+$(BUILD)/node_allreduce: bench/node_allreduce.c bench/bench.h $(HEADERS) | $(BUILD)
+	$(MPICC) $(CFLAGS_) $< -o $@ $(LIBS)
+
 # PREFIX/include/redcoll/{redcoll.h,transports/*.h} (so `#include "redcoll.h"` and
 # `#include "transports/redcoll_shm.h"` work with -IPREFIX/include/redcoll, which
 # `pkg-config --cflags redcoll` gives), PREFIX/bin/redcoll, PKGDIR/redcoll.pc; with
