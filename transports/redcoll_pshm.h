@@ -69,8 +69,9 @@
    isend / irecv / waitall / test, recv_reduce / sendrecv_reduce /
    irecv_reduce (what the non-blocking collectives need; any call's progress
    serves every pending receive, and test fails a request older than the
-   timeout), scratch; node_of answers 0 (one node). REDCOLL_TRANSPORT_PEER_REDUCE is not set: a message
-   from private memory costs its copy, and AUTO prices it so.
+   timeout), scratch; node_of answers 0 (one node).
+   REDCOLL_TRANSPORT_PEER_REDUCE is not set: a message from private memory
+   costs its copy, and AUTO prices it so.
 
    Robustness
    - Named segments are created with O_EXCL and mode 0600 as
