@@ -637,6 +637,14 @@ static int shim_told(const redcoll_mpi_failure *f) {
            (f->why == REDCOLL_ERR_TRANSPORT && f->peer >= 0 && f->want != f->got);
 }
 
+/* The same over shared memory: ranks that disagree or deadlock, or a peer's
+   failure the transport's account explains. */
+static int shim_shm_told(const shim_call *c, redcoll_result r) {
+    return c->s->t != &c->s->m.t &&
+           (r == REDCOLL_ERR_MISMATCH || r == REDCOLL_ERR_DEADLOCK ||
+            (r == REDCOLL_ERR_ABORTED && redcoll_pshm_report(c->s->pshm) != NULL));
+}
+
 /* Raises a told failure through the communicator's error handler with
    redcoll's own error code (an error class of its own, made once), whose
    string says it: "redcoll: MPI_Allreduce on MPI_COMM_WORLD (rank 2 of 3):
@@ -644,7 +652,7 @@ static int shim_told(const redcoll_mpi_failure *f) {
    prints it as it ends the job. The code's string is set for each error, so
    the lock is held while the handler runs; 0 when the code cannot be made
    or another thread holds it (the caller raises MPI's class instead). */
-static int shim_raise_told(const shim_call *c) {
+static int shim_raise_told(const shim_call *c, redcoll_result r) {
     char text[MPI_MAX_ERROR_STRING], why[MPI_MAX_ERROR_STRING - 160], label[MPI_MAX_OBJECT_NAME + 16];
     char var[64];
     int code, cls;
@@ -669,6 +677,13 @@ static int shim_raise_told(const shim_call *c) {
             redcoll__mpi_say(why, sizeof why, "%s: the ranks force different algorithms "
                              "(REDCOLL_%s_ALGORITHM; this rank: %s)", redcoll_result_string(REDCOLL_ERR_MISMATCH),
                              var, shim_g.forced[c->coll] ? redcoll_algo_name(shim_g.forced[c->coll]) : "not set");
+        } else if (c->s->t != &c->s->m.t) { /* shared memory: the first line of its account */
+            const char *a = redcoll_pshm_report(c->s->pshm);
+            size_t n = 0;
+            if (!a) a = redcoll_result_string(r);
+            while (a[n] && a[n] != '\n' && n < sizeof why - 1) ++n;
+            memcpy(why, a, n);
+            why[n] = 0;
         } else {
             redcoll_mpi_failure_string(&c->s->m, why, sizeof why);
         }
@@ -690,7 +705,8 @@ static int shim_raise_told(const shim_call *c) {
 static inline int shim_end(const shim_call *c, redcoll_result r) {
     int code;
     if (r == REDCOLL_OK) return MPI_SUCCESS;
-    if ((c->refused || shim_told(&c->s->m.failure)) && (code = shim_raise_told(c)) != 0) return code;
+    if ((c->refused || shim_told(&c->s->m.failure) || shim_shm_told(c, r)) && (code = shim_raise_told(c, r)) != 0)
+        return code;
     code = shim_error_code(r, c->s->m.last_mpi_error);
     PMPI_Comm_call_errhandler(c->comm, code);
     return code;
