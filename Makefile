@@ -20,7 +20,7 @@ MPI_PC   ?= $(shell pkg-config --exists mpich 2>/dev/null && echo mpich)
 
 HEADERS  := redcoll.h $(wildcard transports/*.h) redcoll/harness.h
 TEST_SRC := $(wildcard test/*.c) $(wildcard test/*.h)
-EXAMPLES := $(BUILD)/allreduce_threads $(BUILD)/custom_transport $(BUILD)/demo $(BUILD)/tour
+EXAMPLES := $(BUILD)/allreduce_threads $(BUILD)/allreduce_processes $(BUILD)/custom_transport $(BUILD)/demo $(BUILD)/tour
 SHIM     := $(BUILD)/libredcoll_pmpi.so
 VERSION  := $(shell sed -n 's/^\#define REDCOLL_VERSION_STRING "\(.*\)"/\1/p' redcoll.h)
 # The tool again with MPI (`bench --transport mpi`, `tune --transport mpi`), where MPICC exists.
@@ -160,6 +160,13 @@ $(BUILD)/datapath: bench/datapath.c bench/bench.h $(HEADERS) | $(BUILD)
 $(BUILD)/datapath_mpi: bench/datapath_mpi.c bench/bench.h $(HEADERS) | $(BUILD)
 	$(MPICC) $(CFLAGS_) bench/datapath_mpi.c -o $@ $(LIBS)
 
+# Processes sharing a segment against threads, allreduce 8 B .. 16 MiB (docs/benchmarks.md).
+$(BUILD)/bench_pshm: bench/pshm.c bench/bench.h $(HEADERS) | $(BUILD)
+	$(CC) $(CFLAGS_) bench/pshm.c -o $@ $(LIBS)
+
+bench-pshm: $(BUILD)/bench_pshm
+	$(BUILD)/bench_pshm $(BENCH_FLAGS)
+
 bench-datapath: $(BUILD)/datapath
 	@if command -v $(MPICC) >/dev/null 2>&1; then \
 	    $(MAKE) --no-print-directory $(BUILD)/datapath_mpi && \
@@ -215,7 +222,8 @@ $(BUILD)/test_mpi: test/mpi/test_mpi.c test/disagree_cases.h redcoll.h transport
 	$(MPICC) $(CFLAGS_) $< -o $@
 
 $(BUILD)/pmpi_errors $(BUILD)/pmpi_colls $(BUILD)/pmpi_threads $(BUILD)/pmpi_nonblock $(BUILD)/pmpi_disagree: $(BUILD)/pmpi_%: test/pmpi/%.c \
-        shim/redcoll_pmpi.c redcoll.h transports/redcoll_mpi.h | $(BUILD)
+        shim/redcoll_pmpi.c redcoll.h transports/redcoll_mpi.h transports/redcoll_pshm.h \
+        transports/redcoll_handoff.h | $(BUILD)
 	$(MPICC) $(CFLAGS_) $< -o $@ -lpthread
 
 # The drop-in's Fortran programs (test/fortran) and the reproducible mode's
@@ -256,7 +264,7 @@ demo: $(BUILD)/redcoll
 $(BUILD)/demo: examples/demo.c $(HEADERS) | $(BUILD)
 	$(CC) $(CFLAGS_) $< -o $@ $(LIBS)
 
-$(BUILD)/allreduce_threads $(BUILD)/custom_transport $(BUILD)/tour: $(BUILD)/%: examples/%.c $(HEADERS) | $(BUILD)
+$(BUILD)/allreduce_threads $(BUILD)/allreduce_processes $(BUILD)/custom_transport $(BUILD)/tour: $(BUILD)/%: examples/%.c $(HEADERS) | $(BUILD)
 	$(CC) $(CFLAGS_) $< -o $@ $(LIBS)
 
 # Every example; allreduce_mpi only where an MPI compiler is installed.
@@ -291,7 +299,8 @@ shim:
 	@if command -v $(MPICC) >/dev/null 2>&1; then $(MAKE) --no-print-directory $(SHIM); \
 	else echo "shim: $(MPICC) not found, libredcoll_pmpi.so skipped (apt-get install -y mpich libmpich-dev)"; fi
 
-$(SHIM): shim/redcoll_pmpi.c redcoll.h transports/redcoll_mpi.h | $(BUILD)
+$(SHIM): shim/redcoll_pmpi.c redcoll.h transports/redcoll_mpi.h transports/redcoll_pshm.h \
+        transports/redcoll_handoff.h | $(BUILD)
 	$(MPICC) $(CFLAGS_) -fPIC -shared shim/redcoll_pmpi.c -o $@ -lpthread
 
 # Overlap of a non-blocking allreduce with computation (osu_iallreduce's
@@ -314,6 +323,17 @@ bench-overlap: $(BUILD)/overlap
 # mpiexec.mpich -n 2 -genv LD_PRELOAD $PWD/build/libredcoll_pmpi.so build/pmpi_overhead
 $(BUILD)/pmpi_overhead: bench/pmpi_overhead.c redcoll.h transports/redcoll_mpi.h | $(BUILD)
 	$(MPICC) $(CFLAGS_) $< -o $@
+
+# The drop-in against the MPI library under it, allreduce 8 B .. 16 MiB (docs/benchmarks.md):
+# mpiexec.mpich -n 2 -genv LD_PRELOAD $PWD/build/libredcoll_pmpi.so build/pmpi_allreduce
+$(BUILD)/pmpi_allreduce: bench/pmpi_allreduce.c bench/bench.h | $(BUILD)
+	$(MPICC) $(CFLAGS_) $< -o $@
+
+# Allreduce inside one node four ways, interleaved: redcoll over shared memory between
+# processes, between threads, over MPI point-to-point, and MPICH's own (docs/benchmarks.md):
+# mpiexec.mpich -n 2 build/node_allreduce
+$(BUILD)/node_allreduce: bench/node_allreduce.c bench/bench.h $(HEADERS) | $(BUILD)
+	$(MPICC) $(CFLAGS_) $< -o $@ $(LIBS)
 
 # PREFIX/include/redcoll/{redcoll.h,transports/*.h} (so `#include "redcoll.h"` and
 # `#include "transports/redcoll_shm.h"` work with -IPREFIX/include/redcoll, which

@@ -1,5 +1,6 @@
 /* bench.h - helpers shared by the benchmark programs in bench/ (static, one
-   copy per program): sizes with K/M/G suffixes, medians, page faults. */
+   copy per program; inline, so a program may use only some): sizes with
+   K/M/G suffixes, medians, page faults. */
 #ifndef REDCOLL_BENCH_H
 #define REDCOLL_BENCH_H
 
@@ -9,26 +10,26 @@
 #include <sys/resource.h>
 
 /* Minor page faults of the whole process so far. */
-static long bench_minor_faults(void) {
+static inline long bench_minor_faults(void) {
     struct rusage u;
     getrusage(RUSAGE_SELF, &u);
     return u.ru_minflt;
 }
 
-static int bench_cmp_double(const void *a, const void *b) {
+static inline int bench_cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
 }
 
 /* Sorts v[0..n) and returns its median. */
-static double bench_median(double *v, int n) {
+static inline double bench_median(double *v, int n) {
     qsort(v, (size_t)n, sizeof *v, bench_cmp_double);
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* "8,1K,1M,64M" -> up to max sizes in bytes (whole doubles, at least 8);
    returns how many. */
-static int bench_parse_sizes(const char *s, size_t *sizes, int max) {
+static inline int bench_parse_sizes(const char *s, size_t *sizes, int max) {
     int n = 0;
     while (*s && n < max) {
         char *end;
@@ -45,7 +46,7 @@ static int bench_parse_sizes(const char *s, size_t *sizes, int max) {
 
 /* Prints "# <what>: loadavg 1 5 15 min" (the run queue, where /proc/loadavg
    exists): on a shared machine the numbers mean little without it. */
-static void bench_print_loadavg(const char *what) {
+static inline void bench_print_loadavg(const char *what) {
     char buf[128];
     FILE *f = fopen("/proc/loadavg", "r");
     if (!f) return;

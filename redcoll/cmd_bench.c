@@ -13,9 +13,11 @@
    (the harness's inputs make every sum exact in any order).
 
    Threads: one team of p threads per phase (a failing row is reported and the
-   phase rerun without it, since an aborted team stays aborted). MPI: every
-   process is one rank; an error ends the run (a failed redcoll_mpi stays
-   failed, and plain MPI cannot release a blocked peer).
+   phase rerun without it, since an aborted team stays aborted). Processes
+   (pshm: this one and the p - 1 it forks, sharing a segment) and MPI: every
+   process is one rank and keeps its vectors in its own memory; an error ends
+   the run (an aborted transport stays aborted). Processes synchronise and
+   agree through the transport itself, MPI through a duplicate communicator.
 
    REDCOLL_BENCH_CORRUPT=R (for the tests): flips a byte of rank R's result
    before the check, which must then report a wrong element. */
@@ -50,7 +52,10 @@ typedef struct bench_verdict {
 
 typedef struct bench {
     cli               *c;
-    int                mpi, p, rank;  /* rank: this process (MPI); 0 for threads */
+    int                mpi, p, rank;  /* rank: this process (MPI, pshm); 0 for threads */
+    int                procs;         /* a rank per process: MPI or pshm */
+    redcoll_pshm      *ph;            /* pshm: this process's rank */
+    const redcoll_transport *pt;      /* ... and its transport */
     bench_row         *rows;
     int                nrows;
     long              *iters;         /* p x nrows: each rank's batch sizes */
@@ -93,7 +98,13 @@ static void bench_sync(bench *b) {
 #ifdef REDCOLL_CLI_MPI
     if (b->mpi) { MPI_Barrier(b->comm); return; }
 #endif
+    if (b->pt) { redcoll_barrier(b->pt, NULL); return; }
     pthread_barrier_wait(&b->bar);
+}
+
+/* pshm: every rank gets the maximum over ranks of v[0..n-1] (or the sum). */
+static void bench_pshm_all(const bench *b, double *v, int n, redcoll_op op) {
+    redcoll_allreduce(b->pt, REDCOLL_IN_PLACE, v, (size_t)n, REDCOLL_DOUBLE, op, NULL);
 }
 
 /* Every rank gets the maximum over ranks of v[0] and of v[1]. */
@@ -102,6 +113,7 @@ static void bench_max2(bench *b, int r, double v[2]) {
 #ifdef REDCOLL_CLI_MPI
     if (b->mpi) { MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MAX, b->comm); return; }
 #endif
+    if (b->pt) { bench_pshm_all(b, v, 2, REDCOLL_MAX); return; }
     b->slot[2 * r] = v[0];
     b->slot[2 * r + 1] = v[1];
     pthread_barrier_wait(&b->bar);
@@ -256,7 +268,7 @@ static double bench_batch(bench *b, int i, const redcoll_transport *t, long n, i
 static redcoll_result bench_time_rank(const redcoll_transport *t, void *arg) {
     bench *b = (bench *)arg;
     const cli *c = b->c;
-    long *iters = b->iters + (size_t)(b->mpi ? 0 : t->rank) * (size_t)b->nrows, n;
+    long *iters = b->iters + (size_t)(b->procs ? 0 : t->rank) * (size_t)b->nrows, n;
     double rate;
     int i, k, rep, failed = 0;
     for (i = 0; i < b->nrows && !failed; ++i) {
@@ -306,6 +318,7 @@ static redcoll_result bench_run(bench *b, redcoll_shm_rank_fn fn, void *arg, red
 #ifdef REDCOLL_CLI_MPI
     if (b->mpi) { res[b->rank] = r = fn(&b->m.t, arg); return r; }
 #endif
+    if (b->pt) { res[b->rank] = r = fn(b->pt, arg); return r; }
     pthread_barrier_init(&b->bar, NULL, (unsigned)b->p);
     r = redcoll_shm_run_config(&b->cfg, b->p, fn, arg, res);
     pthread_barrier_destroy(&b->bar);
@@ -328,9 +341,12 @@ static redcoll_result bench_check_rank(const redcoll_transport *t, void *arg) {
 static int bench_all_ok(const bench *b, int ok) {
 #ifdef REDCOLL_CLI_MPI
     if (b->mpi) MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, b->comm);
-#else
-    (void)b;
 #endif
+    if (b->pt) {
+        double v = ok ? 0 : 1;
+        bench_pshm_all(b, &v, 1, REDCOLL_MAX);
+        ok = v == 0;
+    }
     return ok;
 }
 
@@ -357,7 +373,7 @@ static void bench_check_row(bench *b, int i, redcoll_result *res) {
     for (r = 0; have && r < b->p; ++r) {
         size_t n;
         const char *got, *want;
-        if (b->mpi && r != b->rank) continue;
+        if (b->procs && r != b->rank) continue;
         if (res[r] != REDCOLL_OK) {
             if (first == REDCOLL_OK || first == REDCOLL_ERR_ABORTED) first = res[r];
             continue;
@@ -378,13 +394,22 @@ static void bench_check_row(bench *b, int i, redcoll_result *res) {
         first = (redcoll_result)-f;
     }
 #endif
+    if (b->pt) { /* wrong elements summed (exact below 2^53), the largest error code */
+        double v[2];
+        v[0] = (double)wrong;
+        bench_pshm_all(b, v, 1, REDCOLL_SUM);
+        v[1] = -(double)first;
+        bench_pshm_all(b, v + 1, 1, REDCOLL_MAX);
+        wrong = (unsigned long long)v[0];
+        first = (redcoll_result)-(int)v[1];
+    }
     row->wrong = wrong;
     if (first != REDCOLL_OK) row->err = first;
 }
 
 /* ---- output ------------------------------------------------------------------------------ */
 
-static const char *bench_transport(const bench *b) { return b->mpi ? "mpi" : "threads"; }
+static const char *bench_transport(const bench *b) { return b->mpi ? "mpi" : b->pt ? "pshm" : "threads"; }
 
 static void bench_print_row(bench *b, const bench_row *row, size_t bytes, const char *selected) {
     const cli *c = b->c;
@@ -439,7 +464,8 @@ static void bench_header(bench *b) {
                "# batches (each the slowest rank's); busbw with nccl-tests' factors; wrong: elements\n"
                "# that differ from the exact result, summed over every rank. auto rows name what\n"
                "# auto picked%s.\n",
-               REDCOLL_VERSION_STRING, b->mpi ? "MPI" : "shared-memory (threads)", b->p,
+               REDCOLL_VERSION_STRING, b->mpi ? "MPI" : b->pt ? "shared-memory (processes)"
+                                                   : "shared-memory (threads)", b->p,
                redcoll_dtype_name(c->spec.dtype), c->spec.op, c->reps,
                c->algo_all ? "; each size ends with auto's time over the fastest algorithm's" : "");
         printf("# auto's cost model: ");
@@ -493,7 +519,7 @@ static int bench_rows(bench *b, redcoll_coll coll, size_t count, int in_place, b
         row->spec.count = count;
         row->spec.p = b->p;
         row->spec.in_place = in_place;
-        row->spec.local_rank1 = b->mpi ? b->rank + 1 : 0;
+        row->spec.local_rank1 = b->procs ? b->rank + 1 : 0;
         row->spec.opts.algo = a ? (redcoll_algo)a : forced;
         row->is_auto = a == 0;
         row->label = a ? redcoll_algo_name((redcoll_algo)a) : "auto";
@@ -530,7 +556,8 @@ static int bench_one(bench *b, redcoll_coll coll, size_t bytes, size_t count, in
     /* what auto picks (or REDCOLL_<COLL>_ALGORITHM forces), whatever the rows run */
     if (cli_env_algo(coll, c->commutative || !rc_reduces(coll), &auto_spec.opts.algo, &var) <= 0)
         auto_spec.opts.algo = REDCOLL_ALGO_AUTO;
-    if (!c->mpi) auto_spec.opts.transport_flags |= REDCOLL_TRANSPORT_PEER_REDUCE; /* as threads advertise */
+    if (b->pt) auto_spec.opts.transport_flags |= b->pt->flags; /* what the transport advertises */
+    else if (!c->mpi) auto_spec.opts.transport_flags |= REDCOLL_TRANSPORT_PEER_REDUCE; /* as threads do */
     sel = cli_selected(c, &auto_spec);
     snprintf(selected, sizeof selected, "%s", redcoll_algo_name(sel));
     for (i = 0; i < n; ++i) rows[i].samples = samples + (size_t)i * (size_t)c->reps;
@@ -556,6 +583,15 @@ static int bench_one(bench *b, redcoll_coll coll, size_t bytes, size_t count, in
                 break;
             }
 #endif
+            if (b->pt) { /* agree on the failing row; the transport is aborted: stop */
+                double er = b->err_row;
+                bench_pshm_all(b, &er, 1, REDCOLL_MAX);
+                if (er >= 0) {
+                    rows[(int)er].err = b->err_row == (int)er ? b->err : REDCOLL_ERR_ABORTED;
+                    stop = 1;
+                }
+                break;
+            }
             if (b->err_row < 0) break;
             rows[b->err_row].err = b->err;
         }
@@ -753,14 +789,54 @@ static int bench_go(bench *b) {
     return b->failures ? 1 : 0;
 }
 
+/* pshm: this process becomes rank 0 of a fresh segment and forks ranks
+   1..p-1 (kids[i]); each returns from here as its rank. 0 on failure. */
+static int bench_pshm_start(bench *b, pid_t *kids) {
+    redcoll_pshm_config pc;
+    int i;
+    memset(&pc, 0, sizeof pc);
+    pc.timeout_seconds = b->c->timeout;
+    if (redcoll_pshm_create(&pc, b->p, &b->ph) != REDCOLL_OK) {
+        fprintf(stderr, "redcoll bench: %s\n", redcoll_pshm_last_error());
+        return 0;
+    }
+    fflush(NULL);
+    for (i = 1; i < b->p; ++i) {
+        kids[i] = fork();
+        if (kids[i] == 0) { b->rank = i; break; }
+        if (kids[i] < 0) { fprintf(stderr, "redcoll bench: fork: %s\n", strerror(errno)); b->p = i; break; }
+    }
+    if (redcoll_pshm_attach(b->ph, b->rank) != REDCOLL_OK) {
+        if (b->rank == 0) fprintf(stderr, "redcoll bench: %s\n", redcoll_pshm_last_error());
+        return 0;
+    }
+    b->pt = redcoll_pshm_transport(b->ph);
+    return 1;
+}
+
+/* pshm: the worst exit status of every rank; the forked ranks exit here. */
+static int bench_pshm_end(bench *b, pid_t *kids, int r) {
+    double v = r;
+    int i, st;
+    if (b->pt) bench_pshm_all(b, &v, 1, REDCOLL_MAX);
+    redcoll_pshm_destroy(b->ph);
+    if (b->rank != 0) { fflush(NULL); _exit((int)v); }
+    for (i = 1; i < b->p; ++i)
+        if (kids[i] > 0 && waitpid(kids[i], &st, 0) == kids[i] && (!WIFEXITED(st) || WEXITSTATUS(st)) && v == 0)
+            v = 1;
+    return (int)v;
+}
+
 static int cmd_bench(cli *c, int *argc, char ***argv) {
     bench b;
     const char *corrupt = getenv("REDCOLL_BENCH_CORRUPT");
+    pid_t *kids = NULL;
     int r;
     memset(&b, 0, sizeof b);
     b.c = c;
     b.p = c->spec.p;
     b.mpi = c->mpi;
+    b.procs = c->mpi || c->pshm;
     b.cfg.timeout_seconds = c->timeout;
     b.corrupt1 = corrupt && *corrupt ? atoi(corrupt) + 1 : 0;
     if (!c->in_place) c->out_of_place = 1;
@@ -785,10 +861,16 @@ static int cmd_bench(cli *c, int *argc, char ***argv) {
         MPI_Comm_set_errhandler(b.comm, MPI_ERRORS_RETURN);
     }
 #endif
+    if (c->pshm) {
+        kids = (pid_t *)calloc((size_t)b.p, sizeof *kids);
+        if (!kids || !bench_pshm_start(&b, kids)) r = 1;
+    }
     b.slot = (double *)calloc(2 * (size_t)b.p, sizeof(double));
-    r = b.slot ? bench_go(&b) : 1;
+    r = b.slot && (!c->pshm || b.pt) ? bench_go(&b) : 1;
     free(b.slot);
     pthread_mutex_destroy(&b.mu);
+    if (c->pshm) r = bench_pshm_end(&b, kids, r);
+    free(kids);
 #ifdef REDCOLL_CLI_MPI
     if (b.mpi) {
         MPI_Comm_free(&b.comm);

@@ -14,12 +14,14 @@
    before anything runs (exit status 2 with the reason). Built with
    -DREDCOLL_CLI_MPI by mpicc it is build/redcoll_mpi (`make install` installs
    it as redcoll-mpi): the same tool, plus `--transport mpi` for bench and tune
-   under mpiexec. */
+   under mpiexec. `bench --transport pshm` forks its own processes
+   (transports/redcoll_pshm.h, Linux). */
 #define _POSIX_C_SOURCE 200809L
 #define REDCOLL_IMPLEMENTATION
 #include "redcoll.h"
 #include "transports/redcoll_mock.h"
 #include "transports/redcoll_shm.h"
+#include "transports/redcoll_pshm.h"
 #ifdef REDCOLL_CLI_MPI
 #include "transports/redcoll_mpi.h"
 #endif
@@ -34,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* ---- commands and flags ---------------------------------------------------- */
@@ -74,11 +77,13 @@ static const cli_command cli_commands[] = {
       "The op only decides commutativity: with a non-commutative one (matmul) the\n"
       "canonical order of every reduction is checked.\n" },
     { "bench", CMD_BENCH,
-      "time collectives on threads or MPI, every result checked",
+      "time collectives on threads, processes or MPI, every result checked",
       "Times collectives on a real transport: threads of this process (default,\n"
-      "p = online CPUs) or MPI (the MPI build of this tool, build/redcoll_mpi,\n"
-      "installed as redcoll-mpi, under mpiexec.mpich -n P, where --transport mpi is\n"
-      "the default, with rows `native` for the MPI library's own collective).\n"
+      "p = online CPUs), processes sharing memory (--transport pshm: this process\n"
+      "and p - 1 it forks, each a rank, their vectors in private memory as an MPI\n"
+      "program's) or MPI (the MPI build of this tool, build/redcoll_mpi, installed\n"
+      "as redcoll-mpi, under mpiexec.mpich -n P, where --transport mpi is the\n"
+      "default, with rows `native` for the MPI library's own collective).\n"
       "Sizes from -b growing by -f, and -e as the last one even where -f steps past\n"
       "it (nccl-tests would stop at the last step below -e). As in nccl-tests,\n"
       "`bytes` is the largest buffer (the whole vector; all p blocks for allgather,\n"
@@ -154,7 +159,7 @@ static const cli_flag cli_flags[] = {
       "algorithm name, `auto` (default: the selector, or REDCOLL_<COLL>_ALGORITHM), `all` "
       "(every algorithm of the collective, and auto) or `list`" },
     { F_P, "-p", "P", CMD_SIMS, "number of ranks (default 8)" },
-    { F_P, "-p", "P", CMD_BENCH, "threads (default: the online CPUs); with --transport mpi: the job's size" },
+    { F_P, "-p", "P", CMD_BENCH, "ranks: threads or processes (default: the online CPUs); with --transport mpi: the job's size" },
     { F_P, "-p", "P", CMD_TUNE, "threads (default 2; ranks 0 and 1 measure); with --transport mpi: the job's size" },
     { F_COUNT, "--count", "N", CMD_SCHEDULE,
       "elements drawn, A, B, ... (1..52; default: the largest power of two <= p)" },
@@ -228,7 +233,8 @@ static const cli_flag cli_flags[] = {
     { F_PROGRESS, "--progress", "S", CMD_SIMULATE | CMD_SELECT | CMD_MAP | CMD_BENCH | CMD_TUNE,
       "seconds before progress lines start on stderr (default 3)" },
     { F_TRANSPORT, "--transport", "T", CMD_BENCH | CMD_TUNE,
-      "threads or mpi (the MPI build, build/redcoll_mpi, installed as redcoll-mpi, under "
+      "threads, pshm (bench: processes sharing memory) or mpi (the MPI build, "
+      "build/redcoll_mpi, installed as redcoll-mpi, under "
       "mpiexec.mpich, where mpi is the default; elsewhere threads is)" },
     { F_MIN_BYTES, "-b", "BYTES", CMD_BENCH | CMD_MAP, "smallest size (K/M/G; bench default 8, map 8)" },
     { F_MAX_BYTES, "-e", "BYTES", CMD_BENCH | CMD_MAP,
@@ -275,6 +281,7 @@ typedef struct cli {
     int             coll_all, algo_all; /* bench: --coll all, --algo all */
     const char     *env_var;            /* REDCOLL_<COLL>_ALGORITHM that forced spec.opts.algo */
     int             mpi;                /* --transport mpi */
+    int             pshm;               /* --transport pshm */
     size_t          min_bytes, max_bytes;
     size_t          factor;
     int             iters, warmup, reps;
@@ -587,9 +594,11 @@ static int cli_apply(cli *c, const cli_flag *fl, const char *v) {
     case F_LIMIT: if (!cli_number(v, &c->limit)) return cli_bad("--limit wants a number of events, not '%s'", v); break;
     case F_PROGRESS: if (!cli_number(v, &c->progress_after)) return cli_bad("--progress wants seconds, not '%s'", v); break;
     case F_TRANSPORT:
-        if (strcmp(v, "threads") == 0) c->mpi = 0;
+        c->mpi = c->pshm = 0;
+        if (strcmp(v, "threads") == 0) {}
         else if (strcmp(v, "mpi") == 0) c->mpi = 1;
-        else return cli_bad("--transport is threads or mpi, not '%s'", v);
+        else if (strcmp(v, "pshm") == 0) c->pshm = 1;
+        else return cli_bad("--transport is threads, pshm or mpi, not '%s'", v);
         break;
     case F_MIN_BYTES: if (!cli_size(v, &c->min_bytes)) return cli_bad("-b wants bytes (K/M/G), not '%s'", v); break;
     case F_MAX_BYTES: if (!cli_size(v, &c->max_bytes)) return cli_bad("-e wants bytes (K/M/G), not '%s'", v); break;
@@ -800,6 +809,7 @@ static int cli_check(cli *c) {
                            "(--from model and --from selector draw any p)", c->p_max, REDCOLL_MAX_RANKS);
     }
     if (c->cmd == CMD_TUNE && !c->mpi && s->p < 2) return cli_bad("tune measures between two ranks: -p 2 or more%s", "");
+    if (c->cmd == CMD_TUNE && c->pshm) return cli_bad("tune measures threads or mpi, not pshm%s", "");
     if (c->cmd & (CMD_BENCH | CMD_TUNE) && c->mpi) {
 #ifndef REDCOLL_CLI_MPI
         return cli_bad("this redcoll has no MPI: use redcoll-mpi (build/redcoll_mpi, built when mpicc.mpich "
@@ -870,7 +880,7 @@ static void cli_usage(FILE *f, int cmd) {
 }
 
 static void cli_version(void) {
-    printf("redcoll %s (transports: simulator, threads%s)\n", REDCOLL_VERSION_STRING,
+    printf("redcoll %s (transports: simulator, threads, pshm%s)\n", REDCOLL_VERSION_STRING,
 #ifdef REDCOLL_CLI_MPI
            ", mpi"
 #else

@@ -12,6 +12,11 @@
    no call that returns a user op's function) and MPI_Finalize.
 
    Design
+   - A communicator whose ranks all share a node runs the schedules over
+     shared memory (transports/redcoll_pshm.h: a segment made at first use,
+     its name agreed through MPI); any other over MPI point-to-point
+     (transports/redcoll_mpi.h). If the segment cannot be made (a /dev/shm
+     too small) the communicator uses MPI and says so once.
    - One redcoll_mpi transport per communicator, created on first use inside
      a collective (it duplicates the communicator: redcoll's messages never
      meet the application's) and cached as a communicator attribute whose
@@ -40,6 +45,11 @@
 
    Environment (read once, at the first call)
      REDCOLL_DISABLE=1              every call goes to PMPI_ unchanged
+     REDCOLL_SHM=0                  no shared-memory transport: MPI point-to-point
+                                    for every communicator
+     REDCOLL_SHM_CELLS=n, REDCOLL_SHM_CELL_BYTES=b
+                                    the segment's bounce cells per rank (default
+                                    16 of 32 KiB; see redcoll_pshm_config)
      REDCOLL_<COLL>_ALGORITHM=name  force a schedule (COLL: ALLREDUCE, REDUCE,
                                     REDUCE_SCATTER, REDUCE_SCATTER_BLOCK,
                                     ALLGATHER, ALLGATHERV, BCAST, ALLTOALL,
@@ -50,7 +60,9 @@
                                     of an intercommunicator) prints, once per
                                     (communicator, collective, size class,
                                     algorithm), the algorithm chosen, and once
-                                    per reason what passed through
+                                    per reason what passed through, and once per
+                                    communicator the transport (shared memory,
+                                    or MPI and why)
      REDCOLL_PROFILE=file           the cost model auto chooses by (a profile
                                     as `redcoll tune` writes it); a file that
                                     cannot be read or parsed is reported once
@@ -108,6 +120,7 @@
 #define REDCOLL_IMPLEMENTATION
 #include "redcoll.h"
 #include "transports/redcoll_mpi.h"
+#include "transports/redcoll_pshm.h"
 
 #undef MPI_Abort
 #undef MPI_Allgather
@@ -184,9 +197,12 @@ static const char *const shim_reason_text[SHIM_PASS_COUNT] = {
 
 /* One per communicator the shim has seen, the value of its attribute. */
 typedef struct shim_comm {
-    redcoll_mpi       m;         /* the transport, when ok */
-    redcoll_mpi       inside;    /* this rank's node's transport, when has_inside */
-    int               has_inside;/* m spans nodes: m's node entry is &inside.t */
+    redcoll_mpi       m;         /* the MPI transport, when ok */
+    redcoll_pshm     *pshm;      /* shared memory: of the communicator on one node, or of
+                                    this rank's node when it spans nodes */
+    const redcoll_transport *t;  /* what the collectives run on: pshm's or &m.t */
+    redcoll_mpi       inside;    /* this rank's node's MPI transport, when has_inside */
+    int               has_inside;/* m spans nodes and its node entry is &inside.t */
     int               ok;        /* 1: served; 0: passes through (why: `why`) */
     shim_reason       why;
     int               id;        /* order of creation, names unnamed comms in verbose lines */
@@ -245,11 +261,16 @@ static struct {
     size_t          nuops, cap_uops;
     int             have_model; /* REDCOLL_PROFILE was read */
     redcoll_cost_model model;
+    int             shm_off;    /* REDCOLL_SHM=0 */
+    int             shm_said;   /* the fallback to MPI was reported */
     pthread_mutex_t err_lock;   /* err_code's string, set and raised (shim_raise_told) */
     int             err_code;   /* redcoll's own MPI error code; 0: not made yet, -1: cannot */
 } shim_g = { PTHREAD_ONCE_INIT, PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, 0, 0, 0,
              { REDCOLL_ALGO_AUTO }, MPI_KEYVAL_INVALID, MPI_KEYVAL_INVALID, 0, NULL, NULL, NULL,
-             0, 0, 0, { 0, 0, 0, 0, 0, 0, 0 }, PTHREAD_MUTEX_INITIALIZER, 0 };
+             0, 0, 0, { 0, 0, 0, 0, 0, 0, 0 }, 0, 0, PTHREAD_MUTEX_INITIALIZER, 0 };
+
+/* The shared-memory segments' shape: REDCOLL_SHM_CELLS, REDCOLL_SHM_CELL_BYTES. */
+static redcoll_pshm_config shim_shm_cfg;
 
 /* MPI_COMM_WORLD's state, found without the attribute lookup (the common
    case of a small call, where that lookup is a third of the shim's cost). */
@@ -284,6 +305,7 @@ static int shim_comm_delete(MPI_Comm comm, int key, void *attr, void *extra) {
     if (atomic_load(&shim_world) == s) atomic_store(&shim_world, NULL);
     SHIM_UNLINK(shim_g.comms, s);
     if (s->has_inside) redcoll_mpi_finalize(&s->inside);
+    redcoll_pshm_destroy(s->pshm);
     if (s->ok) redcoll_mpi_finalize(&s->m);
     free(s->counts);
     free(s->printed);
@@ -356,6 +378,10 @@ static void shim_init(void) {
     shim_g.disabled = v && *v && strcmp(v, "0") != 0;
     v = getenv("REDCOLL_VERBOSE");
     shim_g.verbose = v && *v && strcmp(v, "0") != 0;
+    v = getenv("REDCOLL_SHM");
+    shim_g.shm_off = v && strcmp(v, "0") == 0;
+    if ((v = getenv("REDCOLL_SHM_CELLS")) && *v) shim_shm_cfg.ncells = atoi(v);
+    if ((v = getenv("REDCOLL_SHM_CELL_BYTES")) && *v) shim_shm_cfg.cell_bytes = (size_t)strtoull(v, NULL, 10);
     for (c = 0; c < REDCOLL_COLL_COUNT; ++c) shim_read_algorithm((redcoll_coll)c, loud);
     shim_named_init();
     v = getenv("REDCOLL_PROFILE");
@@ -398,35 +424,69 @@ static int shim_blocks(const redcoll_mpi *m) {
     return k;
 }
 
+static void shim_comm_label(const shim_comm *s, char *out, size_t n);
+
 /* A communicator whose ranks span nodes (the MPI transport's node_of, or
    REDCOLL_RANKS_PER_NODE): a transport inside every node of two or more
    ranks, on its ranks' communicator, becomes the MPI transport's node
    entry, so the node-aware rows run their levels inside a node on it and
-   only their network part over the communicator. Inside: MPI
-   point-to-point on the node's communicator. Collective over s->m.comm; a
-   node whose transport cannot be made runs its levels over the
-   communicator (the ranks of a node decide alike: a failed MPI_Comm_dup
-   fails on all of them). REDCOLL_VERBOSE=1: rank 0 says what its node
-   runs on. */
-static void shim_comm_label(const shim_comm *s, char *out, size_t n);
-
-static void shim_node_open(shim_comm *s) {
+   only their network part over the communicator. Inside: shared memory
+   (unless REDCOLL_SHM=0), else MPI point-to-point on the node's
+   communicator. Collective over s->m.comm; the ranks of a node decide
+   alike (redcoll_pshm_init_mpi and a failed MPI_Comm_dup fail on all of
+   them), and a node whose transport cannot be made runs its levels over
+   the communicator. Returns what the node runs on, in words. */
+static const char *shim_node_open(shim_comm *s) {
     MPI_Comm node;
     redcoll_mpi_config cfg;
-    char label[MPI_MAX_OBJECT_NAME + 16];
-    if (s->m.nodes < 2 || s->m.nodes == s->size) return; /* one node, or nodes of one rank */
-    if (redcoll_mpi_split_node(&s->m, &node) != REDCOLL_OK) return;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.ranks_per_node = s->size; /* all of them one node */
-    if (redcoll_mpi_init(&s->inside, node, &cfg) == REDCOLL_OK) {
-        s->has_inside = 1;
-        redcoll_mpi_set_node(&s->m, &s->inside.t);
+    if (redcoll_mpi_split_node(&s->m, &node) != REDCOLL_OK) return "the communicator";
+    if (!shim_g.shm_off && redcoll_pshm_init_mpi(&s->pshm, node, &shim_shm_cfg) == REDCOLL_OK) {
+        redcoll_mpi_set_node(&s->m, redcoll_pshm_transport(s->pshm));
+    } else {
+        memset(&cfg, 0, sizeof cfg);
+        cfg.ranks_per_node = s->size; /* all of them one node */
+        if (redcoll_mpi_init(&s->inside, node, &cfg) == REDCOLL_OK) {
+            s->has_inside = 1;
+            redcoll_mpi_set_node(&s->m, &s->inside.t);
+        }
     }
     PMPI_Comm_free(&node);
+    return s->pshm ? "shared memory" : s->has_inside ? "MPI point-to-point on the node's communicator"
+                                                     : "the communicator";
+}
+
+/* The transport of a served communicator: shared memory when its ranks all
+   share a node (and REDCOLL_SHM is not 0), else MPI point-to-point, with a
+   transport inside every node when they span nodes (shim_node_open). Every
+   rank decides alike: the node ids are redcoll_mpi_init's, and
+   redcoll_pshm_init_mpi returns the same result on every rank. A segment
+   that cannot be made (a /dev/shm too small) is reported once per process;
+   REDCOLL_VERBOSE=1 names the transport of every communicator. */
+static void shim_shm_open(shim_comm *s) {
+    char label[MPI_MAX_OBJECT_NAME + 16];
+    const char *why = NULL, *inside = NULL;
+    s->t = &s->m.t;
+    if (s->size < 2) return; /* nothing moves */
+    if (s->m.nodes > 1) {
+        if (s->m.nodes == s->size) return; /* nodes of one rank: nothing inside */
+        inside = shim_node_open(s);
+    } else if (shim_g.shm_off) why = "REDCOLL_SHM=0";
+    else if (redcoll_pshm_init_mpi(&s->pshm, s->m.comm, &shim_shm_cfg) == REDCOLL_OK)
+        s->t = redcoll_pshm_transport(s->pshm);
+    else {
+        why = "no shared-memory segment";
+        if (s->rank == 0 && !shim_g.shm_said) {
+            shim_g.shm_said = 1;
+            fprintf(stderr, "redcoll: shared memory unavailable, collectives use MPI point-to-point: %s; "
+                    "REDCOLL_SHM_CELLS and REDCOLL_SHM_CELL_BYTES make the segment smaller\n",
+                    redcoll_pshm_last_error());
+        }
+    }
     if (!shim_g.verbose || s->rank != 0) return;
     shim_comm_label(s, label, sizeof label);
-    fprintf(stderr, "redcoll: %s (p=%d): %d nodes; inside this node: %s\n", label, s->size, s->m.nodes,
-            s->has_inside ? "MPI point-to-point on the node's communicator" : "the communicator");
+    if (inside) fprintf(stderr, "redcoll: %s (p=%d): %d nodes; inside this node: %s\n", label, s->size, s->m.nodes, inside);
+    else if (why) fprintf(stderr, "redcoll: %s (p=%d): transport MPI point-to-point (%s)\n", label, s->size, why);
+    else fprintf(stderr, "redcoll: %s (p=%d): transport shared memory (processes of one node)\n", label, s->size);
 }
 
 static int shim_modes_agree(shim_comm *s); /* below, with REDCOLL_SUM_EXACT; also forced algorithms */
@@ -458,10 +518,11 @@ static shim_comm *shim_comm_create(MPI_Comm comm) {
     } else {
         s->ok = 1;
         s->ranks_per_node = shim_blocks(&s->m);
-        shim_node_open(s); /* collective, after the MPI transport (it splits its duplicate) */
+        shim_shm_open(s); /* collective, after the MPI transport (it uses its duplicate) */
     }
     if (PMPI_Comm_set_attr(comm, shim_g.comm_key, s) != MPI_SUCCESS) {
         if (s->has_inside) redcoll_mpi_finalize(&s->inside);
+        redcoll_pshm_destroy(s->pshm);
         if (s->ok) redcoll_mpi_finalize(&s->m);
         free(s->counts);
         free(s);
@@ -634,6 +695,14 @@ static int shim_told(const redcoll_mpi_failure *f) {
            (f->why == REDCOLL_ERR_TRANSPORT && f->peer >= 0 && f->want != f->got);
 }
 
+/* The same over shared memory: ranks that disagree or deadlock, or a peer's
+   failure the transport's account explains. */
+static int shim_shm_told(const shim_call *c, redcoll_result r) {
+    return c->s->t != &c->s->m.t &&
+           (r == REDCOLL_ERR_MISMATCH || r == REDCOLL_ERR_DEADLOCK ||
+            (r == REDCOLL_ERR_ABORTED && redcoll_pshm_report(c->s->pshm) != NULL));
+}
+
 /* Raises a told failure through the communicator's error handler with
    redcoll's own error code (an error class of its own, made once), whose
    string says it: "redcoll: MPI_Allreduce on MPI_COMM_WORLD (rank 2 of 3):
@@ -641,7 +710,7 @@ static int shim_told(const redcoll_mpi_failure *f) {
    prints it as it ends the job. The code's string is set for each error, so
    the lock is held while the handler runs; 0 when the code cannot be made
    or another thread holds it (the caller raises MPI's class instead). */
-static int shim_raise_told(const shim_call *c) {
+static int shim_raise_told(const shim_call *c, redcoll_result r) {
     char text[MPI_MAX_ERROR_STRING], why[MPI_MAX_ERROR_STRING - 160], label[MPI_MAX_OBJECT_NAME + 16];
     char var[64];
     int code, cls;
@@ -666,6 +735,13 @@ static int shim_raise_told(const shim_call *c) {
             redcoll__mpi_say(why, sizeof why, "%s: the ranks force different algorithms "
                              "(REDCOLL_%s_ALGORITHM; this rank: %s)", redcoll_result_string(REDCOLL_ERR_MISMATCH),
                              var, shim_g.forced[c->coll] ? redcoll_algo_name(shim_g.forced[c->coll]) : "not set");
+        } else if (c->s->t != &c->s->m.t) { /* shared memory: the first line of its account */
+            const char *a = redcoll_pshm_report(c->s->pshm);
+            size_t n = 0;
+            if (!a) a = redcoll_result_string(r);
+            while (a[n] && a[n] != '\n' && n < sizeof why - 1) ++n;
+            memcpy(why, a, n);
+            why[n] = 0;
         } else {
             redcoll_mpi_failure_string(&c->s->m, why, sizeof why);
         }
@@ -687,7 +763,8 @@ static int shim_raise_told(const shim_call *c) {
 static inline int shim_end(const shim_call *c, redcoll_result r) {
     int code;
     if (r == REDCOLL_OK) return MPI_SUCCESS;
-    if ((c->refused || shim_told(&c->s->m.failure)) && (code = shim_raise_told(c)) != 0) return code;
+    if ((c->refused || shim_told(&c->s->m.failure) || shim_shm_told(c, r)) && (code = shim_raise_told(c, r)) != 0)
+        return code;
     code = shim_error_code(r, c->s->m.last_mpi_error);
     PMPI_Comm_call_errhandler(c->comm, code);
     return code;
@@ -1219,7 +1296,7 @@ static int shim_try_allreduce(int *rc, const void *sbuf, void *rbuf, MPI_Count c
         (count > 0 && (sbuf == rbuf || !shim_at(sbuf, r.lb) || !shim_at(rbuf, r.lb))))
         return shim_pass(c.s, c.coll, SHIM_PASS_ARGS);
     shim_choose(&c, (size_t)count * (size_t)r.extent, r.op.commutative);
-    *rc = SHIM_RUN(&c, &post, MPI_SUCCESS, allreduce, &c.s->m.t, redcoll_mpi_buf(shim_at(sbuf, r.lb)),
+    *rc = SHIM_RUN(&c, &post, MPI_SUCCESS, allreduce, c.s->t, redcoll_mpi_buf(shim_at(sbuf, r.lb)),
                    shim_at(rbuf, r.lb), (size_t)(count * r.mult), r.dtype, r.op, c.opts);
     return 1;
 }
@@ -1237,7 +1314,7 @@ static int shim_try_reduce(int *rc, const void *sbuf, void *rbuf, MPI_Count coun
         (at_root && (rbuf == MPI_IN_PLACE || (count > 0 && (sbuf == rbuf || !shim_at(rbuf, r.lb))))))
         return shim_pass(c.s, c.coll, SHIM_PASS_ARGS);
     shim_choose(&c, (size_t)count * (size_t)r.extent, r.op.commutative);
-    *rc = SHIM_RUN(&c, &post, MPI_SUCCESS, reduce, &c.s->m.t, redcoll_mpi_buf(shim_at(sbuf, r.lb)),
+    *rc = SHIM_RUN(&c, &post, MPI_SUCCESS, reduce, c.s->t, redcoll_mpi_buf(shim_at(sbuf, r.lb)),
                    at_root ? shim_at(rbuf, r.lb) : NULL, (size_t)(count * r.mult), r.dtype, r.op, root,
                    c.opts);
     return 1;
@@ -1275,7 +1352,7 @@ static int shim_try_reduce_scatter(int *rc, const void *sbuf, void *rbuf, shim_a
         ((counts[c.s->rank] > 0 || sbuf == MPI_IN_PLACE) && !shim_at(rbuf, r.lb)))
         return shim_pass(c.s, c.coll, SHIM_PASS_ARGS);
     shim_choose(&c, total / (size_t)r.mult * (size_t)r.extent, r.op.commutative);
-    *rc = SHIM_RUN(&c, &post, MPI_SUCCESS, reduce_scatter, &c.s->m.t,
+    *rc = SHIM_RUN(&c, &post, MPI_SUCCESS, reduce_scatter, c.s->t,
                    redcoll_mpi_buf(shim_at(sbuf, r.lb)), shim_at(rbuf, r.lb), counts, r.dtype, r.op,
                    c.opts);
     return 1;
@@ -1291,7 +1368,7 @@ static int shim_try_reduce_scatter_block(int *rc, const void *sbuf, void *rbuf, 
         (count > 0 && (sbuf == rbuf || !shim_at(sbuf, r.lb) || !shim_at(rbuf, r.lb))))
         return shim_pass(c.s, c.coll, SHIM_PASS_ARGS);
     shim_choose(&c, (size_t)count * (size_t)c.s->size * (size_t)r.extent, r.op.commutative);
-    *rc = SHIM_RUN(&c, &post, MPI_SUCCESS, reduce_scatter_block, &c.s->m.t,
+    *rc = SHIM_RUN(&c, &post, MPI_SUCCESS, reduce_scatter_block, c.s->t,
                    redcoll_mpi_buf(shim_at(sbuf, r.lb)), shim_at(rbuf, r.lb), (size_t)(count * r.mult),
                    r.dtype, r.op, c.opts);
     return 1;
@@ -1417,7 +1494,7 @@ static int shim_try_bcast(int *rc, void *buf, MPI_Count count, MPI_Datatype type
     bytes = shim_bytes(&d, d.bytes, c.s->rank == root, &post.tr, &err);
     post.rd = d;
     post.unstage = c.s->rank != root;
-    *rc = SHIM_RUN(&c, &post, err, bcast, &c.s->m.t, bytes, d.bytes, REDCOLL_UINT8, root, c.opts);
+    *rc = SHIM_RUN(&c, &post, err, bcast, c.s->t, bytes, d.bytes, REDCOLL_UINT8, root, c.opts);
     return 1;
 }
 
@@ -1454,7 +1531,7 @@ static int shim_try_gather(int *rc, const void *sbuf, MPI_Count scount, MPI_Data
         }
     }
     post.ts = ts; post.tr = tr; post.rd = rd; post.unstage = 1;
-    *rc = SHIM_RUN(&c, &post, err, gather, &c.s->m.t, in_place ? REDCOLL_IN_PLACE : sb, rb, block,
+    *rc = SHIM_RUN(&c, &post, err, gather, c.s->t, in_place ? REDCOLL_IN_PLACE : sb, rb, block,
                    REDCOLL_UINT8, root, c.opts);
     return 1;
 }
@@ -1486,7 +1563,7 @@ static int shim_try_scatter(int *rc, const void *sbuf, MPI_Count scount, MPI_Dat
     if (at_root) sb = shim_bytes(&sd, block * p, 1, &ts, &err);
     if (!in_place && err == MPI_SUCCESS) rb = shim_bytes(&rd, block, 0, &tr, &err);
     post.ts = ts; post.tr = tr; post.rd = rd; post.unstage = 1;
-    *rc = SHIM_RUN(&c, &post, err, scatter, &c.s->m.t, sb, in_place ? REDCOLL_IN_PLACE : rb, block,
+    *rc = SHIM_RUN(&c, &post, err, scatter, c.s->t, sb, in_place ? REDCOLL_IN_PLACE : rb, block,
                    REDCOLL_UINT8, root, c.opts);
     return 1;
 }
@@ -1556,8 +1633,8 @@ static int shim_gather_all(int *rc, shim_call *c, const void *sbuf, MPI_Count sc
     post.counts = counts; post.size = s->size;
     { /* in place as the caller said: ranks whose layouts differ agree */
         const void *in = in_place ? REDCOLL_IN_PLACE : direct ? (const void *)sb : tr + before;
-        if (v) *rc = SHIM_RUN(c, &post, err, allgatherv, &s->m.t, in, rb, counts, REDCOLL_UINT8, c->opts);
-        else *rc = SHIM_RUN(c, &post, err, allgather, &s->m.t, in, rb, mine, REDCOLL_UINT8, c->opts);
+        if (v) *rc = SHIM_RUN(c, &post, err, allgatherv, s->t, in, rb, counts, REDCOLL_UINT8, c->opts);
+        else *rc = SHIM_RUN(c, &post, err, allgather, s->t, in, rb, mine, REDCOLL_UINT8, c->opts);
     }
     return 1;
 }
@@ -1603,7 +1680,7 @@ static int shim_try_alltoall(int *rc, const void *sbuf, MPI_Count scount, MPI_Da
     if (!in_place) sb = shim_bytes(&sd, rd.bytes, 1, &ts, &err);
     rb = err == MPI_SUCCESS ? shim_bytes(&rd, rd.bytes, in_place, &tr, &err) : NULL;
     post.ts = ts; post.tr = tr; post.rd = rd; post.unstage = 1;
-    *rc = SHIM_RUN(&c, &post, err, alltoall, &c.s->m.t, in_place ? REDCOLL_IN_PLACE : sb, rb, rd.bytes / p,
+    *rc = SHIM_RUN(&c, &post, err, alltoall, c.s->t, in_place ? REDCOLL_IN_PLACE : sb, rb, rd.bytes / p,
                    REDCOLL_UINT8, c.opts);
     return 1;
 }
@@ -1613,7 +1690,7 @@ static int shim_try_barrier(int *rc, MPI_Comm comm) {
     shim_post post = shim_no_post;
     if (!shim_begin(&c, comm, REDCOLL_COLL_BARRIER)) return 0;
     shim_choose(&c, 0, 1);
-    *rc = SHIM_RUN(&c, &post, MPI_SUCCESS, barrier, &c.s->m.t, c.opts);
+    *rc = SHIM_RUN(&c, &post, MPI_SUCCESS, barrier, c.s->t, c.opts);
     return 1;
 }
 

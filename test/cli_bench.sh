@@ -2,9 +2,11 @@
 # `redcoll bench`, `tune`, `profile` and `map`:
 # bench's flags, its CSV columns and its checking (a corrupted result must be
 # counted), auto's pick and the regret column, every collective in and out of
-# place, the MPI binary's native rows; the profile's round trip and refusals;
-# map's cells against select on a tiny grid, from the cost functions, the
-# simulator, the selector and a bench CSV; the default grid's p axis and legend. Timings are never checked (the machine is shared).
+# place, processes sharing memory (--transport pshm), the MPI binary's native
+# rows; the profile's round trip and refusals; map's cells against select on a
+# tiny grid, from the cost functions, the simulator, the selector and a bench
+# CSV; the default grid's p axis and legend. Timings are never checked (the
+# machine is shared).
 # Usage: test/cli_bench.sh [BUILD/redcoll [BUILD/redcoll_mpi [MPIEXEC]]]
 set -u
 bin=${1:-build/redcoll} mpibin=${2:-} mpiexec=${3:-mpiexec.mpich}
@@ -103,6 +105,19 @@ grep -q ',binary,' "$tmp/m.csv"; check "bench: no order-breaking algorithm for m
 check "bench --json: regret and noise" $?
 REDCOLL_ALLREDUCE_ALGORITHM=ring "$bin" bench -p 2 -b 8 -e 8 --csv $quick 2>/dev/null | grep -q '^allreduce,auto,ring,'
 check "bench: REDCOLL_ALLREDUCE_ALGORITHM=ring is what auto runs" $?
+
+# ---- bench on processes sharing memory: forked ranks, checked on every rank ----
+"$bin" bench --transport pshm -p 3 --coll all --algo all -b 256 -e 256 --in-place --out-of-place --csv $quick \
+    > "$tmp/ps.csv" 2>/dev/null
+check "pshm bench --coll all --algo all, both places, 3 processes exits 0" $?
+n=$(awk -F, 'NR > 1 { print $1 }' "$tmp/ps.csv" | sort -u | wc -l)
+check "pshm bench: every collective ($n)" $(( n == 11 ? 0 : 1 ))
+awk -F, 'NR > 1 && ($14 != 0 || $16 != "ok" || $4 != "pshm" || $5 != 3) { bad = 1 } END { exit bad || NR < 12 }' "$tmp/ps.csv"
+check "pshm bench: every row right, transport pshm, p=3" $?
+REDCOLL_BENCH_CORRUPT=2 "$bin" bench --transport pshm -p 3 -b 64 -e 64 --csv $quick > "$tmp/psc.csv" 2>/dev/null; st=$?
+check "pshm bench: a result corrupted on rank 2 exits 1" $(( st == 1 ? 0 : 1 ))
+awk -F, 'NR == 2 { exit !($14 == 1 && $16 == "wrong") }' "$tmp/psc.csv"; check "pshm bench: rank 2's wrong element counted" $?
+exits 2 "tune --transport pshm is refused" tune --transport pshm
 
 # ---- bench on MPI: native rows, interleaved, checked ----
 if [ -n "$mpibin" ] && [ -x "$mpibin" ] && command -v "$mpiexec" >/dev/null 2>&1; then

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # The examples run and check their own results: the threads example, the
+# processes example (shared memory between forked and named processes), the
 # user-written socketpair transport (the same schedules over forked
 # processes), a short demo, and the MPI example when it was built.
 # Usage: test/examples.sh BUILD_DIR MPIEXEC
@@ -12,6 +13,7 @@ run() { # run NAME COMMAND...
     else fail=$((fail + 1)); echo "FAIL  examples/$name"; echo "$out" | tail -n 20; fi
 }
 run "allreduce_threads 5 threads" "$build/allreduce_threads" 5
+run "allreduce_processes 5 processes" "$build/allreduce_processes" 5
 run "custom_transport 1 process" "$build/custom_transport" 1
 run "custom_transport 6 processes" "$build/custom_transport" 6
 run "tour (the README's fragments)" "$build/tour"

@@ -11,8 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+static long rc_fresh_allocs; /* calls so far (the steady-state tests count them) */
+
 static void *rc_fresh_memory(size_t bytes) {
     void *p = malloc(bytes);
+    ++rc_fresh_allocs;
     if (p) memset(p, 0xA5, bytes < 262144 ? bytes : 262144);
     return p;
 }

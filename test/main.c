@@ -27,6 +27,7 @@
 #include "test_chunked.c"
 #include "test_nonblock.c"
 #include "test_nodes.c"
+#include "test_pshm.c"
 
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -58,6 +59,7 @@ int main(int argc, char **argv) {
     suite_sim();
     suite_foundation();
     suite_shm();
+    suite_pshm(); /* early: it forks, and the heap grows with the sweeps */
     suite_disagree();
     suite_mpich();
     suite_rabenseifner();

@@ -6,6 +6,8 @@
 #include "transports/redcoll_mock.h"
 #include "transports/redcoll_shm.h"
 #include "transports/redcoll_shm.h" /* include-once */
+#include "transports/redcoll_pshm.h"
+#include "transports/redcoll_pshm.h" /* include-once */
 
 int redcoll_compile_c11(void);
 int redcoll_compile_c11(void) { return (int)redcoll_dtype_size(REDCOLL_DOUBLE); }

@@ -3,6 +3,7 @@
 #include "redcoll.h"
 #include "transports/redcoll_mock.h"
 #include "transports/redcoll_shm.h"
+#include "transports/redcoll_pshm.h"
 
 int redcoll_compile_cpp();
 int redcoll_compile_cpp() { return static_cast<int>(redcoll_dtype_size(REDCOLL_FLOAT)); }

@@ -5,10 +5,11 @@
    shim/redcoll_pmpi.c into itself (its MPI_ functions are this program's,
    no LD_PRELOAD) to reach the transport behind a communicator. Checks:
    every redcoll result's MPI error; a good call calls no error handler; a
-   transport failure (its duplicate communicator pulled away on every rank,
-   so each fails at its first message and none waits) reaches the
+   transport failure (over MPI: its duplicate communicator pulled away on
+   every rank, so each fails at its first message and none waits; over
+   shared memory: the segment aborted on every rank) reaches the
    communicator's own error handler once with the MPI error the transport
-   saw (class MPI_ERR_COMM) and is returned; the next call on the broken
+   saw (class MPI_ERR_COMM; MPI_ERR_OTHER for shared memory) and is returned; the next call on the broken
    communicator fails with MPI_ERR_OTHER without communicating; a new
    communicator works after the broken one is freed; an argument error the
    shim sees itself (send and receive sizes differ on every rank) is raised
@@ -73,11 +74,14 @@ int main(int argc, char **argv) {
 
     PMPI_Comm_get_attr(d, shim_g.comm_key, &s, &flag);
     check("the communicator carries its transport", flag && s && s->ok);
-    if (flag && s && s->ok) PMPI_Comm_free(&s->m.comm); /* now MPI_COMM_NULL: every send fails */
+    if (flag && s && s->ok && s->pshm) s->t->abort(s->t->user, REDCOLL_ERR_TRANSPORT); /* every rank */
+    else if (flag && s && s->ok) PMPI_Comm_free(&s->m.comm); /* now MPI_COMM_NULL: every send fails */
     rc = MPI_Allreduce(in, out, 4, MPI_INT, MPI_SUM, d);
-    check("a transport failure: the communicator's handler once, with the MPI error (MPI_ERR_COMM)",
-          g_calls == 1 && g_class == MPI_ERR_COMM);
-    check("a transport failure: the call returns that error", class_of(rc) == MPI_ERR_COMM);
+    check(s && s->pshm ? "a shared-memory transport failure: the communicator's handler once (MPI_ERR_OTHER)"
+                       : "a transport failure: the communicator's handler once, with the MPI error (MPI_ERR_COMM)",
+          g_calls == 1 && g_class == (s && s->pshm ? MPI_ERR_OTHER : MPI_ERR_COMM));
+    check("a transport failure: the call returns that error",
+          class_of(rc) == (s && s->pshm ? MPI_ERR_OTHER : MPI_ERR_COMM));
     rc = MPI_Bcast(in, 4, MPI_INT, 0, d);
     check("the broken communicator fails the next call with MPI_ERR_OTHER",
           g_calls == 2 && g_class == MPI_ERR_OTHER && class_of(rc) == MPI_ERR_OTHER);

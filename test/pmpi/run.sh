@@ -3,11 +3,14 @@
 # (test/pmpi/*.c, they include only mpi.h) run under MPIEXEC with and without
 # LD_PRELOAD=BUILD/libredcoll_pmpi.so and their outputs must be identical
 # (integer data: exact whatever the algorithm), at -n 1..5; then the
-# environment (forced algorithms, every algorithm of every collective at
-# -n 3 and 4, unknown names, REDCOLL_DISABLE, REDCOLL_PROFILE, the
+# transport (shared memory for a communicator on one node; MPI point-to-point
+# with REDCOLL_SHM=0 or a /dev/shm too small, said once), the environment
+# (forced algorithms, every algorithm of every collective at -n 3 and 4
+# over shared memory, unknown names, REDCOLL_DISABLE, REDCOLL_PROFILE, the
 # non-commutative fallback, REDCOLL_VERBOSE lines), threads (MULTIPLE,
 # SERIALIZED), error reporting (errors.c, white-box: it compiles the shim
-# in), and the library's symbols.
+# in; over shared memory and over MPI), and the library's symbols.
+# REDCOLL_SHM=0 in the environment runs the whole suite over MPI point-to-point.
 # Without an MPI compiler the suite is skipped with a message (0 tests).
 # Ends with "N passed, N failed".
 # Usage: test/pmpi/run.sh BUILD_DIR MPICC MPIEXEC
@@ -18,7 +21,8 @@ suite_begin "MPI drop-in suite" "$build" "$mpicc" "$mpiexec"
 flags="-std=c11 -Wall -Wextra -pedantic -Werror -Wmissing-prototypes -Wstrict-prototypes -O2 -g"
 for prog in colls threads errors nonblock disagree; do # errors.c compiles the shim in: -I.
     built "MPI drop-in suite" "$build/pmpi_$prog" "test/pmpi/$prog.c" shim/redcoll_pmpi.c redcoll.h \
-        transports/redcoll_mpi.h -- "$mpicc" $flags -I. "test/pmpi/$prog.c" -o "$build/pmpi_$prog" -lpthread
+        transports/redcoll_mpi.h transports/redcoll_pshm.h transports/redcoll_handoff.h \
+        -- "$mpicc" $flags -I. "test/pmpi/$prog.c" -o "$build/pmpi_$prog" -lpthread
 done
 
 # ---- the library: every MPI call it makes is PMPI_, and it exports only MPI_ entry points
@@ -44,6 +48,50 @@ for n in 1 2 3 4 5; do
     shim "$n" "$tmp/pre$n" -- "$build/pmpi_colls"; b=$?
     same "colls n=$n: identical with and without the shim" $a $b "$tmp/nat$n" "$tmp/pre$n"
 done
+
+# ---- the transport: shared memory for a communicator on one node, MPI when REDCOLL_SHM=0,
+# when the ranks span nodes, or when /dev/shm is too small (said once)
+# (REDCOLL_SHM=0 in the suite's own environment runs all of it over MPI point-to-point.)
+for n in 1 2 3 4 5; do
+    shim "$n" "$tmp/off$n" REDCOLL_SHM=0 -- "$build/pmpi_colls"; b=$?
+    same "colls n=$n REDCOLL_SHM=0 (MPI point-to-point): identical" 0 $b "$tmp/nat$n" "$tmp/off$n"
+done
+mpi 3 "$tmp/tn0" -- "$build/pmpi_threads" multiple; a=$?
+shim 3 "$tmp/tp0" REDCOLL_SHM=0 -- "$build/pmpi_threads" multiple; b=$?
+same "threads multiple n=3 REDCOLL_SHM=0: identical" $a $b "$tmp/tn0" "$tmp/tp0"
+if [ "${REDCOLL_SHM:-1}" != 0 ]; then
+    shim 3 "$tmp/tv" REDCOLL_VERBOSE=1 -- "$build/pmpi_colls" world; s=$?
+    grep -q '^redcoll: MPI_COMM_WORLD (p=3): transport shared memory (processes of one node)$' "$tmp/tv.err" &&
+        ! grep -q 'shared memory unavailable' "$tmp/tv.err"
+    check "REDCOLL_VERBOSE=1 names the shared-memory transport" $? "$tmp/tv.err"
+fi
+shim 3 "$tmp/tv0" REDCOLL_VERBOSE=1 REDCOLL_SHM=0 -- "$build/pmpi_colls" world; s=$?
+grep -q '^redcoll: MPI_COMM_WORLD (p=3): transport MPI point-to-point (REDCOLL_SHM=0)$' "$tmp/tv0.err" &&
+    ! grep -q 'transport shared memory' "$tmp/tv0.err"
+check "REDCOLL_SHM=0: MPI point-to-point, and REDCOLL_VERBOSE=1 says so" $? "$tmp/tv0.err"
+leftover=$(ls /dev/shm 2>/dev/null | grep -c "^redcoll-$(id -u)-mpi-" || true)
+check "nothing of the jobs left in /dev/shm" $([ "$leftover" -eq 0 ]; echo $?)
+# A /dev/shm of 32 MiB (root: a mount namespace of its own) holds MPI's own segments but
+# not redcoll's when its cells ask for 128 MiB: every communicator falls back to MPI and
+# the job says so once.
+if [ "${REDCOLL_SHM:-1}" = 0 ]; then
+    echo "pmpi/a /dev/shm too small: skipped (REDCOLL_SHM=0)"
+elif [ "$(id -u)" -eq 0 ] && unshare -m true 2>/dev/null; then
+    small() { # small OUT ENV... -- PROG: the run with a 32 MiB /dev/shm
+        local out=$1; shift
+        local envs=(); while [ "$1" != "--" ]; do envs+=("$1"); shift; done; shift
+        unshare -m bash -c 'mount --make-rprivate / && mount -t tmpfs -o size=32m tmpfs /dev/shm && exec "$@"' \
+            small env "${envs[@]}" timeout 600 "$mpiexec" -n 2 -genv LD_PRELOAD "$lib${yield:+:$yield}" "$@" \
+            >"$out" 2>"$out.err"
+    }
+    small "$tmp/sm" REDCOLL_SHM_CELLS=64 REDCOLL_SHM_CELL_BYTES=1048576 REDCOLL_VERBOSE=1 -- "$build/pmpi_colls"; s=$?
+    same "a /dev/shm too small: identical (MPI point-to-point)" 0 $s "$tmp/nat2" "$tmp/sm"
+    [ "$(grep -c 'shared memory unavailable, collectives use MPI point-to-point: redcoll_pshm: the segment needs .* MiB in /dev/shm' "$tmp/sm.err")" -eq 1 ] &&
+        grep -q '^redcoll: MPI_COMM_WORLD (p=2): transport MPI point-to-point (no shared-memory segment)$' "$tmp/sm.err"
+    check "a /dev/shm too small: said once, with the size needed" $? "$tmp/sm.err"
+else
+    echo "pmpi/a /dev/shm too small: skipped (needs root for unshare -m and mount)"
+fi
 
 # ---- non-blocking and persistent collectives (nonblock.c), n = 1..5
 for n in 1 2 3 4 5; do
@@ -128,9 +176,15 @@ for n in 4 3; do
             -- "$build/pmpi_colls" world; s=$?
         same "n=$n REDCOLL_RANKS_PER_NODE=2, $algo forced: identical" 0 $s "$ref" "$tmp/nodes"
     done
-    grep -q "(p=$n): $(( (n + 1) / 2 )) nodes; inside this node: MPI point-to-point on the node's communicator" \
-        "$tmp/nodes.err"
-    check "n=$n REDCOLL_RANKS_PER_NODE=2: the levels inside a node run on the node's transport" $? "$tmp/nodes.err"
+    grep -q "(p=$n): $(( (n + 1) / 2 )) nodes; inside this node: shared memory" "$tmp/nodes.err"
+    check "n=$n REDCOLL_RANKS_PER_NODE=2: the levels inside a node run on the node's shared memory" $? "$tmp/nodes.err"
+    if [ "$n" -eq 4 ]; then
+        shim "$n" "$tmp/nodes" REDCOLL_SHM=0 REDCOLL_RANKS_PER_NODE=2 REDCOLL_VERBOSE=1 \
+            REDCOLL_ALLREDUCE_ALGORITHM=node_split -- "$build/pmpi_colls" world; s=$?
+        same "n=4 REDCOLL_RANKS_PER_NODE=2 REDCOLL_SHM=0, node_split forced: identical" 0 $s "$ref" "$tmp/nodes"
+        grep -q "(p=4): 2 nodes; inside this node: MPI point-to-point on the node's communicator" "$tmp/nodes.err"
+        check "n=4 REDCOLL_SHM=0: the levels inside a node run on MPI on the node's communicator" $? "$tmp/nodes.err"
+    fi
     shim "$n" "$tmp/nodes" REDCOLL_RANKS_PER_NODE=2 REDCOLL_PROFILE="$tmp/two.profile" -- "$build/pmpi_colls" world; s=$?
     same "n=$n REDCOLL_RANKS_PER_NODE=2, auto under a two-level profile: identical" 0 $s "$ref" "$tmp/nodes"
 done
@@ -173,6 +227,14 @@ for n in 2 3 4; do
     check "disagree n=$n: ${#run[@]} cases, each an error on every rank within 10 s (controls ok)" $? "$tmp/dis$n.err"
     [ -n "$bad" ] && echo "$bad" | head -n 10
 done
+# over shared memory (the default on one node) the drop-in ends in errors even the cases
+# MPICH itself waits on forever (its deadlock detector, transports/redcoll_pshm.h)
+if [ "${REDCOLL_SHM:-1}" != 0 ]; then
+    cases=$(waits 2)
+    shim 2 "$tmp/disw" -- "$build/pmpi_disagree" -r $cases; s=$?
+    [ "$s" -eq 0 ] && [ "$(grep -c ': error redcoll: ' "$tmp/disw")" -eq $((2 * $(echo $cases | wc -w))) ]
+    check "disagree n=2 over shared memory: the cases MPICH waits on forever end in errors too" $? "$tmp/disw"
+fi
 # MPICH alone on what the drop-in leaves alone: a same-size datatype in data movement
 mpi 3 "$tmp/disnat" -- "$build/pmpi_disagree" -r allgather:dtype bcast:dtype gather:dtype; s=$?
 [ "$s" -eq 0 ] && [ "$(grep -c ': ok$' "$tmp/disnat")" -eq 9 ]
@@ -189,15 +251,18 @@ timeout 60 "$mpiexec" -genv LD_PRELOAD "$lib${yield:+:$yield}" -n 2 "$build/pmpi
     [ "$(grep -c '^bcast:none rank .: ok$' "$tmp/disalgo")" -eq 3 ]
 check "disagree: one rank forcing REDCOLL_ALLREDUCE_ALGORITHM: an error on every rank, bcast unaffected" $? "$tmp/disalgo"
 
-# ---- errors through the communicator's error handler (white-box: the shim compiled in)
-mpi 2 "$tmp/err" -- "$build/pmpi_errors"
-cat "$tmp/err"
-line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$tmp/err" | tail -n 1)
-if [ -n "$line" ]; then
-    p=${line%% passed*}; f=${line#*, }; f=${f%% failed*}
-    pass=$((pass + p)); fail=$((fail + f))
-else
-    check "errors program ran" 1 "$tmp/err.err"
-fi
+# ---- errors through the communicator's error handler (white-box: the shim compiled in),
+# over shared memory and over MPI point-to-point
+for shm in 1 0; do
+    mpi 2 "$tmp/err" REDCOLL_SHM=$shm -- "$build/pmpi_errors"
+    sed "s|errors/|errors (REDCOLL_SHM=$shm)/|" "$tmp/err"
+    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$tmp/err" | tail -n 1)
+    if [ -n "$line" ]; then
+        p=${line%% passed*}; f=${line#*, }; f=${f%% failed*}
+        pass=$((pass + p)); fail=$((fail + f))
+    else
+        check "errors program ran (REDCOLL_SHM=$shm)" 1 "$tmp/err.err"
+    fi
+done
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
