@@ -708,6 +708,9 @@ static void test_errors(void) {
         }
     }
     MCHECK(redcoll_mpi_init(NULL, MPI_COMM_WORLD, NULL) == REDCOLL_ERR_INVALID_ARG, "NULL");
+    /* abort tells every rank: ranks 0 and 1 finish their transfers first, or
+       rank 2's notice could end rank 1's receives before their own failures */
+    MPI_Barrier(MPI_COMM_WORLD);
     m.t.abort(m.t.user, REDCOLL_ERR_TRANSPORT);
     MCHECK(m.failed, "abort marks the transport failed");
     MCHECK(m.t.send(m.t.user, 0, buf, 1, 3) == REDCOLL_ERR_ABORTED, "later calls: ABORTED");
