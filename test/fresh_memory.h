@@ -11,11 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static long rc_fresh_allocs; /* calls so far (the steady-state tests count them) */
+static long rc_fresh_allocs; /* calls so far (the steady-state tests count them); threads
+                                add to it at once, so atomically */
 
 static void *rc_fresh_memory(size_t bytes) {
     void *p = malloc(bytes);
-    ++rc_fresh_allocs;
+    __atomic_fetch_add(&rc_fresh_allocs, 1, __ATOMIC_RELAXED);
     if (p) memset(p, 0xA5, bytes < 262144 ? bytes : 262144);
     return p;
 }
