@@ -16,13 +16,14 @@ static redcoll_cost_model tmo_model(void) {
 static int tmo_peer_reduce;
 
 /* The simulator's modeled time of one row (no-data mode, int32, root 0, out
-   of place); -1 when the run fails. */
-static double tmo_sim(redcoll_coll coll, redcoll_algo algo, int p, size_t count,
-                      const redcoll_cost_model *m) {
+   of place) on nodes of k ranks (0: one node); -1 when the run fails. */
+static double tmo_sim_nodes(redcoll_coll coll, redcoll_algo algo, int p, int k, size_t count,
+                            const redcoll_cost_model *m) {
     rc_spec s = rc_spec_make(coll, algo, p, count);
     rc_outcome o;
     double t;
     s.sim = redcoll_mock_defaults(p);
+    s.sim.node_size = k;
     s.sim.no_data = !tmo_peer_reduce; /* without data the buffers are NULL, so every
                                          message looks overlapping and is staged */
     s.sim.peer_reduce = tmo_peer_reduce;
@@ -33,6 +34,11 @@ static double tmo_sim(redcoll_coll coll, redcoll_algo algo, int p, size_t count,
     t = o.ok ? o.rep.time : -1;
     rc_outcome_free(&o);
     return t;
+}
+
+static double tmo_sim(redcoll_coll coll, redcoll_algo algo, int p, size_t count,
+                      const redcoll_cost_model *m) {
+    return tmo_sim_nodes(coll, algo, p, 0, count, m);
 }
 
 /* What the selector sees for count elements of int32. */

@@ -356,29 +356,6 @@ static void test_nodes_maps(void) {
 
 /* ---- the two-level cost model -------------------------------------------------- */
 
-/* The simulator's time of one row (no data, int32, root 0) on nodes of k
-   under model m; -1 when the run fails. */
-static double tn_sim(redcoll_coll coll, redcoll_algo algo, int p, int k, size_t count,
-                     const redcoll_cost_model *m) {
-    rc_spec s = rc_spec_make(coll, algo, p, count);
-    rc_outcome o;
-    double t;
-    s.sim = redcoll_mock_defaults(p);
-    s.sim.no_data = 1;
-    s.sim.node_size = k;
-    s.sim.model = *m;
-    s.use_model = 1;
-    s.opts.model = *m;
-    rc_run(&s, &o);
-    t = o.ok ? o.rep.time : -1;
-    rc_outcome_free(&o);
-    return t;
-}
-
-static size_t tn_bytes(redcoll_coll coll, int p, size_t count) {
-    return count * 4 * (coll == REDCOLL_COLL_REDUCE_SCATTER_BLOCK ? (size_t)p : 1);
-}
-
 /* Node shapes (p, ranks per node) of the two-level tests. */
 static const int tn_shapes[][2] = { { 4, 2 }, { 6, 3 }, { 8, 4 }, { 12, 4 }, { 16, 4 }, { 16, 8 },
                                     { 24, 8 }, { 10, 4 }, { 32, 8 }, { 64, 16 } };
@@ -408,8 +385,8 @@ static void test_nodes_costs_exact(void) {
                     memset(&o, 0, sizeof o);
                     o.model = m;
                     o.ranks_per_node = k;
-                    sim = tn_sim(e->coll, e->algo, p, k, counts[ci], &m);
-                    cost = redcoll_algo_cost(e->coll, e->algo, p, tn_bytes(e->coll, p, counts[ci]), 4, &o);
+                    sim = tmo_sim_nodes(e->coll, e->algo, p, k, counts[ci], &m);
+                    cost = redcoll_algo_cost(e->coll, e->algo, p, tmo_bytes(e->coll, p, counts[ci]), 4, &o);
                     ++runs;
                     if (!(sim > 0 && fabs(cost - sim) <= 1e-9 * sim) && bad++ < 20)
                         CHECK(0, "%s/%s p=%d k=%d n=%zu model %d: cost %.6f us, simulator %.6f us",
@@ -447,10 +424,10 @@ static void tn_argmin(const redcoll_cost_model *m, int *bad, int *runs) {
                 for (i = 0; (e = redcoll_algo_at(i)) != NULL; ++i) {
                     double t;
                     if ((int)e->coll != c || e->algo == REDCOLL_ALGO_HIERARCHICAL) continue;
-                    t = tn_sim(e->coll, e->algo, p, k, counts[ci], m);
+                    t = tmo_sim_nodes(e->coll, e->algo, p, k, counts[ci], m);
                     if (best < 0 || t < best * (1 - 1e-12)) { best = t; best_algo = e->algo; }
                 }
-                picked = tn_sim((redcoll_coll)c, REDCOLL_ALGO_AUTO, p, k, counts[ci], m);
+                picked = tmo_sim_nodes((redcoll_coll)c, REDCOLL_ALGO_AUTO, p, k, counts[ci], m);
                 ++*runs;
                 if (!(picked > 0 && picked <= best * (1 + 1e-9)) && (*bad)++ < 20)
                     CHECK(0, "%s p=%d k=%d n=%zu: AUTO %.4f us, the simulator's best is %s (%.4f us)",
@@ -543,8 +520,8 @@ static void test_nodes_estimates(void) {
                 memset(&o, 0, sizeof o);
                 o.model = m;
                 o.ranks_per_node = k;
-                sim = tn_sim(e->coll, e->algo, p, k, n, &m);
-                cost = redcoll_algo_cost(e->coll, e->algo, p, tn_bytes(e->coll, p, n), 4, &o);
+                sim = tmo_sim_nodes(e->coll, e->algo, p, k, n, &m);
+                cost = redcoll_algo_cost(e->coll, e->algo, p, tmo_bytes(e->coll, p, n), 4, &o);
                 r = sim > 0 ? cost / sim : -1;
                 if (r < lo) lo = r;
                 if (r > hi) hi = r;
@@ -582,10 +559,10 @@ static void test_nodes_auto_estimated(void) {
                     if (p > 256 && n > 1000 && (e->algo == REDCOLL_ALGO_FLAT || e->algo == REDCOLL_ALGO_CHAIN ||
                                                 e->algo == REDCOLL_ALGO_RING))
                         continue; /* slow to simulate, far from the best */
-                    t = tn_sim(e->coll, e->algo, p, k, n, &m);
+                    t = tmo_sim_nodes(e->coll, e->algo, p, k, n, &m);
                     if (t > 0 && (best < 0 || t < best)) { best = t; best_algo = e->algo; }
                 }
-                picked = tn_sim(tn_colls[c], REDCOLL_ALGO_AUTO, p, k, n, &m);
+                picked = tmo_sim_nodes(tn_colls[c], REDCOLL_ALGO_AUTO, p, k, n, &m);
                 r = picked / best;
                 if (r > worst) worst = r;
                 CHECK(picked > 0 && r <= TN_REGRET, "%s p=%d k=%d n=%zu: AUTO %.3f us, best %s %.3f us (%.3fx)",
