@@ -44,6 +44,26 @@ static inline int bench_parse_sizes(const char *s, size_t *sizes, int max) {
     return n;
 }
 
+/* The options the interleaved benches share: --sizes LIST, --batches B,
+   --seconds S. Returns 1 when argv[*i] is one of them (*i then at its value). */
+static inline int bench_timing_option(int argc, char **argv, int *i, size_t *sizes, int *nsizes,
+                                      int *batches, double *seconds) {
+    if (*i + 1 >= argc) return 0;
+    if (strcmp(argv[*i], "--sizes") == 0) *nsizes = bench_parse_sizes(argv[++*i], sizes, 32);
+    else if (strcmp(argv[*i], "--batches") == 0) *batches = atoi(argv[++*i]);
+    else if (strcmp(argv[*i], "--seconds") == 0) *seconds = atof(argv[++*i]);
+    else return 0;
+    return 1;
+}
+
+/* 8 B, 64 B, ... by factors of 8, the last one `last`; returns how many. */
+static inline int bench_sizes_by_8(size_t *sizes, size_t last) {
+    int n = 1;
+    for (sizes[0] = 8; sizes[n - 1] < last; ++n)
+        sizes[n] = sizes[n - 1] * 8 > last ? last : sizes[n - 1] * 8;
+    return n;
+}
+
 /* Prints "# <what>: loadavg 1 5 15 min" (the run queue, where /proc/loadavg
    exists): on a shared machine the numbers mean little without it. */
 static inline void bench_print_loadavg(const char *what) {

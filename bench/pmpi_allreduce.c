@@ -73,14 +73,10 @@ int main(int argc, char **argv) {
         return 2;
     }
     for (i = 1; i < argc; ++i) {
-        if (strcmp(argv[i], "--sizes") == 0 && i + 1 < argc) nsizes = bench_parse_sizes(argv[++i], sizes, 32);
-        else if (strcmp(argv[i], "--batches") == 0 && i + 1 < argc) batches = atoi(argv[++i]);
-        else if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) seconds = atof(argv[++i]);
+        bench_timing_option(argc, argv, &i, sizes, &nsizes, &batches, &seconds);
     }
     if (batches < 1) batches = 1;
-    if (!nsizes)
-        for (sizes[0] = 8, nsizes = 1; sizes[nsizes - 1] < ((size_t)16 << 20); ++nsizes)
-            sizes[nsizes] = sizes[nsizes - 1] * 8;
+    if (!nsizes) nsizes = bench_sizes_by_8(sizes, (size_t)16 << 20);
     if (rank == 0) {
         const char *shm = getenv("REDCOLL_SHM");
         bench_print_loadavg("pmpi_allreduce");

@@ -184,9 +184,7 @@ int main(int argc, char **argv) {
     pid_t *kids;
     for (i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "-p") == 0 && i + 1 < argc) p = atoi(argv[++i]);
-        else if (strcmp(argv[i], "--sizes") == 0 && i + 1 < argc) nsizes = bench_parse_sizes(argv[++i], sizes, 32);
-        else if (strcmp(argv[i], "--batches") == 0 && i + 1 < argc) batches = atoi(argv[++i]);
-        else if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) seconds = atof(argv[++i]);
+        else if (bench_timing_option(argc, argv, &i, sizes, &nsizes, &batches, &seconds)) continue;
         else if (strcmp(argv[i], "--no-cma") == 0) no_cma = 1;
         else if (strcmp(argv[i], "--cma-min") == 0 && i + 1 < argc) {
             size_t one[1];
@@ -206,9 +204,7 @@ int main(int argc, char **argv) {
         }
     }
     if (p < 2 || batches < 1) { fprintf(stderr, "pshm: -p 2 or more, --batches 1 or more\n"); return 2; }
-    if (!nsizes)
-        for (sizes[0] = 8, nsizes = 1; sizes[nsizes - 1] < ((size_t)16 << 20); ++nsizes)
-            sizes[nsizes] = sizes[nsizes - 1] * 8;
+    if (!nsizes) nsizes = bench_sizes_by_8(sizes, (size_t)16 << 20);
     memset(&cfg, 0, sizeof cfg);
     cfg.arena_bytes = 3 * sizes[nsizes - 1] + ((size_t)1 << 20); /* x, y and the scratch */
     cfg.no_cma = no_cma;
