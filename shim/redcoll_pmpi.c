@@ -299,17 +299,23 @@ static int shim_world_rank(void) {
     return r;
 }
 
-static int shim_comm_delete(MPI_Comm comm, int key, void *attr, void *extra) {
-    shim_comm *s = (shim_comm *)attr;
-    (void)comm; (void)key; (void)extra;
-    if (atomic_load(&shim_world) == s) atomic_store(&shim_world, NULL);
-    SHIM_UNLINK(shim_g.comms, s);
+/* Frees a communicator's state: its transports (collective, as MPI_Comm_free)
+   and memory. */
+static void shim_comm_free(shim_comm *s) {
     if (s->has_inside) redcoll_mpi_finalize(&s->inside);
     redcoll_pshm_destroy(s->pshm);
     if (s->ok) redcoll_mpi_finalize(&s->m);
     free(s->counts);
     free(s->printed);
     free(s);
+}
+
+static int shim_comm_delete(MPI_Comm comm, int key, void *attr, void *extra) {
+    shim_comm *s = (shim_comm *)attr;
+    (void)comm; (void)key; (void)extra;
+    if (atomic_load(&shim_world) == s) atomic_store(&shim_world, NULL);
+    SHIM_UNLINK(shim_g.comms, s);
+    shim_comm_free(s);
     return MPI_SUCCESS;
 }
 
@@ -521,11 +527,7 @@ static shim_comm *shim_comm_create(MPI_Comm comm) {
         shim_shm_open(s); /* collective, after the MPI transport (it uses its duplicate) */
     }
     if (PMPI_Comm_set_attr(comm, shim_g.comm_key, s) != MPI_SUCCESS) {
-        if (s->has_inside) redcoll_mpi_finalize(&s->inside);
-        redcoll_pshm_destroy(s->pshm);
-        if (s->ok) redcoll_mpi_finalize(&s->m);
-        free(s->counts);
-        free(s);
+        shim_comm_free(s);
         return NULL;
     }
     SHIM_LINK(shim_g.comms, s);
