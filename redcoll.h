@@ -5703,6 +5703,40 @@ static void redcoll__node_blocks_share(redcoll__ctx *c, const redcoll_transport 
     redcoll__run_level(c, v, REDCOLL_COLL_ALLGATHERV, n * c->esize, cnt, &la, 0);
 }
 
+/* What node_split's schedules share: the node plan, this rank's node (k
+   ranks), the B blocks of n (B the smallest node's rank count) and this
+   rank's block (off, len: 0 beyond position B - 1), the block layout cnt
+   (redcoll__node_blocks) and room for a cross view's N ranks. NULL cnt or
+   cross: out of memory (c->err); redcoll__split_close releases what was
+   taken either way. */
+typedef struct redcoll__split {
+    redcoll__nodes nd;
+    int            k, B, *cross;
+    redcoll__segs  L;
+    size_t         off, len, *cnt;
+} redcoll__split;
+
+static redcoll_result redcoll__split_open(redcoll__ctx *c, redcoll__split *sp, size_t n, int runs) {
+    REDCOLL_MEMSET(sp, 0, sizeof *sp);
+    if (redcoll__nodes_plan(c, &sp->nd, runs)) return c->err;
+    sp->k = redcoll__node_size(&sp->nd, sp->nd.mine);
+    sp->B = sp->nd.kmin;
+    sp->L = redcoll__segs_make(n, sp->B, NULL);
+    if (sp->nd.pos < sp->B) {
+        sp->off = redcoll__seg_off(&sp->L, sp->nd.pos);
+        sp->len = redcoll__seg_len(&sp->L, sp->nd.pos, sp->nd.pos + 1);
+    }
+    sp->cnt = redcoll__node_blocks(c, &sp->L, sp->B, sp->k);
+    sp->cross = (int *)redcoll__alloc_bytes(c, sizeof(int) * (size_t)sp->nd.N);
+    return c->err;
+}
+
+static void redcoll__split_close(redcoll__ctx *c, redcoll__split *sp) {
+    if (sp->cross) redcoll__free_bytes(c, sp->cross, sizeof(int) * (size_t)sp->nd.N);
+    if (sp->cnt) redcoll__node_blocks_free(c, sp->cnt, sp->k);
+    if (sp->nd.first) redcoll__nodes_free(c, &sp->nd);
+}
+
 /* Allreduce, node_split: reduce-scatter of the B blocks inside every node
    (block i to position i), allreduce of block i among the ranks at
    position i (N nodes, B such allreduces sharing each node's link), then
@@ -5710,50 +5744,41 @@ static void redcoll__node_blocks_share(redcoll__ctx *c, const redcoll_transport 
    each level's best row; the network part moves 2 (N-1)/N n bytes each way
    per node, the least possible. Scratch: the levels'. */
 static redcoll_result redcoll__allreduce_node_split(redcoll__ctx *c, const redcoll__args *a) {
-    redcoll__nodes nd;
+    redcoll__split sp;
     redcoll_group v;
-    redcoll__segs L;
     redcoll__args la;
-    size_t n = a->count, off = 0, len = 0, *cnt;
-    int k, B, *cross;
+    size_t n = a->count, off, len;
+    int k;
     char *rbuf = (char *)a->rbuf;
-    if (redcoll__nodes_plan(c, &nd, !c->op.commutative)) return c->err;
-    k = redcoll__node_size(&nd, nd.mine);
-    B = nd.kmin;
-    L = redcoll__segs_make(n, B, NULL);
-    if (nd.pos < B) { off = redcoll__seg_off(&L, nd.pos); len = redcoll__seg_len(&L, nd.pos, nd.pos + 1); }
-    cnt = redcoll__node_blocks(c, &L, B, k);
-    cross = (int *)redcoll__alloc_bytes(c, sizeof(int) * (size_t)nd.N);
-    if (!cnt || !cross) goto done;
-    redcoll__node_view(c, &nd, &v);
+    if (redcoll__split_open(c, &sp, n, !c->op.commutative)) goto done;
+    k = sp.k; off = sp.off; len = sp.len;
+    redcoll__node_view(c, &sp.nd, &v);
     la = *a;
-    la.count = 0; la.counts = cnt; la.displs = cnt + k;
+    la.count = 0; la.counts = sp.cnt; la.displs = sp.cnt + k;
     if (k > 1) { /* 1: block pos of the node's partial result */
         la.sbuf = a->in_place ? a->rbuf : a->sbuf;
         la.rbuf = a->in_place ? a->rbuf : redcoll__at(c, rbuf, off);
-        redcoll__run_level(c, &v.t, REDCOLL_COLL_REDUCE_SCATTER, n * c->esize, cnt, &la, 0);
+        redcoll__run_level(c, &v.t, REDCOLL_COLL_REDUCE_SCATTER, n * c->esize, sp.cnt, &la, 0);
         if (a->in_place) redcoll__move(c, redcoll__at(c, rbuf, off), rbuf, len); /* from the front */
     }
-    if (nd.pos < B && len > 0) { /* 2: block pos over the nodes */
+    if (sp.nd.pos < sp.B && len > 0) { /* 2: block pos over the nodes */
         redcoll_group x;
         la = *a;
         la.count = len; la.counts = la.displs = NULL;
         la.rbuf = redcoll__at(c, rbuf, off);
         la.in_place = k > 1 || a->in_place; /* a node of one: the input is read where it is */
         la.sbuf = la.in_place ? la.rbuf : a->sbuf;
-        if (nd.N > 1) {
-            redcoll__cross_view(c, &nd, nd.pos, cross, &x);
-            redcoll__run_level(c, &x.t, REDCOLL_COLL_ALLREDUCE, len * c->esize, NULL, &la, B);
+        if (sp.nd.N > 1) {
+            redcoll__cross_view(c, &sp.nd, sp.nd.pos, sp.cross, &x);
+            redcoll__run_level(c, &x.t, REDCOLL_COLL_ALLREDUCE, len * c->esize, NULL, &la, sp.B);
         } else if (!la.in_place) {
             redcoll__copy(c, la.rbuf, la.sbuf, len);
         }
     }
     if (k > 1) /* 3: the blocks to every rank of the node */
-        redcoll__node_blocks_share(c, &v.t, a, cnt, k, redcoll__at(c, rbuf, off), a->rbuf, n);
+        redcoll__node_blocks_share(c, &v.t, a, sp.cnt, k, redcoll__at(c, rbuf, off), a->rbuf, n);
 done:
-    if (cross) redcoll__free_bytes(c, cross, sizeof(int) * (size_t)nd.N);
-    if (cnt) redcoll__node_blocks_free(c, cnt, k);
-    redcoll__nodes_free(c, &nd);
+    redcoll__split_close(c, &sp);
     return c->err;
 }
 
@@ -5866,31 +5891,25 @@ done:
    the blocks to the root there. Cost: RS(k, n) + reduce(N, n/B; inter_beta
    B) + (B - 1) one-way messages of n/B to the root. Scratch: one block. */
 static redcoll_result redcoll__reduce_node_split(redcoll__ctx *c, const redcoll__args *a) {
-    redcoll__nodes nd;
+    redcoll__split sp;
     redcoll_group v;
-    redcoll__segs L;
     redcoll__args la;
-    size_t n = a->count, len = 0, *cnt;
-    int k, B, R = 0, pr = 0, i, is_root = c->rank == a->root, *cross;
+    size_t n = a->count, len = 0;
+    int k = 0, B, R = 0, pr = 0, i, is_root = c->rank == a->root;
     char *blk = NULL;
-    if (redcoll__nodes_plan(c, &nd, !c->op.commutative)) return c->err;
-    redcoll__node_of_root(&nd, a->root, &R, &pr);
-    k = redcoll__node_size(&nd, nd.mine);
-    B = nd.kmin;
-    L = redcoll__segs_make(n, B, NULL);
-    if (nd.pos < B) len = redcoll__seg_len(&L, nd.pos, nd.pos + 1);
-    cnt = redcoll__node_blocks(c, &L, B, k);
-    cross = (int *)redcoll__alloc_bytes(c, sizeof(int) * (size_t)nd.N);
+    if (redcoll__split_open(c, &sp, n, !c->op.commutative)) goto done;
+    redcoll__node_of_root(&sp.nd, a->root, &R, &pr);
+    k = sp.k; B = sp.B; len = sp.len;
     if (k > 1 && len > 0) blk = (char *)redcoll__alloc(c, len);
     if (c->err) goto done;
     if (k > 1) { /* 1: block pos of the node's partial result */
-        redcoll__node_view(c, &nd, &v);
+        redcoll__node_view(c, &sp.nd, &v);
         la = *a;
-        la.count = 0; la.counts = cnt; la.displs = cnt + k;
+        la.count = 0; la.counts = sp.cnt; la.displs = sp.cnt + k;
         la.rbuf = blk; la.in_place = 0;
-        redcoll__run_level(c, &v.t, REDCOLL_COLL_REDUCE_SCATTER, n * c->esize, cnt, &la, 0);
+        redcoll__run_level(c, &v.t, REDCOLL_COLL_REDUCE_SCATTER, n * c->esize, sp.cnt, &la, 0);
     }
-    if (nd.pos < B && len > 0 && nd.N > 1) { /* 2: block pos over the nodes, to the root's node */
+    if (sp.nd.pos < B && len > 0 && sp.nd.N > 1) { /* 2: block pos over the nodes, to the root's node */
         redcoll_group x;
         la = *a;
         la.count = len; la.counts = la.displs = NULL;
@@ -5900,34 +5919,32 @@ static redcoll_result redcoll__reduce_node_split(redcoll__ctx *c, const redcoll_
             la.in_place = is_root && a->in_place;
         } else {
             la.sbuf = blk;
-            la.rbuf = nd.mine == R ? blk : NULL;
-            la.in_place = nd.mine == R;
+            la.rbuf = sp.nd.mine == R ? blk : NULL;
+            la.in_place = sp.nd.mine == R;
         }
-        redcoll__cross_view(c, &nd, nd.pos, cross, &x);
+        redcoll__cross_view(c, &sp.nd, sp.nd.pos, sp.cross, &x);
         redcoll__run_level(c, &x.t, REDCOLL_COLL_REDUCE, len * c->esize, NULL, &la, B);
     }
-    if (nd.mine == R && k > 1 && !c->err) { /* 3: the blocks to the root (view rank pr) */
+    if (sp.nd.mine == R && k > 1 && !c->err) { /* 3: the blocks to the root (view rank pr) */
         redcoll__ctx lc;
         redcoll__in_view(c, &v.t, &lc);
         if (is_root) {
             for (i = 0; i < B; ++i) {
-                char *to = redcoll__at(c, a->rbuf, redcoll__seg_off(&L, i));
-                size_t m = redcoll__seg_len(&L, i, i + 1);
+                char *to = redcoll__at(c, a->rbuf, redcoll__seg_off(&sp.L, i));
+                size_t m = redcoll__seg_len(&sp.L, i, i + 1);
                 if (i == pr) redcoll__copy(c, to, blk, m);
                 else if (m > 0) redcoll__recv(&lc, i, to, m);
             }
-        } else if (nd.pos < B && len > 0) {
+        } else if (sp.nd.pos < B && len > 0) {
             redcoll__send(&lc, pr, blk, len);
         }
         redcoll__in_view_done(c, &lc);
-    } else if (is_root && nd.N == 1 && !a->in_place) {
+    } else if (is_root && sp.nd.N == 1 && !a->in_place) {
         redcoll__copy(c, a->rbuf, a->sbuf, n); /* p = 1 */
     }
 done:
     redcoll__free(c, blk, len);
-    if (cross) redcoll__free_bytes(c, cross, sizeof(int) * (size_t)nd.N);
-    if (cnt) redcoll__node_blocks_free(c, cnt, k);
-    redcoll__nodes_free(c, &nd);
+    redcoll__split_close(c, &sp);
     return c->err;
 }
 
@@ -5968,50 +5985,41 @@ static redcoll_result redcoll__bcast_node_leader(redcoll__ctx *c, const redcoll_
    Cost: (B - 1)(alpha_uni + n/B beta_uni) + bcast(N, n/B; inter_beta B)
    + AG(k, n). */
 static redcoll_result redcoll__bcast_node_split(redcoll__ctx *c, const redcoll__args *a) {
-    redcoll__nodes nd;
+    redcoll__split sp;
     redcoll_group v;
-    redcoll__segs L;
     redcoll__args la;
-    size_t n = a->count, off = 0, len = 0, *cnt;
-    int k, B, R = 0, pr = 0, i, *cross;
+    size_t off, len;
+    int k, R = 0, pr = 0, i;
     char *buf = (char *)a->rbuf;
-    if (redcoll__nodes_plan(c, &nd, 0)) return c->err;
-    redcoll__node_of_root(&nd, a->root, &R, &pr);
-    k = redcoll__node_size(&nd, nd.mine);
-    B = nd.kmin;
-    L = redcoll__segs_make(n, B, NULL);
-    if (nd.pos < B) { off = redcoll__seg_off(&L, nd.pos); len = redcoll__seg_len(&L, nd.pos, nd.pos + 1); }
-    cnt = redcoll__node_blocks(c, &L, B, k);
-    cross = (int *)redcoll__alloc_bytes(c, sizeof(int) * (size_t)nd.N);
-    if (!cnt || !cross) goto done;
-    if (k > 1) redcoll__node_view(c, &nd, &v);
-    if (nd.mine == R && k > 1) { /* 1: the blocks to positions 0 .. B-1 of the root's node (view rank pr) */
+    if (redcoll__split_open(c, &sp, a->count, 0)) goto done;
+    redcoll__node_of_root(&sp.nd, a->root, &R, &pr);
+    k = sp.k; off = sp.off; len = sp.len;
+    if (k > 1) redcoll__node_view(c, &sp.nd, &v);
+    if (sp.nd.mine == R && k > 1) { /* 1: the blocks to positions 0 .. B-1 of the root's node (view rank pr) */
         redcoll__ctx lc;
         redcoll__in_view(c, &v.t, &lc);
         if (c->rank == a->root) {
-            for (i = 0; i < B; ++i)
-                if (i != pr && redcoll__seg_len(&L, i, i + 1) > 0)
-                    redcoll__send(&lc, i, redcoll__at(c, buf, redcoll__seg_off(&L, i)), redcoll__seg_len(&L, i, i + 1));
-        } else if (nd.pos < B && len > 0) {
+            for (i = 0; i < sp.B; ++i)
+                if (i != pr && redcoll__seg_len(&sp.L, i, i + 1) > 0)
+                    redcoll__send(&lc, i, redcoll__at(c, buf, redcoll__seg_off(&sp.L, i)), redcoll__seg_len(&sp.L, i, i + 1));
+        } else if (sp.nd.pos < sp.B && len > 0) {
             redcoll__recv(&lc, pr, redcoll__at(c, buf, off), len);
         }
         redcoll__in_view_done(c, &lc);
     }
-    if (nd.pos < B && len > 0 && nd.N > 1) { /* 2: block pos over the nodes */
+    if (sp.nd.pos < sp.B && len > 0 && sp.nd.N > 1) { /* 2: block pos over the nodes */
         redcoll_group x;
         la = *a;
         la.count = len;
         la.sbuf = la.rbuf = redcoll__at(c, buf, off);
         la.root = R;
-        redcoll__cross_view(c, &nd, nd.pos, cross, &x);
-        redcoll__run_level(c, &x.t, REDCOLL_COLL_BCAST, len * c->esize, NULL, &la, B);
+        redcoll__cross_view(c, &sp.nd, sp.nd.pos, sp.cross, &x);
+        redcoll__run_level(c, &x.t, REDCOLL_COLL_BCAST, len * c->esize, NULL, &la, sp.B);
     }
     if (k > 1) /* 3: the blocks to every rank of the node */
-        redcoll__node_blocks_share(c, &v.t, a, cnt, k, redcoll__at(c, buf, off), buf, n);
+        redcoll__node_blocks_share(c, &v.t, a, sp.cnt, k, redcoll__at(c, buf, off), buf, a->count);
 done:
-    if (cross) redcoll__free_bytes(c, cross, sizeof(int) * (size_t)nd.N);
-    if (cnt) redcoll__node_blocks_free(c, cnt, k);
-    redcoll__nodes_free(c, &nd);
+    redcoll__split_close(c, &sp);
     return c->err;
 }
 
