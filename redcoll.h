@@ -5737,6 +5737,177 @@ static void redcoll__split_close(redcoll__ctx *c, redcoll__split *sp) {
     if (sp->nd.first) redcoll__nodes_free(c, &sp->nd);
 }
 
+/* ---- node_split's pipeline (long vectors) ----
+   Each rank moves its node's share of the network bytes while the node's
+   links sit idle in the plain schedule's first and last levels. The vector
+   is cut into C chunks, and chunk j's network allreduce runs while the
+   node reduce-scatters chunk j + 1 and allgathers chunk j - 1: a network
+   step is posted with isend / irecv (a transfer the network card moves),
+   then the ring steps inside the node due by its end (as many as fit in
+   its modeled time, redcoll__pipe_due), then it is waited for. Inside a
+   node: ring reduce-scatter and ring allgather over the node's k ranks
+   (block i of a chunk to position i < B, as node_split's layout); across:
+   recursive halving and doubling among the N nodes (N a power of two).
+   Commutative ops only (the ring reduces out of rank order), transports
+   with non-blocking transfers; C = 1 is node_split's plain schedule.
+   The modeled time follows the schedule step by step: each network step
+   lasts max(its own time with B streams sharing the link, the ring steps
+   done meanwhile). */
+
+#define REDCOLL__PIPE_MAX_CHUNKS 64
+
+/* The modeled times of one chunk's 2 lg N network steps (x, room for 64)
+   on blocks of b elements, and of one ring step inside (rs: reduce-scatter,
+   ag: allgather) on blocks of b. */
+static int redcoll__pipe_steps(const redcoll_cost_model *m, int peer, double b, double E, int N, int B, double *x,
+                               double *rs, double *ag) {
+    double ia = m->f_alpha * redcoll__inter_alpha(m), ib = m->f_beta * redcoll__inter_beta(m);
+    int L = redcoll__ceil_lg(N), s;
+    for (s = 0; s < 2 * L; ++s) {
+        double h = b * E / (double)((size_t)2 << (s < L ? s : 2 * L - 1 - s)); /* bytes each way */
+        x[s] = ia + (double)B * h * ib + (s < L ? h * m->gamma : 0);
+    }
+    *rs = m->alpha + b * E * ((peer ? 0 : m->beta) + m->gamma);
+    *ag = m->alpha + b * E * m->beta;
+    return 2 * L;
+}
+
+/* The ring steps (of ns) due by the end of network step s (of S with times
+   x): ns in proportion to the steps' times. */
+static int redcoll__pipe_due(const double *x, int S, int s, int ns) {
+    double tot = 0, cum = 0;
+    int u;
+    for (u = 0; u < S; ++u) { tot += x[u]; if (u <= s) cum += x[u]; }
+    return (int)((double)ns * cum / tot + 0.5);
+}
+
+/* The pipeline's modeled time for n elements in C chunks on N nodes of k
+   ranks (B blocks), or -1 when a chunk's blocks have fewer than N
+   elements. */
+static double redcoll__pipe_time(const redcoll_cost_model *m, int peer, size_t n, double E, int N, int k, int B,
+                                 int C) {
+    double x[64], rs, ag, t = 0;
+    size_t b = (n / (size_t)C) / (size_t)B;
+    int S, it, s;
+    if (b < (size_t)N) return -1;
+    S = redcoll__pipe_steps(m, peer, redcoll__cdiv((n + (size_t)C - 1) / (size_t)C, (size_t)B), E, N, B, x, &rs, &ag);
+    for (it = -1; it <= C; ++it) {
+        int nrs = it + 1 < C ? k - 1 : 0, ns = nrs + (it >= 1 ? k - 1 : 0), done = 0, due;
+        double in;
+        for (s = 0; it >= 0 && it < C && s < S; ++s, done = due) {
+            due = redcoll__pipe_due(x, S, s, ns);
+            in = (double)(due < nrs ? due : nrs) - (done < nrs ? done : nrs);
+            in = in * rs + ((double)(due - done) - in) * ag;
+            t += in > x[s] ? in : x[s];
+        }
+        in = (double)(nrs - (done < nrs ? done : nrs));
+        t += in * rs + ((double)(ns - done) - in) * ag;
+    }
+    return t;
+}
+
+/* The chunks node_split's allreduce runs in (1: the plain schedule) and
+   their modeled time: the fastest C of 1, 2, 4, .. 64. Every rank gets the
+   same answer (the model and the node shape alike). */
+static int redcoll__pipe_chunks(const redcoll_cost_model *m, int peer, size_t n, double E, int N, int k, int B,
+                                double *time) {
+    int C, best = 1;
+    double tb = -1;
+    if (N < 2 || (N & (N - 1)) || B < 2 || 2 * redcoll__ceil_lg(N) > 64) return 1;
+    for (C = 1; C <= REDCOLL__PIPE_MAX_CHUNKS; C *= 2) {
+        double t = redcoll__pipe_time(m, peer, n, E, N, k, B, C);
+        if (t < 0) break;
+        if (tb < 0 || t < tb) { tb = t; best = C; }
+    }
+    if (time) *time = tb;
+    return best;
+}
+
+/* One ring step inside the node (j: step of the reduce-scatter, or with
+   ag of the allgather) on chunk `ch` of n in C (blocks of position i < B:
+   segment i of the chunk; positions from B on: empty). */
+static void redcoll__pipe_ring(redcoll__ctx *lc, char *buf, size_t n, int C, int ch, int B, int j, int ag,
+                               void *tmp) {
+    redcoll__segs CH = redcoll__segs_make(n, C, NULL);
+    redcoll__segs K = redcoll__segs_make(redcoll__seg_len(&CH, ch, ch + 1), B, NULL);
+    int k = lc->size, q = lc->rank, si = ((q - j - 1 + ag) % k + k) % k, ri = ((q - j - 2 + ag) % k + k) % k;
+    size_t so = si < B ? redcoll__seg_off(&K, si) : K.n, sl = si < B ? redcoll__seg_len(&K, si, si + 1) : 0;
+    size_t ro = ri < B ? redcoll__seg_off(&K, ri) : K.n, rl = ri < B ? redcoll__seg_len(&K, ri, ri + 1) : 0;
+    char *at = redcoll__at(lc, buf, redcoll__seg_off(&CH, ch));
+    if (ag) redcoll__sendrecv(lc, (q + 1) % k, redcoll__at(lc, at, so), sl, (q - 1 + k) % k, redcoll__at(lc, at, ro), rl);
+    else redcoll__sendrecv_reduce(lc, (q + 1) % k, redcoll__at(lc, at, so), sl, (q - 1 + k) % k, redcoll__at(lc, at, ro),
+                                  redcoll__at(lc, at, ro), rl, 1, tmp);
+}
+
+/* node_split's pipeline (see above) in rbuf: C chunks, the node's ring
+   steps between the network steps. */
+static void redcoll__allreduce_node_piped(redcoll__ctx *c, const redcoll__args *a, redcoll__split *sp, int C) {
+    redcoll_group v, x;
+    redcoll__ctx lc, xc;
+    redcoll__segs CH;
+    size_t n = a->count, cmax = (n + (size_t)C - 1) / (size_t)C, bmax = (cmax + (size_t)sp->B - 1) / (size_t)sp->B;
+    size_t tl = 0, xl = bmax / 2 + (size_t)sp->nd.N;
+    double xt[64], rs, ag;
+    int k = sp->k, B = sp->B, N = sp->nd.N, me = sp->nd.mine, cross = sp->nd.pos < B, it, S;
+    char *buf = (char *)a->rbuf, *tmp = NULL, *xtmp = NULL;
+    redcoll__node_view(c, &sp->nd, &v);
+    redcoll__in_view(c, &v.t, &lc);
+    tl = redcoll__stage_len(&lc, bmax);
+    tmp = (char *)redcoll__alloc(c, tl);
+    if (cross) xtmp = (char *)redcoll__alloc(c, xl);
+    if (c->err) goto done;
+    if (!a->in_place) redcoll__copy(c, buf, a->sbuf, n);
+    if (cross) {
+        redcoll__cross_view(c, &sp->nd, sp->nd.pos, sp->cross, &x);
+        redcoll__in_view(c, &x.t, &xc);
+    }
+    S = redcoll__pipe_steps(&c->o.model, (c->o.transport_flags & REDCOLL_TRANSPORT_PEER_REDUCE) != 0,
+                            (double)bmax, (double)c->esize, N, B, xt, &rs, &ag);
+    CH = redcoll__segs_make(n, C, NULL);
+    for (it = -1; it <= C; ++it) {
+        int nrs = it + 1 < C ? k - 1 : 0, ns = nrs + (it >= 1 ? k - 1 : 0), done = 0, s, lo = 0, hi = N;
+        redcoll__segs X;
+        char *blk = NULL;
+        if (cross && it >= 0 && it < C) {
+            redcoll__segs K = redcoll__segs_make(redcoll__seg_len(&CH, it, it + 1), B, NULL);
+            blk = redcoll__at(c, buf, redcoll__seg_off(&CH, it) + redcoll__seg_off(&K, sp->nd.pos));
+            X = redcoll__segs_make(redcoll__seg_len(&K, sp->nd.pos, sp->nd.pos + 1), N, NULL);
+        }
+        for (s = 0; blk && s < S; ++s) { /* network step s of chunk it: halving, then doubling */
+            redcoll_request rq[2];
+            int nreq = 0, L = S / 2, d = s < L ? N >> (s + 1) : 1 << (s - L), peer = me ^ d, due;
+            int slo, shi, rlo, rhi; /* what goes, what comes (segments of X) */
+            if (s < L) { /* keep the half on my side of d */
+                int mid = lo + d;
+                if (me & d) { slo = lo; shi = mid; rlo = mid; rhi = hi; }
+                else { slo = mid; shi = hi; rlo = lo; rhi = mid; }
+            } else {
+                slo = lo; shi = hi;
+                rlo = me & d ? lo - d : hi; rhi = rlo + d;
+            }
+            redcoll__ipost(&xc, 1, peer, redcoll__at(c, blk, redcoll__seg_off(&X, slo)), redcoll__seg_len(&X, slo, shi), rq, &nreq);
+            redcoll__ipost(&xc, 0, peer, s < L ? xtmp : redcoll__at(c, blk, redcoll__seg_off(&X, rlo)),
+                           redcoll__seg_len(&X, rlo, rhi), rq, &nreq);
+            for (due = redcoll__pipe_due(xt, S, s, ns); done < due; ++done)
+                redcoll__pipe_ring(&lc, buf, n, C, done < nrs ? it + 1 : it - 1, B, done < nrs ? done : done - nrs,
+                                   done >= nrs, tmp);
+            redcoll__waitall(&xc, rq, nreq);
+            if (s < L) redcoll__reduce3(&xc, xtmp, redcoll__at(c, blk, redcoll__seg_off(&X, rlo)),
+                                        redcoll__at(c, blk, redcoll__seg_off(&X, rlo)), redcoll__seg_len(&X, rlo, rhi), 0);
+            if (s < L) { lo = rlo; hi = rhi; }
+            else { lo = lo < rlo ? lo : rlo; hi = hi > rhi ? hi : rhi; }
+        }
+        for (; done < ns; ++done) /* the node's steps left (all of them beyond position B - 1) */
+            redcoll__pipe_ring(&lc, buf, n, C, done < nrs ? it + 1 : it - 1, B, done < nrs ? done : done - nrs,
+                               done >= nrs, tmp);
+    }
+    if (cross) redcoll__in_view_done(c, &xc);
+    redcoll__in_view_done(c, &lc);
+done:
+    redcoll__free(c, xtmp, xl);
+    redcoll__free(c, tmp, tl);
+}
+
 /* Allreduce, node_split: reduce-scatter of the B blocks inside every node
    (block i to position i), allreduce of block i among the ranks at
    position i (N nodes, B such allreduces sharing each node's link), then
@@ -5752,6 +5923,11 @@ static redcoll_result redcoll__allreduce_node_split(redcoll__ctx *c, const redco
     char *rbuf = (char *)a->rbuf;
     if (redcoll__split_open(c, &sp, n, !c->op.commutative)) goto done;
     k = sp.k; off = sp.off; len = sp.len;
+    if (c->op.commutative && c->t->isend && c->t->irecv && c->t->waitall) {
+        int C = redcoll__pipe_chunks(&c->o.model, (c->o.transport_flags & REDCOLL_TRANSPORT_PEER_REDUCE) != 0, n,
+                                     (double)c->esize, sp.nd.N, sp.nd.kmax, sp.B, NULL);
+        if (C > 1) { redcoll__allreduce_node_piped(c, a, &sp, C); goto done; }
+    }
     redcoll__node_view(c, &sp.nd, &v);
     la = *a;
     la.count = 0; la.counts = sp.cnt; la.displs = sp.cnt + k;
@@ -6242,10 +6418,14 @@ static double redcoll__node_split_cost(const redcoll__cost_in *in) {
     dp = redcoll__node_displs(d, in->n, B, k);
     blk = (in->n + (size_t)B - 1) / (size_t)B;
     switch (coll) {
-    case REDCOLL_COLL_ALLREDUCE:
+    case REDCOLL_COLL_ALLREDUCE: { /* pipelined when that is faster (commutative ops and
+                                      non-blocking transfers assumed) */
+        double piped;
+        if (redcoll__pipe_chunks(in->m, in->br == 0, in->n, in->E, N, k, B, &piped) > 1) return piped;
         return redcoll__level_cost(in, REDCOLL_COLL_REDUCE_SCATTER, k, in->n, dp, 0) +
                redcoll__level_cost(in, REDCOLL_COLL_ALLREDUCE, N, blk, NULL, B) +
                redcoll__level_cost(in, REDCOLL_COLL_ALLGATHERV, k, in->n, dp, 0);
+    }
     case REDCOLL_COLL_REDUCE:
         return redcoll__level_cost(in, REDCOLL_COLL_REDUCE_SCATTER, k, in->n, dp, 0) +
                redcoll__level_cost(in, REDCOLL_COLL_REDUCE, N, blk, NULL, B) + redcoll__node_fan(in, B);
