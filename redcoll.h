@@ -5485,7 +5485,10 @@ static double redcoll__hierarchical_cost(const redcoll__cost_in *in) {
                   node-aware form of Rabenseifner 2004 section 3.2's
                   allreduce). Long vectors: every node's link carries
                   2 (N-1)/N n bytes each way for allreduce, the least any
-                  schedule can (N nodes, n bytes), in B parallel streams.
+                  schedule can (N nodes, n bytes), in B parallel streams;
+                  for the longest, allreduce runs in chunks whose network
+                  steps overlap the node's steps of the next and the last
+                  (node_split's pipeline, below).
    Nodes of any sizes (ranks beyond the smallest node's count rest in the
    network part of node_split). Canonical order: a node's ranks are reduced
    in rank order and the nodes in the order of their lowest rank, so when
@@ -5913,7 +5916,9 @@ done:
    position i (N nodes, B such allreduces sharing each node's link), then
    allgather inside. Cost: RS(k, n) + AR(N, n/B; inter_beta B) + AG(k, n),
    each level's best row; the network part moves 2 (N-1)/N n bytes each way
-   per node, the least possible. Scratch: the levels'. */
+   per node, the least possible. Where the model prices it faster (long
+   vectors, commutative ops, non-blocking transfers, N a power of two), the
+   pipeline above instead. Scratch: the levels'; the pipeline's two blocks. */
 static redcoll_result redcoll__allreduce_node_split(redcoll__ctx *c, const redcoll__args *a) {
     redcoll__split sp;
     redcoll_group v;

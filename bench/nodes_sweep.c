@@ -145,7 +145,11 @@ int main(void) {
            "simulator (no data); AUTO is the collective as it runs, its rows priced\n"
            "by the two-level cost model (estimates at these p). The link bound is the\n"
            "time the node's link needs for the 2 n (N - 1)/N bytes each node must\n"
-           "send (and receive) in any allreduce.\n",
+           "send (and receive) in any allreduce. node_split's allreduce runs the\n"
+           "longest vectors in chunks: the network steps of one chunk (isend/irecv,\n"
+           "moved by the network card) overlap the node's ring steps for the next\n"
+           "chunk and the last, so only the first reduce-scatter and the last\n"
+           "allgather stay outside the link's time.\n",
            NS_ALPHA, NS_BETA, NS_IALPHA, NS_IBETA, redcoll_options_resolved(NULL).model.gamma);
     printf("\n## AUTO on nodes: allreduce of doubles, 8 B .. 64 MiB\n");
     ns_allreduce(32, 32);
