@@ -707,7 +707,8 @@ typedef enum redcoll_coll {
   X(NEW, NODE_LEADER,            "node_leader",               ALLREDUCE,            allreduce_node_leader,             node_leader,                       PLAIN,      ORDERED,     NODES,     "HL Alg. 1 by node") \
   X(AND, NODE_LEADER,            "node_leader",               REDUCE,               reduce_node_leader,                node_leader,                       PLAIN,      ORDERED,     NODES,     "HL Alg. 1 by node") \
   X(AND, NODE_LEADER,            "node_leader",               BCAST,                bcast_node_leader,                 node_leader,                       PLAIN,      ORDERED,     NODES,     "HL Alg. 1 by node") \
-  X(AND, NODE_LEADER,            "node_leader",               ALLGATHER,            allgather_node_leader,             node_leader,                       PLAIN,      ORDERED,     NODES,     "HL Alg. 1 by node")
+  X(AND, NODE_LEADER,            "node_leader",               ALLGATHER,            allgather_node_leader,             node_leader,                       PLAIN,      ORDERED,     NODES,     "HL Alg. 1 by node") \
+  X(NEW, NODE_LANES,             "node_lanes",                ALLREDUCE,            allreduce_node_lanes,              node_lanes,                        PLAIN,      COMMUTATIVE, NODES,     "BHK97 k-port by node")
 
 #define REDCOLL__ALGO_ENUM_NEW(A) REDCOLL_ALGO_##A,
 #define REDCOLL__ALGO_ENUM_AND(A)
@@ -6464,6 +6465,196 @@ static double redcoll__node_leader_cost(const redcoll__cost_in *in) {
                redcoll__level_cost(in, REDCOLL_COLL_ALLGATHERV, N, in->n * (size_t)in->p, NULL, 1) +
                redcoll__level_cost(in, REDCOLL_COLL_BCAST, k, in->n * (size_t)in->p, NULL, 0);
     }
+}
+
+/* ---- node_lanes: several ranks of a node across at once (short vectors) ----
+   Bruck et al. 1997's k-port exchange with a node's ranks as its ports:
+   node_split crosses the network lg N times, each crossing an inter_alpha;
+   here the ranks of a node that hold the same block reach r - 1 other
+   nodes in one crossing (radix r), so lg N crossings become R with
+   r_1 ... r_R >= N. Steps: the node's ranks beyond P (the largest power of
+   two <= the smallest node) fold their vectors into position q - P, ...;
+   the P ranks reduce-scatter the vector into B blocks (recursive halving)
+   and allreduce block b among the g = P / B ranks holding it (recursive
+   doubling), so each holds its node's block b; then per round j the
+   rank of lane t < r_j - 1 sends it to the node t + 1 further along digit
+   j of the node's index (radix r_j) and receives from the one t + 1
+   before, and the g lanes combine what came (plus the node's own once)
+   by recursive doubling; an allgather of the B blocks and the unfold end
+   it. A round's link carries B (r_j - 1) blocks of n / B: fewer crossings
+   cost more bytes, so B, g and the radices are the model's choice
+   (redcoll__lanes_plan). The radices multiply to N, or to M, the largest
+   power of two below N, and node M + i folds its blocks into node i
+   first and gets the vector back last (any N). Commutative ops (the lanes
+   combine in arrival order). */
+
+typedef struct redcoll__lanes {
+    int    P, B, g, R, r[32];
+    int    M;              /* nodes in the rounds (r_1 ... r_R = M); nodes M + i, i < N - M, fold into node i */
+    double t;              /* modeled time */
+} redcoll__lanes;
+
+/* The modeled time of plan pl for n elements on nodes of up to k ranks. */
+static double redcoll__lanes_time(const redcoll__lanes *pl, const redcoll_cost_model *m, int peer, size_t n,
+                                  double E, int N, int k) {
+    double br = peer ? 0 : m->beta, ia = redcoll__inter_alpha(m), ib = redcoll__inter_beta(m);
+    double blk = redcoll__cdiv(n, (size_t)pl->B) * E, t = 0, h = (double)n * E;
+    int folds = k > pl->P ? (k - pl->P + pl->P - 1) / pl->P : 0, d, j, lgg = redcoll__ceil_lg(pl->g);
+    t += 2 * folds * m->f_alpha * m->alpha + folds * h * (m->f_beta * (br + m->beta) + m->gamma);
+    for (d = pl->B / 2; d >= 1; d /= 2) { h /= 2; t += 2 * m->alpha + h * (br + m->gamma + m->beta); }
+    t += lgg * (m->alpha + blk * (br + m->gamma));
+    for (j = 0; j < pl->R; ++j)
+        t += ia + (double)pl->B * (pl->r[j] - 1) * blk * ib + lgg * (m->alpha + blk * (br + m->gamma));
+    if (pl->M < N) /* the folded nodes' blocks in, the vector back out */
+        t += 2 * ia + (double)pl->P * (blk + (double)n * E) * ib + blk * m->gamma;
+    return t;
+}
+
+/* Radices r_1 .. r_R of pl for M nodes (their product exactly M), each at
+   most g + 1, as even as the divisors allow; 0 when there are none. */
+static int redcoll__lanes_radices(redcoll__lanes *pl, int M, int R) {
+    int rem = M, j;
+    for (j = 0; j < R; ++j) {
+        int want = 2, r = 0, d;
+        for (;; ++want) { /* the least want with want^(R - j) >= rem */
+            double pw = 1;
+            int e;
+            for (e = 0; e < R - j && pw < rem; ++e) pw *= want;
+            if (pw >= rem) break;
+        }
+        for (d = want; d <= rem && d <= pl->g + 1 && !r; ++d) if (rem % d == 0) r = d;
+        for (d = want - 1; d >= 2 && !r; --d) if (d <= pl->g + 1 && rem % d == 0) r = d;
+        if (!r) return 0;
+        pl->r[j] = r;
+        rem /= r;
+    }
+    return rem == 1;
+}
+
+/* The fastest plan (B, g, the nodes in the rounds, radices) for n elements
+   on N nodes of kmin .. kmax ranks; every rank gets the same. */
+static void redcoll__lanes_plan(const redcoll_cost_model *m, int peer, size_t n, double E, int N, int kmin,
+                                int kmax, redcoll__lanes *best) {
+    redcoll__lanes pl;
+    int P = redcoll__pof2_floor(kmin > 0 ? kmin : 1), B, R, mi, Ms[2];
+    Ms[0] = N; Ms[1] = redcoll__pof2_floor(N);
+    best->t = -1;
+    for (B = 1; B <= P; B *= 2)
+        for (mi = 0; mi < (Ms[1] < N ? 2 : 1); ++mi)
+            for (R = Ms[mi] > 1 ? 1 : 0; R <= 31; ++R) {
+                pl.P = P; pl.B = B; pl.g = P / B; pl.R = R; pl.M = Ms[mi];
+                if (!redcoll__lanes_radices(&pl, pl.M, R)) continue;
+                pl.t = redcoll__lanes_time(&pl, m, peer, n, E, N, kmax);
+                if (best->t < 0 || pl.t < best->t) *best = pl;
+                if (R == 0 || 1 << R >= pl.M) break;
+            }
+}
+
+/* Allreduce, node_lanes (see above). Scratch: a vector (the fold's staging),
+   one block, the lanes' flags. */
+static redcoll_result redcoll__allreduce_node_lanes(redcoll__ctx *c, const redcoll__args *a) {
+    redcoll__nodes nd;
+    redcoll__lanes pl;
+    redcoll_group v, xv;
+    redcoll__ctx lc, xc;
+    redcoll__segs Lb;
+    size_t n = a->count, tl = 0, bl, off, len;
+    int k, q, P, B, g, e, d, j, lo, hi, b, t, w, x, *have = NULL, *cross = NULL;
+    char *buf = (char *)a->rbuf, *tmp = NULL, *rcv = NULL;
+    if (!a->in_place) redcoll__copy(c, buf, a->sbuf, n);
+    if (n == 0 || redcoll__nodes_plan(c, &nd, 0)) return c->err;
+    k = redcoll__node_size(&nd, nd.mine);
+    q = nd.pos; x = nd.mine;
+    redcoll__lanes_plan(&c->o.model, (c->o.transport_flags & REDCOLL_TRANSPORT_PEER_REDUCE) != 0, n,
+                        (double)c->esize, nd.N, nd.kmin, nd.kmax, &pl);
+    P = pl.P; B = pl.B; g = pl.g;
+    Lb = redcoll__segs_make(n, B, NULL);
+    bl = (n + (size_t)B - 1) / (size_t)B;
+    redcoll__node_view(c, &nd, &v);
+    redcoll__in_view(c, &v.t, &lc);
+    tl = redcoll__stage_len(&lc, n);
+    tmp = (char *)redcoll__alloc(c, tl);
+    rcv = (char *)redcoll__alloc(c, bl);
+    have = (int *)redcoll__alloc_bytes(c, sizeof(int) * (size_t)g);
+    cross = (int *)redcoll__alloc_bytes(c, sizeof(int) * (size_t)nd.N);
+    if (c->err) goto done;
+    if (q >= P) { /* fold into position q mod P, and back at the end */
+        redcoll__send(&lc, q % P, buf, n);
+        redcoll__recv(&lc, q % P, buf, n);
+        redcoll__in_view_done(c, &lc);
+        goto done;
+    }
+    for (e = q + P; e < k; e += P) redcoll__recv_reduce(&lc, e, buf, buf, n, 1, tmp);
+    b = q % B; t = q / B;
+    for (lo = 0, hi = B, d = B / 2; d >= 1; d /= 2) { /* reduce-scatter: block b */
+        int mid = lo + d, up = q & d;
+        int slo = up ? lo : mid, rlo = up ? mid : lo;
+        redcoll__sendrecv_reduce(&lc, q ^ d, redcoll__at(c, buf, redcoll__seg_off(&Lb, slo)), redcoll__seg_len(&Lb, slo, slo + d),
+                                 q ^ d, redcoll__at(c, buf, redcoll__seg_off(&Lb, rlo)),
+                                 redcoll__at(c, buf, redcoll__seg_off(&Lb, rlo)), redcoll__seg_len(&Lb, rlo, rlo + d), 1, tmp);
+        lo = rlo; hi = rlo + d;
+    }
+    off = redcoll__seg_off(&Lb, b); len = redcoll__seg_len(&Lb, b, b + 1);
+    if (nd.N > 1) {
+        redcoll__cross_view(c, &nd, q, cross, &xv);
+        redcoll__in_view(c, &xv.t, &xc);
+    }
+    if (x >= pl.M) { /* a folded node: its lanes' blocks to node x - M, the vector back from it */
+        redcoll__send(&xc, x - pl.M, redcoll__at(c, buf, off), len);
+        redcoll__recv(&xc, x - pl.M, buf, n);
+        redcoll__in_view_done(c, &xc);
+        goto unfold;
+    }
+    if (x + pl.M < nd.N) redcoll__recv_reduce(&xc, x + pl.M, redcoll__at(c, buf, off), redcoll__at(c, buf, off), len, 1, tmp);
+    for (d = 1; d < g; d *= 2) { /* the node's block b on all g lanes */
+        int pq = (t ^ d) * B + b;
+        redcoll__sendrecv_reduce(&lc, pq, redcoll__at(c, buf, off), len, pq, redcoll__at(c, buf, off),
+                                 redcoll__at(c, buf, off), len, 1, tmp);
+    }
+    for (j = 0, w = 1; j < pl.R && !c->err && !lc.err && !xc.err; w *= pl.r[j], ++j) { /* round j: digit j */
+        int r = pl.r[j], dj = x / w % r, u, to = x + ((dj + t + 1) % r - dj) * w, from = x + ((dj - t - 1 + r) % r - dj) * w;
+        char *con = t == 0 ? redcoll__at(c, buf, off) : rcv;
+        for (u = 0; u < g; ++u) have[u] = u < r; /* lane 0: the node's own and what came */
+        if (t < r - 1) redcoll__sendrecv(&xc, to, redcoll__at(c, buf, off), len, from, rcv, len);
+        if (t == 0 && r > 1) redcoll__reduce3(c, rcv, con, con, len, 0);
+        if (r - 1 < g) have[r - 1] = 0;
+        for (d = 1; d < g; d *= 2) { /* the lanes' sum on every lane */
+            int pq = (t ^ d) * B + b, mine = have[t], theirs = have[t ^ d];
+            if (mine && theirs) redcoll__sendrecv_reduce(&lc, pq, con, len, pq, con, con, len, 1, tmp);
+            else if (mine) redcoll__send(&lc, pq, con, len);
+            else if (theirs) redcoll__recv(&lc, pq, con, len);
+            for (u = 0; u < g; ++u) have[u] = have[u] || have[u ^ d];
+        }
+        if (con != redcoll__at(c, buf, off)) redcoll__copy(c, redcoll__at(c, buf, off), con, len);
+    }
+    for (lo = b, hi = b + 1, d = 1; d < B; d *= 2) { /* allgather of the blocks */
+        int plo = q & d ? lo - d : hi;
+        redcoll__sendrecv(&lc, q ^ d, redcoll__at(c, buf, redcoll__seg_off(&Lb, lo)), redcoll__seg_len(&Lb, lo, hi), q ^ d,
+                          redcoll__at(c, buf, redcoll__seg_off(&Lb, plo)), redcoll__seg_len(&Lb, plo, plo + d));
+        lo = lo < plo ? lo : plo; hi = lo + 2 * d;
+    }
+    if (nd.N > 1) {
+        if (x + pl.M < nd.N) redcoll__send(&xc, x + pl.M, buf, n);
+        redcoll__in_view_done(c, &xc);
+    }
+unfold:
+    for (e = q + P; e < k; e += P) redcoll__send(&lc, e, buf, n);
+    redcoll__in_view_done(c, &lc);
+done:
+    if (cross) redcoll__free_bytes(c, cross, sizeof(int) * (size_t)nd.N);
+    if (have) redcoll__free_bytes(c, have, sizeof(int) * (size_t)g);
+    redcoll__free(c, rcv, bl);
+    redcoll__free(c, tmp, tl);
+    redcoll__nodes_free(c, &nd);
+    return c->err;
+}
+
+static double redcoll__node_lanes_cost(const redcoll__cost_in *in) {
+    redcoll__lanes pl;
+    int N, k, B;
+    redcoll__node_terms(in, &N, &k, &B);
+    redcoll__lanes_plan(in->m, in->br == 0, in->n, in->E, N, B, k, &pl);
+    return pl.t;
 }
 
 /* ---- Rabenseifner & Traeff 2005: reductions for non-power-of-two p ----------

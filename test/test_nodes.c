@@ -412,6 +412,43 @@ static void test_nodes_pipeline(void) {
 }
 
 
+/* node_lanes on every map, p = 1..40: counts 0, 1, p + 1, 1007, in place
+   or not, int32 and double sums and a commutative user op, under the
+   two-level model and under a slow network (other plans: more lanes per
+   block, fewer rounds); every rank's result bitwise against the reference.
+   The sweep (nodes of 3) holds its refusal of the matrix product. */
+static void test_nodes_lanes(void) {
+    static int map[40];
+    static const size_t counts[4] = { 0, 1, 2, 1007 };
+    int p, kind, k, slow;
+    for (slow = 0; slow < 2; ++slow)
+        for (p = 1; p <= 40; ++p)
+            for (kind = 0; kind < TN_MAPS; ++kind) {
+                tn_map(kind, p, map);
+                for (k = 0; k < 4; ++k) {
+                    rc_spec s = rc_spec_make(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_NODE_LANES, p,
+                                             k == 2 ? (size_t)p + 1 : counts[k]);
+                    s.sim.node_map = map;
+                    s.use_model = 1;
+                    s.sim.model = tn_two_level();
+                    if (slow) { s.sim.model.inter_alpha = 2e-5; s.sim.model.inter_beta = 1e-9; }
+                    s.opts.model = s.sim.model;
+                    s.in_place = (p + k + slow) % 2;
+                    if ((p + kind + k) % 3 == 1) s.dtype = REDCOLL_DOUBLE;
+                    if ((p + kind + k) % 3 == 2) s.op = "user_sum";
+                    tf_run_ok(&s);
+                }
+            }
+}
+
+static void test_nodes_sweep_lanes(void) {
+    redcoll_options o;
+    memset(&o, 0, sizeof o);
+    o.ranks_per_node = 3;
+    o.model = tn_two_level();
+    tf_sweep_opts(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_NODE_LANES, &o);
+}
+
 /* ---- the two-level cost model -------------------------------------------------- */
 
 /* Node shapes (p, ranks per node) of the two-level tests. */
@@ -552,6 +589,7 @@ static const tn_bound tn_bounds[] = {
     { REDCOLL_ALGO_NODE_SPLIT, REDCOLL_COLL_REDUCE, 1.0, 1.02 },
     { REDCOLL_ALGO_NODE_SPLIT, REDCOLL_COLL_BCAST, 0.78, 1.2 },
     { REDCOLL_ALGO_NODE_LEADER, REDCOLL_COLL_ALLREDUCE, 0.999, 1.001 },
+    { REDCOLL_ALGO_NODE_LANES, REDCOLL_COLL_ALLREDUCE, 0.97, 1.01 },
 };
 
 static void test_nodes_estimates(void) {
@@ -675,6 +713,8 @@ static void suite_nodes(void) {
     tf_test("nodes/sim: deadlock and faults", test_nodes_sim_failures);
     tf_test("nodes/every map, p = 1..40, every node-aware row", test_nodes_maps);
     tf_test("nodes/pipeline: node_split's allreduce in chunks", test_nodes_pipeline);
+    tf_test("nodes/lanes: every map, p = 1..40", test_nodes_lanes);
+    tf_test("sweep/node_lanes (nodes of 3)", test_nodes_sweep_lanes);
     tf_test("sweep/node_split (nodes of 3)", test_nodes_sweep_split);
     tf_test("sweep/node_leader (nodes of 3)", test_nodes_sweep_leader);
     tf_test("nodes/model: costs replayed as simulated", test_nodes_costs_exact);
