@@ -2505,6 +2505,8 @@ struct redcoll__cost_in {
     double                    bound;  /* > 0: a selection, which only wants the rows below it */
     redcoll__shape            shape;  /* the nodes (two levels when nodes > 1 and the
                                          model's inter links differ: redcoll__two_level) */
+    int                       noncomm; /* the op is not commutative (rows that run
+                                          otherwise for one price it) */
     /* set by redcoll__row_cost before the row's cost function runs */
     const struct redcoll__row *row;
     double a, b, g, ua, ub;  /* alpha, beta, gamma; one-way alpha and beta */
@@ -5811,17 +5813,23 @@ static double redcoll__pipe_time(const redcoll_cost_model *m, int peer, size_t n
 }
 
 /* The chunks node_split's allreduce runs in (1: the plain schedule) and
-   their modeled time: the fastest C of 1, 2, 4, .. 64. Every rank gets the
-   same answer (the model and the node shape alike). */
+   their modeled time: the fastest C of 2, 4, .. 64 when it beats the plain
+   schedule with halving levels (lg k and 2 lg N steps, the bytes of
+   Rabenseifner's allreduce at each level: what AUTO's levels come to for
+   such vectors). Every rank gets the same answer (the model and the node
+   shape alike). */
 static int redcoll__pipe_chunks(const redcoll_cost_model *m, int peer, size_t n, double E, int N, int k, int B,
                                 double *time) {
-    int C, best = 1;
+    double ia = redcoll__inter_alpha(m), ib = redcoll__inter_beta(m), V = (double)n * E, f = (k - 1.0) / k;
+    double plain = 2 * redcoll__ceil_lg(k) * m->alpha + f * V * ((peer ? 0 : m->beta) + m->gamma + m->beta) +
+                   2 * redcoll__ceil_lg(N) * ia + (N - 1.0) / N * (V / B) * (2 * B * ib + m->gamma);
     double tb = -1;
+    int C, best = 1;
     if (N < 2 || (N & (N - 1)) || B < 2 || 2 * redcoll__ceil_lg(N) > 64) return 1;
-    for (C = 1; C <= REDCOLL__PIPE_MAX_CHUNKS; C *= 2) {
+    for (C = 2; C <= REDCOLL__PIPE_MAX_CHUNKS; C *= 2) {
         double t = redcoll__pipe_time(m, peer, n, E, N, k, B, C);
         if (t < 0) break;
-        if (tb < 0 || t < tb) { tb = t; best = C; }
+        if (t < plain && (tb < 0 || t < tb)) { tb = t; best = C; }
     }
     if (time) *time = tb;
     return best;
@@ -6424,10 +6432,11 @@ static double redcoll__node_split_cost(const redcoll__cost_in *in) {
     dp = redcoll__node_displs(d, in->n, B, k);
     blk = (in->n + (size_t)B - 1) / (size_t)B;
     switch (coll) {
-    case REDCOLL_COLL_ALLREDUCE: { /* pipelined when that is faster (commutative ops and
+    case REDCOLL_COLL_ALLREDUCE: { /* pipelined when that is faster (commutative ops;
                                       non-blocking transfers assumed) */
         double piped;
-        if (redcoll__pipe_chunks(in->m, in->br == 0, in->n, in->E, N, k, B, &piped) > 1) return piped;
+        if (!in->noncomm && redcoll__pipe_chunks(in->m, in->br == 0, in->n, in->E, N, k, B, &piped) > 1)
+            return piped;
         return redcoll__level_cost(in, REDCOLL_COLL_REDUCE_SCATTER, k, in->n, dp, 0) +
                redcoll__level_cost(in, REDCOLL_COLL_ALLREDUCE, N, blk, NULL, B) +
                redcoll__level_cost(in, REDCOLL_COLL_ALLGATHERV, k, in->n, dp, 0);
@@ -10037,6 +10046,7 @@ static double redcoll__best_cost_for(redcoll_coll coll, int p, const redcoll__co
     double best = -1;
     int i, pick = -1, two = redcoll__two_level(in->m, &in->shape);
     at.p = p;
+    at.noncomm = !commutative;
     for (i = 0; i < REDCOLL__ROW_COUNT; ++i)
         if (redcoll__model_candidate(&redcoll__rows[i], coll, commutative, two)) {
             double t;
@@ -10065,6 +10075,7 @@ static redcoll__cost_in redcoll__cost_input(redcoll_coll coll, int p, size_t byt
     in.displs = NULL;
     in.bound = -1;
     in.shape = redcoll__shape_of(p, resolved->ranks_per_node);
+    in.noncomm = 0;
     return in;
 }
 

@@ -365,7 +365,7 @@ static void test_nodes_maps(void) {
    row the way docs/nodes.md reports. */
 static void test_nodes_pipeline(void) {
     static int map[40];
-    static const size_t counts[3] = { 30011, 65536, 100003 };
+    static const size_t counts[3] = { 65536, 100003, 300007 };
     redcoll_cost_model m = tn_two_level();
     int p, kind, ci, piped = 0;
     m.inter_beta = 2e-9;
