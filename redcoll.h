@@ -641,7 +641,8 @@ typedef enum redcoll_coll {
                model), LEVELS (groups, by_node, inner_algo, outer_algo), NODES
                (the nodes and the cost model, which picks each level's row).
      paper     R04 Rabenseifner 2004, RT05 Rabenseifner & Traeff 2005, MPICH
-               Thakur, Rabenseifner & Gropp 2005, HL Hasanov & Lastovetsky.
+               Thakur, Rabenseifner & Gropp 2005, HL Hasanov & Lastovetsky,
+               BHK97 Bruck, Ho, Kipnis, Upfal & Weathersby 1997 (k-port).
    Note the two binary trees: `binary_tree` is the binomial tree of R04 section
    3.3 (recursive distance doubling with whole vectors, as `binomial`), while
    `binary` is HL's heap-shaped binary tree (children 2v+1, 2v+2).
