@@ -7731,51 +7731,79 @@ REDCOLL__XHOT void redcoll__xdecode_round(redcoll__xsum *x, redcoll__xfmt f, red
 REDCOLL__XHOT uint64_t redcoll__xfast_r(double s, double e, double g) {
     const uint64_t sign = (uint64_t)1 << 63;
     double r = s + (e + g);
-    uint64_t rbits, sbits;
+    uint64_t rbits, sbits, rz, sz;
     memcpy(&rbits, &r, 8);
     memcpy(&sbits, &s, 8);
-    return (rbits << 1) == 0 ? ((sbits << 1) == 0 ? sbits & sign : 0) : rbits;
+    /* as masks, not branches: the loops around it vectorise */
+    rz = (uint64_t)0 - REDCOLL__XNZ((rbits << 1) == 0);
+    sz = (uint64_t)0 - REDCOLL__XNZ((sbits << 1) == 0);
+    return (rbits & ~rz) | (sbits & sign & rz & sz);
 }
 
-/* The fast way's additions for V (8 or 1) elements of p vectors (vector q
-   at in + q stride bytes), kept in registers across the p inputs, into
-   w's four rows (s, e, g, sum |u|; row stride REDCOLL__XBLOCK), and r into
-   out (right where certified); nz[] lane-wise: some u (bit 0), some g (bit
-   1) nonzero, r not finite (bit 2). Branch-free over the lanes with no
-   reduction across them: they vectorise. */
-REDCOLL__XHOT void redcoll__xfast_add(const char *REDCOLL__XRESTRICT in, size_t stride, int p,
+/* One input's step of the fast way for V (8 or 1) lanes of w's four rows
+   (s, e, g, sum |u|; row stride REDCOLL__XBLOCK): `first` starts s and e
+   from inputs x0 and x1 (the first error starts e: no second level yet),
+   else x1 is added to the rows; `last` then gives r into out (right where
+   certified) and nz[] lane-wise: some u (bit 0), some g (bit 1) nonzero, r
+   not finite (bit 2). The rows are written only where a later step or the
+   check reads them (not at all when the first step is the last: p = 2,
+   where no check runs). Branch-free over the lanes with no reduction
+   across them, and with the lanes' values in registers between the rows'
+   load and store: they vectorise. */
+REDCOLL__XHOT void redcoll__xfast_add(const char *REDCOLL__XRESTRICT x0, const char *REDCOLL__XRESTRICT x1,
                                       double *REDCOLL__XRESTRICT w, char *REDCOLL__XRESTRICT out,
-                                      const int V, uint64_t *nz) {
-    double s[8], e[8], g[8], a[8], b[8];
-    int q, j;
-    memcpy(s, in, (size_t)V * 8);
-    memcpy(b, in + stride, (size_t)V * 8);
-    for (j = 0; j < V; ++j) { /* the first error starts e: no second level yet */
-        double s1 = s[j] + b[j], bb = s1 - s[j];
-        e[j] = (s[j] - (s1 - bb)) + (b[j] - bb);
-        s[j] = s1;
-        g[j] = a[j] = 0;
-    }
-    for (q = 2; q < p; ++q) {
-        memcpy(b, in + (size_t)q * stride, (size_t)V * 8);
-        for (j = 0; j < V; ++j) {
-            double s1 = s[j] + b[j], bb = s1 - s[j], t = (s[j] - (s1 - bb)) + (b[j] - bb);
-            double e1 = e[j] + t, eb = e1 - e[j], u = (e[j] - (e1 - eb)) + (t - eb);
-            s[j] = s1;
-            e[j] = e1;
-            g[j] += u;
-            a[j] += u < 0 ? -u : u;
+                                      const int V, const int first, const int last, uint64_t *nz) {
+    int j;
+    for (j = 0; j < V; ++j) {
+        double s, e, g, a, b, s1, bb, t;
+        memcpy(&b, x1 + 8 * (size_t)j, 8);
+        if (first) {
+            memcpy(&s, x0 + 8 * (size_t)j, 8);
+            s1 = s + b;
+            bb = s1 - s;
+            e = (s - (s1 - bb)) + (b - bb);
+            s = s1;
+            g = a = 0;
+        } else {
+            double e1, eb, u;
+            s = w[j];
+            e = w[j + REDCOLL__XBLOCK];
+            g = w[j + 2 * REDCOLL__XBLOCK];
+            a = w[j + 3 * REDCOLL__XBLOCK];
+            s1 = s + b;
+            bb = s1 - s;
+            t = (s - (s1 - bb)) + (b - bb);
+            e1 = e + t;
+            eb = e1 - e;
+            u = (e - (e1 - eb)) + (t - eb);
+            s = s1;
+            e = e1;
+            g += u;
+            a += u < 0 ? -u : u;
+        }
+        if (!(first && last)) {
+            w[j] = s;
+            w[j + REDCOLL__XBLOCK] = e;
+            w[j + 2 * REDCOLL__XBLOCK] = g;
+            w[j + 3 * REDCOLL__XBLOCK] = a;
+        }
+        if (last) {
+            uint64_t r = redcoll__xfast_r(s, e, g);
+            nz[j] |= REDCOLL__XNZ(a != 0) | REDCOLL__XNZ(g != 0) << 1 | REDCOLL__XNZ((r >> 52 & 2047) == 2047) << 2;
+            memcpy(out + 8 * (size_t)j, &r, 8);
         }
     }
-    for (j = 0; j < V; ++j) {
-        uint64_t r = redcoll__xfast_r(s[j], e[j], g[j]);
-        nz[j] |= REDCOLL__XNZ(a[j] != 0) | REDCOLL__XNZ(g[j] != 0) << 1 | REDCOLL__XNZ((r >> 52 & 2047) == 2047) << 2;
-        memcpy(out + 8 * (size_t)j, &r, 8);
-    }
-    memcpy(w, s, (size_t)V * 8);
-    memcpy(w + REDCOLL__XBLOCK, e, (size_t)V * 8);
-    memcpy(w + 2 * REDCOLL__XBLOCK, g, (size_t)V * 8);
-    memcpy(w + 3 * REDCOLL__XBLOCK, a, (size_t)V * 8);
+}
+
+/* One step over the n lanes of a block (see redcoll__xfast_add), 8 at a
+   time. */
+REDCOLL__XHOT void redcoll__xfast_pass(const char *REDCOLL__XRESTRICT x0, const char *REDCOLL__XRESTRICT x1,
+                                       size_t n, double *REDCOLL__XRESTRICT w, char *REDCOLL__XRESTRICT out,
+                                       const int first, const int last, uint64_t *nz) {
+    size_t i;
+    for (i = 0; i + 8 <= n; i += 8)
+        redcoll__xfast_add(x0 + 8 * i, x1 + 8 * i, w + i, out + 8 * i, 8, first, last, nz);
+    for (; i < n; ++i) redcoll__xfast_add(x0 + 8 * i, x1 + 8 * i, w + i, out + 8 * i, 1, first, last, nz);
 }
 
 /* The check of V results r from w's rows where s + z = S is not certified
@@ -7817,8 +7845,14 @@ REDCOLL__XHOT int redcoll__xfast(const char *REDCOLL__XRESTRICT in, size_t strid
     uint64_t nz[8] = { 0, 0, 0, 0, 0, 0, 0, 0 }, bad[8] = { 0, 0, 0, 0, 0, 0, 0, 0 }, any = 0, u, g;
     size_t i;
     int j;
-    for (i = 0; i + 8 <= n; i += 8) redcoll__xfast_add(in + 8 * i, stride, p, w + i, out + 8 * i, 8, nz);
-    for (; i < n; ++i) redcoll__xfast_add(in + 8 * i, stride, p, w + i, out + 8 * i, 1, nz);
+    int q;
+    if (p == 2) { /* the first step is the last */
+        redcoll__xfast_pass(in, in + stride, n, w, out, 1, 1, nz);
+    } else {
+        redcoll__xfast_pass(in, in + stride, n, w, out, 1, 0, nz);
+        for (q = 2; q < p - 1; ++q) redcoll__xfast_pass(in, in + (size_t)q * stride, n, w, out, 0, 0, nz);
+        redcoll__xfast_pass(in, in + (size_t)(p - 1) * stride, n, w, out, 0, 1, nz);
+    }
     for (j = 0; j < 8; ++j) any |= nz[j];
     u = any & 1;
     g = any >> 1 & 1;
