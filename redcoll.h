@@ -7443,7 +7443,14 @@ static double redcoll__rabenseifner_traeff_cost(const redcoll__cost_in *in) {
    all ranks (REDCOLL__XXCHG_BYTES): an alltoall of the raw inputs gives
    rank r block r of every rank's round, r folds it, an allgatherv shares
    the results. The wire carries the ordinary sum's bytes (an alltoall and
-   an allgather of the vector) and there is no range collective.
+   an allgather of the vector) and there is no range collective. For
+   doubles where the fast way runs, a pairwise alltoall folds on arrival
+   (redcoll__xacc): each peer's block is added into the TwoSum state as
+   the transport hands it over (on threads straight from the peer's
+   buffer, like the ordinary sum's receive-and-reduce) and copied into the
+   stage on the way, which the exact way reads for a block that does not
+   certify; no separate fold pass, and this rank's own block is read where
+   it is (copied first only in place).
    Two ranks (x86-64, redcoll__xpair): the correctly rounded sum of two
    inputs is their IEEE sum in the default FP environment, so p = 2 runs the
    caller's ordinary schedule with the pair kernel (redcoll__k_xsum_f64 in
@@ -7486,7 +7493,9 @@ static double redcoll__rabenseifner_traeff_cost(const redcoll__cost_in *in) {
    Scratch: 6 bytes per block and a round buffer of min(1 MiB, what the call
    could need at most), p counts (reduce_scatter; 2p split); gathered: the
    fold's 57 KiB (REDCOLL__XFOLD_WORDS) and the p n inputs; exchanged: the
-   fold's and one round's inputs of every rank (at most 1 MiB), p counts;
+   fold's and one round's inputs of every rank (at most 1 MiB), p counts,
+   and, folding on arrival, 8 bytes per block of this rank's part of a
+   round (at p > 2 and 32 bytes per element more: the TwoSum rows);
    p = 1: none; all known from (collective,
    p, counts, dtype) before the data is seen; the inner collectives run
    nested on the call's arena (redcoll__nested) with their scratch for one
@@ -8125,51 +8134,79 @@ REDCOLL__XHOT void redcoll__xdecode_round(redcoll__xsum *x, redcoll__xfmt f, red
 REDCOLL__XHOT uint64_t redcoll__xfast_r(double s, double e, double g) {
     const uint64_t sign = (uint64_t)1 << 63;
     double r = s + (e + g);
-    uint64_t rbits, sbits;
+    uint64_t rbits, sbits, rz, sz;
     memcpy(&rbits, &r, 8);
     memcpy(&sbits, &s, 8);
-    return (rbits << 1) == 0 ? ((sbits << 1) == 0 ? sbits & sign : 0) : rbits;
+    /* as masks, not branches: the loops around it vectorise */
+    rz = (uint64_t)0 - REDCOLL__XNZ((rbits << 1) == 0);
+    sz = (uint64_t)0 - REDCOLL__XNZ((sbits << 1) == 0);
+    return (rbits & ~rz) | (sbits & sign & rz & sz);
 }
 
-/* The fast way's additions for V (8 or 1) elements of p vectors (vector q
-   at in + q stride bytes), kept in registers across the p inputs, into
-   w's four rows (s, e, g, sum |u|; row stride REDCOLL__XBLOCK), and r into
-   out (right where certified); nz[] lane-wise: some u (bit 0), some g (bit
-   1) nonzero, r not finite (bit 2). Branch-free over the lanes with no
-   reduction across them: they vectorise. */
-REDCOLL__XHOT void redcoll__xfast_add(const char *REDCOLL__XRESTRICT in, size_t stride, int p,
+/* One input's step of the fast way for V (8 or 1) lanes of w's four rows
+   (s, e, g, sum |u|; row stride REDCOLL__XBLOCK): `first` starts s and e
+   from inputs x0 and x1 (the first error starts e: no second level yet),
+   else x1 is added to the rows; `last` then gives r into out (right where
+   certified) and nz[] lane-wise: some u (bit 0), some g (bit 1) nonzero, r
+   not finite (bit 2). The rows are written only where a later step or the
+   check reads them (not at all when the first step is the last: p = 2,
+   where no check runs). Branch-free over the lanes with no reduction
+   across them, and with the lanes' values in registers between the rows'
+   load and store: they vectorise. */
+REDCOLL__XHOT void redcoll__xfast_add(const char *REDCOLL__XRESTRICT x0, const char *REDCOLL__XRESTRICT x1,
                                       double *REDCOLL__XRESTRICT w, char *REDCOLL__XRESTRICT out,
-                                      const int V, uint64_t *nz) {
-    double s[8], e[8], g[8], a[8], b[8];
-    int q, j;
-    memcpy(s, in, (size_t)V * 8);
-    memcpy(b, in + stride, (size_t)V * 8);
-    for (j = 0; j < V; ++j) { /* the first error starts e: no second level yet */
-        double s1 = s[j] + b[j], bb = s1 - s[j];
-        e[j] = (s[j] - (s1 - bb)) + (b[j] - bb);
-        s[j] = s1;
-        g[j] = a[j] = 0;
-    }
-    for (q = 2; q < p; ++q) {
-        memcpy(b, in + (size_t)q * stride, (size_t)V * 8);
-        for (j = 0; j < V; ++j) {
-            double s1 = s[j] + b[j], bb = s1 - s[j], t = (s[j] - (s1 - bb)) + (b[j] - bb);
-            double e1 = e[j] + t, eb = e1 - e[j], u = (e[j] - (e1 - eb)) + (t - eb);
-            s[j] = s1;
-            e[j] = e1;
-            g[j] += u;
-            a[j] += u < 0 ? -u : u;
+                                      const int V, const int first, const int last, uint64_t *nz) {
+    int j;
+    for (j = 0; j < V; ++j) {
+        double s, e, g, a, b, s1, bb, t;
+        memcpy(&b, x1 + 8 * (size_t)j, 8);
+        if (first) {
+            memcpy(&s, x0 + 8 * (size_t)j, 8);
+            s1 = s + b;
+            bb = s1 - s;
+            e = (s - (s1 - bb)) + (b - bb);
+            s = s1;
+            g = a = 0;
+        } else {
+            double e1, eb, u;
+            s = w[j];
+            e = w[j + REDCOLL__XBLOCK];
+            g = w[j + 2 * REDCOLL__XBLOCK];
+            a = w[j + 3 * REDCOLL__XBLOCK];
+            s1 = s + b;
+            bb = s1 - s;
+            t = (s - (s1 - bb)) + (b - bb);
+            e1 = e + t;
+            eb = e1 - e;
+            u = (e - (e1 - eb)) + (t - eb);
+            s = s1;
+            e = e1;
+            g += u;
+            a += u < 0 ? -u : u;
+        }
+        if (!(first && last)) {
+            w[j] = s;
+            w[j + REDCOLL__XBLOCK] = e;
+            w[j + 2 * REDCOLL__XBLOCK] = g;
+            w[j + 3 * REDCOLL__XBLOCK] = a;
+        }
+        if (last) {
+            uint64_t r = redcoll__xfast_r(s, e, g);
+            nz[j] |= REDCOLL__XNZ(a != 0) | REDCOLL__XNZ(g != 0) << 1 | REDCOLL__XNZ((r >> 52 & 2047) == 2047) << 2;
+            memcpy(out + 8 * (size_t)j, &r, 8);
         }
     }
-    for (j = 0; j < V; ++j) {
-        uint64_t r = redcoll__xfast_r(s[j], e[j], g[j]);
-        nz[j] |= REDCOLL__XNZ(a[j] != 0) | REDCOLL__XNZ(g[j] != 0) << 1 | REDCOLL__XNZ((r >> 52 & 2047) == 2047) << 2;
-        memcpy(out + 8 * (size_t)j, &r, 8);
-    }
-    memcpy(w, s, (size_t)V * 8);
-    memcpy(w + REDCOLL__XBLOCK, e, (size_t)V * 8);
-    memcpy(w + 2 * REDCOLL__XBLOCK, g, (size_t)V * 8);
-    memcpy(w + 3 * REDCOLL__XBLOCK, a, (size_t)V * 8);
+}
+
+/* One step over the n lanes of a block (see redcoll__xfast_add), 8 at a
+   time. */
+REDCOLL__XHOT void redcoll__xfast_pass(const char *REDCOLL__XRESTRICT x0, const char *REDCOLL__XRESTRICT x1,
+                                       size_t n, double *REDCOLL__XRESTRICT w, char *REDCOLL__XRESTRICT out,
+                                       const int first, const int last, uint64_t *nz) {
+    size_t i;
+    for (i = 0; i + 8 <= n; i += 8)
+        redcoll__xfast_add(x0 + 8 * i, x1 + 8 * i, w + i, out + 8 * i, 8, first, last, nz);
+    for (; i < n; ++i) redcoll__xfast_add(x0 + 8 * i, x1 + 8 * i, w + i, out + 8 * i, 1, first, last, nz);
 }
 
 /* The check of V results r from w's rows where s + z = S is not certified
@@ -8211,8 +8248,14 @@ REDCOLL__XHOT int redcoll__xfast(const char *REDCOLL__XRESTRICT in, size_t strid
     uint64_t nz[8] = { 0, 0, 0, 0, 0, 0, 0, 0 }, bad[8] = { 0, 0, 0, 0, 0, 0, 0, 0 }, any = 0, u, g;
     size_t i;
     int j;
-    for (i = 0; i + 8 <= n; i += 8) redcoll__xfast_add(in + 8 * i, stride, p, w + i, out + 8 * i, 8, nz);
-    for (; i < n; ++i) redcoll__xfast_add(in + 8 * i, stride, p, w + i, out + 8 * i, 1, nz);
+    int q;
+    if (p == 2) { /* the first step is the last */
+        redcoll__xfast_pass(in, in + stride, n, w, out, 1, 1, nz);
+    } else {
+        redcoll__xfast_pass(in, in + stride, n, w, out, 1, 0, nz);
+        for (q = 2; q < p - 1; ++q) redcoll__xfast_pass(in, in + (size_t)q * stride, n, w, out, 0, 0, nz);
+        redcoll__xfast_pass(in, in + (size_t)(p - 1) * stride, n, w, out, 0, 1, nz);
+    }
     for (j = 0; j < 8; ++j) any |= nz[j];
     u = any & 1;
     g = any >> 1 & 1;
@@ -8235,66 +8278,171 @@ REDCOLL__XHOT void redcoll__xfold_add(redcoll__xfmt f, int L, const char *REDCOL
     else redcoll__xencode_fp(f, L, in, REDCOLL__XBLOCK, 2, lo, acc, 0);
 }
 
+/* The exact way for one block of nb <= REDCOLL__XBLOCK elements of p
+   vectors (vector q at in + q stride bytes) into out: the block's range
+   over the p vectors (step 1 for all of them, no collective), their limbs
+   added into one sum (int64: exact, as in a collective, for p < 2^(62 -
+   L)), and the rounding. acc, tmp: (REDCOLL__XKMAX + 1) REDCOLL__XBLOCK
+   words each. */
+REDCOLL__XHOT void redcoll__xfold_exact(const redcoll__xsum *x, redcoll__xfmt f, const char *in, size_t stride,
+                                        int p, size_t nb, char *o, int64_t *acc, int64_t *tmp, int cvt) {
+    const size_t bw = REDCOLL__XBLOCK;
+    const int L = x->L;
+    uint64_t emin = ~(uint64_t)0, emx = 0, odd = 0;
+    redcoll__xblk k;
+    size_t j;
+    int q, hi, lo, sp;
+    for (q = 0; q < p; ++q) {
+        uint64_t a, b;
+        odd |= nb == bw ? redcoll__xscan(f, in + (size_t)q * stride, bw, &a, &b)
+                        : redcoll__xscan(f, in + (size_t)q * stride, nb, &a, &b);
+        emin = a < emin ? a : emin;
+        emx = b > emx ? b : emx;
+    }
+    redcoll__xrange(&f, in, nb, 0, emin, emx, &hi, &lo, &sp);
+    for (q = 0; odd && q < p; ++q) { /* a subnormal, inf, NaN or -0: exactly, vector by vector */
+        int h, l, s2;
+        redcoll__xrange(&f, in + (size_t)q * stride, nb, 1, 0, 0, &h, &l, &s2);
+        if (q == 0 || h > hi) hi = h;
+        if (q == 0 || l < lo) lo = l;
+        sp = (q ? sp : 0) | s2;
+    }
+    k.lo = lo;
+    k.sp = sp;
+    k.K = hi < 0 ? 0 : (hi - lo + L) / L; /* ceil((hi + 1 - lo) / L) */
+    if (!sp && k.K >= 1 && k.K <= 2 && lo >= f.frac && !(f.bits == 64 && lo > 2096)) {
+        for (q = 0; q < p; ++q) redcoll__xfold_add(f, L, in + (size_t)q * stride, nb, k.K, lo, acc, q > 0);
+        if (!(nb == bw ? redcoll__xdecode_fast(f, L, acc, bw, k.K, lo, o, cvt)
+                       : redcoll__xdecode_fast(f, L, acc, nb, k.K, lo, o, cvt)))
+            return;
+    } else {
+        const size_t words = nb * (size_t)(k.K + k.sp);
+        for (q = 0; q < p; ++q) {
+            redcoll__xencode_gen(x, in + (size_t)q * stride, nb, &k, q ? tmp : acc);
+            for (j = 0; q && j < words; ++j) acc[j] += tmp[j];
+        }
+    }
+    redcoll__xdecode_gen(x, acc, nb, &k, o);
+}
+
 /* Steps 1 to 3 on this rank alone: out[i] is the correctly rounded sum of
    element i of p vectors (vector q at base + q stride bytes), i < n. Block
-   by block (REDCOLL__XBLOCK elements, in cache): the block's range over the
-   p vectors (step 1 for all of them, no collective), their limbs added
-   into one sum (int64: exact, as in a collective, for p < 2^(62 - L)), and
-   the rounding. scratch: REDCOLL__XFOLD_WORDS words. cvt: as for
+   by block (REDCOLL__XBLOCK elements, in cache): the fast way for doubles,
+   else or where it does not certify the exact way (redcoll__xfold_exact).
+   scratch: REDCOLL__XFOLD_WORDS words. cvt: as for
    redcoll__xdecode_round. The gathered path folds every rank's whole
-   vector; the exchanged path this rank's block of every rank's round. */
+   vector; the exchanged path without a pairwise exchange this rank's block
+   of every rank's round. */
 REDCOLL__XHOT void redcoll__xfold(const redcoll__xsum *x, redcoll__xfmt f, const char *base, size_t stride,
                                   int p, size_t n, char *out, int64_t *scratch, int cvt) {
     const size_t es = (size_t)f.bits / 8, bw = REDCOLL__XBLOCK;
-    const int L = x->L;
     int64_t *acc = scratch, *tmp = scratch + (size_t)(REDCOLL__XKMAX + 1) * bw;
     unsigned env = cvt || REDCOLL__XFAST ? redcoll__fenv_default() : 0;
-    size_t i, j;
+    size_t i;
     cvt &= REDCOLL__FENV_CONTROL;
     for (i = 0; i < n; i += bw) {
         const size_t nb = n - i < bw ? n - i : bw;
         const char *in = base + i * es;
         char *o = out + i * es;
-        uint64_t emin = ~(uint64_t)0, emx = 0, odd = 0;
-        redcoll__xblk k;
-        int q, hi, lo, sp;
         if (REDCOLL__XFAST && f.bits == 64 &&
             !(nb == bw ? redcoll__xfast(in, stride, p, bw, o, (double *)(void *)acc)
                        : redcoll__xfast(in, stride, p, nb, o, (double *)(void *)acc)))
             continue;
-        for (q = 0; q < p; ++q) {
-            uint64_t a, b;
-            odd |= nb == bw ? redcoll__xscan(f, in + (size_t)q * stride, bw, &a, &b)
-                            : redcoll__xscan(f, in + (size_t)q * stride, nb, &a, &b);
-            emin = a < emin ? a : emin;
-            emx = b > emx ? b : emx;
-        }
-        redcoll__xrange(&f, in, nb, 0, emin, emx, &hi, &lo, &sp);
-        for (q = 0; odd && q < p; ++q) { /* a subnormal, inf, NaN or -0: exactly, vector by vector */
-            int h, l, s2;
-            redcoll__xrange(&f, in + (size_t)q * stride, nb, 1, 0, 0, &h, &l, &s2);
-            if (q == 0 || h > hi) hi = h;
-            if (q == 0 || l < lo) lo = l;
-            sp = (q ? sp : 0) | s2;
-        }
-        k.lo = lo;
-        k.sp = sp;
-        k.K = hi < 0 ? 0 : (hi - lo + L) / L; /* ceil((hi + 1 - lo) / L) */
-        if (!sp && k.K >= 1 && k.K <= 2 && lo >= f.frac && !(f.bits == 64 && lo > 2096)) {
-            for (q = 0; q < p; ++q) redcoll__xfold_add(f, L, in + (size_t)q * stride, nb, k.K, lo, acc, q > 0);
-            if (!(nb == bw ? redcoll__xdecode_fast(f, L, acc, bw, k.K, lo, o, cvt)
-                           : redcoll__xdecode_fast(f, L, acc, nb, k.K, lo, o, cvt)))
-                continue;
-        } else {
-            const size_t words = nb * (size_t)(k.K + k.sp);
-            for (q = 0; q < p; ++q) {
-                redcoll__xencode_gen(x, in + (size_t)q * stride, nb, &k, q ? tmp : acc);
-                for (j = 0; q && j < words; ++j) acc[j] += tmp[j];
-            }
-        }
-        redcoll__xdecode_gen(x, acc, nb, &k, o);
+        redcoll__xfold_exact(x, f, in, stride, p, nb, o, acc, tmp, cvt);
     }
     if (cvt || REDCOLL__XFAST) redcoll__fenv_restore(env);
+}
+
+/* The fold of a pairwise exchange, one input at a time as it arrives
+   (doubles, the fast way): this rank's block of a round, m elements, its
+   own inputs first, then each peer's where the transport hands them over
+   (straight from the peer's buffer on threads). Each arriving piece is
+   copied into the peer's slot of the stage (the exact way's inputs, should
+   a block not certify) and added into the state: four rows per block of
+   REDCOLL__XBLOCK (redcoll__xfast_add; none at p = 2, where the first step
+   is the last and no check runs) and the block's flags. The last input
+   writes the results. */
+typedef struct redcoll__xacc {
+    const redcoll__xsum *x;
+    const char          *own;   /* this rank's inputs of the block */
+    char                *out;   /* the block's results */
+    char                *stage; /* slot q at stage + q m 8 bytes */
+    size_t               m;
+    double              *rows;  /* 4 REDCOLL__XBLOCK doubles per block (p > 2) */
+    uint64_t            *nzb;   /* per block: the lanes' flags, ORed */
+    int                  q;     /* the arriving input's rank */
+    int                  first, last;
+} redcoll__xacc;
+
+/* Whether the exchanged path's pairwise steps add inputs as they arrive
+   (redcoll__xacc): where the fast way runs. */
+static int redcoll__xacc_on(const redcoll__xsum *x) { return REDCOLL__XFAST && x->f->bits == 64; }
+
+#define REDCOLL__XACC_CHUNK 2048 /* elements copied, then added, while in L1 */
+
+/* Adds n elements of input a->q, from element `at` of the block, held at
+   piece (the stage's slot when it is already there). */
+REDCOLL__XHOT void redcoll__xacc_add(redcoll__xacc *a, const char *piece, size_t at, size_t n) {
+    const size_t bw = REDCOLL__XBLOCK;
+    char *slot = a->stage + ((size_t)a->q * a->m + at) * 8;
+    size_t c, i;
+    for (c = 0; c < n; c += REDCOLL__XACC_CHUNK) {
+        const size_t cn = n - c < REDCOLL__XACC_CHUNK ? n - c : REDCOLL__XACC_CHUNK;
+        if (slot != piece) REDCOLL_MEMCPY(slot + c * 8, piece + c * 8, cn * 8);
+        for (i = at + c; i < at + c + cn;) { /* runs within a block */
+            const size_t b = i / bw, l = i % bw, len = (bw - l < at + c + cn - i ? bw - l : at + c + cn - i);
+            const char *x1 = piece + (i - at) * 8, *x0 = a->own + i * 8;
+            double *w = a->rows + b * 4 * bw + l;
+            char *o = a->out + i * 8;
+            uint64_t nz[8] = { 0, 0, 0, 0, 0, 0, 0, 0 }, any = 0;
+            int j;
+            if (a->first && a->last) redcoll__xfast_pass(x0, x1, len, w, o, 1, 1, nz);
+            else if (a->first) redcoll__xfast_pass(x0, x1, len, w, o, 1, 0, nz);
+            else if (a->last) redcoll__xfast_pass(x0, x1, len, w, o, 0, 1, nz);
+            else redcoll__xfast_pass(x0, x1, len, w, o, 0, 0, nz);
+            for (j = 0; j < 8; ++j) any |= nz[j];
+            a->nzb[b] |= any;
+            i += len;
+        }
+    }
+}
+
+/* The consumer of an arriving input: the fast way's steps with MXCSR at
+   its default (the transport may call it from a caller's test or wait). */
+REDCOLL__XHOT void redcoll__xacc_piece(redcoll__xacc *a, const char *piece, size_t off, size_t bytes) {
+    unsigned env = redcoll__fenv_default();
+    redcoll__xacc_add(a, piece, off / 8, bytes / 8);
+    redcoll__fenv_restore(env);
+}
+
+/* After the last input: each block of the n results certified from its
+   flags and rows (as redcoll__xfast does), else done the exact way from
+   the stage, where this rank's own inputs go first unless they are there
+   (me: its slot). scratch: REDCOLL__XFOLD_WORDS words. */
+REDCOLL__XHOT void redcoll__xacc_finish(redcoll__xacc *a, int p, int me, size_t n, int64_t *scratch, int cvt) {
+    const size_t bw = REDCOLL__XBLOCK;
+    char *mine = a->stage + (size_t)me * a->m * 8;
+    int64_t *acc = scratch, *tmp = scratch + (size_t)(REDCOLL__XKMAX + 1) * bw;
+    unsigned env = redcoll__fenv_default();
+    size_t i;
+    cvt &= REDCOLL__FENV_CONTROL;
+    for (i = 0; i < n; i += bw) {
+        const size_t nb = n - i < bw ? n - i : bw, b = i / bw;
+        const uint64_t any = a->nzb[b];
+        uint64_t bad[8] = { 0, 0, 0, 0, 0, 0, 0, 0 }, worse = 0;
+        size_t k;
+        int j;
+        if (!(any >> 2)) {                                    /* finite results */
+            if (!(any >> 1 & 1) && (p <= 3 || !(any & 1))) continue; /* s + z = S everywhere */
+            for (k = 0; k + 8 <= nb; k += 8) redcoll__xfast_check(a->rows + b * 4 * bw + k, p, 8, bad);
+            for (; k < nb; ++k) redcoll__xfast_check(a->rows + b * 4 * bw + k, p, 1, bad);
+            for (j = 0; j < 8; ++j) worse |= bad[j];
+            if (!worse) continue;
+        }
+        if (a->own != mine) REDCOLL_MEMCPY(mine + i * 8, a->own + i * 8, nb * 8);
+        redcoll__xfold_exact(a->x, redcoll__xf64, a->stage + i * 8, a->m * 8, p, nb, a->out + i * 8, acc, tmp, cvt);
+    }
+    redcoll__fenv_restore(env);
 }
 
 /* Passes over the elements a rank folds (redcoll__xfold), m of each of p
@@ -8305,15 +8453,17 @@ static size_t redcoll__xfold_passes(const redcoll__xsum *x, int p, size_t m) {
     return (REDCOLL__XFAST && x->f->bits == 64 ? (size_t)p + 1 : 2 * (size_t)p + 1) * m;
 }
 
-/* The three passes over the call for one format, compiled once per
-   instruction set: their block loops, of known length and with unaliased
-   pointers, vectorise at -O2 where the lanes exist. */
+/* The passes over the call for one format, compiled once per instruction
+   set: their block loops, of known length and with unaliased pointers,
+   vectorise at -O2 where the lanes exist. */
 typedef struct redcoll__xloops {
     void (*ranges)(redcoll__xsum *x);                                       /* redcoll__xranges */
     size_t (*encode)(redcoll__xsum *x, redcoll__xcur cur, redcoll__xcur *end); /* redcoll__xencode_round */
     void (*decode)(redcoll__xsum *x, redcoll__xcur cur, redcoll__xcur end);   /* redcoll__xdecode_round */
     void (*fold)(const redcoll__xsum *x, const char *base, size_t stride, int p, size_t n, char *out,
                  int64_t *scratch);                                           /* redcoll__xfold */
+    void (*piece)(void *a, const void *piece, size_t off, size_t bytes);     /* redcoll__xacc_piece */
+    void (*finish)(redcoll__xacc *a, int p, int me, size_t n, int64_t *scratch); /* redcoll__xacc_finish */
 } redcoll__xloops;
 
 #define REDCOLL__XLOOPS(SUF, ATTR, FMT, CVT)                                                       \
@@ -8328,9 +8478,16 @@ typedef struct redcoll__xloops {
                                           size_t n, char *out, int64_t *scratch) {                 \
         redcoll__xfold(x, FMT, base, stride, p, n, out, scratch, CVT);                             \
     }                                                                                              \
+    static ATTR void redcoll__xpiece_##SUF(void *a, const void *piece, size_t off, size_t bytes) { \
+        redcoll__xacc_piece((redcoll__xacc *)a, (const char *)piece, off, bytes);                  \
+    }                                                                                              \
+    static ATTR void redcoll__xfinish_##SUF(redcoll__xacc *a, int p, int me, size_t n, int64_t *scratch) { \
+        redcoll__xacc_finish(a, p, me, n, scratch, CVT);                                           \
+    }                                                                                              \
     static const redcoll__xloops redcoll__xloops_##SUF = { redcoll__xranges_##SUF,                 \
                                                            redcoll__xencode_##SUF, redcoll__xdecode_##SUF, \
-                                                           redcoll__xfold_##SUF };
+                                                           redcoll__xfold_##SUF, redcoll__xpiece_##SUF, \
+                                                           redcoll__xfinish_##SUF };
 
 REDCOLL__XLOOPS(f64, , redcoll__xf64, 0)
 REDCOLL__XLOOPS(f32, , redcoll__xf32, 0)
@@ -8510,6 +8667,59 @@ static redcoll_result redcoll__xlocal(redcoll__xsum *x) {
 
 /* ---- the exchanged path --------------------------------------------------- */
 
+/* The alltoall of an exchanged round (m elements per rank's block,
+   x->ecounts filled) as pairwise exchanges whose arriving inputs are
+   added as they come (redcoll__xacc): step j sends this rank's block for
+   rank me + j and takes rank me - j's block for this rank, reduced on
+   arrival where the transport can (straight from the sender's buffer on
+   threads: no staging copy, no second read), else received into its stage
+   slot and added there. Then each block of this rank's results is
+   certified or done the exact way from the stage. */
+static redcoll_result redcoll__xexchange_add(redcoll__xsum *x, size_t off, size_t m) {
+    redcoll__ctx *c = x->c;
+    const redcoll_transport *t = c->t;
+    const int p = c->size, me = c->rank, dry = c->dry;
+    const size_t mine = x->ecounts[me], blocks = (m + REDCOLL__XBLOCK - 1) / REDCOLL__XBLOCK;
+    char *stage = x->stage;
+    redcoll__xacc a;
+    redcoll_consumer k;
+    int j;
+    a.x = x;
+    a.own = x->in + (off + (size_t)me * m) * 8;
+    a.out = x->out + (off + (size_t)me * m) * 8;
+    a.stage = stage;
+    a.m = m;
+    a.rows = (double *)(void *)(stage + (((size_t)p * x->m * 8 + 7) & ~(size_t)7));
+    a.nzb = (uint64_t *)(void *)((char *)a.rows + (p > 2 ? blocks * 4 * REDCOLL__XBLOCK * 8 : 0));
+    k.fn = x->loops->piece;
+    k.arg = &a;
+    k.unit = 8;
+    if (!dry) {
+        if (a.own == a.out) { /* in place: the results overwrite the inputs the exact way may need */
+            REDCOLL_MEMCPY(stage + (size_t)me * m * 8, a.own, mine * 8);
+            a.own = stage + (size_t)me * m * 8;
+        }
+        REDCOLL_MEMSET(a.nzb, 0, blocks * 8);
+    }
+    for (j = 1; j < p && !c->err; ++j) {
+        const int dst = (me + j) % p, src = (me - j + p) % p;
+        const char *sbuf = x->in + (off + (size_t)dst * m) * 8;
+        const size_t sn = x->ecounts[dst];
+        a.q = src;
+        a.first = j == 1;
+        a.last = j == p - 1;
+        if (!dry && mine && t->sendrecv_reduce) {
+            redcoll__fail(c, t->sendrecv_reduce(t->user, dst, sbuf, sn * 8, src, mine * 8, c->tag, &k));
+        } else {
+            char *slot = stage + (size_t)src * m * 8;
+            redcoll__transfer(c, dst, sbuf, sn, src, slot, mine, NULL, NULL, 0);
+            if (!dry && mine && !c->err) k.fn(&a, slot, 0, mine * 8);
+        }
+    }
+    if (!dry && mine && !c->err) x->loops->finish(&a, p, me, mine, x->fold);
+    return c->err;
+}
+
 /* An exchanged allreduce, in rounds of p blocks of x->m elements (the last
    round's blocks shorter, padded with zeros): an alltoall gives rank r
    block r of every rank's round, as raw inputs (the ordinary sum's bytes:
@@ -8521,17 +8731,20 @@ static redcoll_result redcoll__xexchange(redcoll__xsum *x) {
     redcoll__ctx *c = x->c;
     const int p = c->size, me = c->rank, dry = c->dry;
     const size_t es = c->esize, full = x->m * (size_t)p;
+    const int fused = redcoll__xacc_on(x) && x->algo == REDCOLL_ALGO_PAIRWISE;
     size_t off;
     for (off = 0; off < x->total; off += full) {
         const size_t nr = x->total - off < full ? x->total - off : full, m = (nr + (size_t)p - 1) / (size_t)p;
-        redcoll_result r;
+        redcoll_result r = REDCOLL_OK;
         int q;
         if (x->sizing && off != 0 && x->total - off > full) continue; /* a middle round: the first's shapes */
         for (q = 0; q < p; ++q) {
             size_t at = (size_t)q * m;
             x->ecounts[q] = nr > at ? (nr - at < m ? nr - at : m) : 0;
         }
-        if (nr == full) {
+        if (fused) {
+            if (!x->sizing) r = redcoll__xexchange_add(x, off, m);
+        } else if (nr == full) {
             r = redcoll__nested_from(c, REDCOLL_COLL_ALLTOALL, x->in + off * es, x->stage, m, NULL, c->dtype,
                                      REDCOLL_SUM, 0, x->algo);
         } else { /* the blocks of an alltoall are equal: the short round from a padded copy */
@@ -8542,7 +8755,7 @@ static redcoll_result redcoll__xexchange(redcoll__xsum *x) {
             r = redcoll__nested(c, REDCOLL_COLL_ALLTOALL, x->stage, m, NULL, c->dtype, REDCOLL_SUM, 0, x->algo);
         }
         if (r != REDCOLL_OK) return r;
-        if (!dry && !x->sizing && x->ecounts[me])
+        if (!fused && !dry && !x->sizing && x->ecounts[me])
             x->loops->fold(x, x->stage, m * es, p, x->ecounts[me], x->out + (off + (size_t)me * m) * es, x->fold);
         redcoll__account(c, redcoll__xfold_passes(x, p, x->ecounts[me]));
         r = redcoll__nested(c, REDCOLL_COLL_ALLGATHERV, x->out + off * es, 0, x->ecounts, c->dtype,
@@ -8595,6 +8808,14 @@ static void redcoll__xwidth(redcoll__xsum *x, int L) {
     x->Linv = ((uint64_t)1 << 32) / (uint64_t)L + 1;
 }
 
+/* Bytes of that state: per block of this rank's x->m elements, the rows at
+   p > 2 and the flags; none where the fast way does not run. */
+static size_t redcoll__xacc_bytes(const redcoll__xsum *x) {
+    const size_t blocks = (x->m + REDCOLL__XBLOCK - 1) / REDCOLL__XBLOCK;
+    if (!redcoll__xacc_on(x)) return 0;
+    return blocks * 8 * (x->c->size > 2 ? 4 * REDCOLL__XBLOCK + 1 : 1);
+}
+
 /* The call's limb width, mode, round size and blocks, and the bytes of its
    one scratch allocation: a function of (collective, p, counts, dtype) only,
    so a persistent plan can size it before any data is seen. The inner
@@ -8615,7 +8836,7 @@ static size_t redcoll__xsizes(redcoll__xsum *x) {
                need = (x->total + (size_t)p - 1) / (size_t)p;
         m = m > REDCOLL__XBLOCK ? m : REDCOLL__XBLOCK;
         x->m = m < need ? m : need;
-        return fold + ((x->m * (size_t)p * es + 7) & ~(size_t)7);
+        return fold + ((x->m * (size_t)p * es + 7) & ~(size_t)7) + redcoll__xacc_bytes(x);
     }
     x->direct = x->total <= REDCOLL__XDIRECT_BYTES / 8 / (size_t)(x->kfull + 1);
     x->assumed |= x->direct;
@@ -8746,6 +8967,8 @@ static redcoll_result redcoll__xsetup(redcoll__xsum *x, redcoll__ctx *c, const v
             ic.esize = c->esize;
             a2a = redcoll__select_for(&ic, REDCOLL_COLL_ALLTOALL, c->size, e.m * c->esize, NULL);
             if (a2a == REDCOLL_ALGO_BRUCK && !redcoll__xbruck_pays(c, e.m * c->esize)) a2a = REDCOLL_ALGO_PAIRWISE;
+            if (a2a == REDCOLL_ALGO_SCATTERED && redcoll__xacc_on(&e)) /* its steps, adding on arrival */
+                a2a = REDCOLL_ALGO_PAIRWISE;
             ag = redcoll__select_for(&ic, REDCOLL_COLL_ALLGATHERV, c->size, e.m * (size_t)c->size * c->esize,
                                      NULL);
             if (redcoll__xexchange_pays(&e, c, x->algo, words, words / (size_t)kt, a2a, ag)) {
