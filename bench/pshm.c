@@ -6,12 +6,14 @@
    (redcoll_pshm_alloc), timed interleaved. A benchmark, not a test.
 
    Usage: pshm [-p P] [--sizes 8,64,...] [--batches B] [--seconds S] [--no-cma]
-               [--cma-min BYTES] [--algo NAME] [--only threads|private|segment]
+               [--cma-min BYTES] [--cma-copy-min BYTES] [--cma-chunk BYTES]
+               [--algo NAME] [--only threads|private|segment]
    Default: p = 2, 8 B .. 16 MiB by factors of 8, 7 batches of about 20 ms,
    auto (--algo forces an allreduce algorithm on both transports); --only
-   times one variant (for a profiler); --no-cma and --cma-min set when a
-   plain receive from private memory is one process_vm_readv copy instead
-   of the pipeline through cells (default: from 4 MiB).
+   times one variant (for a profiler); --no-cma, --cma-min, --cma-copy-min
+   and --cma-chunk set redcoll_pshm_config's process_vm_readv fields (when
+   a receiver reads private memory itself instead of the pipeline through
+   cells).
 
    This process is rank 0 of the processes (ranks 1..p-1 are forked at the
    start and sleep in a read of a pipe between their batches: they take no
@@ -177,7 +179,7 @@ static double run_batch(int v, redcoll_pshm *h, int p, size_t count, long calls,
 int main(int argc, char **argv) {
     size_t sizes[32];
     int nsizes = 0, batches = 7, p = 2, i, si, bad = 0, no_cma = 0, st;
-    size_t cma_min = 0;
+    size_t cma_min = 0, cma_copy_min = 0, cma_chunk = 0;
     double seconds = 0.02;
     redcoll_pshm_config cfg;
     redcoll_pshm *h;
@@ -186,9 +188,13 @@ int main(int argc, char **argv) {
         if (strcmp(argv[i], "-p") == 0 && i + 1 < argc) p = atoi(argv[++i]);
         else if (bench_timing_option(argc, argv, &i, sizes, &nsizes, &batches, &seconds)) continue;
         else if (strcmp(argv[i], "--no-cma") == 0) no_cma = 1;
-        else if (strcmp(argv[i], "--cma-min") == 0 && i + 1 < argc) {
-            size_t one[1];
-            if (bench_parse_sizes(argv[++i], one, 1) == 1) cma_min = one[0];
+        else if ((strcmp(argv[i], "--cma-min") == 0 || strcmp(argv[i], "--cma-copy-min") == 0 ||
+                  strcmp(argv[i], "--cma-chunk") == 0) && i + 1 < argc) {
+            size_t one[1] = { 0 };
+            const char *flag = argv[i];
+            if (bench_parse_sizes(argv[++i], one, 1) != 1) one[0] = 0;
+            *(strcmp(flag, "--cma-min") == 0 ? &cma_min : strcmp(flag, "--cma-chunk") == 0 ? &cma_chunk
+                                                                                           : &cma_copy_min) = one[0];
         }
         else if (strcmp(argv[i], "--algo") == 0 && i + 1 < argc && redcoll_algo_from_name(argv[i + 1], &g_opts.algo)) ++i;
         else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
@@ -199,7 +205,8 @@ int main(int argc, char **argv) {
         }
         else {
             fprintf(stderr, "usage: %s [-p P] [--sizes LIST] [--batches B] [--seconds S] [--no-cma]"
-                            " [--cma-min BYTES] [--algo NAME] [--only VARIANT]\n", argv[0]);
+                            " [--cma-min BYTES] [--cma-copy-min BYTES] [--cma-chunk BYTES] [--algo NAME]"
+                            " [--only VARIANT]\n", argv[0]);
             return 2;
         }
     }
@@ -209,6 +216,8 @@ int main(int argc, char **argv) {
     cfg.arena_bytes = 3 * sizes[nsizes - 1] + ((size_t)1 << 20); /* x, y and the scratch */
     cfg.no_cma = no_cma;
     cfg.cma_min_bytes = cma_min;
+    cfg.cma_copy_min_bytes = cma_copy_min;
+    cfg.cma_chunk_bytes = cma_chunk;
     if (redcoll_pshm_create(&cfg, p, &h) != REDCOLL_OK) {
         fprintf(stderr, "pshm: %s\n", redcoll_pshm_last_error());
         return 1;
@@ -232,10 +241,12 @@ int main(int argc, char **argv) {
     if (redcoll_pshm_attach(h, 0) != REDCOLL_OK) { fprintf(stderr, "pshm: %s\n", redcoll_pshm_last_error()); return 1; }
     bench_print_loadavg("pshm");
     printf("# allreduce of doubles (sum, %s), p=%d: threads of one process against processes sharing a\n"
-           "# segment (single copy %s); median of %d interleaved batches of about %.0f ms (the\n"
-           "# slowest rank's), time per call; ratios: the processes' median over the threads'\n#\n",
-           redcoll_algo_name(g_opts.algo), p, no_cma ? "off: cells only" : cma_min ? "from --cma-min"
-           : "from 4 MiB where the kernel allows", batches, seconds * 1e3);
+           "# segment (process_vm_readv %s); median of %d interleaved batches of about %.0f ms\n"
+           "# (the slowest rank's), time per call; ratios: the processes' median over the threads'\n#\n",
+           redcoll_algo_name(g_opts.algo), p, no_cma ? "off: cells only"
+           : cma_min || cma_copy_min || cma_chunk ? "where the kernel allows, thresholds from the flags"
+           : "where the kernel allows: from 16 KiB, reductions by 128 KiB chunks, copies from 4 MiB",
+           batches, seconds * 1e3);
     printf("| size | %s | %s | %s | private / threads | segment / threads |\n|---|---|---|---|---|---|\n",
            vname[0], vname[1], vname[2]);
     for (si = 0; si < nsizes; ++si) {

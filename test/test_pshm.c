@@ -451,7 +451,7 @@ static void test_pshm_transport(void) {
           "inline and cell sends complete unreceived: %s / %s", redcoll_result_string(res[0]),
           redcoll_result_string(res[1]));
     cfg.timeout_seconds = 60;
-    cfg.cma_min_bytes = 4096;
+    cfg.cma_min_bytes = cfg.cma_copy_min_bytes = 4096;
     for (i = 0; i < 2; ++i)
         CHECK(tpshm_run(&cfg, 2, tpshm_rendezvous_rank, i ? &cfg : NULL, res) == REDCOLL_OK,
               "a 1 MiB send %s is rendezvous: %s / %s", i ? "from the arena" : "by single copy",
@@ -553,22 +553,26 @@ static redcoll_result tpshm_paths_rank(const redcoll_transport *t, void *arg) {
 
 static void test_pshm_paths(void) {
     /* cells only, small cells (units split across them), single copy from
-       4 KiB (reductions pumped through cells), small cells pumped, the arena */
-    static const char *const names[] = { "cells", "cells of 192 B", "single copy", "single copy, cells of 192 B",
-                                         "arena" };
+       4 KiB (reductions read a chunk at a time), single copy with chunks of
+       a few units, single copy with reductions pumped through small cells
+       (the chunk smaller than a unit), the arena */
+    static const char *const names[] = { "cells", "cells of 192 B", "single copy", "single copy, chunks of 200 B",
+                                         "single copy, reductions pumped through cells of 192 B", "arena" };
     static const size_t unitv[] = { 12, 100 };
     redcoll_result res[2];
     int v, ui;
-    for (v = 0; v < 5; ++v)
+    for (v = 0; v < 6; ++v)
         for (ui = 0; ui < 2; ++ui) {
             redcoll_pshm_config cfg = tpshm_cfg();
             tpshm_paths a;
             cfg.no_cma = v < 2;
-            if (v == 1 || v == 3) { cfg.cell_bytes = 192; cfg.ncells = 5; }
-            if (v >= 2) cfg.cma_min_bytes = 4096;
-            if (v == 4) cfg.arena_bytes = (size_t)2 << 20;
+            if (v == 1 || v == 4) { cfg.cell_bytes = 192; cfg.ncells = 5; }
+            if (v >= 2) cfg.cma_min_bytes = cfg.cma_copy_min_bytes = 4096;
+            if (v == 3) cfg.cma_chunk_bytes = 200;
+            if (v == 4) cfg.cma_chunk_bytes = 8;
+            if (v == 5) cfg.arena_bytes = (size_t)2 << 20;
             a.unit = unitv[ui];
-            a.arena = v == 4;
+            a.arena = v == 5;
             CHECK(tpshm_run(&cfg, 2, tpshm_paths_rank, &a, res) == REDCOLL_OK,
                   "%s, unit %zu: send/recv, recv_reduce, sendrecv_reduce, 0 .. 1 MiB: %s / %s",
                   names[v], unitv[ui], redcoll_result_string(res[0]), redcoll_result_string(res[1]));
@@ -761,7 +765,7 @@ static void test_pshm_abort_timeout(void) {
     CHECK(res[0] == REDCOLL_ERR_TIMEOUT, "receives nobody serves time out, inline and cells: %s",
           redcoll_result_string(res[0]));
     cfg.timeout_seconds = 0.5;
-    cfg.cma_min_bytes = 4096;
+    cfg.cma_min_bytes = cfg.cma_copy_min_bytes = 4096;
     tpshm_run(&cfg, 2, tpshm_waitall_timeout_rank, NULL, res);
     CHECK(res[0] == REDCOLL_OK && res[1] == REDCOLL_OK,
           "waitall times out, withdraws its requests (inline, single copy), the ranks go on: %s / %s",

@@ -27,8 +27,12 @@
              counters and a ring of cell numbers in the line.
    So the receiver copies or reduces straight from where the bytes are:
    the sender's buffer when it can read it, the sender's cells otherwise. A
-   receive-and-reduce of a CMA message asks the sender to push cells (PUMP):
-   the copy and the reduction then run on two cores at once.
+   receive-and-reduce of a CMA message pulls it a chunk at a time into the
+   rank's stage (a private buffer that stays in cache) and reduces each
+   chunk from there at once: one pass over the sender's bytes. Without a
+   stage, and for a plain receive below pull_min, the receiver asks the
+   sender to push cells instead (PUMP): the copy and the reduction then
+   run on two cores at once.
 
    Matching is the receiver's: each rank keeps its unmatched receives
    (`pending`, in posting order), looks for the oldest posted send with the
@@ -300,6 +304,10 @@ typedef struct redcoll__ho_me {
     char               *cells;       /* [(rank * ncells + k) * cell_bytes] */
     const unsigned char *cma;        /* [dst * size + src]: dst may read src's memory; NULL: none */
     size_t              cma_min;     /* CMA from this many bytes */
+    size_t              pull_min;    /* a plain receive of a CMA send pulls from this many
+                                        bytes (below: it asks for cells) */
+    unsigned char      *stage;       /* the rank's chunk for a pull fused with a reduction */
+    size_t              stage_bytes; /* its size (0: a reduction of a CMA send asks for cells) */
     int                 one_process; /* every rank's address is valid here (PTR) */
     int                 futex_private;
     int                 rank, size;
@@ -547,6 +555,18 @@ static void redcoll__ho_fill(const redcoll__ho_me *me, redcoll__ho_line *l, cons
     }
 }
 
+/* Starts looking after send e in progress (sends through cells or CMA). */
+static void redcoll__ho_watch(redcoll__ho_me *me, redcoll__ho_end *e) {
+    e->watched = 1;
+    redcoll__ho_push(&me->watch, e);
+}
+
+static void redcoll__ho_unwatch(redcoll__ho_me *me, redcoll__ho_end *e) {
+    if (!e->watched) return;
+    redcoll__ho_remove(&me->watch, e);
+    e->watched = 0;
+}
+
 /* The sender's slot i of ch if it is drained (settling what sat in it),
    else NULL. The receiver wrote the line last: one read for ownership. */
 static redcoll__ho_line *redcoll__ho_vacant(redcoll__ho_me *me, redcoll__ho_chan *ch, int dst, int i) {
@@ -554,7 +574,9 @@ static redcoll__ho_line *redcoll__ho_vacant(redcoll__ho_me *me, redcoll__ho_chan
     unsigned s = redcoll__ho_own(&l->state);
     redcoll__ho_end **occ = &me->occupant[(size_t)dst * 2 + (size_t)i];
     if (!REDCOLL__HO_DRAINED(s)) return NULL;
-    if (*occ) { /* an earlier send whose receiver is done */
+    if (*occ) { /* an earlier send whose receiver is done (a CMA one is watched: unwatched
+                   here, or its record, reused once finished, would stay in `watch`) */
+        redcoll__ho_unwatch(me, *occ);
         redcoll__ho_finish(*occ, REDCOLL__HO_ST(s) == REDCOLL__HO_DONE ? REDCOLL_OK
                                                                    : REDCOLL_ERR_TRANSPORT);
         *occ = NULL;
@@ -586,18 +608,6 @@ static int redcoll__ho_lock(redcoll__ho_me *me, redcoll__ho_chan *ch) {
 
 static void redcoll__ho_unlock(redcoll__ho_chan *ch) {
     redcoll__ho_release(&ch->lock, 0);
-}
-
-/* Starts looking after send e in progress (sends through cells or CMA). */
-static void redcoll__ho_watch(redcoll__ho_me *me, redcoll__ho_end *e) {
-    e->watched = 1;
-    redcoll__ho_push(&me->watch, e);
-}
-
-static void redcoll__ho_unwatch(redcoll__ho_me *me, redcoll__ho_end *e) {
-    if (!e->watched) return;
-    redcoll__ho_remove(&me->watch, e);
-    e->watched = 0;
 }
 
 /* Returns a finished send's slot or descriptor to the sender's bookkeeping. */
@@ -740,13 +750,16 @@ static void redcoll__ho_serve_send(redcoll__ho_me *me, redcoll__ho_end *e) {
 /* ---- receiving ---------------------------------------------------------------------- */
 
 /* How receive e claims a posted send in `mode`: PUMP (the sender pushes
-   cells) where the bytes are not readable here, or where a single copy
-   would be followed by a reduction (a copy through a stage and a reduction
-   on one core measure slower than the pipeline through cells), else
-   CLAIMED (read where they are). */
-static unsigned redcoll__ho_want(const redcoll__ho_end *e, unsigned mode) {
-    return mode == REDCOLL__HO_CELLS || (mode == REDCOLL__HO_CMA && e->into) ? REDCOLL__HO_PUMP
-                                                                               : REDCOLL__HO_CLAIMED;
+   cells) where the bytes are not readable here, where a plain copy is
+   below pull_min, or where a reduction has no stage (or a unit larger than
+   it), else CLAIMED (read where they are: a CMA reduction pulls a chunk
+   into the stage and reduces it from there while it is in cache, chunk
+   after chunk, one pass over the sender's bytes on one core). */
+static unsigned redcoll__ho_want(const redcoll__ho_me *me, const redcoll__ho_end *e, unsigned mode) {
+    if (mode == REDCOLL__HO_CELLS) return REDCOLL__HO_PUMP;
+    if (mode != REDCOLL__HO_CMA) return REDCOLL__HO_CLAIMED;
+    if (e->into) return me->stage_bytes >= e->into->unit ? REDCOLL__HO_CLAIMED : REDCOLL__HO_PUMP;
+    return e->bytes >= me->pull_min || me->lay.ncells == 0 ? REDCOLL__HO_CLAIMED : REDCOLL__HO_PUMP;
 }
 
 /* Claims the older of ch's slots that holds a posted send with `tag` (FIFO)
@@ -759,7 +772,7 @@ static unsigned redcoll__ho_want(const redcoll__ho_end *e, unsigned mode) {
    than every queued one). The stream rule (REDCOLL_TAG_MAX in redcoll.h):
    when the oldest of them carries another call's tag, NULL with that tag in
    *other (the sender makes another call). */
-static redcoll__ho_line *redcoll__ho_claim(redcoll__ho_chan *ch, unsigned *s, int tag,
+static redcoll__ho_line *redcoll__ho_claim(const redcoll__ho_me *me, redcoll__ho_chan *ch, unsigned *s, int tag,
                                            const redcoll__ho_end *e, int *posted, int *other) {
     redcoll__ho_line *sl = NULL;
     unsigned t[2], oldest = 0;
@@ -783,7 +796,7 @@ static redcoll__ho_line *redcoll__ho_claim(redcoll__ho_chan *ch, unsigned *s, in
     }
     if (!sl || REDCOLL__HO_ST(*s) == REDCOLL__HO_EAGER) return sl;
     {
-        unsigned want = redcoll__ho_want(e, sl->mode);
+        unsigned want = redcoll__ho_want(me, e, sl->mode);
         if (!redcoll__ho_cas(&sl->state, s, (*s & ~7u) | want)) return NULL;
         *s = (*s & ~7u) | want;
     }
@@ -866,12 +879,23 @@ static void redcoll__ho_whole(redcoll__ho_end *e, const void *src) {
     else memcpy(e->rbuf, src, e->bytes);
 }
 
-/* A CMA payload, straight into rbuf (a reduction asks for cells instead). */
+/* A CMA payload: a copy straight into rbuf, or a reduction through the
+   stage, a chunk (whole units) at a time. */
 static redcoll_result redcoll__ho_pull(redcoll__ho_me *me, redcoll__ho_end *e, uint64_t from) {
-    int err;
+    int err = 0;
     if (e->bytes == 0) return REDCOLL_OK;
-    if (!me->hooks.pull || e->into) return REDCOLL_ERR_TRANSPORT;
-    err = me->hooks.pull(me, e->peer, e->rbuf, from, e->bytes);
+    if (!me->hooks.pull) return REDCOLL_ERR_TRANSPORT;
+    if (!e->into) {
+        err = me->hooks.pull(me, e->peer, e->rbuf, from, e->bytes);
+    } else {
+        size_t chunk = me->stage_bytes / e->into->unit * e->into->unit, at, n;
+        if (chunk == 0) return REDCOLL_ERR_TRANSPORT;
+        for (at = 0; at < e->bytes && err == 0; at += n) {
+            n = e->bytes - at < chunk ? e->bytes - at : chunk;
+            err = me->hooks.pull(me, e->peer, me->stage, from + at, n);
+            if (err == 0) e->into->fn(e->into->arg, me->stage, at, n);
+        }
+    }
     return err == 0 ? REDCOLL_OK : err == ESRCH ? REDCOLL_ERR_ABORTED : REDCOLL_ERR_TRANSPORT;
 }
 
@@ -910,18 +934,18 @@ static int redcoll__ho_match(redcoll__ho_me *me, redcoll__ho_end *e) {
     redcoll_result res = REDCOLL_OK;
     unsigned s = 0, st, done;
     int posted, other = -1;
-    l = redcoll__ho_claim(ch, &s, e->tag, e, &posted, &other);
+    l = redcoll__ho_claim(me, ch, &s, e->tag, e, &posted, &other);
     if (!l && other < 0) {
         if (redcoll__ho_load(&ch->nover) == 0) return 0;
         if (!redcoll__ho_lock(me, ch)) return 0;
         /* seen a queued send: look at the slots again, whose sends are older */
-        l = redcoll__ho_claim(ch, &s, e->tag, e, &posted, &other);
+        l = redcoll__ho_claim(me, ch, &s, e->tag, e, &posted, &other);
         if (!l && other < 0 && !posted && ch->head >= 0) { /* the queue's head is the oldest */
             int first = redcoll__ho_peek(&redcoll__ho_desc(me, e->peer, ch->head)->tag);
             if (REDCOLL_TAG_OTHER_CALL(e->tag, first)) other = first;
         }
         if (!l && other < 0 && (l = redcoll__ho_dequeue(me, ch, e->peer, e->tag)) != NULL) {
-            s = redcoll__ho_want(e, l->mode);
+            s = redcoll__ho_want(me, e, l->mode);
             redcoll__ho_store(&l->state, s);
         }
         redcoll__ho_unlock(ch);
@@ -1586,7 +1610,10 @@ static int redcoll__ho_me_init(redcoll__ho_me *me, int rank) {
     me->occupant = (redcoll__ho_end **)calloc((size_t)p * 2, sizeof *me->occupant);
     me->posts = (unsigned *)calloc((size_t)p, sizeof *me->posts);
     me->descfree = (int *)calloc((size_t)me->lay.ndesc + 1, sizeof *me->descfree);
-    if (!me->unposted || !me->occupant || !me->posts || !me->descfree) return 0;
+    me->stage = me->stage_bytes ? (unsigned char *)malloc(me->stage_bytes) : NULL;
+    if (!me->unposted || !me->occupant || !me->posts || !me->descfree ||
+        (me->stage_bytes && !me->stage))
+        return 0;
     for (k = me->lay.ndesc - 1; k >= 0; --k) me->descfree[me->ndescfree++] = k;
     return 1;
 }
@@ -1599,6 +1626,8 @@ static void redcoll__ho_me_free(redcoll__ho_me *me) {
     }
     free(me->unposted); free(me->occupant); free(me->posts); free(me->descfree);
     if (me->big) REDCOLL_FREE(me->big);
+    free(me->stage);
+    me->stage = NULL;
     me->unposted = NULL; me->occupant = NULL; me->posts = NULL; me->descfree = NULL;
     me->big = NULL;
 }

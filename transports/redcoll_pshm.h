@@ -38,16 +38,21 @@
      segment (redcoll_pshm_alloc, and the scratch entry when the arena
      holds it) is read by the receiver where it is: it copies or reduces
      straight from the sender's memory, nothing staged (rendezvous).
-   - A buffer in a process's private memory: the sender copies it into its
-     cells (cell_bytes each, ncells of them) and the receiver copies or
-     reduces each one out while the sender fills the next, a pipeline on two
-     cores. Such a send is eager: it returns when its last byte is in a
-     cell. A plain receive of cma_min_bytes or more (default 4 MiB) is one
-     copy instead (process_vm_readv), straight into the receive buffer,
-     where the kernel allows it (probed between every pair at start-up:
-     containers and Yama often forbid it); a receive-and-reduce of such a
-     message asks the sender for cells. (Below 4 MiB the pipeline measured
-     faster: docs/benchmarks.md.)
+   - A buffer in a process's private memory, below cma_min_bytes (16 KiB):
+     the sender copies it into its cells (cell_bytes each, ncells of them)
+     and the receiver copies or reduces each one out while the sender fills
+     the next, a pipeline on two cores. Such a send is eager: it returns
+     when its last byte is in a cell. From cma_min_bytes, where the kernel
+     allows process_vm_readv (probed between every pair at start-up:
+     containers and Yama often forbid it), the receiver reads the sender's
+     memory itself (rendezvous): a receive-and-reduce reads a chunk
+     (cma_chunk_bytes, 128 KiB) into a private buffer and reduces it from
+     there while it is in cache, chunk after chunk, so the sender's bytes
+     are read once and the reduction makes one pass; a plain receive of
+     cma_copy_min_bytes (4 MiB) or more is one copy straight into the
+     receive buffer, a smaller one asks the sender for the pipeline through
+     cells (each measured faster: docs/benchmarks.md). Without
+     process_vm_readv everything goes through cells.
    - Nothing is allocated in steady state: request records and the carry
      of an element split between two cells are kept.
 
@@ -123,7 +128,15 @@ typedef struct redcoll_pshm_config {
     int    ndesc;             /* queued-send descriptors per rank (0 = 64) */
     size_t arena_bytes;       /* per rank: segment memory for redcoll_pshm_alloc and the
                                  scratch entry (0 = none) */
-    size_t cma_min_bytes;     /* single copy (process_vm_readv) from this size; 0 = 4 MiB */
+    size_t cma_min_bytes;     /* a send from private memory of this many bytes or more is read
+                                 by its receiver (process_vm_readv) where the kernel allows;
+                                 0 = 16 KiB ... */
+    size_t cma_copy_min_bytes;/* ... a plain receive of it is one copy from this size (below:
+                                 the sender pushes cells); 0 = 4 MiB ... */
+    size_t cma_chunk_bytes;   /* ... a receive-and-reduce reads it a chunk of this many bytes
+                                 at a time into a private buffer and reduces it from there
+                                 (0 = 128 KiB; smaller than an element: the sender pushes
+                                 cells) */
     int    no_cma;            /* 1: never process_vm_readv (the cells only) */
     size_t max_segment_bytes; /* > 0: refuse a larger segment (OUT_OF_MEMORY, as a full /dev/shm) */
     void (*report)(void *report_arg, const char *text); /* the account of ranks that disagree or
@@ -551,7 +564,9 @@ static int redcoll__pshm_cfg(const redcoll_pshm_config *in, redcoll_pshm_config 
     if (c->cell_bytes == 0) c->cell_bytes = (size_t)32 << 10;
     if (c->ncells == 0) c->ncells = 16;
     if (c->ndesc == 0) c->ndesc = 64;
-    if (c->cma_min_bytes == 0) c->cma_min_bytes = (size_t)4 << 20;
+    if (c->cma_min_bytes == 0) c->cma_min_bytes = (size_t)16 << 10;
+    if (c->cma_copy_min_bytes == 0) c->cma_copy_min_bytes = (size_t)4 << 20;
+    if (c->cma_chunk_bytes == 0) c->cma_chunk_bytes = (size_t)128 << 10;
     c->arena_bytes = (c->arena_bytes + 63) & ~(size_t)63;
     return 1;
 }
@@ -794,6 +809,8 @@ static int redcoll__pshm_fill(redcoll_pshm *h, const redcoll__ho_layout *lay) {
     me->lay = *lay;
     me->cma = h->cfg.no_cma ? NULL : h->cma;
     me->cma_min = h->cfg.cma_min_bytes;
+    me->pull_min = h->cfg.cma_copy_min_bytes;
+    me->stage_bytes = h->cfg.no_cma ? 0 : h->cfg.cma_chunk_bytes;
     me->spin = h->cfg.spin > 0 ? h->cfg.spin
              : h->cfg.spin == 0 && (cpus <= 0 || h->size <= cpus) ? REDCOLL_PSHM_SPIN : 0;
     me->timeout = h->cfg.timeout_seconds;
