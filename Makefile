@@ -43,6 +43,12 @@ $(BUILD)/test_runner: $(TEST_SRC) $(HEADERS) | $(BUILD)
 $(BUILD)/test_runner_ucontext: $(TEST_SRC) $(HEADERS) | $(BUILD)
 	$(CC) $(CFLAGS_) -DREDCOLL_CORO_UCONTEXT -Itest test/main.c -o $@ $(LIBS)
 
+# The same runner with the pair path compiled out (REDCOLL_NO_EXACT_PAIR):
+# make test runs its exact-sum suites (exact/), so p = 2 runs the general
+# method there (the local fold, adding inputs as they arrive) as p >= 3 does.
+$(BUILD)/test_runner_general: $(TEST_SRC) $(HEADERS) | $(BUILD)
+	$(CC) $(CFLAGS_) -DREDCOLL_NO_EXACT_PAIR -Itest test/main.c -o $@ $(LIBS)
+
 # The fuzz target (test/fuzz.c): random calls of the public API on the
 # simulator, checked against the sequential reference and "nothing touched
 # on an argument error". make test and make asan run it FUZZ_SECONDS as a
@@ -195,6 +201,7 @@ test-sim: $(BUILD)/test_runner
 # skipped. Each suite's wall and CPU time is printed after it (test/run_all.sh).
 SUITES := "simulator&=$(BUILD)/test_runner" "cli=test/cli.sh $(BUILD)/redcoll" \
           "ucontext=$(BUILD)/test_runner_ucontext nb/" \
+          "exact-general=$(BUILD)/test_runner_general exact/" \
           "cli-bench=test/cli_bench.sh $(BUILD)/redcoll $(or $(MPI_TOOL),none) $(MPIEXEC)" \
           "fuzz=$(BUILD)/fuzz -t $(FUZZ_SECONDS)" \
           "examples=test/examples.sh $(BUILD) $(MPIEXEC)" \
@@ -206,7 +213,7 @@ SUITES := "simulator&=$(BUILD)/test_runner" "cli=test/cli.sh $(BUILD)/redcoll" \
 
 # What make test runs, longest build first. The recipes build it two at a time
 # even under a plain `make test` (CI; a -j given on the command line is kept).
-TEST_BUILD  = $(BUILD)/test_runner $(BUILD)/test_runner_ucontext $(MPI_TESTS) $(FORTRAN_TESTS) \
+TEST_BUILD  = $(BUILD)/test_runner $(BUILD)/test_runner_ucontext $(BUILD)/test_runner_general $(MPI_TESTS) $(FORTRAN_TESTS) \
               $(BUILD)/redcoll $(MPI_TOOL) $(BUILD)/fuzz test-compile examples shim $(BUILD)/mpi_yield.so
 J2 = $(if $(filter -j%,$(MAKEFLAGS)),,-j2)
 

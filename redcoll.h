@@ -641,7 +641,8 @@ typedef enum redcoll_coll {
                model), LEVELS (groups, by_node, inner_algo, outer_algo), NODES
                (the nodes and the cost model, which picks each level's row).
      paper     R04 Rabenseifner 2004, RT05 Rabenseifner & Traeff 2005, MPICH
-               Thakur, Rabenseifner & Gropp 2005, HL Hasanov & Lastovetsky.
+               Thakur, Rabenseifner & Gropp 2005, HL Hasanov & Lastovetsky,
+               BHK97 Bruck, Ho, Kipnis, Upfal & Weathersby 1997 (k-port).
    Note the two binary trees: `binary_tree` is the binomial tree of R04 section
    3.3 (recursive distance doubling with whole vectors, as `binomial`), while
    `binary` is HL's heap-shaped binary tree (children 2v+1, 2v+2).
@@ -707,7 +708,8 @@ typedef enum redcoll_coll {
   X(NEW, NODE_LEADER,            "node_leader",               ALLREDUCE,            allreduce_node_leader,             node_leader,                       PLAIN,      ORDERED,     NODES,     "HL Alg. 1 by node") \
   X(AND, NODE_LEADER,            "node_leader",               REDUCE,               reduce_node_leader,                node_leader,                       PLAIN,      ORDERED,     NODES,     "HL Alg. 1 by node") \
   X(AND, NODE_LEADER,            "node_leader",               BCAST,                bcast_node_leader,                 node_leader,                       PLAIN,      ORDERED,     NODES,     "HL Alg. 1 by node") \
-  X(AND, NODE_LEADER,            "node_leader",               ALLGATHER,            allgather_node_leader,             node_leader,                       PLAIN,      ORDERED,     NODES,     "HL Alg. 1 by node")
+  X(AND, NODE_LEADER,            "node_leader",               ALLGATHER,            allgather_node_leader,             node_leader,                       PLAIN,      ORDERED,     NODES,     "HL Alg. 1 by node") \
+  X(NEW, NODE_LANES,             "node_lanes",                ALLREDUCE,            allreduce_node_lanes,              node_lanes,                        PLAIN,      COMMUTATIVE, NODES,     "BHK97 k-port by node")
 
 #define REDCOLL__ALGO_ENUM_NEW(A) REDCOLL_ALGO_##A,
 #define REDCOLL__ALGO_ENUM_AND(A)
@@ -2504,6 +2506,8 @@ struct redcoll__cost_in {
     double                    bound;  /* > 0: a selection, which only wants the rows below it */
     redcoll__shape            shape;  /* the nodes (two levels when nodes > 1 and the
                                          model's inter links differ: redcoll__two_level) */
+    int                       noncomm; /* the op is not commutative (rows that run
+                                          otherwise for one price it) */
     /* set by redcoll__row_cost before the row's cost function runs */
     const struct redcoll__row *row;
     double a, b, g, ua, ub;  /* alpha, beta, gamma; one-way alpha and beta */
@@ -5485,7 +5489,10 @@ static double redcoll__hierarchical_cost(const redcoll__cost_in *in) {
                   node-aware form of Rabenseifner 2004 section 3.2's
                   allreduce). Long vectors: every node's link carries
                   2 (N-1)/N n bytes each way for allreduce, the least any
-                  schedule can (N nodes, n bytes), in B parallel streams.
+                  schedule can (N nodes, n bytes), in B parallel streams;
+                  for the longest, allreduce runs in chunks whose network
+                  steps overlap the node's steps of the next and the last
+                  (node_split's pipeline, below).
    Nodes of any sizes (ranks beyond the smallest node's count rest in the
    network part of node_split). Canonical order: a node's ranks are reduced
    in rank order and the nodes in the order of their lowest rank, so when
@@ -5703,57 +5710,266 @@ static void redcoll__node_blocks_share(redcoll__ctx *c, const redcoll_transport 
     redcoll__run_level(c, v, REDCOLL_COLL_ALLGATHERV, n * c->esize, cnt, &la, 0);
 }
 
+/* What node_split's schedules share: the node plan, this rank's node (k
+   ranks), the B blocks of n (B the smallest node's rank count) and this
+   rank's block (off, len: 0 beyond position B - 1), the block layout cnt
+   (redcoll__node_blocks) and room for a cross view's N ranks. NULL cnt or
+   cross: out of memory (c->err); redcoll__split_close releases what was
+   taken either way. */
+typedef struct redcoll__split {
+    redcoll__nodes nd;
+    int            k, B, *cross;
+    redcoll__segs  L;
+    size_t         off, len, *cnt;
+} redcoll__split;
+
+static redcoll_result redcoll__split_open(redcoll__ctx *c, redcoll__split *sp, size_t n, int runs) {
+    REDCOLL_MEMSET(sp, 0, sizeof *sp);
+    if (redcoll__nodes_plan(c, &sp->nd, runs)) return c->err;
+    sp->k = redcoll__node_size(&sp->nd, sp->nd.mine);
+    sp->B = sp->nd.kmin;
+    sp->L = redcoll__segs_make(n, sp->B, NULL);
+    if (sp->nd.pos < sp->B) {
+        sp->off = redcoll__seg_off(&sp->L, sp->nd.pos);
+        sp->len = redcoll__seg_len(&sp->L, sp->nd.pos, sp->nd.pos + 1);
+    }
+    sp->cnt = redcoll__node_blocks(c, &sp->L, sp->B, sp->k);
+    sp->cross = (int *)redcoll__alloc_bytes(c, sizeof(int) * (size_t)sp->nd.N);
+    return c->err;
+}
+
+static void redcoll__split_close(redcoll__ctx *c, redcoll__split *sp) {
+    if (sp->cross) redcoll__free_bytes(c, sp->cross, sizeof(int) * (size_t)sp->nd.N);
+    if (sp->cnt) redcoll__node_blocks_free(c, sp->cnt, sp->k);
+    if (sp->nd.first) redcoll__nodes_free(c, &sp->nd);
+}
+
+/* ---- node_split's pipeline (long vectors) ----
+   Each rank moves its node's share of the network bytes while the node's
+   links sit idle in the plain schedule's first and last levels. The vector
+   is cut into C chunks, and chunk j's network allreduce runs while the
+   node reduce-scatters chunk j + 1 and allgathers chunk j - 1: a network
+   step is posted with isend / irecv (a transfer the network card moves),
+   then the ring steps inside the node due by its end (as many as fit in
+   its modeled time, redcoll__pipe_due), then it is waited for. Inside a
+   node: ring reduce-scatter and ring allgather over the node's k ranks
+   (block i of a chunk to position i < B, as node_split's layout); across:
+   recursive halving and doubling among the N nodes (N a power of two).
+   Commutative ops only (the ring reduces out of rank order), transports
+   with non-blocking transfers; C = 1 is node_split's plain schedule.
+   The modeled time follows the schedule step by step: each network step
+   lasts max(its own time with B streams sharing the link, the ring steps
+   done meanwhile). */
+
+#define REDCOLL__PIPE_MAX_CHUNKS 64
+
+/* The modeled times of one chunk's 2 lg N network steps (x, room for 64)
+   on blocks of b elements, and of one ring step inside (rs: reduce-scatter,
+   ag: allgather) on blocks of b. */
+static int redcoll__pipe_steps(const redcoll_cost_model *m, int peer, double b, double E, int N, int B, double *x,
+                               double *rs, double *ag) {
+    double ia = m->f_alpha * redcoll__inter_alpha(m), ib = m->f_beta * redcoll__inter_beta(m);
+    int L = redcoll__ceil_lg(N), s;
+    for (s = 0; s < 2 * L; ++s) {
+        double h = b * E / (double)((size_t)2 << (s < L ? s : 2 * L - 1 - s)); /* bytes each way */
+        x[s] = ia + (double)B * h * ib + (s < L ? h * m->gamma : 0);
+    }
+    *rs = m->alpha + b * E * ((peer ? 0 : m->beta) + m->gamma);
+    *ag = m->alpha + b * E * m->beta;
+    return 2 * L;
+}
+
+/* The ring steps (of ns) due by the end of network step s (of S with times
+   x): ns in proportion to the steps' times. */
+static int redcoll__pipe_due(const double *x, int S, int s, int ns) {
+    double tot = 0, cum = 0;
+    int u;
+    for (u = 0; u < S; ++u) { tot += x[u]; if (u <= s) cum += x[u]; }
+    return (int)((double)ns * cum / tot + 0.5);
+}
+
+/* The pipeline's modeled time for n elements in C chunks on N nodes of k
+   ranks (B blocks), or -1 when a chunk's blocks have fewer than N
+   elements. */
+static double redcoll__pipe_time(const redcoll_cost_model *m, int peer, size_t n, double E, int N, int k, int B,
+                                 int C) {
+    double x[64], rs, ag, t = 0;
+    size_t b = (n / (size_t)C) / (size_t)B;
+    int S, it, s;
+    if (b < (size_t)N) return -1;
+    S = redcoll__pipe_steps(m, peer, redcoll__cdiv((n + (size_t)C - 1) / (size_t)C, (size_t)B), E, N, B, x, &rs, &ag);
+    for (it = -1; it <= C; ++it) {
+        int nrs = it + 1 < C ? k - 1 : 0, ns = nrs + (it >= 1 ? k - 1 : 0), done = 0, due;
+        double in;
+        for (s = 0; it >= 0 && it < C && s < S; ++s, done = due) {
+            due = redcoll__pipe_due(x, S, s, ns);
+            in = (double)(due < nrs ? due : nrs) - (done < nrs ? done : nrs);
+            in = in * rs + ((double)(due - done) - in) * ag;
+            t += in > x[s] ? in : x[s];
+        }
+        in = (double)(nrs - (done < nrs ? done : nrs));
+        t += in * rs + ((double)(ns - done) - in) * ag;
+    }
+    return t;
+}
+
+/* The chunks node_split's allreduce runs in (1: the plain schedule) and
+   their modeled time: the fastest C of 2, 4, .. 64 when it beats the plain
+   schedule with halving levels (lg k and 2 lg N steps, the bytes of
+   Rabenseifner's allreduce at each level: what AUTO's levels come to for
+   such vectors). Every rank gets the same answer (the model and the node
+   shape alike). */
+static int redcoll__pipe_chunks(const redcoll_cost_model *m, int peer, size_t n, double E, int N, int k, int B,
+                                double *time) {
+    double ia = redcoll__inter_alpha(m), ib = redcoll__inter_beta(m), V = (double)n * E, f = (k - 1.0) / k;
+    double plain = 2 * redcoll__ceil_lg(k) * m->alpha + f * V * ((peer ? 0 : m->beta) + m->gamma + m->beta) +
+                   2 * redcoll__ceil_lg(N) * ia + (N - 1.0) / N * (V / B) * (2 * B * ib + m->gamma);
+    double tb = -1;
+    int C, best = 1;
+    if (N < 2 || (N & (N - 1)) || B < 2 || 2 * redcoll__ceil_lg(N) > 64) return 1;
+    for (C = 2; C <= REDCOLL__PIPE_MAX_CHUNKS; C *= 2) {
+        double t = redcoll__pipe_time(m, peer, n, E, N, k, B, C);
+        if (t < 0) break;
+        if (t < plain && (tb < 0 || t < tb)) { tb = t; best = C; }
+    }
+    if (time) *time = tb;
+    return best;
+}
+
+/* One ring step inside the node (j: step of the reduce-scatter, or with
+   ag of the allgather) on chunk `ch` of n in C (blocks of position i < B:
+   segment i of the chunk; positions from B on: empty). */
+static void redcoll__pipe_ring(redcoll__ctx *lc, char *buf, size_t n, int C, int ch, int B, int j, int ag,
+                               void *tmp) {
+    redcoll__segs CH = redcoll__segs_make(n, C, NULL);
+    redcoll__segs K = redcoll__segs_make(redcoll__seg_len(&CH, ch, ch + 1), B, NULL);
+    int k = lc->size, q = lc->rank, si = ((q - j - 1 + ag) % k + k) % k, ri = ((q - j - 2 + ag) % k + k) % k;
+    size_t so = si < B ? redcoll__seg_off(&K, si) : K.n, sl = si < B ? redcoll__seg_len(&K, si, si + 1) : 0;
+    size_t ro = ri < B ? redcoll__seg_off(&K, ri) : K.n, rl = ri < B ? redcoll__seg_len(&K, ri, ri + 1) : 0;
+    char *at = redcoll__at(lc, buf, redcoll__seg_off(&CH, ch));
+    if (ag) redcoll__sendrecv(lc, (q + 1) % k, redcoll__at(lc, at, so), sl, (q - 1 + k) % k, redcoll__at(lc, at, ro), rl);
+    else redcoll__sendrecv_reduce(lc, (q + 1) % k, redcoll__at(lc, at, so), sl, (q - 1 + k) % k, redcoll__at(lc, at, ro),
+                                  redcoll__at(lc, at, ro), rl, 1, tmp);
+}
+
+/* node_split's pipeline (see above) in rbuf: C chunks, the node's ring
+   steps between the network steps. */
+static void redcoll__allreduce_node_piped(redcoll__ctx *c, const redcoll__args *a, redcoll__split *sp, int C) {
+    redcoll_group v, x;
+    redcoll__ctx lc, xc;
+    redcoll__segs CH;
+    size_t n = a->count, cmax = (n + (size_t)C - 1) / (size_t)C, bmax = (cmax + (size_t)sp->B - 1) / (size_t)sp->B;
+    size_t tl = 0, xl = bmax / 2 + (size_t)sp->nd.N;
+    double xt[64], rs, ag;
+    int k = sp->k, B = sp->B, N = sp->nd.N, me = sp->nd.mine, cross = sp->nd.pos < B, it, S;
+    char *buf = (char *)a->rbuf, *tmp = NULL, *xtmp = NULL;
+    redcoll__node_view(c, &sp->nd, &v);
+    redcoll__in_view(c, &v.t, &lc);
+    tl = redcoll__stage_len(&lc, bmax);
+    tmp = (char *)redcoll__alloc(c, tl);
+    if (cross) xtmp = (char *)redcoll__alloc(c, xl);
+    if (c->err) goto done;
+    if (!a->in_place) redcoll__copy(c, buf, a->sbuf, n);
+    if (cross) {
+        redcoll__cross_view(c, &sp->nd, sp->nd.pos, sp->cross, &x);
+        redcoll__in_view(c, &x.t, &xc);
+    }
+    S = redcoll__pipe_steps(&c->o.model, (c->o.transport_flags & REDCOLL_TRANSPORT_PEER_REDUCE) != 0,
+                            (double)bmax, (double)c->esize, N, B, xt, &rs, &ag);
+    CH = redcoll__segs_make(n, C, NULL);
+    for (it = -1; it <= C; ++it) {
+        int nrs = it + 1 < C ? k - 1 : 0, ns = nrs + (it >= 1 ? k - 1 : 0), done = 0, s, lo = 0, hi = N;
+        redcoll__segs X;
+        char *blk = NULL;
+        if (cross && it >= 0 && it < C) {
+            redcoll__segs K = redcoll__segs_make(redcoll__seg_len(&CH, it, it + 1), B, NULL);
+            blk = redcoll__at(c, buf, redcoll__seg_off(&CH, it) + redcoll__seg_off(&K, sp->nd.pos));
+            X = redcoll__segs_make(redcoll__seg_len(&K, sp->nd.pos, sp->nd.pos + 1), N, NULL);
+        }
+        for (s = 0; blk && s < S; ++s) { /* network step s of chunk it: halving, then doubling */
+            redcoll_request rq[2];
+            int nreq = 0, L = S / 2, d = s < L ? N >> (s + 1) : 1 << (s - L), peer = me ^ d, due;
+            int slo, shi, rlo, rhi; /* what goes, what comes (segments of X) */
+            if (s < L) { /* keep the half on my side of d */
+                int mid = lo + d;
+                if (me & d) { slo = lo; shi = mid; rlo = mid; rhi = hi; }
+                else { slo = mid; shi = hi; rlo = lo; rhi = mid; }
+            } else {
+                slo = lo; shi = hi;
+                rlo = me & d ? lo - d : hi; rhi = rlo + d;
+            }
+            redcoll__ipost(&xc, 1, peer, redcoll__at(c, blk, redcoll__seg_off(&X, slo)), redcoll__seg_len(&X, slo, shi), rq, &nreq);
+            redcoll__ipost(&xc, 0, peer, s < L ? xtmp : redcoll__at(c, blk, redcoll__seg_off(&X, rlo)),
+                           redcoll__seg_len(&X, rlo, rhi), rq, &nreq);
+            for (due = redcoll__pipe_due(xt, S, s, ns); done < due; ++done)
+                redcoll__pipe_ring(&lc, buf, n, C, done < nrs ? it + 1 : it - 1, B, done < nrs ? done : done - nrs,
+                                   done >= nrs, tmp);
+            redcoll__waitall(&xc, rq, nreq);
+            if (s < L) redcoll__reduce3(&xc, xtmp, redcoll__at(c, blk, redcoll__seg_off(&X, rlo)),
+                                        redcoll__at(c, blk, redcoll__seg_off(&X, rlo)), redcoll__seg_len(&X, rlo, rhi), 0);
+            if (s < L) { lo = rlo; hi = rhi; }
+            else { lo = lo < rlo ? lo : rlo; hi = hi > rhi ? hi : rhi; }
+        }
+        for (; done < ns; ++done) /* the node's steps left (all of them beyond position B - 1) */
+            redcoll__pipe_ring(&lc, buf, n, C, done < nrs ? it + 1 : it - 1, B, done < nrs ? done : done - nrs,
+                               done >= nrs, tmp);
+    }
+    if (cross) redcoll__in_view_done(c, &xc);
+    redcoll__in_view_done(c, &lc);
+done:
+    redcoll__free(c, xtmp, xl);
+    redcoll__free(c, tmp, tl);
+}
+
 /* Allreduce, node_split: reduce-scatter of the B blocks inside every node
    (block i to position i), allreduce of block i among the ranks at
    position i (N nodes, B such allreduces sharing each node's link), then
    allgather inside. Cost: RS(k, n) + AR(N, n/B; inter_beta B) + AG(k, n),
    each level's best row; the network part moves 2 (N-1)/N n bytes each way
-   per node, the least possible. Scratch: the levels'. */
+   per node, the least possible. Where the model prices it faster (long
+   vectors, commutative ops, non-blocking transfers, N a power of two), the
+   pipeline above instead. Scratch: the levels'; the pipeline's two blocks. */
 static redcoll_result redcoll__allreduce_node_split(redcoll__ctx *c, const redcoll__args *a) {
-    redcoll__nodes nd;
+    redcoll__split sp;
     redcoll_group v;
-    redcoll__segs L;
     redcoll__args la;
-    size_t n = a->count, off = 0, len = 0, *cnt;
-    int k, B, *cross;
+    size_t n = a->count, off, len;
+    int k;
     char *rbuf = (char *)a->rbuf;
-    if (redcoll__nodes_plan(c, &nd, !c->op.commutative)) return c->err;
-    k = redcoll__node_size(&nd, nd.mine);
-    B = nd.kmin;
-    L = redcoll__segs_make(n, B, NULL);
-    if (nd.pos < B) { off = redcoll__seg_off(&L, nd.pos); len = redcoll__seg_len(&L, nd.pos, nd.pos + 1); }
-    cnt = redcoll__node_blocks(c, &L, B, k);
-    cross = (int *)redcoll__alloc_bytes(c, sizeof(int) * (size_t)nd.N);
-    if (!cnt || !cross) goto done;
-    redcoll__node_view(c, &nd, &v);
+    if (redcoll__split_open(c, &sp, n, !c->op.commutative)) goto done;
+    k = sp.k; off = sp.off; len = sp.len;
+    if (c->op.commutative && c->t->isend && c->t->irecv && c->t->waitall) {
+        int C = redcoll__pipe_chunks(&c->o.model, (c->o.transport_flags & REDCOLL_TRANSPORT_PEER_REDUCE) != 0, n,
+                                     (double)c->esize, sp.nd.N, sp.nd.kmax, sp.B, NULL);
+        if (C > 1) { redcoll__allreduce_node_piped(c, a, &sp, C); goto done; }
+    }
+    redcoll__node_view(c, &sp.nd, &v);
     la = *a;
-    la.count = 0; la.counts = cnt; la.displs = cnt + k;
+    la.count = 0; la.counts = sp.cnt; la.displs = sp.cnt + k;
     if (k > 1) { /* 1: block pos of the node's partial result */
         la.sbuf = a->in_place ? a->rbuf : a->sbuf;
         la.rbuf = a->in_place ? a->rbuf : redcoll__at(c, rbuf, off);
-        redcoll__run_level(c, &v.t, REDCOLL_COLL_REDUCE_SCATTER, n * c->esize, cnt, &la, 0);
+        redcoll__run_level(c, &v.t, REDCOLL_COLL_REDUCE_SCATTER, n * c->esize, sp.cnt, &la, 0);
         if (a->in_place) redcoll__move(c, redcoll__at(c, rbuf, off), rbuf, len); /* from the front */
     }
-    if (nd.pos < B && len > 0) { /* 2: block pos over the nodes */
+    if (sp.nd.pos < sp.B && len > 0) { /* 2: block pos over the nodes */
         redcoll_group x;
         la = *a;
         la.count = len; la.counts = la.displs = NULL;
         la.rbuf = redcoll__at(c, rbuf, off);
         la.in_place = k > 1 || a->in_place; /* a node of one: the input is read where it is */
         la.sbuf = la.in_place ? la.rbuf : a->sbuf;
-        if (nd.N > 1) {
-            redcoll__cross_view(c, &nd, nd.pos, cross, &x);
-            redcoll__run_level(c, &x.t, REDCOLL_COLL_ALLREDUCE, len * c->esize, NULL, &la, B);
+        if (sp.nd.N > 1) {
+            redcoll__cross_view(c, &sp.nd, sp.nd.pos, sp.cross, &x);
+            redcoll__run_level(c, &x.t, REDCOLL_COLL_ALLREDUCE, len * c->esize, NULL, &la, sp.B);
         } else if (!la.in_place) {
             redcoll__copy(c, la.rbuf, la.sbuf, len);
         }
     }
     if (k > 1) /* 3: the blocks to every rank of the node */
-        redcoll__node_blocks_share(c, &v.t, a, cnt, k, redcoll__at(c, rbuf, off), a->rbuf, n);
+        redcoll__node_blocks_share(c, &v.t, a, sp.cnt, k, redcoll__at(c, rbuf, off), a->rbuf, n);
 done:
-    if (cross) redcoll__free_bytes(c, cross, sizeof(int) * (size_t)nd.N);
-    if (cnt) redcoll__node_blocks_free(c, cnt, k);
-    redcoll__nodes_free(c, &nd);
+    redcoll__split_close(c, &sp);
     return c->err;
 }
 
@@ -5866,31 +6082,25 @@ done:
    the blocks to the root there. Cost: RS(k, n) + reduce(N, n/B; inter_beta
    B) + (B - 1) one-way messages of n/B to the root. Scratch: one block. */
 static redcoll_result redcoll__reduce_node_split(redcoll__ctx *c, const redcoll__args *a) {
-    redcoll__nodes nd;
+    redcoll__split sp;
     redcoll_group v;
-    redcoll__segs L;
     redcoll__args la;
-    size_t n = a->count, len = 0, *cnt;
-    int k, B, R = 0, pr = 0, i, is_root = c->rank == a->root, *cross;
+    size_t n = a->count, len = 0;
+    int k = 0, B, R = 0, pr = 0, i, is_root = c->rank == a->root;
     char *blk = NULL;
-    if (redcoll__nodes_plan(c, &nd, !c->op.commutative)) return c->err;
-    redcoll__node_of_root(&nd, a->root, &R, &pr);
-    k = redcoll__node_size(&nd, nd.mine);
-    B = nd.kmin;
-    L = redcoll__segs_make(n, B, NULL);
-    if (nd.pos < B) len = redcoll__seg_len(&L, nd.pos, nd.pos + 1);
-    cnt = redcoll__node_blocks(c, &L, B, k);
-    cross = (int *)redcoll__alloc_bytes(c, sizeof(int) * (size_t)nd.N);
+    if (redcoll__split_open(c, &sp, n, !c->op.commutative)) goto done;
+    redcoll__node_of_root(&sp.nd, a->root, &R, &pr);
+    k = sp.k; B = sp.B; len = sp.len;
     if (k > 1 && len > 0) blk = (char *)redcoll__alloc(c, len);
     if (c->err) goto done;
     if (k > 1) { /* 1: block pos of the node's partial result */
-        redcoll__node_view(c, &nd, &v);
+        redcoll__node_view(c, &sp.nd, &v);
         la = *a;
-        la.count = 0; la.counts = cnt; la.displs = cnt + k;
+        la.count = 0; la.counts = sp.cnt; la.displs = sp.cnt + k;
         la.rbuf = blk; la.in_place = 0;
-        redcoll__run_level(c, &v.t, REDCOLL_COLL_REDUCE_SCATTER, n * c->esize, cnt, &la, 0);
+        redcoll__run_level(c, &v.t, REDCOLL_COLL_REDUCE_SCATTER, n * c->esize, sp.cnt, &la, 0);
     }
-    if (nd.pos < B && len > 0 && nd.N > 1) { /* 2: block pos over the nodes, to the root's node */
+    if (sp.nd.pos < B && len > 0 && sp.nd.N > 1) { /* 2: block pos over the nodes, to the root's node */
         redcoll_group x;
         la = *a;
         la.count = len; la.counts = la.displs = NULL;
@@ -5900,34 +6110,32 @@ static redcoll_result redcoll__reduce_node_split(redcoll__ctx *c, const redcoll_
             la.in_place = is_root && a->in_place;
         } else {
             la.sbuf = blk;
-            la.rbuf = nd.mine == R ? blk : NULL;
-            la.in_place = nd.mine == R;
+            la.rbuf = sp.nd.mine == R ? blk : NULL;
+            la.in_place = sp.nd.mine == R;
         }
-        redcoll__cross_view(c, &nd, nd.pos, cross, &x);
+        redcoll__cross_view(c, &sp.nd, sp.nd.pos, sp.cross, &x);
         redcoll__run_level(c, &x.t, REDCOLL_COLL_REDUCE, len * c->esize, NULL, &la, B);
     }
-    if (nd.mine == R && k > 1 && !c->err) { /* 3: the blocks to the root (view rank pr) */
+    if (sp.nd.mine == R && k > 1 && !c->err) { /* 3: the blocks to the root (view rank pr) */
         redcoll__ctx lc;
         redcoll__in_view(c, &v.t, &lc);
         if (is_root) {
             for (i = 0; i < B; ++i) {
-                char *to = redcoll__at(c, a->rbuf, redcoll__seg_off(&L, i));
-                size_t m = redcoll__seg_len(&L, i, i + 1);
+                char *to = redcoll__at(c, a->rbuf, redcoll__seg_off(&sp.L, i));
+                size_t m = redcoll__seg_len(&sp.L, i, i + 1);
                 if (i == pr) redcoll__copy(c, to, blk, m);
                 else if (m > 0) redcoll__recv(&lc, i, to, m);
             }
-        } else if (nd.pos < B && len > 0) {
+        } else if (sp.nd.pos < B && len > 0) {
             redcoll__send(&lc, pr, blk, len);
         }
         redcoll__in_view_done(c, &lc);
-    } else if (is_root && nd.N == 1 && !a->in_place) {
+    } else if (is_root && sp.nd.N == 1 && !a->in_place) {
         redcoll__copy(c, a->rbuf, a->sbuf, n); /* p = 1 */
     }
 done:
     redcoll__free(c, blk, len);
-    if (cross) redcoll__free_bytes(c, cross, sizeof(int) * (size_t)nd.N);
-    if (cnt) redcoll__node_blocks_free(c, cnt, k);
-    redcoll__nodes_free(c, &nd);
+    redcoll__split_close(c, &sp);
     return c->err;
 }
 
@@ -5968,50 +6176,41 @@ static redcoll_result redcoll__bcast_node_leader(redcoll__ctx *c, const redcoll_
    Cost: (B - 1)(alpha_uni + n/B beta_uni) + bcast(N, n/B; inter_beta B)
    + AG(k, n). */
 static redcoll_result redcoll__bcast_node_split(redcoll__ctx *c, const redcoll__args *a) {
-    redcoll__nodes nd;
+    redcoll__split sp;
     redcoll_group v;
-    redcoll__segs L;
     redcoll__args la;
-    size_t n = a->count, off = 0, len = 0, *cnt;
-    int k, B, R = 0, pr = 0, i, *cross;
+    size_t off, len;
+    int k, R = 0, pr = 0, i;
     char *buf = (char *)a->rbuf;
-    if (redcoll__nodes_plan(c, &nd, 0)) return c->err;
-    redcoll__node_of_root(&nd, a->root, &R, &pr);
-    k = redcoll__node_size(&nd, nd.mine);
-    B = nd.kmin;
-    L = redcoll__segs_make(n, B, NULL);
-    if (nd.pos < B) { off = redcoll__seg_off(&L, nd.pos); len = redcoll__seg_len(&L, nd.pos, nd.pos + 1); }
-    cnt = redcoll__node_blocks(c, &L, B, k);
-    cross = (int *)redcoll__alloc_bytes(c, sizeof(int) * (size_t)nd.N);
-    if (!cnt || !cross) goto done;
-    if (k > 1) redcoll__node_view(c, &nd, &v);
-    if (nd.mine == R && k > 1) { /* 1: the blocks to positions 0 .. B-1 of the root's node (view rank pr) */
+    if (redcoll__split_open(c, &sp, a->count, 0)) goto done;
+    redcoll__node_of_root(&sp.nd, a->root, &R, &pr);
+    k = sp.k; off = sp.off; len = sp.len;
+    if (k > 1) redcoll__node_view(c, &sp.nd, &v);
+    if (sp.nd.mine == R && k > 1) { /* 1: the blocks to positions 0 .. B-1 of the root's node (view rank pr) */
         redcoll__ctx lc;
         redcoll__in_view(c, &v.t, &lc);
         if (c->rank == a->root) {
-            for (i = 0; i < B; ++i)
-                if (i != pr && redcoll__seg_len(&L, i, i + 1) > 0)
-                    redcoll__send(&lc, i, redcoll__at(c, buf, redcoll__seg_off(&L, i)), redcoll__seg_len(&L, i, i + 1));
-        } else if (nd.pos < B && len > 0) {
+            for (i = 0; i < sp.B; ++i)
+                if (i != pr && redcoll__seg_len(&sp.L, i, i + 1) > 0)
+                    redcoll__send(&lc, i, redcoll__at(c, buf, redcoll__seg_off(&sp.L, i)), redcoll__seg_len(&sp.L, i, i + 1));
+        } else if (sp.nd.pos < sp.B && len > 0) {
             redcoll__recv(&lc, pr, redcoll__at(c, buf, off), len);
         }
         redcoll__in_view_done(c, &lc);
     }
-    if (nd.pos < B && len > 0 && nd.N > 1) { /* 2: block pos over the nodes */
+    if (sp.nd.pos < sp.B && len > 0 && sp.nd.N > 1) { /* 2: block pos over the nodes */
         redcoll_group x;
         la = *a;
         la.count = len;
         la.sbuf = la.rbuf = redcoll__at(c, buf, off);
         la.root = R;
-        redcoll__cross_view(c, &nd, nd.pos, cross, &x);
-        redcoll__run_level(c, &x.t, REDCOLL_COLL_BCAST, len * c->esize, NULL, &la, B);
+        redcoll__cross_view(c, &sp.nd, sp.nd.pos, sp.cross, &x);
+        redcoll__run_level(c, &x.t, REDCOLL_COLL_BCAST, len * c->esize, NULL, &la, sp.B);
     }
     if (k > 1) /* 3: the blocks to every rank of the node */
-        redcoll__node_blocks_share(c, &v.t, a, cnt, k, redcoll__at(c, buf, off), buf, n);
+        redcoll__node_blocks_share(c, &v.t, a, sp.cnt, k, redcoll__at(c, buf, off), buf, a->count);
 done:
-    if (cross) redcoll__free_bytes(c, cross, sizeof(int) * (size_t)nd.N);
-    if (cnt) redcoll__node_blocks_free(c, cnt, k);
-    redcoll__nodes_free(c, &nd);
+    redcoll__split_close(c, &sp);
     return c->err;
 }
 
@@ -6234,10 +6433,15 @@ static double redcoll__node_split_cost(const redcoll__cost_in *in) {
     dp = redcoll__node_displs(d, in->n, B, k);
     blk = (in->n + (size_t)B - 1) / (size_t)B;
     switch (coll) {
-    case REDCOLL_COLL_ALLREDUCE:
+    case REDCOLL_COLL_ALLREDUCE: { /* pipelined when that is faster (commutative ops;
+                                      non-blocking transfers assumed) */
+        double piped;
+        if (!in->noncomm && redcoll__pipe_chunks(in->m, in->br == 0, in->n, in->E, N, k, B, &piped) > 1)
+            return piped;
         return redcoll__level_cost(in, REDCOLL_COLL_REDUCE_SCATTER, k, in->n, dp, 0) +
                redcoll__level_cost(in, REDCOLL_COLL_ALLREDUCE, N, blk, NULL, B) +
                redcoll__level_cost(in, REDCOLL_COLL_ALLGATHERV, k, in->n, dp, 0);
+    }
     case REDCOLL_COLL_REDUCE:
         return redcoll__level_cost(in, REDCOLL_COLL_REDUCE_SCATTER, k, in->n, dp, 0) +
                redcoll__level_cost(in, REDCOLL_COLL_REDUCE, N, blk, NULL, B) + redcoll__node_fan(in, B);
@@ -6271,6 +6475,196 @@ static double redcoll__node_leader_cost(const redcoll__cost_in *in) {
                redcoll__level_cost(in, REDCOLL_COLL_ALLGATHERV, N, in->n * (size_t)in->p, NULL, 1) +
                redcoll__level_cost(in, REDCOLL_COLL_BCAST, k, in->n * (size_t)in->p, NULL, 0);
     }
+}
+
+/* ---- node_lanes: several ranks of a node across at once (short vectors) ----
+   Bruck et al. 1997's k-port exchange with a node's ranks as its ports:
+   node_split crosses the network lg N times, each crossing an inter_alpha;
+   here the ranks of a node that hold the same block reach r - 1 other
+   nodes in one crossing (radix r), so lg N crossings become R with
+   r_1 ... r_R >= N. Steps: the node's ranks beyond P (the largest power of
+   two <= the smallest node) fold their vectors into position q - P, ...;
+   the P ranks reduce-scatter the vector into B blocks (recursive halving)
+   and allreduce block b among the g = P / B ranks holding it (recursive
+   doubling), so each holds its node's block b; then per round j the
+   rank of lane t < r_j - 1 sends it to the node t + 1 further along digit
+   j of the node's index (radix r_j) and receives from the one t + 1
+   before, and the g lanes combine what came (plus the node's own once)
+   by recursive doubling; an allgather of the B blocks and the unfold end
+   it. A round's link carries B (r_j - 1) blocks of n / B: fewer crossings
+   cost more bytes, so B, g and the radices are the model's choice
+   (redcoll__lanes_plan). The radices multiply to N, or to M, the largest
+   power of two below N, and node M + i folds its blocks into node i
+   first and gets the vector back last (any N). Commutative ops (the lanes
+   combine in arrival order). */
+
+typedef struct redcoll__lanes {
+    int    P, B, g, R, r[32];
+    int    M;              /* nodes in the rounds (r_1 ... r_R = M); nodes M + i, i < N - M, fold into node i */
+    double t;              /* modeled time */
+} redcoll__lanes;
+
+/* The modeled time of plan pl for n elements on nodes of up to k ranks. */
+static double redcoll__lanes_time(const redcoll__lanes *pl, const redcoll_cost_model *m, int peer, size_t n,
+                                  double E, int N, int k) {
+    double br = peer ? 0 : m->beta, ia = redcoll__inter_alpha(m), ib = redcoll__inter_beta(m);
+    double blk = redcoll__cdiv(n, (size_t)pl->B) * E, t = 0, h = (double)n * E;
+    int folds = k > pl->P ? (k - pl->P + pl->P - 1) / pl->P : 0, d, j, lgg = redcoll__ceil_lg(pl->g);
+    t += 2 * folds * m->f_alpha * m->alpha + folds * h * (m->f_beta * (br + m->beta) + m->gamma);
+    for (d = pl->B / 2; d >= 1; d /= 2) { h /= 2; t += 2 * m->alpha + h * (br + m->gamma + m->beta); }
+    t += lgg * (m->alpha + blk * (br + m->gamma));
+    for (j = 0; j < pl->R; ++j)
+        t += ia + (double)pl->B * (pl->r[j] - 1) * blk * ib + lgg * (m->alpha + blk * (br + m->gamma));
+    if (pl->M < N) /* the folded nodes' blocks in, the vector back out */
+        t += 2 * ia + (double)pl->P * (blk + (double)n * E) * ib + blk * m->gamma;
+    return t;
+}
+
+/* Radices r_1 .. r_R of pl for M nodes (their product exactly M), each at
+   most g + 1, as even as the divisors allow; 0 when there are none. */
+static int redcoll__lanes_radices(redcoll__lanes *pl, int M, int R) {
+    int rem = M, j;
+    for (j = 0; j < R; ++j) {
+        int want = 2, r = 0, d;
+        for (;; ++want) { /* the least want with want^(R - j) >= rem */
+            double pw = 1;
+            int e;
+            for (e = 0; e < R - j && pw < rem; ++e) pw *= want;
+            if (pw >= rem) break;
+        }
+        for (d = want; d <= rem && d <= pl->g + 1 && !r; ++d) if (rem % d == 0) r = d;
+        for (d = want - 1; d >= 2 && !r; --d) if (d <= pl->g + 1 && rem % d == 0) r = d;
+        if (!r) return 0;
+        pl->r[j] = r;
+        rem /= r;
+    }
+    return rem == 1;
+}
+
+/* The fastest plan (B, g, the nodes in the rounds, radices) for n elements
+   on N nodes of kmin .. kmax ranks; every rank gets the same. */
+static void redcoll__lanes_plan(const redcoll_cost_model *m, int peer, size_t n, double E, int N, int kmin,
+                                int kmax, redcoll__lanes *best) {
+    redcoll__lanes pl;
+    int P = redcoll__pof2_floor(kmin > 0 ? kmin : 1), B, R, mi, Ms[2];
+    Ms[0] = N; Ms[1] = redcoll__pof2_floor(N);
+    best->t = -1;
+    for (B = 1; B <= P; B *= 2)
+        for (mi = 0; mi < (Ms[1] < N ? 2 : 1); ++mi)
+            for (R = Ms[mi] > 1 ? 1 : 0; R <= 31; ++R) {
+                pl.P = P; pl.B = B; pl.g = P / B; pl.R = R; pl.M = Ms[mi];
+                if (!redcoll__lanes_radices(&pl, pl.M, R)) continue;
+                pl.t = redcoll__lanes_time(&pl, m, peer, n, E, N, kmax);
+                if (best->t < 0 || pl.t < best->t) *best = pl;
+                if (R == 0 || 1 << R >= pl.M) break;
+            }
+}
+
+/* Allreduce, node_lanes (see above). Scratch: a vector (the fold's staging),
+   one block, the lanes' flags. */
+static redcoll_result redcoll__allreduce_node_lanes(redcoll__ctx *c, const redcoll__args *a) {
+    redcoll__nodes nd;
+    redcoll__lanes pl;
+    redcoll_group v, xv;
+    redcoll__ctx lc, xc;
+    redcoll__segs Lb;
+    size_t n = a->count, tl = 0, bl, off, len;
+    int k, q, P, B, g, e, d, j, lo, hi, b, t, w, x, *have = NULL, *cross = NULL;
+    char *buf = (char *)a->rbuf, *tmp = NULL, *rcv = NULL;
+    if (!a->in_place) redcoll__copy(c, buf, a->sbuf, n);
+    if (n == 0 || redcoll__nodes_plan(c, &nd, 0)) return c->err;
+    k = redcoll__node_size(&nd, nd.mine);
+    q = nd.pos; x = nd.mine;
+    redcoll__lanes_plan(&c->o.model, (c->o.transport_flags & REDCOLL_TRANSPORT_PEER_REDUCE) != 0, n,
+                        (double)c->esize, nd.N, nd.kmin, nd.kmax, &pl);
+    P = pl.P; B = pl.B; g = pl.g;
+    Lb = redcoll__segs_make(n, B, NULL);
+    bl = (n + (size_t)B - 1) / (size_t)B;
+    redcoll__node_view(c, &nd, &v);
+    redcoll__in_view(c, &v.t, &lc);
+    tl = redcoll__stage_len(&lc, n);
+    tmp = (char *)redcoll__alloc(c, tl);
+    rcv = (char *)redcoll__alloc(c, bl);
+    have = (int *)redcoll__alloc_bytes(c, sizeof(int) * (size_t)g);
+    cross = (int *)redcoll__alloc_bytes(c, sizeof(int) * (size_t)nd.N);
+    if (c->err) goto done;
+    if (q >= P) { /* fold into position q mod P, and back at the end */
+        redcoll__send(&lc, q % P, buf, n);
+        redcoll__recv(&lc, q % P, buf, n);
+        redcoll__in_view_done(c, &lc);
+        goto done;
+    }
+    for (e = q + P; e < k; e += P) redcoll__recv_reduce(&lc, e, buf, buf, n, 1, tmp);
+    b = q % B; t = q / B;
+    for (lo = 0, hi = B, d = B / 2; d >= 1; d /= 2) { /* reduce-scatter: block b */
+        int mid = lo + d, up = q & d;
+        int slo = up ? lo : mid, rlo = up ? mid : lo;
+        redcoll__sendrecv_reduce(&lc, q ^ d, redcoll__at(c, buf, redcoll__seg_off(&Lb, slo)), redcoll__seg_len(&Lb, slo, slo + d),
+                                 q ^ d, redcoll__at(c, buf, redcoll__seg_off(&Lb, rlo)),
+                                 redcoll__at(c, buf, redcoll__seg_off(&Lb, rlo)), redcoll__seg_len(&Lb, rlo, rlo + d), 1, tmp);
+        lo = rlo; hi = rlo + d;
+    }
+    off = redcoll__seg_off(&Lb, b); len = redcoll__seg_len(&Lb, b, b + 1);
+    if (nd.N > 1) {
+        redcoll__cross_view(c, &nd, q, cross, &xv);
+        redcoll__in_view(c, &xv.t, &xc);
+    }
+    if (x >= pl.M) { /* a folded node: its lanes' blocks to node x - M, the vector back from it */
+        redcoll__send(&xc, x - pl.M, redcoll__at(c, buf, off), len);
+        redcoll__recv(&xc, x - pl.M, buf, n);
+        redcoll__in_view_done(c, &xc);
+        goto unfold;
+    }
+    if (x + pl.M < nd.N) redcoll__recv_reduce(&xc, x + pl.M, redcoll__at(c, buf, off), redcoll__at(c, buf, off), len, 1, tmp);
+    for (d = 1; d < g; d *= 2) { /* the node's block b on all g lanes */
+        int pq = (t ^ d) * B + b;
+        redcoll__sendrecv_reduce(&lc, pq, redcoll__at(c, buf, off), len, pq, redcoll__at(c, buf, off),
+                                 redcoll__at(c, buf, off), len, 1, tmp);
+    }
+    for (j = 0, w = 1; j < pl.R && !c->err && !lc.err && !xc.err; w *= pl.r[j], ++j) { /* round j: digit j */
+        int r = pl.r[j], dj = x / w % r, u, to = x + ((dj + t + 1) % r - dj) * w, from = x + ((dj - t - 1 + r) % r - dj) * w;
+        char *con = t == 0 ? redcoll__at(c, buf, off) : rcv;
+        for (u = 0; u < g; ++u) have[u] = u < r; /* lane 0: the node's own and what came */
+        if (t < r - 1) redcoll__sendrecv(&xc, to, redcoll__at(c, buf, off), len, from, rcv, len);
+        if (t == 0 && r > 1) redcoll__reduce3(c, rcv, con, con, len, 0);
+        if (r - 1 < g) have[r - 1] = 0;
+        for (d = 1; d < g; d *= 2) { /* the lanes' sum on every lane */
+            int pq = (t ^ d) * B + b, mine = have[t], theirs = have[t ^ d];
+            if (mine && theirs) redcoll__sendrecv_reduce(&lc, pq, con, len, pq, con, con, len, 1, tmp);
+            else if (mine) redcoll__send(&lc, pq, con, len);
+            else if (theirs) redcoll__recv(&lc, pq, con, len);
+            for (u = 0; u < g; ++u) have[u] = have[u] || have[u ^ d];
+        }
+        if (con != redcoll__at(c, buf, off)) redcoll__copy(c, redcoll__at(c, buf, off), con, len);
+    }
+    for (lo = b, hi = b + 1, d = 1; d < B; d *= 2) { /* allgather of the blocks */
+        int plo = q & d ? lo - d : hi;
+        redcoll__sendrecv(&lc, q ^ d, redcoll__at(c, buf, redcoll__seg_off(&Lb, lo)), redcoll__seg_len(&Lb, lo, hi), q ^ d,
+                          redcoll__at(c, buf, redcoll__seg_off(&Lb, plo)), redcoll__seg_len(&Lb, plo, plo + d));
+        lo = lo < plo ? lo : plo; hi = lo + 2 * d;
+    }
+    if (nd.N > 1) {
+        if (x + pl.M < nd.N) redcoll__send(&xc, x + pl.M, buf, n);
+        redcoll__in_view_done(c, &xc);
+    }
+unfold:
+    for (e = q + P; e < k; e += P) redcoll__send(&lc, e, buf, n);
+    redcoll__in_view_done(c, &lc);
+done:
+    if (cross) redcoll__free_bytes(c, cross, sizeof(int) * (size_t)nd.N);
+    if (have) redcoll__free_bytes(c, have, sizeof(int) * (size_t)g);
+    redcoll__free(c, rcv, bl);
+    redcoll__free(c, tmp, tl);
+    redcoll__nodes_free(c, &nd);
+    return c->err;
+}
+
+static double redcoll__node_lanes_cost(const redcoll__cost_in *in) {
+    redcoll__lanes pl;
+    int N, k, B;
+    redcoll__node_terms(in, &N, &k, &B);
+    redcoll__lanes_plan(in->m, in->br == 0, in->n, in->E, N, B, k, &pl);
+    return pl.t;
 }
 
 /* ---- Rabenseifner & Traeff 2005: reductions for non-power-of-two p ----------
@@ -7049,7 +7443,14 @@ static double redcoll__rabenseifner_traeff_cost(const redcoll__cost_in *in) {
    all ranks (REDCOLL__XXCHG_BYTES): an alltoall of the raw inputs gives
    rank r block r of every rank's round, r folds it, an allgatherv shares
    the results. The wire carries the ordinary sum's bytes (an alltoall and
-   an allgather of the vector) and there is no range collective.
+   an allgather of the vector) and there is no range collective. For
+   doubles where the fast way runs, a pairwise alltoall folds on arrival
+   (redcoll__xacc): each peer's block is added into the TwoSum state as
+   the transport hands it over (on threads straight from the peer's
+   buffer, like the ordinary sum's receive-and-reduce) and copied into the
+   stage on the way, which the exact way reads for a block that does not
+   certify; no separate fold pass, and this rank's own block is read where
+   it is (copied first only in place).
    Two ranks (x86-64, redcoll__xpair): the correctly rounded sum of two
    inputs is their IEEE sum in the default FP environment, so p = 2 runs the
    caller's ordinary schedule with the pair kernel (redcoll__k_xsum_f64 in
@@ -7092,7 +7493,9 @@ static double redcoll__rabenseifner_traeff_cost(const redcoll__cost_in *in) {
    Scratch: 6 bytes per block and a round buffer of min(1 MiB, what the call
    could need at most), p counts (reduce_scatter; 2p split); gathered: the
    fold's 57 KiB (REDCOLL__XFOLD_WORDS) and the p n inputs; exchanged: the
-   fold's and one round's inputs of every rank (at most 1 MiB), p counts;
+   fold's and one round's inputs of every rank (at most 1 MiB), p counts,
+   and, folding on arrival, 8 bytes per block of this rank's part of a
+   round (at p > 2 and 32 bytes per element more: the TwoSum rows);
    p = 1: none; all known from (collective,
    p, counts, dtype) before the data is seen; the inner collectives run
    nested on the call's arena (redcoll__nested) with their scratch for one
@@ -7731,51 +8134,79 @@ REDCOLL__XHOT void redcoll__xdecode_round(redcoll__xsum *x, redcoll__xfmt f, red
 REDCOLL__XHOT uint64_t redcoll__xfast_r(double s, double e, double g) {
     const uint64_t sign = (uint64_t)1 << 63;
     double r = s + (e + g);
-    uint64_t rbits, sbits;
+    uint64_t rbits, sbits, rz, sz;
     memcpy(&rbits, &r, 8);
     memcpy(&sbits, &s, 8);
-    return (rbits << 1) == 0 ? ((sbits << 1) == 0 ? sbits & sign : 0) : rbits;
+    /* as masks, not branches: the loops around it vectorise */
+    rz = (uint64_t)0 - REDCOLL__XNZ((rbits << 1) == 0);
+    sz = (uint64_t)0 - REDCOLL__XNZ((sbits << 1) == 0);
+    return (rbits & ~rz) | (sbits & sign & rz & sz);
 }
 
-/* The fast way's additions for V (8 or 1) elements of p vectors (vector q
-   at in + q stride bytes), kept in registers across the p inputs, into
-   w's four rows (s, e, g, sum |u|; row stride REDCOLL__XBLOCK), and r into
-   out (right where certified); nz[] lane-wise: some u (bit 0), some g (bit
-   1) nonzero, r not finite (bit 2). Branch-free over the lanes with no
-   reduction across them: they vectorise. */
-REDCOLL__XHOT void redcoll__xfast_add(const char *REDCOLL__XRESTRICT in, size_t stride, int p,
+/* One input's step of the fast way for V (8 or 1) lanes of w's four rows
+   (s, e, g, sum |u|; row stride REDCOLL__XBLOCK): `first` starts s and e
+   from inputs x0 and x1 (the first error starts e: no second level yet),
+   else x1 is added to the rows; `last` then gives r into out (right where
+   certified) and nz[] lane-wise: some u (bit 0), some g (bit 1) nonzero, r
+   not finite (bit 2). The rows are written only where a later step or the
+   check reads them (not at all when the first step is the last: p = 2,
+   where no check runs). Branch-free over the lanes with no reduction
+   across them, and with the lanes' values in registers between the rows'
+   load and store: they vectorise. */
+REDCOLL__XHOT void redcoll__xfast_add(const char *REDCOLL__XRESTRICT x0, const char *REDCOLL__XRESTRICT x1,
                                       double *REDCOLL__XRESTRICT w, char *REDCOLL__XRESTRICT out,
-                                      const int V, uint64_t *nz) {
-    double s[8], e[8], g[8], a[8], b[8];
-    int q, j;
-    memcpy(s, in, (size_t)V * 8);
-    memcpy(b, in + stride, (size_t)V * 8);
-    for (j = 0; j < V; ++j) { /* the first error starts e: no second level yet */
-        double s1 = s[j] + b[j], bb = s1 - s[j];
-        e[j] = (s[j] - (s1 - bb)) + (b[j] - bb);
-        s[j] = s1;
-        g[j] = a[j] = 0;
-    }
-    for (q = 2; q < p; ++q) {
-        memcpy(b, in + (size_t)q * stride, (size_t)V * 8);
-        for (j = 0; j < V; ++j) {
-            double s1 = s[j] + b[j], bb = s1 - s[j], t = (s[j] - (s1 - bb)) + (b[j] - bb);
-            double e1 = e[j] + t, eb = e1 - e[j], u = (e[j] - (e1 - eb)) + (t - eb);
-            s[j] = s1;
-            e[j] = e1;
-            g[j] += u;
-            a[j] += u < 0 ? -u : u;
+                                      const int V, const int first, const int last, uint64_t *nz) {
+    int j;
+    for (j = 0; j < V; ++j) {
+        double s, e, g, a, b, s1, bb, t;
+        memcpy(&b, x1 + 8 * (size_t)j, 8);
+        if (first) {
+            memcpy(&s, x0 + 8 * (size_t)j, 8);
+            s1 = s + b;
+            bb = s1 - s;
+            e = (s - (s1 - bb)) + (b - bb);
+            s = s1;
+            g = a = 0;
+        } else {
+            double e1, eb, u;
+            s = w[j];
+            e = w[j + REDCOLL__XBLOCK];
+            g = w[j + 2 * REDCOLL__XBLOCK];
+            a = w[j + 3 * REDCOLL__XBLOCK];
+            s1 = s + b;
+            bb = s1 - s;
+            t = (s - (s1 - bb)) + (b - bb);
+            e1 = e + t;
+            eb = e1 - e;
+            u = (e - (e1 - eb)) + (t - eb);
+            s = s1;
+            e = e1;
+            g += u;
+            a += u < 0 ? -u : u;
+        }
+        if (!(first && last)) {
+            w[j] = s;
+            w[j + REDCOLL__XBLOCK] = e;
+            w[j + 2 * REDCOLL__XBLOCK] = g;
+            w[j + 3 * REDCOLL__XBLOCK] = a;
+        }
+        if (last) {
+            uint64_t r = redcoll__xfast_r(s, e, g);
+            nz[j] |= REDCOLL__XNZ(a != 0) | REDCOLL__XNZ(g != 0) << 1 | REDCOLL__XNZ((r >> 52 & 2047) == 2047) << 2;
+            memcpy(out + 8 * (size_t)j, &r, 8);
         }
     }
-    for (j = 0; j < V; ++j) {
-        uint64_t r = redcoll__xfast_r(s[j], e[j], g[j]);
-        nz[j] |= REDCOLL__XNZ(a[j] != 0) | REDCOLL__XNZ(g[j] != 0) << 1 | REDCOLL__XNZ((r >> 52 & 2047) == 2047) << 2;
-        memcpy(out + 8 * (size_t)j, &r, 8);
-    }
-    memcpy(w, s, (size_t)V * 8);
-    memcpy(w + REDCOLL__XBLOCK, e, (size_t)V * 8);
-    memcpy(w + 2 * REDCOLL__XBLOCK, g, (size_t)V * 8);
-    memcpy(w + 3 * REDCOLL__XBLOCK, a, (size_t)V * 8);
+}
+
+/* One step over the n lanes of a block (see redcoll__xfast_add), 8 at a
+   time. */
+REDCOLL__XHOT void redcoll__xfast_pass(const char *REDCOLL__XRESTRICT x0, const char *REDCOLL__XRESTRICT x1,
+                                       size_t n, double *REDCOLL__XRESTRICT w, char *REDCOLL__XRESTRICT out,
+                                       const int first, const int last, uint64_t *nz) {
+    size_t i;
+    for (i = 0; i + 8 <= n; i += 8)
+        redcoll__xfast_add(x0 + 8 * i, x1 + 8 * i, w + i, out + 8 * i, 8, first, last, nz);
+    for (; i < n; ++i) redcoll__xfast_add(x0 + 8 * i, x1 + 8 * i, w + i, out + 8 * i, 1, first, last, nz);
 }
 
 /* The check of V results r from w's rows where s + z = S is not certified
@@ -7817,8 +8248,14 @@ REDCOLL__XHOT int redcoll__xfast(const char *REDCOLL__XRESTRICT in, size_t strid
     uint64_t nz[8] = { 0, 0, 0, 0, 0, 0, 0, 0 }, bad[8] = { 0, 0, 0, 0, 0, 0, 0, 0 }, any = 0, u, g;
     size_t i;
     int j;
-    for (i = 0; i + 8 <= n; i += 8) redcoll__xfast_add(in + 8 * i, stride, p, w + i, out + 8 * i, 8, nz);
-    for (; i < n; ++i) redcoll__xfast_add(in + 8 * i, stride, p, w + i, out + 8 * i, 1, nz);
+    int q;
+    if (p == 2) { /* the first step is the last */
+        redcoll__xfast_pass(in, in + stride, n, w, out, 1, 1, nz);
+    } else {
+        redcoll__xfast_pass(in, in + stride, n, w, out, 1, 0, nz);
+        for (q = 2; q < p - 1; ++q) redcoll__xfast_pass(in, in + (size_t)q * stride, n, w, out, 0, 0, nz);
+        redcoll__xfast_pass(in, in + (size_t)(p - 1) * stride, n, w, out, 0, 1, nz);
+    }
     for (j = 0; j < 8; ++j) any |= nz[j];
     u = any & 1;
     g = any >> 1 & 1;
@@ -7841,66 +8278,171 @@ REDCOLL__XHOT void redcoll__xfold_add(redcoll__xfmt f, int L, const char *REDCOL
     else redcoll__xencode_fp(f, L, in, REDCOLL__XBLOCK, 2, lo, acc, 0);
 }
 
+/* The exact way for one block of nb <= REDCOLL__XBLOCK elements of p
+   vectors (vector q at in + q stride bytes) into out: the block's range
+   over the p vectors (step 1 for all of them, no collective), their limbs
+   added into one sum (int64: exact, as in a collective, for p < 2^(62 -
+   L)), and the rounding. acc, tmp: (REDCOLL__XKMAX + 1) REDCOLL__XBLOCK
+   words each. */
+REDCOLL__XHOT void redcoll__xfold_exact(const redcoll__xsum *x, redcoll__xfmt f, const char *in, size_t stride,
+                                        int p, size_t nb, char *o, int64_t *acc, int64_t *tmp, int cvt) {
+    const size_t bw = REDCOLL__XBLOCK;
+    const int L = x->L;
+    uint64_t emin = ~(uint64_t)0, emx = 0, odd = 0;
+    redcoll__xblk k;
+    size_t j;
+    int q, hi, lo, sp;
+    for (q = 0; q < p; ++q) {
+        uint64_t a, b;
+        odd |= nb == bw ? redcoll__xscan(f, in + (size_t)q * stride, bw, &a, &b)
+                        : redcoll__xscan(f, in + (size_t)q * stride, nb, &a, &b);
+        emin = a < emin ? a : emin;
+        emx = b > emx ? b : emx;
+    }
+    redcoll__xrange(&f, in, nb, 0, emin, emx, &hi, &lo, &sp);
+    for (q = 0; odd && q < p; ++q) { /* a subnormal, inf, NaN or -0: exactly, vector by vector */
+        int h, l, s2;
+        redcoll__xrange(&f, in + (size_t)q * stride, nb, 1, 0, 0, &h, &l, &s2);
+        if (q == 0 || h > hi) hi = h;
+        if (q == 0 || l < lo) lo = l;
+        sp = (q ? sp : 0) | s2;
+    }
+    k.lo = lo;
+    k.sp = sp;
+    k.K = hi < 0 ? 0 : (hi - lo + L) / L; /* ceil((hi + 1 - lo) / L) */
+    if (!sp && k.K >= 1 && k.K <= 2 && lo >= f.frac && !(f.bits == 64 && lo > 2096)) {
+        for (q = 0; q < p; ++q) redcoll__xfold_add(f, L, in + (size_t)q * stride, nb, k.K, lo, acc, q > 0);
+        if (!(nb == bw ? redcoll__xdecode_fast(f, L, acc, bw, k.K, lo, o, cvt)
+                       : redcoll__xdecode_fast(f, L, acc, nb, k.K, lo, o, cvt)))
+            return;
+    } else {
+        const size_t words = nb * (size_t)(k.K + k.sp);
+        for (q = 0; q < p; ++q) {
+            redcoll__xencode_gen(x, in + (size_t)q * stride, nb, &k, q ? tmp : acc);
+            for (j = 0; q && j < words; ++j) acc[j] += tmp[j];
+        }
+    }
+    redcoll__xdecode_gen(x, acc, nb, &k, o);
+}
+
 /* Steps 1 to 3 on this rank alone: out[i] is the correctly rounded sum of
    element i of p vectors (vector q at base + q stride bytes), i < n. Block
-   by block (REDCOLL__XBLOCK elements, in cache): the block's range over the
-   p vectors (step 1 for all of them, no collective), their limbs added
-   into one sum (int64: exact, as in a collective, for p < 2^(62 - L)), and
-   the rounding. scratch: REDCOLL__XFOLD_WORDS words. cvt: as for
+   by block (REDCOLL__XBLOCK elements, in cache): the fast way for doubles,
+   else or where it does not certify the exact way (redcoll__xfold_exact).
+   scratch: REDCOLL__XFOLD_WORDS words. cvt: as for
    redcoll__xdecode_round. The gathered path folds every rank's whole
-   vector; the exchanged path this rank's block of every rank's round. */
+   vector; the exchanged path without a pairwise exchange this rank's block
+   of every rank's round. */
 REDCOLL__XHOT void redcoll__xfold(const redcoll__xsum *x, redcoll__xfmt f, const char *base, size_t stride,
                                   int p, size_t n, char *out, int64_t *scratch, int cvt) {
     const size_t es = (size_t)f.bits / 8, bw = REDCOLL__XBLOCK;
-    const int L = x->L;
     int64_t *acc = scratch, *tmp = scratch + (size_t)(REDCOLL__XKMAX + 1) * bw;
     unsigned env = cvt || REDCOLL__XFAST ? redcoll__fenv_default() : 0;
-    size_t i, j;
+    size_t i;
     cvt &= REDCOLL__FENV_CONTROL;
     for (i = 0; i < n; i += bw) {
         const size_t nb = n - i < bw ? n - i : bw;
         const char *in = base + i * es;
         char *o = out + i * es;
-        uint64_t emin = ~(uint64_t)0, emx = 0, odd = 0;
-        redcoll__xblk k;
-        int q, hi, lo, sp;
         if (REDCOLL__XFAST && f.bits == 64 &&
             !(nb == bw ? redcoll__xfast(in, stride, p, bw, o, (double *)(void *)acc)
                        : redcoll__xfast(in, stride, p, nb, o, (double *)(void *)acc)))
             continue;
-        for (q = 0; q < p; ++q) {
-            uint64_t a, b;
-            odd |= nb == bw ? redcoll__xscan(f, in + (size_t)q * stride, bw, &a, &b)
-                            : redcoll__xscan(f, in + (size_t)q * stride, nb, &a, &b);
-            emin = a < emin ? a : emin;
-            emx = b > emx ? b : emx;
-        }
-        redcoll__xrange(&f, in, nb, 0, emin, emx, &hi, &lo, &sp);
-        for (q = 0; odd && q < p; ++q) { /* a subnormal, inf, NaN or -0: exactly, vector by vector */
-            int h, l, s2;
-            redcoll__xrange(&f, in + (size_t)q * stride, nb, 1, 0, 0, &h, &l, &s2);
-            if (q == 0 || h > hi) hi = h;
-            if (q == 0 || l < lo) lo = l;
-            sp = (q ? sp : 0) | s2;
-        }
-        k.lo = lo;
-        k.sp = sp;
-        k.K = hi < 0 ? 0 : (hi - lo + L) / L; /* ceil((hi + 1 - lo) / L) */
-        if (!sp && k.K >= 1 && k.K <= 2 && lo >= f.frac && !(f.bits == 64 && lo > 2096)) {
-            for (q = 0; q < p; ++q) redcoll__xfold_add(f, L, in + (size_t)q * stride, nb, k.K, lo, acc, q > 0);
-            if (!(nb == bw ? redcoll__xdecode_fast(f, L, acc, bw, k.K, lo, o, cvt)
-                           : redcoll__xdecode_fast(f, L, acc, nb, k.K, lo, o, cvt)))
-                continue;
-        } else {
-            const size_t words = nb * (size_t)(k.K + k.sp);
-            for (q = 0; q < p; ++q) {
-                redcoll__xencode_gen(x, in + (size_t)q * stride, nb, &k, q ? tmp : acc);
-                for (j = 0; q && j < words; ++j) acc[j] += tmp[j];
-            }
-        }
-        redcoll__xdecode_gen(x, acc, nb, &k, o);
+        redcoll__xfold_exact(x, f, in, stride, p, nb, o, acc, tmp, cvt);
     }
     if (cvt || REDCOLL__XFAST) redcoll__fenv_restore(env);
+}
+
+/* The fold of a pairwise exchange, one input at a time as it arrives
+   (doubles, the fast way): this rank's block of a round, m elements, its
+   own inputs first, then each peer's where the transport hands them over
+   (straight from the peer's buffer on threads). Each arriving piece is
+   copied into the peer's slot of the stage (the exact way's inputs, should
+   a block not certify) and added into the state: four rows per block of
+   REDCOLL__XBLOCK (redcoll__xfast_add; none at p = 2, where the first step
+   is the last and no check runs) and the block's flags. The last input
+   writes the results. */
+typedef struct redcoll__xacc {
+    const redcoll__xsum *x;
+    const char          *own;   /* this rank's inputs of the block */
+    char                *out;   /* the block's results */
+    char                *stage; /* slot q at stage + q m 8 bytes */
+    size_t               m;
+    double              *rows;  /* 4 REDCOLL__XBLOCK doubles per block (p > 2) */
+    uint64_t            *nzb;   /* per block: the lanes' flags, ORed */
+    int                  q;     /* the arriving input's rank */
+    int                  first, last;
+} redcoll__xacc;
+
+/* Whether the exchanged path's pairwise steps add inputs as they arrive
+   (redcoll__xacc): where the fast way runs. */
+static int redcoll__xacc_on(const redcoll__xsum *x) { return REDCOLL__XFAST && x->f->bits == 64; }
+
+#define REDCOLL__XACC_CHUNK 2048 /* elements copied, then added, while in L1 */
+
+/* Adds n elements of input a->q, from element `at` of the block, held at
+   piece (the stage's slot when it is already there). */
+REDCOLL__XHOT void redcoll__xacc_add(redcoll__xacc *a, const char *piece, size_t at, size_t n) {
+    const size_t bw = REDCOLL__XBLOCK;
+    char *slot = a->stage + ((size_t)a->q * a->m + at) * 8;
+    size_t c, i;
+    for (c = 0; c < n; c += REDCOLL__XACC_CHUNK) {
+        const size_t cn = n - c < REDCOLL__XACC_CHUNK ? n - c : REDCOLL__XACC_CHUNK;
+        if (slot != piece) REDCOLL_MEMCPY(slot + c * 8, piece + c * 8, cn * 8);
+        for (i = at + c; i < at + c + cn;) { /* runs within a block */
+            const size_t b = i / bw, l = i % bw, len = (bw - l < at + c + cn - i ? bw - l : at + c + cn - i);
+            const char *x1 = piece + (i - at) * 8, *x0 = a->own + i * 8;
+            double *w = a->rows + b * 4 * bw + l;
+            char *o = a->out + i * 8;
+            uint64_t nz[8] = { 0, 0, 0, 0, 0, 0, 0, 0 }, any = 0;
+            int j;
+            if (a->first && a->last) redcoll__xfast_pass(x0, x1, len, w, o, 1, 1, nz);
+            else if (a->first) redcoll__xfast_pass(x0, x1, len, w, o, 1, 0, nz);
+            else if (a->last) redcoll__xfast_pass(x0, x1, len, w, o, 0, 1, nz);
+            else redcoll__xfast_pass(x0, x1, len, w, o, 0, 0, nz);
+            for (j = 0; j < 8; ++j) any |= nz[j];
+            a->nzb[b] |= any;
+            i += len;
+        }
+    }
+}
+
+/* The consumer of an arriving input: the fast way's steps with MXCSR at
+   its default (the transport may call it from a caller's test or wait). */
+REDCOLL__XHOT void redcoll__xacc_piece(redcoll__xacc *a, const char *piece, size_t off, size_t bytes) {
+    unsigned env = redcoll__fenv_default();
+    redcoll__xacc_add(a, piece, off / 8, bytes / 8);
+    redcoll__fenv_restore(env);
+}
+
+/* After the last input: each block of the n results certified from its
+   flags and rows (as redcoll__xfast does), else done the exact way from
+   the stage, where this rank's own inputs go first unless they are there
+   (me: its slot). scratch: REDCOLL__XFOLD_WORDS words. */
+REDCOLL__XHOT void redcoll__xacc_finish(redcoll__xacc *a, int p, int me, size_t n, int64_t *scratch, int cvt) {
+    const size_t bw = REDCOLL__XBLOCK;
+    char *mine = a->stage + (size_t)me * a->m * 8;
+    int64_t *acc = scratch, *tmp = scratch + (size_t)(REDCOLL__XKMAX + 1) * bw;
+    unsigned env = redcoll__fenv_default();
+    size_t i;
+    cvt &= REDCOLL__FENV_CONTROL;
+    for (i = 0; i < n; i += bw) {
+        const size_t nb = n - i < bw ? n - i : bw, b = i / bw;
+        const uint64_t any = a->nzb[b];
+        uint64_t bad[8] = { 0, 0, 0, 0, 0, 0, 0, 0 }, worse = 0;
+        size_t k;
+        int j;
+        if (!(any >> 2)) {                                    /* finite results */
+            if (!(any >> 1 & 1) && (p <= 3 || !(any & 1))) continue; /* s + z = S everywhere */
+            for (k = 0; k + 8 <= nb; k += 8) redcoll__xfast_check(a->rows + b * 4 * bw + k, p, 8, bad);
+            for (; k < nb; ++k) redcoll__xfast_check(a->rows + b * 4 * bw + k, p, 1, bad);
+            for (j = 0; j < 8; ++j) worse |= bad[j];
+            if (!worse) continue;
+        }
+        if (a->own != mine) REDCOLL_MEMCPY(mine + i * 8, a->own + i * 8, nb * 8);
+        redcoll__xfold_exact(a->x, redcoll__xf64, a->stage + i * 8, a->m * 8, p, nb, a->out + i * 8, acc, tmp, cvt);
+    }
+    redcoll__fenv_restore(env);
 }
 
 /* Passes over the elements a rank folds (redcoll__xfold), m of each of p
@@ -7911,15 +8453,17 @@ static size_t redcoll__xfold_passes(const redcoll__xsum *x, int p, size_t m) {
     return (REDCOLL__XFAST && x->f->bits == 64 ? (size_t)p + 1 : 2 * (size_t)p + 1) * m;
 }
 
-/* The three passes over the call for one format, compiled once per
-   instruction set: their block loops, of known length and with unaliased
-   pointers, vectorise at -O2 where the lanes exist. */
+/* The passes over the call for one format, compiled once per instruction
+   set: their block loops, of known length and with unaliased pointers,
+   vectorise at -O2 where the lanes exist. */
 typedef struct redcoll__xloops {
     void (*ranges)(redcoll__xsum *x);                                       /* redcoll__xranges */
     size_t (*encode)(redcoll__xsum *x, redcoll__xcur cur, redcoll__xcur *end); /* redcoll__xencode_round */
     void (*decode)(redcoll__xsum *x, redcoll__xcur cur, redcoll__xcur end);   /* redcoll__xdecode_round */
     void (*fold)(const redcoll__xsum *x, const char *base, size_t stride, int p, size_t n, char *out,
                  int64_t *scratch);                                           /* redcoll__xfold */
+    void (*piece)(void *a, const void *piece, size_t off, size_t bytes);     /* redcoll__xacc_piece */
+    void (*finish)(redcoll__xacc *a, int p, int me, size_t n, int64_t *scratch); /* redcoll__xacc_finish */
 } redcoll__xloops;
 
 #define REDCOLL__XLOOPS(SUF, ATTR, FMT, CVT)                                                       \
@@ -7934,9 +8478,16 @@ typedef struct redcoll__xloops {
                                           size_t n, char *out, int64_t *scratch) {                 \
         redcoll__xfold(x, FMT, base, stride, p, n, out, scratch, CVT);                             \
     }                                                                                              \
+    static ATTR void redcoll__xpiece_##SUF(void *a, const void *piece, size_t off, size_t bytes) { \
+        redcoll__xacc_piece((redcoll__xacc *)a, (const char *)piece, off, bytes);                  \
+    }                                                                                              \
+    static ATTR void redcoll__xfinish_##SUF(redcoll__xacc *a, int p, int me, size_t n, int64_t *scratch) { \
+        redcoll__xacc_finish(a, p, me, n, scratch, CVT);                                           \
+    }                                                                                              \
     static const redcoll__xloops redcoll__xloops_##SUF = { redcoll__xranges_##SUF,                 \
                                                            redcoll__xencode_##SUF, redcoll__xdecode_##SUF, \
-                                                           redcoll__xfold_##SUF };
+                                                           redcoll__xfold_##SUF, redcoll__xpiece_##SUF, \
+                                                           redcoll__xfinish_##SUF };
 
 REDCOLL__XLOOPS(f64, , redcoll__xf64, 0)
 REDCOLL__XLOOPS(f32, , redcoll__xf32, 0)
@@ -8116,6 +8667,59 @@ static redcoll_result redcoll__xlocal(redcoll__xsum *x) {
 
 /* ---- the exchanged path --------------------------------------------------- */
 
+/* The alltoall of an exchanged round (m elements per rank's block,
+   x->ecounts filled) as pairwise exchanges whose arriving inputs are
+   added as they come (redcoll__xacc): step j sends this rank's block for
+   rank me + j and takes rank me - j's block for this rank, reduced on
+   arrival where the transport can (straight from the sender's buffer on
+   threads: no staging copy, no second read), else received into its stage
+   slot and added there. Then each block of this rank's results is
+   certified or done the exact way from the stage. */
+static redcoll_result redcoll__xexchange_add(redcoll__xsum *x, size_t off, size_t m) {
+    redcoll__ctx *c = x->c;
+    const redcoll_transport *t = c->t;
+    const int p = c->size, me = c->rank, dry = c->dry;
+    const size_t mine = x->ecounts[me], blocks = (m + REDCOLL__XBLOCK - 1) / REDCOLL__XBLOCK;
+    char *stage = x->stage;
+    redcoll__xacc a;
+    redcoll_consumer k;
+    int j;
+    a.x = x;
+    a.own = x->in + (off + (size_t)me * m) * 8;
+    a.out = x->out + (off + (size_t)me * m) * 8;
+    a.stage = stage;
+    a.m = m;
+    a.rows = (double *)(void *)(stage + (((size_t)p * x->m * 8 + 7) & ~(size_t)7));
+    a.nzb = (uint64_t *)(void *)((char *)a.rows + (p > 2 ? blocks * 4 * REDCOLL__XBLOCK * 8 : 0));
+    k.fn = x->loops->piece;
+    k.arg = &a;
+    k.unit = 8;
+    if (!dry) {
+        if (a.own == a.out) { /* in place: the results overwrite the inputs the exact way may need */
+            REDCOLL_MEMCPY(stage + (size_t)me * m * 8, a.own, mine * 8);
+            a.own = stage + (size_t)me * m * 8;
+        }
+        REDCOLL_MEMSET(a.nzb, 0, blocks * 8);
+    }
+    for (j = 1; j < p && !c->err; ++j) {
+        const int dst = (me + j) % p, src = (me - j + p) % p;
+        const char *sbuf = x->in + (off + (size_t)dst * m) * 8;
+        const size_t sn = x->ecounts[dst];
+        a.q = src;
+        a.first = j == 1;
+        a.last = j == p - 1;
+        if (!dry && mine && t->sendrecv_reduce) {
+            redcoll__fail(c, t->sendrecv_reduce(t->user, dst, sbuf, sn * 8, src, mine * 8, c->tag, &k));
+        } else {
+            char *slot = stage + (size_t)src * m * 8;
+            redcoll__transfer(c, dst, sbuf, sn, src, slot, mine, NULL, NULL, 0);
+            if (!dry && mine && !c->err) k.fn(&a, slot, 0, mine * 8);
+        }
+    }
+    if (!dry && mine && !c->err) x->loops->finish(&a, p, me, mine, x->fold);
+    return c->err;
+}
+
 /* An exchanged allreduce, in rounds of p blocks of x->m elements (the last
    round's blocks shorter, padded with zeros): an alltoall gives rank r
    block r of every rank's round, as raw inputs (the ordinary sum's bytes:
@@ -8127,17 +8731,20 @@ static redcoll_result redcoll__xexchange(redcoll__xsum *x) {
     redcoll__ctx *c = x->c;
     const int p = c->size, me = c->rank, dry = c->dry;
     const size_t es = c->esize, full = x->m * (size_t)p;
+    const int fused = redcoll__xacc_on(x) && x->algo == REDCOLL_ALGO_PAIRWISE;
     size_t off;
     for (off = 0; off < x->total; off += full) {
         const size_t nr = x->total - off < full ? x->total - off : full, m = (nr + (size_t)p - 1) / (size_t)p;
-        redcoll_result r;
+        redcoll_result r = REDCOLL_OK;
         int q;
         if (x->sizing && off != 0 && x->total - off > full) continue; /* a middle round: the first's shapes */
         for (q = 0; q < p; ++q) {
             size_t at = (size_t)q * m;
             x->ecounts[q] = nr > at ? (nr - at < m ? nr - at : m) : 0;
         }
-        if (nr == full) {
+        if (fused) {
+            if (!x->sizing) r = redcoll__xexchange_add(x, off, m);
+        } else if (nr == full) {
             r = redcoll__nested_from(c, REDCOLL_COLL_ALLTOALL, x->in + off * es, x->stage, m, NULL, c->dtype,
                                      REDCOLL_SUM, 0, x->algo);
         } else { /* the blocks of an alltoall are equal: the short round from a padded copy */
@@ -8148,7 +8755,7 @@ static redcoll_result redcoll__xexchange(redcoll__xsum *x) {
             r = redcoll__nested(c, REDCOLL_COLL_ALLTOALL, x->stage, m, NULL, c->dtype, REDCOLL_SUM, 0, x->algo);
         }
         if (r != REDCOLL_OK) return r;
-        if (!dry && !x->sizing && x->ecounts[me])
+        if (!fused && !dry && !x->sizing && x->ecounts[me])
             x->loops->fold(x, x->stage, m * es, p, x->ecounts[me], x->out + (off + (size_t)me * m) * es, x->fold);
         redcoll__account(c, redcoll__xfold_passes(x, p, x->ecounts[me]));
         r = redcoll__nested(c, REDCOLL_COLL_ALLGATHERV, x->out + off * es, 0, x->ecounts, c->dtype,
@@ -8201,6 +8808,14 @@ static void redcoll__xwidth(redcoll__xsum *x, int L) {
     x->Linv = ((uint64_t)1 << 32) / (uint64_t)L + 1;
 }
 
+/* Bytes of that state: per block of this rank's x->m elements, the rows at
+   p > 2 and the flags; none where the fast way does not run. */
+static size_t redcoll__xacc_bytes(const redcoll__xsum *x) {
+    const size_t blocks = (x->m + REDCOLL__XBLOCK - 1) / REDCOLL__XBLOCK;
+    if (!redcoll__xacc_on(x)) return 0;
+    return blocks * 8 * (x->c->size > 2 ? 4 * REDCOLL__XBLOCK + 1 : 1);
+}
+
 /* The call's limb width, mode, round size and blocks, and the bytes of its
    one scratch allocation: a function of (collective, p, counts, dtype) only,
    so a persistent plan can size it before any data is seen. The inner
@@ -8221,7 +8836,7 @@ static size_t redcoll__xsizes(redcoll__xsum *x) {
                need = (x->total + (size_t)p - 1) / (size_t)p;
         m = m > REDCOLL__XBLOCK ? m : REDCOLL__XBLOCK;
         x->m = m < need ? m : need;
-        return fold + ((x->m * (size_t)p * es + 7) & ~(size_t)7);
+        return fold + ((x->m * (size_t)p * es + 7) & ~(size_t)7) + redcoll__xacc_bytes(x);
     }
     x->direct = x->total <= REDCOLL__XDIRECT_BYTES / 8 / (size_t)(x->kfull + 1);
     x->assumed |= x->direct;
@@ -8352,6 +8967,8 @@ static redcoll_result redcoll__xsetup(redcoll__xsum *x, redcoll__ctx *c, const v
             ic.esize = c->esize;
             a2a = redcoll__select_for(&ic, REDCOLL_COLL_ALLTOALL, c->size, e.m * c->esize, NULL);
             if (a2a == REDCOLL_ALGO_BRUCK && !redcoll__xbruck_pays(c, e.m * c->esize)) a2a = REDCOLL_ALGO_PAIRWISE;
+            if (a2a == REDCOLL_ALGO_SCATTERED && redcoll__xacc_on(&e)) /* its steps, adding on arrival */
+                a2a = REDCOLL_ALGO_PAIRWISE;
             ag = redcoll__select_for(&ic, REDCOLL_COLL_ALLGATHERV, c->size, e.m * (size_t)c->size * c->esize,
                                      NULL);
             if (redcoll__xexchange_pays(&e, c, x->algo, words, words / (size_t)kt, a2a, ag)) {
@@ -9653,6 +10270,7 @@ static double redcoll__best_cost_for(redcoll_coll coll, int p, const redcoll__co
     double best = -1;
     int i, pick = -1, two = redcoll__two_level(in->m, &in->shape);
     at.p = p;
+    at.noncomm = !commutative;
     for (i = 0; i < REDCOLL__ROW_COUNT; ++i)
         if (redcoll__model_candidate(&redcoll__rows[i], coll, commutative, two)) {
             double t;
@@ -9681,6 +10299,7 @@ static redcoll__cost_in redcoll__cost_input(redcoll_coll coll, int p, size_t byt
     in.displs = NULL;
     in.bound = -1;
     in.shape = redcoll__shape_of(p, resolved->ranks_per_node);
+    in.noncomm = 0;
     return in;
 }
 

@@ -385,7 +385,8 @@ static void map_svg(FILE *f, const cli *c, const map_grid *g, const char *source
                    "<text x=\"%g\" y=\"%g\" data-algo=\"%s\" data-share=\"%.6f\">%s%s (%s)</text>\n", LX, y,
                 map_colour(a), LX + 24, y + 13, redcoll_algo_name((redcoll_algo)a), area[a] / drawn,
                 redcoll_algo_name((redcoll_algo)a),
-                a == REDCOLL_ALGO_NODE_SPLIT || a == REDCOLL_ALGO_NODE_LEADER ? ", node-aware" : "",
+                a == REDCOLL_ALGO_NODE_SPLIT || a == REDCOLL_ALGO_NODE_LEADER || a == REDCOLL_ALGO_NODE_LANES
+                    ? ", node-aware" : "",
                 map_percent(lab, sizeof lab, area[a] / drawn));
         ++shown;
     }

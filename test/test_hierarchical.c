@@ -361,7 +361,7 @@ static void test_group_view_tag_layout(void) {
         }
     /* a call's tag: 1 + its row in bits 6-12 (REDCOLL_TAG_ROW), slot 0, within
        REDCOLL_TAG_MAX, the view bits clear but for the rows made of levels on
-       views (hierarchical, node_split, node_leader) */
+       views (hierarchical, node_split, node_leader, node_lanes) */
     for (i = 0; (e = redcoll_algo_at(i)) != NULL; ++i) {
         redcoll_options o;
         double buf[16] = { 0 };
@@ -378,7 +378,7 @@ static void test_group_view_tag_layout(void) {
         row = REDCOLL_TAG_ROW(th_last_tag);
         CHECK(th_last_tag >= 0 && th_last_tag <= REDCOLL_TAG_MAX && (e->algo == REDCOLL_ALGO_HIERARCHICAL ||
               e->algo == REDCOLL_ALGO_NODE_SPLIT || e->algo == REDCOLL_ALGO_NODE_LEADER ||
-              (th_last_tag & 63) == 0) && row == i && (th_last_tag & REDCOLL_TAG_SLOT_MASK) == 0,
+              e->algo == REDCOLL_ALGO_NODE_LANES || (th_last_tag & 63) == 0) && row == i && (th_last_tag & REDCOLL_TAG_SLOT_MASK) == 0,
               "%s/%s: tag %d (row %d)", redcoll_coll_name(e->coll),
               redcoll_algo_name(e->algo), th_last_tag, i);
     }

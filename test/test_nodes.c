@@ -354,6 +354,101 @@ static void test_nodes_maps(void) {
 }
 
 
+/* node_split's allreduce in chunks (its pipeline: the network steps of one
+   chunk beside the ring steps inside the nodes for the next and the last),
+   on every map of p = 1..40 whose node count is a power of two, under a
+   slow network, where the model chooses chunks: int32 and double sums and
+   a commutative user op, in place or not; every rank's result bitwise
+   against the reference. Then on 256 ranks in nodes of 16 the estimate
+   above the replay's limit is the simulated time, and at the target shape
+   (1024 ranks, nodes of 32, 16 MiB) the pipeline beats the best one-level
+   row the way docs/nodes.md reports. */
+static void test_nodes_pipeline(void) {
+    static int map[40];
+    static const size_t counts[3] = { 65536, 100003, 300007 };
+    redcoll_cost_model m = tn_two_level();
+    int p, kind, ci, piped = 0;
+    m.inter_beta = 2e-9;
+    for (p = 1; p <= 40; ++p)
+        for (kind = 0; kind < TN_MAPS; ++kind) {
+            int seen[40] = { 0 }, r, N = 0, kmin = p, kmax = 0, g;
+            tn_map(kind, p, map);
+            for (r = 0; r < p; ++r) N += seen[map[r]]++ == 0;
+            for (g = 0; g < p; ++g)
+                if (seen[g]) { kmin = seen[g] < kmin ? seen[g] : kmin; kmax = seen[g] > kmax ? seen[g] : kmax; }
+            for (ci = 0; ci < 3; ++ci) {
+                rc_spec s = rc_spec_make(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_NODE_SPLIT, p, counts[ci]);
+                if (redcoll__pipe_chunks(&m, 0, counts[ci], 8, N, kmax, kmin, NULL) < 2) continue;
+                piped++;
+                s.sim.node_map = map;
+                s.use_model = 1;
+                s.sim.model = m;
+                s.opts.model = m;
+                s.in_place = (p + ci) % 2;
+                s.dtype = REDCOLL_DOUBLE;
+                if ((p + kind + ci) % 3 == 1) s.dtype = REDCOLL_INT32;
+                if ((p + kind + ci) % 3 == 2) { s.dtype = REDCOLL_INT32; s.op = "user_sum"; }
+                tf_run_ok(&s);
+            }
+        }
+    CHECK(piped >= 60, "only %d pipelined cases", piped);
+    {
+        redcoll_options o = redcoll_options_resolved(NULL);
+        double sim, cost;
+        m = tn_two_level();
+        o.model = m;
+        o.ranks_per_node = 16;
+        sim = tmo_sim_nodes(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_NODE_SPLIT, 256, 16, (size_t)1 << 20, &m);
+        cost = redcoll_algo_cost(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_NODE_SPLIT, 256, (size_t)4 << 20, 4, &o);
+        CHECK(redcoll__pipe_chunks(&m, 0, (size_t)1 << 20, 4, 16, 16, 16, NULL) > 1, "256 in 16s: not pipelined");
+        CHECK(sim > 0 && fabs(cost / sim - 1) < 1e-6, "256 in 16s, 4 MiB: cost %.3f us, simulated %.3f us",
+              cost * 1e6, sim * 1e6);
+        o.ranks_per_node = 32;
+        cost = redcoll_algo_cost(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_NODE_SPLIT, 1024, (size_t)16 << 20, 8, &o);
+        sim = redcoll_algo_cost(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_BUTTERFLY, 1024, (size_t)16 << 20, 8, &o);
+        CHECK(cost > 0 && cost < sim / 1.4, "1024 in 32s, 16 MiB: node_split %.1f us, butterfly %.1f us",
+              cost * 1e6, sim * 1e6);
+    }
+}
+
+
+/* node_lanes on every map, p = 1..40: counts 0, 1, p + 1, 1007, in place
+   or not, int32 and double sums and a commutative user op, under the
+   two-level model and under a slow network (other plans: more lanes per
+   block, fewer rounds); every rank's result bitwise against the reference.
+   The sweep (nodes of 3) holds its refusal of the matrix product. */
+static void test_nodes_lanes(void) {
+    static int map[40];
+    static const size_t counts[4] = { 0, 1, 2, 1007 };
+    int p, kind, k, slow;
+    for (slow = 0; slow < 2; ++slow)
+        for (p = 1; p <= 40; ++p)
+            for (kind = 0; kind < TN_MAPS; ++kind) {
+                tn_map(kind, p, map);
+                for (k = 0; k < 4; ++k) {
+                    rc_spec s = rc_spec_make(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_NODE_LANES, p,
+                                             k == 2 ? (size_t)p + 1 : counts[k]);
+                    s.sim.node_map = map;
+                    s.use_model = 1;
+                    s.sim.model = tn_two_level();
+                    if (slow) { s.sim.model.inter_alpha = 2e-5; s.sim.model.inter_beta = 1e-9; }
+                    s.opts.model = s.sim.model;
+                    s.in_place = (p + k + slow) % 2;
+                    if ((p + kind + k) % 3 == 1) s.dtype = REDCOLL_DOUBLE;
+                    if ((p + kind + k) % 3 == 2) s.op = "user_sum";
+                    tf_run_ok(&s);
+                }
+            }
+}
+
+static void test_nodes_sweep_lanes(void) {
+    redcoll_options o;
+    memset(&o, 0, sizeof o);
+    o.ranks_per_node = 3;
+    o.model = tn_two_level();
+    tf_sweep_opts(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_NODE_LANES, &o);
+}
+
 /* ---- the two-level cost model -------------------------------------------------- */
 
 /* Node shapes (p, ranks per node) of the two-level tests. */
@@ -494,6 +589,7 @@ static const tn_bound tn_bounds[] = {
     { REDCOLL_ALGO_NODE_SPLIT, REDCOLL_COLL_REDUCE, 1.0, 1.02 },
     { REDCOLL_ALGO_NODE_SPLIT, REDCOLL_COLL_BCAST, 0.78, 1.2 },
     { REDCOLL_ALGO_NODE_LEADER, REDCOLL_COLL_ALLREDUCE, 0.999, 1.001 },
+    { REDCOLL_ALGO_NODE_LANES, REDCOLL_COLL_ALLREDUCE, 0.97, 1.01 },
 };
 
 static void test_nodes_estimates(void) {
@@ -616,6 +712,9 @@ static void suite_nodes(void) {
     tf_test("nodes/sim: one node or equal links is one level", test_nodes_sim_one_level);
     tf_test("nodes/sim: deadlock and faults", test_nodes_sim_failures);
     tf_test("nodes/every map, p = 1..40, every node-aware row", test_nodes_maps);
+    tf_test("nodes/pipeline: node_split's allreduce in chunks", test_nodes_pipeline);
+    tf_test("nodes/lanes: every map, p = 1..40", test_nodes_lanes);
+    tf_test("sweep/node_lanes (nodes of 3)", test_nodes_sweep_lanes);
     tf_test("sweep/node_split (nodes of 3)", test_nodes_sweep_split);
     tf_test("sweep/node_leader (nodes of 3)", test_nodes_sweep_leader);
     tf_test("nodes/model: costs replayed as simulated", test_nodes_costs_exact);

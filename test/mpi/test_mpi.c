@@ -501,7 +501,8 @@ static void mwrap(mcount *w, const redcoll_transport *in) {
 static void test_node_transport(void) {
     static const redcoll_coll colls[4] = { REDCOLL_COLL_ALLREDUCE, REDCOLL_COLL_REDUCE, REDCOLL_COLL_BCAST,
                                            REDCOLL_COLL_ALLGATHER };
-    static const redcoll_algo algos[2] = { REDCOLL_ALGO_NODE_SPLIT, REDCOLL_ALGO_NODE_LEADER };
+    static const redcoll_algo algos[3] = { REDCOLL_ALGO_NODE_SPLIT, REDCOLL_ALGO_NODE_LEADER,
+                                           REDCOLL_ALGO_NODE_LANES };
     redcoll_mpi_config cfg;
     redcoll_mpi outer, inner;
     MPI_Comm nc = MPI_COMM_NULL;
@@ -522,7 +523,7 @@ static void test_node_transport(void) {
     mwrap(&out, &outer.t);
     MCHECK(out.t.node && out.t.node(out.t.user) == &in.t, "the node entry");
     for (i = 0; i < 4; ++i)
-        for (j = 0; j < 2; ++j)
+        for (j = 0; j < 3; ++j)
             for (k = 0; k < 4; ++k) {
                 mcase c;
                 memset(&c, 0, sizeof c);
@@ -533,6 +534,7 @@ static void test_node_transport(void) {
                 c.in_place = mhas_in_place(c.coll) && k == 1;
                 c.matmul = k == 3;
                 if (c.matmul && !mreduces(c.coll)) continue;
+                if (c.algo == REDCOLL_ALGO_NODE_LANES && (c.coll != REDCOLL_COLL_ALLREDUCE || c.matmul)) continue;
                 mrun(&c);
             }
     {   /* a plan: the measuring pass stands in for the node's transport too */
