@@ -112,6 +112,7 @@
 #define MPI_Reduce_scatter_block PMPI_Reduce_scatter_block
 #define MPI_Request_free PMPI_Request_free
 #define MPI_Scatter PMPI_Scatter
+#define MPI_Send PMPI_Send
 #define MPI_Test PMPI_Test
 #define MPI_Testall PMPI_Testall
 #define MPI_Wait PMPI_Wait
@@ -155,6 +156,7 @@
 #undef MPI_Reduce_scatter_block
 #undef MPI_Request_free
 #undef MPI_Scatter
+#undef MPI_Send
 #undef MPI_Test
 #undef MPI_Testall
 #undef MPI_Wait

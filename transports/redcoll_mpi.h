@@ -23,7 +23,9 @@
      consecutive chunks of at most cfg.max_chunk_bytes (default INT_MAX); MPI's
      non-overtaking rule keeps the chunks, and consecutive messages, in order.
      Sizes must match exactly on both ends, as for every redcoll transport.
-   - Transfers: sends are MPI_Isend, tested; a receive is not posted ahead
+   - Transfers: sends are MPI_Isend, tested (a blocking call's sends of at
+     most 256 bytes to another rank: MPI_Send, which MPI completes at once
+     by sending such messages eagerly); a receive is not posted ahead
      but taken (MPI_Recv) once MPI_Iprobe shows its sender's oldest message
      to this rank: its size is compared first (a message of another size
      stays where it is and the receive fails; MPI would raise
@@ -340,6 +342,16 @@ static size_t redcoll__mpi_nchunks(const redcoll_mpi *m, size_t bytes) {
    receiver's next message: a real mismatch stays, the race passes. */
 #define REDCOLL__MPI_SUSPECT_LOOKS 64
 
+/* A blocking transfer's send of at most this many bytes to another rank is
+   MPI_Send: MPI libraries send such short messages eagerly (MPICH's eager
+   limits are kilobytes), so it returns at once whether or not the receiver
+   is in this call, and costs no request to create and test, which a small
+   message's latency feels (docs/benchmarks.md). Longer ones, and a send to
+   this rank itself (which MPICH does not buffer: MPI_Send waits for the
+   receive), are MPI_Isend and tested, so a send whose receiver is in
+   another call is found (redcoll__mpi_look) instead of blocking. */
+#define REDCOLL__MPI_EAGER 256
+
 /* A notice (REDCOLL_TAG_NOTICE): the first int says what it is. */
 #define REDCOLL__MPI_NOTICE_FAILED 1 /* the sender failed: [1] why, [2] its tag,
                                         [3] the peer it found in another call (or -1),
@@ -515,11 +527,14 @@ static redcoll_result redcoll__mpi_xfer(redcoll_mpi *m, int dst, const void *sbu
         int n = 0;
         redcoll_result r;
         if (i < ns) {
+            const char *sp = (const char *)sbuf + i * m->max_chunk;
+            int eager;
             redcoll__mpi_end_set(&e[n], 0, dst, NULL, redcoll__mpi_chunk(m, sbytes, i), tag);
-            r = redcoll__mpi_check(m, MPI_Isend((const char *)sbuf + i * m->max_chunk, e[n].len, MPI_BYTE,
-                                                dst, tag, m->comm, &e[n].q));
+            eager = e[n].len <= REDCOLL__MPI_EAGER && dst != m->t.rank;
+            r = redcoll__mpi_check(m, eager ? MPI_Send(sp, e[n].len, MPI_BYTE, dst, tag, m->comm)
+                                            : MPI_Isend(sp, e[n].len, MPI_BYTE, dst, tag, m->comm, &e[n].q));
             if (r != REDCOLL_OK) return redcoll__mpi_failed(m, r, dst, tag, -1);
-            ++n;
+            if (!eager) ++n;
         }
         if (i < nr)
             redcoll__mpi_end_set(&e[n++], 1, src, (char *)rbuf + i * m->max_chunk,
