@@ -8240,15 +8240,29 @@ REDCOLL__XHOT void redcoll__xfast_check(const double *REDCOLL__XRESTRICT w, int 
     }
 }
 
+/* Whether n results of the fast way, with w's rows and the lanes' flags
+   ORed into any (redcoll__xfast_add's nz), need the exact way: 1 for an
+   infinity, NaN or overflow, or where the check finds s + z = S not
+   certified; 0 when every result is right. */
+REDCOLL__XHOT int redcoll__xfast_certify(const double *REDCOLL__XRESTRICT w, int p, size_t n, uint64_t any) {
+    uint64_t bad[8] = { 0, 0, 0, 0, 0, 0, 0, 0 }, worse = 0;
+    size_t i;
+    int j;
+    if (any >> 2) return 1;                                  /* infinities, NaNs, overflow */
+    if (!(any >> 1 & 1) && (p <= 3 || !(any & 1))) return 0; /* s + z = S everywhere */
+    for (i = 0; i + 8 <= n; i += 8) redcoll__xfast_check(w + i, p, 8, bad);
+    for (; i < n; ++i) redcoll__xfast_check(w + i, p, 1, bad);
+    for (j = 0; j < 8; ++j) worse |= bad[j];
+    return worse != 0;
+}
+
 /* The fast way for a block of n <= REDCOLL__XBLOCK elements; w: 4
    REDCOLL__XBLOCK doubles. Returns 1 if some element must be done the
    exact way (the block's out is then partly written). */
 REDCOLL__XHOT int redcoll__xfast(const char *REDCOLL__XRESTRICT in, size_t stride, int p, size_t n,
                                  char *REDCOLL__XRESTRICT out, double *REDCOLL__XRESTRICT w) {
-    uint64_t nz[8] = { 0, 0, 0, 0, 0, 0, 0, 0 }, bad[8] = { 0, 0, 0, 0, 0, 0, 0, 0 }, any = 0, u, g;
-    size_t i;
-    int j;
-    int q;
+    uint64_t nz[8] = { 0, 0, 0, 0, 0, 0, 0, 0 }, any = 0;
+    int j, q;
     if (p == 2) { /* the first step is the last */
         redcoll__xfast_pass(in, in + stride, n, w, out, 1, 1, nz);
     } else {
@@ -8257,14 +8271,7 @@ REDCOLL__XHOT int redcoll__xfast(const char *REDCOLL__XRESTRICT in, size_t strid
         redcoll__xfast_pass(in, in + (size_t)(p - 1) * stride, n, w, out, 0, 1, nz);
     }
     for (j = 0; j < 8; ++j) any |= nz[j];
-    u = any & 1;
-    g = any >> 1 & 1;
-    if (any >> 2) return 1;                   /* infinities, NaNs, overflow */
-    if (!g && (p <= 3 || !u)) return 0;      /* s + z = S everywhere */
-    for (i = 0; i + 8 <= n; i += 8) redcoll__xfast_check(w + i, p, 8, bad);
-    for (; i < n; ++i) redcoll__xfast_check(w + i, p, 1, bad);
-    for (any = 0, j = 0; j < 8; ++j) any |= bad[j];
-    return any != 0;
+    return redcoll__xfast_certify(w, p, n, any);
 }
 
 /* One input vector's limbs of a common block added into acc (the first
@@ -8428,17 +8435,7 @@ REDCOLL__XHOT void redcoll__xacc_finish(redcoll__xacc *a, int p, int me, size_t 
     cvt &= REDCOLL__FENV_CONTROL;
     for (i = 0; i < n; i += bw) {
         const size_t nb = n - i < bw ? n - i : bw, b = i / bw;
-        const uint64_t any = a->nzb[b];
-        uint64_t bad[8] = { 0, 0, 0, 0, 0, 0, 0, 0 }, worse = 0;
-        size_t k;
-        int j;
-        if (!(any >> 2)) {                                    /* finite results */
-            if (!(any >> 1 & 1) && (p <= 3 || !(any & 1))) continue; /* s + z = S everywhere */
-            for (k = 0; k + 8 <= nb; k += 8) redcoll__xfast_check(a->rows + b * 4 * bw + k, p, 8, bad);
-            for (; k < nb; ++k) redcoll__xfast_check(a->rows + b * 4 * bw + k, p, 1, bad);
-            for (j = 0; j < 8; ++j) worse |= bad[j];
-            if (!worse) continue;
-        }
+        if (!redcoll__xfast_certify(a->rows + b * 4 * bw, p, nb, a->nzb[b])) continue;
         if (a->own != mine) REDCOLL_MEMCPY(mine + i * 8, a->own + i * 8, nb * 8);
         redcoll__xfold_exact(a->x, redcoll__xf64, a->stage + i * 8, a->m * 8, p, nb, a->out + i * 8, acc, tmp, cvt);
     }
