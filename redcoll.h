@@ -5852,6 +5852,15 @@ static void redcoll__pipe_ring(redcoll__ctx *lc, char *buf, size_t n, int C, int
                                   redcoll__at(lc, at, ro), rl, 1, tmp);
 }
 
+/* Ring step `done` of the node's steps while chunk `it` crosses the
+   network: the first nrs are chunk it + 1's reduce-scatter, the rest
+   chunk it - 1's allgather. */
+static void redcoll__pipe_ring_next(redcoll__ctx *lc, char *buf, size_t n, int C, int B, int it, int nrs, int done,
+                                    void *tmp) {
+    int ag = done >= nrs;
+    redcoll__pipe_ring(lc, buf, n, C, ag ? it - 1 : it + 1, B, ag ? done - nrs : done, ag, tmp);
+}
+
 /* node_split's pipeline (see above) in rbuf: C chunks, the node's ring
    steps between the network steps. */
 static void redcoll__allreduce_node_piped(redcoll__ctx *c, const redcoll__args *a, redcoll__split *sp, int C) {
@@ -5902,8 +5911,7 @@ static void redcoll__allreduce_node_piped(redcoll__ctx *c, const redcoll__args *
             redcoll__ipost(&xc, 0, peer, s < L ? xtmp : redcoll__at(c, blk, redcoll__seg_off(&X, rlo)),
                            redcoll__seg_len(&X, rlo, rhi), rq, &nreq);
             for (due = redcoll__pipe_due(xt, S, s, ns); done < due; ++done)
-                redcoll__pipe_ring(&lc, buf, n, C, done < nrs ? it + 1 : it - 1, B, done < nrs ? done : done - nrs,
-                                   done >= nrs, tmp);
+                redcoll__pipe_ring_next(&lc, buf, n, C, B, it, nrs, done, tmp);
             redcoll__waitall(&xc, rq, nreq);
             if (s < L) redcoll__reduce3(&xc, xtmp, redcoll__at(c, blk, redcoll__seg_off(&X, rlo)),
                                         redcoll__at(c, blk, redcoll__seg_off(&X, rlo)), redcoll__seg_len(&X, rlo, rhi), 0);
@@ -5911,8 +5919,7 @@ static void redcoll__allreduce_node_piped(redcoll__ctx *c, const redcoll__args *
             else { lo = lo < rlo ? lo : rlo; hi = hi > rhi ? hi : rhi; }
         }
         for (; done < ns; ++done) /* the node's steps left (all of them beyond position B - 1) */
-            redcoll__pipe_ring(&lc, buf, n, C, done < nrs ? it + 1 : it - 1, B, done < nrs ? done : done - nrs,
-                               done >= nrs, tmp);
+            redcoll__pipe_ring_next(&lc, buf, n, C, B, it, nrs, done, tmp);
     }
     if (cross) redcoll__in_view_done(c, &xc);
     redcoll__in_view_done(c, &lc);
