@@ -385,6 +385,12 @@ typedef struct redcoll_consumer {
                  flight at the same time on one transport have distinct slots
      bits 16-27  a hash of the call's parameters: counts, data type, op,
                  root, in place, and the options that shape the messages.
+                 A transport may XOR into its top three bits
+                 (REDCOLL_TAG_SEQ_*) how many messages of this slot the
+                 sender sent the receiver before (modulo 8): a receive it
+                 posts for one message of the stream below then cannot
+                 match a later one, and two calls' tags still differ
+                 wherever their hashes do.
    A transport with fewer tag bits may drop the high ones (redcoll_mpi.h
    keeps what MPI_TAG_UB allows, at least the 15 bits every MPI has): calls
    stay apart by view and algorithm, and mismatched parameters are caught
@@ -402,6 +408,8 @@ typedef struct redcoll_consumer {
 #define REDCOLL_TAG_ROW_MASK   0x1fc0
 #define REDCOLL_TAG_SLOT_SHIFT 13
 #define REDCOLL_TAG_SLOT_MASK  0xe000
+#define REDCOLL_TAG_SEQ_SHIFT  25
+#define REDCOLL_TAG_SEQ_MASK   0x0e000000
 /* A tag no call uses (row field 127), for a transport's own notices. */
 #define REDCOLL_TAG_NOTICE     0x1fc0
 /* The row of the algorithm list a library tag names (redcoll_algo_at's

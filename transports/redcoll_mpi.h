@@ -159,6 +159,8 @@ typedef struct redcoll_mpi {
     int               test_pass;      /* test's stamp in mark */
     long              test_idle;      /* tests in vain in a row: when to look */
     const redcoll_transport *inside;  /* the node's transport (redcoll_mpi_set_node); NULL: none */
+    unsigned char    *seq;            /* message counters per (rank, slot), sent and taken
+                                         (REDCOLL_TAG_SEQ_MASK); NULL: the tags lack the bits */
 } redcoll_mpi;
 
 /*
@@ -376,6 +378,7 @@ static redcoll_result redcoll__mpi_failed(redcoll_mpi *m, redcoll_result why, in
    (redcoll__mpi_take). */
 typedef struct redcoll__mpi_end {
     int          peer, tag, is_recv, len, done;
+    int          posted;  /* a receive posted (MPI_Irecv) rather than taken */
     int          suspect; /* looks in a row that found the receiver in another call */
     void        *buf;
     MPI_Request  q;
@@ -384,7 +387,20 @@ typedef struct redcoll__mpi_end {
 static void redcoll__mpi_end_set(redcoll__mpi_end *e, int is_recv, int peer, void *buf, int len,
                                  int tag) {
     e->peer = peer; e->tag = tag; e->is_recv = is_recv; e->len = len; e->done = 0;
-    e->suspect = 0; e->buf = buf; e->q = MPI_REQUEST_NULL;
+    e->posted = 0; e->suspect = 0; e->buf = buf; e->q = MPI_REQUEST_NULL;
+}
+
+/* tag with the message counter XORed into REDCOLL_TAG_SEQ_MASK for the
+   next message of its slot sent to (dir 0) or taken from (dir 1) peer, and
+   that counter advanced. A peer's messages of one slot are taken in the
+   order it sent them (the stream rule at REDCOLL_TAG_MAX), so the two ends
+   count alike in a correct program. Raw tags and notices carry none. */
+static int redcoll__mpi_seq(redcoll_mpi *m, int peer, int tag, int dir) {
+    unsigned char *c;
+    if (!m->seq || REDCOLL_TAG_ROW(tag) < 0) return tag;
+    c = &m->seq[((size_t)peer * 8 + (size_t)((tag & REDCOLL_TAG_SLOT_MASK) >> REDCOLL_TAG_SLOT_SHIFT)) * 2 +
+                (size_t)dir];
+    return tag ^ (int)((*c)++ & 7u) << REDCOLL_TAG_SEQ_SHIFT;
 }
 
 /* Takes the notice the probe found: this rank is released (ABORTED) by the
@@ -400,6 +416,30 @@ static redcoll_result redcoll__mpi_notice(redcoll_mpi *m, const MPI_Status *st, 
         m->failure.origin_peer_tag = v[4];
     }
     return redcoll__mpi_failed(m, REDCOLL_ERR_ABORTED, st->MPI_SOURCE, tag, -1);
+}
+
+/* e's message had got bytes (-1: more than e's). */
+static redcoll_result redcoll__mpi_size_failed(redcoll_mpi *m, const redcoll__mpi_end *e, int got) {
+    m->last_mpi_error = MPI_ERR_TRUNCATE;
+    if (m->failure.why == REDCOLL_OK) {
+        m->failure.want = (size_t)e->len;
+        m->failure.got = got < 0 ? (size_t)-1 : (size_t)got;
+    }
+    return redcoll__mpi_failed(m, REDCOLL_ERR_TRANSPORT, e->peer, e->tag, -1);
+}
+
+/* Completes the posted receive e if its message has come, its size
+   checked (a shorter message of the same tag; a longer one is MPI's
+   MPI_ERR_TRUNCATE). */
+static redcoll_result redcoll__mpi_posted(redcoll_mpi *m, redcoll__mpi_end *e) {
+    MPI_Status st;
+    int flag = 0, got = -1;
+    redcoll_result r = redcoll__mpi_check(m, MPI_Test(&e->q, &flag, &st));
+    if (r != REDCOLL_OK) return redcoll__mpi_failed(m, r, e->peer, e->tag, -1);
+    if (!flag) return REDCOLL_OK;
+    e->done = 1;
+    MPI_Get_count(&st, MPI_BYTE, &got);
+    return got == e->len ? REDCOLL_OK : redcoll__mpi_size_failed(m, e, got);
 }
 
 /* Receives e if its message has come. The peer's oldest message to this
@@ -423,14 +463,7 @@ static redcoll_result redcoll__mpi_take(redcoll_mpi *m, redcoll__mpi_end *e) {
         if (MPI_Iprobe(e->peer, e->tag, m->comm, &flag, &st) != MPI_SUCCESS || !flag) return REDCOLL_OK;
     }
     MPI_Get_count(&st, MPI_BYTE, &got);
-    if (got != e->len) {
-        m->last_mpi_error = MPI_ERR_TRUNCATE;
-        if (m->failure.why == REDCOLL_OK) {
-            m->failure.want = (size_t)e->len;
-            m->failure.got = got < 0 ? (size_t)-1 : (size_t)got;
-        }
-        return redcoll__mpi_failed(m, REDCOLL_ERR_TRANSPORT, e->peer, e->tag, -1);
-    }
+    if (got != e->len) return redcoll__mpi_size_failed(m, e, got);
     e->done = 1;
     return redcoll__mpi_failed(m, redcoll__mpi_check(m, MPI_Recv(e->buf, e->len, MPI_BYTE, e->peer,
                                                                  e->tag, m->comm, MPI_STATUS_IGNORE)),
@@ -438,18 +471,26 @@ static redcoll_result redcoll__mpi_take(redcoll_mpi *m, redcoll__mpi_end *e) {
 }
 
 /* One look for what e's own polling does not show: a notice from a rank
-   that failed (any source) and, for a send, a message of another call at
-   the head of the receiver's messages to this rank (the stream rule),
-   REDCOLL__MPI_SUSPECT_LOOKS looks in a row. */
+   that failed (any source) and, for a send or a posted receive, a message
+   of another call at the head of the peer's messages to this rank (the
+   stream rule) while e is not complete, REDCOLL__MPI_SUSPECT_LOOKS looks in
+   a row. For a receive, a message that differs from e's own only in the
+   counter is a later one of this call, not suspect (e's own matched and is
+   on its way); one of another call is e's, passed over by the posted
+   receive. */
 static redcoll_result redcoll__mpi_look(redcoll_mpi *m, redcoll__mpi_end *e) {
     MPI_Status st;
-    int flag = 0;
+    int flag = 0, other;
     if (MPI_Iprobe(MPI_ANY_SOURCE, REDCOLL_TAG_NOTICE & m->tag_mask, m->comm, &flag, &st) ==
             MPI_SUCCESS && flag)
         return redcoll__mpi_notice(m, &st, e->tag);
+    if (e->is_recv && !e->posted) return REDCOLL_OK; /* the take sees the head itself */
     flag = 0;
-    if (!e->is_recv && MPI_Iprobe(e->peer, MPI_ANY_TAG, m->comm, &flag, &st) == MPI_SUCCESS && flag &&
-        REDCOLL_TAG_OTHER_CALL(e->tag, st.MPI_TAG)) {
+    other = MPI_Iprobe(e->peer, MPI_ANY_TAG, m->comm, &flag, &st) == MPI_SUCCESS && flag &&
+            REDCOLL_TAG_OTHER_CALL(e->tag, st.MPI_TAG) &&
+            (!e->is_recv || ((st.MPI_TAG ^ e->tag) & ~REDCOLL_TAG_SEQ_MASK) != 0);
+    flag = 0; /* a transfer the probe's progress completed is not suspect (the next poll ends it) */
+    if (other && MPI_Request_get_status(e->q, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && !flag) {
         if (++e->suspect >= REDCOLL__MPI_SUSPECT_LOOKS)
             return redcoll__mpi_failed(m, REDCOLL_ERR_MISMATCH, e->peer, e->tag, st.MPI_TAG);
     } else {
@@ -458,14 +499,17 @@ static redcoll_result redcoll__mpi_look(redcoll_mpi *m, redcoll__mpi_end *e) {
     return REDCOLL_OK;
 }
 
-/* Ends the sends a failed wait leaves: MPI cannot always cancel a send, so
-   one not done at once is freed (MPI finishes it if its receiver ever takes
-   it). Receives were never posted: nothing lands in their buffers later. */
+/* Ends the transfers a failed wait leaves: MPI cannot always cancel a send,
+   so one not done at once is freed (MPI finishes it if its receiver ever
+   takes it). A posted receive is cancelled, or completed if its message
+   matched it already, so nothing lands in its buffer later; taken ones
+   were never posted. */
 static void redcoll__mpi_cancel(int n, redcoll__mpi_end *e) {
     int i, flag;
     for (i = 0; i < n; ++i) {
-        if (e[i].is_recv || e[i].q == MPI_REQUEST_NULL) continue;
+        if (e[i].q == MPI_REQUEST_NULL) continue;
         MPI_Cancel(&e[i].q);
+        if (e[i].is_recv) { MPI_Wait(&e[i].q, MPI_STATUS_IGNORE); continue; }
         flag = 0;
         MPI_Test(&e[i].q, &flag, MPI_STATUS_IGNORE);
         if (!flag) MPI_Request_free(&e[i].q);
@@ -491,7 +535,9 @@ static redcoll_result redcoll__mpi_wait(redcoll_mpi *m, int n, redcoll__mpi_end 
         for (i = 0; i < n && r == REDCOLL_OK; ++i) {
             int flag = 0;
             if (e[i].done) continue;
-            if (e[i].is_recv) {
+            if (e[i].posted) {
+                r = redcoll__mpi_posted(m, &e[i]);
+            } else if (e[i].is_recv) {
                 if (mark && mark[e[i].peer] == (int)polls) continue; /* an older receive from it waits */
                 if (mark) mark[e[i].peer] = (int)polls;
                 r = redcoll__mpi_take(m, &e[i]);
@@ -515,7 +561,9 @@ static redcoll_result redcoll__mpi_wait(redcoll_mpi *m, int n, redcoll__mpi_end 
 /* One blocking transfer: a send of sbytes to dst (dst >= 0) and/or a
    receive of rbytes from src (src >= 0). Chunk i of both directions moves
    in step i: every rank's step i depends only on its peers' step i, so
-   rings and exchanges of unequal sizes cannot deadlock. */
+   rings and exchanges of unequal sizes cannot deadlock. With message
+   counters (m->seq) a library tag's receive is posted before the send, for
+   exactly its message of the stream: no probe before it. */
 static redcoll_result redcoll__mpi_xfer(redcoll_mpi *m, int dst, const void *sbuf, size_t sbytes,
                                         int src, void *rbuf, size_t rbytes, int tag) {
     size_t i, ns = dst >= 0 ? redcoll__mpi_nchunks(m, sbytes) : 0;
@@ -526,19 +574,30 @@ static redcoll_result redcoll__mpi_xfer(redcoll_mpi *m, int dst, const void *sbu
         redcoll__mpi_end e[2];
         int n = 0;
         redcoll_result r;
+        if (i < nr) {
+            redcoll__mpi_end *x = &e[n++];
+            redcoll__mpi_end_set(x, 1, src, (char *)rbuf + i * m->max_chunk,
+                                 redcoll__mpi_chunk(m, rbytes, i), redcoll__mpi_seq(m, src, tag, 1));
+            x->posted = m->seq && REDCOLL_TAG_ROW(tag) >= 0; /* it has a counter */
+            r = x->posted ? redcoll__mpi_check(m, MPI_Irecv(x->buf, x->len, MPI_BYTE, src, x->tag,
+                                                            m->comm, &x->q)) : REDCOLL_OK;
+            if (r != REDCOLL_OK) return redcoll__mpi_failed(m, r, src, x->tag, -1);
+        }
         if (i < ns) {
             const char *sp = (const char *)sbuf + i * m->max_chunk;
+            redcoll__mpi_end *x = &e[n];
             int eager;
-            redcoll__mpi_end_set(&e[n], 0, dst, NULL, redcoll__mpi_chunk(m, sbytes, i), tag);
-            eager = e[n].len <= REDCOLL__MPI_EAGER && dst != m->t.rank;
-            r = redcoll__mpi_check(m, eager ? MPI_Send(sp, e[n].len, MPI_BYTE, dst, tag, m->comm)
-                                            : MPI_Isend(sp, e[n].len, MPI_BYTE, dst, tag, m->comm, &e[n].q));
-            if (r != REDCOLL_OK) return redcoll__mpi_failed(m, r, dst, tag, -1);
+            redcoll__mpi_end_set(x, 0, dst, NULL, redcoll__mpi_chunk(m, sbytes, i),
+                                 redcoll__mpi_seq(m, dst, tag, 0));
+            eager = x->len <= REDCOLL__MPI_EAGER && dst != m->t.rank;
+            r = redcoll__mpi_check(m, eager ? MPI_Send(sp, x->len, MPI_BYTE, dst, x->tag, m->comm)
+                                            : MPI_Isend(sp, x->len, MPI_BYTE, dst, x->tag, m->comm, &x->q));
+            if (r != REDCOLL_OK) {
+                redcoll__mpi_cancel(n, e);
+                return redcoll__mpi_failed(m, r, dst, x->tag, -1);
+            }
             if (!eager) ++n;
         }
-        if (i < nr)
-            redcoll__mpi_end_set(&e[n++], 1, src, (char *)rbuf + i * m->max_chunk,
-                                 redcoll__mpi_chunk(m, rbytes, i), tag);
         r = redcoll__mpi_wait(m, n, e, NULL);
         if (r != REDCOLL_OK) return r;
     }
@@ -604,9 +663,9 @@ static redcoll_result redcoll__mpi_ipost(redcoll_mpi *m, int is_recv, int peer, 
     for (i = 0; i < n; ++i) {
         redcoll__mpi_end *e = &q->e[i];
         redcoll__mpi_end_set(e, is_recv, peer, (char *)buf + i * m->max_chunk,
-                             redcoll__mpi_chunk(m, bytes, i), tag);
+                             redcoll__mpi_chunk(m, bytes, i), redcoll__mpi_seq(m, peer, tag, is_recv));
         if (!is_recv) {
-            redcoll_result r = redcoll__mpi_check(m, MPI_Isend(e->buf, e->len, MPI_BYTE, peer, tag,
+            redcoll_result r = redcoll__mpi_check(m, MPI_Isend(e->buf, e->len, MPI_BYTE, peer, e->tag,
                                                                m->comm, &e->q));
             if (r != REDCOLL_OK) { /* free what was posted, report the error */
                 redcoll__mpi_cancel((int)i, q->e);
@@ -836,6 +895,10 @@ REDCOLL_API redcoll_result redcoll_mpi_init(redcoll_mpi *m, MPI_Comm comm,
         while (bits < 28 && (1 << bits) - 1 < m->tag_mask) ++bits;
         m->nb.tag_bits = bits;
     }
+    if ((m->tag_mask & REDCOLL_TAG_SEQ_MASK) == REDCOLL_TAG_SEQ_MASK) {
+        m->seq = (unsigned char *)calloc((size_t)size * 16, 1); /* 8 slots, 2 directions */
+        if (!m->seq) { redcoll_mpi_finalize(m); return REDCOLL_ERR_OUT_OF_MEMORY; }
+    }
     m->t.node_of = redcoll__mpi_node_of;
     m->t.scratch = redcoll__mpi_scratch;
     m->t.node = redcoll__mpi_node;
@@ -871,6 +934,7 @@ REDCOLL_API void redcoll_mpi_finalize(redcoll_mpi *m) {
         MPI_Comm_free(&m->comm);
     }
     free(m->node_ids);
+    free(m->seq);
     while (m->spare) {
         redcoll__mpi_req *q = (redcoll__mpi_req *)m->spare;
         m->spare = q->next;
