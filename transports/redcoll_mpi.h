@@ -25,26 +25,31 @@
      Sizes must match exactly on both ends, as for every redcoll transport.
    - Transfers: sends are MPI_Isend, tested (a blocking call's sends of at
      most 256 bytes to another rank: MPI_Send, which MPI completes at once
-     by sending such messages eagerly); a receive is not posted ahead
-     but taken (MPI_Recv) once MPI_Iprobe shows its sender's oldest message
-     to this rank: its size is compared first (a message of another size
-     stays where it is and the receive fails; MPI would raise
-     MPI_ERR_TRUNCATE through MPI_COMM_WORLD's handler, which may end the
-     job), and a message of another call of the library's there
-     (REDCOLL_TAG_OTHER_CALL) fails the receive with REDCOLL_ERR_MISMATCH,
-     even when this receive's own message lies behind it (a rank that
-     skipped a call). sendrecv moves both at once; isend/irecv/waitall post
-     the sends and take the receives in waitall, in posting order per peer.
-     The price is the probe: a probed message waits in MPI's unexpected
-     queue and is copied again by the receive, where MPI_Sendrecv's posted
-     receive takes it directly; small messages pay for it (an 8-byte
-     allreduce at p = 2 over MPICH takes about an eighth longer,
-     docs/benchmarks.md).
+     by sending such messages eagerly). Every message of a library call
+     carries a message counter (REDCOLL_TAG_SEQ_MASK: how many messages of
+     its slot the sender sent this receiver before, modulo 8, XORed into
+     the tag), so a blocking call's receive is posted (MPI_Irecv, before
+     its send) for exactly its message: a message the peer sent after a
+     skipped or different call cannot match it. Its size is compared on
+     arrival (a shorter message: REDCOLL_ERR_TRANSPORT; a longer one with
+     the very same tag, which only a hash collision of ranks that disagree
+     gives, 1 in 4096, is MPI's MPI_ERR_TRUNCATE, which MPICH raises through
+     MPI_COMM_WORLD's handler, as its own collectives do). The receives of
+     isend/irecv/waitall are not posted ahead but taken (MPI_Recv) once
+     MPI_Iprobe shows their sender's oldest message to this rank: its size
+     is compared first (a message of another size stays where it is and the
+     receive fails), and a message of another call of the library's there
+     (REDCOLL_TAG_OTHER_CALL) fails the receive with REDCOLL_ERR_MISMATCH at
+     once, even when this receive's own message lies behind it; they are
+     taken in posting order per peer. Over an MPI whose tags lack bits 25-27
+     there are no counters and every receive is taken so.
    - Ranks that disagree about a call end in an error without a timeout
      wherever a waiting rank is shown a message of the other call by the
      peer it waits for, or a peer's notice (below): after 1024 polls a wait
      also looks, every 128 polls, for notices from any rank and, for a send,
-     at the receiver's oldest message. Where no rank is shown anything --
+     at the receiver's oldest message, for a posted receive at the
+     sender's (a message of another call there is the one the receive
+     passed over). Where no rank is shown anything --
      every rank waits to receive from ranks that wait to receive (two ranks
      that each think they are the root of a reduce, a bcast among
      reductions) -- it waits, as MPICH's own collectives do then; the
@@ -335,14 +340,18 @@ static size_t redcoll__mpi_nchunks(const redcoll_mpi *m, size_t bytes) {
    rank it does not wait for, a message of another call from the peer of a
    send -- and between looks: a look is one or two MPI_Iprobe calls, so a
    transfer done within the first polls pays none. */
+#ifndef REDCOLL__MPI_LOOK_AFTER /* tests lower them to look at every poll */
 #define REDCOLL__MPI_LOOK_AFTER 1024
 #define REDCOLL__MPI_LOOK_EVERY 128
+#endif
 /* Looks in a row that must find the receiver of a send in another call
    before the send fails with MISMATCH. A receiver that took the message and
    went on to its next call shows the same head as one that skipped this
    call, until MPI reports the send complete, which can come after the
    receiver's next message: a real mismatch stays, the race passes. */
+#ifndef REDCOLL__MPI_SUSPECT_LOOKS
 #define REDCOLL__MPI_SUSPECT_LOOKS 64
+#endif
 
 /* A blocking transfer's send of at most this many bytes to another rank is
    MPI_Send: MPI libraries send such short messages eagerly (MPICH's eager

@@ -23,9 +23,23 @@ elif ! "$mpicc" -std=c11 -Wall -Wextra -pedantic -Werror -Wmissing-prototypes -W
     echo "0 passed, 1 failed"
     exit 1
 fi
+# BUILD/test_mpi_looks: the same program with the transport's looks at every poll and one
+# look enough for a verdict, run --looks at -n 4 (a correct program's long sends).
+looks=$build/test_mpi_looks
+newer=$(find test/mpi/test_mpi.c test/disagree_cases.h redcoll.h transports/redcoll_mpi.h -newer "$looks" 2>/dev/null)
+if [ $# -eq 0 ] && [ -x "$looks" ] && [ -z "$newer" ]; then
+    :
+elif ! "$mpicc" -std=c11 -Wall -Wextra -pedantic -Werror -Wmissing-prototypes -Wstrict-prototypes \
+        -O2 -g -I. -DREDCOLL__MPI_LOOK_AFTER=1 -DREDCOLL__MPI_LOOK_EVERY=1 -DREDCOLL__MPI_SUSPECT_LOOKS=1 \
+        "$@" test/mpi/test_mpi.c -o "$looks"; then
+    echo "MPI suite: build failed (looks)"
+    echo "0 passed, 1 failed"
+    exit 1
+fi
 # BUILD/mpi_yield.so (make test): ranks that poll in vain yield the core (test/mpi/yield.c).
 yield=$(cd "$build" && pwd)/mpi_yield.so
 [ -f "$yield" ] && mpiexec="$mpiexec -genv LD_PRELOAD $yield"
 runs=()
 for n in 1 2 3 4 5; do runs+=("n$n=timeout 600 $mpiexec -n $n $bin"); done
+runs+=("looks=timeout 600 $mpiexec -n 4 $looks --looks")
 exec test/run_all.sh "${runs[@]}"

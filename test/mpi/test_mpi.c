@@ -885,10 +885,46 @@ static void test_disagree(void) {
     MCHECK(runs > (td_filter ? 0 : 50), "%d cases", runs);
 }
 
+/* A correct program's long sends are never taken for a disagreement: the
+   exact sum's allreduce at 2 MiB cuts it into rendezvous messages, and a
+   receiver that took one and went on to the next nested call (the
+   allgatherv after the allreduce) shows that call's message at the head
+   while the sender's MPI_Test may not have seen its send complete yet.
+   Meant for the build with looks at every poll and one look enough
+   (run.sh's test_mpi_looks, --looks): there, a look that counted a send
+   its own probe completed as suspect failed within a few dozen calls at
+   -n 4. */
+static void test_long_sends(void) {
+    size_t n = ((size_t)2 << 20) / sizeof(double), k;
+    double *a = (double *)malloc(n * sizeof *a), *b = (double *)malloc(n * sizeof *b);
+    int i, bad = 0;
+    char why[400];
+    MCHECK(a && b, "memory");
+    if (!a || !b) { free(a); free(b); return; }
+    for (k = 0; k < n; ++k) a[k] = (double)(g_rank + 1) + (double)k * 0x1p-30;
+    for (i = 0; i < 60 && !bad; ++i) {
+        redcoll_result r = redcoll_allreduce(&g_m.t, a, b, n, REDCOLL_DOUBLE, REDCOLL_SUM_EXACT, NULL);
+        MCHECK(r == REDCOLL_OK, "call %d: %s", i, redcoll_mpi_failure_string(&g_m, why, sizeof why));
+        MCHECK(b[n - 1] == (double)g_size * (g_size + 1) / 2 + (double)g_size * (double)(n - 1) * 0x1p-30,
+               "call %d: result", i);
+        bad = r != REDCOLL_OK;
+    }
+    free(a);
+    free(b);
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+    if (argc == 2 && strcmp(argv[1], "--looks") == 0) { /* test_long_sends alone */
+        if (redcoll_mpi_init(&g_m, MPI_COMM_WORLD, NULL) != REDCOLL_OK) MPI_Abort(MPI_COMM_WORLD, 2);
+        mtest("long sends of a correct program, a look per poll", test_long_sends);
+        redcoll_mpi_finalize(&g_m);
+        if (g_rank == 0) printf("%ld passed, %ld failed\n", g_passed, g_failed);
+        MPI_Finalize();
+        return g_failed ? 1 : 0;
+    }
     if (argc == 3 && strcmp(argv[1], "--disagree") == 0) { /* one case alone (the waits list) */
         td_filter = argv[2];
         test_disagree();
