@@ -326,13 +326,13 @@ static redcoll_result redcoll__mpi_check(redcoll_mpi *m, int err) {
    is one empty chunk). */
 static int redcoll__mpi_chunk(const redcoll_mpi *m, size_t bytes, size_t i) {
     size_t off = i * m->max_chunk;
-    if (bytes == 0) return 0;
+    if (i == 0) return (int)(bytes < m->max_chunk ? bytes : m->max_chunk);
     if (off >= bytes) return 0;
     return (int)(bytes - off < m->max_chunk ? bytes - off : m->max_chunk);
 }
 
 static size_t redcoll__mpi_nchunks(const redcoll_mpi *m, size_t bytes) {
-    return bytes == 0 ? 1 : (bytes + m->max_chunk - 1) / m->max_chunk;
+    return bytes <= m->max_chunk ? 1 : (bytes + m->max_chunk - 1) / m->max_chunk; /* no divide for one */
 }
 
 /* Polls of a wait before it first looks (redcoll__mpi_look) for a reason
