@@ -6503,13 +6503,31 @@ static double redcoll__node_leader_cost(const redcoll__cost_in *in) {
    (redcoll__lanes_plan). The radices multiply to N, or to M, the largest
    power of two below N, and node M + i folds its blocks into node i
    first and gets the vector back last (any N). Commutative ops (the lanes
-   combine in arrival order). */
+   combine in arrival order).
+   Transposed plans (G > 1, G a power of two dividing P and M): the P ranks
+   reduce-scatter into B = P blocks; in a group of G consecutive nodes,
+   block q of node x goes to node x - x % G + q % G, rank q - q % G + x % G
+   (rank q of node x and its peer swap: one message out and one in per
+   rank, the own block stays), so node o of the group holds block
+   o % G + G m of all G nodes on its G ranks G m .. G m + G - 1 (the lanes
+   of slot m), which allreduce it; the rounds then run among the M / G
+   groups on G lanes, the same swap brings the sums back, and the allgather
+   of the P blocks ends it. The node's link carries (P - P / G) blocks of
+   n / P per swap where an untransposed plan carries B (r - 1) blocks of
+   n / B per round: a swap trades the lanes' copies for intra steps. */
 
 typedef struct redcoll__lanes {
     int    P, B, g, R, r[32];
+    int    G;              /* transposed in groups of G nodes (B = P, g = G); 1: not */
+    int    S;              /* slots: the blocks the lanes of a round hold (P / g) */
     int    M;              /* nodes in the rounds (r_1 ... r_R = M); nodes M + i, i < N - M, fold into node i */
     double t;              /* modeled time */
 } redcoll__lanes;
+
+/* The position of lane u of the slot of the rank at position q. */
+static int redcoll__lane_rank(const redcoll__lanes *pl, int q, int u) {
+    return pl->G > 1 ? q - q % pl->G + u : u * pl->B + q % pl->B;
+}
 
 /* The modeled time of plan pl for n elements on nodes of up to k ranks. */
 static double redcoll__lanes_time(const redcoll__lanes *pl, const redcoll_cost_model *m, int peer, size_t n,
@@ -6519,9 +6537,10 @@ static double redcoll__lanes_time(const redcoll__lanes *pl, const redcoll_cost_m
     int folds = k > pl->P ? (k - pl->P + pl->P - 1) / pl->P : 0, d, j, lgg = redcoll__ceil_lg(pl->g);
     t += 2 * folds * m->f_alpha * m->alpha + folds * h * (m->f_beta * (br + m->beta) + m->gamma);
     for (d = pl->B / 2; d >= 1; d /= 2) { h /= 2; t += 2 * m->alpha + h * (br + m->gamma + m->beta); }
-    t += lgg * (m->alpha + blk * (br + m->gamma));
+    t += lgg * (m->alpha + blk * (br + m->gamma)); /* the lanes' allreduce */
+    if (pl->G > 1) t += 2 * (ia + (double)(pl->P - pl->S) * blk * ib); /* the swaps there and back */
     for (j = 0; j < pl->R; ++j)
-        t += ia + (double)pl->B * (pl->r[j] - 1) * blk * ib + lgg * (m->alpha + blk * (br + m->gamma));
+        t += ia + (double)pl->S * (pl->r[j] - 1) * blk * ib + lgg * (m->alpha + blk * (br + m->gamma));
     if (pl->M < N) /* the folded nodes' blocks in, the vector back out */
         t += 2 * ia + (double)pl->P * (blk + (double)n * E) * ib + blk * m->gamma;
     return t;
@@ -6553,18 +6572,26 @@ static int redcoll__lanes_radices(redcoll__lanes *pl, int M, int R) {
 static void redcoll__lanes_plan(const redcoll_cost_model *m, int peer, size_t n, double E, int N, int kmin,
                                 int kmax, redcoll__lanes *best) {
     redcoll__lanes pl;
-    int P = redcoll__pof2_floor(kmin > 0 ? kmin : 1), B, R, mi, Ms[2];
+    int P = redcoll__pof2_floor(kmin > 0 ? kmin : 1), B, G, R, mi, Ms[2];
     Ms[0] = N; Ms[1] = redcoll__pof2_floor(N);
     best->t = -1;
     for (B = 1; B <= P; B *= 2)
         for (mi = 0; mi < (Ms[1] < N ? 2 : 1); ++mi)
             for (R = Ms[mi] > 1 ? 1 : 0; R <= 31; ++R) {
-                pl.P = P; pl.B = B; pl.g = P / B; pl.R = R; pl.M = Ms[mi];
+                pl.P = P; pl.B = pl.S = B; pl.g = P / B; pl.G = 1; pl.R = R; pl.M = Ms[mi];
                 if (!redcoll__lanes_radices(&pl, pl.M, R)) continue;
                 pl.t = redcoll__lanes_time(&pl, m, peer, n, E, N, kmax);
                 if (best->t < 0 || pl.t < best->t) *best = pl;
                 if (R == 0 || 1 << R >= pl.M) break;
             }
+    for (G = 2; G <= P && G <= Ms[1]; G *= 2) /* transposed: rounds among the M / G groups */
+        for (R = 0; R <= 31; ++R) {
+            pl.P = pl.B = P; pl.g = pl.G = G; pl.S = P / G; pl.R = R; pl.M = Ms[1];
+            if (!redcoll__lanes_radices(&pl, pl.M / G, R)) continue;
+            pl.t = redcoll__lanes_time(&pl, m, peer, n, E, N, kmax);
+            if (pl.t < best->t) *best = pl;
+            if (1 << R >= pl.M / G) break;
+        }
 }
 
 /* Allreduce, node_lanes (see above). Scratch: a vector (the fold's staging),
@@ -6576,7 +6603,7 @@ static redcoll_result redcoll__allreduce_node_lanes(redcoll__ctx *c, const redco
     redcoll__ctx lc, xc;
     redcoll__segs Lb;
     size_t n = a->count, tl = 0, bl, off, len;
-    int k, q, P, B, g, e, d, j, lo, hi, b, t, w, x, *have = NULL, *cross = NULL;
+    int k, q, P, B, g, e, d, j, lo, hi, b, t, w, x, peer = -1, *have = NULL, *cross = NULL;
     char *buf = (char *)a->rbuf, *tmp = NULL, *rcv = NULL;
     if (!a->in_place) redcoll__copy(c, buf, a->sbuf, n);
     if (n == 0 || redcoll__nodes_plan(c, &nd, 0)) return c->err;
@@ -6623,12 +6650,22 @@ static redcoll_result redcoll__allreduce_node_lanes(redcoll__ctx *c, const redco
         goto unfold;
     }
     if (x + pl.M < nd.N) redcoll__recv_reduce(&xc, x + pl.M, redcoll__at(c, buf, off), redcoll__at(c, buf, off), len, 1, tmp);
-    for (d = 1; d < g; d *= 2) { /* the node's block b on all g lanes */
-        int pq = (t ^ d) * B + b;
+    if (pl.G > 1) { /* the swap: block q for block b = q - q % G + x % G of node y's */
+        int y = x - x % pl.G + q % pl.G;
+        t = q % pl.G; b = q - t + x % pl.G;
+        if (y != x) {
+            peer = redcoll__nodes_rank(&nd, nd.first[y] + b);
+            redcoll__sendrecv(c, peer, redcoll__at(c, buf, off), len, peer,
+                              redcoll__at(c, buf, redcoll__seg_off(&Lb, b)), redcoll__seg_len(&Lb, b, b + 1));
+        }
+        off = redcoll__seg_off(&Lb, b); len = redcoll__seg_len(&Lb, b, b + 1);
+    }
+    for (d = 1; d < g; d *= 2) { /* the node's block b on all g lanes (transposed: the group's sum) */
+        int pq = redcoll__lane_rank(&pl, q, t ^ d);
         redcoll__sendrecv_reduce(&lc, pq, redcoll__at(c, buf, off), len, pq, redcoll__at(c, buf, off),
                                  redcoll__at(c, buf, off), len, 1, tmp);
     }
-    for (j = 0, w = 1; j < pl.R && !c->err && !lc.err && !xc.err; w *= pl.r[j], ++j) { /* round j: digit j */
+    for (j = 0, w = pl.G; j < pl.R && !c->err && !lc.err && !xc.err; w *= pl.r[j], ++j) { /* round j: digit j */
         int r = pl.r[j], dj = x / w % r, u, to = x + ((dj + t + 1) % r - dj) * w, from = x + ((dj - t - 1 + r) % r - dj) * w;
         char *con = t == 0 ? redcoll__at(c, buf, off) : rcv;
         for (u = 0; u < g; ++u) have[u] = u < r; /* lane 0: the node's own and what came */
@@ -6636,13 +6673,19 @@ static redcoll_result redcoll__allreduce_node_lanes(redcoll__ctx *c, const redco
         if (t == 0 && r > 1) redcoll__reduce3(c, rcv, con, con, len, 0);
         if (r - 1 < g) have[r - 1] = 0;
         for (d = 1; d < g; d *= 2) { /* the lanes' sum on every lane */
-            int pq = (t ^ d) * B + b, mine = have[t], theirs = have[t ^ d];
+            int pq = redcoll__lane_rank(&pl, q, t ^ d), mine = have[t], theirs = have[t ^ d];
             if (mine && theirs) redcoll__sendrecv_reduce(&lc, pq, con, len, pq, con, con, len, 1, tmp);
             else if (mine) redcoll__send(&lc, pq, con, len);
             else if (theirs) redcoll__recv(&lc, pq, con, len);
             for (u = 0; u < g; ++u) have[u] = have[u] || have[u ^ d];
         }
         if (con != redcoll__at(c, buf, off)) redcoll__copy(c, redcoll__at(c, buf, off), con, len);
+    }
+    if (pl.G > 1) { /* the sums back: block q */
+        if (peer >= 0)
+            redcoll__sendrecv(c, peer, redcoll__at(c, buf, off), len, peer,
+                              redcoll__at(c, buf, redcoll__seg_off(&Lb, q)), redcoll__seg_len(&Lb, q, q + 1));
+        b = q;
     }
     for (lo = b, hi = b + 1, d = 1; d < B; d *= 2) { /* allgather of the blocks */
         int plo = q & d ? lo - d : hi;

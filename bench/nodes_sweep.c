@@ -152,7 +152,11 @@ int main(void) {
            "chunk and the last, so only the first reduce-scatter and the last\n"
            "allgather stay outside the link's time. node_lanes (short vectors)\n"
            "crosses the network with several ranks of a node at once: a few\n"
-           "rounds of radix r instead of node_split's lg N crossings.\n",
+           "rounds of radix r instead of node_split's lg N crossings; or, in its\n"
+           "transposed plans, rank q of node i swaps its node's block q for node q's\n"
+           "block i, so a node allreduces one block of every node inside and swaps\n"
+           "the sums back (at 32 x 32: two crossings, each moving 31/32 of the\n"
+           "vector over a node's link).\n",
            NS_ALPHA, NS_BETA, NS_IALPHA, NS_IBETA, redcoll_options_resolved(NULL).model.gamma);
     printf("\n## AUTO on nodes: allreduce of doubles, 8 B .. 64 MiB\n");
     ns_allreduce(32, 32);

@@ -322,6 +322,16 @@ static void tn_map(int kind, int p, int *map) {
     }
 }
 
+/* The nodes of map (p <= 40 ranks, ids below p): N, the smallest and the
+   largest node's rank count. */
+static void tn_shape(const int *map, int p, int *N, int *kmin, int *kmax) {
+    int seen[40] = { 0 }, r, g;
+    *N = 0; *kmin = p; *kmax = 0;
+    for (r = 0; r < p; ++r) *N += seen[map[r]]++ == 0;
+    for (g = 0; g < p; ++g)
+        if (seen[g]) { *kmin = seen[g] < *kmin ? seen[g] : *kmin; *kmax = seen[g] > *kmax ? seen[g] : *kmax; }
+}
+
 /* Every node-aware row on every map, p = 1..40: counts 0, 1, p + 1, 1007,
    roots first, last and middle, in place or not, int32 sums, double sums
    and the non-commutative matrix product; every rank's result checked
@@ -371,11 +381,9 @@ static void test_nodes_pipeline(void) {
     m.inter_beta = 2e-9;
     for (p = 1; p <= 40; ++p)
         for (kind = 0; kind < TN_MAPS; ++kind) {
-            int seen[40] = { 0 }, r, N = 0, kmin = p, kmax = 0, g;
+            int N, kmin, kmax;
             tn_map(kind, p, map);
-            for (r = 0; r < p; ++r) N += seen[map[r]]++ == 0;
-            for (g = 0; g < p; ++g)
-                if (seen[g]) { kmin = seen[g] < kmin ? seen[g] : kmin; kmax = seen[g] > kmax ? seen[g] : kmax; }
+            tn_shape(map, p, &N, &kmin, &kmax);
             for (ci = 0; ci < 3; ++ci) {
                 rc_spec s = rc_spec_make(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_NODE_SPLIT, p, counts[ci]);
                 if (redcoll__pipe_chunks(&m, 0, counts[ci], 8, N, kmax, kmin, NULL) < 2) continue;
@@ -412,33 +420,74 @@ static void test_nodes_pipeline(void) {
 }
 
 
-/* node_lanes on every map, p = 1..40: counts 0, 1, p + 1, 1007, in place
-   or not, int32 and double sums and a commutative user op, under the
-   two-level model and under a slow network (other plans: more lanes per
-   block, fewer rounds); every rank's result bitwise against the reference.
-   The sweep (nodes of 3) holds its refusal of the matrix product. */
+/* node_lanes on every map, p = 1..40, and on nodes of 8 and of 8, 11, 9,
+   16 ranks: counts 0, 1, 3, p + 1, 1007, in place or not, int32 and double
+   sums and a commutative user op, under the two-level model, under a slow
+   network (other plans: more lanes per block, fewer rounds) and where the
+   link's bytes outweigh every latency (transposed plans: the swap in
+   groups of nodes, with rounds among the groups or none, folded nodes and
+   ranks); every rank's result bitwise against the reference. */
+static void tn_lanes_map(int kind, int p, int *map) {
+    static const int sizes[4] = { 8, 11, 9, 16 };
+    int r, g = 0, left = sizes[0];
+    if (kind < TN_MAPS) { tn_map(kind, p, map); return; }
+    for (r = 0; r < p; ++r) {
+        if (kind == TN_MAPS) { map[r] = r / 8; continue; }
+        if (left == 0) left = sizes[++g % 4];
+        map[r] = g; left--;
+    }
+}
+
 static void test_nodes_lanes(void) {
     static int map[40];
-    static const size_t counts[4] = { 0, 1, 2, 1007 };
-    int p, kind, k, slow;
-    for (slow = 0; slow < 2; ++slow)
+    static const size_t counts[5] = { 0, 1, 3, 2, 1007 };
+    int p, kind, k, model, transposed = 0, rounds = 0, folded = 0;
+    for (model = 0; model < 3; ++model)
         for (p = 1; p <= 40; ++p)
-            for (kind = 0; kind < TN_MAPS; ++kind) {
-                tn_map(kind, p, map);
-                for (k = 0; k < 4; ++k) {
-                    rc_spec s = rc_spec_make(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_NODE_LANES, p,
-                                             k == 2 ? (size_t)p + 1 : counts[k]);
+            for (kind = 0; kind < TN_MAPS + 2; ++kind) {
+                int N, kmin, kmax;
+                tn_lanes_map(kind, p, map);
+                tn_shape(map, p, &N, &kmin, &kmax);
+                for (k = 0; k < 5; ++k) {
+                    size_t n = k == 3 ? (size_t)p + 1 : counts[k];
+                    rc_spec s = rc_spec_make(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_NODE_LANES, p, n);
+                    redcoll__lanes pl;
                     s.sim.node_map = map;
                     s.use_model = 1;
                     s.sim.model = tn_two_level();
-                    if (slow) { s.sim.model.inter_alpha = 2e-5; s.sim.model.inter_beta = 1e-9; }
+                    if (model == 1) { s.sim.model.inter_alpha = 2e-5; s.sim.model.inter_beta = 1e-9; }
+                    if (model == 2) { /* the link's bytes outweigh every latency */
+                        s.sim.model.alpha = 1e-10; s.sim.model.beta = s.sim.model.gamma = 1e-12;
+                        s.sim.model.inter_alpha = s.sim.model.inter_beta = 1e-7;
+                    }
                     s.opts.model = s.sim.model;
-                    s.in_place = (p + k + slow) % 2;
+                    s.in_place = (p + k + model) % 2;
                     if ((p + kind + k) % 3 == 1) s.dtype = REDCOLL_DOUBLE;
                     if ((p + kind + k) % 3 == 2) s.op = "user_sum";
+                    redcoll__lanes_plan(&s.sim.model, 0, n, s.dtype == REDCOLL_DOUBLE ? 8 : 4, N, kmin, kmax, &pl);
+                    if (n && pl.G > 1) { transposed++; rounds += pl.R > 0; folded += pl.M < N || kmax > pl.P; }
                     tf_run_ok(&s);
                 }
             }
+    CHECK(transposed >= 150 && rounds >= 100 && folded >= 50, "transposed plans: %d, with rounds %d, folded %d",
+          transposed, rounds, folded);
+    if (tf_verbose) fprintf(stderr, "    transposed %d, with rounds %d, folded %d\n", transposed, rounds, folded);
+    { /* the target shape: 1024 ranks in nodes of 32, 2 KiB: one swap each way, estimate = simulated */
+        redcoll_options o = redcoll_options_resolved(NULL);
+        redcoll__lanes pl;
+        double sim, cost, hd;
+        o.model = tn_two_level();
+        o.ranks_per_node = 32;
+        redcoll__lanes_plan(&o.model, 0, 512, 4, 32, 32, 32, &pl);
+        CHECK(pl.G == 32 && pl.R == 0, "1024 in 32s, 2 KiB: plan G %d, %d rounds", pl.G, pl.R);
+        sim = tmo_sim_nodes(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_NODE_LANES, 1024, 32, 512, &o.model);
+        cost = redcoll_algo_cost(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_NODE_LANES, 1024, 2048, 4, &o);
+        hd = redcoll_algo_cost(REDCOLL_COLL_ALLREDUCE, REDCOLL_ALGO_HALVING_DOUBLING, 1024, 2048, 4, &o);
+        CHECK(sim > 0 && fabs(cost / sim - 1) < 1e-9, "1024 in 32s, 2 KiB: cost %.4f us, simulated %.4f us",
+              cost * 1e6, sim * 1e6);
+        CHECK(cost > 0 && cost <= hd / 2, "1024 in 32s, 2 KiB: node_lanes %.3f us, halving_doubling %.3f us",
+              cost * 1e6, hd * 1e6);
+    }
 }
 
 static void test_nodes_sweep_lanes(void) {
@@ -713,7 +762,7 @@ static void suite_nodes(void) {
     tf_test("nodes/sim: deadlock and faults", test_nodes_sim_failures);
     tf_test("nodes/every map, p = 1..40, every node-aware row", test_nodes_maps);
     tf_test("nodes/pipeline: node_split's allreduce in chunks", test_nodes_pipeline);
-    tf_test("nodes/lanes: every map, p = 1..40", test_nodes_lanes);
+    tf_test("nodes/lanes: every map, p = 1..40, transposed plans too", test_nodes_lanes);
     tf_test("sweep/node_lanes (nodes of 3)", test_nodes_sweep_lanes);
     tf_test("sweep/node_split (nodes of 3)", test_nodes_sweep_split);
     tf_test("sweep/node_leader (nodes of 3)", test_nodes_sweep_leader);
