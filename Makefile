@@ -28,7 +28,7 @@ MPI_TOOL := $(if $(shell command -v $(MPICC) 2>/dev/null),$(BUILD)/redcoll_mpi)
 
 .PHONY: all demo test test-sim test-compile asan tsan examples shim install uninstall \
         test-install clean docs bench-kernels bench-datapath fuzz sim-figures bench-sim \
-        bench-exact maps bench-select bench-overlap
+        bench-exact maps bench-select bench-overlap bench-percall
 
 all: $(BUILD)/test_runner $(BUILD)/redcoll $(MPI_TOOL)
 
@@ -145,6 +145,13 @@ $(BUILD)/bench_select: bench/select.c $(HEADERS) | $(BUILD)
 
 bench-select: $(BUILD)/bench_select
 	nice $(BUILD)/bench_select $(BENCH_FLAGS)
+
+# The library's own cost per one-shot call: 8 B collectives over a transport that only copies.
+$(BUILD)/bench_percall: bench/percall.c bench/bench.h $(HEADERS) | $(BUILD)
+	$(CC) $(CFLAGS_) bench/percall.c -o $@ $(LIBS)
+
+bench-percall: $(BUILD)/bench_percall
+	$(BUILD)/bench_percall $(BENCH_FLAGS)
 
 # Reduction kernels (-O2, as the library ships) against restrict loops built
 # -O3 -march=native by the same compiler; README "Reduction kernels".

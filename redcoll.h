@@ -1862,13 +1862,13 @@ typedef struct redcoll__ctx {
     size_t          esize;   /* bytes per element */
     redcoll_op      op;
     redcoll__kernel kernel;  /* predefined ops; NULL for user ops */
-    redcoll_options o;       /* resolved */
     const struct redcoll__row *inner, *outer, *down; /* hierarchical: the levels' rows, from setup */
     redcoll__shape  shape;   /* the nodes as AUTO prices them; nodes <= 1: one level */
     int             tag;
     int             dry;     /* transport moves no data */
     redcoll__arena *arena;   /* NULL: scratch straight from the allocator */
     redcoll_result  err;
+    redcoll_options o;       /* resolved; last: setup writes it whole and zeroes the rest */
 } redcoll__ctx;
 
 /* Arguments of a schedule, as redcoll__setup resolved them ([SECTION:setup]).
@@ -9333,16 +9333,24 @@ REDCOLL_API redcoll_result redcoll_reduce_local(const void *in, void *inout, siz
     return REDCOLL_OK;
 }
 
+static redcoll_options redcoll__no_options; /* zero, never written: a copy, not a memset */
+
+/* redcoll_options_resolved into *o, which a call's setup fills in place
+   (no copy of the struct through a return value). */
+static void redcoll__options_resolve(redcoll_options *o, const redcoll_options *opts) {
+    *o = opts ? *opts : redcoll__no_options;
+    o->segment_bytes = redcoll__def(o->segment_bytes, REDCOLL_DEFAULT_SEGMENT);
+    o->chunk_bytes   = redcoll__def(o->chunk_bytes, REDCOLL_DEFAULT_CHUNK);
+    o->model.alpha   = redcoll__def(o->model.alpha, REDCOLL_DEFAULT_ALPHA);
+    o->model.beta    = redcoll__def(o->model.beta, REDCOLL_DEFAULT_BETA);
+    o->model.gamma   = redcoll__def(o->model.gamma, REDCOLL_DEFAULT_GAMMA);
+    o->model.f_alpha = redcoll__def(o->model.f_alpha, 1.0);
+    o->model.f_beta  = redcoll__def(o->model.f_beta, 1.0);
+}
+
 REDCOLL_API redcoll_options redcoll_options_resolved(const redcoll_options *opts) {
     redcoll_options o;
-    if (opts) o = *opts; else REDCOLL_MEMSET(&o, 0, sizeof o);
-    o.segment_bytes = redcoll__def(o.segment_bytes, REDCOLL_DEFAULT_SEGMENT);
-    o.chunk_bytes   = redcoll__def(o.chunk_bytes, REDCOLL_DEFAULT_CHUNK);
-    o.model.alpha   = redcoll__def(o.model.alpha, REDCOLL_DEFAULT_ALPHA);
-    o.model.beta    = redcoll__def(o.model.beta, REDCOLL_DEFAULT_BETA);
-    o.model.gamma   = redcoll__def(o.model.gamma, REDCOLL_DEFAULT_GAMMA);
-    o.model.f_alpha = redcoll__def(o.model.f_alpha, 1.0);
-    o.model.f_beta  = redcoll__def(o.model.f_beta, 1.0);
+    redcoll__options_resolve(&o, opts);
     return o;
 }
 
@@ -10458,26 +10466,30 @@ static unsigned long long redcoll__select_key(redcoll_coll coll, int p, size_t b
                                               int commutative, const redcoll_options *o,
                                               const redcoll__shape *sh) {
     const redcoll_cost_model *m = &o->model;
-    unsigned long long h = 0x243f6a8885a308d3ull;
+    /* four independent chains, joined at the end: the processor runs them
+       side by side (a hit is on every one-shot call's path) */
+    unsigned long long h = 0x243f6a8885a308d3ull, h2 = 0x13198a2e03707344ull, h3 = 0xa4093822299f31d0ull,
+                       h4 = 0x082efa98ec4e6c89ull;
     h = redcoll__cmix(h, ((unsigned long long)(unsigned)coll << 33) ^ ((unsigned long long)(unsigned)p << 1) ^
                         (unsigned long long)(commutative != 0));
     h = redcoll__cmix(h, bytes);
     h = redcoll__cmix(h, esize);
-    h = redcoll__cmix(h, redcoll__dbits(m->alpha));
-    h = redcoll__cmix(h, redcoll__dbits(m->beta));
-    h = redcoll__cmix(h, redcoll__dbits(m->gamma));
-    h = redcoll__cmix(h, redcoll__dbits(m->f_alpha));
-    h = redcoll__cmix(h, redcoll__dbits(m->f_beta));
-    h = redcoll__cmix(h, o->threshold_bytes);
-    h = redcoll__cmix(h, o->segment_bytes);
-    h = redcoll__cmix(h, (unsigned long long)(unsigned)o->groups);
-    h = redcoll__cmix(h, o->transport_flags & REDCOLL_TRANSPORT_PEER_REDUCE);
+    h2 = redcoll__cmix(h2, redcoll__dbits(m->alpha));
+    h2 = redcoll__cmix(h2, redcoll__dbits(m->beta));
+    h2 = redcoll__cmix(h2, redcoll__dbits(m->gamma));
+    h3 = redcoll__cmix(h3, redcoll__dbits(m->f_alpha));
+    h3 = redcoll__cmix(h3, redcoll__dbits(m->f_beta));
+    h3 = redcoll__cmix(h3, o->threshold_bytes);
+    h4 = redcoll__cmix(h4, o->segment_bytes);
+    h4 = redcoll__cmix(h4, (unsigned long long)(unsigned)o->groups);
+    h4 = redcoll__cmix(h4, o->transport_flags & REDCOLL_TRANSPORT_PEER_REDUCE);
     if (redcoll__two_level(m, sh)) {
-        h = redcoll__cmix(h, redcoll__dbits(redcoll__inter_alpha(m)));
-        h = redcoll__cmix(h, redcoll__dbits(redcoll__inter_beta(m)));
-        h = redcoll__cmix(h, ((unsigned long long)(unsigned)sh->nodes << 32) ^ (unsigned long long)(unsigned)sh->kmax);
+        h2 = redcoll__cmix(h2, redcoll__dbits(redcoll__inter_alpha(m)));
+        h3 = redcoll__cmix(h3, redcoll__dbits(redcoll__inter_beta(m)));
+        h4 = redcoll__cmix(h4, ((unsigned long long)(unsigned)sh->nodes << 32) ^ (unsigned long long)(unsigned)sh->kmax);
         h = redcoll__cmix(h, (unsigned long long)(unsigned)sh->kmin);
     }
+    h = redcoll__cmix(redcoll__cmix(redcoll__cmix(h, h2), h3), h4);
     return h | 1; /* never 0, the empty entry */
 }
 #endif
@@ -10487,28 +10499,28 @@ static unsigned long long redcoll__select_key(redcoll_coll coll, int p, size_t b
 static redcoll_algo redcoll__select_model_at(redcoll_coll coll, int p, size_t bytes, size_t esize,
                                              int commutative, const redcoll_options *resolved,
                                              const size_t *displs, const redcoll__shape *shape) {
-    redcoll__cost_in in = redcoll__cost_input(coll, p, bytes, esize, resolved);
+    redcoll__shape sh = shape ? *shape : redcoll__shape_of(p, resolved->ranks_per_node);
+    redcoll__cost_in in;
     redcoll_algo algo;
     int row;
 #ifdef REDCOLL__SELECT_CACHE
     unsigned long long key;
     unsigned long long *slot;
     int i;
-    if (shape) in.shape = *shape;
-    key = redcoll__select_key(coll, p, bytes, esize, commutative, resolved, &in.shape);
+    key = redcoll__select_key(coll, p, bytes, esize, commutative, resolved, &sh);
     for (i = 0; displs && i <= p; ++i) key = redcoll__cmix(key, displs[i]) | 1;
     slot = &redcoll__select_cache[(key >> 40) % REDCOLL__SELECT_CACHE * REDCOLL__SELECT_WAYS];
     for (i = 0; i < REDCOLL__SELECT_WAYS; ++i) {
         unsigned long long hit = __atomic_load_n(&slot[i], __ATOMIC_RELAXED);
         if (hit && (hit >> 8) == (key >> 8)) {
             const redcoll__row *e = redcoll__find(coll, (redcoll_algo)(hit & 0xff));
-            if (e && redcoll__model_candidate(e, coll, commutative, redcoll__two_level(&resolved->model, &in.shape)))
+            if (e && redcoll__model_candidate(e, coll, commutative, redcoll__two_level(&resolved->model, &sh)))
                 return e->info.algo;
         }
     }
-#else
-    if (shape) in.shape = *shape;
 #endif
+    in = redcoll__cost_input(coll, p, bytes, esize, resolved); /* a miss: price the rows */
+    in.shape = sh;
     in.displs = displs;
     redcoll__best_cost_for(coll, p, &in, commutative, &row);
     algo = row >= 0 ? redcoll__rows[row].info.algo : REDCOLL_ALGO_AUTO;
@@ -10695,8 +10707,12 @@ static int redcoll__options_ok(const redcoll_options *o) {
            o->model.inter_beta >= 0;
 }
 
-/* n * size without overflow. */
-static int redcoll__mul_ok(size_t n, size_t size) { return size == 0 || n <= (size_t)-1 / size; }
+/* n * size without overflow; two factors below 2^(half the bits) never
+   overflow, so the usual call needs no division. */
+static int redcoll__mul_ok(size_t n, size_t size) {
+    if ((n | size) <= (size_t)-1 >> (4 * sizeof(size_t))) return 1;
+    return size == 0 || n <= (size_t)-1 / size;
+}
 
 /* Sum of the p counts of an irregular collective and of those before rank
    `me`; 0 on overflow. */
@@ -10746,7 +10762,8 @@ typedef struct redcoll__call {
     size_t              pre_n;
     size_t              bytes;   /* the largest vector: the whole input of block collectives */
     int                 empty;   /* nothing to move: execute returns OK at once */
-    redcoll__xsum       exact;   /* REDCOLL_OP_SUM_EXACT only ([SECTION:exact]) */
+    redcoll__xsum       exact;   /* REDCOLL_OP_SUM_EXACT only ([SECTION:exact]); last: setup
+                                    zeroes it only for that op */
 } redcoll__call;
 
 static redcoll__desc redcoll__describe(redcoll_coll coll, const redcoll_transport *t,
@@ -10974,6 +10991,8 @@ static int redcoll__call_tag(const redcoll__call *call, const redcoll__desc *d, 
            (int)(h & REDCOLL__TAG_HASH_MASK) << REDCOLL__TAG_HASH_SHIFT;
 }
 
+static redcoll__call redcoll__no_call; /* zero, never written */
+
 /* Checks and resolves the call d into *call (see above); touches nothing. */
 static redcoll_result redcoll__setup(redcoll__call *call, const redcoll__desc *d) {
     redcoll__ctx *c = &call->c;
@@ -10986,22 +11005,26 @@ static redcoll_result redcoll__setup(redcoll__call *call, const redcoll__desc *d
     int rooted = coll == REDCOLL_COLL_REDUCE || coll == REDCOLL_COLL_BCAST ||
                  coll == REDCOLL_COLL_GATHER || coll == REDCOLL_COLL_SCATTER;
     redcoll_result r;
-    REDCOLL_MEMSET(call, 0, sizeof *call);
+    /* zero all but the options (resolved below) and the exact sum's state
+       (zeroed for that op); copies of zeros, which compilers keep as a few
+       vector moves where a memset of this size becomes a slow string op */
+    REDCOLL_MEMCPY(c, &redcoll__no_call.c, offsetof(redcoll__ctx, o));
+    REDCOLL_MEMCPY(&call->a, &redcoll__no_call.a, offsetof(redcoll__call, exact) - offsetof(redcoll__call, a));
     /* the transport, the options, the type and the op */
     if (!redcoll__transport_ok(t) || !redcoll__options_ok(d->opts)) return REDCOLL_ERR_INVALID_ARG;
     c->t = t; c->rank = t->rank; c->size = t->size; c->coll = coll;
     c->dtype = d->dtype;
     c->esize = redcoll_dtype_size(d->dtype);
     if (c->esize == 0) return REDCOLL_ERR_INVALID_ARG;
-    if (d->op) {
-        if (!redcoll__op_ok(d->op, d->dtype)) return REDCOLL_ERR_INVALID_ARG;
+    if (d->op) { /* a kernel found is a valid op (user ops have none): one look-up */
+        c->kernel = redcoll__kernel_for(d->op->kind, d->dtype);
+        if (!c->kernel && !redcoll__op_ok(d->op, d->dtype)) return REDCOLL_ERR_INVALID_ARG;
         c->op = *d->op;
         c->op.commutative = d->op->kind != REDCOLL_OP_USER || d->op->commutative;
-        c->kernel = redcoll__kernel_for(d->op->kind, d->dtype);
     } else {
         c->op = redcoll_op_predefined(REDCOLL_OP_SUM);
     }
-    c->o = redcoll_options_resolved(d->opts);
+    redcoll__options_resolve(&c->o, d->opts);
     if (redcoll__xpair(c)) c->op.kind = REDCOLL_OP_SUM; /* c->kernel: the exact sum of two */
     if (t->recv_reduce) c->o.transport_flags |= t->flags & REDCOLL_TRANSPORT_PEER_REDUCE; /* the model reads it */
     c->shape = redcoll__shape_of_call(c);
@@ -11022,8 +11045,10 @@ static redcoll_result redcoll__setup(redcoll__call *call, const redcoll__desc *d
     if (r != REDCOLL_OK) return r;
     c->tag = redcoll__call_tag(call, d, n);
     r = redcoll__setup_buffers(call, d, n, mine, before);
-    if (r == REDCOLL_OK && !call->empty && c->op.kind == REDCOLL_OP_SUM_EXACT)
+    if (r == REDCOLL_OK && !call->empty && c->op.kind == REDCOLL_OP_SUM_EXACT) {
+        REDCOLL_MEMSET(&call->exact, 0, sizeof call->exact);
         r = redcoll__xsetup(&call->exact, c, d->sbuf, d->rbuf, n, d->counts, d->root);
+    }
     return r;
 }
 

@@ -588,6 +588,205 @@ static void test_peer_reduce(void) {
     tmo_peer_reduce = 0;
 }
 
+/* ---- AUTO's decision cache: a call's choice follows every input ------------ */
+
+/* Rank 0 of p ranks whose peers send zeros: moves nothing and remembers the
+   first tag of a call, whose row field names the row the call runs. */
+static int tmo_first_tag;
+static void tmo_seen(int tag) { if (tmo_first_tag < 0) tmo_first_tag = tag; }
+static redcoll_result tmo_probe_send(void *u, int dst, const void *b, size_t n, int tag) {
+    (void)u; (void)dst; (void)b; (void)n;
+    tmo_seen(tag);
+    return REDCOLL_OK;
+}
+static redcoll_result tmo_probe_recv(void *u, int src, void *b, size_t n, int tag) {
+    (void)u; (void)src;
+    memset(b, 0, n);
+    tmo_seen(tag);
+    return REDCOLL_OK;
+}
+static redcoll_result tmo_probe_sendrecv(void *u, int dst, const void *sb, size_t sn, int src, void *rb,
+                                         size_t rn, int tag) {
+    (void)u; (void)dst; (void)sb; (void)sn; (void)src;
+    memset(rb, 0, rn);
+    tmo_seen(tag);
+    return REDCOLL_OK;
+}
+
+static void tmo_noncomm_sum(const void *in, void *inout, size_t n, void *u) {
+    size_t i;
+    (void)u;
+    for (i = 0; i < n; ++i) ((double *)inout)[i] += ((const double *)in)[i];
+}
+
+/* One call's inputs; knobs below change one of them. */
+typedef struct tmo_call {
+    redcoll_coll      coll; /* allreduce, reduce (root 0), reduce_scatter_block or bcast */
+    int               p;
+    size_t            count;
+    redcoll_dtype     dtype;
+    int               commutative;
+    redcoll_options  *o; /* the caller's struct, changed in place between calls */
+} tmo_call;
+
+/* The row AUTO must pick for the call, priced afresh (the selection's argmin
+   without its cache); as_bytes: for elements of 1 byte, as redcoll_select
+   sees a call (bytes only). */
+static size_t tmo_call_bytes(const tmo_call *k) { /* what the selector sees */
+    return k->count * redcoll_dtype_size(k->dtype) * (k->coll == REDCOLL_COLL_REDUCE_SCATTER_BLOCK ? (size_t)k->p : 1);
+}
+
+static redcoll_algo tmo_fresh_pick(const tmo_call *k, int as_bytes) {
+    redcoll_options o = redcoll_options_resolved(k->o);
+    redcoll__cost_in in = redcoll__cost_input(k->coll, k->p, tmo_call_bytes(k),
+                                              as_bytes ? 1 : redcoll_dtype_size(k->dtype), &o);
+    int row;
+    redcoll__best_cost_for(k->coll, k->p, &in, k->commutative, &row);
+    return row >= 0 ? redcoll__rows[row].info.algo : REDCOLL_ALGO_AUTO;
+}
+
+/* The row a one-shot call ran (from its first message's tag), or AUTO when
+   it failed or sent nothing. */
+static redcoll_algo tmo_ran(const tmo_call *k) {
+    redcoll_transport t;
+    redcoll_op op = k->commutative ? REDCOLL_SUM : redcoll_op_user(tmo_noncomm_sum, NULL, 0);
+    size_t bytes = k->count * redcoll_dtype_size(k->dtype) * (size_t)k->p; /* room for every layout */
+    void *in = calloc(1, bytes), *out = calloc(1, bytes);
+    const redcoll_algo_info *e;
+    redcoll_result r = REDCOLL_ERR_OUT_OF_MEMORY;
+    memset(&t, 0, sizeof t);
+    t.rank = 0; t.size = k->p;
+    t.send = tmo_probe_send; t.recv = tmo_probe_recv; t.sendrecv = tmo_probe_sendrecv;
+    tmo_first_tag = -1;
+    if (in && out) switch (k->coll) {
+    case REDCOLL_COLL_ALLREDUCE: r = redcoll_allreduce(&t, in, out, k->count, k->dtype, op, k->o); break;
+    case REDCOLL_COLL_REDUCE: r = redcoll_reduce(&t, in, out, k->count, k->dtype, op, 0, k->o); break;
+    case REDCOLL_COLL_REDUCE_SCATTER_BLOCK:
+        r = redcoll_reduce_scatter_block(&t, in, out, k->count, k->dtype, op, k->o);
+        break;
+    default: r = redcoll_bcast(&t, out, k->count, k->dtype, 0, k->o); break;
+    }
+    free(in); free(out);
+    e = r == REDCOLL_OK && tmo_first_tag >= 0 ? redcoll_algo_at(REDCOLL_TAG_ROW(tmo_first_tag)) : NULL;
+    return e ? e->algo : REDCOLL_ALGO_AUTO;
+}
+
+/* Sets knob `knob` of the call to its value v (0 or 1). */
+typedef struct tmo_knob {
+    const char *name;
+    void (*set)(tmo_call *k, int v);
+} tmo_knob;
+
+static void tmo_set_alpha(tmo_call *k, int v) { k->o->model.alpha = v ? 2e-4 : 2e-6; }
+static void tmo_set_beta(tmo_call *k, int v) { k->o->model.beta = v ? 1e-8 : 1e-10; }
+static void tmo_set_gamma(tmo_call *k, int v) { k->o->model.gamma = v ? 2.5e-8 : 2.5e-11; }
+static void tmo_set_f_alpha(tmo_call *k, int v) { k->o->model.f_alpha = v ? 0.1 : 1; }
+static void tmo_set_f_beta(tmo_call *k, int v) { k->o->model.f_beta = v ? 0.1 : 1; }
+static void tmo_set_threshold(tmo_call *k, int v) {
+    k->o->threshold_bytes = v ? REDCOLL_THRESHOLD_HALVE_NONE : REDCOLL_THRESHOLD_HALVE_ALL;
+}
+static void tmo_set_segment(tmo_call *k, int v) { k->o->segment_bytes = v ? 1024 : 0; }
+static void tmo_set_peer(tmo_call *k, int v) { k->o->transport_flags = v ? REDCOLL_TRANSPORT_PEER_REDUCE : 0; }
+static void tmo_set_nodes(tmo_call *k, int v) { /* two levels: nodes of 4 behind slower links */
+    k->o->ranks_per_node = v ? 4 : 0;
+    k->o->model.inter_alpha = 2e-5; k->o->model.inter_beta = 1e-9;
+}
+static void tmo_set_node_size(tmo_call *k, int v) { /* two levels either way from p = 4 */
+    k->o->ranks_per_node = v ? 2 : 3;
+    k->o->model.inter_alpha = 2e-5; k->o->model.inter_beta = 1e-9;
+}
+static void tmo_set_commutative(tmo_call *k, int v) { k->commutative = !v; }
+static void tmo_set_esize(tmo_call *k, int v) { /* the same bytes in other elements */
+    size_t bytes = k->count * redcoll_dtype_size(k->dtype);
+    k->dtype = v ? REDCOLL_INT8 : REDCOLL_DOUBLE;
+    k->count = bytes / redcoll_dtype_size(k->dtype);
+}
+static void tmo_set_count(tmo_call *k, int v) { k->count = v ? k->count * 64 : k->count; }
+static void tmo_set_p(tmo_call *k, int v) { k->p = v ? k->p + 1 : k->p; }
+
+/* For every input the choice depends on: a call where changing that input
+   alone changes AUTO's pick (found on a grid of p and counts), then the
+   calls with the input's two values in turn, changed in place in the same
+   options struct, like a program that loads another profile or sets an
+   option between calls: every call must run the pick priced afresh, and
+   redcoll_select must give its own afresh (a decision kept from the other
+   value, the cache keyed without that input, fails here). */
+static void test_auto_cache_follows_inputs(void) {
+    static const tmo_knob knobs[] = {
+        { "count", tmo_set_count },           { "p", tmo_set_p },
+        { "element size", tmo_set_esize },    { "commutativity", tmo_set_commutative },
+        { "alpha", tmo_set_alpha },           { "beta", tmo_set_beta },
+        { "gamma", tmo_set_gamma },           { "f_alpha", tmo_set_f_alpha },
+        { "f_beta", tmo_set_f_beta },         { "threshold_bytes", tmo_set_threshold },
+        { "segment_bytes", tmo_set_segment }, { "peer-reduce flag", tmo_set_peer },
+        { "ranks_per_node (two levels)", tmo_set_nodes },
+        { "node size (two levels)", tmo_set_node_size },
+    };
+    static const redcoll_coll colls[] = { REDCOLL_COLL_ALLREDUCE, REDCOLL_COLL_REDUCE,
+                                          REDCOLL_COLL_REDUCE_SCATTER_BLOCK, REDCOLL_COLL_BCAST };
+    static const int ps[] = { 2, 4, 8, 5, 6, 7, 28 };
+    static const size_t counts[] = { 1, 64, 512, 4096, 32767, 262144 };
+    int ki;
+    for (ki = 0; ki < (int)(sizeof knobs / sizeof *knobs); ++ki) {
+        int co, pi, ci, found = 0;
+        for (co = 0; co < 4 && !found; ++co)
+        for (pi = 0; pi < (int)(sizeof ps / sizeof *ps) && !found; ++pi)
+            for (ci = 0; ci < (int)(sizeof counts / sizeof *counts) && !found; ++ci) {
+                redcoll_options o;
+                tmo_call k[2];
+                redcoll_algo want[2];
+                int v, round;
+                memset(&o, 0, sizeof o);
+                for (v = 0; v < 2; ++v) { /* the pick afresh at either value */
+                    k[v].coll = colls[co]; k[v].p = ps[pi]; k[v].count = counts[ci]; k[v].dtype = REDCOLL_DOUBLE;
+                    k[v].commutative = 1; k[v].o = &o;
+                    knobs[ki].set(&k[v], v);
+                    want[v] = tmo_fresh_pick(&k[v], 0);
+                }
+                if (want[0] == want[1]) continue;
+                found = 1;
+                for (round = 0; round < 4; ++round) { /* 0, 1, 0, 1 on the same struct */
+                    tmo_call c;
+                    redcoll_algo ran, sel, sel_want;
+                    v = round & 1;
+                    c.coll = colls[co]; c.p = ps[pi]; c.count = counts[ci]; c.dtype = REDCOLL_DOUBLE;
+                    c.commutative = 1; c.o = &o;
+                    knobs[ki].set(&c, v);
+                    ran = tmo_ran(&c);
+                    sel = redcoll_select(c.coll, c.p, tmo_call_bytes(&c), c.commutative, &o);
+                    sel_want = tmo_fresh_pick(&c, 1);
+                    CHECK(ran == want[v] && sel == sel_want,
+                          "%s, value %d (%s, p=%d, %zu elements, call %d): ran %s, priced afresh %s; "
+                          "redcoll_select %s, afresh %s", knobs[ki].name, v, redcoll_coll_name(c.coll), c.p, c.count,
+                          round + 1, redcoll_algo_name(ran), redcoll_algo_name(want[v]), redcoll_algo_name(sel),
+                          redcoll_algo_name(sel_want));
+                }
+            }
+        CHECK(found, "%s: no call on the grid where it changes the pick (the test would not see a stale one)",
+              knobs[ki].name);
+    }
+}
+
+/* A forced algorithm between AUTO calls, and AUTO again: each call runs what
+   it asks for (opts.algo is what REDCOLL_<COLL>_ALGORITHM sets in the
+   drop-in). */
+static void test_forced_between_auto_calls(void) {
+    redcoll_options o;
+    tmo_call c;
+    redcoll_algo pick, ran;
+    int round;
+    memset(&o, 0, sizeof o);
+    c.coll = REDCOLL_COLL_ALLREDUCE; c.p = 12; c.count = 65536; c.dtype = REDCOLL_DOUBLE; c.commutative = 1; c.o = &o;
+    pick = tmo_fresh_pick(&c, 0);
+    for (round = 0; round < 4; ++round) {
+        redcoll_algo force = pick == REDCOLL_ALGO_RING ? REDCOLL_ALGO_RECURSIVE_DOUBLING : REDCOLL_ALGO_RING;
+        o.algo = round & 1 ? force : REDCOLL_ALGO_AUTO;
+        ran = tmo_ran(&c);
+        CHECK(ran == (round & 1 ? force : pick), "call %d: asked for %s, ran %s", round + 1,
+              redcoll_algo_name(round & 1 ? force : pick), redcoll_algo_name(ran));
+    }
+}
+
 static void suite_model(void) {
     tf_test("model/peer reduce: no beta for messages reduced on arrival", test_peer_reduce);
     tf_test("model/every row has a cost", test_cost_every_row);
@@ -597,6 +796,8 @@ static void suite_model(void) {
     tf_test("model/decision cost", test_model_decision_cost);
     tf_test("model/auto runs the pick", test_auto_runs_the_pick);
     tf_test("model/auto is the simulator's argmin", test_auto_is_simulator_argmin);
+    tf_test("model/auto's cached pick follows every input", test_auto_cache_follows_inputs);
+    tf_test("model/forced algorithm between auto calls", test_forced_between_auto_calls);
     tf_test("model/cost matches the simulator", test_cost_matches_simulator);
     tf_test("model/pipeline walk, many chunks", test_pipeline_walk_many_chunks);
     tf_test("model/rt rows priced as their plans", test_rt_price_is_the_plan);
