@@ -7493,7 +7493,13 @@ static double redcoll__rabenseifner_traeff_cost(const redcoll__cost_in *in) {
    the root) instead and folds them on every rank (the root): one
    collective, no wider than the inputs, where the two collectives' latency
    (or the direct path's 36 words per element) outweighs p scans and
-   encodings. p = 1: the input, a NaN made canonical.
+   encodings. For doubles where the fast way runs, where the model prices
+   p - 1 pairwise exchanges of the whole vector at most the allgather and
+   the fold's second read of the gathered inputs (redcoll__xarrive_pays:
+   p <= 3 in the default model), each peer's vector is added as it arrives
+   instead (redcoll__xacc, as the exchanged path below, with the whole
+   vector as the block): no allgather, no inner collective. p = 1: the
+   input, a NaN made canonical.
    Exchanged: an AUTO allreduce where the model prices it below the limbs'
    rounds (redcoll__xexchange_pays; the default model, doubles within 64
    binades: from 32 KiB at p = 4, 128 KiB at p = 16, 512 KiB at p = 64)
@@ -7508,7 +7514,9 @@ static double redcoll__rabenseifner_traeff_cost(const redcoll__cost_in *in) {
    buffer, like the ordinary sum's receive-and-reduce) and copied into the
    stage on the way, which the exact way reads for a block that does not
    certify; no separate fold pass, and this rank's own block is read where
-   it is (copied first only in place).
+   it is (copied first only in place). The last input, handed over whole,
+   is not copied: its blocks are judged as it is added, and only a block
+   that does not certify is staged.
    Two ranks (x86-64, redcoll__xpair): the correctly rounded sum of two
    inputs is their IEEE sum in the default FP environment, so p = 2 runs the
    caller's ordinary schedule with the pair kernel (redcoll__k_xsum_f64 in
@@ -7553,7 +7561,8 @@ static double redcoll__rabenseifner_traeff_cost(const redcoll__cost_in *in) {
    fold's 57 KiB (REDCOLL__XFOLD_WORDS) and the p n inputs; exchanged: the
    fold's and one round's inputs of every rank (at most 1 MiB), p counts,
    and, folding on arrival, 8 bytes per block of this rank's part of a
-   round (at p > 2 and 32 bytes per element more: the TwoSum rows);
+   round (at p > 2 and 32 bytes per element more: the TwoSum rows;
+   gathered on arrival the same for the whole vector);
    p = 1: none; all known from (collective,
    p, counts, dtype) before the data is seen; the inner collectives run
    nested on the call's arena (redcoll__nested) with their scratch for one
@@ -7711,6 +7720,7 @@ typedef struct redcoll__xsum {
     int                  split;   /* allreduce rounds as reduce_scatter + allgatherv */
     int                  gathered; /* allreduce, reduce: one allgather (gather) of the inputs, sums local */
     int                  exchanged; /* allreduce: alltoall, local sums, allgatherv per round */
+    int                  arrive;  /* gathered allreduce: each rank's whole vector added as it arrives */
     size_t               m;       /* exchanged: elements per rank in a full round */
     redcoll_algo         algo;    /* the rounds' algorithm, fixed at setup (exchanged: the alltoall's) */
     redcoll_algo         algo2;   /* split, exchanged: the allgatherv's */
@@ -8433,6 +8443,8 @@ typedef struct redcoll__xacc {
     char                *out;   /* the block's results */
     char                *stage; /* slot q at stage + q m 8 bytes */
     size_t               m;
+    size_t               n;     /* elements of this rank's block */
+    int                  p;
     double              *rows;  /* 4 REDCOLL__XBLOCK doubles per block (p > 2) */
     uint64_t            *nzb;   /* per block: the lanes' flags, ORed */
     int                  q;     /* the arriving input's rank */
@@ -8446,14 +8458,15 @@ static int redcoll__xacc_on(const redcoll__xsum *x) { return REDCOLL__XFAST && x
 #define REDCOLL__XACC_CHUNK 2048 /* elements copied, then added, while in L1 */
 
 /* Adds n elements of input a->q, from element `at` of the block, held at
-   piece (the stage's slot when it is already there). */
-REDCOLL__XHOT void redcoll__xacc_add(redcoll__xacc *a, const char *piece, size_t at, size_t n) {
+   piece, copied into the stage's slot on the way if `copy` (unless they
+   are there). */
+REDCOLL__XHOT void redcoll__xacc_add(redcoll__xacc *a, const char *piece, size_t at, size_t n, int copy) {
     const size_t bw = REDCOLL__XBLOCK;
     char *slot = a->stage + ((size_t)a->q * a->m + at) * 8;
     size_t c, i;
     for (c = 0; c < n; c += REDCOLL__XACC_CHUNK) {
         const size_t cn = n - c < REDCOLL__XACC_CHUNK ? n - c : REDCOLL__XACC_CHUNK;
-        if (slot != piece) REDCOLL_MEMCPY(slot + c * 8, piece + c * 8, cn * 8);
+        if (copy && slot != piece) REDCOLL_MEMCPY(slot + c * 8, piece + c * 8, cn * 8);
         for (i = at + c; i < at + c + cn;) { /* runs within a block */
             const size_t b = i / bw, l = i % bw, len = (bw - l < at + c + cn - i ? bw - l : at + c + cn - i);
             const char *x1 = piece + (i - at) * 8, *x0 = a->own + i * 8;
@@ -8473,10 +8486,25 @@ REDCOLL__XHOT void redcoll__xacc_add(redcoll__xacc *a, const char *piece, size_t
 }
 
 /* The consumer of an arriving input: the fast way's steps with MXCSR at
-   its default (the transport may call it from a caller's test or wait). */
+   its default (the transport may call it from a caller's test or wait).
+   The last input, handed over whole (threads: the sender's buffer), is
+   not staged: once it is added every block's state is complete, so each
+   block is judged here, and only the inputs of a block the exact way must
+   redo are copied (its flags then say so, and nothing else, to
+   redcoll__xacc_finish). */
 REDCOLL__XHOT void redcoll__xacc_piece(redcoll__xacc *a, const char *piece, size_t off, size_t bytes) {
+    const size_t bw = REDCOLL__XBLOCK;
+    char *slot = a->stage + (size_t)a->q * a->m * 8;
+    const int judge = a->last && off == 0 && bytes == a->n * 8 && piece != slot;
     unsigned env = redcoll__fenv_default();
-    redcoll__xacc_add(a, piece, off / 8, bytes / 8);
+    size_t i;
+    redcoll__xacc_add(a, piece, off / 8, bytes / 8, !judge);
+    for (i = 0; judge && i < a->n; i += bw) {
+        const size_t nb = a->n - i < bw ? a->n - i : bw, b = i / bw;
+        int redo = redcoll__xfast_certify(a->rows + b * 4 * bw, a->p, nb, a->nzb[b]);
+        a->nzb[b] = redo ? 4 : 0; /* "not finite": the exact way; 0: certified */
+        if (redo) REDCOLL_MEMCPY(slot + i * 8, piece + i * 8, nb * 8);
+    }
     redcoll__fenv_restore(env);
 }
 
@@ -8701,15 +8729,24 @@ static redcoll_result redcoll__xrounds(redcoll__xsum *x) {
 
 /* ---- the gathered path, p = 1 --------------------------------------------- */
 
+static redcoll_result redcoll__xexchange_add(redcoll__xsum *x, size_t off, size_t m);
+
 /* A gathered allreduce (reduce): one allgather (gather to the root) of the
    inputs into x->all (rank after rank), then every rank (the root) folds
    the p vectors alone (redcoll__xfold). A measuring pass stops after the
-   allgather (the rest allocates nothing). */
+   allgather (the rest allocates nothing). On arrival (x->arrive): the
+   pairwise steps of redcoll__xexchange_add over the whole vector. */
 static redcoll_result redcoll__xlocal(redcoll__xsum *x) {
     const int p = x->c->size, dry = x->c->dry;
     const size_t vec = x->total * (size_t)(x->f->bits / 8);
     int away = x->coll == REDCOLL_COLL_REDUCE && x->c->rank != x->root;
     redcoll_result r;
+    if (x->arrive) {
+        if (x->sizing) return REDCOLL_OK; /* no inner collective */
+        r = redcoll__xexchange_add(x, 0, x->total);
+        redcoll__account(x->c, redcoll__xfold_passes(x, p, x->total));
+        return r;
+    }
     if (!dry && !away) REDCOLL_MEMCPY(x->all + (size_t)x->c->rank * vec, x->in, vec);
     r = redcoll__nested(x->c, x->coll == REDCOLL_COLL_REDUCE ? REDCOLL_COLL_GATHER : REDCOLL_COLL_ALLGATHER,
                         away ? (void *)x->in : x->all, x->total, NULL, x->c->dtype, REDCOLL_SUM,
@@ -8729,21 +8766,27 @@ static redcoll_result redcoll__xlocal(redcoll__xsum *x) {
    arrival where the transport can (straight from the sender's buffer on
    threads: no staging copy, no second read), else received into its stage
    slot and added there. Then each block of this rank's results is
-   certified or done the exact way from the stage. */
+   certified or done the exact way from the stage. x->arrive: every rank
+   sends its whole vector (m elements from off; in place its stage copy,
+   as its results overwrite its inputs while peers still read them) and
+   adds every peer's. */
 static redcoll_result redcoll__xexchange_add(redcoll__xsum *x, size_t off, size_t m) {
     redcoll__ctx *c = x->c;
     const redcoll_transport *t = c->t;
-    const int p = c->size, me = c->rank, dry = c->dry;
-    const size_t mine = x->ecounts[me], blocks = (m + REDCOLL__XBLOCK - 1) / REDCOLL__XBLOCK;
+    const int p = c->size, me = c->rank, dry = c->dry, whole = x->arrive;
+    const size_t mine = whole ? m : x->ecounts[me], blocks = (m + REDCOLL__XBLOCK - 1) / REDCOLL__XBLOCK,
+                 at = whole ? 0 : (size_t)me * m;
     char *stage = x->stage;
     redcoll__xacc a;
     redcoll_consumer k;
     int j;
     a.x = x;
-    a.own = x->in + (off + (size_t)me * m) * 8;
-    a.out = x->out + (off + (size_t)me * m) * 8;
+    a.own = x->in + (off + at) * 8;
+    a.out = x->out + (off + at) * 8;
     a.stage = stage;
     a.m = m;
+    a.n = mine;
+    a.p = p;
     a.rows = (double *)(void *)(stage + (((size_t)p * x->m * 8 + 7) & ~(size_t)7));
     a.nzb = (uint64_t *)(void *)((char *)a.rows + (p > 2 ? blocks * 4 * REDCOLL__XBLOCK * 8 : 0));
     k.fn = x->loops->piece;
@@ -8758,8 +8801,8 @@ static redcoll_result redcoll__xexchange_add(redcoll__xsum *x, size_t off, size_
     }
     for (j = 1; j < p && !c->err; ++j) {
         const int dst = (me + j) % p, src = (me - j + p) % p;
-        const char *sbuf = x->in + (off + (size_t)dst * m) * 8;
-        const size_t sn = x->ecounts[dst];
+        const char *sbuf = whole ? a.own : x->in + (off + (size_t)dst * m) * 8; /* whole, in place: the copy */
+        const size_t sn = whole ? m : x->ecounts[dst];
         a.q = src;
         a.first = j == 1;
         a.last = j == p - 1;
@@ -8885,7 +8928,10 @@ static size_t redcoll__xsizes(redcoll__xsum *x) {
     size_t blocks = 0;
     int s;
     redcoll__xwidth(x, 62 - redcoll__ceil_lg(p));
-    if (x->gathered) return fold + ((x->total * es * (size_t)p + 7) & ~(size_t)7);
+    if (x->gathered) {
+        x->m = x->total; /* arrive: the stage's slots */
+        return fold + ((x->total * es * (size_t)p + 7) & ~(size_t)7) + (x->arrive ? redcoll__xacc_bytes(x) : 0);
+    }
     if (x->exchanged) { /* whole range blocks per rank, all ranks' blocks of a round within the bound */
         size_t m = REDCOLL__XXCHG_BYTES / es / (size_t)p / REDCOLL__XBLOCK * REDCOLL__XBLOCK,
                need = (x->total + (size_t)p - 1) / (size_t)p;
@@ -8967,6 +9013,24 @@ static int redcoll__xexchange_pays(const redcoll__xsum *x, const redcoll__ctx *c
     return xchg < limbs;
 }
 
+/* Whether a gathered allreduce of n doubles per rank costs less in the
+   model with the inputs added as they arrive (p - 1 pairwise exchanges of
+   the whole vector, each rank adding its peer's while it reads it: on
+   threads straight from the peer's buffer) than as an allgather (AUTO's
+   choice: fewer steps at larger p) and a fold that reads the gathered
+   inputs again (gamma per byte). At p = 2 both are one exchange. */
+static int redcoll__xarrive_pays(const redcoll__ctx *c, size_t n) {
+    const int p = c->size;
+    const size_t bytes = n * c->esize;
+    redcoll__ctx ic = *c;
+    redcoll_algo ag;
+    ic.coll = REDCOLL_COLL_ALLGATHER;
+    ag = redcoll__select_for(&ic, REDCOLL_COLL_ALLGATHER, p, bytes, NULL);
+    return redcoll_algo_cost(REDCOLL_COLL_ALLTOALL, REDCOLL_ALGO_PAIRWISE, p, bytes, c->esize, &c->o) <=
+           redcoll_algo_cost(REDCOLL_COLL_ALLGATHER, ag, p, bytes, c->esize, &c->o) +
+               c->o.model.gamma * (double)(bytes * (size_t)p);
+}
+
 /* Resolves a SUM_EXACT call that redcoll__setup has checked as any other
    (transport, type, op, options, counts, root, buffers): the reduce_scatter
    twin of a reduce_scatter_block algorithm, the rank limit, the input and
@@ -8998,6 +9062,8 @@ static redcoll_result redcoll__xsetup(redcoll__xsum *x, redcoll__ctx *c, const v
     x->gathered = (c->coll == REDCOLL_COLL_ALLREDUCE || c->coll == REDCOLL_COLL_REDUCE) &&
                   c->o.algo == REDCOLL_ALGO_AUTO && c->size > 1 &&
                   c->size <= REDCOLL__XGATHER_P && n <= REDCOLL__XGATHER_BYTES / c->esize / (size_t)c->size;
+    x->arrive = x->gathered && c->coll == REDCOLL_COLL_ALLREDUCE && redcoll__xacc_on(x) &&
+                redcoll__xarrive_pays(c, n);
     x->mem_bytes = redcoll__xsizes(x);
     x->algo = x->algo2 = c->o.algo;
     if (x->algo == REDCOLL_ALGO_AUTO && !x->gathered) { /* gathered: the allgather's own */

@@ -17,21 +17,28 @@
 
    --float: the same with floats (x rounded to float), bytes still per rank.
    --model-only: the simulator's columns alone (any p, no threads).
+   --pin: rank r's thread runs on CPU r only (mod the CPUs online), so that
+   the ranks have a core each when the machine has them, or share one on
+   purpose with --pin-one (every rank on CPU 0): the regime stays the same
+   through a run instead of following the scheduler (Linux only).
 
    Usage: exact_sum [-p P] [--seconds S] [--min-bytes N] [--max-bytes N] [--float] [--model-only]
+                    [--pin | --pin-one]
           (make bench-exact); sizes 8 B times powers of 4, from --min-bytes on
    Exits 1 if an exact result differs between ranks or a call fails. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* sched_setaffinity, CPU_SET */
 #define REDCOLL_IMPLEMENTATION
 #include "redcoll.h"
 #include "transports/redcoll_mock.h"
 #include "transports/redcoll_shm.h"
 
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define NPAIRS 9
 
@@ -45,6 +52,22 @@ static double cpu_now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int pin = -1; /* --pin: 1, --pin-one: 0; -1: the scheduler's choice */
+
+/* Pins the calling thread (rank `rank`) as --pin / --pin-one asked. */
+static void pin_rank(int rank) {
+#ifdef __linux__
+    cpu_set_t set;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (pin < 0) return;
+    CPU_ZERO(&set);
+    CPU_SET(pin ? (int)(rank % (cpus > 0 ? cpus : 1)) : 0, &set);
+    if (sched_setaffinity(0, sizeof set, &set) != 0) perror("exact_sum: sched_setaffinity");
+#else
+    (void)rank;
+#endif
 }
 
 static uint64_t mix(uint64_t x) {
@@ -112,6 +135,7 @@ static redcoll_result bench_rank(const redcoll_transport *t, void *arg) {
     int k;
     redcoll_result r;
     if (!x || !y) { free(x); free(y); return REDCOLL_ERR_OUT_OF_MEMORY; }
+    pin_rank(t->rank);
     fill(x, n, t->rank);
     r = redcoll_allreduce(t, x, y, n, dtype, REDCOLL_SUM_EXACT, NULL); /* warm up */
     if (r == REDCOLL_OK) r = redcoll_allreduce(t, x, y, n, dtype, REDCOLL_SUM, NULL);
@@ -170,13 +194,15 @@ static int model(int p, size_t count, redcoll_op op, double *time, double *bytes
 }
 
 int main(int argc, char **argv) {
-    static const char usage[] = "usage: exact_sum [-p P] [--seconds S] [--min-bytes N] [--max-bytes N] [--float] [--model-only]\n";
+    static const char usage[] = "usage: exact_sum [-p P] [--seconds S] [--min-bytes N] [--max-bytes N] [--float] [--model-only] [--pin | --pin-one]\n";
     int p = 2, i, bad = 0, model_only = 0;
     double seconds = 0.5;
     size_t min_bytes = 8, max_bytes = (size_t)8 << 20, bytes;
     for (i = 1; i < argc; i += 2) {
         if (strcmp(argv[i], "--float") == 0) { dtype = REDCOLL_FLOAT; esize = 4; --i; continue; }
         if (strcmp(argv[i], "--model-only") == 0) { model_only = 1; --i; continue; }
+        if (strcmp(argv[i], "--pin") == 0) { pin = 1; --i; continue; }
+        if (strcmp(argv[i], "--pin-one") == 0) { pin = 0; --i; continue; }
         if (i + 1 == argc) { fputs(usage, stderr); return 2; }
         if (strcmp(argv[i], "-p") == 0) p = atoi(argv[i + 1]);
         else if (strcmp(argv[i], "--seconds") == 0) seconds = atof(argv[i + 1]);
