@@ -13,29 +13,29 @@ if ! command -v "$mpicc" >/dev/null 2>&1 || ! command -v "$mpiexec" >/dev/null 2
     exit 0
 fi
 mkdir -p "$build"
+# build OUT WHAT [flags...]: OUT from test/mpi/test_mpi.c with the extra
+# flags and the script's own, unless it is newer than its sources (and the
+# script got no flags); WHAT names it in the failure line.
+build() {
+    local out=$1 what=$2 newer
+    shift 2
+    newer=$(find test/mpi/test_mpi.c test/disagree_cases.h redcoll.h transports/redcoll_mpi.h -newer "$out" 2>/dev/null)
+    if [ ${#extra[@]} -eq 0 ] && [ -x "$out" ] && [ -z "$newer" ]; then
+        echo "MPI suite: $out is up to date (make test builds it)"
+    elif ! "$mpicc" -std=c11 -Wall -Wextra -pedantic -Werror -Wmissing-prototypes -Wstrict-prototypes \
+            -O2 -g -I. "$@" "${extra[@]}" test/mpi/test_mpi.c -o "$out"; then
+        echo "MPI suite: build failed ($what)"
+        echo "0 passed, 1 failed"
+        exit 1
+    fi
+}
+extra=("$@")
 bin=$build/test_mpi
-newer=$(find test/mpi/test_mpi.c test/disagree_cases.h redcoll.h transports/redcoll_mpi.h -newer "$bin" 2>/dev/null)
-if [ $# -eq 0 ] && [ -x "$bin" ] && [ -z "$newer" ]; then
-    echo "MPI suite: $bin is up to date (make test builds it)"
-elif ! "$mpicc" -std=c11 -Wall -Wextra -pedantic -Werror -Wmissing-prototypes -Wstrict-prototypes \
-        -O2 -g -I. "$@" test/mpi/test_mpi.c -o "$bin"; then
-    echo "MPI suite: build failed"
-    echo "0 passed, 1 failed"
-    exit 1
-fi
+build "$bin" test_mpi
 # BUILD/test_mpi_looks: the same program with the transport's looks at every poll and one
 # look enough for a verdict, run --looks at -n 4 (a correct program's long sends).
 looks=$build/test_mpi_looks
-newer=$(find test/mpi/test_mpi.c test/disagree_cases.h redcoll.h transports/redcoll_mpi.h -newer "$looks" 2>/dev/null)
-if [ $# -eq 0 ] && [ -x "$looks" ] && [ -z "$newer" ]; then
-    :
-elif ! "$mpicc" -std=c11 -Wall -Wextra -pedantic -Werror -Wmissing-prototypes -Wstrict-prototypes \
-        -O2 -g -I. -DREDCOLL__MPI_LOOK_AFTER=1 -DREDCOLL__MPI_LOOK_EVERY=1 -DREDCOLL__MPI_SUSPECT_LOOKS=1 \
-        "$@" test/mpi/test_mpi.c -o "$looks"; then
-    echo "MPI suite: build failed (looks)"
-    echo "0 passed, 1 failed"
-    exit 1
-fi
+build "$looks" looks -DREDCOLL__MPI_LOOK_AFTER=1 -DREDCOLL__MPI_LOOK_EVERY=1 -DREDCOLL__MPI_SUSPECT_LOOKS=1
 # BUILD/mpi_yield.so (make test): ranks that poll in vain yield the core (test/mpi/yield.c).
 yield=$(cd "$build" && pwd)/mpi_yield.so
 [ -f "$yield" ] && mpiexec="$mpiexec -genv LD_PRELOAD $yield"
