@@ -9022,10 +9022,7 @@ static int redcoll__xexchange_pays(const redcoll__xsum *x, const redcoll__ctx *c
 static int redcoll__xarrive_pays(const redcoll__ctx *c, size_t n) {
     const int p = c->size;
     const size_t bytes = n * c->esize;
-    redcoll__ctx ic = *c;
-    redcoll_algo ag;
-    ic.coll = REDCOLL_COLL_ALLGATHER;
-    ag = redcoll__select_for(&ic, REDCOLL_COLL_ALLGATHER, p, bytes, NULL);
+    const redcoll_algo ag = redcoll__select_for(c, REDCOLL_COLL_ALLGATHER, p, bytes, NULL);
     return redcoll_algo_cost(REDCOLL_COLL_ALLTOALL, REDCOLL_ALGO_PAIRWISE, p, bytes, c->esize, &c->o) <=
            redcoll_algo_cost(REDCOLL_COLL_ALLGATHER, ag, p, bytes, c->esize, &c->o) +
                c->o.model.gamma * (double)(bytes * (size_t)p);
