@@ -399,6 +399,10 @@ static void redcoll__mpi_end_set(redcoll__mpi_end *e, int is_recv, int peer, voi
     e->posted = 0; e->suspect = 0; e->buf = buf; e->q = MPI_REQUEST_NULL;
 }
 
+/* Whether messages with tag carry a counter: library tags where MPI's tags
+   have the bits. */
+static int redcoll__mpi_counted(const redcoll_mpi *m, int tag) { return m->seq && REDCOLL_TAG_ROW(tag) >= 0; }
+
 /* tag with the message counter XORed into REDCOLL_TAG_SEQ_MASK for the
    next message of its slot sent to (dir 0) or taken from (dir 1) peer, and
    that counter advanced. A peer's messages of one slot are taken in the
@@ -406,7 +410,7 @@ static void redcoll__mpi_end_set(redcoll__mpi_end *e, int is_recv, int peer, voi
    count alike in a correct program. Raw tags and notices carry none. */
 static int redcoll__mpi_seq(redcoll_mpi *m, int peer, int tag, int dir) {
     unsigned char *c;
-    if (!m->seq || REDCOLL_TAG_ROW(tag) < 0) return tag;
+    if (!redcoll__mpi_counted(m, tag)) return tag;
     c = &m->seq[((size_t)peer * 8 + (size_t)((tag & REDCOLL_TAG_SLOT_MASK) >> REDCOLL_TAG_SLOT_SHIFT)) * 2 +
                 (size_t)dir];
     return tag ^ (int)((*c)++ & 7u) << REDCOLL_TAG_SEQ_SHIFT;
@@ -587,7 +591,7 @@ static redcoll_result redcoll__mpi_xfer(redcoll_mpi *m, int dst, const void *sbu
             redcoll__mpi_end *x = &e[n++];
             redcoll__mpi_end_set(x, 1, src, (char *)rbuf + i * m->max_chunk,
                                  redcoll__mpi_chunk(m, rbytes, i), redcoll__mpi_seq(m, src, tag, 1));
-            x->posted = m->seq && REDCOLL_TAG_ROW(tag) >= 0; /* it has a counter */
+            x->posted = redcoll__mpi_counted(m, tag);
             r = x->posted ? redcoll__mpi_check(m, MPI_Irecv(x->buf, x->len, MPI_BYTE, src, x->tag,
                                                             m->comm, &x->q)) : REDCOLL_OK;
             if (r != REDCOLL_OK) return redcoll__mpi_failed(m, r, src, x->tag, -1);
