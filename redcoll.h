@@ -8197,33 +8197,38 @@ REDCOLL__XHOT void redcoll__xdecode_round(redcoll__xsum *x, redcoll__xfmt f, red
 #define REDCOLL__XFAST 0
 #endif
 
-/* r = RN(s + z) with z = e + g, as bits, a zero's sign s's (-0 only when
-   every input is -0). */
-REDCOLL__XHOT uint64_t redcoll__xfast_r(double s, double e, double g) {
-    const uint64_t sign = (uint64_t)1 << 63;
-    double r = s + (e + g);
-    uint64_t rbits, sbits, rz, sz;
-    memcpy(&rbits, &r, 8);
-    memcpy(&sbits, &s, 8);
-    /* as masks, not branches: the loops around it vectorise */
-    rz = (uint64_t)0 - REDCOLL__XNZ((rbits << 1) == 0);
-    sz = (uint64_t)0 - REDCOLL__XNZ((sbits << 1) == 0);
-    return (rbits & ~rz) | (sbits & sign & rz & sz);
+/* The fast way's flags over a block, ORed lane by lane (redcoll__xfast_add
+   keeps one accumulator per lane, so its loops vectorise): the bits of a
+   (nonzero where some u is), of g (where a second-level error is left) and
+   of r - r (a NaN where r is not finite, else +0). */
+typedef struct redcoll__xflags {
+    uint64_t a[8], g[8], inf[8];
+} redcoll__xflags;
+
+/* A block's flags as one word: some u nonzero (bit 0), some g nonzero
+   (bit 1), some r not finite (bit 2). a and g are never -0, but their sign
+   bits are dropped all the same. */
+REDCOLL__XHOT uint64_t redcoll__xflags_any(const redcoll__xflags *fl) {
+    uint64_t a = 0, g = 0, inf = 0;
+    int j;
+    for (j = 0; j < 8; ++j) { a |= fl->a[j]; g |= fl->g[j]; inf |= fl->inf[j]; }
+    return REDCOLL__XNZ(a << 1) | REDCOLL__XNZ(g << 1) << 1 | REDCOLL__XNZ(inf) << 2;
 }
 
 /* One input's step of the fast way for V (8 or 1) lanes of w's four rows
    (s, e, g, sum |u|; row stride REDCOLL__XBLOCK): `first` starts s and e
    from inputs x0 and x1 (the first error starts e: no second level yet),
-   else x1 is added to the rows; `last` then gives r into out (right where
-   certified) and nz[] lane-wise: some u (bit 0), some g (bit 1) nonzero, r
-   not finite (bit 2). The rows are written only where a later step or the
-   check reads them (not at all when the first step is the last: p = 2,
-   where no check runs). Branch-free over the lanes with no reduction
-   across them, and with the lanes' values in registers between the rows'
-   load and store: they vectorise. */
+   else x1 is added to the rows; `last` then gives r = RN(s + (e + g)) into
+   out (right where certified) and ORs the flags (redcoll__xflags). A zero
+   r takes s's sign when s is -0: s is -0 only when every input is (RN
+   gives -0 only for -0 + -0), and then the exact sum is -0. The rows are
+   written only where a later step or the check reads them (not at all when
+   the first step is the last: p = 2, where no check runs). Branch-free over
+   the lanes with no reduction across them, and with the lanes' values in
+   registers between the rows' load and store: they vectorise. */
 REDCOLL__XHOT void redcoll__xfast_add(const char *REDCOLL__XRESTRICT x0, const char *REDCOLL__XRESTRICT x1,
                                       double *REDCOLL__XRESTRICT w, char *REDCOLL__XRESTRICT out,
-                                      const int V, const int first, const int last, uint64_t *nz) {
+                                      const int V, const int first, const int last, redcoll__xflags *fl) {
     int j;
     for (j = 0; j < V; ++j) {
         double s, e, g, a, b, s1, bb, t;
@@ -8259,9 +8264,23 @@ REDCOLL__XHOT void redcoll__xfast_add(const char *REDCOLL__XRESTRICT x0, const c
             w[j + 3 * REDCOLL__XBLOCK] = a;
         }
         if (last) {
-            uint64_t r = redcoll__xfast_r(s, e, g);
-            nz[j] |= REDCOLL__XNZ(a != 0) | REDCOLL__XNZ(g != 0) << 1 | REDCOLL__XNZ((r >> 52 & 2047) == 2047) << 2;
-            memcpy(out + 8 * (size_t)j, &r, 8);
+            const uint64_t sign = (uint64_t)1 << 63;
+            double r = s + (first ? e : e + g), nf = r - r;
+            uint64_t rb, sb, nfb, m;
+            memcpy(&rb, &r, 8);
+            memcpy(&sb, &s, 8);
+            memcpy(&nfb, &nf, 8);
+            m = (uint64_t)0 - REDCOLL__XNZ(sb == sign); /* a mask, not a branch: it vectorises */
+            rb = (rb & ~m) | (sign & m);
+            memcpy(out + 8 * (size_t)j, &rb, 8);
+            fl->inf[j] |= nfb;
+            if (!first) {
+                uint64_t ab, gb;
+                memcpy(&ab, &a, 8);
+                memcpy(&gb, &g, 8);
+                fl->a[j] |= ab;
+                fl->g[j] |= gb;
+            }
         }
     }
 }
@@ -8270,11 +8289,11 @@ REDCOLL__XHOT void redcoll__xfast_add(const char *REDCOLL__XRESTRICT x0, const c
    time. */
 REDCOLL__XHOT void redcoll__xfast_pass(const char *REDCOLL__XRESTRICT x0, const char *REDCOLL__XRESTRICT x1,
                                        size_t n, double *REDCOLL__XRESTRICT w, char *REDCOLL__XRESTRICT out,
-                                       const int first, const int last, uint64_t *nz) {
+                                       const int first, const int last, redcoll__xflags *fl) {
     size_t i;
     for (i = 0; i + 8 <= n; i += 8)
-        redcoll__xfast_add(x0 + 8 * i, x1 + 8 * i, w + i, out + 8 * i, 8, first, last, nz);
-    for (; i < n; ++i) redcoll__xfast_add(x0 + 8 * i, x1 + 8 * i, w + i, out + 8 * i, 1, first, last, nz);
+        redcoll__xfast_add(x0 + 8 * i, x1 + 8 * i, w + i, out + 8 * i, 8, first, last, fl);
+    for (; i < n; ++i) redcoll__xfast_add(x0 + 8 * i, x1 + 8 * i, w + i, out + 8 * i, 1, first, last, fl);
 }
 
 /* The check of V results r from w's rows where s + z = S is not certified
@@ -8309,7 +8328,7 @@ REDCOLL__XHOT void redcoll__xfast_check(const double *REDCOLL__XRESTRICT w, int 
 }
 
 /* Whether n results of the fast way, with w's rows and the lanes' flags
-   ORed into any (redcoll__xfast_add's nz), need the exact way: 1 for an
+   ORed into any (redcoll__xflags_any), need the exact way: 1 for an
    infinity, NaN or overflow, or where the check finds s + z = S not
    certified; 0 when every result is right. */
 REDCOLL__XHOT int redcoll__xfast_certify(const double *REDCOLL__XRESTRICT w, int p, size_t n, uint64_t any) {
@@ -8329,17 +8348,16 @@ REDCOLL__XHOT int redcoll__xfast_certify(const double *REDCOLL__XRESTRICT w, int
    exact way (the block's out is then partly written). */
 REDCOLL__XHOT int redcoll__xfast(const char *REDCOLL__XRESTRICT in, size_t stride, int p, size_t n,
                                  char *REDCOLL__XRESTRICT out, double *REDCOLL__XRESTRICT w) {
-    uint64_t nz[8] = { 0, 0, 0, 0, 0, 0, 0, 0 }, any = 0;
-    int j, q;
+    redcoll__xflags fl = { { 0 }, { 0 }, { 0 } };
+    int q;
     if (p == 2) { /* the first step is the last */
-        redcoll__xfast_pass(in, in + stride, n, w, out, 1, 1, nz);
+        redcoll__xfast_pass(in, in + stride, n, w, out, 1, 1, &fl);
     } else {
-        redcoll__xfast_pass(in, in + stride, n, w, out, 1, 0, nz);
-        for (q = 2; q < p - 1; ++q) redcoll__xfast_pass(in, in + (size_t)q * stride, n, w, out, 0, 0, nz);
-        redcoll__xfast_pass(in, in + (size_t)(p - 1) * stride, n, w, out, 0, 1, nz);
+        redcoll__xfast_pass(in, in + stride, n, w, out, 1, 0, &fl);
+        for (q = 2; q < p - 1; ++q) redcoll__xfast_pass(in, in + (size_t)q * stride, n, w, out, 0, 0, &fl);
+        redcoll__xfast_pass(in, in + (size_t)(p - 1) * stride, n, w, out, 0, 1, &fl);
     }
-    for (j = 0; j < 8; ++j) any |= nz[j];
-    return redcoll__xfast_certify(w, p, n, any);
+    return redcoll__xfast_certify(w, p, n, redcoll__xflags_any(&fl));
 }
 
 /* One input vector's limbs of a common block added into acc (the first
@@ -8472,14 +8490,12 @@ REDCOLL__XHOT void redcoll__xacc_add(redcoll__xacc *a, const char *piece, size_t
             const char *x1 = piece + (i - at) * 8, *x0 = a->own + i * 8;
             double *w = a->rows + b * 4 * bw + l;
             char *o = a->out + i * 8;
-            uint64_t nz[8] = { 0, 0, 0, 0, 0, 0, 0, 0 }, any = 0;
-            int j;
-            if (a->first && a->last) redcoll__xfast_pass(x0, x1, len, w, o, 1, 1, nz);
-            else if (a->first) redcoll__xfast_pass(x0, x1, len, w, o, 1, 0, nz);
-            else if (a->last) redcoll__xfast_pass(x0, x1, len, w, o, 0, 1, nz);
-            else redcoll__xfast_pass(x0, x1, len, w, o, 0, 0, nz);
-            for (j = 0; j < 8; ++j) any |= nz[j];
-            a->nzb[b] |= any;
+            redcoll__xflags fl = { { 0 }, { 0 }, { 0 } };
+            if (a->first && a->last) redcoll__xfast_pass(x0, x1, len, w, o, 1, 1, &fl);
+            else if (a->first) redcoll__xfast_pass(x0, x1, len, w, o, 1, 0, &fl);
+            else if (a->last) redcoll__xfast_pass(x0, x1, len, w, o, 0, 1, &fl);
+            else redcoll__xfast_pass(x0, x1, len, w, o, 0, 0, &fl);
+            a->nzb[b] |= redcoll__xflags_any(&fl);
             i += len;
         }
     }
