@@ -7498,8 +7498,14 @@ static double redcoll__rabenseifner_traeff_cost(const redcoll__cost_in *in) {
    the fold's second read of the gathered inputs (redcoll__xarrive_pays:
    p <= 3 in the default model), each peer's vector is added as it arrives
    instead (redcoll__xacc, as the exchanged path below, with the whole
-   vector as the block): no allgather, no inner collective. p = 1: the
-   input, a NaN made canonical.
+   vector as the block): no allgather, no inner collective. So is an
+   allreduce of doubles of up to 256 KiB of inputs over all ranks
+   (REDCOLL__XARRIVE_BYTES) that would run exchanged, where the model
+   prices that below the exchange (redcoll__xarrive_beats: on a transport
+   that reduces from the sender's memory, p = 2 to 4 in the default model):
+   the exchange's allgatherv copies results the peer has just written, and
+   on threads their lines then cross between cores twice per call. p = 1:
+   the input, a NaN made canonical.
    Exchanged: an AUTO allreduce where the model prices it below the limbs'
    rounds (redcoll__xexchange_pays; the default model, doubles within 64
    binades: from 32 KiB at p = 4, 128 KiB at p = 16, 512 KiB at p = 64)
@@ -7585,6 +7591,8 @@ static double redcoll__rabenseifner_traeff_cost(const redcoll__cost_in *in) {
 #define REDCOLL__XSPLIT_BYTES  ((size_t)65536)    /* allreduce inputs from here: reduce_scatter + allgatherv */
 #define REDCOLL__XGATHER_BYTES ((size_t)65536)    /* allreduce: every rank's inputs, up to this, gathered */
 #define REDCOLL__XGATHER_P     32                  /* ... at up to this many ranks */
+#define REDCOLL__XARRIVE_BYTES ((size_t)262144)   /* allreduce of doubles: every rank's inputs, up to this,
+                                                      added as they arrive where the model says so */
 #define REDCOLL__XFOLD_WORDS   (2 * (REDCOLL__XKMAX + 1) * REDCOLL__XBLOCK) /* redcoll__xfold's scratch */
 #define REDCOLL__XXCHG_BYTES   ((size_t)1 << 20)  /* exchanged: inputs per round, all ranks' blocks */
 
@@ -8209,10 +8217,11 @@ typedef struct redcoll__xflags {
    (bit 1), some r not finite (bit 2). a and g are never -0, but their sign
    bits are dropped all the same. */
 REDCOLL__XHOT uint64_t redcoll__xflags_any(const redcoll__xflags *fl) {
-    uint64_t a = 0, g = 0, inf = 0;
+    uint64_t any = 0;
     int j;
-    for (j = 0; j < 8; ++j) { a |= fl->a[j]; g |= fl->g[j]; inf |= fl->inf[j]; }
-    return REDCOLL__XNZ(a << 1) | REDCOLL__XNZ(g << 1) << 1 | REDCOLL__XNZ(inf) << 2;
+    for (j = 0; j < 8; ++j) /* lane-wise first: one reduction across lanes */
+        any |= REDCOLL__XNZ(fl->a[j] << 1) | REDCOLL__XNZ(fl->g[j] << 1) << 1 | REDCOLL__XNZ(fl->inf[j]) << 2;
+    return any;
 }
 
 /* One input's step of the fast way for V (8 or 1) lanes of w's four rows
@@ -9044,6 +9053,33 @@ static int redcoll__xarrive_pays(const redcoll__ctx *c, size_t n) {
                c->o.model.gamma * (double)(bytes * (size_t)p);
 }
 
+
+/* Whether an exchanged allreduce (e: one round of blocks of e->m doubles,
+   its alltoall pairwise and adding on arrival, its allgatherv `ag`) costs
+   more in the model than every rank adding each peer's whole vector as it
+   arrives, where both fit (REDCOLL__XARRIVE_BYTES of inputs over all ranks,
+   p <= REDCOLL__XGATHER_P): the arriving path folds p times the elements
+   and has no allgatherv. On a transport that reduces from the sender's
+   memory a message added on arrival costs no n beta (the fold's read is the
+   transfer, as the ordinary sum's model prices it) while the allgatherv
+   copies results the peer has just written, so there the arriving path
+   wins at small p (p = 2 at every size within the bound); elsewhere it
+   pays the larger messages' beta too. */
+static int redcoll__xarrive_beats(const redcoll__xsum *e, const redcoll__ctx *c, redcoll_algo ag) {
+    const int p = c->size, peer = (c->o.transport_flags & REDCOLL_TRANSPORT_PEER_REDUCE) != 0;
+    const size_t es = c->esize, whole = e->total * es;
+    double steps;
+    if (!redcoll__xacc_on(e) || p > REDCOLL__XGATHER_P || whole * (size_t)p > REDCOLL__XARRIVE_BYTES ||
+        e->m * (size_t)p < e->total)
+        return 0;
+    steps = peer ? 0
+                 : redcoll_algo_cost(REDCOLL_COLL_ALLTOALL, REDCOLL_ALGO_PAIRWISE, p, whole, es, &c->o) -
+                       redcoll_algo_cost(REDCOLL_COLL_ALLTOALL, REDCOLL_ALGO_PAIRWISE, p, e->m * es, es, &c->o);
+    return steps + c->o.model.gamma * (double)es *
+                       (double)(redcoll__xfold_passes(e, p, e->total) - redcoll__xfold_passes(e, p, e->m)) <
+           redcoll_algo_cost(REDCOLL_COLL_ALLGATHERV, ag, p, e->m * (size_t)p * es, es, &c->o);
+}
+
 /* Resolves a SUM_EXACT call that redcoll__setup has checked as any other
    (transport, type, op, options, counts, root, buffers): the reduce_scatter
    twin of a reduce_scatter_block algorithm, the rank limit, the input and
@@ -9106,6 +9142,12 @@ static redcoll_result redcoll__xsetup(redcoll__xsum *x, redcoll__ctx *c, const v
             ag = redcoll__select_for(&ic, REDCOLL_COLL_ALLGATHERV, c->size, e.m * (size_t)c->size * c->esize,
                                      NULL);
             if (redcoll__xexchange_pays(&e, c, x->algo, words, words / (size_t)kt, a2a, ag)) {
+                if (a2a == REDCOLL_ALGO_PAIRWISE && redcoll__xarrive_beats(&e, c, ag)) {
+                    e.exchanged = 0; /* the gathered path's, adding as they arrive */
+                    e.gathered = e.arrive = 1;
+                    bytes = redcoll__xsizes(&e);
+                    a2a = ag = c->o.algo;
+                }
                 *x = e;
                 x->mem_bytes = bytes;
                 x->algo = a2a;

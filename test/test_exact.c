@@ -29,6 +29,8 @@ typedef struct tx_job {
     char         **out;
     redcoll_result *res;
     int           *kept;    /* optional, per rank: the caller's rounding mode, FTZ and DAZ survived the call */
+    int            peer;    /* the simulator reduces from the sender's memory (peer_reduce, as threads) */
+    unsigned long long *msgs; /* optional, per rank: messages sent (the simulator) */
 } tx_job;
 
 static size_t tx_total(const tx_job *j) {
@@ -156,8 +158,10 @@ static int tx_check(tx_job *j, const uint64_t *want) {
     } else {
         redcoll_mock_config cfg = redcoll_mock_defaults(j->p);
         redcoll_mock_report rep;
+        cfg.peer_reduce = j->peer;
         run = redcoll_mock_run(&cfg, tx_rank, j, &rep);
         if (run == REDCOLL_OK) memcpy(j->res, rep.results, (size_t)j->p * sizeof *j->res);
+        for (r = 0; run == REDCOLL_OK && j->msgs && r < j->p; ++r) j->msgs[r] = rep.stats[r].msgs_sent;
         redcoll_mock_report_free(&rep);
     }
     for (r = 0; r < j->p; ++r) {
@@ -1109,6 +1113,58 @@ static void test_exact_fold(void) {
     }
 }
 
+/* Where the arriving path takes over from the exchanged one
+   (redcoll__xarrive_beats): an allreduce of doubles with 64 to 256 KiB of
+   inputs over all ranks, on a transport that reduces from the sender's
+   memory (the simulator with peer_reduce, as threads), at p = 2, 3 and 4:
+   each rank sends its whole vector to each peer, p - 1 messages; without
+   peer_reduce, and beyond 256 KiB, the exchanged path (an alltoall and an
+   allgatherv: more). Results bitwise against the exact reference on every
+   rank, in place and not, with the fold test's patterns (ties, -0, inf,
+   NaN, overflow, blocks the exact way redoes); and the same lengths on
+   threads. p = 2 counts only for the general method (exact-general): else
+   the pair path runs. */
+static void test_exact_arrive(void) {
+    static const struct { int p; size_t n; int peer, arrive; } runs[] = {
+        { 2, 12000, 1, 1 }, { 2, 16384, 1, 1 }, { 3, 9000, 1, 1 }, { 4, 6000, 1, 1 },
+        { 2, 12000, 0, 0 }, { 3, 9000, 0, 0 }, { 2, 16385, 1, 0 }, { 3, 11000, 1, 0 }
+    };
+    unsigned long long msgs[4];
+    int k, r, ip;
+    for (k = 0; k < (int)(sizeof runs / sizeof runs[0]); ++k)
+        for (ip = 0; ip < 2; ++ip) {
+            const int p = runs[k].p;
+            const size_t n = runs[k].n;
+            double *in = (double *)malloc((size_t)p * n * sizeof(double));
+            tx_job j;
+            size_t i;
+            if (!in) { CHECK(0, "out of memory"); return; }
+            for (r = 0; r < p; ++r)
+                for (i = 0; i < n; ++i) in[(size_t)r * n + i] = tx_fold_value(r, i, p);
+            memset(&j, 0, sizeof j);
+            j.coll = REDCOLL_COLL_ALLREDUCE;
+            j.dtype = REDCOLL_DOUBLE;
+            j.p = p;
+            j.count = n;
+            j.in = in;
+            j.in_place = ip;
+            j.peer = runs[k].peer;
+            j.msgs = msgs;
+            for (r = 0; r < p; ++r) msgs[r] = 0;
+            if (tx_check(&j, NULL) && !(p == 2 && REDCOLL__XPAIR_ON))
+                for (r = 0; r < p; ++r)
+                    CHECK(runs[k].arrive ? msgs[r] == (unsigned long long)p - 1 : msgs[r] > (unsigned long long)p - 1,
+                          "%s, peer_reduce %d: rank %d sent %llu messages, %s", tx_describe(&j), j.peer, r, msgs[r],
+                          runs[k].arrive ? "want p - 1 (added as they arrive)" : "want more (exchanged)");
+            if (runs[k].peer && runs[k].arrive) { /* threads */
+                j.shm = 1;
+                j.msgs = NULL;
+                tx_check(&j, NULL);
+            }
+            free(in);
+        }
+}
+
 static void suite_exact(void) {
     tf_test("exact/op", test_exact_op);
     tf_test("exact/args", test_exact_args);
@@ -1124,6 +1180,7 @@ static void suite_exact(void) {
     tf_test("exact/split where the model says it pays", test_exact_split_pays);
     tf_test("exact/pair", test_exact_pair);
     tf_test("exact/fold: the local sums, certified or exact", test_exact_fold);
+    tf_test("exact/arrive: whole vectors added as they arrive where the model says so", test_exact_arrive);
 #if REDCOLL__FENV_CONTROL
     tf_test("exact/pair/fpenv", test_exact_pair_fpenv);
 #endif
