@@ -7502,7 +7502,7 @@ static double redcoll__rabenseifner_traeff_cost(const redcoll__cost_in *in) {
    allreduce of doubles of up to 256 KiB of inputs over all ranks
    (REDCOLL__XARRIVE_BYTES) that would run exchanged, where the model
    prices that below the exchange (redcoll__xarrive_beats: on a transport
-   that reduces from the sender's memory, p = 2 to 4 in the default model):
+   that reduces from the sender's memory, p <= 3 in the default model):
    the exchange's allgatherv copies results the peer has just written, and
    on threads their lines then cross between cores twice per call. p = 1:
    the input, a NaN made canonical.
@@ -9057,20 +9057,22 @@ static int redcoll__xarrive_pays(const redcoll__ctx *c, size_t n) {
 /* Whether an exchanged allreduce (e: one round of blocks of e->m doubles,
    its alltoall pairwise and adding on arrival, its allgatherv `ag`) costs
    more in the model than every rank adding each peer's whole vector as it
-   arrives, where both fit (REDCOLL__XARRIVE_BYTES of inputs over all ranks,
-   p <= REDCOLL__XGATHER_P): the arriving path folds p times the elements
-   and has no allgatherv. On a transport that reduces from the sender's
-   memory a message added on arrival costs no n beta (the fold's read is the
-   transfer, as the ordinary sum's model prices it) while the allgatherv
-   copies results the peer has just written, so there the arriving path
-   wins at small p (p = 2 at every size within the bound); elsewhere it
+   arrives, where that fits (REDCOLL__XARRIVE_BYTES of inputs over all
+   ranks) and the gathered path adds as they arrive at its own bound
+   (redcoll__xarrive_pays there: p <= 3 in the default model), so that the
+   arriving path's range only extends: it folds p times the elements and
+   has no allgatherv. On a transport that
+   reduces from the sender's memory a message added on arrival costs no n
+   beta (the fold's read is the transfer, as the ordinary sum's model
+   prices it) while the allgatherv copies results the peer has just
+   written, so there the arriving path wins within the bound; elsewhere it
    pays the larger messages' beta too. */
 static int redcoll__xarrive_beats(const redcoll__xsum *e, const redcoll__ctx *c, redcoll_algo ag) {
     const int p = c->size, peer = (c->o.transport_flags & REDCOLL_TRANSPORT_PEER_REDUCE) != 0;
     const size_t es = c->esize, whole = e->total * es;
     double steps;
     if (!redcoll__xacc_on(e) || p > REDCOLL__XGATHER_P || whole * (size_t)p > REDCOLL__XARRIVE_BYTES ||
-        e->m * (size_t)p < e->total)
+        e->m * (size_t)p < e->total || !redcoll__xarrive_pays(c, REDCOLL__XGATHER_BYTES / es / (size_t)p))
         return 0;
     steps = peer ? 0
                  : redcoll_algo_cost(REDCOLL_COLL_ALLTOALL, REDCOLL_ALGO_PAIRWISE, p, whole, es, &c->o) -
