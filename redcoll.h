@@ -9053,7 +9053,6 @@ static int redcoll__xarrive_pays(const redcoll__ctx *c, size_t n) {
                c->o.model.gamma * (double)(bytes * (size_t)p);
 }
 
-
 /* Whether an exchanged allreduce (e: one round of blocks of e->m doubles,
    its alltoall pairwise and adding on arrival, its allgatherv `ag`) costs
    more in the model than every rank adding each peer's whole vector as it
@@ -9061,12 +9060,11 @@ static int redcoll__xarrive_pays(const redcoll__ctx *c, size_t n) {
    ranks) and the gathered path adds as they arrive at its own bound
    (redcoll__xarrive_pays there: p <= 3 in the default model), so that the
    arriving path's range only extends: it folds p times the elements and
-   has no allgatherv. On a transport that
-   reduces from the sender's memory a message added on arrival costs no n
-   beta (the fold's read is the transfer, as the ordinary sum's model
-   prices it) while the allgatherv copies results the peer has just
-   written, so there the arriving path wins within the bound; elsewhere it
-   pays the larger messages' beta too. */
+   has no allgatherv. On a transport that reduces from the sender's memory
+   a message added on arrival costs no n beta (the fold's read is the
+   transfer, as the ordinary sum's model prices it) while the allgatherv
+   copies results the peer has just written, so there the arriving path
+   wins within the bound; elsewhere it pays the larger messages' beta too. */
 static int redcoll__xarrive_beats(const redcoll__xsum *e, const redcoll__ctx *c, redcoll_algo ag) {
     const int p = c->size, peer = (c->o.transport_flags & REDCOLL_TRANSPORT_PEER_REDUCE) != 0;
     const size_t es = c->esize, whole = e->total * es;
