@@ -8476,6 +8476,8 @@ typedef struct redcoll__xacc {
     uint64_t            *nzb;   /* per block: the lanes' flags, ORed */
     int                  q;     /* the arriving input's rank */
     int                  first, last;
+    int                  judged; /* the last input's blocks were judged as it was added ... */
+    size_t               redo;   /* ... and this many go the exact way */
 } redcoll__xacc;
 
 /* Whether the exchanged path's pairwise steps add inputs as they arrive
@@ -8529,7 +8531,9 @@ REDCOLL__XHOT void redcoll__xacc_piece(redcoll__xacc *a, const char *piece, size
         int redo = redcoll__xfast_certify(a->rows + b * 4 * bw, a->p, nb, a->nzb[b]);
         a->nzb[b] = redo ? 4 : 0; /* "not finite": the exact way; 0: certified */
         if (redo) REDCOLL_MEMCPY(slot + i * 8, piece + i * 8, nb * 8);
+        a->redo += (size_t)redo;
     }
+    a->judged |= judge;
     redcoll__fenv_restore(env);
 }
 
@@ -8541,8 +8545,10 @@ REDCOLL__XHOT void redcoll__xacc_finish(redcoll__xacc *a, int p, int me, size_t 
     const size_t bw = REDCOLL__XBLOCK;
     char *mine = a->stage + (size_t)me * a->m * 8;
     int64_t *acc = scratch, *tmp = scratch + (size_t)(REDCOLL__XKMAX + 1) * bw;
-    unsigned env = redcoll__fenv_default();
+    unsigned env;
     size_t i;
+    if (a->judged && !a->redo) return; /* every block certified as the last input was added */
+    env = redcoll__fenv_default();
     cvt &= REDCOLL__FENV_CONTROL;
     for (i = 0; i < n; i += bw) {
         const size_t nb = n - i < bw ? n - i : bw, b = i / bw;
@@ -8812,6 +8818,8 @@ static redcoll_result redcoll__xexchange_add(redcoll__xsum *x, size_t off, size_
     a.m = m;
     a.n = mine;
     a.p = p;
+    a.judged = 0;
+    a.redo = 0;
     a.rows = (double *)(void *)(stage + (((size_t)p * x->m * 8 + 7) & ~(size_t)7));
     a.nzb = (uint64_t *)(void *)((char *)a.rows + (p > 2 ? blocks * 4 * REDCOLL__XBLOCK * 8 : 0));
     k.fn = x->loops->piece;
