@@ -11064,6 +11064,12 @@ static int redcoll__call_tag(const redcoll__call *call, const redcoll__desc *d, 
 
 static redcoll__call redcoll__no_call; /* zero, never written */
 
+/* redcoll__setup clears a call up to these fields, so they must stay last:
+   a field declared after one of them would go uncleared (a negative array
+   size here, a compile error, says so). */
+typedef char redcoll__ctx_options_last[offsetof(redcoll__ctx, o) + sizeof(redcoll_options) == sizeof(redcoll__ctx) ? 1 : -1];
+typedef char redcoll__call_exact_last[offsetof(redcoll__call, exact) + sizeof(redcoll__xsum) == sizeof(redcoll__call) ? 1 : -1];
+
 /* Checks and resolves the call d into *call (see above); touches nothing. */
 static redcoll_result redcoll__setup(redcoll__call *call, const redcoll__desc *d) {
     redcoll__ctx *c = &call->c;
