@@ -1055,30 +1055,40 @@ static double tx_fold_value(int r, size_t i, int p) {
     }
 }
 
-/* One run of the fold test: p ranks, n elements of tx_fold_value, checked
-   bitwise against the exact reference on every rank. */
-static void tx_fold_run(int p, size_t n, int shm, redcoll_coll coll, redcoll_dtype dtype, int in_place) {
-    size_t i;
+/* Job j (all but its inputs set) on j->p ranks' j->count elements of
+   tx_fold_value, checked bitwise against the exact reference on every
+   rank; whether it passed. */
+static int tx_fold_check(tx_job *j) {
+    const int p = j->p;
+    const size_t n = j->count;
     double *in = (double *)malloc((size_t)p * n * sizeof(double));
-    tx_job j;
-    int r;
-    if (!in) { CHECK(0, "out of memory"); return; }
+    size_t i;
+    int r, ok;
+    if (!in) { CHECK(0, "out of memory"); return 0; }
     for (r = 0; r < p; ++r)
         for (i = 0; i < n; ++i) { /* floats: the value rounded to float */
             double v = tx_fold_value(r, i, p);
-            in[(size_t)r * n + i] = dtype == REDCOLL_FLOAT ? (double)(float)v : v;
+            in[(size_t)r * n + i] = j->dtype == REDCOLL_FLOAT ? (double)(float)v : v;
         }
+    j->in = in;
+    ok = tx_check(j, NULL);
+    j->in = NULL;
+    free(in);
+    return ok;
+}
+
+/* One run of the fold test: p ranks, n elements, root p / 2. */
+static void tx_fold_run(int p, size_t n, int shm, redcoll_coll coll, redcoll_dtype dtype, int in_place) {
+    tx_job j;
     memset(&j, 0, sizeof j);
     j.coll = coll;
     j.dtype = dtype;
     j.p = p;
     j.count = n;
     j.root = p / 2;
-    j.in = in;
     j.shm = shm;
     j.in_place = in_place;
-    tx_check(&j, NULL);
-    free(in);
+    tx_fold_check(&j);
 }
 
 /* The gathered and exchanged paths run the local sums (steps 1 to 3 on a
@@ -1135,24 +1145,17 @@ static void test_exact_arrive(void) {
     for (k = 0; k < (int)(sizeof runs / sizeof runs[0]); ++k)
         for (ip = 0; ip < 2; ++ip) {
             const int p = runs[k].p;
-            const size_t n = runs[k].n;
-            double *in = (double *)malloc((size_t)p * n * sizeof(double));
             tx_job j;
-            size_t i;
-            if (!in) { CHECK(0, "out of memory"); return; }
-            for (r = 0; r < p; ++r)
-                for (i = 0; i < n; ++i) in[(size_t)r * n + i] = tx_fold_value(r, i, p);
             memset(&j, 0, sizeof j);
             j.coll = REDCOLL_COLL_ALLREDUCE;
             j.dtype = REDCOLL_DOUBLE;
             j.p = p;
-            j.count = n;
-            j.in = in;
+            j.count = runs[k].n;
             j.in_place = ip;
             j.peer = runs[k].peer;
             j.msgs = msgs;
             for (r = 0; r < p; ++r) msgs[r] = 0;
-            if (tx_check(&j, NULL) && !(p == 2 && REDCOLL__XPAIR_ON))
+            if (tx_fold_check(&j) && !(p == 2 && REDCOLL__XPAIR_ON))
                 for (r = 0; r < p; ++r)
                     CHECK(runs[k].arrive ? msgs[r] == (unsigned long long)p - 1 : msgs[r] > (unsigned long long)p - 1,
                           "%s, peer_reduce %d: rank %d sent %llu messages, %s", tx_describe(&j), j.peer, r, msgs[r],
@@ -1160,9 +1163,8 @@ static void test_exact_arrive(void) {
             if (runs[k].peer && runs[k].arrive) { /* threads */
                 j.shm = 1;
                 j.msgs = NULL;
-                tx_check(&j, NULL);
+                tx_fold_check(&j);
             }
-            free(in);
         }
 }
 
