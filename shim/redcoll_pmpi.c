@@ -434,6 +434,29 @@ static int shim_blocks(const redcoll_mpi *m) {
 
 static void shim_comm_label(const shim_comm *s, char *out, size_t n);
 
+/* MPI's progress engine, driven while a rank waits on shared memory: MPI
+   promises that traffic matched on both sides (a peer's rendezvous send or
+   one-sided access into this rank, this rank's own requests in flight)
+   completes while the rank is blocked in any MPI call, and MPI's own
+   collectives keep polling it. A probe that finds nothing moves MPI's
+   engine (MPICH and Open MPI both progress in MPI_Iprobe) and takes no
+   message: nothing is sent on the transport's duplicate while its
+   collectives run on shared memory. */
+static void shim_mpi_progress(void *arg) {
+    const shim_comm *s = (const shim_comm *)arg;
+    int flag = 0;
+    PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, s->m.comm, &flag, MPI_STATUS_IGNORE);
+}
+
+/* The segment's configuration for communicator s: the environment's shape
+   and MPI's progress while a rank waits. */
+static redcoll_pshm_config shim_shm_of(shim_comm *s) {
+    redcoll_pshm_config c = shim_shm_cfg;
+    c.progress = shim_mpi_progress;
+    c.progress_arg = s;
+    return c;
+}
+
 /* A communicator whose ranks span nodes (the MPI transport's node_of, or
    REDCOLL_RANKS_PER_NODE): a transport inside every node of two or more
    ranks, on its ranks' communicator, becomes the MPI transport's node
@@ -447,8 +470,9 @@ static void shim_comm_label(const shim_comm *s, char *out, size_t n);
 static const char *shim_node_open(shim_comm *s) {
     MPI_Comm node;
     redcoll_mpi_config cfg;
+    redcoll_pshm_config shm = shim_shm_of(s);
     if (redcoll_mpi_split_node(&s->m, &node) != REDCOLL_OK) return "the communicator";
-    if (!shim_g.shm_off && redcoll_pshm_init_mpi(&s->pshm, node, &shim_shm_cfg) == REDCOLL_OK) {
+    if (!shim_g.shm_off && redcoll_pshm_init_mpi(&s->pshm, node, &shm) == REDCOLL_OK) {
         redcoll_mpi_set_node(&s->m, redcoll_pshm_transport(s->pshm));
     } else {
         memset(&cfg, 0, sizeof cfg);
@@ -473,13 +497,14 @@ static const char *shim_node_open(shim_comm *s) {
 static void shim_shm_open(shim_comm *s) {
     char label[MPI_MAX_OBJECT_NAME + 16];
     const char *why = NULL, *inside = NULL;
+    redcoll_pshm_config shm = shim_shm_of(s);
     s->t = &s->m.t;
     if (s->size < 2) return; /* nothing moves */
     if (s->m.nodes > 1) {
         if (s->m.nodes == s->size) return; /* nodes of one rank: nothing inside */
         inside = shim_node_open(s);
     } else if (shim_g.shm_off) why = "REDCOLL_SHM=0";
-    else if (redcoll_pshm_init_mpi(&s->pshm, s->m.comm, &shim_shm_cfg) == REDCOLL_OK)
+    else if (redcoll_pshm_init_mpi(&s->pshm, s->m.comm, &shm) == REDCOLL_OK)
         s->t = redcoll_pshm_transport(s->pshm);
     else {
         why = "no shared-memory segment";

@@ -19,7 +19,7 @@ build=${1:-build} mpicc=${2:-mpicc.mpich} mpiexec=${3:-mpiexec.mpich}
 . test/pmpi/lib.sh
 suite_begin "MPI drop-in suite" "$build" "$mpicc" "$mpiexec"
 flags="-std=c11 -Wall -Wextra -pedantic -Werror -Wmissing-prototypes -Wstrict-prototypes -O2 -g"
-for prog in colls threads errors nonblock disagree; do # errors.c compiles the shim in: -I.
+for prog in colls threads errors nonblock disagree progress; do # errors.c compiles the shim in: -I.
     built "MPI drop-in suite" "$build/pmpi_$prog" "test/pmpi/$prog.c" shim/redcoll_pmpi.c redcoll.h \
         transports/redcoll_mpi.h transports/redcoll_pshm.h transports/redcoll_handoff.h \
         -- "$mpicc" $flags -I. "test/pmpi/$prog.c" -o "$build/pmpi_$prog" -lpthread
@@ -110,6 +110,38 @@ check "nonblock n=3 with MPI_Gather_init, MPI_Scatter_init (MPICH's own are wron
 check "nonblock: every non-blocking and persistent collective served by redcoll (REDCOLL_VERBOSE)" \
     $([ -z "$missing" ]; echo $?) "$tmp/nbv.err"
 [ -z "$missing" ] || echo "    passed to MPI:$missing"
+
+# ---- progress (progress.c): a rank waiting in a served collective keeps MPI's engine
+# moving, so a peer's rendezvous send, receive, one-sided accesses and access epoch into
+# it complete, as natively; a hang is a failure after 60 s. Under Open MPI too, where it
+# is installed (the drop-in built against it into BUILD/openmpi).
+limit=60
+for n in 2 3 4; do
+    mpi "$n" "$tmp/prn$n" -- "$build/pmpi_progress"; a=$?
+    shim "$n" "$tmp/prp$n" -- "$build/pmpi_progress"; b=$?
+    same "progress n=$n: MPI traffic into a rank waiting in a collective completes" $a $b \
+        "$tmp/prn$n" "$tmp/prp$n"
+done
+if command -v mpicc.openmpi >/dev/null 2>&1 && command -v mpiexec.openmpi >/dev/null 2>&1; then
+    mkdir -p "$build/openmpi"
+    built "MPI drop-in suite" "$build/openmpi/libredcoll_pmpi.so" shim/redcoll_pmpi.c redcoll.h \
+        transports/redcoll_mpi.h transports/redcoll_pshm.h transports/redcoll_handoff.h \
+        -- mpicc.openmpi $flags -I. -fPIC -shared shim/redcoll_pmpi.c -o "$build/openmpi/libredcoll_pmpi.so" -lpthread
+    built "MPI drop-in suite" "$build/openmpi/pmpi_progress" test/pmpi/progress.c \
+        -- mpicc.openmpi $flags test/pmpi/progress.c -o "$build/openmpi/pmpi_progress"
+    ompi() { # ompi N OUT [PRELOAD]: the progress program under Open MPI's launcher
+        timeout "$limit" mpiexec.openmpi --allow-run-as-root --oversubscribe --mca mpi_yield_when_idle 1 \
+            ${3:+-x LD_PRELOAD="$3"} -n "$1" "$build/openmpi/pmpi_progress" >"$2" 2>"$2.err"
+    }
+    for n in 2 3 4; do
+        ompi "$n" "$tmp/pon$n"; a=$?
+        ompi "$n" "$tmp/pop$n" "$build/openmpi/libredcoll_pmpi.so"; b=$?
+        same "progress n=$n under Open MPI" $a $b "$tmp/pon$n" "$tmp/pop$n"
+    done
+else
+    echo "pmpi/progress under Open MPI: skipped (mpicc.openmpi or mpiexec.openmpi not found)"
+fi
+limit=600
 
 # ---- environment
 mpi 4 "$tmp/q4" -- "$build/pmpi_colls" world; q4=$?
