@@ -8,7 +8,8 @@
 # (forced algorithms, every algorithm of every collective at -n 3 and 4
 # over shared memory, unknown names, REDCOLL_DISABLE, REDCOLL_PROFILE, the
 # non-commutative fallback, REDCOLL_VERBOSE lines), threads (MULTIPLE,
-# SERIALIZED), error reporting (errors.c, white-box: it compiles the shim
+# SERIALIZED), datatypes and user ops freed while a collective that uses them
+# is pending (lifetimes.c), error reporting (errors.c, white-box: it compiles the shim
 # in; over shared memory and over MPI), and the library's symbols.
 # REDCOLL_SHM=0 in the environment runs the whole suite over MPI point-to-point.
 # Without an MPI compiler the suite is skipped with a message (0 tests).
@@ -19,7 +20,7 @@ build=${1:-build} mpicc=${2:-mpicc.mpich} mpiexec=${3:-mpiexec.mpich}
 . test/pmpi/lib.sh
 suite_begin "MPI drop-in suite" "$build" "$mpicc" "$mpiexec"
 flags="-std=c11 -Wall -Wextra -pedantic -Werror -Wmissing-prototypes -Wstrict-prototypes -O2 -g"
-for prog in colls threads errors nonblock disagree; do # errors.c compiles the shim in: -I.
+for prog in colls threads errors nonblock disagree lifetimes; do # errors.c compiles the shim in: -I.
     built "MPI drop-in suite" "$build/pmpi_$prog" "test/pmpi/$prog.c" shim/redcoll_pmpi.c redcoll.h \
         transports/redcoll_mpi.h transports/redcoll_pshm.h transports/redcoll_handoff.h \
         -- "$mpicc" $flags -I. "test/pmpi/$prog.c" -o "$build/pmpi_$prog" -lpthread
@@ -110,6 +111,19 @@ check "nonblock n=3 with MPI_Gather_init, MPI_Scatter_init (MPICH's own are wron
 check "nonblock: every non-blocking and persistent collective served by redcoll (REDCOLL_VERBOSE)" \
     $([ -z "$missing" ]; echo $?) "$tmp/nbv.err"
 [ -z "$missing" ] || echo "    passed to MPI:$missing"
+
+# ---- datatypes and user ops freed while a non-blocking or persistent collective that uses
+# them is pending (lifetimes.c; MPI keeps them alive until it completes), n = 2..4, and over
+# MPI point-to-point at n = 3; each run under a timeout of its own, so a hang fails
+for n in 2 3 4 3-mpi; do
+    envs=(); [ "$n" = 3-mpi ] && envs=(-genv REDCOLL_SHM 0)
+    timeout 120 "$mpiexec" -n "${n%-mpi}" ${yield:+-genv LD_PRELOAD "$yield"} "$build/pmpi_lifetimes" \
+        >"$tmp/ltn$n" 2>"$tmp/ltn$n.err"; a=$?
+    timeout 120 "$mpiexec" -n "${n%-mpi}" "${envs[@]}" -genv LD_PRELOAD "$lib${yield:+:$yield}" "$build/pmpi_lifetimes" \
+        >"$tmp/ltp$n" 2>"$tmp/ltp$n.err"; b=$?
+    same "lifetimes n=$n: types and user ops freed while a collective is pending: identical" $a $b \
+        "$tmp/ltn$n" "$tmp/ltp$n"
+done
 
 # ---- environment
 mpi 4 "$tmp/q4" -- "$build/pmpi_colls" world; q4=$?
