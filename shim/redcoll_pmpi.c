@@ -197,7 +197,11 @@ static const char *const shim_reason_text[SHIM_PASS_COUNT] = {
 #define SHIM_CLASSES 65 /* size classes: 0 bytes, then [2^k, 2^(k+1)) for k < 64 */
 #define SHIM_ALGO_BYTES ((REDCOLL_ALGO_COUNT + 7) / 8)
 
-/* One per communicator the shim has seen, the value of its attribute. */
+/* One per communicator the shim has seen, the value of its attribute.
+   Reference counted: the attribute holds one reference, and each request
+   that runs on it holds one (shim_comm_hold), because MPI lets the
+   application free a communicator while collectives on it are pending
+   (they complete normally). The last reference to go frees it. */
 typedef struct shim_comm {
     redcoll_mpi       m;         /* the MPI transport, when ok */
     redcoll_pshm     *pshm;      /* shared memory: of the communicator on one node, or of
@@ -227,6 +231,9 @@ typedef struct shim_comm {
     unsigned          forced_differ; /* bit c: the ranks force different algorithms for
                                         collective c (REDCOLL_<COLL>_ALGORITHM) */
     int               exact_said; /* verbose: the reproducible mode was said */
+    int               refs;      /* the attribute's and the requests' (shim_g.lock) */
+    _Atomic int       freed;     /* the attribute is gone: `user` names no communicator
+                                    (or, once MPI reuses the handle, another one) */
     struct shim_comm *next, *prev;
 } shim_comm;
 
@@ -250,7 +257,7 @@ typedef struct shim_uop {
 
 static struct {
     pthread_once_t  once;
-    pthread_mutex_t lock;       /* comms, types, uops lists; never held across MPI calls */
+    pthread_mutex_t lock;       /* comms, types, uops lists, comm refs; never held across MPI calls */
     pthread_mutex_t type_lock;  /* computing a datatype's layout once; no MPI callback takes it */
     int             ready;      /* keyvals exist */
     int             disabled, verbose;
@@ -301,8 +308,10 @@ static int shim_world_rank(void) {
     return r;
 }
 
-/* Frees a communicator's state: its transports (collective, as MPI_Comm_free)
-   and memory. */
+/* Frees a communicator's state: its transports and memory. Nothing in it
+   waits for the peers (MPICH's and Open MPI's MPI_Comm_free of the
+   duplicates are local; the shared-memory view is left), so it may run on
+   each rank in a different call, wherever the last reference goes. */
 static void shim_comm_free(shim_comm *s) {
     if (s->has_inside) redcoll_mpi_finalize(&s->inside);
     redcoll_pshm_destroy(s->pshm);
@@ -312,12 +321,38 @@ static void shim_comm_free(shim_comm *s) {
     free(s);
 }
 
+/* A reference for a request that runs on s, from its start (or
+   persistent init) to its end. */
+static void shim_comm_hold(shim_comm *s) {
+    pthread_mutex_lock(&shim_g.lock);
+    s->refs++;
+    pthread_mutex_unlock(&shim_g.lock);
+}
+
+/* Drops a reference; the last one frees s, on whichever thread and in
+   whichever call drops it (the lock is not held across the MPI calls of
+   shim_comm_free). */
+static void shim_comm_release(shim_comm *s) {
+    int last;
+    if (!s) return;
+    pthread_mutex_lock(&shim_g.lock);
+    last = --s->refs == 0;
+    pthread_mutex_unlock(&shim_g.lock);
+    if (last) shim_comm_free(s);
+}
+
+/* The application's communicator goes (MPI_Comm_free, MPI_Finalize): its
+   attribute's reference with it. Requests still running on s keep it and
+   its transports; from now on nothing may name the communicator by its
+   handle. No MPI call on `comm` here: MPI may run this while it
+   deallocates the object, when calls on the handle fail. */
 static int shim_comm_delete(MPI_Comm comm, int key, void *attr, void *extra) {
     shim_comm *s = (shim_comm *)attr;
     (void)comm; (void)key; (void)extra;
     if (atomic_load(&shim_world) == s) atomic_store(&shim_world, NULL);
     SHIM_UNLINK(shim_g.comms, s);
-    shim_comm_free(s);
+    atomic_store(&s->freed, 1);
+    shim_comm_release(s);
     return MPI_SUCCESS;
 }
 
@@ -529,6 +564,7 @@ static shim_comm *shim_comm_create(MPI_Comm comm) {
     int inter = 0;
     if (!s) return NULL;
     s->user = comm;
+    s->refs = 1; /* the attribute's */
     s->last_type = MPI_DATATYPE_NULL;
     s->last_op = MPI_OP_NULL;
     s->last_named = MPI_DATATYPE_NULL;
@@ -582,6 +618,7 @@ static void shim_comm_label(const shim_comm *s, char *out, size_t n) {
     char name[MPI_MAX_OBJECT_NAME];
     int len = 0;
     name[0] = 0;
+    if (atomic_load(&s->freed)) { snprintf(out, n, "comm %d (freed)", s->id); return; }
     PMPI_Comm_get_name(s->user, name, &len);
     if (len > 0) snprintf(out, n, "%s", name);
     else snprintf(out, n, "comm %d", s->id);
@@ -648,11 +685,16 @@ typedef struct shim_call {
    "Non-blocking and persistent collectives"); NULL for blocking calls. */
 static _Thread_local struct shim_req *shim_nb_into;
 
-/* The state of comm if it is served; 0 (pass through) otherwise. */
+static shim_comm *shim_nb_comm(const struct shim_req *q);
+
+/* The state of comm if it is served; 0 (pass through) otherwise. A start
+   runs on the state its request holds: a persistent one's communicator
+   may have been freed since the init (its handle then names nothing, or
+   another communicator). */
 static inline int shim_begin(shim_call *c, MPI_Comm comm, redcoll_coll coll) {
     c->nb = shim_nb_into;
     shim_nb_into = NULL; /* this call's only */
-    c->s = shim_comm_of(comm);
+    c->s = c->nb && shim_nb_comm(c->nb) ? shim_nb_comm(c->nb) : shim_comm_of(comm);
     c->comm = comm;
     c->coll = coll;
     c->opts = NULL;
@@ -732,6 +774,21 @@ static int shim_shm_told(const shim_call *c, redcoll_result r) {
             (r == REDCOLL_ERR_ABORTED && redcoll_pshm_report(c->s->pshm) != NULL));
 }
 
+/* Raises `code` through the error handler of the call's communicator. A
+   request may complete after the application freed that communicator
+   (pending operations complete normally, MPI 4.1 section 7.4.3); MPI keeps
+   the object and its handler for them, but the shim cannot reach it: the
+   handle names nothing now, or already another communicator. The error is
+   raised on MPI_COMM_WORLD's handler then, rather than only returned: it
+   is the handler a communicator inherits by MPI_Comm_dup and
+   MPI_Comm_split in most programs (MPI_ERRORS_ARE_FATAL unless the program
+   set another), so an error is not lost where the program would have
+   stopped on it. (MPI-4 raises errors tied to no object on MPI_COMM_SELF,
+   whose handler programs rarely set.) */
+static void shim_raise(const shim_call *c, int code) {
+    PMPI_Comm_call_errhandler(c->s && atomic_load(&c->s->freed) ? MPI_COMM_WORLD : c->comm, code);
+}
+
 /* Raises a told failure through the communicator's error handler with
    redcoll's own error code (an error class of its own, made once), whose
    string says it: "redcoll: MPI_Allreduce on MPI_COMM_WORLD (rank 2 of 3):
@@ -778,7 +835,7 @@ static int shim_raise_told(const shim_call *c, redcoll_result r) {
                  label, c->s->rank, c->s->size,
                  c->was_failed ? "redcoll's transport for this communicator failed in an earlier call: " : "",
                  why);
-        if (PMPI_Add_error_string(code, text) == MPI_SUCCESS) PMPI_Comm_call_errhandler(c->comm, code);
+        if (PMPI_Add_error_string(code, text) == MPI_SUCCESS) shim_raise(c, code);
         else code = 0;
     }
     pthread_mutex_unlock(&shim_g.err_lock);
@@ -795,7 +852,7 @@ static inline int shim_end(const shim_call *c, redcoll_result r) {
     if ((c->refused || shim_told(&c->s->m.failure) || shim_shm_told(c, r)) && (code = shim_raise_told(c, r)) != 0)
         return code;
     code = shim_error_code(r, c->s->m.last_mpi_error);
-    PMPI_Comm_call_errhandler(c->comm, code);
+    shim_raise(c, code);
     return code;
 }
 
@@ -1518,7 +1575,7 @@ static int shim_end_move(const shim_call *c, int err, redcoll_result r, char *t1
     free(t1);
     free(t2);
     if (err != MPI_SUCCESS) {
-        PMPI_Comm_call_errhandler(c->comm, err);
+        shim_raise(c, err);
         return err;
     }
     return shim_end(c, r);
@@ -1957,8 +2014,10 @@ SHIM_ENTRY(MPI_Scatter_c,
    what MPI_I<coll> costs. A request holds its own references to what its
    call uses, from the start (or init) to its end: derived datatypes as
    MPI_Type_dup's (shim_nb_hold), a user op's function and commutativity
-   (shim_nb_keep_op); the application may free its handles as soon as the
-   call returns, as MPI allows. Threads: a mutex keeps the lists; progress runs
+   (shim_nb_keep_op), the communicator's state with its transports
+   (shim_comm_hold; a persistent start runs on it, not on the handle); the
+   application may free its handles as soon as the call returns, as MPI
+   allows. Threads: a mutex keeps the lists; progress runs
    under it (its MPI calls make no callbacks into the shim), completion
    calls on the application's arrays run outside it. */
 
@@ -1992,6 +2051,8 @@ typedef struct shim_req {
     int                   kept_op;    /* user.u is the op as the first start or init found it */
     MPI_Datatype          held[2];    /* the request's own references (shim_type_hold), */
     int                   nheld;      /* freed when it is dropped */
+    shim_comm            *s;          /* the communicator's state, held (shim_comm_hold)
+                                         until the request is dropped */
     int                 (*redo)(int *rc, const shim_args *a);
     shim_args             args;
     struct shim_req      *next, *prev; /* live: started, or persistent */
@@ -2017,6 +2078,7 @@ static void shim_nb_keep_op(shim_req *q, redcoll_op *op) {
     q->kept_op = 1;
 }
 static const shim_uop *shim_nb_kept_op(const shim_req *q) { return q->kept_op ? &q->user.u : NULL; }
+static shim_comm *shim_nb_comm(const shim_req *q) { return q->s; }
 
 static void shim_nb_link(shim_req *q) { /* lock held */
     q->prev = NULL;
@@ -2126,6 +2188,7 @@ static shim_req *shim_nb_find(MPI_Request h) {
 static void shim_nb_drop(shim_req *q) {
     if (!q) return;
     while (q->nheld > 0) PMPI_Type_free(&q->held[--q->nheld]);
+    shim_comm_release(q->s); /* may be the last reference: the transports go */
     free(q->counts);
     free(q);
 }
@@ -2463,6 +2526,7 @@ static int shim_nb_call(int mode, int (*redo)(int *, const shim_args *), const s
     q->redo = redo;
     q->args = *a;
     s = shim_comm_of(a->comm); /* as the call's shim_begin would: collective at first use */
+    if (s) shim_comm_hold(q->s = s);
     if (s && s->ok) shim_nb_hold(q, s);
     *rc = MPI_SUCCESS;
     return shim_nb_close(q, redo(rc, &q->args), *rc, request);
@@ -2713,7 +2777,10 @@ int MPI_Op_free(MPI_Op *op) {
 }
 
 /* Frees every transport and cache entry (each attribute's delete callback
-   unlinks its state), then the keyvals. */
+   unlinks its state), then the keyvals. The requests go first: a state
+   whose communicator the application freed is not in the list, and goes
+   with the last request that held it; the others go with their
+   attributes, each once. */
 int MPI_Finalize(void) {
     shim_nb_finalize();
     if (shim_g.ready) {

@@ -8,8 +8,8 @@
 # (forced algorithms, every algorithm of every collective at -n 3 and 4
 # over shared memory, unknown names, REDCOLL_DISABLE, REDCOLL_PROFILE, the
 # non-commutative fallback, REDCOLL_VERBOSE lines), threads (MULTIPLE,
-# SERIALIZED), datatypes and user ops freed while a collective that uses them
-# is pending (lifetimes.c), error reporting (errors.c, white-box: it compiles the shim
+# SERIALIZED), datatypes, user ops and communicators freed while a
+# collective that uses them is pending (lifetimes.c), error reporting (errors.c, white-box: it compiles the shim
 # in; over shared memory and over MPI), and the library's symbols.
 # REDCOLL_SHM=0 in the environment runs the whole suite over MPI point-to-point.
 # Without an MPI compiler the suite is skipped with a message (0 tests).
@@ -112,16 +112,21 @@ check "nonblock: every non-blocking and persistent collective served by redcoll 
     $([ -z "$missing" ]; echo $?) "$tmp/nbv.err"
 [ -z "$missing" ] || echo "    passed to MPI:$missing"
 
-# ---- lifetimes: datatypes and user ops freed by the application while a collective using
-# them is pending (lifetimes.c; MPI keeps them alive until it completes), n = 2..4, and over
-# MPI point-to-point at n = 3; each run under a timeout, so a hang fails
+# ---- datatypes, user ops and communicators freed while a non-blocking or persistent
+# collective that uses them is pending (lifetimes.c; MPI keeps them alive until it completes),
+# at n = 2..4, and over MPI point-to-point (-mpi); the types and the communicators in jobs of
+# their own, each under a timeout, so a crash or a hang in one fails it alone
 limit=120
-for n in 2 3 4 3-mpi; do
-    envs=(); [ "$n" = 3-mpi ] && envs=(REDCOLL_SHM=0)
-    mpi "${n%-mpi}" "$tmp/ltn$n" -- "$build/pmpi_lifetimes"; a=$?
-    shim "${n%-mpi}" "$tmp/ltp$n" "${envs[@]}" -- "$build/pmpi_lifetimes"; b=$?
-    same "lifetimes n=$n: types and user ops freed while a collective is pending: identical" $a $b \
-        "$tmp/ltn$n" "$tmp/ltp$n"
+for spec in "2 types" "2 comms" "3 types" "3 comms" "4 types" "4 comms" \
+            "3-mpi types" "2-mpi comms" "3-mpi comms" "4-mpi comms"; do
+    set -- $spec
+    n=$1 envs=() names=(comm) words="communicators"
+    [ "$n" != "${n%-mpi}" ] && envs=(REDCOLL_SHM=0)
+    [ "$2" = types ] && names=(i allreduce_init bcast_init) words="types and user ops"
+    mpi "${n%-mpi}" "$tmp/ltn$n$2" -- "$build/pmpi_lifetimes" "${names[@]}"; a=$?
+    shim "${n%-mpi}" "$tmp/ltp$n$2" "${envs[@]}" -- "$build/pmpi_lifetimes" "${names[@]}"; b=$?
+    same "lifetimes n=$n: $words freed while a collective is pending: identical" $a $b \
+        "$tmp/ltn$n$2" "$tmp/ltp$n$2"
 done
 limit=600
 
