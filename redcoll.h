@@ -1597,10 +1597,12 @@ collective would (its cost when waited on at once).
 
 Every rank starts the same collectives on a transport in the same order
 (blocking and non-blocking calls count in one order, as in MPI; a
-non-blocking call never matches a blocking one). Up to 7 requests may be
-outstanding per transport at once, completed in any order; starting an
-eighth first completes the rank's oldest (the 3 slot bits of the tag keep
-requests apart). The buffers, and the count arrays of the irregular
+non-blocking call never matches a blocking one). Any number of requests may be
+outstanding per transport at once, completed in any order. The 3 slot bits
+of the tag keep 7 running requests apart: a start whose slot is still held
+by the rank's request seven starts before queues the new request, which a
+later test, wait or start on the transport begins once the older one has
+ended; a start never waits for peers. The buffers, and the count arrays of the irregular
 collectives, belong to the request until it completes: do not read the
 output or write the input before. A transport without non-blocking progress
 (see redcoll_transport: isend, irecv, waitall, test, nb), or a platform
@@ -11629,11 +11631,20 @@ static void redcoll__coro_unmake(redcoll__coro *c) {
    Requests apart: request n started on a transport (counted in the
    transport's redcoll_nbstate, the same on every rank since every rank
    starts them in the same order) tags every message with slot 1 + n % 7
-   (bits 13-15; blocking calls use 0). Before starting request n a rank
-   completes its own request n - 7 if that is still outstanding: both ends
-   of any pair of ranks then finish all of the old request's transfers
-   between them before posting the new one's, so FIFO matching per (source,
-   tag) never mixes them, without asking any other rank. */
+   (bits 13-15; blocking calls use 0). The slot is the request's identity
+   on the wire, the start number its identity here. A rank never has two
+   requests of one slot running: request n begins only once its own
+   request n - 7 has ended, so both ends of any pair of ranks finish all of
+   the old request's transfers between them before posting the new one's,
+   and FIFO matching per (source, tag) never mixes them, without asking any
+   other rank. A start that finds its slot still held does not wait for it
+   (that wait would be on peers, inside a start, and a peer may be waiting
+   elsewhere for something this rank sends only later): it queues the
+   request, which stays outstanding, and the progress passes (any test,
+   wait or start on the transport) begin it once the holder has ended. The
+   oldest outstanding request of all ranks is running on every rank that
+   has not finished it, so queued requests never deadlock, and any number
+   may be outstanding. */
 
 #ifndef REDCOLL_NB_STACK
 #define REDCOLL_NB_STACK ((size_t)64 << 10)
@@ -11654,6 +11665,7 @@ struct redcoll_coll_request {
     unsigned long long       seq;      /* its start on t */
     int                      slot;     /* tag bits */
     int                      state;    /* REDCOLL__NB_* */
+    int                      queued;   /* running, but waiting for its slot: not begun */
     int                      blocking; /* the request's transport blocks (finishing alone) */
     redcoll_result           result;
     redcoll__coro            co;       /* the schedule */
@@ -11871,13 +11883,37 @@ static void redcoll__nb_resume(redcoll_coll_request *q) {
     if (q->state == REDCOLL__NB_DONE) redcoll__nb_unlink(q);
 }
 
+/* Whether an older request of q's transport still holds q's slot (running,
+   or queued itself: a slot's requests begin in start order). */
+static int redcoll__nb_held(const redcoll_coll_request *q) {
+    const redcoll_coll_request *o;
+    for (o = q->prev; o; o = o->prev)
+        if (o->t->nb == q->t->nb && o->slot == q->slot) return 1;
+    return 0;
+}
+
+/* Begins q's schedule: runs it until it first waits. */
+static void redcoll__nb_begin(redcoll_coll_request *q) {
+    q->queued = 0;
+    REDCOLL_MEMCPY(q->stack, redcoll__nb_canary, REDCOLL__NB_CANARY);
+    redcoll__coro_make(&q->co, q->stack, q->stack_bytes, redcoll__nb_body, q);
+    redcoll__nb_resume(q);
+}
+
 /* One pass over the requests outstanding at home: each whose transfers have
-   completed runs on. Returns 1 if any did. */
+   completed runs on, each queued one whose slot came free begins. Returns 1
+   if any did. */
 static int redcoll__nb_pass(redcoll_nbstate *home) {
     redcoll_coll_request *q = (redcoll_coll_request *)home->head, *next;
     int moved = 0;
     for (; q; q = next) {
         next = q->next; /* only q itself can leave the list while it runs */
+        if (q->queued) {
+            if (redcoll__nb_held(q)) continue;
+            redcoll__nb_begin(q);
+            moved = 1;
+            continue;
+        }
         if (q->npend) {
             int done = 0;
             redcoll_result r = q->t->test(q->t->user, q->npend, q->pendv, &done);
@@ -11896,6 +11932,8 @@ static int redcoll__nb_pass(redcoll_nbstate *home) {
 static void redcoll__nb_finish(redcoll_coll_request *q) {
     while (q->state == REDCOLL__NB_RUNNING) {
         if (q->home->head == q && !q->next) {
+            if (q->queued) redcoll__nb_begin(q); /* alone: its slot is free */
+            if (q->state != REDCOLL__NB_RUNNING) break;
             q->blocking = 1;
             if (q->npend) {
                 q->pend_res = q->t->waitall(q->t->user, q->npend, q->pendv);
@@ -11910,17 +11948,13 @@ static void redcoll__nb_finish(redcoll_coll_request *q) {
 }
 
 /* Starts q (its call set up, its transport wrapped): takes the next slot of
-   its transport, completes the rank's request of that slot if it is still
-   outstanding, and runs the schedule until it first waits. */
+   its transport and runs the schedule until it first waits; while an older
+   request of this rank still holds that slot, q is queued instead, and the
+   pass that finds the slot free begins it. A start never waits for peers. */
 static void redcoll__nb_start(redcoll_coll_request *q) {
     redcoll_nbstate *mine = q->t->nb;
     unsigned long long k = (unsigned long long)redcoll__nb_slots(q->t), seq = mine->starts++;
-    redcoll_coll_request *o;
     q->home = redcoll__nb_home(q->t);
-    for (o = (redcoll_coll_request *)q->home->head; o;) {
-        if (o->t->nb == mine && o->seq + k <= seq) { redcoll__nb_finish(o); o = (redcoll_coll_request *)q->home->head; }
-        else o = o->next;
-    }
     q->seq = seq;
     q->slot = (int)(1 + seq % k) << REDCOLL_TAG_SLOT_SHIFT;
     q->state = REDCOLL__NB_RUNNING;
@@ -11928,10 +11962,9 @@ static void redcoll__nb_start(redcoll_coll_request *q) {
     q->npend = 0;
     q->result = REDCOLL_OK;
     q->call->c.t = &q->w;
-    REDCOLL_MEMCPY(q->stack, redcoll__nb_canary, REDCOLL__NB_CANARY);
-    redcoll__coro_make(&q->co, q->stack, q->stack_bytes, redcoll__nb_body, q);
     redcoll__nb_link(q);
-    redcoll__nb_resume(q);
+    q->queued = redcoll__nb_held(q);
+    if (!q->queued) redcoll__nb_begin(q);
 }
 
 /* ---- request memory ---- */
