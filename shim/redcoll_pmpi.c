@@ -1922,6 +1922,7 @@ typedef struct shim_req {
     shim_post             post;
     int                   code;       /* MPI error code once complete */
     int                   done;       /* the collective completed (greq completed) */
+    int                   finishing;  /* a thread finishes it outside the lock */
     size_t               *counts;     /* the call's irregular counts */
     shim_user             user;       /* a user op's call, for as long as the request runs */
     int                 (*redo)(int *rc, const shim_args *a);
@@ -1934,7 +1935,8 @@ static struct {
     shim_req       *live;       /* every started or persistent request */
     int             running;    /* collectives started and not yet done */
     int             nlive;
-} shim_nb = { PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0 };
+    int             finishing;  /* requests some thread finishes outside the lock */
+} shim_nb = { PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, 0 };
 
 static int shim_nb_checking(const shim_req *q) { return q->mode == SHIM_NB_INIT; }
 static redcoll_coll_request **shim_nb_slot(shim_req *q) { return &q->rq; }
@@ -2017,20 +2019,41 @@ static void shim_nb_complete(shim_req *q, redcoll_result r) {
     PMPI_Grequest_complete(q->greq);
 }
 
+/* Whether a request of q's communicator is being finished by some thread
+   outside the lock: redcoll's requests of one transport move together, so
+   q waits until that thread is done. Lock held. */
+static int shim_nb_busy(const shim_req *q) {
+    const shim_req *o;
+    if (!shim_nb.finishing) return 0;
+    for (o = shim_nb.live; o; o = o->next)
+        if (o->finishing && o->args.comm == q->args.comm) return 1;
+    return 0;
+}
+
 /* Moves every outstanding collective along; completes those that ended.
    `wait`: a request the caller will block on; when it is the only one
-   running it is finished with the transport's blocking calls. */
+   running it is finished with the transport's blocking calls, outside the
+   lock, since they may sleep: meanwhile other threads' completion calls go
+   on with the collectives of other communicators (MPI_THREAD_MULTIPLE). */
 static void shim_nb_progress(shim_req *wait) {
     shim_req *q;
     if (!shim_nb.running) return;
     pthread_mutex_lock(&shim_nb.mu);
-    if (wait && wait->rq && !wait->done && shim_nb.running == 1) {
-        shim_nb_complete(wait, redcoll_wait(wait->rq));
+    if (wait && wait->rq && !wait->done && shim_nb.running == 1 && !shim_nb_busy(wait)) {
+        redcoll_result r;
+        wait->finishing = 1;
+        shim_nb.finishing++;
+        pthread_mutex_unlock(&shim_nb.mu);
+        r = redcoll_wait(wait->rq);
+        pthread_mutex_lock(&shim_nb.mu);
+        wait->finishing = 0;
+        shim_nb.finishing--;
+        shim_nb_complete(wait, r);
     } else {
         for (q = shim_nb.live; q; q = q->next) {
             int done = 0;
             redcoll_result r;
-            if (!q->rq || q->done) continue;
+            if (!q->rq || q->done || shim_nb_busy(q)) continue;
             r = redcoll_test(q->rq, &done);
             if (done) shim_nb_complete(q, r);
         }
