@@ -19,7 +19,7 @@ build=${1:-build} mpicc=${2:-mpicc.mpich} mpiexec=${3:-mpiexec.mpich}
 . test/pmpi/lib.sh
 suite_begin "MPI drop-in suite" "$build" "$mpicc" "$mpiexec"
 flags="-std=c11 -Wall -Wextra -pedantic -Werror -Wmissing-prototypes -Wstrict-prototypes -O2 -g"
-for prog in colls threads errors nonblock disagree; do # errors.c compiles the shim in: -I.
+for prog in colls threads errors nonblock nbmany disagree; do # errors.c compiles the shim in: -I.
     built "MPI drop-in suite" "$build/pmpi_$prog" "test/pmpi/$prog.c" shim/redcoll_pmpi.c redcoll.h \
         transports/redcoll_mpi.h transports/redcoll_pshm.h transports/redcoll_handoff.h \
         -- "$mpicc" $flags -I. "test/pmpi/$prog.c" -o "$build/pmpi_$prog" -lpthread
@@ -110,6 +110,15 @@ check "nonblock n=3 with MPI_Gather_init, MPI_Scatter_init (MPICH's own are wron
 check "nonblock: every non-blocking and persistent collective served by redcoll (REDCOLL_VERBOSE)" \
     $([ -z "$missing" ]; echo $?) "$tmp/nbv.err"
 [ -z "$missing" ] || echo "    passed to MPI:$missing"
+
+# ---- many non-blocking collectives outstanding on four communicators, point-to-point mixed
+# in, every completion call (nbmany.c), n = 2..4: a hang fails the check after 60 s
+for n in 2 3 4; do
+    tmo=60 mpi "$n" "$tmp/nmn$n" -- "$build/pmpi_nbmany"; a=$?
+    tmo=60 shim "$n" "$tmp/nmp$n" -- "$build/pmpi_nbmany"; b=$?
+    same "nbmany n=$n: 24 outstanding on 4 communicators, every completion call: identical" $a $b \
+        "$tmp/nmn$n" "$tmp/nmp$n"
+done
 
 # ---- environment
 mpi 4 "$tmp/q4" -- "$build/pmpi_colls" world; q4=$?
