@@ -639,6 +639,21 @@ static inline int shim_begin(shim_call *c, MPI_Comm comm, redcoll_coll coll) {
     return 1;
 }
 
+static long long shim_nb_pid(const struct shim_req *q);
+
+/* A start of a persistent collective carries the id its init took, so the
+   ranks' starts match by init order whatever order they come in (MPI-4
+   section 6.13). The end of shim_choose. */
+static inline void shim_persistent(shim_call *c) {
+    long long id = c->nb ? shim_nb_pid(c->nb) : 0;
+    if (id <= 0) return;
+    if (!c->opts) {
+        memset(&c->o, 0, sizeof c->o);
+        c->opts = &c->o;
+    }
+    c->o.persistent_id = id;
+}
+
 /* The algorithm: forced by the environment unless it breaks the order of a
    non-commutative op. Verbose runs resolve auto here with redcoll_select, so
    the line printed names exactly the schedule that runs. `bytes` is what
@@ -659,8 +674,10 @@ static inline void shim_choose(shim_call *c, size_t bytes, int commutative) {
     } else if (a == REDCOLL_ALGO_AUTO) {
         how = "auto";
     }
-    if (a == REDCOLL_ALGO_AUTO && !shim_g.verbose && !shim_g.have_model)
-        return; /* opts NULL: as a direct call */
+    if (a == REDCOLL_ALGO_AUTO && !shim_g.verbose && !shim_g.have_model) {
+        shim_persistent(c);
+        return; /* else opts NULL: as a direct call */
+    }
     memset(&c->o, 0, sizeof c->o);
     c->o.model = shim_g.model; /* all zero without a profile: the defaults */
     c->o.ranks_per_node = c->s->ranks_per_node; /* for redcoll_select; the call has node_of */
@@ -669,7 +686,9 @@ static inline void shim_choose(shim_call *c, size_t bytes, int commutative) {
     c->o.algo = a;
     c->opts = &c->o;
     if (shim_g.verbose) shim_print_choice(c->s, c->coll, bytes, a, how);
+    shim_persistent(c);
 }
+
 
 /* The MPI error for a redcoll result: the MPI error the transport saw where
    there is one, else the class that names the failure. */
@@ -1923,6 +1942,7 @@ typedef struct shim_req {
     int                   code;       /* MPI error code once complete */
     int                   done;       /* the collective completed (greq completed) */
     int                   finishing;  /* a thread finishes it outside the lock */
+    long long             pid;        /* persistent: its id (redcoll_persistent_id, at init) */
     size_t               *counts;     /* the call's irregular counts */
     shim_user             user;       /* a user op's call, for as long as the request runs */
     int                 (*redo)(int *rc, const shim_args *a);
@@ -1941,6 +1961,7 @@ static struct {
 static int shim_nb_checking(const shim_req *q) { return q->mode == SHIM_NB_INIT; }
 static redcoll_coll_request **shim_nb_slot(shim_req *q) { return &q->rq; }
 static size_t *shim_nb_counts(shim_req *q) { return q->counts; }
+static long long shim_nb_pid(const shim_req *q) { return q->mode == SHIM_NB_START ? q->pid : 0; }
 
 static void shim_nb_keep_op(shim_req *q, redcoll_op *op) {
     q->user = *(const shim_user *)op->user;
@@ -1985,6 +2006,7 @@ static int shim_nb_started(shim_call *c, shim_post *post, redcoll_result r) {
     if (q->mode == SHIM_NB_INIT) {
         free(post->ts);
         free(post->tr);
+        q->pid = redcoll_persistent_id(c->s->t); /* every rank inits in the same order */
         return MPI_SUCCESS;
     }
     if (r != REDCOLL_OK) return shim_finish(c, post, MPI_SUCCESS, r);

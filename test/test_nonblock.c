@@ -2,7 +2,7 @@
    simulator: every row of the algorithm list started with redcoll_i<coll>
    (or redcoll_plan_start) and completed by redcoll_test, redcoll_wait or
    redcoll_plan_wait for p = 1..33, bitwise equal to the blocking call; many
-   requests of one shape outstanding at once (more than the 7 tag slots),
+   requests of one shape outstanding at once (more than the 6 tag slots),
    completed in reverse order; 24 of seven shapes, completed in a different
    order per rank; a blocking call between a start and its wait; requests on a group view beside its parent's; faults injected
    mid-request; a rank that never joins while the others poll; argument
@@ -198,8 +198,8 @@ static void tnb_out_free(tnb_out *out, int threads) {
     if (!threads) redcoll_mock_report_free(&out->o.rep);
 }
 
-/* Every row: 2 requests of one shape and 10 (beyond the 7 slots, so the
-   eighth start queues behind the first), started in order and completed in
+/* Every row: 2 requests of one shape and 10 (beyond the 6 slots, so the
+   seventh start queues behind the first), started in order and completed in
    reverse, at p = 1, 2, 3, 5, 8 and 13; and a blocking call of the same
    shape between a start and its wait. */
 static void test_nb_many_outstanding(void) {
@@ -615,6 +615,15 @@ static int tnq_fill(const redcoll_transport *t, tnq_bufs *b) {
     return 1;
 }
 
+/* The started results back to what tnq_fill made them. */
+static void tnq_reset(const redcoll_transport *t, tnq_bufs *b) {
+    int i;
+    for (i = 0; i < TNQ_N; ++i) {
+        size_t j, m = tnq_count(i) * (size_t)t->size;
+        for (j = 0; j < m; ++j) b->got[i][j] = i % 7 == 1 ? b->sb[i][j] : -1.0;
+    }
+}
+
 /* 1 when every result of the started (or planned) sequence is the blocking
    one's, bit for bit. */
 static int tnq_same(const redcoll_transport *t, const tnq_bufs *b) {
@@ -684,6 +693,50 @@ static redcoll_result tnq_rank(const redcoll_transport *t, void *arg) {
     return r != REDCOLL_OK ? r : ok ? REDCOLL_OK : REDCOLL_ERR_INVALID_ARG;
 }
 
+/* The sequence as plans made in one order on every rank (after the blocking
+   reference), started twice in a different order per rank (ascending,
+   descending, or by a stride) with a message between ranks amid the
+   starts, and completed in this rank's completion order: each start's
+   results are the blocking call's, bit for bit. Plans are matched by the
+   order of their inits, so the starts' order is each rank's own. */
+static redcoll_result tnq_plan_rank(const redcoll_transport *t, void *arg) {
+    tnq_bufs b;
+    redcoll_plan *pl[TNQ_N];
+    int i, k, ok = 1, token = 0, me = t->rank, p = t->size, order[TNQ_N], round;
+    redcoll_result r = REDCOLL_OK;
+    (void)arg;
+    if (!tnq_fill(t, &b)) return REDCOLL_ERR_OUT_OF_MEMORY;
+    memset(pl, 0, sizeof pl);
+    for (i = 0; i < TNQ_N && r == REDCOLL_OK; ++i) r = tnq_call(t, i, b.sb[i], b.ref[i], 0, NULL, NULL);
+    for (i = 0; i < TNQ_N && r == REDCOLL_OK; ++i) r = tnq_call(t, i, b.sb[i], b.got[i], 2, NULL, &pl[i]);
+    if (r != REDCOLL_OK) { for (i = 0; i < TNQ_N; ++i) redcoll_plan_free(pl[i]); tnq_free(&b); return r; }
+    for (round = 0; round < 2 && r == REDCOLL_OK; ++round) {
+        for (k = 0; k < TNQ_N; ++k) /* this rank's start order */
+            order[k] = (me + round) % 3 == 0 ? k : (me + round) % 3 == 1 ? TNQ_N - 1 - k : (k * 7 + me) % TNQ_N;
+        for (k = 0; k < TNQ_N && r == REDCOLL_OK; ++k) {
+            if (k == TNQ_EARLY && me > 0) r = t->recv(t->user, me - 1, &token, sizeof token, TNQ_RAW);
+            if (r == REDCOLL_OK) r = redcoll_plan_start(pl[order[k]]);
+        }
+        if (r == REDCOLL_OK && me + 1 < p) r = t->send(t->user, me + 1, &token, sizeof token, TNQ_RAW);
+        tnq_order(me + round, order);
+        for (k = 0; k < TNQ_N; ++k) {
+            int done = 0;
+            if ((me + round) % 3 == 1) {
+                redcoll_result e;
+                do e = redcoll_plan_test(pl[order[k]], &done); while (e == REDCOLL_OK && !done);
+                ok &= e == REDCOLL_OK;
+            } else {
+                ok &= redcoll_plan_wait(pl[order[k]]) == REDCOLL_OK;
+            }
+        }
+        ok &= tnq_same(t, &b);
+        tnq_reset(t, &b); /* the next round's results from scratch */
+    }
+    for (i = 0; i < TNQ_N; ++i) redcoll_plan_free(pl[i]);
+    tnq_free(&b);
+    return r != REDCOLL_OK ? r : ok ? REDCOLL_OK : REDCOLL_ERR_INVALID_ARG;
+}
+
 /* Runs fn on the simulator (threads NULL) or on threads, p ranks; 1 when
    every rank returned OK. */
 static int tnq_run(redcoll_result (*fn)(const redcoll_transport *, void *), int p, int threads,
@@ -724,6 +777,26 @@ static void test_nb_queued(void) {
               ps[i], TNQ_N, why);
 }
 
+/* TNQ_N plans of seven shapes made in one order and started twice in a
+   different order per rank, completed in different orders: results the
+   blocking call's, bit for bit; simulator p = 1..6 and 9, threads 2..5. */
+static void test_nb_plans_out_of_order(void) {
+    static const int ps[7] = { 1, 2, 3, 4, 5, 6, 9 };
+    char why[512];
+    int i;
+    for (i = 0; i < 7; ++i)
+        CHECK(tnq_run(tnq_plan_rank, ps[i], 0, why, sizeof why), "sim p=%d: %d plans started in per-rank order: %s",
+              ps[i], TNQ_N, why);
+}
+
+static void test_shm_nb_plans_out_of_order(void) {
+    char why[512];
+    int p;
+    for (p = 2; p <= 5; ++p)
+        CHECK(tnq_run(tnq_plan_rank, p, 1, why, sizeof why), "shm p=%d: %d plans started in per-rank order: %s", p,
+              TNQ_N, why);
+}
+
 static void test_shm_nb_queued(void) {
     char why[512];
     int p;
@@ -743,9 +816,11 @@ static void suite_nonblock(void) {
     tf_test("nb/transport without progress: done at start", test_nb_without_progress);
     tf_test("nb/plans: start again, nothing allocated per start", test_nb_plan_starts);
     tf_test("nb/24 outstanding, queued starts, per-rank completion order", test_nb_queued);
+    tf_test("nb/24 plans started in a different order per rank", test_nb_plans_out_of_order);
     tf_test("shm/non-blocking: every row started, p = 1..5, 8", test_shm_nb_every_row);
     tf_test("shm/non-blocking: 2 and 10 outstanding; blocking between", test_shm_nb_many);
     tf_test("shm/non-blocking: faults mid-request", test_shm_nb_faults);
     tf_test("shm/non-blocking: 24 outstanding, per-rank completion order", test_shm_nb_queued);
+    tf_test("shm/non-blocking: 24 plans started in a different order per rank", test_shm_nb_plans_out_of_order);
     tf_test("shm/non-blocking: timeout while polling or waiting", test_shm_nb_timeout);
 }
