@@ -19,7 +19,7 @@ build=${1:-build} mpicc=${2:-mpicc.mpich} mpiexec=${3:-mpiexec.mpich}
 . test/pmpi/lib.sh
 suite_begin "MPI drop-in suite" "$build" "$mpicc" "$mpiexec"
 flags="-std=c11 -Wall -Wextra -pedantic -Werror -Wmissing-prototypes -Wstrict-prototypes -O2 -g"
-for prog in colls threads errors nonblock nbmany persist disagree; do # errors.c compiles the shim in: -I.
+for prog in colls threads errors nonblock nbmany nbthreads persist disagree; do # errors.c compiles the shim in: -I.
     built "MPI drop-in suite" "$build/pmpi_$prog" "test/pmpi/$prog.c" shim/redcoll_pmpi.c redcoll.h \
         transports/redcoll_mpi.h transports/redcoll_pshm.h transports/redcoll_handoff.h \
         -- "$mpicc" $flags -I. "test/pmpi/$prog.c" -o "$build/pmpi_$prog" -lpthread
@@ -118,6 +118,14 @@ for n in 2 3 4; do
     tmo=60 shim "$n" "$tmp/nmp$n" -- "$build/pmpi_nbmany"; b=$?
     same "nbmany n=$n: 24 outstanding on 4 communicators, every completion call: identical" $a $b \
         "$tmp/nmn$n" "$tmp/nmp$n"
+done
+
+# ---- non-blocking collectives from two threads, a communicator each (nbthreads.c, MULTIPLE)
+for n in 2 3; do
+    tmo=60 mpi "$n" "$tmp/ntn$n" -- "$build/pmpi_nbthreads"; a=$?
+    tmo=60 shim "$n" "$tmp/ntp$n" -- "$build/pmpi_nbthreads"; b=$?
+    same "nbthreads n=$n: MPI_Iallreduce + Wait/Test from two threads at once: identical" $a $b \
+        "$tmp/ntn$n" "$tmp/ntp$n"
 done
 
 # ---- persistent collectives started in a different order on each rank, matched by the
