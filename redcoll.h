@@ -392,8 +392,9 @@ typedef struct redcoll_consumer {
                  request's id (its init number on the transport modulo 64,
                  REDCOLL_TAG_PID_MASK) and the hash keeps bits 22-27.
                  A transport may XOR into its top three bits
-                 (REDCOLL_TAG_SEQ_*) how many messages of this slot the
-                 sender sent the receiver before (modulo 8): a receive it
+                 (REDCOLL_TAG_SEQ_*) how many messages of this stream
+                 (below) the sender sent the receiver before (modulo 8),
+                 counting per REDCOLL_TAG_STREAM_INDEX: a receive it
                  posts for one message of the stream below then cannot
                  match a later one, and two calls' tags still differ
                  wherever their hashes do.
@@ -496,7 +497,7 @@ REDCOLL_API const char *redcoll_tag_disagree(const char *a, int ta, const char *
    tag_bits, which an adapter that keeps fewer than the 28 tag bits sets to
    the number of low bits it keeps (requests are told apart by bits 13-15,
    REDCOLL_TAG_MAX above: with fewer than 14 bits kept, non-blocking calls
-   run to completion at start). Private fields may change between versions. */
+   run to completion at start; persistent ids need 22). Private fields may change between versions. */
 typedef struct redcoll_nbstate {
     void              *head, *tail; /* private: outstanding requests, oldest first */
     unsigned long long starts;      /* private: requests started on this transport */

@@ -1912,8 +1912,12 @@ SHIM_ENTRY(MPI_Scatter_c,
    outstanding; a wait on the only outstanding one finishes it with the
    transport's blocking calls. Persistent collectives run as one start of
    the same call each (the arguments are kept at init), so a start costs
-   what MPI_I<coll> costs. Threads: a mutex keeps the lists; progress runs
-   under it (its MPI calls make no callbacks into the shim), completion
+   what MPI_I<coll> costs; each start carries the persistent id its init
+   took (redcoll_persistent_id), so ranks' starts match by the order of
+   their inits, whatever order they start them in (MPI-4.1 section 6.13). Threads: a mutex keeps the lists; progress runs
+   under it (its MPI calls make no callbacks into the shim), except the
+   blocking finish of the only running collective, which may sleep (other
+   threads leave that communicator's requests alone meanwhile); completion
    calls on the application's arrays run outside it. */
 
 enum { SHIM_NB_START = 1, SHIM_NB_INIT };
