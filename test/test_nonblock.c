@@ -737,6 +737,33 @@ static redcoll_result tnq_plan_rank(const redcoll_transport *t, void *arg) {
     return r != REDCOLL_OK ? r : ok ? REDCOLL_OK : REDCOLL_ERR_INVALID_ARG;
 }
 
+/* More persistent requests than the tag's 64 ids: 150 allreduce plans made
+   in one order, all started in that order on every rank (plans 64 apart
+   share an id and queue one behind the other), completed in reverse;
+   every sum right. */
+#define TNQ_WRAP 150
+static redcoll_result tnq_wrap_rank(const redcoll_transport *t, void *arg) {
+    int64_t (*x)[3] = (int64_t (*)[3])malloc(sizeof(int64_t) * 3 * TNQ_WRAP);
+    redcoll_plan *pl[TNQ_WRAP];
+    redcoll_result r = REDCOLL_OK;
+    int i, j, made = 0, ok = 1, p = t->size;
+    (void)arg;
+    if (!x) return REDCOLL_ERR_OUT_OF_MEMORY;
+    for (i = 0; i < TNQ_WRAP && r == REDCOLL_OK; ++i, ++made) {
+        for (j = 0; j < 3; ++j) x[i][j] = t->rank * 1000 + i * 3 + j;
+        r = redcoll_allreduce_init(t, REDCOLL_IN_PLACE, x[i], 3, REDCOLL_INT64, REDCOLL_SUM, NULL, &pl[i]);
+        if (r != REDCOLL_OK) break;
+    }
+    for (i = 0; i < made && r == REDCOLL_OK; ++i) r = redcoll_plan_start(pl[i]);
+    for (i = made - 1; i >= 0; --i) ok &= redcoll_plan_wait(pl[i]) == REDCOLL_OK;
+    for (i = 0; i < made; ++i) {
+        for (j = 0; j < 3; ++j) ok &= x[i][j] == (int64_t)1000 * p * (p - 1) / 2 + (int64_t)p * (i * 3 + j);
+        redcoll_plan_free(pl[i]);
+    }
+    free(x);
+    return r != REDCOLL_OK ? r : ok ? REDCOLL_OK : REDCOLL_ERR_INVALID_ARG;
+}
+
 /* Runs fn on the simulator (threads NULL) or on threads, p ranks; 1 when
    every rank returned OK. */
 static int tnq_run(redcoll_result (*fn)(const redcoll_transport *, void *), int p, int threads,
@@ -789,6 +816,17 @@ static void test_nb_plans_out_of_order(void) {
               ps[i], TNQ_N, why);
 }
 
+static void test_nb_plans_wrap(void) {
+    char why[512];
+    int p;
+    for (p = 1; p <= 4; ++p)
+        CHECK(tnq_run(tnq_wrap_rank, p, 0, why, sizeof why), "sim p=%d: %d plans started at once: %s", p, TNQ_WRAP,
+              why);
+    for (p = 2; p <= 3; ++p)
+        CHECK(tnq_run(tnq_wrap_rank, p, 1, why, sizeof why), "shm p=%d: %d plans started at once: %s", p, TNQ_WRAP,
+              why);
+}
+
 static void test_shm_nb_plans_out_of_order(void) {
     char why[512];
     int p;
@@ -817,6 +855,7 @@ static void suite_nonblock(void) {
     tf_test("nb/plans: start again, nothing allocated per start", test_nb_plan_starts);
     tf_test("nb/24 outstanding, queued starts, per-rank completion order", test_nb_queued);
     tf_test("nb/24 plans started in a different order per rank", test_nb_plans_out_of_order);
+    tf_test("nb/150 plans started at once: ids beyond the tag's 64 queue", test_nb_plans_wrap);
     tf_test("shm/non-blocking: every row started, p = 1..5, 8", test_shm_nb_every_row);
     tf_test("shm/non-blocking: 2 and 10 outstanding; blocking between", test_shm_nb_many);
     tf_test("shm/non-blocking: faults mid-request", test_shm_nb_faults);
