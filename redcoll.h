@@ -287,6 +287,19 @@ typedef struct redcoll_request { void *ptr; long long id; } redcoll_request;
    transport and replaces its `user` must replace or clear every entry taking
    user, the ones appended later (test, irecv_reduce) included.
 
+   The host's progress: a transport whose ranks also live in another runtime
+   (the MPI library of the job, when a shared-memory transport serves an MPI
+   program) and that waits outside it - polling its own memory, sleeping on
+   a futex - must keep that runtime's progress engine moving while it waits
+   (for MPI, a probe or a test on a communicator of its own): every so many
+   polls, before each sleep, and with every sleep bounded, including the
+   waits of its set-up and test. MPI promises that an operation matched on
+   both sides completes while a rank is blocked in any MPI call, and its own
+   collectives keep polling; a wait that does not breaks programs that put
+   one-sided or rendezvous traffic beside collectives. The pshm transport
+   takes such a function in its config (redcoll_pshm_config.progress); a
+   transport over MPI itself waits in MPI and needs none.
+
    Required: send, recv, sendrecv.
    Optional (NULL is fine):
      abort       releases every peer blocked in or entering this transport with

@@ -434,6 +434,29 @@ static int shim_blocks(const redcoll_mpi *m) {
 
 static void shim_comm_label(const shim_comm *s, char *out, size_t n);
 
+/* MPI's progress engine, driven while a rank waits on shared memory: MPI
+   promises that traffic matched on both sides (a peer's rendezvous send or
+   one-sided access into this rank, this rank's own requests in flight)
+   completes while the rank is blocked in any MPI call, and MPI's own
+   collectives keep polling it. A probe that finds nothing moves MPI's
+   engine (MPICH and Open MPI both progress in MPI_Iprobe) and takes no
+   message: nothing is sent on the transport's duplicate while its
+   collectives run on shared memory. */
+static void shim_mpi_progress(void *arg) {
+    const shim_comm *s = (const shim_comm *)arg;
+    int flag = 0;
+    PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, s->m.comm, &flag, MPI_STATUS_IGNORE);
+}
+
+/* The segment's configuration for communicator s: the environment's shape
+   and MPI's progress while a rank waits. */
+static redcoll_pshm_config shim_shm_of(shim_comm *s) {
+    redcoll_pshm_config c = shim_shm_cfg;
+    c.progress = shim_mpi_progress;
+    c.progress_arg = s;
+    return c;
+}
+
 /* A communicator whose ranks span nodes (the MPI transport's node_of, or
    REDCOLL_RANKS_PER_NODE): a transport inside every node of two or more
    ranks, on its ranks' communicator, becomes the MPI transport's node
@@ -447,8 +470,9 @@ static void shim_comm_label(const shim_comm *s, char *out, size_t n);
 static const char *shim_node_open(shim_comm *s) {
     MPI_Comm node;
     redcoll_mpi_config cfg;
+    redcoll_pshm_config shm = shim_shm_of(s);
     if (redcoll_mpi_split_node(&s->m, &node) != REDCOLL_OK) return "the communicator";
-    if (!shim_g.shm_off && redcoll_pshm_init_mpi(&s->pshm, node, &shim_shm_cfg) == REDCOLL_OK) {
+    if (!shim_g.shm_off && redcoll_pshm_init_mpi(&s->pshm, node, &shm) == REDCOLL_OK) {
         redcoll_mpi_set_node(&s->m, redcoll_pshm_transport(s->pshm));
     } else {
         memset(&cfg, 0, sizeof cfg);
@@ -473,13 +497,14 @@ static const char *shim_node_open(shim_comm *s) {
 static void shim_shm_open(shim_comm *s) {
     char label[MPI_MAX_OBJECT_NAME + 16];
     const char *why = NULL, *inside = NULL;
+    redcoll_pshm_config shm = shim_shm_of(s);
     s->t = &s->m.t;
     if (s->size < 2) return; /* nothing moves */
     if (s->m.nodes > 1) {
         if (s->m.nodes == s->size) return; /* nodes of one rank: nothing inside */
         inside = shim_node_open(s);
     } else if (shim_g.shm_off) why = "REDCOLL_SHM=0";
-    else if (redcoll_pshm_init_mpi(&s->pshm, s->m.comm, &shim_shm_cfg) == REDCOLL_OK)
+    else if (redcoll_pshm_init_mpi(&s->pshm, s->m.comm, &shm) == REDCOLL_OK)
         s->t = redcoll_pshm_transport(s->pshm);
     else {
         why = "no shared-memory segment";
@@ -837,6 +862,7 @@ static int shim_nb_checking(const struct shim_req *q);
 static redcoll_coll_request **shim_nb_slot(struct shim_req *q);
 static size_t *shim_nb_counts(struct shim_req *q);
 static void shim_nb_keep_op(struct shim_req *q, redcoll_op *op);
+static const shim_uop *shim_nb_kept_op(const struct shim_req *q);
 
 /* Where a call's irregular counts live: the communicator's array for a
    blocking call, the request's for a started one (several may be under way). */
@@ -919,6 +945,35 @@ static int shim_type_info(MPI_Datatype type, shim_type *ti, int *named) {
     }
     pthread_mutex_unlock(&shim_g.type_lock);
     return 1;
+}
+
+/* A reference of the shim's own to a derived datatype, for a request that
+   outlives the call: MPI lets the application free its handle while the
+   collective is pending (MPI may then give the handle to a new type), and
+   the request still stages through the type at completion, passes it to a
+   user op, and replays it at each MPI_Start. An MPI_Type_dup (the same type
+   map; the application's attributes copied as their copy callbacks say),
+   with the layout the shim measured for `type` cached on it. `type` itself
+   for a predefined type (never freed), and where MPI rejects it or the dup
+   fails (the call then goes on as before, with the application's handle). */
+static MPI_Datatype shim_type_hold(MPI_Datatype type) {
+    shim_type ti, *keep;
+    MPI_Datatype dup;
+    int ni, na, nd, comb, named;
+    if (type == MPI_DATATYPE_NULL || PMPI_Type_get_envelope(type, &ni, &na, &nd, &comb) != MPI_SUCCESS ||
+        comb == MPI_COMBINER_NAMED) /* one call: the common case costs no more */
+        return type;
+    if (!shim_type_info(type, &ti, &named) || PMPI_Type_dup(type, &dup) != MPI_SUCCESS) return type;
+    keep = (shim_type *)malloc(sizeof *keep);
+    if (keep) {
+        *keep = ti;
+        keep->type = dup;
+        if (PMPI_Type_set_attr(dup, shim_g.type_key, keep) == MPI_SUCCESS)
+            SHIM_LINK(shim_g.types, keep);
+        else
+            free(keep);
+    }
+    return dup;
 }
 
 /* buf + offset (the datatype's true lower bound), MPI_IN_PLACE left alone.
@@ -1251,8 +1306,12 @@ typedef struct shim_red {
 
 /* Fills r (which must stay put: op.user points into it); 0 with a reason
    when the pair cannot be served. The decision depends only on datatype
-   and op, which MPI requires to be the same on every rank. */
-static int shim_red_setup(shim_red *r, MPI_Datatype type, MPI_Op op, shim_reason *why) {
+   and op, which MPI requires to be the same on every rank. `kept`: the
+   user op as a persistent request kept it at init (the application may
+   have freed `op` since, and MPI may have given its handle to another op),
+   else NULL: op is looked up. */
+static int shim_red_setup(shim_red *r, MPI_Datatype type, MPI_Op op, const shim_uop *kept,
+                          shim_reason *why) {
     shim_type ti;
     shim_named n;
     int predefined = shim_named_of(type, &n), named;
@@ -1262,12 +1321,13 @@ static int shim_red_setup(shim_red *r, MPI_Datatype type, MPI_Op op, shim_reason
     r->extent = ti.extent;
     r->dtype = n.dtype;
     r->mult = 1;
-    if (redcoll_mpi_op(op, &r->op)) {
+    if (!kept && redcoll_mpi_op(op, &r->op)) {
         *why = named ? SHIM_PASS_OP : SHIM_PASS_DERIVED_OP;
         return predefined && shim_named_op(&n, r->op.kind, &r->dtype, &r->mult, &r->op) &&
                r->mult * (MPI_Count)redcoll_dtype_size(r->dtype) == ti.extent;
     }
-    if (!shim_uop_find(op, &r->user.u)) { *why = SHIM_PASS_OP; return 0; }
+    if (kept) r->user.u = *kept;
+    else if (!shim_uop_find(op, &r->user.u)) { *why = SHIM_PASS_OP; return 0; }
     /* a user op: the element in place, opaque unless it is a predefined type */
     if (!ti.packed || ti.size != ti.extent || ti.size <= 0 || ti.size > (1 << 30)) return 0;
     if (!predefined || n.mult != 1 || (MPI_Count)redcoll_dtype_size(r->dtype) != ti.size)
@@ -1295,7 +1355,8 @@ static inline int shim_red_begin(shim_call *c, shim_red *r, MPI_Comm comm, redco
         r->mult = s->last_mult;
         return 1;
     }
-    if (!shim_red_setup(r, type, op, &why)) return shim_pass(s, coll, why);
+    if (!shim_red_setup(r, type, op, c->nb ? shim_nb_kept_op(c->nb) : NULL, &why))
+        return shim_pass(s, coll, why);
     if (r->op.kind == REDCOLL_OP_USER && c->nb) shim_nb_keep_op(c->nb, &r->op); /* outlives r */
     if (r->op.kind == REDCOLL_OP_SUM_EXACT) shim_exact_say(s);
     if (r->op.kind != REDCOLL_OP_USER && r->dtype < REDCOLL_DTYPE_COUNT) { /* both predefined */
@@ -1914,7 +1975,12 @@ SHIM_ENTRY(MPI_Scatter_c,
    the same call each (the arguments are kept at init), so a start costs
    what MPI_I<coll> costs; each start carries the persistent id its init
    took (redcoll_persistent_id), so ranks' starts match by the order of
-   their inits, whatever order they start them in (MPI-4.1 section 6.13). Threads: a mutex keeps the lists; progress runs
+   their inits, whatever order they start them in (MPI-4.1 section 6.13).
+   A request holds its own references to what its
+   call uses, from the start (or init) to its end: derived datatypes as
+   MPI_Type_dup's (shim_nb_hold), a user op's function and commutativity
+   (shim_nb_keep_op); the application may free its handles as soon as the
+   call returns, as MPI allows. Threads: a mutex keeps the lists; progress runs
    under it (its MPI calls make no callbacks into the shim), except the
    blocking finish of the only running collective, which may sleep (other
    threads leave that communicator's requests alone meanwhile); completion
@@ -1949,6 +2015,9 @@ typedef struct shim_req {
     long long             pid;        /* persistent: its id (redcoll_persistent_id, at init) */
     size_t               *counts;     /* the call's irregular counts */
     shim_user             user;       /* a user op's call, for as long as the request runs */
+    int                   kept_op;    /* user.u is the op as the first start or init found it */
+    MPI_Datatype          held[2];    /* the request's own references (shim_type_hold), */
+    int                   nheld;      /* freed when it is dropped */
     int                 (*redo)(int *rc, const shim_args *a);
     shim_args             args;
     struct shim_req      *next, *prev; /* live: started, or persistent */
@@ -1967,10 +2036,15 @@ static redcoll_coll_request **shim_nb_slot(shim_req *q) { return &q->rq; }
 static size_t *shim_nb_counts(shim_req *q) { return q->counts; }
 static long long shim_nb_pid(const shim_req *q) { return q->mode == SHIM_NB_START ? q->pid : 0; }
 
+/* A user op's function and commutativity live in the request from its
+   first start or init to its end, so the application's MPI_Op_free (which
+   drops the op from the shim's table at once) cannot reach it. */
 static void shim_nb_keep_op(shim_req *q, redcoll_op *op) {
     q->user = *(const shim_user *)op->user;
     op->user = &q->user;
+    q->kept_op = 1;
 }
+static const shim_uop *shim_nb_kept_op(const shim_req *q) { return q->kept_op ? &q->user.u : NULL; }
 
 static void shim_nb_link(shim_req *q) { /* lock held */
     q->prev = NULL;
@@ -2045,14 +2119,15 @@ static void shim_nb_complete(shim_req *q, redcoll_result r) {
     PMPI_Grequest_complete(q->greq);
 }
 
-/* Whether a request of q's communicator is being finished by some thread
-   outside the lock: redcoll's requests of one transport move together, so
-   q waits until that thread is done. Lock held. */
+/* Whether a request of q's communicator (its state, which outlives a freed
+   handle) is being finished by some thread outside the lock: redcoll's
+   requests of one transport move together, so q waits until that thread is
+   done. Lock held. */
 static int shim_nb_busy(const shim_req *q) {
     const shim_req *o;
     if (!shim_nb.finishing) return 0;
     for (o = shim_nb.live; o; o = o->next)
-        if (o->finishing && o->args.comm == q->args.comm) return 1;
+        if (o->finishing && o->c.s == q->c.s) return 1;
     return 0;
 }
 
@@ -2101,6 +2176,7 @@ static shim_req *shim_nb_find(MPI_Request h) {
 
 static void shim_nb_drop(shim_req *q) {
     if (!q) return;
+    while (q->nheld > 0) PMPI_Type_free(&q->held[--q->nheld]);
     free(q->counts);
     free(q);
 }
@@ -2403,16 +2479,44 @@ static int shim_redo_barrier(int *rc, const shim_args *a) {
     return shim_try_barrier(rc, a->comm);
 }
 
+/* The request's own references to the derived datatypes its call uses on
+   this rank (shim_type_hold), in place of the application's in q->args:
+   the call runs on them, a persistent one replays them, shim_nb_drop frees
+   them. The datatypes MPI ignores on this rank (a root's only, or beside
+   MPI_IN_PLACE) may be any value, so they are left alone. */
+static void shim_nb_hold(shim_req *q, const shim_comm *s) {
+    shim_args *a = &q->args;
+    int (*f)(int *, const shim_args *) = q->redo;
+    int root = s->rank == a->root;
+    int sends = f == shim_redo_allgather || f == shim_redo_allgatherv || f == shim_redo_alltoall ||
+                        f == shim_redo_gather ? a->sbuf != MPI_IN_PLACE
+                : f == shim_redo_scatter ? root : 0;
+    int recvs = f == shim_redo_barrier ? 0
+                : f == shim_redo_gather ? root
+                : f == shim_redo_scatter ? a->rbuf != MPI_IN_PLACE : 1;
+    if (sends) {
+        MPI_Datatype t = shim_type_hold(a->stype);
+        if (t != a->stype) q->held[q->nheld++] = a->stype = t;
+    }
+    if (recvs) {
+        MPI_Datatype t = shim_type_hold(a->rtype);
+        if (t != a->rtype) q->held[q->nheld++] = a->rtype = t;
+    }
+}
+
 /* One start or persistent init of `redo` with arguments a: served (1, the
    code in *rc, the handle in *request) or not (0: the caller asks MPI). */
 static int shim_nb_call(int mode, int (*redo)(int *, const shim_args *), const shim_args *a, int *rc,
                         MPI_Request *request) {
     shim_req *q = shim_nb_open(mode, a->comm);
+    shim_comm *s;
     if (!q) return 0;
     q->redo = redo;
     q->args = *a;
+    s = shim_comm_of(a->comm); /* as the call's shim_begin would: collective at first use */
+    if (s && s->ok) shim_nb_hold(q, s);
     *rc = MPI_SUCCESS;
-    return shim_nb_close(q, redo(rc, a), *rc, request);
+    return shim_nb_close(q, redo(rc, &q->args), *rc, request);
 }
 
 /* Arguments of the entry points, in shim_args. */
@@ -2646,6 +2750,8 @@ int MPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op) {
 }
 #endif
 
+/* The op leaves the table at once: requests still using it keep their own
+   copy (shim_nb_keep_op), and MPI may give the handle to the next op. */
 int MPI_Op_free(MPI_Op *op) {
     size_t i;
     if (op) {

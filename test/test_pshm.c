@@ -438,6 +438,85 @@ static redcoll_result tpshm_left_rank(const redcoll_transport *t, void *arg) {
     return t->recv(t->user, 1, &x, sizeof x, 3) == REDCOLL_ERR_MISMATCH ? REDCOLL_OK : REDCOLL_ERR_INVALID_ARG;
 }
 
+/* ---- the host's progress: an MPI library the ranks also live in ---- */
+
+static long tpshm_host_calls; /* per process: every rank is one */
+static void tpshm_host(void *arg) { (void)arg; ++tpshm_host_calls; }
+
+static long long tpshm_cpu_ns(void) {
+    struct timespec ts = { 0, 0 };
+    tpshm_sys(SYS_clock_gettime, 2 /* CLOCK_PROCESS_CPUTIME_ID */, (long)&ts, 0, 0, 0);
+    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Rank 0 waits 200 ms for rank 1's message. The host's progress runs
+   while it sleeps, at least every progress_seconds (2 ms: dozens of calls
+   even without polls), and the rank sleeps between: polls only after a
+   peer's kick (a poll calls it every 32 polls, so a rank that polled again
+   after every timed sleep would make thousands of calls), under a quarter
+   of a core. Then in a test loop, every test that finds its receive
+   pending runs the host's progress too. */
+static redcoll_result tpshm_host_rank(const redcoll_transport *t, void *arg) {
+    long long t0, cpu0, waited, cpu, most;
+    long calls, tests = 0;
+    int64_t x = 0;
+    redcoll_request q = { NULL, 0 };
+    int done = 0;
+    redcoll_result r;
+    (void)arg;
+    if (t->rank == 1) {
+        tpshm_sleep_ms(200);
+        x = 7;
+        if ((r = t->send(t->user, 0, &x, sizeof x, 1))) return r;
+        tpshm_sleep_ms(50);
+        return t->send(t->user, 0, &x, sizeof x, 2);
+    }
+    calls = tpshm_host_calls;
+    t0 = tpshm_now_ns();
+    cpu0 = tpshm_cpu_ns();
+    if ((r = t->recv(t->user, 1, &x, sizeof x, 1)) || x != 7) return r ? r : REDCOLL_ERR_INVALID_ARG;
+    waited = tpshm_now_ns() - t0;
+    cpu = tpshm_cpu_ns() - cpu0;
+    calls = tpshm_host_calls - calls;
+    most = 2 * waited / 2000000 + 200; /* every nap of 2 ms twice, and the first polls' */
+    if (calls < 20 || calls > most || cpu * 4 > waited) {
+        fprintf(stderr, "host progress while asleep: %ld calls (want 20 .. %lld), %.1f ms of CPU in %.1f ms\n",
+                calls, most, (double)cpu / 1e6, (double)waited / 1e6);
+        return REDCOLL_ERR_INVALID_ARG;
+    }
+    x = 0;
+    if ((r = t->irecv(t->user, 1, &x, sizeof x, 2, &q))) return r;
+    calls = tpshm_host_calls;
+    while (!done) {
+        if ((r = t->test(t->user, 1, &q, &done))) return r;
+        tests += !done;
+    }
+    calls = tpshm_host_calls - calls;
+    if (x != 7 || calls < tests) {
+        fprintf(stderr, "host progress in a test loop: %ld calls for %ld tests pending\n", calls, tests);
+        return REDCOLL_ERR_INVALID_ARG;
+    }
+    return REDCOLL_OK;
+}
+
+static void test_pshm_host_progress(void) {
+    redcoll_pshm_config cfg = tpshm_cfg();
+    redcoll_result res[2];
+    int spin;
+    cfg.progress = tpshm_host;
+    cfg.progress_seconds = 0.002;
+    for (spin = 0; spin < 2; ++spin) {
+        cfg.spin = spin ? 2000 : -1;
+        CHECK(tpshm_run(&cfg, 2, tpshm_host_rank, NULL, res) == REDCOLL_OK,
+              "%s: the host's progress runs while a rank sleeps and tests, the rank asleep between: %s / %s",
+              spin ? "2000 polls before sleeping" : "no polls", redcoll_result_string(res[0]),
+              redcoll_result_string(res[1]));
+    }
+    cfg.progress_seconds = -1;
+    CHECK(redcoll_pshm_run(&cfg, 2, tpshm_host_rank, NULL, NULL) == REDCOLL_ERR_INVALID_ARG,
+          "a negative progress_seconds is refused");
+}
+
 static void test_pshm_transport(void) {
     redcoll_pshm_config cfg = tpshm_cfg();
     redcoll_result res[2];
@@ -1222,6 +1301,7 @@ static void suite_pshm(void) {
     tf_test("pshm/transport semantics", test_pshm_transport);
     tf_test("pshm/every data path byte for byte", test_pshm_paths);
     tf_test("pshm/overflow queue and stress", test_pshm_overflow);
+    tf_test("pshm/the host's progress while a rank waits", test_pshm_host_progress);
     tf_test("pshm/abort and timeout", test_pshm_abort_timeout);
     tf_test("pshm/kill -9 of a rank, nothing left in /dev/shm", test_pshm_kill);
     tf_test("pshm/a /dev/shm too small", test_pshm_small_shm);

@@ -128,6 +128,7 @@ typedef atomic_ullong redcoll__ho_au64;
 #define REDCOLL__HO_RING   24   /* cells in flight per transfer (the ring in the line) */
 #define REDCOLL__HO_WAITS  8    /* receives a sleeping rank publishes for the deadlock detector */
 #define REDCOLL__HO_REPORT 4096 /* bytes of the detector's account in the fabric */
+#define REDCOLL__HO_HOST   32   /* polls between two calls of the host's progress hook */
 #define REDCOLL__HO_CARRY  64   /* a consumer's unit split across two cells is joined in
                                    the end up to this size (larger: one buffer per rank) */
 
@@ -287,6 +288,10 @@ typedef struct redcoll__ho_hooks {
     /* the first account of ranks that disagree or deadlock, in the process that found it
        (NULL: kept in the fabric only) */
     void (*tell)(struct redcoll__ho_me *me, const char *text);
+    /* the host runtime's progress (the MPI library the ranks also run in): called while
+       this rank waits, so traffic of the host that needs this rank moves meanwhile
+       (redcoll__ho_wait says when); NULL: the rank waits for the fabric alone */
+    void (*host_progress)(struct redcoll__ho_me *me);
 } redcoll__ho_hooks;
 
 /* A rank's view of the fabric, private to its process (thread). */
@@ -315,6 +320,7 @@ typedef struct redcoll__ho_me {
     double              timeout;     /* > 0: a blocking call fails after this long */
     long long           check_ns;    /* the liveness hook's period, 0: never */
     long long           next_check;
+    long long           host_ns;     /* with host_progress: the longest sleep between two calls */
     redcoll__ho_hooks   hooks;
     void               *owner;       /* the transport this view belongs to */
     /* the rank's own bookkeeping */
@@ -1155,9 +1161,10 @@ static void redcoll__ho_publish(redcoll__ho_me *me) {
    With the detector on, a rank about to sleep publishes what it waits for
    and joins the idle count (a kick takes it out again); the one whose
    joining makes the count p runs the detector: every rank is then asleep
-   or finished, and it costs nothing while any rank works. */
-static void redcoll__ho_sleep(redcoll__ho_me *me, redcoll__ho_end **ends, int n, int wake_on_abort,
-                              long long ns) {
+   or finished, and it costs nothing while any rank works. Returns 1 when
+   a peer kicked the rank (its wake word moved), 0 when the time ran out. */
+static int redcoll__ho_sleep(redcoll__ho_me *me, redcoll__ho_end **ends, int n, int wake_on_abort,
+                             long long ns) {
     redcoll__ho_peer *pm = &me->peers[me->rank];
     redcoll__ho_waits *w = &me->waits[me->rank];
     unsigned seen = redcoll__ho_load(&pm->wake);
@@ -1175,6 +1182,7 @@ static void redcoll__ho_sleep(redcoll__ho_me *me, redcoll__ho_end **ends, int n,
         if (me->detect && redcoll__ho_cas(&w->counted, &one, 0)) redcoll__ho_add(&me->sh->idle, -1);
     }
     redcoll__ho_store(&pm->sleeping, 0);
+    return redcoll__ho_load(&pm->wake) != seen;
 }
 
 /* The end of this call that waits for a peer that has left (it never
@@ -1216,11 +1224,19 @@ static redcoll_result redcoll__ho_check(redcoll__ho_me *me, redcoll__ho_end **en
 
 /* Waits until every end is done, serving the rank's pending receives and
    pushes meanwhile. Polls me->spin times (pause, then sched_yield), then
-   sleeps until kicked, the deadline, or the next liveness check. Abort and
-   timeout withdraw what nobody has taken. Returns the first end's error. */
+   sleeps until kicked, the deadline, or the next liveness check; a kick
+   starts the polls again. Abort and timeout withdraw what nobody has taken.
+   Returns the first end's error.
+   The host's progress (hooks.host_progress) runs every REDCOLL__HO_HOST
+   polls and before every sleep, and no sleep is longer than host_ns: a
+   peer's MPI traffic into this rank (a rendezvous send, a one-sided
+   access) needs this rank's MPI library to move while it waits here, as it
+   would inside MPI's own collective. The first sleeps are short (host_ns /
+   8, doubling to host_ns) so a burst of such traffic is served quickly,
+   and a rank that waits long wakes only every host_ns. */
 static redcoll_result redcoll__ho_wait(redcoll__ho_me *me, redcoll__ho_end **ends, int n) {
     redcoll_result why = REDCOLL_OK, res = REDCOLL_OK;
-    long long deadline = -1, now;
+    long long deadline = -1, now, nap = me->host_ns / 8;
     int i, polls = 0;
     for (;;) {
         redcoll__ho_progress(me);
@@ -1232,6 +1248,7 @@ static redcoll_result redcoll__ho_wait(redcoll__ho_me *me, redcoll__ho_end **end
         }
         if (polls < me->spin) {
             if (polls++ < REDCOLL__HO_PAUSES) redcoll__ho_pause(); else sched_yield();
+            if (me->hooks.host_progress && polls % REDCOLL__HO_HOST == 0) me->hooks.host_progress(me);
             continue;
         }
         now = redcoll__ho_now();
@@ -1246,9 +1263,16 @@ static redcoll_result redcoll__ho_wait(redcoll__ho_me *me, redcoll__ho_end **end
             long long ns = deadline >= 0 && why == REDCOLL_OK ? deadline - now : -1;
             if (me->hooks.alive && me->check_ns && (ns < 0 || ns > me->next_check - now))
                 ns = me->next_check - now;
-            redcoll__ho_sleep(me, ends, n, why == REDCOLL_OK, ns);
+            if (me->hooks.host_progress) {
+                me->hooks.host_progress(me);
+                if (nap > 0 && (ns < 0 || ns > nap)) ns = nap;
+                if (nap < me->host_ns) nap = nap * 2 < me->host_ns ? nap * 2 : me->host_ns;
+            }
+            if (redcoll__ho_sleep(me, ends, n, why == REDCOLL_OK, ns)) {
+                polls = 0;
+                nap = me->host_ns / 8;
+            }
         }
-        polls = 0;
     }
     for (i = 0; i < n; ++i)
         if (ends[i]->res != REDCOLL_OK && res == REDCOLL_OK) res = ends[i]->res;
@@ -1580,8 +1604,9 @@ static redcoll_result redcoll__ho_test(void *user, int count, redcoll_request *r
     if (redcoll__ho_all_done(me, list, n)) {
         *done = 1;
         res = redcoll__ho_free_requests(me, list, n, count, reqs);
-    } else if (me->spin == 0) {
-        sched_yield(); /* more ranks than CPUs: let a peer run */
+    } else {
+        if (me->hooks.host_progress) me->hooks.host_progress(me); /* a test loop moves the host too */
+        if (me->spin == 0) sched_yield(); /* more ranks than CPUs: let a peer run */
     }
     if (list != few) REDCOLL_FREE(list);
     return res;

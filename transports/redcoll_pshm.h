@@ -98,6 +98,14 @@
      (it made no such call).
    - Waits poll, then sleep on a futex in the segment: more processes than
      cores still run (polling is off by default then).
+   - Ranks that are also ranks of another runtime (an MPI job) give its
+     progress function as cfg.progress: every wait of the transport, and
+     init's waits for the other ranks, call it while they poll and before
+     and between sleeps, no sleep longer than cfg.progress_seconds. That
+     runtime's traffic into a rank waiting here (a rendezvous send, a
+     one-sided access, a request of its own in flight) then completes, as
+     MPI promises while a rank is blocked in any MPI call. The function must
+     not call into this transport.
 
    Thread safety: one thread per rank at a time. Do not fork a rank: its
    child is not a rank. Linux only (futex, memfd, process_vm_readv); other
@@ -143,6 +151,10 @@ typedef struct redcoll_pshm_config {
                                  deadlock, once, in the process that found it (NULL: kept only,
                                  see redcoll_pshm_report) */
     void  *report_arg;
+    void (*progress)(void *progress_arg); /* the host runtime's progress, called while a rank
+                                 waits (NULL: none; see Robustness) ... */
+    void  *progress_arg;
+    double progress_seconds;  /* ... at least this often while asleep (0 = 0.001) */
 } redcoll_pshm_config;
 
 /* One process's view of a segment, and its rank once attached. */
@@ -555,8 +567,10 @@ static double redcoll__pshm_mib(size_t b) { return (double)b / (1024.0 * 1024.0)
 static int redcoll__pshm_cfg(const redcoll_pshm_config *in, redcoll_pshm_config *c) {
     if (in) *c = *in; else memset(c, 0, sizeof *c);
     if (!(c->timeout_seconds >= 0) || !(c->attach_seconds >= 0) || !(c->liveness_seconds >= 0) ||
-        c->ncells < 0 || c->ncells > 64 || c->ndesc < 0)
+        !(c->progress_seconds >= 0) || c->ncells < 0 || c->ncells > 64 || c->ndesc < 0)
         return 0;
+    if (c->progress_seconds == 0) c->progress_seconds = 0.001;
+    if (c->progress_seconds > 3600) c->progress_seconds = 3600;
     if (c->attach_seconds == 0) c->attach_seconds = 60;
     if (c->liveness_seconds == 0) c->liveness_seconds = 0.1;
     if (c->attach_seconds > 1e6) c->attach_seconds = 1e6;     /* "forever", in nanoseconds that fit */
@@ -729,6 +743,18 @@ static void redcoll__pshm_tell(redcoll__ho_me *me, const char *text) {
     if (h->cfg.report) h->cfg.report(h->cfg.report_arg, text);
 }
 
+static void redcoll__pshm_host_progress(redcoll__ho_me *me) {
+    redcoll_pshm *h = (redcoll_pshm *)me->owner;
+    h->cfg.progress(h->cfg.progress_arg);
+}
+
+/* Init's waits for the other ranks: the host's progress, then a short sleep. */
+static void redcoll__pshm_nap(const redcoll_pshm *h) {
+    struct timespec ts = { 0, 1000L * 1000 }; /* 1 ms */
+    if (h->cfg.progress) h->cfg.progress(h->cfg.progress_arg);
+    redcoll__pshm_sys(SYS_nanosleep, (long)&ts, 0, 0, 0, 0);
+}
+
 /* The CMA hook: n bytes at `from` in rank src's memory to `to`. */
 static int redcoll__pshm_pull(redcoll__ho_me *me, int src, void *to, uint64_t from, size_t n) {
     redcoll_pshm *h = (redcoll_pshm *)me->owner;
@@ -785,10 +811,7 @@ static redcoll_result redcoll__pshm_gather(redcoll_pshm *h, redcoll__ho_aint *co
                 }
             }
         }
-        {
-            struct timespec ts = { 0, 1000L * 1000 }; /* 1 ms */
-            redcoll__pshm_sys(SYS_nanosleep, (long)&ts, 0, 0, 0, 0);
-        }
+        redcoll__pshm_nap(h);
     }
     return REDCOLL_OK;
 }
@@ -820,6 +843,8 @@ static int redcoll__pshm_fill(redcoll_pshm *h, const redcoll__ho_layout *lay) {
     me->hooks.alive = redcoll__pshm_alive;
     me->hooks.left = redcoll__pshm_left;
     me->hooks.tell = redcoll__pshm_tell;
+    if (h->cfg.progress) me->hooks.host_progress = redcoll__pshm_host_progress;
+    me->host_ns = (long long)(h->cfg.progress_seconds * 1e9);
     me->detect = !(h->cfg.timeout_seconds > 0);
     me->owner = h;
     h->pidfd = (int *)malloc(sizeof(int) * (size_t)h->size);
@@ -1030,10 +1055,7 @@ static redcoll_result redcoll__pshm_open_named(redcoll_pshm *h) {
         if (redcoll__ho_now() >= end)
             return redcoll__pshm_fail(REDCOLL_ERR_TIMEOUT, "redcoll_pshm: /dev/shm%s did not appear "
                                       "within %.0f s (rank 0 not started?)", h->path, h->cfg.attach_seconds);
-        {
-            struct timespec ts = { 0, 1000L * 1000 };
-            redcoll__pshm_sys(SYS_nanosleep, (long)&ts, 0, 0, 0, 0);
-        }
+        redcoll__pshm_nap(h);
     }
 }
 

@@ -46,17 +46,17 @@ built() {
     exit 1
 }
 # mpi N OUT [ENV=VAL ...] -- PROG ARGS: runs without the shim; shim N OUT ...: with it.
-# stdout to OUT, stderr to OUT.err; returns the exit status. Each run ends after
-# $tmo seconds (600 unless set), so a hang fails the check.
+# stdout to OUT, stderr to OUT.err; returns the exit status (124: killed after
+# $limit seconds, 600 unless set).
 mpi() {
     local n=$1 out=$2; shift 2
     local envs=(); while [ "$1" != "--" ]; do envs+=("$1"); shift; done; shift
-    env "${envs[@]}" timeout "${tmo:-600}" "$mpiexec" -n "$n" ${yield:+-genv LD_PRELOAD "$yield"} "$@" >"$out" 2>"$out.err"
+    env "${envs[@]}" timeout "${limit:-600}" "$mpiexec" -n "$n" ${yield:+-genv LD_PRELOAD "$yield"} "$@" >"$out" 2>"$out.err"
 }
 shim() {
     local n=$1 out=$2; shift 2
     local envs=(); while [ "$1" != "--" ]; do envs+=("$1"); shift; done; shift
-    env "${envs[@]}" timeout "${tmo:-600}" "$mpiexec" -n "$n" -genv LD_PRELOAD "$lib${yield:+:$yield}" "$@" >"$out" 2>"$out.err"
+    env "${envs[@]}" timeout "${limit:-600}" "$mpiexec" -n "$n" -genv LD_PRELOAD "$lib${yield:+:$yield}" "$@" >"$out" 2>"$out.err"
 }
 # same NAME A-STATUS B-STATUS A B: both ran, no WRONG line, identical output.
 same() {

@@ -8,7 +8,8 @@
 # (forced algorithms, every algorithm of every collective at -n 3 and 4
 # over shared memory, unknown names, REDCOLL_DISABLE, REDCOLL_PROFILE, the
 # non-commutative fallback, REDCOLL_VERBOSE lines), threads (MULTIPLE,
-# SERIALIZED), error reporting (errors.c, white-box: it compiles the shim
+# SERIALIZED), datatypes and user ops freed while a collective that uses them
+# is pending (lifetimes.c), error reporting (errors.c, white-box: it compiles the shim
 # in; over shared memory and over MPI), and the library's symbols.
 # REDCOLL_SHM=0 in the environment runs the whole suite over MPI point-to-point.
 # Without an MPI compiler the suite is skipped with a message (0 tests).
@@ -19,7 +20,7 @@ build=${1:-build} mpicc=${2:-mpicc.mpich} mpiexec=${3:-mpiexec.mpich}
 . test/pmpi/lib.sh
 suite_begin "MPI drop-in suite" "$build" "$mpicc" "$mpiexec"
 flags="-std=c11 -Wall -Wextra -pedantic -Werror -Wmissing-prototypes -Wstrict-prototypes -O2 -g"
-for prog in colls threads errors nonblock nbmany nbthreads persist disagree; do # errors.c compiles the shim in: -I.
+for prog in colls threads errors nonblock disagree progress lifetimes nbmany nbthreads persist; do # errors.c compiles the shim in: -I.
     built "MPI drop-in suite" "$build/pmpi_$prog" "test/pmpi/$prog.c" shim/redcoll_pmpi.c redcoll.h \
         transports/redcoll_mpi.h transports/redcoll_pshm.h transports/redcoll_handoff.h \
         -- "$mpicc" $flags -I. "test/pmpi/$prog.c" -o "$build/pmpi_$prog" -lpthread
@@ -114,16 +115,16 @@ check "nonblock: every non-blocking and persistent collective served by redcoll 
 # ---- many non-blocking collectives outstanding on four communicators, point-to-point mixed
 # in, every completion call (nbmany.c), n = 2..4: a hang fails the check after 60 s
 for n in 2 3 4; do
-    tmo=60 mpi "$n" "$tmp/nmn$n" -- "$build/pmpi_nbmany"; a=$?
-    tmo=60 shim "$n" "$tmp/nmp$n" -- "$build/pmpi_nbmany"; b=$?
+    limit=60 mpi "$n" "$tmp/nmn$n" -- "$build/pmpi_nbmany"; a=$?
+    limit=60 shim "$n" "$tmp/nmp$n" -- "$build/pmpi_nbmany"; b=$?
     same "nbmany n=$n: 24 outstanding on 4 communicators, every completion call: identical" $a $b \
         "$tmp/nmn$n" "$tmp/nmp$n"
 done
 
 # ---- non-blocking collectives from two threads, a communicator each (nbthreads.c, MULTIPLE)
 for n in 2 3; do
-    tmo=60 mpi "$n" "$tmp/ntn$n" -- "$build/pmpi_nbthreads"; a=$?
-    tmo=60 shim "$n" "$tmp/ntp$n" -- "$build/pmpi_nbthreads"; b=$?
+    limit=60 mpi "$n" "$tmp/ntn$n" -- "$build/pmpi_nbthreads"; a=$?
+    limit=60 shim "$n" "$tmp/ntp$n" -- "$build/pmpi_nbthreads"; b=$?
     same "nbthreads n=$n: MPI_Iallreduce + Wait/Test from two threads at once: identical" $a $b \
         "$tmp/ntn$n" "$tmp/ntp$n"
 done
@@ -131,11 +132,59 @@ done
 # ---- persistent collectives started in a different order on each rank, matched by the
 # order of their inits (persist.c), n = 2..4: a hang fails the check after 60 s
 for n in 2 3 4; do
-    tmo=60 mpi "$n" "$tmp/psn$n" -- "$build/pmpi_persist"; a=$?
-    tmo=60 shim "$n" "$tmp/psp$n" -- "$build/pmpi_persist"; b=$?
+    limit=60 mpi "$n" "$tmp/psn$n" -- "$build/pmpi_persist"; a=$?
+    limit=60 shim "$n" "$tmp/psp$n" -- "$build/pmpi_persist"; b=$?
     same "persist n=$n: <coll>_init, starts in per-rank order, Start/Startall, Waitall/Wait/Test: identical" \
         $a $b "$tmp/psn$n" "$tmp/psp$n"
 done
+
+# ---- lifetimes: datatypes and user ops freed by the application while a collective using
+# them is pending (lifetimes.c; MPI keeps them alive until it completes), n = 2..4, and over
+# MPI point-to-point at n = 3; each run under a timeout, so a hang fails
+limit=120
+for n in 2 3 4 3-mpi; do
+    envs=(); [ "$n" = 3-mpi ] && envs=(REDCOLL_SHM=0)
+    mpi "${n%-mpi}" "$tmp/ltn$n" -- "$build/pmpi_lifetimes"; a=$?
+    shim "${n%-mpi}" "$tmp/ltp$n" "${envs[@]}" -- "$build/pmpi_lifetimes"; b=$?
+    same "lifetimes n=$n: types and user ops freed while a collective is pending: identical" $a $b \
+        "$tmp/ltn$n" "$tmp/ltp$n"
+done
+limit=600
+
+# ---- progress (progress.c): a rank waiting in a served collective keeps MPI's engine
+# moving, so a peer's rendezvous send, receive, one-sided accesses and access epoch into
+# it complete, as natively; a hang is a failure after 60 s. Under Open MPI too, where it
+# is installed (the drop-in built against it into BUILD/openmpi), with lifetimes.c,
+# nbmany.c, nbthreads.c and persist.c (which says there is nothing to run before MPI 4).
+limit=60
+for n in 2 3 4; do
+    mpi "$n" "$tmp/prn$n" -- "$build/pmpi_progress"; a=$?
+    shim "$n" "$tmp/prp$n" -- "$build/pmpi_progress"; b=$?
+    same "progress n=$n: MPI traffic into a rank waiting in a collective completes" $a $b \
+        "$tmp/prn$n" "$tmp/prp$n"
+done
+if command -v mpicc.openmpi >/dev/null 2>&1 && command -v mpiexec.openmpi >/dev/null 2>&1; then
+    mkdir -p "$build/openmpi"
+    built "MPI drop-in suite" "$build/openmpi/libredcoll_pmpi.so" shim/redcoll_pmpi.c redcoll.h \
+        transports/redcoll_mpi.h transports/redcoll_pshm.h transports/redcoll_handoff.h \
+        -- mpicc.openmpi $flags -I. -fPIC -shared shim/redcoll_pmpi.c -o "$build/openmpi/libredcoll_pmpi.so" -lpthread
+    ompi() { # ompi PROG N OUT [PRELOAD]: one of these programs under Open MPI's launcher
+        timeout "$limit" mpiexec.openmpi --allow-run-as-root --oversubscribe --mca mpi_yield_when_idle 1 \
+            ${4:+-x LD_PRELOAD="$4"} -n "$2" "$build/openmpi/pmpi_$1" >"$3" 2>"$3.err"
+    }
+    for prog in progress lifetimes nbmany nbthreads persist; do
+        built "MPI drop-in suite" "$build/openmpi/pmpi_$prog" test/pmpi/$prog.c \
+            -- mpicc.openmpi $flags test/pmpi/$prog.c -o "$build/openmpi/pmpi_$prog"
+        for n in 2 3 4; do
+            ompi $prog "$n" "$tmp/o${prog}n$n"; a=$?
+            ompi $prog "$n" "$tmp/o${prog}p$n" "$build/openmpi/libredcoll_pmpi.so"; b=$?
+            same "$prog n=$n under Open MPI: identical" $a $b "$tmp/o${prog}n$n" "$tmp/o${prog}p$n"
+        done
+    done
+else
+    echo "pmpi/progress, lifetimes, nbmany, nbthreads, persist under Open MPI: skipped (mpicc.openmpi or mpiexec.openmpi not found)"
+fi
+limit=600
 
 # ---- environment
 mpi 4 "$tmp/q4" -- "$build/pmpi_colls" world; q4=$?
