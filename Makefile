@@ -231,7 +231,8 @@ test:
 # The MPI suites' programs (test/mpi/run.sh and test/pmpi/run.sh build them
 # the same way when run alone, and skip the build when these are up to date).
 MPI_TESTS := $(if $(MPI_TOOL),$(BUILD)/test_mpi $(BUILD)/test_mpi_looks $(BUILD)/pmpi_errors $(BUILD)/pmpi_colls $(BUILD)/pmpi_threads \
-                               $(BUILD)/pmpi_nonblock $(BUILD)/pmpi_disagree $(BUILD)/pmpi_progress $(BUILD)/pmpi_lifetimes)
+                               $(BUILD)/pmpi_nonblock $(BUILD)/pmpi_disagree $(BUILD)/pmpi_progress $(BUILD)/pmpi_lifetimes \
+                               $(BUILD)/pmpi_nbmany $(BUILD)/pmpi_nbthreads $(BUILD)/pmpi_persist)
 $(BUILD)/test_mpi: test/mpi/test_mpi.c test/disagree_cases.h redcoll.h transports/redcoll_mpi.h | $(BUILD)
 	$(MPICC) $(CFLAGS_) $< -o $@
 # looks at every poll, one look enough (test/mpi/run.sh runs it --looks)
@@ -239,7 +240,8 @@ $(BUILD)/test_mpi_looks: test/mpi/test_mpi.c test/disagree_cases.h redcoll.h tra
 	$(MPICC) $(CFLAGS_) -DREDCOLL__MPI_LOOK_AFTER=1 -DREDCOLL__MPI_LOOK_EVERY=1 -DREDCOLL__MPI_SUSPECT_LOOKS=1 $< -o $@
 
 $(BUILD)/pmpi_errors $(BUILD)/pmpi_colls $(BUILD)/pmpi_threads $(BUILD)/pmpi_nonblock $(BUILD)/pmpi_disagree \
-$(BUILD)/pmpi_progress $(BUILD)/pmpi_lifetimes: $(BUILD)/pmpi_%: test/pmpi/%.c \
+$(BUILD)/pmpi_progress $(BUILD)/pmpi_lifetimes $(BUILD)/pmpi_nbmany $(BUILD)/pmpi_nbthreads \
+$(BUILD)/pmpi_persist: $(BUILD)/pmpi_%: test/pmpi/%.c \
         shim/redcoll_pmpi.c redcoll.h transports/redcoll_mpi.h transports/redcoll_pshm.h \
         transports/redcoll_handoff.h | $(BUILD)
 	$(MPICC) $(CFLAGS_) $< -o $@ -lpthread

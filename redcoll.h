@@ -394,27 +394,41 @@ typedef struct redcoll_consumer {
      bits 6-12   1 + the (collective, algorithm) row of the algorithm list
                  (REDCOLL_TAG_ROW; 0 in no tag of the library's, 127 in
                  REDCOLL_TAG_NOTICE only)
-     bits 13-15  the slot: 0 for blocking calls and plans; collectives in
-                 flight at the same time on one transport have distinct slots
+     bits 13-15  the slot: 0 for blocking calls and plan runs; 1-6 for
+                 non-blocking calls, numbered by their start; 7 for started
+                 plans and persistent requests (REDCOLL_TAG_SLOT_PERSISTENT),
+                 numbered by their init. Collectives in flight at the same
+                 time on one transport have distinct streams (below).
      bits 16-27  a hash of the call's parameters: counts, data type, op,
-                 root, in place, and the options that shape the messages.
+                 root, in place, and the options that shape the messages;
+                 in slot 7, bits 16-21 carry instead the persistent
+                 request's id (its init number on the transport modulo 64,
+                 REDCOLL_TAG_PID_MASK) and the hash keeps bits 22-27.
                  A transport may XOR into its top three bits
-                 (REDCOLL_TAG_SEQ_*) how many messages of this slot the
-                 sender sent the receiver before (modulo 8): a receive it
+                 (REDCOLL_TAG_SEQ_*) how many messages of this stream
+                 (below) the sender sent the receiver before (modulo 8),
+                 counting per REDCOLL_TAG_STREAM_INDEX: a receive it
                  posts for one message of the stream below then cannot
                  match a later one, and two calls' tags still differ
                  wherever their hashes do.
    A transport with fewer tag bits may drop the high ones (redcoll_mpi.h
    keeps what MPI_TAG_UB allows, at least the 15 bits every MPI has): calls
    stay apart by view and algorithm, and mismatched parameters are caught
-   less often.
+   less often. Below 22 bits there are no persistent ids: started plans
+   then take one-shot slots, numbered by their start.
+   Matching rule: blocking calls and one-shot starts are matched by their
+   order on the transport (the same on every rank, as MPI requires);
+   persistent requests by the order of their inits (MPI-4 section 6.13),
+   whatever order ranks start them in: their id, fixed at init, is on the
+   wire. The stream of a tag is its slot, and in slot 7 its id too
+   (REDCOLL_TAG_STREAM).
    The stream rule, for transports that detect ranks that disagree: the
-   library receives a peer's messages of one slot in the order that peer
+   library receives a peer's messages of one stream in the order that peer
    sent them (every schedule completes under rendezvous, and a transport
-   runs one call per slot at a time). So when a rank waits for a message
+   runs one call per stream at a time). So when a rank waits for a message
    from P with tag T (or for P to take its send), and P's oldest message to
    it not yet received has another tag of the library's (row field not 0)
-   in the same slot, the two ranks are making different calls:
+   in the same stream, the two ranks are making different calls:
    REDCOLL_ERR_MISMATCH (REDCOLL_TAG_OTHER_CALL tests it). */
 #define REDCOLL_TAG_MAX 0x0fffffff
 #define REDCOLL_TAG_ROW_SHIFT  6
@@ -423,6 +437,22 @@ typedef struct redcoll_consumer {
 #define REDCOLL_TAG_SLOT_MASK  0xe000
 #define REDCOLL_TAG_SEQ_SHIFT  25
 #define REDCOLL_TAG_SEQ_MASK   0x0e000000
+/* Slot 7: persistent requests, their id in bits 16-21. */
+#define REDCOLL_TAG_SLOT_PERSISTENT 0xe000
+#define REDCOLL_TAG_PID_SHIFT  16
+#define REDCOLL_TAG_PID_MASK   0x3f0000
+/* The stream a library tag belongs to: its slot bits, and in slot 7 its id
+   bits too. */
+#define REDCOLL_TAG_STREAM(tag)                                                    \
+    (((tag) & REDCOLL_TAG_SLOT_MASK) == REDCOLL_TAG_SLOT_PERSISTENT                \
+         ? (tag) & (REDCOLL_TAG_SLOT_MASK | REDCOLL_TAG_PID_MASK) : (tag) & REDCOLL_TAG_SLOT_MASK)
+/* The stream as a number 0 .. REDCOLL_TAG_STREAMS - 1 (slots 0-6, then
+   7 + id), for transports that count messages per stream. */
+#define REDCOLL_TAG_STREAMS 71
+#define REDCOLL_TAG_STREAM_INDEX(tag)                                              \
+    (((tag) & REDCOLL_TAG_SLOT_MASK) == REDCOLL_TAG_SLOT_PERSISTENT                \
+         ? 7 + (((tag) & REDCOLL_TAG_PID_MASK) >> REDCOLL_TAG_PID_SHIFT)            \
+         : ((tag) & REDCOLL_TAG_SLOT_MASK) >> REDCOLL_TAG_SLOT_SHIFT)
 /* A tag no call uses (row field 127), for a transport's own notices. */
 #define REDCOLL_TAG_NOTICE     0x1fc0
 /* The row of the algorithm list a library tag names (redcoll_algo_at's
@@ -432,10 +462,10 @@ typedef struct redcoll_consumer {
          ? (((tag) & REDCOLL_TAG_ROW_MASK) >> REDCOLL_TAG_ROW_SHIFT) - 1 : -1)
 /* 1 when a rank waiting for tag `want` finds the peer's oldest message
    carries tag `got` (the stream rule above): both the library's, the same
-   slot, not the same tag. */
+   stream, not the same tag. */
 #define REDCOLL_TAG_OTHER_CALL(want, got)                                          \
     ((want) != (got) && REDCOLL_TAG_ROW(want) >= 0 && REDCOLL_TAG_ROW(got) >= 0 &&  \
-     ((want) & REDCOLL_TAG_SLOT_MASK) == ((got) & REDCOLL_TAG_SLOT_MASK))
+     REDCOLL_TAG_STREAM(want) == REDCOLL_TAG_STREAM(got))
 
 /*
 The call a library tag belongs to, in words, for transports' error
@@ -480,11 +510,12 @@ REDCOLL_API const char *redcoll_tag_disagree(const char *a, int ta, const char *
    tag_bits, which an adapter that keeps fewer than the 28 tag bits sets to
    the number of low bits it keeps (requests are told apart by bits 13-15,
    REDCOLL_TAG_MAX above: with fewer than 14 bits kept, non-blocking calls
-   run to completion at start). Private fields may change between versions. */
+   run to completion at start; persistent ids need 22). Private fields may change between versions. */
 typedef struct redcoll_nbstate {
     void              *head, *tail; /* private: outstanding requests, oldest first */
     unsigned long long starts;      /* private: requests started on this transport */
     int                tag_bits;    /* 0: all 28 */
+    long long          persistent;  /* private: persistent ids handed out (plans, redcoll_persistent_id) */
 } redcoll_nbstate;
 
 typedef struct redcoll_transport {
@@ -1009,6 +1040,15 @@ typedef struct redcoll_options {
                                            than one node, the model has two levels and
                                            AUTO prices the node-aware rows too. 0: no
                                            nodes (one level). (Appended.) */
+    long long          persistent_id;   /* starts (redcoll_i<coll>) only: 0, or an id from
+                                           redcoll_persistent_id on the call's transport,
+                                           taken when the persistent request was made:
+                                           the request is then matched with the other
+                                           ranks' by that id (the order in which they
+                                           made their persistent requests, MPI-4's rule)
+                                           and not by the order of starts; every rank
+                                           passes the id it took for the same request.
+                                           (Appended.) */
 } redcoll_options;
 
 #define REDCOLL_DEFAULT_ALPHA   2e-6    /* 2 us latency */
@@ -1610,10 +1650,15 @@ collective would (its cost when waited on at once).
 
 Every rank starts the same collectives on a transport in the same order
 (blocking and non-blocking calls count in one order, as in MPI; a
-non-blocking call never matches a blocking one). Up to 7 requests may be
-outstanding per transport at once, completed in any order; starting an
-eighth first completes the rank's oldest (the 3 slot bits of the tag keep
-requests apart). The buffers, and the count arrays of the irregular
+non-blocking call never matches a blocking one). Any number of requests may be
+outstanding per transport at once, completed in any order. The 3 slot bits
+of the tag keep 6 running one-shot requests apart: a start whose slot is
+still held by the rank's request six starts before queues the new request,
+which a later test, wait or start on the transport begins once the older one
+has ended; a start never waits for peers. Started plans (and starts with
+redcoll_options.persistent_id) are matched by the order of their inits, not
+of their starts (MPI-4's persistent collectives): ranks may start them in
+any order (see redcoll_persistent_id for the one limit). The buffers, and the count arrays of the irregular
 collectives, belong to the request until it completes: do not read the
 output or write the input before. A transport without non-blocking progress
 (see redcoll_transport: isend, irecv, waitall, test, nb), or a platform
@@ -1759,6 +1804,33 @@ Remarks
     happens here.
 */
 REDCOLL_API redcoll_result redcoll_plan_start(redcoll_plan *plan);
+
+/*
+Takes the next persistent id of a transport, for a persistent request made
+outside redcoll's plans (an MPI drop-in's MPI_<coll>_init): each start of
+that request passes it in redcoll_options.persistent_id, so the ranks' starts
+match by the order in which they took their ids, whatever order they start
+them in. Plans take theirs in redcoll_<coll>_init.
+
+Parameters
+    t       the transport the request's collectives run on.
+
+Return Value
+    The id (1, 2, ...), or 0 for NULL or a transport without non-blocking
+    progress (redcoll_transport.nb NULL).
+
+Thread Safety
+    As a call on t.
+
+Remarks
+    Every rank takes ids for the same requests in the same order. Ids are
+    carried modulo 64 (the tag's bits 16-21): two persistent requests whose
+    ids differ by a multiple of 64 and that are active at once run one after
+    the other on each rank (the second start queues), so they must be
+    started in the same order on every rank; any other pair may be started
+    in any order.
+*/
+REDCOLL_API long long redcoll_persistent_id(const redcoll_transport *t);
 
 /*
 As redcoll_test, for a started plan.
@@ -11639,14 +11711,34 @@ static void redcoll__coro_unmake(redcoll__coro *c) {
    reduces straight from the sender's buffer, as recv_reduce does, so the
    non-blocking form keeps the single pass over the incoming data.
 
-   Requests apart: request n started on a transport (counted in the
-   transport's redcoll_nbstate, the same on every rank since every rank
-   starts them in the same order) tags every message with slot 1 + n % 7
-   (bits 13-15; blocking calls use 0). Before starting request n a rank
-   completes its own request n - 7 if that is still outstanding: both ends
-   of any pair of ranks then finish all of the old request's transfers
-   between them before posting the new one's, so FIFO matching per (source,
-   tag) never mixes them, without asking any other rank. */
+   Requests apart: one-shot request n started on a transport (counted in
+   the transport's redcoll_nbstate, the same on every rank since every rank
+   starts them in the same order) tags every message with slot 1 + n % 6
+   (bits 13-15; blocking calls use 0). Persistent requests (started plans,
+   and starts that pass redcoll_options.persistent_id) are numbered apart,
+   at init, in an id space of their own: MPI-4 matches persistent
+   collectives by the order of their inits, and ranks may start them in any
+   order, so a number taken at start would differ between ranks. They use
+   slot 7 with their id modulo 64 in bits 16-21 (over a transport that keeps
+   fewer than 22 tag bits they take one-shot slots at start, and are
+   matched by start order). The stream (slot, and id) is the request's
+   identity on the wire, its start or init number its identity here. A rank
+   never has two requests of one stream running: one-shot request n begins
+   only once its own request n - 6 has ended, a persistent one once the
+   rank's older request of the same id has, so both ends of any pair of
+   ranks finish all of the old request's transfers between them before
+   posting the new one's, and FIFO matching per (source, tag) never mixes
+   them, without asking any other rank. A start that finds its stream still
+   held does not wait for it (that wait would be on peers, inside a start,
+   and a peer may be waiting elsewhere for something this rank sends only
+   later): it queues the request, which stays outstanding, and the progress
+   passes (any test, wait or start on the transport) begin it once the
+   holder has ended. The oldest outstanding request of all ranks is running
+   on every rank that has not finished it, so queued requests never
+   deadlock, and any number may be outstanding. (Persistent requests
+   started out of order are safe as long as no two active at once share an
+   id modulo 64: those two queue one behind the other on each rank, so they
+   must be started in the same order everywhere.) */
 
 #ifndef REDCOLL_NB_STACK
 #define REDCOLL_NB_STACK ((size_t)64 << 10)
@@ -11665,8 +11757,11 @@ struct redcoll_coll_request {
     redcoll_nbstate         *home;     /* lists it while outstanding (the root transport's) */
     redcoll_coll_request    *prev, *next;
     unsigned long long       seq;      /* its start on t */
-    int                      slot;     /* tag bits */
+    int                      slot;     /* tag bits: slot, and a persistent request's id */
+    int                      idmask;   /* the tag bits slot replaces */
+    long long                pid;      /* persistent: its id (redcoll_persistent_id); 0: none */
     int                      state;    /* REDCOLL__NB_* */
+    int                      queued;   /* running, but waiting for its slot: not begun */
     int                      blocking; /* the request's transport blocks (finishing alone) */
     redcoll_result           result;
     redcoll__coro            co;       /* the schedule */
@@ -11705,6 +11800,14 @@ static int redcoll__nb_slots(const redcoll_transport *t) {
     return s > 0 ? (1 << s) - 1 : 0;
 }
 
+/* Persistent ids a transport's tags keep apart: 64 where the tags keep the
+   id bits (slot 7 is theirs), else 0 (persistent requests are numbered by
+   their start, as one-shot ones). */
+static int redcoll__nb_ids(const redcoll_transport *t) {
+    int bits = t->nb->tag_bits > 0 ? t->nb->tag_bits : 28;
+    return bits >= 22 && redcoll__nb_slots(t) == 7 ? (REDCOLL_TAG_PID_MASK >> REDCOLL_TAG_PID_SHIFT) + 1 : 0;
+}
+
 static int redcoll__nb_capable(const redcoll_transport *t) {
     return REDCOLL__CORO && t->isend && t->irecv && t->waitall && t->test && t->nb &&
            (!t->recv_reduce || t->irecv_reduce) && redcoll__nb_slots(t) > 0;
@@ -11738,7 +11841,7 @@ static redcoll_result redcoll__nw_xfer(redcoll_coll_request *q, int dst, const v
     const redcoll_transport *t = q->t;
     redcoll_result r = REDCOLL_OK, w;
     int n = 0;
-    tag |= q->slot;
+    tag = (tag & ~q->idmask) | q->slot;
     if (q->blocking) {
         if (into) return dst >= 0 ? t->sendrecv_reduce(t->user, dst, sbuf, sbytes, src, rbytes, tag, into)
                                   : t->recv_reduce(t->user, src, rbytes, tag, into);
@@ -11788,13 +11891,13 @@ static redcoll_result redcoll__nw_sendrecv_reduce(void *u, int dst, const void *
 static redcoll_result redcoll__nw_isend(void *u, int dst, const void *buf, size_t bytes, int tag,
                                         redcoll_request *req) {
     const redcoll_coll_request *q = (const redcoll_coll_request *)u;
-    return q->t->isend(q->t->user, dst, buf, bytes, tag | q->slot, req);
+    return q->t->isend(q->t->user, dst, buf, bytes, (tag & ~q->idmask) | q->slot, req);
 }
 
 static redcoll_result redcoll__nw_irecv(void *u, int src, void *buf, size_t bytes, int tag,
                                         redcoll_request *req) {
     const redcoll_coll_request *q = (const redcoll_coll_request *)u;
-    return q->t->irecv(q->t->user, src, buf, bytes, tag | q->slot, req);
+    return q->t->irecv(q->t->user, src, buf, bytes, (tag & ~q->idmask) | q->slot, req);
 }
 
 static redcoll_result redcoll__nw_waitall(void *u, int count, redcoll_request *reqs) {
@@ -11884,13 +11987,37 @@ static void redcoll__nb_resume(redcoll_coll_request *q) {
     if (q->state == REDCOLL__NB_DONE) redcoll__nb_unlink(q);
 }
 
+/* Whether an older request of q's transport still holds q's slot (running,
+   or queued itself: a slot's requests begin in start order). */
+static int redcoll__nb_held(const redcoll_coll_request *q) {
+    const redcoll_coll_request *o;
+    for (o = q->prev; o; o = o->prev)
+        if (o->t->nb == q->t->nb && o->slot == q->slot) return 1;
+    return 0;
+}
+
+/* Begins q's schedule: runs it until it first waits. */
+static void redcoll__nb_begin(redcoll_coll_request *q) {
+    q->queued = 0;
+    REDCOLL_MEMCPY(q->stack, redcoll__nb_canary, REDCOLL__NB_CANARY);
+    redcoll__coro_make(&q->co, q->stack, q->stack_bytes, redcoll__nb_body, q);
+    redcoll__nb_resume(q);
+}
+
 /* One pass over the requests outstanding at home: each whose transfers have
-   completed runs on. Returns 1 if any did. */
+   completed runs on, each queued one whose slot came free begins. Returns 1
+   if any did. */
 static int redcoll__nb_pass(redcoll_nbstate *home) {
     redcoll_coll_request *q = (redcoll_coll_request *)home->head, *next;
     int moved = 0;
     for (; q; q = next) {
         next = q->next; /* only q itself can leave the list while it runs */
+        if (q->queued) {
+            if (redcoll__nb_held(q)) continue;
+            redcoll__nb_begin(q);
+            moved = 1;
+            continue;
+        }
         if (q->npend) {
             int done = 0;
             redcoll_result r = q->t->test(q->t->user, q->npend, q->pendv, &done);
@@ -11909,6 +12036,8 @@ static int redcoll__nb_pass(redcoll_nbstate *home) {
 static void redcoll__nb_finish(redcoll_coll_request *q) {
     while (q->state == REDCOLL__NB_RUNNING) {
         if (q->home->head == q && !q->next) {
+            if (q->queued) redcoll__nb_begin(q); /* alone: its slot is free */
+            if (q->state != REDCOLL__NB_RUNNING) break;
             q->blocking = 1;
             if (q->npend) {
                 q->pend_res = q->t->waitall(q->t->user, q->npend, q->pendv);
@@ -11922,29 +12051,33 @@ static void redcoll__nb_finish(redcoll_coll_request *q) {
     }
 }
 
-/* Starts q (its call set up, its transport wrapped): takes the next slot of
-   its transport, completes the rank's request of that slot if it is still
-   outstanding, and runs the schedule until it first waits. */
+/* Starts q (its call set up, its transport wrapped): takes its stream (a
+   persistent request: slot 7 and its id; else the next one-shot slot of its
+   transport) and runs the schedule until it first waits; while an older
+   request of this rank still holds that stream, q is queued instead, and
+   the pass that finds it free begins it. A start never waits for peers. */
 static void redcoll__nb_start(redcoll_coll_request *q) {
     redcoll_nbstate *mine = q->t->nb;
-    unsigned long long k = (unsigned long long)redcoll__nb_slots(q->t), seq = mine->starts++;
-    redcoll_coll_request *o;
+    int ids = redcoll__nb_ids(q->t);
     q->home = redcoll__nb_home(q->t);
-    for (o = (redcoll_coll_request *)q->home->head; o;) {
-        if (o->t->nb == mine && o->seq + k <= seq) { redcoll__nb_finish(o); o = (redcoll_coll_request *)q->home->head; }
-        else o = o->next;
+    if (q->pid > 0 && ids) {
+        q->seq = 0;
+        q->slot = REDCOLL_TAG_SLOT_PERSISTENT | (int)((q->pid - 1) % ids) << REDCOLL_TAG_PID_SHIFT;
+        q->idmask = REDCOLL_TAG_SLOT_MASK | REDCOLL_TAG_PID_MASK;
+    } else {
+        unsigned long long k = (unsigned long long)(redcoll__nb_slots(q->t) - (ids ? 1 : 0));
+        q->seq = mine->starts++;
+        q->slot = (int)(1 + q->seq % k) << REDCOLL_TAG_SLOT_SHIFT;
+        q->idmask = REDCOLL_TAG_SLOT_MASK;
     }
-    q->seq = seq;
-    q->slot = (int)(1 + seq % k) << REDCOLL_TAG_SLOT_SHIFT;
     q->state = REDCOLL__NB_RUNNING;
     q->blocking = 0;
     q->npend = 0;
     q->result = REDCOLL_OK;
     q->call->c.t = &q->w;
-    REDCOLL_MEMCPY(q->stack, redcoll__nb_canary, REDCOLL__NB_CANARY);
-    redcoll__coro_make(&q->co, q->stack, q->stack_bytes, redcoll__nb_body, q);
     redcoll__nb_link(q);
-    redcoll__nb_resume(q);
+    q->queued = redcoll__nb_held(q);
+    if (!q->queued) redcoll__nb_begin(q);
 }
 
 /* ---- request memory ---- */
@@ -12037,6 +12170,7 @@ static redcoll_result redcoll__istart(const redcoll__desc *d, redcoll_coll_reque
     q->own = call;
     q->call = &q->own;
     q->t = d->t;
+    q->pid = d->opts ? d->opts->persistent_id : 0;
     *out = q;
     if (!nb) {
         q->result = call.empty ? REDCOLL_OK : redcoll__once_run(q->call);
@@ -12048,6 +12182,10 @@ static redcoll_result redcoll__istart(const redcoll__desc *d, redcoll_coll_reque
     redcoll__nb_wrap(q);
     redcoll__nb_start(q);
     return REDCOLL_OK;
+}
+
+REDCOLL_API long long redcoll_persistent_id(const redcoll_transport *t) {
+    return t && t->nb ? ++t->nb->persistent : 0;
 }
 
 REDCOLL_API redcoll_result redcoll_test(redcoll_coll_request *req, int *done) {
@@ -12079,6 +12217,7 @@ static redcoll_result redcoll__nb_plan_attach(redcoll__call *call, redcoll_coll_
     if (!q) return REDCOLL_ERR_OUT_OF_MEMORY;
     q->call = call;
     q->t = call->c.t;
+    q->pid = redcoll_persistent_id(q->t); /* matched by init order, as MPI's persistent collectives */
     redcoll__nb_wrap(q);
     *out = q;
     return REDCOLL_OK;

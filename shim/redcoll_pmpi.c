@@ -706,6 +706,21 @@ static inline int shim_begin(shim_call *c, MPI_Comm comm, redcoll_coll coll) {
     return 1;
 }
 
+static long long shim_nb_pid(const struct shim_req *q);
+
+/* A start of a persistent collective carries the id its init took, so the
+   ranks' starts match by init order whatever order they come in (MPI-4
+   section 6.13). The end of shim_choose. */
+static inline void shim_persistent(shim_call *c) {
+    long long id = c->nb ? shim_nb_pid(c->nb) : 0;
+    if (id <= 0) return;
+    if (!c->opts) {
+        memset(&c->o, 0, sizeof c->o);
+        c->opts = &c->o;
+    }
+    c->o.persistent_id = id;
+}
+
 /* The algorithm: forced by the environment unless it breaks the order of a
    non-commutative op. Verbose runs resolve auto here with redcoll_select, so
    the line printed names exactly the schedule that runs. `bytes` is what
@@ -726,8 +741,10 @@ static inline void shim_choose(shim_call *c, size_t bytes, int commutative) {
     } else if (a == REDCOLL_ALGO_AUTO) {
         how = "auto";
     }
-    if (a == REDCOLL_ALGO_AUTO && !shim_g.verbose && !shim_g.have_model)
-        return; /* opts NULL: as a direct call */
+    if (a == REDCOLL_ALGO_AUTO && !shim_g.verbose && !shim_g.have_model) {
+        shim_persistent(c);
+        return; /* else opts NULL: as a direct call */
+    }
     memset(&c->o, 0, sizeof c->o);
     c->o.model = shim_g.model; /* all zero without a profile: the defaults */
     c->o.ranks_per_node = c->s->ranks_per_node; /* for redcoll_select; the call has node_of */
@@ -736,7 +753,9 @@ static inline void shim_choose(shim_call *c, size_t bytes, int commutative) {
     c->o.algo = a;
     c->opts = &c->o;
     if (shim_g.verbose) shim_print_choice(c->s, c->coll, bytes, a, how);
+    shim_persistent(c);
 }
+
 
 /* The MPI error for a redcoll result: the MPI error the transport saw where
    there is one, else the class that names the failure. */
@@ -2011,14 +2030,19 @@ SHIM_ENTRY(MPI_Scatter_c,
    outstanding; a wait on the only outstanding one finishes it with the
    transport's blocking calls. Persistent collectives run as one start of
    the same call each (the arguments are kept at init), so a start costs
-   what MPI_I<coll> costs. A request holds its own references to what its
+   what MPI_I<coll> costs; each start carries the persistent id its init
+   took (redcoll_persistent_id), so ranks' starts match by the order of
+   their inits, whatever order they start them in (MPI-4.1 section 6.13).
+   A request holds its own references to what its
    call uses, from the start (or init) to its end: derived datatypes as
    MPI_Type_dup's (shim_nb_hold), a user op's function and commutativity
    (shim_nb_keep_op), the communicator's state with its transports
    (shim_comm_hold; a persistent start runs on it, not on the handle); the
    application may free its handles as soon as the call returns, as MPI
-   allows. Threads: a mutex keeps the lists; progress runs
-   under it (its MPI calls make no callbacks into the shim), completion
+   allows. Threads: a mutex keeps the lists; progress runs under it (its MPI
+   calls make no callbacks into the shim), except the blocking finish of the
+   only running collective, which may sleep (other threads leave that
+   communicator's requests alone meanwhile); completion
    calls on the application's arrays run outside it. */
 
 enum { SHIM_NB_START = 1, SHIM_NB_INIT };
@@ -2046,6 +2070,8 @@ typedef struct shim_req {
     shim_post             post;
     int                   code;       /* MPI error code once complete */
     int                   done;       /* the collective completed (greq completed) */
+    int                   finishing;  /* a thread finishes it outside the lock */
+    long long             pid;        /* persistent: its id (redcoll_persistent_id, at init) */
     size_t               *counts;     /* the call's irregular counts */
     shim_user             user;       /* a user op's call, for as long as the request runs */
     int                   kept_op;    /* user.u is the op as the first start or init found it */
@@ -2063,11 +2089,13 @@ static struct {
     shim_req       *live;       /* every started or persistent request */
     int             running;    /* collectives started and not yet done */
     int             nlive;
-} shim_nb = { PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0 };
+    int             finishing;  /* requests some thread finishes outside the lock */
+} shim_nb = { PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, 0 };
 
 static int shim_nb_checking(const shim_req *q) { return q->mode == SHIM_NB_INIT; }
 static redcoll_coll_request **shim_nb_slot(shim_req *q) { return &q->rq; }
 static size_t *shim_nb_counts(shim_req *q) { return q->counts; }
+static long long shim_nb_pid(const shim_req *q) { return q->mode == SHIM_NB_START ? q->pid : 0; }
 
 /* A user op's function and commutativity live in the request from its
    first start or init to its end, so the application's MPI_Op_free (which
@@ -2118,6 +2146,7 @@ static int shim_nb_started(shim_call *c, shim_post *post, redcoll_result r) {
     if (q->mode == SHIM_NB_INIT) {
         free(post->ts);
         free(post->tr);
+        q->pid = redcoll_persistent_id(c->s->t); /* every rank inits in the same order */
         return MPI_SUCCESS;
     }
     if (r != REDCOLL_OK) return shim_finish(c, post, MPI_SUCCESS, r);
@@ -2152,20 +2181,42 @@ static void shim_nb_complete(shim_req *q, redcoll_result r) {
     PMPI_Grequest_complete(q->greq);
 }
 
+/* Whether a request of q's communicator (its state, which outlives a freed
+   handle) is being finished by some thread outside the lock: redcoll's
+   requests of one transport move together, so q waits until that thread is
+   done. Lock held. */
+static int shim_nb_busy(const shim_req *q) {
+    const shim_req *o;
+    if (!shim_nb.finishing) return 0;
+    for (o = shim_nb.live; o; o = o->next)
+        if (o->finishing && o->c.s == q->c.s) return 1;
+    return 0;
+}
+
 /* Moves every outstanding collective along; completes those that ended.
    `wait`: a request the caller will block on; when it is the only one
-   running it is finished with the transport's blocking calls. */
+   running it is finished with the transport's blocking calls, outside the
+   lock, since they may sleep: meanwhile other threads' completion calls go
+   on with the collectives of other communicators (MPI_THREAD_MULTIPLE). */
 static void shim_nb_progress(shim_req *wait) {
     shim_req *q;
     if (!shim_nb.running) return;
     pthread_mutex_lock(&shim_nb.mu);
-    if (wait && wait->rq && !wait->done && shim_nb.running == 1) {
-        shim_nb_complete(wait, redcoll_wait(wait->rq));
+    if (wait && wait->rq && !wait->done && shim_nb.running == 1 && !shim_nb_busy(wait)) {
+        redcoll_result r;
+        wait->finishing = 1;
+        shim_nb.finishing++;
+        pthread_mutex_unlock(&shim_nb.mu);
+        r = redcoll_wait(wait->rq);
+        pthread_mutex_lock(&shim_nb.mu);
+        wait->finishing = 0;
+        shim_nb.finishing--;
+        shim_nb_complete(wait, r);
     } else {
         for (q = shim_nb.live; q; q = q->next) {
             int done = 0;
             redcoll_result r;
-            if (!q->rq || q->done) continue;
+            if (!q->rq || q->done || shim_nb_busy(q)) continue;
             r = redcoll_test(q->rq, &done);
             if (done) shim_nb_complete(q, r);
         }

@@ -2,9 +2,9 @@
    simulator: every row of the algorithm list started with redcoll_i<coll>
    (or redcoll_plan_start) and completed by redcoll_test, redcoll_wait or
    redcoll_plan_wait for p = 1..33, bitwise equal to the blocking call; many
-   requests of one shape outstanding at once (more than the 7 tag slots),
-   completed in reverse order; a blocking call between a start and its
-   wait; requests on a group view beside its parent's; faults injected
+   requests of one shape outstanding at once (more than the 6 tag slots),
+   completed in reverse order; 24 of seven shapes, completed in a different
+   order per rank; a blocking call between a start and its wait; requests on a group view beside its parent's; faults injected
    mid-request; a rank that never joins while the others poll; argument
    errors at start; a transport without non-blocking progress; plans that
    start again and again without allocating. */
@@ -198,8 +198,8 @@ static void tnb_out_free(tnb_out *out, int threads) {
     if (!threads) redcoll_mock_report_free(&out->o.rep);
 }
 
-/* Every row: 2 requests of one shape and 10 (beyond the 7 slots, so the
-   eighth start completes the first), started in order and completed in
+/* Every row: 2 requests of one shape and 10 (beyond the 6 slots, so the
+   seventh start queues behind the first), started in order and completed in
    reverse, at p = 1, 2, 3, 5, 8 and 13; and a blocking call of the same
    shape between a start and its wait. */
 static void test_nb_many_outstanding(void) {
@@ -555,6 +555,294 @@ static void test_shm_nb_timeout(void) {
         }
 }
 
+/* ---- many requests of many shapes, completed in a different order per rank ---- */
+
+#define TNQ_N 24     /* outstanding at once: more than three times the tag slots */
+#define TNQ_EARLY 7  /* started before the message from the previous rank */
+#define TNQ_RAW 1    /* the test's own messages: row 0, no call of the library's */
+
+/* Call i of the sequence: allreduce, bcast, allgather, alltoall,
+   reduce_scatter_block, barrier, reduce in turn, sums of doubles with
+   fractions (so the order of the additions shows in the bits), counts 1..61
+   per rank, roots spread. `how`: 0 blocking, 1 started (req), 2 a plan (pl). */
+static size_t tnq_count(int i) { return (size_t)(1 + i * 37 % 61); }
+
+static redcoll_result tnq_call(const redcoll_transport *t, int i, const double *sb, double *rb, int how,
+                               redcoll_coll_request **req, redcoll_plan **pl) {
+    int p = t->size, root = (i * 5 + 1) % p;
+    size_t n = tnq_count(i);
+    redcoll_op sum = REDCOLL_SUM;
+#define TNQ_CALL(f, ...) \
+    (how == 2 ? redcoll_##f##_init(__VA_ARGS__, pl) : how == 1 ? redcoll_i##f(__VA_ARGS__, req) : redcoll_##f(__VA_ARGS__))
+    switch (i % 7) {
+    case 0: return TNQ_CALL(allreduce, t, sb, rb, n, REDCOLL_DOUBLE, sum, NULL);
+    case 1: return TNQ_CALL(bcast, t, rb, n, REDCOLL_DOUBLE, root, NULL);
+    case 2: return TNQ_CALL(allgather, t, sb, rb, n, REDCOLL_DOUBLE, NULL);
+    case 3: return TNQ_CALL(alltoall, t, sb, rb, n, REDCOLL_DOUBLE, NULL);
+    case 4: return TNQ_CALL(reduce_scatter_block, t, sb, rb, n, REDCOLL_DOUBLE, sum, NULL);
+    case 5: return TNQ_CALL(barrier, t, NULL);
+    default: return TNQ_CALL(reduce, t, sb, rb, n, REDCOLL_DOUBLE, sum, root, NULL);
+    }
+#undef TNQ_CALL
+}
+
+/* Every rank's buffers for the sequence: inputs, the blocking results, the
+   started ones; each vector of n * p doubles. */
+typedef struct tnq_bufs {
+    double *sb[TNQ_N], *ref[TNQ_N], *got[TNQ_N];
+} tnq_bufs;
+
+static void tnq_free(tnq_bufs *b) {
+    int i;
+    for (i = 0; i < TNQ_N; ++i) { free(b->sb[i]); free(b->ref[i]); free(b->got[i]); }
+}
+
+/* Inputs, and both result vectors filled alike (bcast: the root's data). */
+static int tnq_fill(const redcoll_transport *t, tnq_bufs *b) {
+    int i, p = t->size;
+    memset(b, 0, sizeof *b);
+    for (i = 0; i < TNQ_N; ++i) {
+        size_t j, m = tnq_count(i) * (size_t)p;
+        b->sb[i] = (double *)malloc(m * sizeof(double));
+        b->ref[i] = (double *)malloc(m * sizeof(double));
+        b->got[i] = (double *)malloc(m * sizeof(double));
+        if (!b->sb[i] || !b->ref[i] || !b->got[i]) { tnq_free(b); return 0; }
+        for (j = 0; j < m; ++j) {
+            b->sb[i][j] = (double)(t->rank + 1) / 3.0 + (double)j * 0.1 + (double)i / 7.0;
+            b->ref[i][j] = b->got[i][j] = i % 7 == 1 ? b->sb[i][j] : -1.0;
+        }
+    }
+    return 1;
+}
+
+/* The started results back to what tnq_fill made them. */
+static void tnq_reset(const redcoll_transport *t, tnq_bufs *b) {
+    int i;
+    for (i = 0; i < TNQ_N; ++i) {
+        size_t j, m = tnq_count(i) * (size_t)t->size;
+        for (j = 0; j < m; ++j) b->got[i][j] = i % 7 == 1 ? b->sb[i][j] : -1.0;
+    }
+}
+
+/* 1 when every result of the started (or planned) sequence is the blocking
+   one's, bit for bit. */
+static int tnq_same(const redcoll_transport *t, const tnq_bufs *b) {
+    int i;
+    for (i = 0; i < TNQ_N; ++i)
+        if (memcmp(b->ref[i], b->got[i], tnq_count(i) * (size_t)t->size * sizeof(double)) != 0) return 0;
+    return 1;
+}
+
+/* The order rank r completes its requests in: reverse; by polling all of
+   them round and round (starting at a rotating place); odd ones forward,
+   then even ones backward. Mode 1 is polled, the others waited for. */
+static void tnq_order(int r, int *order) {
+    int i, k = 0;
+    if (r % 3 == 0) for (i = 0; i < TNQ_N; ++i) order[i] = TNQ_N - 1 - i;
+    else if (r % 3 == 1) for (i = 0; i < TNQ_N; ++i) order[i] = (i * 5 + r) % TNQ_N;
+    else {
+        for (i = 1; i < TNQ_N; i += 2) order[k++] = i;
+        for (i = TNQ_N - 2 + TNQ_N % 2; i >= 0; i -= 2) order[k++] = i;
+    }
+}
+
+/* Completes reqs (NULL: done already) in rank r's order; 0 on any error. */
+static int tnq_complete(int r, redcoll_coll_request **reqs) {
+    int order[TNQ_N], i, left = TNQ_N, ok = 1;
+    tnq_order(r, order);
+    if (r % 3 != 1) {
+        for (i = 0; i < TNQ_N; ++i)
+            if (reqs[order[i]]) { ok &= redcoll_wait(reqs[order[i]]) == REDCOLL_OK; }
+        return ok;
+    }
+    while (left > 0 && ok) {
+        left = 0;
+        for (i = 0; i < TNQ_N; ++i) {
+            int done = 1;
+            redcoll_coll_request *q = reqs[order[i]];
+            if (q && redcoll_test(q, &done) != REDCOLL_OK) ok = 0;
+            left += !done;
+        }
+    }
+    return ok;
+}
+
+/* The sequence blocking (the reference), then started: TNQ_EARLY requests,
+   a message from the previous rank, the rest, a message to the next rank,
+   then completion in this rank's order. A start that waited for one of
+   this rank's older requests would wait for a peer that waits for this
+   rank's message. */
+static redcoll_result tnq_rank(const redcoll_transport *t, void *arg) {
+    tnq_bufs b;
+    redcoll_coll_request *reqs[TNQ_N];
+    redcoll_result r = REDCOLL_OK;
+    int i, ok = 1, token = 0, me = t->rank, p = t->size;
+    (void)arg;
+    if (!tnq_fill(t, &b)) return REDCOLL_ERR_OUT_OF_MEMORY;
+    memset(reqs, 0, sizeof reqs);
+    for (i = 0; i < TNQ_N && r == REDCOLL_OK; ++i) r = tnq_call(t, i, b.sb[i], b.ref[i], 0, NULL, NULL);
+    for (i = 0; i < TNQ_N && r == REDCOLL_OK; ++i) {
+        if (i == TNQ_EARLY && me > 0) r = t->recv(t->user, me - 1, &token, sizeof token, TNQ_RAW);
+        if (r == REDCOLL_OK) r = tnq_call(t, i, b.sb[i], b.got[i], 1, &reqs[i], NULL);
+    }
+    if (r == REDCOLL_OK && me + 1 < p) r = t->send(t->user, me + 1, &token, sizeof token, TNQ_RAW);
+    ok = tnq_complete(me, reqs);
+    for (i = 0; i < TNQ_N; ++i) redcoll_request_free(reqs[i]);
+    ok &= r == REDCOLL_OK && tnq_same(t, &b);
+    tnq_free(&b);
+    return r != REDCOLL_OK ? r : ok ? REDCOLL_OK : REDCOLL_ERR_INVALID_ARG;
+}
+
+/* The sequence as plans made in one order on every rank (after the blocking
+   reference), started twice in a different order per rank (ascending,
+   descending, or by a stride) with a message between ranks amid the
+   starts, and completed in this rank's completion order: each start's
+   results are the blocking call's, bit for bit. Plans are matched by the
+   order of their inits, so the starts' order is each rank's own. */
+static redcoll_result tnq_plan_rank(const redcoll_transport *t, void *arg) {
+    tnq_bufs b;
+    redcoll_plan *pl[TNQ_N];
+    int i, k, ok = 1, token = 0, me = t->rank, p = t->size, order[TNQ_N], round;
+    redcoll_result r = REDCOLL_OK;
+    (void)arg;
+    if (!tnq_fill(t, &b)) return REDCOLL_ERR_OUT_OF_MEMORY;
+    memset(pl, 0, sizeof pl);
+    for (i = 0; i < TNQ_N && r == REDCOLL_OK; ++i) r = tnq_call(t, i, b.sb[i], b.ref[i], 0, NULL, NULL);
+    for (i = 0; i < TNQ_N && r == REDCOLL_OK; ++i) r = tnq_call(t, i, b.sb[i], b.got[i], 2, NULL, &pl[i]);
+    if (r != REDCOLL_OK) { for (i = 0; i < TNQ_N; ++i) redcoll_plan_free(pl[i]); tnq_free(&b); return r; }
+    for (round = 0; round < 2 && r == REDCOLL_OK; ++round) {
+        for (k = 0; k < TNQ_N; ++k) /* this rank's start order */
+            order[k] = (me + round) % 3 == 0 ? k : (me + round) % 3 == 1 ? TNQ_N - 1 - k : (k * 7 + me) % TNQ_N;
+        for (k = 0; k < TNQ_N && r == REDCOLL_OK; ++k) {
+            if (k == TNQ_EARLY && me > 0) r = t->recv(t->user, me - 1, &token, sizeof token, TNQ_RAW);
+            if (r == REDCOLL_OK) r = redcoll_plan_start(pl[order[k]]);
+        }
+        if (r == REDCOLL_OK && me + 1 < p) r = t->send(t->user, me + 1, &token, sizeof token, TNQ_RAW);
+        tnq_order(me + round, order);
+        for (k = 0; k < TNQ_N; ++k) {
+            int done = 0;
+            if ((me + round) % 3 == 1) {
+                redcoll_result e;
+                do e = redcoll_plan_test(pl[order[k]], &done); while (e == REDCOLL_OK && !done);
+                ok &= e == REDCOLL_OK;
+            } else {
+                ok &= redcoll_plan_wait(pl[order[k]]) == REDCOLL_OK;
+            }
+        }
+        ok &= tnq_same(t, &b);
+        tnq_reset(t, &b); /* the next round's results from scratch */
+    }
+    for (i = 0; i < TNQ_N; ++i) redcoll_plan_free(pl[i]);
+    tnq_free(&b);
+    return r != REDCOLL_OK ? r : ok ? REDCOLL_OK : REDCOLL_ERR_INVALID_ARG;
+}
+
+/* More persistent requests than the tag's 64 ids: 150 allreduce plans made
+   in one order, all started in that order on every rank (plans 64 apart
+   share an id and queue one behind the other), completed in reverse;
+   every sum right. */
+#define TNQ_WRAP 150
+static redcoll_result tnq_wrap_rank(const redcoll_transport *t, void *arg) {
+    int64_t (*x)[3] = (int64_t (*)[3])malloc(sizeof(int64_t) * 3 * TNQ_WRAP);
+    redcoll_plan *pl[TNQ_WRAP];
+    redcoll_result r = REDCOLL_OK;
+    int i, j, made = 0, ok = 1, p = t->size;
+    (void)arg;
+    if (!x) return REDCOLL_ERR_OUT_OF_MEMORY;
+    for (i = 0; i < TNQ_WRAP && r == REDCOLL_OK; ++i, ++made) {
+        for (j = 0; j < 3; ++j) x[i][j] = t->rank * 1000 + i * 3 + j;
+        r = redcoll_allreduce_init(t, REDCOLL_IN_PLACE, x[i], 3, REDCOLL_INT64, REDCOLL_SUM, NULL, &pl[i]);
+        if (r != REDCOLL_OK) break;
+    }
+    for (i = 0; i < made && r == REDCOLL_OK; ++i) r = redcoll_plan_start(pl[i]);
+    for (i = made - 1; i >= 0; --i) ok &= redcoll_plan_wait(pl[i]) == REDCOLL_OK;
+    for (i = 0; i < made; ++i) {
+        for (j = 0; j < 3; ++j) ok &= x[i][j] == (int64_t)1000 * p * (p - 1) / 2 + (int64_t)p * (i * 3 + j);
+        redcoll_plan_free(pl[i]);
+    }
+    free(x);
+    return r != REDCOLL_OK ? r : ok ? REDCOLL_OK : REDCOLL_ERR_INVALID_ARG;
+}
+
+/* Runs fn on the simulator (threads NULL) or on threads, p ranks; 1 when
+   every rank returned OK. */
+static int tnq_run(redcoll_result (*fn)(const redcoll_transport *, void *), int p, int threads,
+                   char *why, size_t n) {
+    redcoll_result res[16];
+    int r, ok = 1;
+    if (threads) {
+        redcoll_shm_config cfg;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.timeout_seconds = 20; /* a hang fails the test */
+        cfg.spin = p % 2 ? 200 : -1;
+        redcoll_shm_run_config(&cfg, p, fn, NULL, res);
+        for (r = 0; r < p; ++r) ok &= res[r] == REDCOLL_OK;
+        snprintf(why, n, "rank 0: %s, rank %d: %s", redcoll_result_string(res[0]), p - 1,
+                 redcoll_result_string(res[p - 1]));
+    } else {
+        redcoll_mock_config cfg = redcoll_mock_defaults(p);
+        redcoll_mock_report rep;
+        ok = redcoll_mock_run(&cfg, fn, NULL, &rep) == REDCOLL_OK && redcoll_mock_first_error(&rep) == REDCOLL_OK;
+        snprintf(why, n, "%s%s%.300s", redcoll_result_string(redcoll_mock_first_error(&rep)),
+                 rep.log ? "\n" : "", rep.log ? rep.log : "");
+        redcoll_mock_report_free(&rep);
+    }
+    return ok;
+}
+
+/* TNQ_N requests of seven shapes outstanding on one transport, started in
+   one order on every rank with a message between ranks in the middle of
+   the starts, completed in a different order per rank (reverse, polling,
+   odd then even): every result the blocking call's, bit for bit; on the
+   simulator p = 1..6 and 9, on threads p = 2..5. */
+static void test_nb_queued(void) {
+    static const int ps[7] = { 1, 2, 3, 4, 5, 6, 9 };
+    char why[512];
+    int i;
+    for (i = 0; i < 7; ++i)
+        CHECK(tnq_run(tnq_rank, ps[i], 0, why, sizeof why), "sim p=%d: %d outstanding, per-rank order: %s",
+              ps[i], TNQ_N, why);
+}
+
+/* TNQ_N plans of seven shapes made in one order and started twice in a
+   different order per rank, completed in different orders: results the
+   blocking call's, bit for bit; simulator p = 1..6 and 9, threads 2..5. */
+static void test_nb_plans_out_of_order(void) {
+    static const int ps[7] = { 1, 2, 3, 4, 5, 6, 9 };
+    char why[512];
+    int i;
+    for (i = 0; i < 7; ++i)
+        CHECK(tnq_run(tnq_plan_rank, ps[i], 0, why, sizeof why), "sim p=%d: %d plans started in per-rank order: %s",
+              ps[i], TNQ_N, why);
+}
+
+static void test_nb_plans_wrap(void) {
+    char why[512];
+    int p;
+    for (p = 1; p <= 4; ++p)
+        CHECK(tnq_run(tnq_wrap_rank, p, 0, why, sizeof why), "sim p=%d: %d plans started at once: %s", p, TNQ_WRAP,
+              why);
+    for (p = 2; p <= 3; ++p)
+        CHECK(tnq_run(tnq_wrap_rank, p, 1, why, sizeof why), "shm p=%d: %d plans started at once: %s", p, TNQ_WRAP,
+              why);
+}
+
+static void test_shm_nb_plans_out_of_order(void) {
+    char why[512];
+    int p;
+    for (p = 2; p <= 5; ++p)
+        CHECK(tnq_run(tnq_plan_rank, p, 1, why, sizeof why), "shm p=%d: %d plans started in per-rank order: %s", p,
+              TNQ_N, why);
+}
+
+static void test_shm_nb_queued(void) {
+    char why[512];
+    int p;
+    for (p = 2; p <= 5; ++p)
+        CHECK(tnq_run(tnq_rank, p, 1, why, sizeof why), "shm p=%d: %d outstanding, per-rank order: %s", p,
+              TNQ_N, why);
+}
+
 static void suite_nonblock(void) {
     tf_test("nb/every row started = blocking, p = 1..33", test_nb_every_row);
     tf_test("nb/exact sums and long vectors started", test_nb_exact_and_long);
@@ -565,8 +853,13 @@ static void suite_nonblock(void) {
     tf_test("nb/argument errors at start: nothing touched", test_nb_arguments);
     tf_test("nb/transport without progress: done at start", test_nb_without_progress);
     tf_test("nb/plans: start again, nothing allocated per start", test_nb_plan_starts);
+    tf_test("nb/24 outstanding, queued starts, per-rank completion order", test_nb_queued);
+    tf_test("nb/24 plans started in a different order per rank", test_nb_plans_out_of_order);
+    tf_test("nb/150 plans started at once: ids beyond the tag's 64 queue", test_nb_plans_wrap);
     tf_test("shm/non-blocking: every row started, p = 1..5, 8", test_shm_nb_every_row);
     tf_test("shm/non-blocking: 2 and 10 outstanding; blocking between", test_shm_nb_many);
     tf_test("shm/non-blocking: faults mid-request", test_shm_nb_faults);
+    tf_test("shm/non-blocking: 24 outstanding, per-rank completion order", test_shm_nb_queued);
+    tf_test("shm/non-blocking: 24 plans started in a different order per rank", test_shm_nb_plans_out_of_order);
     tf_test("shm/non-blocking: timeout while polling or waiting", test_shm_nb_timeout);
 }

@@ -282,6 +282,25 @@ static void test_pshm_nb_many(void) {
     }
 }
 
+/* The 24 requests of seven shapes (test_nonblock.c) on processes: started
+   in one order and completed in a different order per rank, and as plans
+   started in a different order per rank, each bitwise the blocking call's. */
+static void test_pshm_nb_queued(void) {
+    redcoll_result res[5];
+    int p, r, ok;
+    for (p = 2; p <= 4; ++p) {
+        redcoll_pshm_config cfg = tpshm_cfg();
+        cfg.timeout_seconds = 20; /* a hang fails the test */
+        cfg.spin = p % 2 ? 300 : -1;
+        ok = tpshm_run(&cfg, p, tnq_rank, NULL, res) == REDCOLL_OK;
+        for (r = 0; r < p; ++r) ok &= res[r] == REDCOLL_OK;
+        CHECK(ok, "p=%d: %d outstanding, per-rank completion order: %s", p, TNQ_N, redcoll_result_string(res[0]));
+        ok = tpshm_run(&cfg, p, tnq_plan_rank, NULL, res) == REDCOLL_OK;
+        for (r = 0; r < p; ++r) ok &= res[r] == REDCOLL_OK;
+        CHECK(ok, "p=%d: %d plans started in per-rank order: %s", p, TNQ_N, redcoll_result_string(res[0]));
+    }
+}
+
 /* ---- the transport's own promises ---------------------------------------------------- */
 
 /* FIFO per (source, tag), tags kept apart, every data path: rank 0 posts
@@ -1292,5 +1311,6 @@ static void suite_pshm(void) {
     tf_test("pshm/every schedule on processes", test_pshm_sweep);
     tf_test("pshm/non-blocking: every schedule started (poll, wait, plan), p = 1..5, 8", test_pshm_nb_sweep);
     tf_test("pshm/non-blocking: 10 outstanding, reverse order; blocking between", test_pshm_nb_many);
+    tf_test("pshm/non-blocking: 24 outstanding and 24 plans, per-rank orders", test_pshm_nb_queued);
     tf_test("pshm/ranks that disagree: every collective and kind, p=2,3", test_pshm_disagree);
 }

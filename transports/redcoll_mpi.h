@@ -27,7 +27,7 @@
      most 256 bytes to another rank: MPI_Send, which MPI completes at once
      by sending such messages eagerly). Every message of a library call
      carries a message counter (REDCOLL_TAG_SEQ_MASK: how many messages of
-     its slot the sender sent this receiver before, modulo 8, XORed into
+     its stream the sender sent this receiver before, modulo 8, XORed into
      the tag), so a blocking call's receive is posted (MPI_Irecv, before
      its send) for exactly its message: a message the peer sent after a
      skipped or different call cannot match it. Its size is compared on
@@ -164,7 +164,7 @@ typedef struct redcoll_mpi {
     int               test_pass;      /* test's stamp in mark */
     long              test_idle;      /* tests in vain in a row: when to look */
     const redcoll_transport *inside;  /* the node's transport (redcoll_mpi_set_node); NULL: none */
-    unsigned char    *seq;            /* message counters per (rank, slot), sent and taken
+    unsigned char    *seq;            /* message counters per (rank, stream), sent and taken
                                          (REDCOLL_TAG_SEQ_MASK); NULL: the tags lack the bits */
 } redcoll_mpi;
 
@@ -404,15 +404,15 @@ static void redcoll__mpi_end_set(redcoll__mpi_end *e, int is_recv, int peer, voi
 static int redcoll__mpi_counted(const redcoll_mpi *m, int tag) { return m->seq && REDCOLL_TAG_ROW(tag) >= 0; }
 
 /* tag with the message counter XORed into REDCOLL_TAG_SEQ_MASK for the
-   next message of its slot sent to (dir 0) or taken from (dir 1) peer, and
-   that counter advanced. A peer's messages of one slot are taken in the
+   next message of its stream (REDCOLL_TAG_STREAM_INDEX: its slot, and a
+   persistent request's id) sent to (dir 0) or taken from (dir 1) peer, and
+   that counter advanced. A peer's messages of one stream are taken in the
    order it sent them (the stream rule at REDCOLL_TAG_MAX), so the two ends
    count alike in a correct program. Raw tags and notices carry none. */
 static int redcoll__mpi_seq(redcoll_mpi *m, int peer, int tag, int dir) {
     unsigned char *c;
     if (!redcoll__mpi_counted(m, tag)) return tag;
-    c = &m->seq[((size_t)peer * 8 + (size_t)((tag & REDCOLL_TAG_SLOT_MASK) >> REDCOLL_TAG_SLOT_SHIFT)) * 2 +
-                (size_t)dir];
+    c = &m->seq[((size_t)peer * REDCOLL_TAG_STREAMS + (size_t)REDCOLL_TAG_STREAM_INDEX(tag)) * 2 + (size_t)dir];
     return tag ^ (int)((*c)++ & 7u) << REDCOLL_TAG_SEQ_SHIFT;
 }
 
@@ -909,7 +909,7 @@ REDCOLL_API redcoll_result redcoll_mpi_init(redcoll_mpi *m, MPI_Comm comm,
         m->nb.tag_bits = bits;
     }
     if ((m->tag_mask & REDCOLL_TAG_SEQ_MASK) == REDCOLL_TAG_SEQ_MASK) {
-        m->seq = (unsigned char *)calloc((size_t)size * 16, 1); /* 8 slots, 2 directions */
+        m->seq = (unsigned char *)calloc((size_t)size * REDCOLL_TAG_STREAMS * 2, 1); /* 2 directions */
         if (!m->seq) { redcoll_mpi_finalize(m); return REDCOLL_ERR_OUT_OF_MEMORY; }
     }
     m->t.node_of = redcoll__mpi_node_of;

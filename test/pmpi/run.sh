@@ -20,7 +20,7 @@ build=${1:-build} mpicc=${2:-mpicc.mpich} mpiexec=${3:-mpiexec.mpich}
 . test/pmpi/lib.sh
 suite_begin "MPI drop-in suite" "$build" "$mpicc" "$mpiexec"
 flags="-std=c11 -Wall -Wextra -pedantic -Werror -Wmissing-prototypes -Wstrict-prototypes -O2 -g"
-for prog in colls threads errors nonblock disagree progress lifetimes; do # errors.c compiles the shim in: -I.
+for prog in colls threads errors nonblock disagree progress lifetimes nbmany nbthreads persist; do # errors.c compiles the shim in: -I.
     built "MPI drop-in suite" "$build/pmpi_$prog" "test/pmpi/$prog.c" shim/redcoll_pmpi.c redcoll.h \
         transports/redcoll_mpi.h transports/redcoll_pshm.h transports/redcoll_handoff.h \
         -- "$mpicc" $flags -I. "test/pmpi/$prog.c" -o "$build/pmpi_$prog" -lpthread
@@ -112,6 +112,32 @@ check "nonblock: every non-blocking and persistent collective served by redcoll 
     $([ -z "$missing" ]; echo $?) "$tmp/nbv.err"
 [ -z "$missing" ] || echo "    passed to MPI:$missing"
 
+# ---- many non-blocking collectives outstanding on four communicators, point-to-point mixed
+# in, every completion call (nbmany.c), n = 2..4: a hang fails the check after 60 s
+for n in 2 3 4; do
+    limit=60 mpi "$n" "$tmp/nmn$n" -- "$build/pmpi_nbmany"; a=$?
+    limit=60 shim "$n" "$tmp/nmp$n" -- "$build/pmpi_nbmany"; b=$?
+    same "nbmany n=$n: 24 outstanding on 4 communicators, every completion call: identical" $a $b \
+        "$tmp/nmn$n" "$tmp/nmp$n"
+done
+
+# ---- non-blocking collectives from two threads, a communicator each (nbthreads.c, MULTIPLE)
+for n in 2 3; do
+    limit=60 mpi "$n" "$tmp/ntn$n" -- "$build/pmpi_nbthreads"; a=$?
+    limit=60 shim "$n" "$tmp/ntp$n" -- "$build/pmpi_nbthreads"; b=$?
+    same "nbthreads n=$n: MPI_Iallreduce + Wait/Test from two threads at once: identical" $a $b \
+        "$tmp/ntn$n" "$tmp/ntp$n"
+done
+
+# ---- persistent collectives started in a different order on each rank, matched by the
+# order of their inits (persist.c), n = 2..4: a hang fails the check after 60 s
+for n in 2 3 4; do
+    limit=60 mpi "$n" "$tmp/psn$n" -- "$build/pmpi_persist"; a=$?
+    limit=60 shim "$n" "$tmp/psp$n" -- "$build/pmpi_persist"; b=$?
+    same "persist n=$n: <coll>_init, starts in per-rank order, Start/Startall, Waitall/Wait/Test: identical" \
+        $a $b "$tmp/psn$n" "$tmp/psp$n"
+done
+
 # ---- datatypes, user ops and communicators freed while a non-blocking or persistent
 # collective that uses them is pending (lifetimes.c; MPI keeps them alive until it completes),
 # at n = 2..4, and over MPI point-to-point (-mpi); the types and the communicators in jobs of
@@ -133,7 +159,8 @@ limit=600
 # ---- progress (progress.c): a rank waiting in a served collective keeps MPI's engine
 # moving, so a peer's rendezvous send, receive, one-sided accesses and access epoch into
 # it complete, as natively; a hang is a failure after 60 s. Under Open MPI too, where it
-# is installed (the drop-in built against it into BUILD/openmpi), with lifetimes.c.
+# is installed (the drop-in built against it into BUILD/openmpi), with lifetimes.c,
+# nbmany.c, nbthreads.c and persist.c (which says there is nothing to run before MPI 4).
 limit=60
 for n in 2 3 4; do
     mpi "$n" "$tmp/prn$n" -- "$build/pmpi_progress"; a=$?
@@ -150,7 +177,7 @@ if command -v mpicc.openmpi >/dev/null 2>&1 && command -v mpiexec.openmpi >/dev/
         timeout "$limit" mpiexec.openmpi --allow-run-as-root --oversubscribe --mca mpi_yield_when_idle 1 \
             ${4:+-x LD_PRELOAD="$4"} -n "$2" "$build/openmpi/pmpi_$1" >"$3" 2>"$3.err"
     }
-    for prog in progress lifetimes; do
+    for prog in progress lifetimes nbmany nbthreads persist; do
         built "MPI drop-in suite" "$build/openmpi/pmpi_$prog" test/pmpi/$prog.c \
             -- mpicc.openmpi $flags test/pmpi/$prog.c -o "$build/openmpi/pmpi_$prog"
         for n in 2 3 4; do
@@ -160,7 +187,7 @@ if command -v mpicc.openmpi >/dev/null 2>&1 && command -v mpiexec.openmpi >/dev/
         done
     done
 else
-    echo "pmpi/progress and lifetimes under Open MPI: skipped (mpicc.openmpi or mpiexec.openmpi not found)"
+    echo "pmpi/progress, lifetimes, nbmany, nbthreads, persist under Open MPI: skipped (mpicc.openmpi or mpiexec.openmpi not found)"
 fi
 limit=600
 
