@@ -86,55 +86,38 @@ static int collective(waits_in how) {
     return ok;
 }
 
-/* Pairs (2k, 2k + 1): the even rank posts a receive of BIG ints and goes
-   into the collective; the odd one sends them (a rendezvous that needs the
-   receiver's MPI), then joins it. */
-static void rendezvous_recv_posted(waits_in how) {
+/* Pairs (2k, 2k + 1): the even rank starts a transfer of BIG ints with its
+   partner (a receive when even_receives, else a send) and goes into the
+   collective; the odd one makes the matching blocking call first, a
+   rendezvous that needs the even rank's MPI to answer, then joins it. */
+static void rendezvous(waits_in how, int even_receives) {
     char name[96];
     int32_t *buf = ints(BIG);
+    int even = R % 2 == 0, partner = even ? R + 1 : R - 1, tag = 7 + even_receives;
+    int receives = even == even_receives, ok = 1;
     long i;
-    int ok = 1;
-    if (R % 2 == 0 && R + 1 < P) {
-        MPI_Request q;
-        MPI_Irecv(buf, (int)BIG, MPI_INT32_T, R + 1, 7, MPI_COMM_WORLD, &q);
-        ok &= collective(how);
-        MPI_Wait(&q, MPI_STATUS_IGNORE);
-        for (i = 0; i < BIG; ++i) ok &= buf[i] == val(R + 1, i);
-    } else if (R % 2 == 1) {
-        for (i = 0; i < BIG; ++i) buf[i] = val(R, i);
-        MPI_Send(buf, (int)BIG, MPI_INT32_T, R - 1, 7, MPI_COMM_WORLD);
-        ok &= collective(how);
+    if (partner < P) {
+        if (!receives)
+            for (i = 0; i < BIG; ++i) buf[i] = val(R, i);
+        if (even) {
+            MPI_Request q;
+            if (receives) MPI_Irecv(buf, (int)BIG, MPI_INT32_T, partner, tag, MPI_COMM_WORLD, &q);
+            else MPI_Isend(buf, (int)BIG, MPI_INT32_T, partner, tag, MPI_COMM_WORLD, &q);
+            ok &= collective(how);
+            MPI_Wait(&q, MPI_STATUS_IGNORE);
+        } else {
+            if (receives) MPI_Recv(buf, (int)BIG, MPI_INT32_T, partner, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            else MPI_Send(buf, (int)BIG, MPI_INT32_T, partner, tag, MPI_COMM_WORLD);
+            ok &= collective(how);
+        }
+        if (receives)
+            for (i = 0; i < BIG; ++i) ok &= buf[i] == val(partner, i);
     } else {
         ok &= collective(how);
     }
     free(buf);
-    snprintf(name, sizeof name, "a receive posted, its rendezvous send before %s", waits_name[how]);
-    verdict(name, ok);
-}
-
-/* Pairs (2k, 2k + 1): the even rank starts a send of BIG ints and goes into
-   the collective; the odd one receives them first (the sender's MPI must
-   answer), then joins it. */
-static void rendezvous_send_started(waits_in how) {
-    char name[96];
-    int32_t *buf = ints(BIG);
-    long i;
-    int ok = 1;
-    if (R % 2 == 0 && R + 1 < P) {
-        MPI_Request q;
-        for (i = 0; i < BIG; ++i) buf[i] = val(R, i);
-        MPI_Isend(buf, (int)BIG, MPI_INT32_T, R + 1, 8, MPI_COMM_WORLD, &q);
-        ok &= collective(how);
-        MPI_Wait(&q, MPI_STATUS_IGNORE);
-    } else if (R % 2 == 1) {
-        MPI_Recv(buf, (int)BIG, MPI_INT32_T, R - 1, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        for (i = 0; i < BIG; ++i) ok &= buf[i] == val(R - 1, i);
-        ok &= collective(how);
-    } else {
-        ok &= collective(how);
-    }
-    free(buf);
-    snprintf(name, sizeof name, "a send started, its receive done before %s", waits_name[how]);
+    snprintf(name, sizeof name, "%s before %s", even_receives ? "a receive posted, its rendezvous send"
+             : "a send started, its receive done", waits_name[how]);
     verdict(name, ok);
 }
 
@@ -230,8 +213,8 @@ int main(int argc, char **argv) {
     g_nonly = argc - 1;
     MPI_Barrier(MPI_COMM_WORLD); /* the drop-in's segment is made here, not inside a case */
     for (h = 0; h < sizeof hows / sizeof hows[0]; ++h) {
-        if (wanted("recv")) rendezvous_recv_posted(hows[h]);
-        if (wanted("send")) rendezvous_send_started(hows[h]);
+        if (wanted("recv")) rendezvous(hows[h], 1);
+        if (wanted("send")) rendezvous(hows[h], 0);
         if (wanted("passive")) passive_target(hows[h]);
         if (wanted("pscw")) post_start(hows[h]);
     }
