@@ -599,18 +599,21 @@ static shim_comm *shim_comm_create(MPI_Comm comm) {
     return s;
 }
 
-/* The state of `comm`, created on first use (collective: call it on every
-   rank of the collective, before any decision that could differ). NULL:
-   pass through (disabled, MPI_COMM_NULL, or no state could be made). */
-static inline shim_comm *shim_comm_of(MPI_Comm comm) {
+/* The state of `comm`, created on first use when `make` (collective: call
+   it on every rank of the collective, before any decision that could
+   differ). NULL: pass through (disabled, MPI_COMM_NULL, no state could be
+   made, or none yet and not `make`). */
+static inline shim_comm *shim_comm_find(MPI_Comm comm, int make) {
     void *v = NULL;
     int flag = 0;
     if (comm == MPI_COMM_WORLD && (v = atomic_load_explicit(&shim_world, memory_order_acquire)))
         return (shim_comm *)v; /* exists only while the shim is enabled */
     if (!shim_start() || comm == MPI_COMM_NULL) return NULL;
     if (PMPI_Comm_get_attr(comm, shim_g.comm_key, &v, &flag) != MPI_SUCCESS) return NULL;
-    return flag ? (shim_comm *)v : shim_comm_create(comm);
+    return flag ? (shim_comm *)v : make ? shim_comm_create(comm) : NULL;
 }
+
+static inline shim_comm *shim_comm_of(MPI_Comm comm) { return shim_comm_find(comm, 1); }
 
 /* ==== Verbose lines ======================================================== */
 
@@ -2567,6 +2570,16 @@ static void shim_nb_hold(shim_req *q, const shim_comm *s) {
     }
 }
 
+/* REDCOLL_VERBOSE: once per process (world rank 0), that a start went to MPI
+   because no blocking collective had set its communicator up. */
+static void shim_pass_unset(void) {
+    static atomic_int said;
+    if (!shim_g.verbose || shim_world_rank() != 0 || atomic_exchange(&said, 1)) return;
+    fprintf(stderr, "redcoll: a non-blocking or persistent collective passed to MPI: no blocking "
+            "collective has run on its communicator yet (setting one up waits for its other ranks, "
+            "which a start must not)\n");
+}
+
 /* One start or persistent init of `redo` with arguments a: served (1, the
    code in *rc, the handle in *request) or not (0: the caller asks MPI). */
 static int shim_nb_call(int mode, int (*redo)(int *, const shim_args *), const shim_args *a, int *rc,
@@ -2576,8 +2589,21 @@ static int shim_nb_call(int mode, int (*redo)(int *, const shim_args *), const s
     if (!q) return 0;
     q->redo = redo;
     q->args = *a;
-    s = shim_comm_of(a->comm); /* as the call's shim_begin would: collective at first use */
-    if (s) shim_comm_hold(q->s = s);
+    /* Setting a communicator up waits for its other ranks (it duplicates the
+       communicator and maps a segment), which a start or a persistent init
+       must not: ranks may start collectives on two communicators in
+       different orders. So only blocking collectives set one up, and a
+       start on a communicator none has run on yet goes to MPI. Every rank
+       decides alike: they make the same collectives on a communicator in
+       the same order. */
+    s = shim_comm_find(a->comm, 0);
+    if (!s) {
+        shim_nb_into = NULL;
+        shim_nb_drop(q);
+        shim_pass_unset();
+        return 0;
+    }
+    shim_comm_hold(q->s = s);
     if (s && s->ok) shim_nb_hold(q, s);
     *rc = MPI_SUCCESS;
     return shim_nb_close(q, redo(rc, &q->args), *rc, request);

@@ -120,6 +120,15 @@ for n in 2 3 4; do
     same "nbmany n=$n: 24 outstanding on 4 communicators, every completion call: identical" $a $b \
         "$tmp/nmn$n" "$tmp/nmp$n"
 done
+# the first rounds on communicators no blocking collective has set up yet: those starts go
+# to MPI (setting a communicator up waits for its ranks, which a start must not), said once
+for n in 2 3; do
+    limit=60 mpi "$n" "$tmp/ncn$n" -- "$build/pmpi_nbmany" cold; a=$?
+    limit=60 shim "$n" "$tmp/ncp$n" REDCOLL_VERBOSE=1 -- "$build/pmpi_nbmany" cold; b=$?
+    same "nbmany cold n=$n: starts on communicators not yet set up: identical" $a $b "$tmp/ncn$n" "$tmp/ncp$n"
+done
+[ "$(grep -c 'passed to MPI: no blocking collective has run on its communicator yet' "$tmp/ncp3.err")" -eq 1 ]
+check "nbmany cold: the starts that went to MPI are said once (REDCOLL_VERBOSE)" $? "$tmp/ncp3.err"
 
 # ---- non-blocking collectives from two threads, a communicator each (nbthreads.c, MULTIPLE)
 for n in 2 3; do
