@@ -9,7 +9,8 @@
    MPI_Barrier and their large-count _c forms (MPI 4), each running redcoll's
    schedule over transports/redcoll_mpi.h; whatever it cannot serve goes to
    PMPI_X unchanged. It also watches MPI_Op_create(_c) / MPI_Op_free (MPI has
-   no call that returns a user op's function) and MPI_Finalize.
+   no call that returns a user op's function), MPI_Init(_thread) (where
+   MPI_COMM_WORLD is set up) and MPI_Finalize.
 
    Design
    - A communicator whose ranks all share a node runs the schedules over
@@ -2851,6 +2852,23 @@ int MPI_Op_free(MPI_Op *op) {
         pthread_mutex_unlock(&shim_g.lock);
     }
     return PMPI_Op_free(op);
+}
+
+/* MPI_COMM_WORLD is set up inside MPI_Init, where every rank is: setting a
+   communicator up waits for its other ranks, which a start must not
+   (shim_nb_call), so a program whose first collective is non-blocking is
+   served (and summed exactly under REDCOLL_SUM_EXACT) from its first call.
+   Other communicators are set up by their first blocking collective. */
+int MPI_Init(int *argc, char ***argv) {
+    int rc = PMPI_Init(argc, argv);
+    if (rc == MPI_SUCCESS) (void)shim_comm_of(MPI_COMM_WORLD);
+    return rc;
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
+    int rc = PMPI_Init_thread(argc, argv, required, provided);
+    if (rc == MPI_SUCCESS) (void)shim_comm_of(MPI_COMM_WORLD);
+    return rc;
 }
 
 /* Frees every transport and cache entry (each attribute's delete callback

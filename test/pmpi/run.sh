@@ -33,7 +33,7 @@ check "the library calls no MPI_ function (PMPI_ only: no recursion into itself)
 exported=$(nm -D --defined-only "$lib" | awk '$2 == "T" {print $3}')
 extra=$(echo "$exported" | grep -Ev '^(MPI_|_init$|_fini$)' || true)
 missing=""
-for f in Allreduce Reduce Reduce_scatter Reduce_scatter_block Allgather Allgatherv Bcast Alltoall \
+for f in Init Init_thread Allreduce Reduce Reduce_scatter Reduce_scatter_block Allgather Allgatherv Bcast Alltoall \
          Gather Scatter Barrier Op_create Op_free Finalize Iallreduce Ireduce Ireduce_scatter \
          Ireduce_scatter_block Iallgather Iallgatherv Ibcast Ialltoall Igather Iscatter Ibarrier \
          Allreduce_init Bcast_init Start Startall Wait Test Waitall Testall Waitany Testany Waitsome \
